@@ -1,0 +1,58 @@
+# The study's entry points. README command 1: `make all`; command 2: `make test`.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+PYTHON ?= python3.11
+VENV := .venv
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+# uv does not read pip's configuration: pass on a local wheel folder (the CPU torch wheel) if pip has one.
+FIND_LINKS := $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null || true)
+UV := $(VENV)/bin/uv pip install --python $(VENV)/bin/python $(if $(FIND_LINKS),--find-links $(FIND_LINKS))
+
+.PHONY: all setup env wordnet nltk data pipeline test check-pipeline lock clean
+
+all: setup pipeline ## set up everything, pull the data, run the DVC pipeline
+
+setup: env nltk data ## environment, offline NLTK data, verified data
+
+env: $(VENV)/.installed
+$(VENV)/.installed: requirements.lock pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check uv==0.13.9
+	$(UV) -q -r requirements.lock
+	$(UV) -q --no-deps -e .
+	touch $@
+
+wordnet: ## Debian's WordNet 3.0 for METEOR (needs root; elsewhere see README)
+	@if [ -f /usr/share/wordnet/index.sense ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wordnet-base wordnet-sense-index >/dev/null; \
+	else echo "WordNet not installed and no root: lib.resources will try nltk.download (needs network)"; fi
+
+nltk: env wordnet nltk_data/.built
+nltk_data/.built: lib/resources.py
+	python -m lib.resources
+	touch $@
+
+data: env ## pull data/ from the DVC remote and verify its checksums
+	dvc pull -q data.dvc
+	python -m lib.data verify
+
+pipeline: setup ## run the DVC pipeline (does nothing when nothing changed)
+	dvc repro
+	dvc metrics show
+
+test: env nltk data ## the test suite
+	python -m pytest -q
+
+check-pipeline: pipeline ## slow check: a second repro must have nothing to do
+	dvc repro | tee /tmp/repro2.log
+	grep -q "Data and pipelines are up to date" /tmp/repro2.log
+
+lock: env ## regenerate requirements.lock from the current environment
+	{ echo "# Pinned environment (pip freeze of a working .venv; torch is the CPU build pip finds as torch==2.13.0)."; \
+	  echo "# Regenerate with: make lock"; \
+	  $(VENV)/bin/python -m pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; } > requirements.lock
+
+clean: ## remove pipeline outputs (not the data or the environment)
+	rm -rf outputs reports

@@ -1,0 +1,362 @@
+"""The pooled evidence store: what published systems retrieved for the AVeriTeC dev claims, pooled
+the way TREC builds pools, plus (optionally) the gold answers, with graded relevance judgements.
+
+The AVeriTeC knowledge store itself is not available offline. Its retrieved sentences are: every
+system output in `data/averitec/systems` lists sentences and their source URLs per dev claim.
+A document is a unique (normalised URL, text) pair.
+
+Relevance (qrels) per dev claim:
+  2  one of the claim's own gold answer texts (only when gold answers are documents);
+  1  a pooled sentence whose normalised URL is one of the claim's gold source URLs;
+  0  any other document pooled for the claim (judged non-relevant).
+Documents never pooled for a claim are unjudged (non-relevant to trec_eval).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import numpy as np
+import pandas as pd
+
+from lib import data as D
+from lib.config import DATA_DIR, STORE_DIR
+from lib.urls import domain_of, in_domains, marks_fact_check, normalise_url, path_date, wayback_capture_date
+
+GOLD = "gold"  # origin name of the dev claims' own gold answers
+SCOPES = ("claim", "global")
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    """Every choice that changes the store; written beside it so later numbers can state them."""
+
+    systems: dict[str, str]
+    include_gold: bool = True
+    distractor_splits: tuple[str, ...] = ("train", "test")
+    min_words: int = 3
+    news_sites_with_fact_check_section: tuple[str, ...] = ()
+    extra_fact_check_domains: tuple[str, ...] = ()
+
+    @classmethod
+    def from_params(cls, p: dict[str, Any]) -> "StoreSettings":
+        known = set(cls.__dataclass_fields__)
+        unknown = set(p) - known
+        if unknown:
+            raise ValueError(f"store params: unknown keys {sorted(unknown)} (known: {sorted(known)})")
+        if not p.get("systems"):
+            raise ValueError("store params: 'systems' must name at least one system output")
+        if int(p.get("min_words", 3)) < 1:
+            raise ValueError("store params: min_words must be >= 1")
+        return cls(systems=dict(p["systems"]), include_gold=bool(p.get("include_gold", True)),
+                   distractor_splits=tuple(p.get("distractor_splits", ("train", "test"))),
+                   min_words=int(p.get("min_words", 3)),
+                   news_sites_with_fact_check_section=tuple(p.get("news_sites_with_fact_check_section", ())),
+                   extra_fact_check_domains=tuple(p.get("extra_fact_check_domains", ())))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One sentence as one source offered it, before pooling."""
+
+    origin: str
+    text: str
+    url: str
+    claim_id: int | None = None  # the dev claim it was retrieved (or annotated) for
+    gold_for: int | None = None  # the dev claim whose gold answer it is
+    rank: int = 0  # its position in the source's list for that claim (0 first)
+
+
+@dataclass
+class BuildStats:
+    """What went into the store and what was left out, per origin and reason."""
+
+    candidates: Counter = field(default_factory=Counter)
+    skipped: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"candidates": dict(self.candidates), "skipped": {k: dict(v) for k, v in self.skipped.items()}}
+
+
+def clean_text(text: str) -> str:
+    """Whitespace collapsed; the form in which texts are compared and stored."""
+    return " ".join(text.split())
+
+
+def doc_id_for(norm_url: str, text: str) -> str:
+    """A stable id from the (normalised URL, text) pair, independent of build order."""
+    return "D" + hashlib.sha1(f"{norm_url}\t{text}".encode("utf-8")).hexdigest()[:12]
+
+
+def fact_check_domains(train: Iterable[D.Claim], extra: Iterable[str] = ()) -> set[str]:
+    """Fact-checking domains: the hosts of the train claims' `fact_checking_article` URLs (plus `extra`)."""
+    out = {domain_of(c.fact_checking_article) for c in train if c.fact_checking_article}
+    return {d for d in out if d} | {d.lower() for d in extra}
+
+
+# --------------------------------------------------------------------------- candidates
+
+
+def gold_candidates(claims: Iterable[D.Claim], origin: str, pooled: bool) -> Iterator[Candidate]:
+    """Gold answer texts as candidates; `pooled` ties them to their (dev) claim."""
+    for c in claims:
+        answers = [a for q in c.questions for a in q.answers]
+        cid = c.claim_id if pooled else None
+        for rank, a in enumerate(answers):
+            yield Candidate(origin, D.gold_answer_text(a), a.source_url, cid, cid, rank)
+
+
+def system_candidates(name: str, outputs: Iterable[D.SystemOutput]) -> Iterator[Candidate]:
+    """Every (sentence, URL) a system returned for a claim; a list of URLs gives one candidate each."""
+    for out in outputs:
+        for rank, ev in enumerate(out.evidence):
+            for url in ev.urls or ("",):
+                yield Candidate(name, ev.text, url, out.claim_id, None, rank)
+
+
+def pool(candidates: Iterable[Candidate], min_words: int, stats: BuildStats) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Deduplicate candidates into documents keyed by (normalised URL, text).
+
+    Returns (documents, hits): hits keep which source returned which document for which claim at
+    which rank, so every system's own run survives the pooling.
+    """
+    docs: dict[str, dict[str, Any]] = {}
+    hits: list[tuple[str, int, int, str]] = []
+    for cand in candidates:
+        stats.candidates[cand.origin] += 1
+        text = clean_text(cand.text)
+        if text == D.NO_ANSWER or not text:
+            stats.skipped[cand.origin]["no_answer"] += 1
+            continue
+        if len(text.split()) < min_words:
+            stats.skipped[cand.origin][f"fewer_than_{min_words}_words"] += 1
+            continue
+        norm = normalise_url(cand.url)
+        did = doc_id_for(norm, text)
+        doc = docs.get(did)
+        if doc is None:
+            doc = docs[did] = {"doc_id": did, "text": text, "url": cand.url, "norm_url": norm,
+                               "origin": [], "claim_ids": set(), "gold_claim_ids": set(), "raw_urls": set()}
+        if cand.origin not in doc["origin"]:
+            doc["origin"].append(cand.origin)
+        doc["raw_urls"].add(cand.url)
+        if cand.claim_id is not None:
+            doc["claim_ids"].add(cand.claim_id)
+            hits.append((cand.origin, cand.claim_id, cand.rank, did))
+        if cand.gold_for is not None:
+            doc["gold_claim_ids"].add(cand.gold_for)
+    rows = []
+    for doc in docs.values():
+        raws = sorted(doc.pop("raw_urls"))
+        paths = [d for d in map(path_date, raws) if d]
+        captures = [d for d in map(wayback_capture_date, raws) if d]
+        doc["path_date"] = min(paths) if paths else None
+        doc["capture_date"] = min(captures) if captures else None
+        doc["date"] = doc["path_date"] or doc["capture_date"]
+        doc["date_source"] = "url_path" if doc["path_date"] else "wayback" if doc["capture_date"] else None
+        doc["claim_ids"] = sorted(doc["claim_ids"])
+        doc["gold_claim_ids"] = sorted(doc["gold_claim_ids"])
+        rows.append(doc)
+    df = pd.DataFrame(rows, columns=["doc_id", "text", "url", "norm_url", "origin", "claim_ids", "gold_claim_ids",
+                                     "path_date", "capture_date", "date", "date_source"])
+    hit_df = (pd.DataFrame(hits, columns=["origin", "claim_id", "rank", "doc_id"])
+              .drop_duplicates(["origin", "claim_id", "doc_id"]).reset_index(drop=True))
+    return df.sort_values("doc_id", kind="stable").reset_index(drop=True), hit_df
+
+
+def add_flags(docs: pd.DataFrame, fc_domains: set[str], news_sections: Iterable[str],
+              misinfo: set[str]) -> pd.DataFrame:
+    """Domain, word count and the fact-checking / misinformation flags.
+
+    `fact_checking_domain` (loose): the domain is one that published a train fact-check.
+    `fact_checking_site` (strict): as loose, but for news sites that merely host a fact-check section
+    (`news_sections`) only when the URL path marks a fact check.
+    """
+    news = {d.lower() for d in news_sections}
+    docs = docs.copy()
+    docs["domain"] = docs["url"].map(domain_of)
+    docs["n_words"] = docs["text"].str.split().str.len()
+    loose = docs["domain"].map(lambda d: bool(d) and in_domains(d, fc_domains))
+    news_site = docs["domain"].map(lambda d: bool(d) and in_domains(d, news))
+    marked = docs["url"].map(marks_fact_check)
+    docs["fact_checking_domain"] = loose
+    docs["fact_checking_site"] = loose & (~news_site | marked)
+    docs["misinfo_site"] = docs["domain"].map(lambda d: bool(d) and in_domains(d, misinfo))
+    return docs
+
+
+# --------------------------------------------------------------------------- qrels
+
+
+def gold_source_urls(claim: D.Claim) -> set[str]:
+    """Normalised source URLs of a claim's gold answers (empty and "Metadata" sources dropped)."""
+    return {u for q in claim.questions for a in q.answers if (u := normalise_url(a.source_url))}
+
+
+def build_qrels(docs: pd.DataFrame, claims: Iterable[D.Claim]) -> pd.DataFrame:
+    """Graded judgements (qid, doc_id, grade, reason) for every dev claim; see the module docstring."""
+    by_url: dict[str, list[str]] = defaultdict(list)
+    for did, url in zip(docs["doc_id"], docs["norm_url"]):
+        if url:
+            by_url[url].append(did)
+    gold_of: dict[int, list[str]] = defaultdict(list)
+    pooled: dict[int, list[str]] = defaultdict(list)
+    for did, gold_ids, claim_ids in zip(docs["doc_id"], docs["gold_claim_ids"], docs["claim_ids"]):
+        for c in gold_ids:
+            gold_of[c].append(did)
+        for c in claim_ids:
+            pooled[c].append(did)
+    rows = []
+    for claim in claims:
+        grades: dict[str, tuple[int, str]] = {}
+        for did in pooled.get(claim.claim_id, []):
+            grades[did] = (0, "pooled")
+        for url in gold_source_urls(claim):
+            for did in by_url.get(url, []):
+                grades[did] = (1, "gold_url")
+        for did in gold_of.get(claim.claim_id, []):
+            grades[did] = (2, "gold_answer")
+        rows.extend((str(claim.claim_id), did, g, why) for did, (g, why) in grades.items())
+    qrels = pd.DataFrame(rows, columns=["qid", "doc_id", "grade", "reason"])
+    return qrels.sort_values(["qid", "doc_id"], key=lambda s: s.map(int) if s.name == "qid" else s,
+                             kind="stable").reset_index(drop=True)
+
+
+def qrels_dict(qrels: pd.DataFrame) -> dict[str, dict[str, int]]:
+    """{qid: {doc_id: grade}}, the form the metrics take."""
+    out: dict[str, dict[str, int]] = defaultdict(dict)
+    for qid, did, grade in zip(qrels["qid"], qrels["doc_id"], qrels["grade"]):
+        out[qid][did] = int(grade)
+    return dict(out)
+
+
+def write_trec_qrels(qrels: pd.DataFrame, path: Path | str) -> None:
+    """TREC qrels format: `qid 0 doc_id grade`, one judgement a line."""
+    with open(path, "w", encoding="utf-8") as f:
+        for qid, did, grade in zip(qrels["qid"], qrels["doc_id"], qrels["grade"]):
+            f.write(f"{qid} 0 {did} {int(grade)}\n")
+
+
+# --------------------------------------------------------------------------- scopes
+
+
+def scope_doc_ids(docs: pd.DataFrame, claim_id: int, scope: str) -> list[str]:
+    """The documents a retriever may return for a claim: only those pooled for it (`claim`, like the
+    per-claim knowledge store) or the whole collection (`global`, open domain)."""
+    if scope == "global":
+        return docs["doc_id"].tolist()
+    if scope == "claim":
+        mask = docs["claim_ids"].map(lambda ids: claim_id in ids)
+        return docs.loc[mask, "doc_id"].tolist()
+    raise ValueError(f"unknown scope {scope!r} (expected one of {SCOPES})")
+
+
+def claim_pools(docs: pd.DataFrame) -> dict[int, np.ndarray]:
+    """{claim_id: row indices of its pooled documents}: the `claim` scope for every claim at once."""
+    pools: dict[int, list[int]] = defaultdict(list)
+    for row, ids in enumerate(docs["claim_ids"]):
+        for c in ids:
+            pools[int(c)].append(row)
+    return {c: np.asarray(rows, dtype=np.int64) for c, rows in sorted(pools.items())}
+
+
+# --------------------------------------------------------------------------- build and load
+
+
+@dataclass
+class Store:
+    """The pooled collection: documents, per-source hits, qrels and the build report (settings, counts)."""
+
+    docs: pd.DataFrame
+    hits: pd.DataFrame
+    qrels: pd.DataFrame
+    report: dict
+
+
+def build_store(settings: StoreSettings, data_dir: Path | str = DATA_DIR) -> Store:
+    """Build the store from the files under `data_dir`."""
+    data_dir = Path(data_dir)
+    dev = D.load_averitec("dev", data_dir / "averitec" / "dev.json")
+    train = D.load_averitec("train", data_dir / "averitec" / "train.json")
+    stats = BuildStats()
+
+    def candidates() -> Iterator[Candidate]:
+        if settings.include_gold:
+            yield from gold_candidates(dev, GOLD, pooled=True)
+        for name, file in settings.systems.items():
+            outputs = D.load_system_output(data_dir / "averitec" / "systems" / file)
+            unknown = {o.claim_id for o in outputs} - {c.claim_id for c in dev}
+            if unknown:
+                raise D.DataError(file, sorted(unknown)[0], "claim_id", "not a dev claim id")
+            yield from system_candidates(name, outputs)
+        for split in settings.distractor_splits:
+            claims = train if split == "train" else D.load_averitec(split, data_dir / "averitec" / f"{split}.json")
+            yield from gold_candidates(claims, f"gold_{split}", pooled=False)
+
+    docs, hits = pool(candidates(), settings.min_words, stats)
+    fc = fact_check_domains(train, settings.extra_fact_check_domains)
+    docs = add_flags(docs, fc, settings.news_sites_with_fact_check_section,
+                     D.load_misinfo_domains(data_dir / "averitec" / "misinfo_domains.txt"))
+    qrels = build_qrels(docs, dev)
+    report = {"settings": {**settings.__dict__, "distractor_splits": list(settings.distractor_splits),
+                           "news_sites_with_fact_check_section": list(settings.news_sites_with_fact_check_section),
+                           "extra_fact_check_domains": list(settings.extra_fact_check_domains)},
+              "fact_check_domains": sorted(fc), "n_documents": len(docs), "n_judgements": len(qrels),
+              **stats.as_dict()}
+    return Store(docs, hits, qrels, report)
+
+
+def save_store(store: Store, out_dir: Path | str = STORE_DIR) -> None:
+    """documents.parquet, hits.parquet, qrels.parquet, qrels.txt (TREC) and build_report.json."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out = store.docs.copy()
+    for col in ("path_date", "capture_date", "date"):
+        out[col] = out[col].map(lambda d: d.isoformat() if isinstance(d, date) else None)
+    out.to_parquet(out_dir / "documents.parquet", index=False)
+    store.hits.to_parquet(out_dir / "hits.parquet", index=False)
+    store.qrels.to_parquet(out_dir / "qrels.parquet", index=False)
+    write_trec_qrels(store.qrels, out_dir / "qrels.txt")
+    (out_dir / "build_report.json").write_text(json.dumps(store.report, indent=2, sort_keys=True) + "\n")
+
+
+def load_store(store_dir: Path | str = STORE_DIR) -> Store:
+    """The store as written by `save_store`; dates come back as `datetime.date`."""
+    store_dir = Path(store_dir)
+    if not (store_dir / "documents.parquet").exists():
+        raise FileNotFoundError(f"{store_dir}/documents.parquet is missing: run `dvc repro store` first")
+    docs = pd.read_parquet(store_dir / "documents.parquet")
+    for col in ("origin", "claim_ids", "gold_claim_ids"):
+        docs[col] = docs[col].map(list)
+    for col in ("path_date", "capture_date", "date"):
+        docs[col] = docs[col].map(lambda s: date.fromisoformat(s) if isinstance(s, str) else None)
+    return Store(docs, pd.read_parquet(store_dir / "hits.parquet"), pd.read_parquet(store_dir / "qrels.parquet"),
+                 json.loads((store_dir / "build_report.json").read_text()))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m lib.store`: build the store from params.yaml's `store` section."""
+    import argparse
+
+    from lib.config import section
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--params", default=None, help="parameter file (default: params.yaml)")
+    ap.add_argument("--data-dir", default=str(DATA_DIR))
+    ap.add_argument("--out-dir", default=str(STORE_DIR))
+    args = ap.parse_args(argv)
+    settings = StoreSettings.from_params(section("store", args.params) if args.params else section("store"))
+    store = build_store(settings, args.data_dir)
+    save_store(store, args.out_dir)
+    skipped = {o: sum(v.values()) for o, v in store.report["skipped"].items()}
+    print(f"store: {len(store.docs):,} documents from {sum(store.report['candidates'].values()):,} candidates "
+          f"(skipped: {skipped}); {len(store.qrels):,} judgements; {len(store.hits):,} hits -> {args.out_dir}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""The tiny fixture's store, worked out by hand (see tests/fixtures/data).
+
+Documents (12): dev gold G0 moon-rock@nasa.gov/moon (also sys_a, whitespace differs), G1 NASA-never@politifact,
+G2 growth@stats.example.org/growth (also sys_a, utm parameter differs), G3 published-on@fakenews; sys_a A1
+politifact sentence, A2 cheese@wikipedia (also sys_b), A3 washingtonpost economy, A4 vaccines@healthsite (wayback);
+sys_b B1 cheese@cheese.example.com, B2 hoax@fakenews; distractors T1 train@nasa.gov/moon, E1 test@other.example.net.
+"""
+from datetime import date
+
+import pandas as pd
+import pytest
+
+from conftest import FIXTURE_DATA, fixture_settings
+from lib import data as D
+from lib.store import (Candidate, BuildStats, StoreSettings, build_store, claim_pools, doc_id_for, load_store, pool,
+                       qrels_dict, save_store, scope_doc_ids)
+
+
+def texts(docs, ids):
+    return sorted(docs.set_index("doc_id").loc[ids, "text"])
+
+
+def by_text(store, text):
+    [row] = store.docs[store.docs["text"] == text].to_dict("records")
+    return row
+
+
+def test_documents_are_unique_url_text_pairs(tiny_store):
+    docs = tiny_store.docs
+    assert len(docs) == 12
+    assert docs["doc_id"].is_unique
+    moon = by_text(tiny_store, "The moon is made of rock and dust.")
+    assert moon["origin"] == ["gold", "sys_a"] and moon["claim_ids"] == [0] and moon["gold_claim_ids"] == [0]
+    assert moon["norm_url"] == "nasa.gov/moon"
+    cheese = docs[docs["text"] == "Cheese is a dairy product."]
+    assert sorted(cheese["norm_url"]) == ["cheese.example.com", "en.wikipedia.org/wiki/Cheese"]
+    wiki = cheese[cheese["norm_url"] == "en.wikipedia.org/wiki/Cheese"].iloc[0]
+    assert wiki["origin"] == ["sys_a", "sys_b"]
+    distractor = by_text(tiny_store, "Distractor sentence about rock and dust.")
+    assert distractor["origin"] == ["gold_train"] and distractor["claim_ids"] == []
+
+
+def test_boolean_answers_use_their_explanation_and_skips_are_counted(tiny_store):
+    assert by_text(tiny_store, "NASA never said the moon is cheese.")["origin"] == ["gold"]
+    rep = tiny_store.report
+    assert rep["candidates"] == {"gold": 6, "sys_a": 6, "sys_b": 4, "gold_train": 2, "gold_test": 1}
+    assert rep["skipped"] == {"gold": {"fewer_than_3_words": 1, "no_answer": 1}, "sys_b": {"fewer_than_3_words": 1},
+                              "gold_train": {"fewer_than_3_words": 1}}
+    assert rep["n_documents"] == 12 and rep["n_judgements"] == 11
+    assert rep["fact_check_domains"] == ["politifact.com", "washingtonpost.com"]
+
+
+def test_doc_ids_are_stable_and_order_free():
+    a = Candidate("x", "Some text here.", "https://a.org/p", 0)
+    b = Candidate("y", "Some  text here.", "http://www.a.org/p/", 1)
+    docs1, _ = pool([a, b], 1, BuildStats())
+    docs2, _ = pool([b, a], 1, BuildStats())
+    assert docs1["doc_id"].tolist() == docs2["doc_id"].tolist() == [doc_id_for("a.org/p", "Some text here.")]
+    assert docs1["claim_ids"].tolist() == [[0, 1]]
+
+
+def test_flags(tiny_store):
+    politifact = by_text(tiny_store, "Moon cheese claims are false, fact check finds.")
+    assert politifact["fact_checking_site"] and politifact["fact_checking_domain"]
+    wapo = by_text(tiny_store, "Economy grew strongly, washingtonpost reports.")
+    assert wapo["fact_checking_domain"] and not wapo["fact_checking_site"]  # news site, no fact-check marker
+    misinfo = tiny_store.docs.loc[tiny_store.docs["misinfo_site"], "text"].tolist()
+    assert sorted(misinfo) == ["Chips in vaccines is a hoax from fakenews.", "It was published on fakenews.example.com blog."]
+
+
+def test_dates(tiny_store):
+    moon = by_text(tiny_store, "The moon is made of rock and dust.")
+    assert (moon["date"], moon["date_source"]) == (date(2021, 3, 20), "wayback")
+    assert by_text(tiny_store, "Moon cheese claims are false, fact check finds.")["date_source"] == "url_path"
+    assert by_text(tiny_store, "Economy grew strongly, washingtonpost reports.")["date"] == date(2020, 1, 1)
+    hoax = by_text(tiny_store, "Chips in vaccines is a hoax from fakenews.")
+    assert hoax["date"] is None and pd.isna(hoax["date_source"])
+
+
+def test_graded_qrels(tiny_store):
+    q = qrels_dict(tiny_store.qrels)
+    name = dict(zip(tiny_store.docs["doc_id"], tiny_store.docs["text"].str[:12] + "@" + tiny_store.docs["domain"]))
+    named = {qid: {name[d]: g for d, g in judged.items()} for qid, judged in q.items()}
+    assert named == {
+        "0": {"The moon is @nasa.gov": 2, "NASA never s@politifact.com": 2, "Moon cheese @politifact.com": 1,
+              "Distractor s@nasa.gov": 1, "Cheese is a @en.wikipedia.org": 0, "Cheese is a @cheese.example.com": 0},
+        "1": {"Growth was 5@stats.example.org": 2, "Economy grew@washingtonpost.com": 0},
+        "2": {"It was publi@fakenews.example.com": 2, "Chips in vac@fakenews.example.com": 1,
+              "Vaccines do @healthsite.org": 0},
+    }
+    assert tiny_store.qrels["grade"].value_counts().to_dict() == {2: 4, 1: 3, 0: 4}
+
+
+def test_without_gold_answers_only_url_relevance_remains():
+    store = build_store(fixture_settings(include_gold=False), FIXTURE_DATA)
+    assert len(store.docs) == 10
+    assert set(store.qrels["grade"]) == {0, 1}
+    relevant = store.qrels[store.qrels["grade"] == 1].groupby("qid").size().to_dict()
+    assert relevant == {"0": 3, "1": 1, "2": 1}
+
+
+def test_scopes(tiny_store):
+    docs = tiny_store.docs
+    assert texts(docs, scope_doc_ids(docs, 1, "claim")) == ["Economy grew strongly, washingtonpost reports.",
+                                                              "Growth was 5 percent in 2019."]
+    assert len(scope_doc_ids(docs, 1, "global")) == 12
+    with pytest.raises(ValueError, match="unknown scope 'web'"):
+        scope_doc_ids(docs, 1, "web")
+    pools = claim_pools(docs)
+    assert {c: len(rows) for c, rows in pools.items()} == {0: 5, 1: 2, 2: 3}
+
+
+def test_hits_keep_each_systems_ranking(tiny_store):
+    hits = tiny_store.hits
+    a0 = hits[(hits["origin"] == "sys_a") & (hits["claim_id"] == 0)].sort_values("rank")
+    assert [t[:10] for t in texts_in_order(tiny_store, a0["doc_id"])] == ["The moon i", "Moon chees", "Cheese is "]
+    assert len(hits[hits["origin"] == "sys_b"]) == 3
+
+
+def texts_in_order(store, ids):
+    lookup = dict(zip(store.docs["doc_id"], store.docs["text"]))
+    return [lookup[i] for i in ids]
+
+
+def test_save_load_roundtrip_and_trec_format(tiny_store, tmp_path):
+    save_store(tiny_store, tmp_path)
+    back = load_store(tmp_path)
+    pd.testing.assert_frame_equal(back.docs, tiny_store.docs)
+    pd.testing.assert_frame_equal(back.qrels, tiny_store.qrels)
+    lines = (tmp_path / "qrels.txt").read_text().splitlines()
+    assert len(lines) == 11
+    qid, zero, did, grade = lines[0].split()
+    assert zero == "0" and qid == "0" and did.startswith("D") and grade in {"0", "1", "2"}
+
+
+def test_missing_store_and_bad_settings(tmp_path):
+    with pytest.raises(FileNotFoundError, match="dvc repro store"):
+        load_store(tmp_path)
+    with pytest.raises(ValueError, match="unknown keys"):
+        StoreSettings.from_params({"systems": {"a": "a.json"}, "min_word": 3})
+    with pytest.raises(ValueError, match="at least one system"):
+        StoreSettings.from_params({"systems": {}})
+
+
+def test_unknown_claim_id_in_a_system_output_is_an_error(tmp_path):
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(FIXTURE_DATA, data)
+    (data / "averitec" / "systems" / "sys_a.jsonl").write_text('{"claim_id": 9, "claim": "c", "top_3": []}\n')
+    with pytest.raises(D.DataError, match="record 9: field 'claim_id': not a dev claim id"):
+        build_store(fixture_settings(), data)
+
+
+def test_real_store_builds_with_default_params(real_data):
+    """The default settings on the real data: sizes the README and notebook 01 rely on."""
+    from lib.config import section
+
+    store = build_store(StoreSettings.from_params(section("store")), real_data)
+    assert len(store.docs) > 20_000 and store.docs["doc_id"].is_unique
+    assert store.qrels["qid"].nunique() == 500
+    assert set(store.qrels["grade"]) == {0, 1, 2}
