@@ -163,6 +163,7 @@ def store_metrics(store: Store, claims: pd.DataFrame) -> dict:
     tl = temporal_leakage(store, claims)
     rel = relevance_coverage(store)
     n = len(claims)
+    systems = set(system_names(store))
 
     def tl_get(source: str, col: str) -> float | None:
         key = (ALL_SYSTEMS, source)
@@ -171,7 +172,7 @@ def store_metrics(store: Store, claims: pd.DataFrame) -> dict:
     return {
         "settings": {k: store.report["settings"][k] for k in ("include_gold", "distractor_splits", "min_words")},
         "documents": int(len(docs)),
-        "documents_from_systems": int(docs["origin"].map(lambda o: bool(set(o) & set(system_names(store)))).sum()),
+        "documents_from_systems": int(docs["origin"].map(lambda o: bool(systems & set(o))).sum()),
         "judgements": int(len(store.qrels)),
         "claims_with_relevant_share": round(rel["with_any_relevant"] / n, 4),
         "claims_with_relevant_without_gold_share": round(rel["without_gold_answers"] / n, 4),
