@@ -31,6 +31,20 @@ def claim_table(claims: Iterable[D.Claim]) -> pd.DataFrame:
     } for c in claims])
 
 
+def retrieved_by_systems(store: Store) -> pd.Series:
+    """Per document: did any pooled system return it (whatever else it is)?"""
+    systems = set(system_names(store))
+    return store.docs["origin"].map(lambda o: bool(systems & set(o)))
+
+
+def document_source(store: Store) -> pd.Series:
+    """Per document: "gold (dev)" if it is a dev gold answer, else "system" if a pooled system returned
+    it, else "distractor (train/test gold)"."""
+    gold = store.docs["origin"].map(lambda o: GOLD in o)
+    source = np.where(gold, "gold (dev)", np.where(retrieved_by_systems(store), "system", "distractor (train/test gold)"))
+    return pd.Series(source, index=store.docs.index, name="source")
+
+
 def system_hits(store: Store) -> pd.DataFrame:
     """The systems' hits joined with their documents, plus the `ALL_SYSTEMS` union."""
     systems = system_names(store)
@@ -144,8 +158,7 @@ def relevance_coverage(store: Store) -> dict[str, int]:
     what remains when gold answer texts are not documents (`store.include_gold: false`).
     """
     q = store.qrels
-    systems = set(system_names(store))
-    system_docs = set(store.docs.loc[store.docs["origin"].map(lambda o: bool(systems & set(o))), "doc_id"])
+    system_docs = set(store.docs.loc[retrieved_by_systems(store), "doc_id"])
     return {
         "claims": int(q["qid"].nunique()),
         "with_grade_2": int(q.loc[q["grade"] == 2, "qid"].nunique()),
@@ -163,7 +176,6 @@ def store_metrics(store: Store, claims: pd.DataFrame) -> dict:
     tl = temporal_leakage(store, claims)
     rel = relevance_coverage(store)
     n = len(claims)
-    systems = set(system_names(store))
 
     def tl_get(source: str, col: str) -> float | None:
         key = (ALL_SYSTEMS, source)
@@ -172,7 +184,7 @@ def store_metrics(store: Store, claims: pd.DataFrame) -> dict:
     return {
         "settings": {k: store.report["settings"][k] for k in ("include_gold", "distractor_splits", "min_words")},
         "documents": int(len(docs)),
-        "documents_from_systems": int(docs["origin"].map(lambda o: bool(systems & set(o))).sum()),
+        "documents_from_systems": int(retrieved_by_systems(store).sum()),
         "judgements": int(len(store.qrels)),
         "claims_with_relevant_share": round(rel["with_any_relevant"] / n, 4),
         "claims_with_relevant_without_gold_share": round(rel["without_gold_answers"] / n, 4),

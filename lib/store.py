@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -251,8 +251,8 @@ def scope_doc_ids(docs: pd.DataFrame, claim_id: int, scope: str) -> list[str]:
     if scope == "global":
         return docs["doc_id"].tolist()
     if scope == "claim":
-        mask = docs["claim_ids"].map(lambda ids: claim_id in ids)
-        return docs.loc[mask, "doc_id"].tolist()
+        rows = claim_pools(docs).get(claim_id, np.empty(0, dtype=np.int64))
+        return docs["doc_id"].to_numpy()[rows].tolist()
     raise ValueError(f"unknown scope {scope!r} (expected one of {SCOPES})")
 
 
@@ -303,9 +303,7 @@ def build_store(settings: StoreSettings, data_dir: Path | str = DATA_DIR) -> Sto
     docs = add_flags(docs, fc, settings.news_sites_with_fact_check_section,
                      D.load_misinfo_domains(data_dir / "averitec" / "misinfo_domains.txt"))
     qrels = build_qrels(docs, dev)
-    report = {"settings": {**settings.__dict__, "distractor_splits": list(settings.distractor_splits),
-                           "news_sites_with_fact_check_section": list(settings.news_sites_with_fact_check_section),
-                           "extra_fact_check_domains": list(settings.extra_fact_check_domains)},
+    report = {"settings": asdict(settings),
               "fact_check_domains": sorted(fc), "n_documents": len(docs), "n_judgements": len(qrels),
               **stats.as_dict()}
     return Store(docs, hits, qrels, report)

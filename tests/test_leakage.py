@@ -66,3 +66,16 @@ def test_store_metrics(tiny_store, claims):
     assert m["fact_check_leak_claims_strict"] == round(1 / 3, 4)
     assert m["post_claim_hits_url_path"] == 0.5 and m["post_claim_hits_wayback"] == 1.0
     assert m["misinfo_hits_share"] == 0.125
+
+
+def test_document_source_and_retrieved_by_systems(tiny_store):
+    text = tiny_store.docs["text"]
+    source = dict(zip(text, L.document_source(tiny_store)))
+    assert source["The moon is made of rock and dust."] == "gold (dev)"  # gold, also returned by sys_a
+    assert source["Economy grew strongly, washingtonpost reports."] == "system"
+    assert source["Another distractor text here."] == "distractor (train/test gold)"
+    assert L.document_source(tiny_store).value_counts().to_dict() == {"system": 6, "gold (dev)": 4,
+                                                                      "distractor (train/test gold)": 2}
+    retrieved = dict(zip(text, L.retrieved_by_systems(tiny_store)))
+    assert retrieved["The moon is made of rock and dust."] and not retrieved["NASA never said the moon is cheese."]
+    assert int(L.retrieved_by_systems(tiny_store).sum()) == 8
