@@ -13,8 +13,10 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 _WAYBACK = re.compile(r"^(?:https?://)?(?:www\.)?(?:web\.)?archive\.org/web/(?P<ts>\d{4,14})[a-z_]*/(?P<rest>.+)$", re.I)
 _TRACKING = re.compile(r"^(utm_.*|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|igshid|ref|ref_src|ref_url|cmpid|"
                        r"s_cid|ocid|smid|sr_share|__twitter_impression|amp|_ga)$", re.I)
-_MONTHS = {m: i for i, m in enumerate(
-    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                "november", "december")
+# a month in a URL path: its full name, its 3-letter abbreviation, or "sept"; nothing else
+_MONTHS = {name: i for i, full in enumerate(_MONTH_NAMES, start=1) for name in (full, full[:3])} | {"sept": 9}
 # /2020/08/26/ or /2020/aug/26/ anywhere in the path (the day may be the last segment)
 _PATH_DATE = re.compile(r"/(?P<y>(?:19|20)\d{2})/(?P<m>\d{1,2}|[a-z]{3,9})/(?P<d>\d{1,2})(?:/|$|[-_.])", re.I)
 
@@ -92,7 +94,7 @@ def path_date(url: str | None) -> date | None:
     path = urlsplit(strip_wayback(url) if "://" in url else "http://" + url).path
     for m in _PATH_DATE.finditer(path):
         month = m["m"].lower()
-        mth = int(month) if month.isdigit() else _MONTHS.get(month[:3]) if month[:3] in _MONTHS else None
+        mth = int(month) if month.isdigit() else _MONTHS.get(month)
         if mth is None:
             continue
         try:

@@ -60,6 +60,9 @@ def test_wayback_capture_date(url, expected):
     ("https://www.politifact.com/factchecks/2020/aug/28/howard-marklein/claim/", date(2020, 8, 28)),
     ("https://example.com/2020/8/3", date(2020, 8, 3)),
     ("https://example.com/2021/september/05/x", date(2021, 9, 5)),
+    ("https://example.com/2021/Sept/05/x", date(2021, 9, 5)),
+    ("https://example.com/2020/marketing/05/x", None),  # a section name, not March
+    ("https://example.com/2020/augment/05/x", None),
     ("https://checkyourfact.com/2020/11/03/fact-check-sean-connery/", date(2020, 11, 3)),
     ("https://example.com/2020/13/01/x", None),  # month 13
     ("https://example.com/2020/02/30/x", None),  # no such day
