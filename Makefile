@@ -9,7 +9,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 FIND_LINKS := $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null || true)
 UV := $(VENV)/bin/uv pip install --python $(VENV)/bin/python $(if $(FIND_LINKS),--find-links $(FIND_LINKS))
 
-.PHONY: all setup env wordnet nltk data pipeline test check-pipeline lock clean
+.PHONY: all setup env wordnet nltk data pipeline test check-pipeline bench lock clean
 
 all: setup pipeline ## set up everything, pull the data, run the DVC pipeline
 
@@ -49,9 +49,12 @@ check-pipeline: pipeline ## slow check: a second repro must have nothing to do
 	dvc repro | tee /tmp/repro2.log
 	grep -q "Data and pipelines are up to date" /tmp/repro2.log
 
+bench: setup ## slow: vectorised BM25 and fusion against rank_bm25 and dict-based fusion (~20 min; needs `make pipeline`)
+	python -m benchmarks.bench_retrieval
+
 lock: env ## regenerate requirements.lock from the current environment
 	{ echo "# Pinned environment (pip freeze of a working .venv; torch is the CPU build pip finds as torch==2.13.0)."; \
-	  echo "# Regenerate with: make lock"; \
+	  echo "# Regenerate with: make lock. ir_measures and pytrec_eval-terrier are test-only (the trec_eval reference)."; \
 	  $(VENV)/bin/python -m pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; } > requirements.lock
 
 clean: ## remove pipeline outputs (not the data or the environment)

@@ -236,10 +236,10 @@ def qrels_dict(qrels: pd.DataFrame) -> dict[str, dict[str, int]]:
 
 
 def write_trec_qrels(qrels: pd.DataFrame, path: Path | str) -> None:
-    """TREC qrels format: `qid 0 doc_id grade`, one judgement a line."""
-    with open(path, "w", encoding="utf-8") as f:
-        for qid, did, grade in zip(qrels["qid"], qrels["doc_id"], qrels["grade"]):
-            f.write(f"{qid} 0 {did} {int(grade)}\n")
+    """TREC qrels format (`qid 0 doc_id grade`), written by `lib.metrics.write_trec_qrels`."""
+    from lib.metrics import write_trec_qrels as write
+
+    write(qrels_dict(qrels), path)
 
 
 # --------------------------------------------------------------------------- scopes

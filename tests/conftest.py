@@ -34,3 +34,42 @@ def real_data() -> Path:
     if not (REAL_DATA / "SHA256SUMS").exists():
         pytest.fail("data/ is missing: run `make data` (the README's test command does)")
     return REAL_DATA
+
+
+@pytest.fixture(scope="session")
+def tiny_study(tiny_store, tmp_path_factory):
+    """The retrieval study's files for the fixture: store, plans, (random) query embeddings and runs."""
+    import json
+
+    import numpy as np
+
+    from lib import data as D
+    from lib import planners as P
+    from lib import retrieval as R
+    from lib import runs as RU
+    from lib.store import save_store
+
+    root = tmp_path_factory.mktemp("study")
+    save_store(tiny_store, root / "store")
+    claims = D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    plans = {"claim_only": P.claim_only(claims), "oracle": P.oracle(claims),
+             "bloom_qg": P.bloom_qg(claims, {0: ["What is the moon made of?"], 1: ["Did growth happen?"]}),
+             "heuristic": P.heuristic(claims)}
+    for name, plan in plans.items():
+        P.save_plan(plan, root / "plans" / f"{name}.jsonl")
+    grid = RU.RunGrid.from_params({"plans": list(plans), "retrievers": ["bm25", "dense"], "depth": 10})
+    rng = np.random.default_rng(0)
+
+    def unit(n):
+        v = rng.normal(size=(n, 8)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    texts = RU.queries_needed(grid, plans, claims)
+    R.save_embeddings(root / "embeddings" / R.model_slug(grid.model), texts, unit(len(texts)), grid.model)
+    q_emb = dict(zip(texts, np.load(root / "embeddings" / f"{R.model_slug(grid.model)}.npy")))
+    runs, report = RU.retrieve(grid, tiny_store.docs, claims, plans,
+                               RU.retrievers(grid, tiny_store.docs, unit(len(tiny_store.docs)), q_emb), progress=False)
+    (root / "runs").mkdir()
+    runs.to_parquet(root / "runs" / "runs.parquet", index=False)
+    (root / "runs" / "report.json").write_text(json.dumps(report))
+    return root

@@ -1,4 +1,4 @@
-"""Notebook 01 executed by papermill on the tiny fixture store, then rendered to HTML."""
+"""Notebooks executed by papermill on the tiny fixture (store, plans, runs), then rendered to HTML."""
 import json
 
 from conftest import FIXTURE_DATA
@@ -19,3 +19,45 @@ def test_notebook_01_runs_on_a_tiny_store(tiny_store, tmp_path):
     html = render_html(executed, tmp_path / "reports").read_text()
     assert "The store holds <strong>12 documents</strong>" in html
     assert "Traceback" not in html
+
+
+def run_on_fixture(name, params, tmp_path):
+    executed = run_notebook(name, params, out_dir=tmp_path / "executed", timeout_s=300)
+    html = render_html(executed, tmp_path / "reports").read_text()
+    assert "Traceback" not in html and "Error" not in html.split("Conclusion")[-1]
+    return html
+
+
+def test_notebook_02_runs_on_the_fixture_study(tiny_study, tmp_path):
+    metrics_path = tmp_path / "query_planning.json"
+    html = run_on_fixture("02_query_planning", {
+        "runs_dir": str(tiny_study / "runs"), "store_dir": str(tiny_study / "store"),
+        "plans_dir": str(tiny_study / "plans"), "embeddings_dir": str(tiny_study / "embeddings"),
+        "data_dir": str(FIXTURE_DATA), "metrics_path": str(metrics_path)}, tmp_path)
+    metrics = json.loads(metrics_path.read_text())
+    assert metrics["claims_evaluated"] == 3 and set(metrics["ndcg@10"]) == {"bm25/claim", "bm25/global",
+                                                                            "dense/claim", "dense/global"}
+    assert "CLAIM-ONLY reaches NDCG@10" in html
+
+
+def test_notebook_03_runs_on_the_fixture_study(tiny_study, tmp_path):
+    metrics_path = tmp_path / "aggregation.json"
+    html = run_on_fixture("03_aggregation", {
+        "runs_dir": str(tiny_study / "runs"), "store_dir": str(tiny_study / "store"),
+        "plans_dir": str(tiny_study / "plans"), "metrics_path": str(metrics_path)}, tmp_path)
+    metrics = json.loads(metrics_path.read_text())
+    assert set(metrics["ndcg@10"]["bm25 / claim"]) == {"TOP-1", "CONCAT", "COMBMAX", "COMBSUM", "COMBMAX-NORM",
+                                                       "COMBSUM-NORM", "RRF", "CombMNZ"}
+    assert "COMBMAX-NORM has the best NDCG@10 in" in html
+
+
+def test_notebook_04_runs_on_the_fixture_study(tiny_study, tmp_path):
+    metrics_path = tmp_path / "retrieval.json"
+    run_on_fixture("04_retrieval_metrics", {
+        "runs_dir": str(tiny_study / "runs"), "store_dir": str(tiny_study / "store"),
+        "metrics_path": str(metrics_path), "plots_dir": str(tmp_path / "plots"), "max_k": 10,
+        "n_resamples": 200}, tmp_path)
+    metrics = json.loads(metrics_path.read_text())
+    assert set(metrics["significant_vs_baseline"]) == {"ORACLE-QUERIES", "BLOOM-QG", "HEURISTIC"}
+    curve = (tmp_path / "plots" / "recall_at_k.csv").read_text().splitlines()
+    assert curve[0] == "k,claim_only,oracle,bloom_qg,heuristic" and len(curve) == 11

@@ -1,0 +1,191 @@
+"""Retrieval metrics with trec_eval semantics, and TREC run files.
+
+`evaluate(qrels, run, ["ndcg@10", "recall@100", "p@10", "mrr", "map"])` takes qrels `{qid: {doc_id: grade}}`
+and a run `{qid: {doc_id: score}}` and returns `{measure: mean}`, or `{qid: {measure: value}}` with
+`per_query=True`. The semantics are trec_eval's (checked against ir_measures/pytrec_eval in the tests):
+
+- a run is ranked by score descending, ties broken by doc id descending (trec_eval's order);
+- NDCG: gain = the relevance grade, discount log2(rank + 1), ideal ranking from all judged documents;
+- Recall, P, MRR, MAP count grade >= 1 as relevant; P@k divides by k even when fewer were retrieved;
+- documents not in the qrels are not relevant; a query in the qrels missing from the run scores 0;
+- queries without any relevant document are excluded from the means (`excluded_queries` lists them,
+  and `evaluate` logs the count).
+
+Measures: `ndcg`, `ndcg@k`, `recall@k`, `p@k`, `mrr` (`mrr@k` cuts the ranking at k), `map` (`map@k`).
+"""
+from __future__ import annotations
+
+import logging
+import math
+import re
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+Qrels = Mapping[str, Mapping[str, int]]
+Run = Mapping[str, Mapping[str, float]]
+
+log = logging.getLogger(__name__)
+_MEASURE = re.compile(r"^(ndcg|recall|p|mrr|map)(?:@(\d+))?$")
+CUTLESS = {"ndcg", "mrr", "map"}
+
+
+def parse_measure(measure: str) -> tuple[str, int | None]:
+    """`"ndcg@10"` -> ("ndcg", 10); `"mrr"` -> ("mrr", None). Raises ValueError on anything else."""
+    m = _MEASURE.match(measure.strip().lower())
+    if not m:
+        raise ValueError(f"unknown measure {measure!r}: expected ndcg[@k], recall@k, p@k, mrr[@k] or map[@k]")
+    name, k = m.group(1), m.group(2)
+    if k is None and name not in CUTLESS:
+        raise ValueError(f"measure {measure!r} needs a cutoff, e.g. {name}@10")
+    if k is not None and int(k) < 1:
+        raise ValueError(f"measure {measure!r}: the cutoff must be >= 1")
+    return name, (int(k) if k is not None else None)
+
+
+def rank(scores: Mapping[str, float]) -> list[str]:
+    """Doc ids in trec_eval order: score descending, then doc id descending."""
+    return [d for d, _ in sorted(scores.items(), key=lambda x: (x[1], x[0]), reverse=True)]
+
+
+def relevant_queries(qrels: Qrels) -> list[str]:
+    """Queries with at least one document of grade >= 1: the ones the means are over."""
+    return [q for q, docs in qrels.items() if any(g >= 1 for g in docs.values())]
+
+
+def excluded_queries(qrels: Qrels) -> list[str]:
+    """Queries in the qrels without any relevant document (excluded from every mean)."""
+    keep = set(relevant_queries(qrels))
+    return [q for q in qrels if q not in keep]
+
+
+def _dcg(gains: np.ndarray) -> float:
+    return float(np.sum(gains / np.log2(np.arange(2, len(gains) + 2)))) if len(gains) else 0.0
+
+
+def query_measures(judged: Mapping[str, int], scores: Mapping[str, float], measures: Iterable[str]) -> dict[str, float]:
+    """Every measure for one query."""
+    ranking = rank(scores)
+    grades = np.array([max(judged.get(d, 0), 0) for d in ranking], dtype=float)
+    rel = grades >= 1
+    n_rel = sum(1 for g in judged.values() if g >= 1)
+    ideal = np.sort(np.array([g for g in judged.values() if g > 0], dtype=float))[::-1]
+    out: dict[str, float] = {}
+    for measure in measures:
+        name, k = parse_measure(measure)
+        cut = slice(None, k)
+        if name == "ndcg":
+            idcg = _dcg(ideal[cut])
+            out[measure] = _dcg(grades[cut]) / idcg if idcg > 0 else 0.0
+        elif name == "recall":
+            out[measure] = float(rel[cut].sum()) / n_rel if n_rel else 0.0
+        elif name == "p":
+            out[measure] = float(rel[cut].sum()) / k
+        elif name == "mrr":
+            hits = np.flatnonzero(rel[cut])
+            out[measure] = 1.0 / (hits[0] + 1) if len(hits) else 0.0
+        elif name == "map":
+            hits = np.flatnonzero(rel[cut])
+            out[measure] = float(np.sum(np.arange(1, len(hits) + 1) / (hits + 1))) / n_rel if n_rel else 0.0
+    return out
+
+
+def evaluate(qrels: Qrels, run: Run, measures: Iterable[str], per_query: bool = False
+             ) -> dict[str, float] | dict[str, dict[str, float]]:
+    """Mean of each measure over the queries with a relevant document (or per query values)."""
+    measures = list(measures)
+    for m in measures:
+        parse_measure(m)
+    queries = relevant_queries(qrels)
+    n_excluded = len(qrels) - len(queries)
+    if n_excluded:
+        log.info("evaluate: %d of %d queries have no relevant document and are excluded", n_excluded, len(qrels))
+    per = {q: query_measures(qrels[q], run.get(q, {}), measures) for q in queries}
+    if per_query:
+        return per
+    return {m: (float(np.mean([v[m] for v in per.values()])) if per else math.nan) for m in measures}
+
+
+def metric_curves(qrels: Qrels, run: Run, max_k: int = 100, per_query: bool = False) -> pd.DataFrame:
+    """NDCG@k, Recall@k and P@k for every k = 1..max_k at once (same semantics as `evaluate`).
+
+    Returns a frame indexed by k with columns ndcg, recall, p (means over the relevant queries), or with
+    `per_query=True` a frame indexed by (qid, k)."""
+    ks = np.arange(1, max_k + 1)
+    disc = 1.0 / np.log2(ks + 1)
+    frames = {}
+    for q in relevant_queries(qrels):
+        judged = qrels[q]
+        ranking = rank(run.get(q, {}))[:max_k]
+        gains = np.zeros(max_k)
+        gains[: len(ranking)] = [max(judged.get(d, 0), 0) for d in ranking]
+        ideal = np.zeros(max_k)
+        top = np.sort(np.array([g for g in judged.values() if g > 0], dtype=float))[::-1][:max_k]
+        ideal[: len(top)] = top
+        n_rel = sum(1 for g in judged.values() if g >= 1)
+        hits = np.cumsum(gains >= 1)
+        frames[q] = np.stack([np.cumsum(gains * disc) / np.cumsum(ideal * disc), hits / n_rel, hits / ks], axis=1)
+    cols = ["ndcg", "recall", "p"]
+    if per_query:
+        idx = pd.MultiIndex.from_product([list(frames), ks], names=["qid", "k"])
+        return pd.DataFrame(np.concatenate(list(frames.values())) if frames else np.zeros((0, 3)), index=idx,
+                            columns=cols)
+    mean = np.mean(np.stack(list(frames.values())), axis=0) if frames else np.full((max_k, 3), np.nan)
+    return pd.DataFrame(mean, index=pd.Index(ks, name="k"), columns=cols)
+
+
+# --------------------------------------------------------------------------- TREC files
+
+
+def write_trec_run(run: Run, path: Path | str, tag: str = "study", depth: int | None = None) -> None:
+    """TREC run format: `qid Q0 doc_id rank score tag`, ranked as `rank` orders them."""
+    with open(path, "w", encoding="utf-8") as f:
+        for qid in sorted(run, key=lambda q: (len(q), q)):
+            for i, did in enumerate(rank(run[qid])[:depth], start=1):
+                f.write(f"{qid} Q0 {did} {i} {run[qid][did]:.10g} {tag}\n")
+
+
+def _trec_lines(path: Path | str, fields: str) -> Iterable[list[str]]:
+    """The whitespace-separated fields of each non-empty line; a wrong field count names the line."""
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, start=1):
+            parts = line.split()
+            if parts and len(parts) != len(fields.split()):
+                raise ValueError(f"{path}:{n}: expected {len(fields.split())} fields ({fields}), got {len(parts)}")
+            if parts:
+                yield parts
+
+
+def read_trec_run(path: Path | str) -> dict[str, dict[str, float]]:
+    """A TREC run file back as `{qid: {doc_id: score}}`."""
+    run: dict[str, dict[str, float]] = {}
+    for qid, _, did, _, score, _ in _trec_lines(path, "qid Q0 doc rank score tag"):
+        run.setdefault(qid, {})[did] = float(score)
+    return run
+
+
+def write_trec_qrels(qrels: Qrels, path: Path | str) -> None:
+    """TREC qrels format: `qid 0 doc_id grade`, one judgement a line."""
+    with open(path, "w", encoding="utf-8") as f:
+        for qid, docs in qrels.items():
+            for did, grade in docs.items():
+                f.write(f"{qid} 0 {did} {int(grade)}\n")
+
+
+def read_trec_qrels(path: Path | str) -> dict[str, dict[str, int]]:
+    """A TREC qrels file back as `{qid: {doc_id: grade}}`."""
+    qrels: dict[str, dict[str, int]] = {}
+    for qid, _, did, grade in _trec_lines(path, "qid 0 doc grade"):
+        qrels.setdefault(qid, {})[did] = int(grade)
+    return qrels
+
+
+def grade_view(qrels: Qrels, grades: Iterable[int]) -> dict[str, dict[str, int]]:
+    """Qrels where only the given grades count as relevant (kept at their grade; others become 0).
+
+    The store's grades come from different processes (2: annotators' answers, 1: sentences whose URL is a
+    gold source), so metrics are reported for each grade alone as well as combined."""
+    keep = set(grades)
+    return {q: {d: (g if g in keep else 0) for d, g in docs.items()} for q, docs in qrels.items()}

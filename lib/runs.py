@@ -1,0 +1,339 @@
+"""The retrieval runs of the study: every plan x retriever x scope x temporal setting x fusion, top `depth`.
+
+Three DVC stages call this module:
+- `python -m lib.runs embed-documents`: document embeddings of the dense model,
+  `outputs/embeddings/documents/<model>.{npy,json}` (the expensive step, cached by DVC per model).
+- `python -m lib.runs embed-queries`: embeddings of every query the plans need (CONCAT queries too).
+- `python -m lib.runs retrieve`: `outputs/runs/runs.parquet` (plan, retriever, scope, temporal, fusion,
+  claim_id, doc_id, rank, score) and `outputs/runs/report.json` (plan fallbacks, temporal filter counts).
+
+Notebooks 02-04 read these files; `runs_dict` turns one configuration into `{qid: {doc_id: score}}`.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from lib import data as D
+from lib import fusion as F
+from lib import planners as P
+from lib import retrieval as R
+from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, section
+from lib.store import claim_pools, load_store
+
+RUNS_DIR = OUTPUTS_DIR / "runs"
+EMB_DOCS_DIR = R.EMBEDDINGS_DIR / "documents"
+EMB_QUERIES_DIR = R.EMBEDDINGS_DIR / "queries"
+CONFIG_COLUMNS = ["plan", "retriever", "scope", "temporal", "fusion"]
+
+
+@dataclass
+class RunGrid:
+    """The `retrieval` params section: what to run."""
+
+    plans: list[str]
+    retrievers: list[str] = field(default_factory=lambda: ["bm25", "dense"])
+    scopes: list[str] = field(default_factory=lambda: ["claim", "global"])
+    temporal: list[bool] = field(default_factory=lambda: [False, True])
+    keep_undated: bool = True
+    main_fusion: str = "combmax_norm"
+    all_fusions_for: list[str] = field(default_factory=lambda: ["oracle"])
+    fusions: list[str] = field(default_factory=lambda: list(F.FUSIONS))
+    depth: int = 100
+    rrf_k: int = 60
+    concat_separator: str = " "
+    bm25: R.BM25Params = R.BM25Params()
+    model: str = R.BUNDLED_MINILM
+    max_seq_length: int = 128
+    batch_size: int = 64
+    workers: int = 2
+
+    @classmethod
+    def from_params(cls, p: Mapping[str, Any]) -> "RunGrid":
+        p = dict(p)
+        p["bm25"] = R.BM25Params(**p.get("bm25", {}))
+        grid = cls(**p)
+        for name, allowed, values in (("retrievers", R.RETRIEVERS, grid.retrievers), ("scopes", R.SCOPES, grid.scopes),
+                                      ("fusions", F.FUSIONS, grid.fusions + [grid.main_fusion])):
+            bad = [v for v in values if v not in allowed]
+            if bad:
+                raise ValueError(f"retrieval.{name}: unknown {bad} (expected some of {allowed})")
+        missing = [p for p in grid.all_fusions_for if p not in grid.plans]
+        if missing:
+            raise ValueError(f"retrieval.all_fusions_for names plans not in retrieval.plans: {missing}")
+        return grid
+
+    def fusions_for(self, plan: str) -> list[str]:
+        return list(dict.fromkeys([self.main_fusion] + (self.fusions if plan in self.all_fusions_for else [])))
+
+    @property
+    def needs_dense(self) -> bool:
+        return any(r in ("dense", "hybrid") for r in self.retrievers)
+
+
+def load_plans(names: list[str], plans_dir: Path | str = P.PLANS_DIR) -> dict[str, P.Plan]:
+    plans = {}
+    for name in names:
+        path = Path(plans_dir) / f"{name}.jsonl"
+        if not path.exists():
+            raise FileNotFoundError(f"{path} is missing: run `dvc repro plans` (or add {name} to params `planners`)")
+        plans[name] = P.load_plan(path)
+    return plans
+
+
+def queries_needed(grid: RunGrid, plans: Mapping[str, P.Plan], claims: list[D.Claim]) -> list[str]:
+    """Every query text the grid runs: resolved plan queries and the CONCAT queries, each once."""
+    out: dict[str, None] = {}
+    for name, plan in plans.items():
+        resolved, _ = P.resolve(plan, claims)
+        with_concat = "concat" in grid.fusions_for(name)
+        for c in claims:
+            out.update(dict.fromkeys(resolved[c.claim_id]))
+            if with_concat:
+                out[F.concat_query(c.text, resolved[c.claim_id], grid.concat_separator)] = None
+    return list(out)
+
+
+def query_embeddings(model: str, emb_dir: Path | str = EMB_QUERIES_DIR) -> dict[str, np.ndarray]:
+    keys, emb = R.load_embeddings(Path(emb_dir) / R.model_slug(model), model)
+    return dict(zip(keys, emb))
+
+
+def document_embeddings(model: str, doc_ids: list[str], emb_dir: Path | str = EMB_DOCS_DIR) -> np.ndarray:
+    keys, emb = R.load_embeddings(Path(emb_dir) / R.model_slug(model), model)
+    if keys != doc_ids:
+        raise ValueError("document embeddings do not match outputs/store/documents.parquet: rerun `dvc repro embed_documents`")
+    return emb
+
+
+def retrievers(grid: RunGrid, docs: pd.DataFrame, doc_emb: np.ndarray | None,
+               query_emb: Mapping[str, np.ndarray] | None, encoder=None) -> dict[tuple[str, str], R.Retriever]:
+    """{(retriever, scope): Retriever} for the grid."""
+    bm25 = R.BM25.from_texts(docs["text"], grid.bm25) if any(r in ("bm25", "hybrid") for r in grid.retrievers) else None
+    dense = R.DenseIndex(doc_emb, query_emb, encoder) if grid.needs_dense else None
+    pools = claim_pools(docs)
+    return {(kind, scope): R.Retriever(kind, scope, bm25, dense, pools)
+            for kind in grid.retrievers for scope in grid.scopes}
+
+
+@dataclass
+class _Job:
+    """What every (retriever, scope) pass needs; module-level so that forked workers inherit it."""
+
+    grid: RunGrid
+    claims: list[D.Claim]
+    plans: list[str]
+    resolved: dict[str, P.Plan]
+    retr: Mapping[tuple[str, str], R.Retriever]
+    tiebreak: np.ndarray
+    published: np.ndarray
+    captured: np.ndarray
+
+
+_JOB: _Job | None = None
+
+
+def _retrieve_pass(pair: tuple[str, str]) -> tuple[list[tuple], dict[str, np.ndarray], dict[str, int]]:
+    """All plans, temporal settings and fusions for one (retriever, scope) over every claim."""
+    job, (kind, scope) = _JOB, pair
+    grid, retriever = job.grid, job.retr[pair]
+    configs: list[tuple] = []
+    chunks: dict[str, list[np.ndarray]] = {"config": [], "claim_id": [], "row": [], "rank": [], "score": []}
+    counts_sum: dict[str, int] = {}
+    for claim in job.claims:
+        cid = claim.claim_id
+        cands = retriever.candidates(cid)
+        status = R.date_status(job.published[cands], job.captured[cands], claim.claim_date)
+        for k, v in R.temporal_report(status, grid.keep_undated).items():
+            counts_sum[k] = counts_sum.get(k, 0) + v
+        queries: dict[str, None] = {}
+        concat = {}
+        for name in job.plans:
+            queries.update(dict.fromkeys(job.resolved[name][cid]))
+            if "concat" in grid.fusions_for(name):
+                concat[name] = F.concat_query(claim.text, job.resolved[name][cid], grid.concat_separator)
+                queries[concat[name]] = None
+        qlist = list(queries)
+        where = {q: i for i, q in enumerate(qlist)}
+        unfiltered = retriever.score(cid, qlist, cands)
+        for temporal in grid.temporal:
+            keep = R.temporal_mask(status, grid.keep_undated) if temporal else np.ones(len(cands), dtype=bool)
+            rows = cands[keep]
+            # hybrid normalises over the candidates, so a filtered candidate set is scored anew
+            scores = retriever.score(cid, qlist, rows) if kind == "hybrid" and temporal else unfiltered[:, keep]
+            norm = R.minmax_rows(scores)  # per query, so it serves every plan's sub-matrix
+            tb = job.tiebreak[rows]
+            for name in job.plans:
+                idx = [where[q] for q in job.resolved[name][cid]]
+                for fusion in grid.fusions_for(name):
+                    if fusion == "concat":
+                        fused = F.fuse(scores[[where[concat[name]]]], "concat")
+                    else:
+                        fused = F.fuse(scores[idx], fusion, tb, grid.depth, grid.rrf_k, norm=norm[idx])
+                    top = F.top_k(fused, grid.depth, tb)
+                    configs.append((name, kind, scope, temporal, fusion))
+                    n = len(top)
+                    chunks["config"].append(np.full(n, len(configs) - 1, dtype=np.int32))
+                    chunks["claim_id"].append(np.full(n, cid, dtype=np.int32))
+                    chunks["row"].append(rows[top])
+                    chunks["rank"].append(np.arange(1, n + 1, dtype=np.int16))
+                    chunks["score"].append(fused[top])
+    return configs, {k: np.concatenate(v) for k, v in chunks.items()}, counts_sum
+
+
+def retrieve(grid: RunGrid, docs: pd.DataFrame, claims: list[D.Claim], plans: Mapping[str, P.Plan],
+             retr: Mapping[tuple[str, str], R.Retriever], progress: bool = True, workers: int = 1
+             ) -> tuple[pd.DataFrame, dict]:
+    """Run the grid; returns the runs (top `depth` per claim and configuration) and a report.
+
+    `workers` > 1 runs the (retriever, scope) passes in forked processes; the result is the same."""
+    global _JOB
+    doc_ids = docs["doc_id"].to_numpy()
+    resolved, fallbacks = {}, {}
+    for name, plan in plans.items():
+        resolved[name], fallbacks[name] = P.resolve(plan, claims)
+    _JOB = _Job(grid, list(claims), list(plans), resolved, retr,
+                np.argsort(np.argsort(doc_ids, kind="stable"), kind="stable"),  # rank in ascending doc id order
+                *R.date_ordinals(docs))
+    pairs = list(retr)
+    bar = tqdm(total=len(pairs), desc="retrieve (retriever x scope passes)", disable=not progress)
+    try:
+        if workers > 1 and len(pairs) > 1:
+            import multiprocessing as mp
+
+            with mp.get_context("fork").Pool(min(workers, len(pairs))) as pool:
+                results = []
+                for r in pool.imap(_retrieve_pass, pairs):
+                    results.append(r)
+                    bar.update()
+        else:
+            results = []
+            for pair in pairs:
+                results.append(_retrieve_pass(pair))
+                bar.update()
+    finally:
+        bar.close()
+        _JOB = None
+    configs: list[tuple] = []
+    parts: dict[str, list[np.ndarray]] = {"config": [], "claim_id": [], "row": [], "rank": [], "score": []}
+    temporal_counts: dict[str, dict[str, int]] = {}
+    for (kind, scope), (cfg, chunk, counts) in zip(pairs, results):
+        for k, v in chunk.items():
+            parts[k].append(v + len(configs) if k == "config" else v)
+        configs.extend(cfg)
+        temporal_counts.setdefault(scope, counts)
+    cat = {k: np.concatenate(v) for k, v in parts.items()}
+    cfg = pd.DataFrame(configs, columns=CONFIG_COLUMNS)
+    runs = pd.DataFrame({col: pd.Categorical(cfg[col].to_numpy()[cat["config"]]) if col != "temporal"
+                         else cfg[col].to_numpy(dtype=bool)[cat["config"]] for col in CONFIG_COLUMNS})
+    runs["claim_id"] = cat["claim_id"].astype(np.int32)
+    runs["doc_id"] = pd.Categorical(doc_ids[cat["row"].astype(np.int64)])
+    runs["rank"] = cat["rank"].astype(np.int16)
+    runs["score"] = cat["score"].astype(np.float64)
+    report = {"grid": asdict(grid), "claims": len(claims), "rows": len(runs),
+              "fallbacks": {name: {"count": len(ids), "claim_ids": ids} for name, ids in fallbacks.items()},
+              "temporal_filter": temporal_counts}
+    return runs, report
+
+
+def runs_dict(runs: pd.DataFrame, **config: Any) -> dict[str, dict[str, float]]:
+    """One configuration as `{qid: {doc_id: score}}` (qid = str(claim_id)); keyword args select it."""
+    sel = runs
+    for col, value in config.items():
+        sel = sel[sel[col] == value]
+    if sel.empty and (config or runs.empty):
+        raise KeyError(f"no run with {config}")
+    out: dict[str, dict[str, float]] = {}
+    for cid, did, score in zip(sel["claim_id"].to_numpy(), sel["doc_id"].astype(str).to_numpy(), sel["score"].to_numpy()):
+        out.setdefault(str(cid), {})[did] = float(score)
+    return out
+
+
+def configurations(runs: pd.DataFrame, **filters: Any) -> pd.DataFrame:
+    """The distinct configurations (CONFIG_COLUMNS) in `runs`, optionally filtered (value or list)."""
+    cfg = runs[CONFIG_COLUMNS].drop_duplicates()
+    for col, value in filters.items():
+        cfg = cfg[cfg[col].isin(value if isinstance(value, (list, tuple, set)) else [value])]
+    return cfg.reset_index(drop=True)
+
+
+def evaluate_grid(runs: pd.DataFrame, qrels: Mapping[str, Mapping[str, int]], measures: list[str],
+                  per_query: bool = False, **filters: Any) -> pd.DataFrame:
+    """`lib.metrics.evaluate` for every selected configuration: one row per configuration (or per
+    configuration and claim with `per_query=True`, column `qid`)."""
+    from lib.metrics import evaluate
+
+    rows = []
+    sel = runs
+    for col, value in filters.items():
+        sel = sel[sel[col].isin(value if isinstance(value, (list, tuple, set)) else [value])]
+    for key, group in sel.groupby(CONFIG_COLUMNS, observed=True, sort=False):
+        run = runs_dict(group)
+        config = dict(zip(CONFIG_COLUMNS, key))
+        if per_query:
+            for qid, values in evaluate(qrels, run, measures, per_query=True).items():
+                rows.append({**config, "qid": qid, **values})
+        else:
+            rows.append({**config, **evaluate(qrels, run, measures)})
+    return pd.DataFrame(rows)
+
+
+def load_runs(runs_dir: Path | str = RUNS_DIR) -> tuple[pd.DataFrame, dict]:
+    runs_dir = Path(runs_dir)
+    if not (runs_dir / "runs.parquet").exists():
+        raise FileNotFoundError(f"{runs_dir}/runs.parquet is missing: run `dvc repro runs` first")
+    return pd.read_parquet(runs_dir / "runs.parquet"), json.loads((runs_dir / "report.json").read_text())
+
+
+# --------------------------------------------------------------------------- stages
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m lib.runs", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=["embed-documents", "embed-queries", "retrieve"])
+    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--store-dir", default=str(STORE_DIR))
+    ap.add_argument("--data-dir", default=str(DATA_DIR))
+    ap.add_argument("--device", default=None, help="encoder device (default: CUDA when present, else CPU)")
+    args = ap.parse_args(argv)
+    grid = RunGrid.from_params(section("retrieval", args.params))
+    docs = load_store(args.store_dir).docs
+    claims = D.load_averitec("dev", Path(args.data_dir) / "averitec" / "dev.json")
+    start = time.perf_counter()
+    slug = R.model_slug(grid.model)
+    if args.command in ("embed-documents", "embed-queries"):
+        encoder = R.load_encoder(grid.model, args.device, grid.max_seq_length)
+        if args.command == "embed-documents":
+            keys, out = docs["doc_id"].tolist(), EMB_DOCS_DIR / slug
+            emb = R.encode(encoder, docs["text"].tolist(), grid.batch_size)
+        else:
+            keys, out = queries_needed(grid, load_plans(grid.plans), claims), EMB_QUERIES_DIR / slug
+            emb = R.encode(encoder, keys, grid.batch_size)
+        R.save_embeddings(out, keys, emb, grid.model)
+        took = time.perf_counter() - start
+        print(f"{args.command}: {len(keys):,} texts with {grid.model} in {took:.0f} s "
+              f"({len(keys) / max(took, 1e-9):.0f}/s) -> {out}.npy")
+        return
+    plans = load_plans(grid.plans)
+    doc_emb = document_embeddings(grid.model, docs["doc_id"].tolist()) if grid.needs_dense else None
+    q_emb = query_embeddings(grid.model) if grid.needs_dense else None
+    runs, report = retrieve(grid, docs, claims, plans, retrievers(grid, docs, doc_emb, q_emb), workers=grid.workers)
+    RUNS_DIR.mkdir(parents=True, exist_ok=True)
+    runs.to_parquet(RUNS_DIR / "runs.parquet", index=False)
+    report["seconds"] = round(time.perf_counter() - start, 1)
+    (RUNS_DIR / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    n_cfg = len(runs.groupby(CONFIG_COLUMNS, observed=True))
+    print(f"retrieve: {n_cfg} configurations, {len(runs):,} ranked rows in {report['seconds']} s -> {RUNS_DIR}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""trec_eval semantics, hand-computed, and against ir_measures (pytrec_eval) on random runs."""
+import math
+import random
+
+import ir_measures
+import pytest
+
+from lib import metrics as M
+
+QRELS = {"q1": {"a": 2, "b": 1, "c": 0, "e": 1},   # 3 relevant (a, b, e), e never retrieved
+         "q2": {"x": 0},                             # no relevant document: excluded
+         "q3": {"z": 1}}                             # relevant, but q3 is missing from the run
+RUN = {"q1": {"a": 0.5, "c": 0.9, "d": 0.9, "b": 0.1}, "q2": {"x": 1.0}}
+# q1 ranking: d, c (tie at 0.9: doc id descending), a, b
+
+
+def test_ranking_breaks_ties_by_doc_id_descending():
+    assert M.rank({"a": 0.5, "c": 0.9, "d": 0.9, "b": 0.1}) == ["d", "c", "a", "b"]
+
+
+def test_hand_computed_values_for_one_query():
+    v = M.query_measures(QRELS["q1"], RUN["q1"], ["ndcg@10", "ndcg@3", "recall@3", "recall@100", "p@2", "p@10",
+                                                  "mrr", "mrr@2", "map"])
+    dcg = 2 / math.log2(4) + 1 / math.log2(5)                      # a at rank 3, b at rank 4
+    idcg = 2 / math.log2(2) + 1 / math.log2(3) + 1 / math.log2(4)  # ideal: a, b, e
+    assert v["ndcg@10"] == pytest.approx(dcg / idcg, abs=1e-15)
+    assert v["ndcg@3"] == pytest.approx((2 / math.log2(4)) / idcg, abs=1e-15)
+    assert v["recall@3"] == pytest.approx(1 / 3) and v["recall@100"] == pytest.approx(2 / 3)
+    assert v["p@2"] == 0.0 and v["p@10"] == pytest.approx(2 / 10)   # divides by k, not by retrieved
+    assert v["mrr"] == pytest.approx(1 / 3) and v["mrr@2"] == 0.0
+    assert v["map"] == pytest.approx((1 / 3 + 2 / 4) / 3)
+
+
+def test_means_exclude_queries_without_relevant_documents_and_missing_runs_score_zero():
+    per = M.evaluate(QRELS, RUN, ["recall@100", "mrr"], per_query=True)
+    assert set(per) == {"q1", "q3"} and per["q3"] == {"recall@100": 0.0, "mrr": 0.0}
+    assert M.excluded_queries(QRELS) == ["q2"]
+    means = M.evaluate(QRELS, RUN, ["recall@100", "mrr"])
+    assert means == {"recall@100": pytest.approx((2 / 3) / 2), "mrr": pytest.approx((1 / 3) / 2)}
+
+
+def test_graded_gain_and_grade_views():
+    qrels = {"q": {"g2": 2, "g1": 1}}
+    run = {"q": {"g1": 2.0, "g2": 1.0}}
+    assert M.evaluate(qrels, run, ["ndcg@2"])["ndcg@2"] == pytest.approx(
+        (1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3)))
+    only2 = M.grade_view(qrels, [2])
+    assert only2 == {"q": {"g2": 2, "g1": 0}}
+    assert M.evaluate(only2, run, ["mrr"])["mrr"] == 0.5
+    assert M.evaluate(M.grade_view(qrels, [1]), run, ["mrr"])["mrr"] == 1.0
+    assert math.isnan(M.evaluate({"q": {"g2": 0}}, run, ["mrr"])["mrr"])  # nothing to average
+
+
+@pytest.mark.parametrize("bad", ["ndcg@0", "recall", "p", "bpref", "ndcg@x"])
+def test_unknown_or_incomplete_measures_are_errors(bad):
+    with pytest.raises(ValueError):
+        M.evaluate(QRELS, RUN, [bad])
+
+
+def test_agrees_with_trec_eval_through_ir_measures_on_random_runs():
+    rnd = random.Random(7)
+    docs = [f"d{i:02d}" for i in range(40)]
+    qrels, run = {}, {}
+    for q in range(30):
+        judged = rnd.sample(docs, 15)
+        qrels[f"q{q}"] = {d: rnd.choice([0, 0, 1, 2]) for d in judged}
+        # coarse scores make ties common, so the tie-break is exercised
+        run[f"q{q}"] = {d: float(rnd.randint(0, 5)) for d in rnd.sample(docs, 25)}
+    ours = M.evaluate(qrels, run, ["ndcg@10", "ndcg@5", "recall@10", "p@5", "mrr", "map", "ndcg"], per_query=True)
+    ref = {}
+    for m in ir_measures.iter_calc([ir_measures.nDCG @ 10, ir_measures.nDCG @ 5, ir_measures.R @ 10,
+                                    ir_measures.P @ 5, ir_measures.RR, ir_measures.AP, ir_measures.nDCG],
+                                   qrels, run):
+        ref.setdefault(m.query_id, {})[str(m.measure)] = m.value
+    names = {"ndcg@10": "nDCG@10", "ndcg@5": "nDCG@5", "recall@10": "R@10", "p@5": "P@5", "mrr": "RR",
+             "map": "AP", "ndcg": "nDCG"}
+    assert set(ours) <= set(ref)
+    for q, values in ours.items():
+        for ours_name, ref_name in names.items():
+            assert values[ours_name] == pytest.approx(ref[q][ref_name], abs=1e-4), (q, ours_name)
+
+
+def test_metric_curves_equal_evaluate_at_each_cutoff():
+    curves = M.metric_curves(QRELS, RUN, max_k=5)
+    assert list(curves.index) == [1, 2, 3, 4, 5]
+    for k in (1, 3, 5):
+        expect = M.evaluate(QRELS, RUN, [f"ndcg@{k}", f"recall@{k}", f"p@{k}"])
+        assert curves.loc[k, "ndcg"] == pytest.approx(expect[f"ndcg@{k}"])
+        assert curves.loc[k, "recall"] == pytest.approx(expect[f"recall@{k}"])
+        assert curves.loc[k, "p"] == pytest.approx(expect[f"p@{k}"])
+
+
+def test_trec_files_round_trip(tmp_path):
+    M.write_trec_run(RUN, tmp_path / "run.txt", tag="t")
+    lines = (tmp_path / "run.txt").read_text().splitlines()
+    assert lines[0] == "q1 Q0 d 1 0.9 t" and lines[1] == "q1 Q0 c 2 0.9 t"
+    assert M.read_trec_run(tmp_path / "run.txt") == RUN
+    M.write_trec_qrels(QRELS, tmp_path / "qrels.txt")
+    assert M.read_trec_qrels(tmp_path / "qrels.txt") == QRELS
+    (tmp_path / "bad.txt").write_text("q1 Q0 d 1\n")
+    with pytest.raises(ValueError, match="bad.txt:1"):
+        M.read_trec_run(tmp_path / "bad.txt")

@@ -1,0 +1,89 @@
+"""Plans from the fixture claims, the heuristic rules one by one, the plan format and statistics."""
+import json
+
+import numpy as np
+import pytest
+
+from conftest import FIXTURE_DATA
+from lib import data as D
+from lib import planners as P
+
+
+@pytest.fixture(scope="module")
+def claims():
+    return D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+
+
+def test_claim_only_and_oracle(claims):
+    assert P.claim_only(claims)[1] == ["Country X had 5% growth in 2019."]
+    assert P.oracle(claims) == {0: ["What is the moon made of?", "Did NASA say it?"],
+                                1: ["What was growth?", "Is there more data?"], 2: ["Where was it published?"]}
+
+
+def test_bloom_and_post_hoc_keep_distinct_questions_in_order(claims):
+    assert P.bloom_qg(claims, {0: ["Q?", "q? ", "R?"], 1: []}) == {0: ["Q?", "R?"], 1: [], 2: []}
+    outputs = D.load_system_output(FIXTURE_DATA / "averitec" / "systems" / "sys_a.jsonl")
+    plan = P.post_hoc(claims, outputs)
+    assert set(plan) == {0, 1, 2}
+    expected = list(dict.fromkeys(e.question for o in outputs if o.claim_id == 0 for e in o.evidence if e.question))
+    assert plan[0] == expected
+
+
+def test_rule1_clauses_split_on_sentences_and_long_connective_sides():
+    assert P.split_clauses("Biden and Harris won the election.") == ["Biden and Harris won the election"]
+    assert P.split_clauses("Prices rose by half this year, but wages fell for most workers.") == \
+        ["Prices rose by half this year", "wages fell for most workers"]
+    assert P.split_clauses("It rained. Then it snowed all day; roads closed.") == \
+        ["It rained", "Then it snowed all day", "roads closed"]
+
+
+def test_rules2_to_4_numbers_dates_and_entities_with_their_windows():
+    found = P.aspects("In March 2020 the WHO said 5% of people in Italy died", width=1)
+    assert ("date", "In March 2020 the") in found
+    assert ("number", "said 5% of") in found
+    assert ("entity", "the WHO said") in found and ("entity", "in Italy died") in found
+    assert not any(kind == "entity" and q.startswith("In March") for kind, q in found)  # dates are not entities
+    assert not any(kind == "number" and "2020" in q for kind, q in found)               # a year is a date
+
+
+def test_heuristic_queries_start_with_clauses_and_drop_duplicates():
+    qs = P.heuristic_queries("NASA said the moon is cheese.", width=10)
+    assert qs == ["NASA said the moon is cheese"]  # the entity window is the whole clause again: dropped
+    qs = P.heuristic_queries("Country X had 5% growth in 2019.", width=1, max_queries=8)
+    assert qs[0] == "Country X had 5% growth in 2019"
+    assert "in 2019" in qs and "had 5% growth" in qs
+    assert P.heuristic_queries("Sales were 10, 20, 30 and 40 units", width=0, max_queries=3) == \
+        ["Sales were 10, 20, 30 and 40 units", "10", "20"]
+
+
+def test_plan_files_round_trip_and_bad_lines_name_the_line(tmp_path):
+    plan = {2: ["b"], 0: ["a", "é"]}
+    P.save_plan(plan, tmp_path / "p.jsonl")
+    assert (tmp_path / "p.jsonl").read_text(encoding="utf-8").splitlines()[0] == '{"claim_id": 0, "queries": ["a", "é"]}'
+    assert P.load_plan(tmp_path / "p.jsonl") == {0: ["a", "é"], 2: ["b"]}
+    (tmp_path / "bad.jsonl").write_text(json.dumps({"claim_id": 0, "queries": ["a"]}) + "\n" +
+                                        json.dumps({"claim_id": 1, "queries": "a"}) + "\n")
+    with pytest.raises(D.DataError, match="bad.jsonl.*record 2.*queries"):
+        P.load_plan(tmp_path / "bad.jsonl")
+
+
+def test_resolve_falls_back_to_the_claim_and_reports_it(claims):
+    resolved, fallback = P.resolve({0: ["q", " "], 1: []}, claims)
+    assert resolved[0] == ["q"]
+    assert resolved[1] == ["Country X had 5% growth in 2019."] and resolved[2] == [claims[2].text]
+    assert fallback == [1, 2]
+
+
+def test_plan_statistics_by_hand():
+    vecs = {"a": np.array([1.0, 0.0]), "b": np.array([0.0, 1.0]), "c": np.array([0.6, 0.8])}
+    plan = {0: ["a", "b", "c"], 1: ["a b"], 2: []}
+    stats = P.plan_stats(plan, embed=lambda qs: np.stack([vecs[q] for q in qs]))
+    assert stats["claims"] == 3 and stats["empty_plans"] == 1
+    assert stats["queries_per_claim"] == pytest.approx(4 / 3) and stats["queries_per_claim_median"] == 1.0
+    assert stats["tokens_per_query"] == pytest.approx((1 + 1 + 1 + 2) / 4)
+    assert stats["redundancy"] == pytest.approx((0.0 + 0.6 + 0.8) / 3)  # only claim 0 has 2+ queries
+    assert np.isnan(P.redundancy(np.ones((1, 2))))
+
+
+def test_labels():
+    assert P.label("oracle") == "ORACLE-QUERIES" and P.label("post_hoc_hero_qa") == "POST-HOC (hero_qa)"

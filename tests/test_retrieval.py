@@ -1,0 +1,135 @@
+"""BM25 equals rank_bm25 (fixture and real store text), dense index, scopes, hybrid, temporal filter."""
+from datetime import date
+
+import numpy as np
+import pandas as pd
+import pytest
+from rank_bm25 import BM25Okapi
+
+from lib import retrieval as R
+from lib.store import claim_pools, load_store
+
+CORPUS = ["The moon is made of rock and dust.", "Cheese is a dairy product, cheese cheese.",
+          "NASA never said the moon is cheese.", "Rock music from the moon", "the the the"]
+QUERIES = ["moon cheese", "the moon the moon", "unknownword", "", "ROCK, dust!"]
+
+
+def rank_bm25_scores(texts, queries, **params):
+    ref = BM25Okapi([R.tokenize(t) for t in texts], **params)
+    return np.stack([ref.get_scores(R.tokenize(q)) for q in queries])
+
+
+def test_tokenize_lowercases_word_characters():
+    assert R.tokenize("NASA's 5% Moon-rock!") == ["nasa", "s", "5", "moon", "rock"]
+
+
+@pytest.mark.parametrize("params", [{}, {"k1": 0.9, "b": 0.4, "epsilon": 0.1}])
+def test_bm25_equals_rank_bm25_on_a_small_corpus(params):
+    ours = R.BM25.from_texts(CORPUS, R.BM25Params(**params)).scores(QUERIES)
+    assert np.abs(ours - rank_bm25_scores(CORPUS, QUERIES, **params)).max() < 1e-12
+    assert (ours[2:4] == 0).all()  # unknown terms and empty queries score 0
+
+
+def test_bm25_subset_has_the_subsets_statistics_and_rows_select_columns():
+    bm25 = R.BM25.from_texts(CORPUS)
+    sub = bm25.subset([0, 2, 3])
+    expect = rank_bm25_scores([CORPUS[i] for i in (0, 2, 3)], QUERIES)
+    assert np.abs(sub.scores(QUERIES) - expect).max() < 1e-12
+    assert np.array_equal(bm25.scores(QUERIES, rows=[4, 1]), bm25.scores(QUERIES)[:, [4, 1]])
+
+
+def test_bm25_equals_rank_bm25_on_real_store_text(real_data):
+    docs = load_store().docs
+    texts = docs["text"].tolist()
+    queries = texts[:5] + ["Sean Connery letter Steve Jobs Apple commercial", "covid-19 vaccine deaths 2021",
+                           "How many people died?", "the the the"]
+    ours = R.BM25.from_texts(texts).scores(queries)
+    assert np.abs(ours - rank_bm25_scores(texts, queries)).max() < 1e-9
+    pool = claim_pools(docs)[0]
+    sub = R.BM25.from_texts(texts).subset(pool).scores(queries)
+    assert np.abs(sub - rank_bm25_scores([texts[i] for i in pool], queries)).max() < 1e-9
+
+
+def test_minmax_rows_handles_constant_rows():
+    out = R.minmax_rows(np.array([[1.0, 3.0, 2.0], [5.0, 5.0, 5.0]]))
+    assert np.array_equal(out, [[0.0, 1.0, 0.5], [0.0, 0.0, 0.0]])
+
+
+def unit(rows):
+    rows = np.asarray(rows, dtype=np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_dense_index_faiss_search_agrees_with_exhaustive_scores():
+    rng = np.random.default_rng(0)
+    docs, queries = unit(rng.normal(size=(50, 8))), unit(rng.normal(size=(3, 8)))
+    index = R.DenseIndex(docs, {f"q{i}": v for i, v in enumerate(queries)})
+    names = ["q0", "q1", "q2"]
+    full = index.scores(names)
+    top_scores, top_rows = index.search(names, 5)
+    assert np.array_equal(top_rows, np.argsort(-full, axis=1)[:, :5])
+    assert np.allclose(top_scores, np.take_along_axis(full, top_rows, axis=1), atol=1e-6)
+    assert np.allclose(index.scores(["q1"], rows=[3, 7]), full[1:2, [3, 7]])
+    with pytest.raises(KeyError, match="no cached embedding"):
+        index.scores(["unseen"])
+
+
+def test_bundled_minilm_encodes_normalised_vectors_that_rank_by_meaning():
+    assert R.resolve_model("sentence-transformers/all-MiniLM-L6-v2").endswith("model")
+    assert R.model_slug("sentence-transformers/all-MiniLM-L6-v2") == "all-MiniLM-L6-v2"
+    encoder = R.load_encoder("all-MiniLM-L6-v2", device="cpu", max_seq_length=64)
+    emb = R.encode(encoder, ["The moon is made of rock.", "Lunar soil consists of rock and dust.",
+                             "Cheese is a dairy product."], progress=False)
+    assert emb.dtype == np.float32 and np.allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-5)
+    assert emb[0] @ emb[1] > emb[0] @ emb[2]
+    index = R.DenseIndex(emb, encoder=encoder)  # queries without a cache entry are encoded on demand
+    assert index.search(["What is the moon made of?"], 1)[1][0, 0] in (0, 1)
+
+
+def test_embeddings_round_trip_and_model_check(tmp_path):
+    R.save_embeddings(tmp_path / "m", ["a", "b"], np.eye(2, dtype=np.float32), "model-x")
+    keys, emb = R.load_embeddings(tmp_path / "m", "model-x")
+    assert keys == ["a", "b"] and np.array_equal(emb, np.eye(2))
+    with pytest.raises(ValueError, match="model-x"):
+        R.load_embeddings(tmp_path / "m", "model-y")
+    with pytest.raises(FileNotFoundError, match="dvc repro"):
+        R.load_embeddings(tmp_path / "missing")
+
+
+def test_retriever_scopes_and_hybrid(tiny_store):
+    docs = tiny_store.docs
+    bm25 = R.BM25.from_texts(docs["text"])
+    rng = np.random.default_rng(1)
+    dense = R.DenseIndex(unit(rng.normal(size=(len(docs), 4))), {"moon rock": unit(rng.normal(size=(1, 4)))[0]})
+    pools = claim_pools(docs)
+    claim = R.Retriever("bm25", "claim", bm25, dense, pools)
+    assert np.array_equal(claim.candidates(0), pools[0])
+    pool_texts = docs["text"].to_numpy()[pools[0]].tolist()
+    assert np.allclose(claim.score(0, ["moon rock"]), rank_bm25_scores(pool_texts, ["moon rock"]))
+    glob = R.Retriever("bm25", "global", bm25, dense, pools)
+    assert np.allclose(glob.score(0, ["moon rock"]), bm25.scores(["moon rock"]))
+    hybrid = R.Retriever("hybrid", "global", bm25, dense, pools).score(0, ["moon rock"])
+    expect = 0.5 * (R.minmax_rows(bm25.scores(["moon rock"])) + R.minmax_rows(dense.scores(["moon rock"])))
+    assert np.allclose(hybrid, expect)
+    with pytest.raises(ValueError, match="outside its pool"):
+        claim.score(0, ["moon"], rows=np.array([int(np.setdiff1d(np.arange(len(docs)), pools[0])[0])]))
+    with pytest.raises(ValueError, match="unknown scope"):
+        R.Retriever("bm25", "web", bm25)
+    with pytest.raises(ValueError, match="dense index"):
+        R.Retriever("dense", "global", bm25)
+
+
+def test_temporal_rules_by_hand():
+    docs = pd.DataFrame({"path_date": [date(2020, 1, 1), date(2020, 3, 1), None, None, None],
+                         "capture_date": [date(2021, 1, 1), None, date(2019, 1, 1), date(2021, 1, 1), None]})
+    pub, cap = R.date_ordinals(docs)
+    status = R.date_status(pub, cap, date(2020, 2, 1))
+    assert list(status) == ["before", "published_after_claim", "before", "captured_after_claim_undated", "undated"]
+    assert list(R.temporal_mask(status, keep_undated=True)) == [True, False, True, True, True]
+    assert list(R.temporal_mask(status, keep_undated=False)) == [True, False, True, False, False]
+    assert R.temporal_report(status, keep_undated=False) == {
+        "candidates": 5, "removed_published_after_claim": 1, "removed_captured_after_claim_undated": 1,
+        "removed_undated": 1, "kept": 2}
+    assert R.temporal_report(status, keep_undated=True)["kept"] == 4
+    assert list(R.date_status(pub, cap, None)) == ["no_claim_date"] * 5
+    assert R.temporal_mask(R.date_status(pub, cap, None), keep_undated=False).all()

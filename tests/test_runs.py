@@ -1,0 +1,104 @@
+"""The run grid on the fixture store: structure, fallbacks, temporal counts, and agreement with lib pieces."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import FIXTURE_DATA
+from lib import data as D
+from lib import fusion as F
+from lib import retrieval as R
+from lib import runs as RU
+from lib.metrics import evaluate
+
+
+@pytest.fixture(scope="module")
+def claims():
+    return D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+
+
+@pytest.fixture(scope="module")
+def grid_and_runs(tiny_store, claims):
+    docs = tiny_store.docs
+    plans = {"claim_only": {c.claim_id: [c.text] for c in claims},
+             "oracle": {0: ["What is the moon made of?", "Did NASA say it?"], 1: ["What was growth?"], 2: []}}
+    grid = RU.RunGrid.from_params({"plans": list(plans), "retrievers": ["bm25", "dense", "hybrid"],
+                                   "scopes": ["claim", "global"], "temporal": [False, True],
+                                   "keep_undated": False, "all_fusions_for": ["oracle"], "depth": 5})
+    rng = np.random.default_rng(0)
+    vecs = rng.normal(size=(len(docs), 6)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    texts = RU.queries_needed(grid, plans, claims)
+    q = rng.normal(size=(len(texts), 6)).astype(np.float32)
+    q_emb = dict(zip(texts, q / np.linalg.norm(q, axis=1, keepdims=True)))
+    retr = RU.retrievers(grid, docs, vecs, q_emb)
+    runs, report = RU.retrieve(grid, docs, claims, plans, retr, progress=False)
+    return grid, plans, retr, runs, report
+
+
+def test_every_configuration_is_present(grid_and_runs):
+    grid, plans, _, runs, _ = grid_and_runs
+    configs = runs.groupby(RU.CONFIG_COLUMNS, observed=True).size()
+    # claim_only: main fusion only; oracle: 8 fusions; x 3 retrievers x 2 scopes x 2 temporal settings
+    assert len(configs) == (1 + len(F.FUSIONS)) * 3 * 2 * 2
+    assert runs.groupby(RU.CONFIG_COLUMNS + ["claim_id"], observed=True)["rank"].max().max() <= grid.depth
+
+
+def test_empty_plans_fall_back_and_are_reported(grid_and_runs, claims):
+    *_, runs, report = grid_and_runs
+    assert report["fallbacks"]["oracle"] == {"count": 1, "claim_ids": [2]}
+    assert report["fallbacks"]["claim_only"]["count"] == 0
+    sel = dict(plan="oracle", retriever="bm25", scope="global", temporal=False)
+    fallback = RU.runs_dict(runs, **sel, fusion="combmax_norm")["2"]
+    assert fallback == RU.runs_dict(runs, **{**sel, "plan": "claim_only"}, fusion="combmax_norm")["2"]
+
+
+def test_runs_equal_fusing_the_retriever_scores(grid_and_runs, tiny_store, claims):
+    grid, _, retr, runs, _ = grid_and_runs
+    docs = tiny_store.docs
+    r = retr[("bm25", "claim")]
+    rows = r.candidates(0)
+    scores = r.score(0, ["What is the moon made of?", "Did NASA say it?"], rows)
+    tiebreak = np.argsort(np.argsort(docs["doc_id"].to_numpy()))[rows]
+    fused = F.fuse(scores, "combsum", tiebreak)
+    top = F.top_k(fused, grid.depth, tiebreak)
+    got = RU.runs_dict(runs, plan="oracle", retriever="bm25", scope="claim", temporal=False, fusion="combsum")["0"]
+    assert list(got) == list(docs["doc_id"].to_numpy()[rows[top]])
+    assert np.allclose(list(got.values()), fused[top])
+    top1 = RU.runs_dict(runs, plan="oracle", retriever="bm25", scope="claim", temporal=False, fusion="top1")
+    assert len(top1["0"]) <= 2 and len(top1["1"]) == 1
+
+
+def test_temporal_filter_removes_documents_and_counts_them(grid_and_runs, tiny_store):
+    *_, runs, report = grid_and_runs
+    counts = report["temporal_filter"]["claim"]
+    assert counts["candidates"] == sum(len(v) for v in [tiny_store.docs[tiny_store.docs["claim_ids"].map(
+        lambda ids, c=c: c in ids)] for c in (0, 1, 2)])
+    assert counts["kept"] + sum(v for k, v in counts.items() if k.startswith("removed_")) == counts["candidates"]
+    on = runs[(runs["temporal"]) & (runs["scope"] == "claim")].groupby("claim_id").size()
+    off = runs[(~runs["temporal"]) & (runs["scope"] == "claim")].groupby("claim_id").size()
+    assert (on.reindex(off.index, fill_value=0) <= off).all() and on.sum() < off.sum()
+
+
+def test_runs_evaluate_with_the_store_qrels(grid_and_runs, tiny_store):
+    *_, runs, _ = grid_and_runs
+    from lib.store import qrels_dict
+    run = RU.runs_dict(runs, plan="oracle", retriever="bm25", scope="claim", temporal=False, fusion="combmax_norm")
+    values = evaluate(qrels_dict(tiny_store.qrels), run, ["ndcg@10", "recall@100"])
+    assert 0 < values["ndcg@10"] <= 1 and 0 < values["recall@100"] <= 1
+    with pytest.raises(KeyError, match="no run"):
+        RU.runs_dict(runs, plan="nope")
+
+
+def test_grid_parameters_are_checked():
+    with pytest.raises(ValueError, match="retrievers"):
+        RU.RunGrid.from_params({"plans": ["a"], "retrievers": ["splade"], "all_fusions_for": []})
+    with pytest.raises(ValueError, match="all_fusions_for"):
+        RU.RunGrid.from_params({"plans": ["a"], "all_fusions_for": ["b"]})
+    assert RU.RunGrid.from_params({"plans": ["a"], "bm25": {"k1": 1.2}, "all_fusions_for": []}).bm25 == R.BM25Params(k1=1.2)
+
+
+def test_parallel_passes_give_the_same_runs(grid_and_runs, tiny_store, claims):
+    grid, plans, retr, runs, report = grid_and_runs
+    parallel, report2 = RU.retrieve(grid, tiny_store.docs, claims, plans, retr, progress=False, workers=2)
+    pd.testing.assert_frame_equal(parallel, runs)
+    assert report2 == report

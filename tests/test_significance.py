@@ -1,0 +1,35 @@
+"""Bootstrap intervals and paired tests: known answers and seeded determinism."""
+import numpy as np
+import pytest
+
+from lib import significance as S
+
+
+def test_bootstrap_ci_of_a_constant_is_the_constant_and_is_seeded():
+    assert S.bootstrap_ci([0.5] * 10) == (0.5, 0.5, 0.5)
+    x = np.random.default_rng(0).random(50)
+    mean, lo, hi = S.bootstrap_ci(x, seed=1)
+    assert lo < mean < hi and mean == pytest.approx(x.mean())
+    assert S.bootstrap_ci(x, seed=1) == (mean, lo, hi)
+
+
+def test_paired_tests_separate_a_real_difference_from_none():
+    rng = np.random.default_rng(0)
+    a = rng.random(200)
+    assert S.paired_bootstrap(a, a) == 1.0 and S.randomisation_test(a, a) == 1.0
+    assert S.paired_bootstrap(a + 0.1, a) < 0.001 and S.randomisation_test(a + 0.1, a) < 0.001
+    noise = a + rng.normal(0, 0.01, size=200)
+    assert S.paired_bootstrap(noise, a) > 0.05 or S.randomisation_test(noise, a) > 0.05
+    with pytest.raises(ValueError, match="aligned"):
+        S.paired_bootstrap([1, 2], [1])
+
+
+def test_randomisation_exact_case():
+    # two differences of +1: of the 4 sign patterns, 2 reach |mean| >= 1, so p -> (n/2 + 1) / (n + 1)
+    p = S.randomisation_test([1.0, 1.0], [0.0, 0.0], n_resamples=20000, seed=0)
+    assert p == pytest.approx(0.5, abs=0.02)
+
+
+def test_holm_by_hand():
+    assert np.allclose(S.holm([0.01, 0.04, 0.03]), [0.03, 0.06, 0.06])
+    assert np.allclose(S.holm([0.5, 0.9]), [1.0, 1.0])
