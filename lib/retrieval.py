@@ -28,10 +28,10 @@ import pandas as pd
 import scipy.sparse as sp
 
 from lib.config import OUTPUTS_DIR
+from lib.store import SCOPES
 
 EMBEDDINGS_DIR = OUTPUTS_DIR / "embeddings"
 BUNDLED_MINILM = "sentence-transformers/all-MiniLM-L6-v2"
-SCOPES = ("claim", "global")
 RETRIEVERS = ("bm25", "dense", "hybrid")
 _TOKEN = re.compile(r"\w+")
 
