@@ -40,7 +40,7 @@ data: env ## pull data/ from the DVC remote and verify its checksums
 
 pipeline: setup ## run the DVC pipeline (does nothing when nothing changed)
 	dvc repro
-	dvc metrics show
+	python -m lib.notebooks metrics
 
 test: env nltk data ## the test suite
 	python -m pytest -q

@@ -3,17 +3,20 @@
 `python -m lib.notebooks run 01_knowledge_store --section knowledge_store` executes
 `notebooks/01_knowledge_store.ipynb` with the parameters of that `params.yaml` section into
 `outputs/notebooks/`; `python -m lib.notebooks render outputs/notebooks/*.ipynb` writes
-`reports/*.html`. Source notebooks stay without outputs; executed copies are pipeline outputs.
+`reports/*.html`; `python -m lib.notebooks metrics` prints the metrics files one value per line (easier
+to read than the wide table of `dvc metrics show`). Source notebooks stay without outputs; executed copies
+are pipeline outputs.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 from pathlib import Path
 from typing import Any
 
-from lib.config import EXECUTED_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT, section
+from lib.config import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT, section
 
 DEFAULT_TIMEOUT_S = 1800  # per cell: a hung kernel fails the stage instead of blocking it
 
@@ -61,12 +64,29 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="seconds per cell")
     render = sub.add_parser("render", help="render executed notebooks to reports/*.html")
     render.add_argument("executed", nargs="+")
+    metrics = sub.add_parser("metrics", help="print the metrics files one `key: value` per line")
+    metrics.add_argument("files", nargs="*", help="default: outputs/metrics/*.json")
     args = ap.parse_args(argv)
     if args.cmd == "run":
         run_notebook(args.name, section(args.section, args.params), timeout_s=args.timeout)
-    else:
+    elif args.cmd == "render":
         for path in args.executed:
             print(f"rendered {render_html(path)}")
+    else:
+        for path in args.files or sorted(METRICS_DIR.glob("*.json")):
+            print(f"== {Path(path).relative_to(ROOT) if Path(path).is_relative_to(ROOT) else path}")
+            for key, value in flatten(json.loads(Path(path).read_text())).items():
+                print(f"  {key}: {value}")
+
+
+def flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
+    """Nested dicts as {"a.b.c": leaf} (the keys `dvc metrics show` uses)."""
+    if not isinstance(tree, dict):
+        return {prefix: tree}
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        out.update(flatten(value, f"{prefix}.{key}" if prefix else str(key)))
+    return out
 
 
 if __name__ == "__main__":

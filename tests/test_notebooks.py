@@ -46,7 +46,7 @@ def test_notebook_03_runs_on_the_fixture_study(tiny_study, tmp_path):
         "runs_dir": str(tiny_study / "runs"), "store_dir": str(tiny_study / "store"),
         "plans_dir": str(tiny_study / "plans"), "metrics_path": str(metrics_path)}, tmp_path)
     metrics = json.loads(metrics_path.read_text())
-    assert set(metrics["ndcg@10"]["bm25 / claim"]) == {"TOP-1", "CONCAT", "COMBMAX", "COMBSUM", "COMBMAX-NORM",
+    assert set(metrics["ndcg@10"]["bm25/claim"]) == {"TOP-1", "CONCAT", "COMBMAX", "COMBSUM", "COMBMAX-NORM",
                                                        "COMBSUM-NORM", "RRF", "CombMNZ"}
     assert "COMBMAX-NORM has the best NDCG@10 in" in html
 
@@ -61,3 +61,9 @@ def test_notebook_04_runs_on_the_fixture_study(tiny_study, tmp_path):
     assert set(metrics["significant_vs_baseline"]) == {"ORACLE-QUERIES", "BLOOM-QG", "HEURISTIC"}
     curve = (tmp_path / "plots" / "recall_at_k.csv").read_text().splitlines()
     assert curve[0] == "k,claim_only,oracle,bloom_qg,heuristic" and len(curve) == 11
+
+
+def test_metrics_are_flattened_with_dvc_style_keys():
+    from lib.notebooks import flatten
+
+    assert flatten({"a": {"b": 1, "c": {"d": [2]}}, "e": "x"}) == {"a.b": 1, "a.c.d": [2], "e": "x"}
