@@ -37,6 +37,14 @@ def real_data() -> Path:
 
 
 @pytest.fixture(scope="session")
+def real_store(real_data) -> Store:
+    """The store built from the real data with the default params (tests need no pipeline run)."""
+    from lib.config import section
+
+    return build_store(StoreSettings.from_params(section("store")), real_data)
+
+
+@pytest.fixture(scope="session")
 def tiny_study(tiny_store, tmp_path_factory):
     """The retrieval study's files for the fixture: store, plans, (random) query embeddings and runs."""
     import json

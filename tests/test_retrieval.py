@@ -7,7 +7,7 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from lib import retrieval as R
-from lib.store import claim_pools, load_store
+from lib.store import claim_pools
 
 CORPUS = ["The moon is made of rock and dust.", "Cheese is a dairy product, cheese cheese.",
           "NASA never said the moon is cheese.", "Rock music from the moon", "the the the"]
@@ -38,8 +38,8 @@ def test_bm25_subset_has_the_subsets_statistics_and_rows_select_columns():
     assert np.array_equal(bm25.scores(QUERIES, rows=[4, 1]), bm25.scores(QUERIES)[:, [4, 1]])
 
 
-def test_bm25_equals_rank_bm25_on_real_store_text(real_data):
-    docs = load_store().docs
+def test_bm25_equals_rank_bm25_on_real_store_text(real_store):
+    docs = real_store.docs
     texts = docs["text"].tolist()
     queries = texts[:5] + ["Sean Connery letter Steve Jobs Apple commercial", "covid-19 vaccine deaths 2021",
                            "How many people died?", "the the the"]

@@ -152,11 +152,9 @@ def test_unknown_claim_id_in_a_system_output_is_an_error(tmp_path):
         build_store(fixture_settings(), data)
 
 
-def test_real_store_builds_with_default_params(real_data):
+def test_real_store_builds_with_default_params(real_store):
     """The default settings on the real data: sizes the README and notebook 01 rely on."""
-    from lib.config import section
-
-    store = build_store(StoreSettings.from_params(section("store")), real_data)
+    store = real_store
     assert len(store.docs) > 20_000 and store.docs["doc_id"].is_unique
     assert store.qrels["qid"].nunique() == 500
     assert set(store.qrels["grade"]) == {0, 1, 2}
