@@ -49,8 +49,9 @@ check-pipeline: pipeline ## slow check: a second repro must have nothing to do
 	dvc repro | tee /tmp/repro2.log
 	grep -q "Data and pipelines are up to date" /tmp/repro2.log
 
-bench: setup ## slow: vectorised BM25 and fusion against rank_bm25 and dict-based fusion (~20 min; needs `make pipeline`)
+bench: setup ## slow: BM25, fusion and AVeriTeC scoring against straightforward implementations (~25 min; needs `make pipeline`)
 	python -m benchmarks.bench_retrieval
+	python -m benchmarks.bench_scoring
 
 lock: env ## regenerate requirements.lock from the current environment
 	{ echo "# Pinned environment (pip freeze of a working .venv; torch is the CPU build pip finds as torch==2.13.0)."; \

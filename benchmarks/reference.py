@@ -47,3 +47,33 @@ def fuse_dicts(runs: Sequence[Mapping[str, float]], method: str, depth: int = 10
                 counts[d] = counts.get(d, 0) + 1
         return {d: s * counts[d] for d, s in fused.items()}
     raise ValueError(method)
+
+
+def averitec_claim_scores(preds, refs) -> list[tuple[float, float]]:
+    """(Q-only, Q+A) per claim the organisers' way: every pair tokenised and scored afresh, one process.
+
+    `preds` and `refs` are `lib.scoring.Evidence` lists (the same parsed inputs the fast scorer gets)."""
+    import numpy as np
+    from nltk import word_tokenize
+    from nltk.translate.meteor_score import single_meteor_score
+    from scipy.optimize import linear_sum_assignment
+
+    def matrix(cands, golds):
+        m = np.empty((len(cands), len(golds)))
+        for i, c in enumerate(cands):
+            for j, g in enumerate(golds):
+                m[i, j] = single_meteor_score(word_tokenize(g), word_tokenize(c))
+        return m
+
+    def assign(m, n):
+        if m.size == 0 or n == 0:
+            return 0.0
+        rows, cols = linear_sum_assignment(m, maximize=True)
+        return float(m[rows, cols].sum() / n)
+
+    out = []
+    for p, r in zip(preds, refs):
+        q_pred = list(p.questions if p.has_questions else p.strings)[:10]
+        out.append((assign(matrix(q_pred, r.questions), len(r.questions)),
+                    assign(matrix(list(p.strings)[:10], r.strings), len(r.strings))))
+    return out

@@ -5,7 +5,9 @@ Three DVC stages call this module:
   `outputs/embeddings/documents/<model>.{npy,json}` (the expensive step, cached by DVC per model).
 - `python -m lib.runs embed-queries`: embeddings of every query the plans need (CONCAT queries too).
 - `python -m lib.runs retrieve`: `outputs/runs/runs.parquet` (plan, retriever, scope, temporal, fusion,
-  claim_id, doc_id, rank, score) and `outputs/runs/report.json` (plan fallbacks, temporal filter counts).
+  claim_id, doc_id, rank, score), `outputs/runs/answers.parquet` (the best document of every plan query:
+  what `lib.evidence` pairs with it as its answer) and `outputs/runs/report.json` (plan fallbacks,
+  temporal filter counts).
 
 Notebooks 02-04 read these files; `runs_dict` turns one configuration into `{qid: {doc_id: score}}`.
 """
@@ -136,18 +138,21 @@ class _Job:
     tiebreak: np.ndarray
     published: np.ndarray
     captured: np.ndarray
+    plain_queries: dict[int, set[str]]
 
 
 _JOB: _Job | None = None
 
 
-def _retrieve_pass(pair: tuple[str, str]) -> tuple[list[tuple], dict[str, np.ndarray], dict[str, int]]:
-    """All plans, temporal settings and fusions for one (retriever, scope) over every claim."""
+def _retrieve_pass(pair: tuple[str, str]) -> tuple[list[tuple], dict[str, np.ndarray], dict[str, int], list[tuple]]:
+    """All plans, temporal settings and fusions for one (retriever, scope) over every claim, and the
+    best document of every single query (the answer `lib.evidence` pairs with it)."""
     job, (kind, scope) = _JOB, pair
     grid, retriever = job.grid, job.retr[pair]
     configs: list[tuple] = []
     chunks: dict[str, list[np.ndarray]] = {"config": [], "claim_id": [], "row": [], "rank": [], "score": []}
     counts_sum: dict[str, int] = {}
+    answers: list[tuple] = []
     for claim in job.claims:
         cid = claim.claim_id
         cands = retriever.candidates(cid)
@@ -171,6 +176,11 @@ def _retrieve_pass(pair: tuple[str, str]) -> tuple[list[tuple], dict[str, np.nda
             scores = retriever.score(cid, qlist, rows) if kind == "hybrid" and temporal else unfiltered[:, keep]
             norm = R.minmax_rows(scores)  # per query, so it serves every plan's sub-matrix
             tb = job.tiebreak[rows]
+            for qi, q in enumerate(qlist):
+                if q in job.plain_queries[cid]:  # CONCAT queries get no answer of their own
+                    best = F.top_k(scores[qi], 1, tb)
+                    if len(best):
+                        answers.append((temporal, cid, q, int(rows[best[0]]), float(scores[qi, best[0]])))
             for name in job.plans:
                 idx = [where[q] for q in job.resolved[name][cid]]
                 for fusion in grid.fusions_for(name):
@@ -186,13 +196,15 @@ def _retrieve_pass(pair: tuple[str, str]) -> tuple[list[tuple], dict[str, np.nda
                     chunks["row"].append(rows[top])
                     chunks["rank"].append(np.arange(1, n + 1, dtype=np.int16))
                     chunks["score"].append(fused[top])
-    return configs, {k: np.concatenate(v) for k, v in chunks.items()}, counts_sum
+    return configs, {k: np.concatenate(v) for k, v in chunks.items()}, counts_sum, answers
 
 
 def retrieve(grid: RunGrid, docs: pd.DataFrame, claims: list[D.Claim], plans: Mapping[str, P.Plan],
              retr: Mapping[tuple[str, str], R.Retriever], progress: bool = True, workers: int = 1
-             ) -> tuple[pd.DataFrame, dict]:
-    """Run the grid; returns the runs (top `depth` per claim and configuration) and a report.
+             ) -> tuple[pd.DataFrame, dict, pd.DataFrame]:
+    """Run the grid; returns the runs (top `depth` per claim and configuration), a report, and the
+    answers: the best document of every plan query (retriever, scope, temporal, claim_id, query,
+    doc_id, score).
 
     `workers` > 1 runs the (retriever, scope) passes in forked processes; the result is the same."""
     global _JOB
@@ -202,7 +214,8 @@ def retrieve(grid: RunGrid, docs: pd.DataFrame, claims: list[D.Claim], plans: Ma
         resolved[name], fallbacks[name] = P.resolve(plan, claims)
     _JOB = _Job(grid, list(claims), list(plans), resolved, retr,
                 np.argsort(np.argsort(doc_ids, kind="stable"), kind="stable"),  # rank in ascending doc id order
-                *R.date_ordinals(docs))
+                *R.date_ordinals(docs),
+                {c.claim_id: {q for name in plans for q in resolved[name][c.claim_id]} for c in claims})
     pairs = list(retr)
     bar = tqdm(total=len(pairs), desc="retrieve (retriever x scope passes)", disable=not progress)
     try:
@@ -225,11 +238,13 @@ def retrieve(grid: RunGrid, docs: pd.DataFrame, claims: list[D.Claim], plans: Ma
     configs: list[tuple] = []
     parts: dict[str, list[np.ndarray]] = {"config": [], "claim_id": [], "row": [], "rank": [], "score": []}
     temporal_counts: dict[str, dict[str, int]] = {}
-    for (kind, scope), (cfg, chunk, counts) in zip(pairs, results):
+    answer_rows = []
+    for (kind, scope), (cfg, chunk, counts, answers) in zip(pairs, results):
         for k, v in chunk.items():
             parts[k].append(v + len(configs) if k == "config" else v)
         configs.extend(cfg)
         temporal_counts.setdefault(scope, counts)
+        answer_rows.extend((kind, scope, *a) for a in answers)
     cat = {k: np.concatenate(v) for k, v in parts.items()}
     cfg = pd.DataFrame(configs, columns=CONFIG_COLUMNS)
     runs = pd.DataFrame({col: pd.Categorical(cfg[col].to_numpy()[cat["config"]]) if col != "temporal"
@@ -241,7 +256,9 @@ def retrieve(grid: RunGrid, docs: pd.DataFrame, claims: list[D.Claim], plans: Ma
     report = {"grid": asdict(grid), "claims": len(claims), "rows": len(runs),
               "fallbacks": {name: {"count": len(ids), "claim_ids": ids} for name, ids in fallbacks.items()},
               "temporal_filter": temporal_counts}
-    return runs, report
+    answers = pd.DataFrame(answer_rows, columns=["retriever", "scope", "temporal", "claim_id", "query", "row", "score"])
+    answers["doc_id"] = doc_ids[answers["row"].to_numpy(dtype=np.int64)]
+    return runs, report, answers.drop(columns="row")
 
 
 def runs_dict(runs: pd.DataFrame, **config: Any) -> dict[str, dict[str, float]]:
@@ -326,9 +343,11 @@ def main(argv: list[str] | None = None) -> None:
     plans = load_plans(grid.plans)
     doc_emb = document_embeddings(grid.model, docs["doc_id"].tolist()) if grid.needs_dense else None
     q_emb = query_embeddings(grid.model) if grid.needs_dense else None
-    runs, report = retrieve(grid, docs, claims, plans, retrievers(grid, docs, doc_emb, q_emb), workers=grid.workers)
+    runs, report, answers = retrieve(grid, docs, claims, plans, retrievers(grid, docs, doc_emb, q_emb),
+                                     workers=grid.workers)
     RUNS_DIR.mkdir(parents=True, exist_ok=True)
     runs.to_parquet(RUNS_DIR / "runs.parquet", index=False)
+    answers.to_parquet(RUNS_DIR / "answers.parquet", index=False)
     report["seconds"] = round(time.perf_counter() - start, 1)
     (RUNS_DIR / "report.json").write_text(json.dumps(report, indent=2) + "\n")
     n_cfg = len(runs.groupby(CONFIG_COLUMNS, observed=True))

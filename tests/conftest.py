@@ -75,9 +75,10 @@ def tiny_study(tiny_store, tmp_path_factory):
     texts = RU.queries_needed(grid, plans, claims)
     R.save_embeddings(root / "embeddings" / R.model_slug(grid.model), texts, unit(len(texts)), grid.model)
     q_emb = dict(zip(texts, np.load(root / "embeddings" / f"{R.model_slug(grid.model)}.npy")))
-    runs, report = RU.retrieve(grid, tiny_store.docs, claims, plans,
+    runs, report, answers = RU.retrieve(grid, tiny_store.docs, claims, plans,
                                RU.retrievers(grid, tiny_store.docs, unit(len(tiny_store.docs)), q_emb), progress=False)
     (root / "runs").mkdir()
     runs.to_parquet(root / "runs" / "runs.parquet", index=False)
+    answers.to_parquet(root / "runs" / "answers.parquet", index=False)
     (root / "runs" / "report.json").write_text(json.dumps(report))
     return root

@@ -67,3 +67,28 @@ def test_metrics_are_flattened_with_dvc_style_keys():
     from lib.notebooks import flatten
 
     assert flatten({"a": {"b": 1, "c": {"d": [2]}}, "e": "x"}) == {"a.b": 1, "a.c.d": [2], "e": "x"}
+
+
+def test_notebook_05_runs_on_fixture_scores(tmp_path):
+    import pandas as pd
+
+    from lib import data as D
+    from lib import evidence as E
+    from lib import scoring as S
+
+    claims = D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    refs = [S.reference_evidence(c) for c in claims]
+    oracle = [S.Evidence("Refuted", r.questions, r.strings[:1]) for r in refs]
+    runs = {"oracle": ("planner", oracle),
+            "oracle__duplicated": ("planner", [S.Evidence(p.label, p.questions, p.strings * 10) for p in oracle]),
+            "sys_x": ("system", [S.Evidence("Supported", ("What?",), ("What? Cheese.",)) for _ in refs]),
+            **{name: ("reference", preds) for name, preds in E.reference_runs(claims).items()}}
+    table = pd.concat([S.per_claim(p, refs).assign(run=r, kind=k, n_pairs=[len(x.strings[:10]) for x in p])
+                       for r, (k, p) in runs.items()], ignore_index=True)
+    table.to_parquet(tmp_path / "scores.parquet", index=False)
+    metrics_path = tmp_path / "averitec.json"
+    html = run_on_fixture("05_averitec_score", {"scores_path": str(tmp_path / "scores.parquet"),
+                                                "metrics_path": str(metrics_path)}, tmp_path)
+    metrics = json.loads(metrics_path.read_text())
+    assert set(metrics["runs"]) == set(runs) and metrics["runs"]["reference_gold"]["accuracy"] == 1.0
+    assert "Best published system at level 0.25: sys_x" in html

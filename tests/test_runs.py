@@ -31,7 +31,7 @@ def grid_and_runs(tiny_store, claims):
     q = rng.normal(size=(len(texts), 6)).astype(np.float32)
     q_emb = dict(zip(texts, q / np.linalg.norm(q, axis=1, keepdims=True)))
     retr = RU.retrievers(grid, docs, vecs, q_emb)
-    runs, report = RU.retrieve(grid, docs, claims, plans, retr, progress=False)
+    runs, report, answers = RU.retrieve(grid, docs, claims, plans, retr, progress=False)
     return grid, plans, retr, runs, report
 
 
@@ -99,6 +99,22 @@ def test_grid_parameters_are_checked():
 
 def test_parallel_passes_give_the_same_runs(grid_and_runs, tiny_store, claims):
     grid, plans, retr, runs, report = grid_and_runs
-    parallel, report2 = RU.retrieve(grid, tiny_store.docs, claims, plans, retr, progress=False, workers=2)
+    parallel, report2, answers2 = RU.retrieve(grid, tiny_store.docs, claims, plans, retr, progress=False, workers=2)
     pd.testing.assert_frame_equal(parallel, runs)
     assert report2 == report
+    _, _, serial_answers = RU.retrieve(grid, tiny_store.docs, claims, plans, retr, progress=False)
+    pd.testing.assert_frame_equal(answers2, serial_answers)
+
+
+def test_answers_are_each_querys_best_document(grid_and_runs, tiny_store, claims):
+    grid, plans, retr, *_ = grid_and_runs
+    _, _, answers = RU.retrieve(grid, tiny_store.docs, claims, plans, retr, progress=False)
+    docs = tiny_store.docs
+    q = "What is the moon made of?"
+    got = answers[(answers["retriever"] == "bm25") & (answers["scope"] == "global") & (~answers["temporal"])
+                  & (answers["claim_id"] == 0) & (answers["query"] == q)]
+    scores = retr[("bm25", "global")].score(0, [q])[0]
+    assert len(got) == 1 and got["score"].iloc[0] == scores.max()
+    assert got["doc_id"].iloc[0] in set(docs["doc_id"].to_numpy()[scores == scores.max()])
+    concat = F.concat_query(claims[0].text, plans["oracle"][0])
+    assert concat not in set(answers["query"])  # CONCAT queries are not plan queries

@@ -1,0 +1,140 @@
+"""From retrieval to AVeriTeC predictions, and the scores of every run (stage `averitec`).
+
+A plan's queries become the questions; each query's best retrieved document (from
+`outputs/runs/answers.parquet`, one retriever, scope and temporal setting) becomes its answer, with its
+URL; at most `max_pairs` (10) pairs per claim, in plan order, in the official prediction format. The
+verdict comes from a verdict source: `majority` (the most frequent train label) until the NLI classifier
+of notebook 07 exists.
+
+Duplication ablation: the shared-task paper observed that repeating QA pairs inflates the score (the
+Hungarian assignment can match each copy to another gold pair). `duplicate=True` cycles a claim's pairs
+up to `max_pairs`. It is off by default and only runs for the plans named in `averitec.duplicate_for`.
+
+`python -m lib.evidence` writes `outputs/averitec/predictions/*.json` and scores them, the published
+systems' runs and two references (gold against itself; "always Refuted, the claim as question and
+answer") into `outputs/averitec/scores.parquet` (one row per run and claim).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter
+from itertools import cycle, islice
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+
+from lib import data as D
+from lib import planners as P
+from lib import scoring as S
+from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, section
+
+AVERITEC_DIR = OUTPUTS_DIR / "averitec"
+VERDICT_SOURCES = ("majority",)
+
+
+def majority_label(claims: Sequence[D.Claim]) -> str:
+    """The most frequent label (ties: alphabetical first)."""
+    counts = Counter(c.label for c in claims)
+    return min(counts, key=lambda label: (-counts[label], label))
+
+
+def verdicts(source: str, claims: Sequence[D.Claim], train: Sequence[D.Claim]) -> dict[int, str]:
+    """A verdict per claim from a verdict source (see VERDICT_SOURCES)."""
+    if source == "majority":
+        label = majority_label(train)
+        return {c.claim_id: label for c in claims}
+    raise ValueError(f"unknown verdict source {source!r} (available: {VERDICT_SOURCES}; the NLI classifier "
+                     "becomes one with notebook 07)")
+
+
+def qa_predictions(plan: Mapping[int, Sequence[str]], answers: pd.DataFrame, docs: pd.DataFrame,
+                   claims: Sequence[D.Claim], labels: Mapping[int, str], max_pairs: int = S.MAX_QUESTIONS,
+                   duplicate: bool = False) -> list[dict[str, Any]]:
+    """Official-format predictions aligned with `claims`: each query with its best document as answer.
+
+    `answers` holds one retriever/scope/temporal setting (columns claim_id, query, doc_id); a query
+    without an answer (nothing retrievable) is left out."""
+    best = {(int(c), q): d for c, q, d in zip(answers["claim_id"], answers["query"], answers["doc_id"])}
+    if len(best) != len(answers):
+        raise ValueError("answers must hold one retriever, scope and temporal setting (duplicate claim/query)")
+    text = dict(zip(docs["doc_id"], docs["text"]))
+    url = dict(zip(docs["doc_id"], docs["url"]))
+    out = []
+    for c in claims:
+        pairs = [(q, best[(c.claim_id, q)]) for q in plan.get(c.claim_id, []) if (c.claim_id, q) in best]
+        pairs = pairs[:max_pairs]
+        if duplicate and pairs:
+            pairs = list(islice(cycle(pairs), max_pairs))
+        out.append({"claim_id": c.claim_id, "label": labels[c.claim_id],
+                    "questions": [{"question": q, "answers": [{"answer": text[d], "answer_type": "Extractive",
+                                                              "source_url": url[d]}]} for q, d in pairs]})
+    return out
+
+
+def reference_runs(claims: Sequence[D.Claim]) -> dict[str, list[S.Evidence]]:
+    """Two runs with known scores: gold against itself, and the trivial "always Refuted" run."""
+    return {"reference_gold": [S.reference_evidence(c) for c in claims],
+            "reference_always_refuted": [S.Evidence("Refuted", (c.text,), (S.qa_string(c.text, c.text),))
+                                         for c in claims]}
+
+
+def score_all(settings: Mapping[str, Any], data_dir: Path | str = DATA_DIR, runs_dir: Path | str | None = None,
+              store_dir: Path | str = STORE_DIR, plans_dir: Path | str = P.PLANS_DIR,
+              out_dir: Path | str = AVERITEC_DIR) -> pd.DataFrame:
+    """Build the planners' predictions, then score every run; returns (and writes) the per-claim table."""
+    from lib.runs import RUNS_DIR, load_plans
+    from lib.store import load_store
+
+    data_dir, out_dir = Path(data_dir), Path(out_dir)
+    runs_dir = Path(runs_dir) if runs_dir else RUNS_DIR
+    claims = D.load_averitec("dev", data_dir / "averitec" / "dev.json")
+    train = D.load_averitec("train", data_dir / "averitec" / "train.json")
+    refs = [S.reference_evidence(c) for c in claims]
+    labels = verdicts(settings["verdict_source"], claims, train)
+    answers = pd.read_parquet(runs_dir / "answers.parquet")
+    sel = answers[(answers["retriever"] == settings["retriever"]) & (answers["scope"] == settings["scope"])
+                  & (answers["temporal"] == bool(settings["temporal"]))]
+    if sel.empty:
+        raise ValueError(f"no answers for {settings['retriever']}/{settings['scope']}/temporal={settings['temporal']} "
+                         "in outputs/runs/answers.parquet: is that setting in params `retrieval`?")
+    docs = load_store(store_dir).docs
+    plans = load_plans(settings["plans"], plans_dir)
+    runs: dict[str, tuple[str, list[S.Evidence]]] = {}
+    (out_dir / "predictions").mkdir(parents=True, exist_ok=True)
+    for name, plan in plans.items():
+        resolved, _ = P.resolve(plan, claims)
+        for dup in [False] + ([True] if name in settings.get("duplicate_for", []) else []):
+            preds = qa_predictions(resolved, sel, docs, claims, labels, settings["max_pairs"], dup)
+            run = f"{name}{'__duplicated' if dup else ''}"
+            path = out_dir / "predictions" / f"{run}.json"
+            path.write_text(json.dumps(preds, ensure_ascii=False) + "\n")
+            runs[run] = ("planner", S.load_predictions(path, claims))
+    for name, file in settings["systems"].items():
+        runs[name] = ("system", S.load_predictions(data_dir / "averitec" / "systems" / file, claims))
+    for name, preds in reference_runs(claims).items():
+        runs[name] = ("reference", preds)
+    tables = []
+    for run, (kind, preds) in runs.items():
+        start = time.perf_counter()
+        t = S.per_claim(preds, refs, [c.claim_id for c in claims], jobs=settings.get("jobs", 2))
+        tables.append(t.assign(run=run, kind=kind, n_pairs=[len(p.strings[:S.MAX_QUESTIONS]) for p in preds]))
+        print(f"scored {run:34s} Q+A {t['qa'].mean():.4f}  accuracy {t['correct'].mean():.3f}  "
+              f"({time.perf_counter() - start:.1f} s)")
+    table = pd.concat(tables, ignore_index=True)
+    table.to_parquet(out_dir / "scores.parquet", index=False)
+    return table
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m lib.evidence", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--params", default=str(PARAMS_FILE))
+    args = ap.parse_args(argv)
+    score_all(section("averitec", args.params))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""QA predictions from retrieval answers, verdict sources, the duplication ablation, and scoring all runs."""
+import pandas as pd
+import pytest
+
+from conftest import FIXTURE_DATA
+from lib import data as D
+from lib import evidence as E
+from lib import scoring as S
+
+
+@pytest.fixture(scope="module")
+def claims():
+    return D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+
+
+DOCS = pd.DataFrame({"doc_id": ["d1", "d2"], "text": ["The moon is rock.", "Growth was 5%."],
+                     "url": ["https://nasa.gov/moon", "https://stats.example.org/growth"]})
+ANSWERS = pd.DataFrame({"claim_id": [0, 0, 1], "query": ["Q1?", "Q2?", "G?"], "doc_id": ["d1", "d1", "d2"]})
+
+
+def test_each_query_is_paired_with_its_best_document(claims):
+    preds = E.qa_predictions({0: ["Q1?", "Q2?", "no answer?"], 1: ["G?"]}, ANSWERS, DOCS, claims,
+                             {0: "Refuted", 1: "Supported", 2: "Refuted"})
+    assert preds[0]["questions"] == [
+        {"question": "Q1?", "answers": [{"answer": "The moon is rock.", "answer_type": "Extractive",
+                                         "source_url": "https://nasa.gov/moon"}]},
+        {"question": "Q2?", "answers": [{"answer": "The moon is rock.", "answer_type": "Extractive",
+                                         "source_url": "https://nasa.gov/moon"}]}]
+    assert preds[1]["label"] == "Supported" and len(preds[1]["questions"]) == 1
+    assert preds[2]["questions"] == []  # no plan, no pairs
+
+
+def test_pairs_are_capped_and_duplication_is_an_explicit_ablation(claims):
+    many = pd.DataFrame({"claim_id": [0] * 12, "query": [f"Q{i}?" for i in range(12)], "doc_id": ["d1"] * 12})
+    labels = {c.claim_id: "Refuted" for c in claims}
+    plan = {0: [f"Q{i}?" for i in range(12)], 1: []}
+    assert len(E.qa_predictions(plan, many, DOCS, claims, labels)[0]["questions"]) == 10
+    two = E.qa_predictions({0: ["Q1?", "Q2?"]}, ANSWERS, DOCS, claims, labels)
+    dup = E.qa_predictions({0: ["Q1?", "Q2?"]}, ANSWERS, DOCS, claims, labels, duplicate=True)
+    assert len(two[0]["questions"]) == 2 and [q["question"] for q in dup[0]["questions"]] == ["Q1?", "Q2?"] * 5
+    with pytest.raises(ValueError, match="one retriever"):
+        E.qa_predictions(plan, pd.concat([ANSWERS, ANSWERS]), DOCS, claims, labels)
+
+
+def test_verdict_sources(claims):
+    train = D.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json")
+    assert E.majority_label(claims) == min(set(c.label for c in claims),
+                                           key=lambda l: (-sum(c.label == l for c in claims), l))
+    assert set(E.verdicts("majority", claims, train).values()) == {E.majority_label(train)}
+    with pytest.raises(ValueError, match="unknown verdict source 'nli'"):
+        E.verdicts("nli", claims, train)
+
+
+def test_reference_runs_score_as_expected(claims):
+    refs = [S.reference_evidence(c) for c in claims]
+    runs = E.reference_runs(claims)
+    gold = S.per_claim(runs["reference_gold"], refs)
+    assert (gold["correct"]).all() and (gold["qa"] > 0.9).all()
+    trivial = S.per_claim(runs["reference_always_refuted"], refs)
+    assert list(trivial["pred_label"]) == ["Refuted"] * len(claims)
