@@ -30,6 +30,8 @@ from lib import data as D
 from lib import planners as P
 from lib import scoring as S
 from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, section
+from lib.runs import RUNS_DIR, load_plans
+from lib.store import load_store
 
 AVERITEC_DIR = OUTPUTS_DIR / "averitec"
 VERDICT_SOURCES = ("majority",)
@@ -85,9 +87,6 @@ def score_all(settings: Mapping[str, Any], data_dir: Path | str = DATA_DIR, runs
               store_dir: Path | str = STORE_DIR, plans_dir: Path | str = P.PLANS_DIR,
               out_dir: Path | str = AVERITEC_DIR) -> pd.DataFrame:
     """Build the planners' predictions, then score every run; returns (and writes) the per-claim table."""
-    from lib.runs import RUNS_DIR, load_plans
-    from lib.store import load_store
-
     data_dir, out_dir = Path(data_dir), Path(out_dir)
     runs_dir = Path(runs_dir) if runs_dir else RUNS_DIR
     claims = D.load_averitec("dev", data_dir / "averitec" / "dev.json")

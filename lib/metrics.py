@@ -61,6 +61,11 @@ def excluded_queries(qrels: Qrels) -> list[str]:
     return [q for q in qrels if q not in keep]
 
 
+def _ideal_gains(judged: Mapping[str, int]) -> np.ndarray:
+    """The grades of the judged relevant documents, best first: the ideal ranking's gains."""
+    return np.sort(np.array([g for g in judged.values() if g > 0], dtype=float))[::-1]
+
+
 def _dcg(gains: np.ndarray) -> float:
     return float(np.sum(gains / np.log2(np.arange(2, len(gains) + 2)))) if len(gains) else 0.0
 
@@ -71,7 +76,7 @@ def query_measures(judged: Mapping[str, int], scores: Mapping[str, float], measu
     grades = np.array([max(judged.get(d, 0), 0) for d in ranking], dtype=float)
     rel = grades >= 1
     n_rel = sum(1 for g in judged.values() if g >= 1)
-    ideal = np.sort(np.array([g for g in judged.values() if g > 0], dtype=float))[::-1]
+    ideal = _ideal_gains(judged)
     out: dict[str, float] = {}
     for measure in measures:
         name, k = parse_measure(measure)
@@ -122,7 +127,7 @@ def metric_curves(qrels: Qrels, run: Run, max_k: int = 100, per_query: bool = Fa
         gains = np.zeros(max_k)
         gains[: len(ranking)] = [max(judged.get(d, 0), 0) for d in ranking]
         ideal = np.zeros(max_k)
-        top = np.sort(np.array([g for g in judged.values() if g > 0], dtype=float))[::-1][:max_k]
+        top = _ideal_gains(judged)[:max_k]
         ideal[: len(top)] = top
         n_rel = sum(1 for g in judged.values() if g >= 1)
         hits = np.cumsum(gains >= 1)

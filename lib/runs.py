@@ -263,9 +263,7 @@ def retrieve(grid: RunGrid, docs: pd.DataFrame, claims: list[D.Claim], plans: Ma
 
 def runs_dict(runs: pd.DataFrame, **config: Any) -> dict[str, dict[str, float]]:
     """One configuration as `{qid: {doc_id: score}}` (qid = str(claim_id)); keyword args select it."""
-    sel = runs
-    for col, value in config.items():
-        sel = sel[sel[col] == value]
+    sel = select(runs, **config)
     if sel.empty and (config or runs.empty):
         raise KeyError(f"no run with {config}")
     out: dict[str, dict[str, float]] = {}
@@ -274,12 +272,16 @@ def runs_dict(runs: pd.DataFrame, **config: Any) -> dict[str, dict[str, float]]:
     return out
 
 
+def select(frame: pd.DataFrame, **filters: Any) -> pd.DataFrame:
+    """Rows whose columns match the filters (a value, or a list of accepted values)."""
+    for col, value in filters.items():
+        frame = frame[frame[col].isin(value if isinstance(value, (list, tuple, set)) else [value])]
+    return frame
+
+
 def configurations(runs: pd.DataFrame, **filters: Any) -> pd.DataFrame:
     """The distinct configurations (CONFIG_COLUMNS) in `runs`, optionally filtered (value or list)."""
-    cfg = runs[CONFIG_COLUMNS].drop_duplicates()
-    for col, value in filters.items():
-        cfg = cfg[cfg[col].isin(value if isinstance(value, (list, tuple, set)) else [value])]
-    return cfg.reset_index(drop=True)
+    return select(runs[CONFIG_COLUMNS].drop_duplicates(), **filters).reset_index(drop=True)
 
 
 def evaluate_grid(runs: pd.DataFrame, qrels: Mapping[str, Mapping[str, int]], measures: list[str],
@@ -289,10 +291,7 @@ def evaluate_grid(runs: pd.DataFrame, qrels: Mapping[str, Mapping[str, int]], me
     from lib.metrics import evaluate
 
     rows = []
-    sel = runs
-    for col, value in filters.items():
-        sel = sel[sel[col].isin(value if isinstance(value, (list, tuple, set)) else [value])]
-    for key, group in sel.groupby(CONFIG_COLUMNS, observed=True, sort=False):
+    for key, group in select(runs, **filters).groupby(CONFIG_COLUMNS, observed=True, sort=False):
         run = runs_dict(group)
         config = dict(zip(CONFIG_COLUMNS, key))
         if per_query:
