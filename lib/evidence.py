@@ -30,7 +30,7 @@ from lib import data as D
 from lib import planners as P
 from lib import scoring as S
 from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, section
-from lib.runs import RUNS_DIR, load_plans
+from lib.runs import RUNS_DIR, load_plans, select
 from lib.store import load_store
 
 AVERITEC_DIR = OUTPUTS_DIR / "averitec"
@@ -94,8 +94,7 @@ def score_all(settings: Mapping[str, Any], data_dir: Path | str = DATA_DIR, runs
     refs = [S.reference_evidence(c) for c in claims]
     labels = verdicts(settings["verdict_source"], claims, train)
     answers = pd.read_parquet(runs_dir / "answers.parquet")
-    sel = answers[(answers["retriever"] == settings["retriever"]) & (answers["scope"] == settings["scope"])
-                  & (answers["temporal"] == bool(settings["temporal"]))]
+    sel = select(answers, retriever=settings["retriever"], scope=settings["scope"], temporal=bool(settings["temporal"]))
     if sel.empty:
         raise ValueError(f"no answers for {settings['retriever']}/{settings['scope']}/temporal={settings['temporal']} "
                          "in outputs/runs/answers.parquet: is that setting in params `retrieval`?")

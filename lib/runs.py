@@ -91,17 +91,25 @@ def load_plans(names: list[str], plans_dir: Path | str = P.PLANS_DIR) -> dict[st
     return plans
 
 
+def claim_queries(grid: RunGrid, resolved: Mapping[str, P.Plan], claim: D.Claim) -> tuple[list[str], dict[str, str]]:
+    """One claim's distinct query texts over all plans (CONCAT queries included) and each plan's CONCAT query."""
+    queries: dict[str, None] = {}
+    concat: dict[str, str] = {}
+    for name, plan in resolved.items():
+        queries.update(dict.fromkeys(plan[claim.claim_id]))
+        if "concat" in grid.fusions_for(name):
+            concat[name] = F.concat_query(claim.text, plan[claim.claim_id], grid.concat_separator)
+            queries[concat[name]] = None
+    return list(queries), concat
+
+
 def queries_needed(grid: RunGrid, plans: Mapping[str, P.Plan], claims: list[D.Claim]) -> list[str]:
     """Every query text the grid runs: resolved plan queries and the CONCAT queries, each once."""
-    out: dict[str, None] = {}
-    for name, plan in plans.items():
-        resolved, _ = P.resolve(plan, claims)
-        with_concat = "concat" in grid.fusions_for(name)
-        for c in claims:
-            out.update(dict.fromkeys(resolved[c.claim_id]))
-            if with_concat:
-                out[F.concat_query(c.text, resolved[c.claim_id], grid.concat_separator)] = None
-    return list(out)
+    resolved = {name: P.resolve(plan, claims)[0] for name, plan in plans.items()}
+    # plan by plan, as the embeddings were first made: the encoder batches by length, so the order of
+    # equal-length texts moves the vectors in the 7th decimal
+    return list(dict.fromkeys(q for name in resolved for c in claims
+                              for q in claim_queries(grid, {name: resolved[name]}, c)[0]))
 
 
 def query_embeddings(model: str, emb_dir: Path | str = EMB_QUERIES_DIR) -> dict[str, np.ndarray]:
@@ -138,7 +146,6 @@ class _Job:
     tiebreak: np.ndarray
     published: np.ndarray
     captured: np.ndarray
-    plain_queries: dict[int, set[str]]
 
 
 _JOB: _Job | None = None
@@ -159,14 +166,8 @@ def _retrieve_pass(pair: tuple[str, str]) -> tuple[list[tuple], dict[str, np.nda
         status = R.date_status(job.published[cands], job.captured[cands], claim.claim_date)
         for k, v in R.temporal_report(status, grid.keep_undated).items():
             counts_sum[k] = counts_sum.get(k, 0) + v
-        queries: dict[str, None] = {}
-        concat = {}
-        for name in job.plans:
-            queries.update(dict.fromkeys(job.resolved[name][cid]))
-            if "concat" in grid.fusions_for(name):
-                concat[name] = F.concat_query(claim.text, job.resolved[name][cid], grid.concat_separator)
-                queries[concat[name]] = None
-        qlist = list(queries)
+        qlist, concat = claim_queries(grid, job.resolved, claim)
+        plain = {q for name in job.plans for q in job.resolved[name][cid]}
         where = {q: i for i, q in enumerate(qlist)}
         unfiltered = retriever.score(cid, qlist, cands)
         for temporal in grid.temporal:
@@ -177,7 +178,7 @@ def _retrieve_pass(pair: tuple[str, str]) -> tuple[list[tuple], dict[str, np.nda
             norm = R.minmax_rows(scores)  # per query, so it serves every plan's sub-matrix
             tb = job.tiebreak[rows]
             for qi, q in enumerate(qlist):
-                if q in job.plain_queries[cid]:  # CONCAT queries get no answer of their own
+                if q in plain:  # CONCAT queries get no answer of their own
                     best = F.top_k(scores[qi], 1, tb)
                     if len(best):
                         answers.append((temporal, cid, q, int(rows[best[0]]), float(scores[qi, best[0]])))
@@ -214,8 +215,7 @@ def retrieve(grid: RunGrid, docs: pd.DataFrame, claims: list[D.Claim], plans: Ma
         resolved[name], fallbacks[name] = P.resolve(plan, claims)
     _JOB = _Job(grid, list(claims), list(plans), resolved, retr,
                 np.argsort(np.argsort(doc_ids, kind="stable"), kind="stable"),  # rank in ascending doc id order
-                *R.date_ordinals(docs),
-                {c.claim_id: {q for name in plans for q in resolved[name][c.claim_id]} for c in claims})
+                *R.date_ordinals(docs))
     pairs = list(retr)
     bar = tqdm(total=len(pairs), desc="retrieve (retriever x scope passes)", disable=not progress)
     try:
