@@ -1,0 +1,81 @@
+"""A small OpenAI-compatible chat server for the tests: real HTTP on 127.0.0.1, canned answers, faults.
+
+    with StubLLM(lambda messages: '["Q1?", "Q2?"]') as stub:
+        stub.faults += ["429", "timeout"]        # the next two requests fail this way
+        LLM(LLMSettings(mode="live", base_url=stub.base_url, ...))
+
+Faults, one per request in order: "429" (rate limit), "500" (server error), "timeout" (answers after
+`delay` seconds, later than the client's timeout), "malformed" (a chatty answer with no JSON list).
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
+
+CHATTY = "Sure! I would look into several things here, for instance the source and the date. Hope this helps"
+
+
+class StubLLM:
+    def __init__(self, answer: Callable[[list[dict]], str], delay: float = 1.0):
+        self.answer, self.delay = answer, delay
+        self.faults: list[str] = []
+        self.requests: list[dict] = []      # JSON bodies received, in order
+        self.auth: list[str | None] = []    # Authorization headers received
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def __enter__(self) -> "StubLLM":
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:  # quiet
+                pass
+
+            def _send(self, status: int, body: dict) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                try:
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout)
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                with stub._lock:
+                    stub.requests.append(body)
+                    stub.auth.append(self.headers.get("Authorization"))
+                    fault = stub.faults.pop(0) if stub.faults else None
+                if not self.path.endswith("/chat/completions"):
+                    return self._send(404, {"error": {"message": f"no route {self.path}"}})
+                if fault in ("429", "500"):
+                    return self._send(int(fault), {"error": {"message": f"injected {fault}", "type": "stub"}})
+                if fault == "timeout":
+                    time.sleep(stub.delay)
+                content = CHATTY if fault == "malformed" else stub.answer(body["messages"])
+                self._send(200, {"id": f"stub-{len(stub.requests)}", "object": "chat.completion", "created": 0,
+                                 "model": body.get("model", "stub"),
+                                 "choices": [{"index": 0, "finish_reason": "stop",
+                                              "message": {"role": "assistant", "content": content}}],
+                                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
