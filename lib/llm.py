@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from lib.config import OUTPUTS_DIR
+from lib.config import OUTPUTS_DIR, ROOT
 
 MODES = ("off", "replay", "live")
 CACHE_FILE = OUTPUTS_DIR / "llm" / "cache.jsonl"
@@ -180,7 +180,8 @@ class LLM:
 
     def __init__(self, settings: LLMSettings, cache_path: Path | str | None = None):
         self.settings = settings
-        self.cache = AnswerCache(cache_path or settings.cache)
+        path = Path(cache_path or settings.cache)
+        self.cache = AnswerCache(path if path.is_absolute() else ROOT / path)  # relative: to the project root
         self.counters = Counters()
         self._client = None
 

@@ -82,3 +82,15 @@ def tiny_study(tiny_store, tmp_path_factory):
     answers.to_parquet(root / "runs" / "answers.parquet", index=False)
     (root / "runs" / "report.json").write_text(json.dumps(report))
     return root
+
+
+@pytest.fixture(scope="session")
+def tiny_qgen(tmp_path_factory):
+    """A QGEN model trained for one step on the fixture train claims (mechanics only, not quality)."""
+    from lib import data as D
+    from lib import qgen as Q
+
+    out = tmp_path_factory.mktemp("qgen")
+    s = Q.QGenSettings(batch_size=8, max_new_tokens=12, num_beams=2, max_source_tokens=48, max_target_tokens=24)
+    report = Q.train(s, D.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json"), out, progress=False)
+    return out, report

@@ -1,0 +1,191 @@
+"""Multi-hop evidence pursuit (Papelo, FEVER 2024, Algorithms 1 and 2).
+
+    q1 = first(claim)
+    for i in 1..n:  a_i = answer(q_i) from the store;  next = next(claim, (q1, a1) ... (q_i, a_i))
+                    stop when `next` is a verdict (or repeats an asked question, or i = n)
+    optional fill-up to n pairs with paraphrases of the asked questions
+
+Question generators (`QuestionSource`):
+- `seq`: the QGEN model's `next:` task (`lib.qgen`): the first question from the claim alone, the next from
+  the claim and the QA pairs so far; it stops by writing `verdict: <label>`. Paraphrases for the fill-up
+  are its other beam outputs.
+- `llm`: Papelo's prompts (`lib.prompted.first_messages`, `next_messages`) through `lib.llm`.
+Variants: Seq+Seq (both `seq`), Seq+LLM, LLM+LLM. ALL-AT-ONCE is the ablation (QGEN's `plan:` task, or
+the prompted ALL-AT-ONCE planner).
+
+Answers: the best document of the question in the claim's pool (BM25 in the claim scope by default), the
+same rule as `lib.evidence` uses for the static plans, so a pursuit's questions scored as a plan give the
+same QA pairs. The verdict of the AVeriTeC predictions comes from the verdict source of `lib.evidence`;
+the generator's own stop verdict is kept in the trace.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Protocol, Sequence
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from lib import data as D
+from lib import fusion as F
+from lib import retrieval as R
+
+
+@dataclass
+class Hop:
+    question: str
+    doc_id: str | None
+    answer: str
+    fill_up: bool = False
+
+
+@dataclass
+class Trace:
+    claim_id: int
+    hops: list[Hop] = field(default_factory=list)
+    stop: str = "max_questions"        # verdict | max_questions | repeat | no_question
+    stop_verdict: str | None = None     # the generator's own verdict, when it stopped with one
+
+    def to_json(self) -> dict[str, Any]:
+        return {"claim_id": self.claim_id, "stop": self.stop, "stop_verdict": self.stop_verdict,
+                "hops": [vars(h) for h in self.hops]}
+
+    @classmethod
+    def from_json(cls, rec: Mapping[str, Any]) -> "Trace":
+        return cls(int(rec["claim_id"]), [Hop(**h) for h in rec["hops"]], rec["stop"], rec.get("stop_verdict"))
+
+
+class QuestionSource(Protocol):
+    """Batched question generation: for each claim, candidates best first (a verdict is ("verdict", label))."""
+
+    def first(self, claims: Sequence[D.Claim]) -> list[list[tuple[str, str]]]: ...
+
+    def next(self, claims: Sequence[D.Claim], pairs: Sequence[Sequence[tuple[str, str]]]) -> list[list[tuple[str, str]]]: ...
+
+
+class SeqSource:
+    """QGEN's `next:` task; `alternatives` beam outputs per step (the fill-up paraphrases)."""
+
+    def __init__(self, generator, alternatives: int = 4, batch_size: int = 32):
+        self.g, self.k, self.batch_size = generator, alternatives, batch_size
+
+    def _run(self, claims, pairs) -> list[list[tuple[str, str]]]:
+        from lib.qgen import parse_next
+
+        sources = [self.g.next_source(c, p) for c, p in zip(claims, pairs)]
+        outs = self.g.generate(sources, num_return=self.k, batch_size=self.batch_size, max_new_tokens=32)
+        return [[parse_next(t) for t in texts] for texts in outs]
+
+    def first(self, claims):
+        return self._run(claims, [[] for _ in claims])
+
+    def next(self, claims, pairs):
+        return self._run(claims, pairs)
+
+
+class LLMSource:
+    """Papelo's first- and next-question prompts through `lib.llm` (one candidate per step)."""
+
+    def __init__(self, llm):
+        self.llm = llm
+
+    def first(self, claims):
+        from lib.llm import first_question
+        from lib.prompted import first_messages
+
+        texts = self.llm.chat_many([first_messages(c) for c in claims], desc="llm first question")
+        return [[("question", q)] if (q := first_question(t)) else [] for t in texts]
+
+    def next(self, claims, pairs):
+        from lib.prompted import next_messages, parse_next
+
+        texts = self.llm.chat_many([next_messages(c, p) for c, p in zip(claims, pairs)], desc="llm next question")
+        return [[r] if (r := parse_next(t)) else [] for t in texts]
+
+
+class Answerer:
+    """The best document for a question among a claim's candidates (one retriever and scope)."""
+
+    def __init__(self, retriever: R.Retriever, docs: pd.DataFrame):
+        self.retriever = retriever
+        ids = docs["doc_id"].to_numpy()
+        self.doc_ids, self.texts = ids, docs["text"].to_numpy()
+        self.tiebreak = np.argsort(np.argsort(ids, kind="stable"), kind="stable")  # as lib.runs ranks ties
+
+    def __call__(self, claim_id: int, question: str) -> tuple[str | None, str]:
+        rows = self.retriever.candidates(claim_id)
+        if len(rows) == 0:
+            return None, D.NO_ANSWER
+        scores = self.retriever.score(claim_id, [question], rows)[0]
+        best = F.top_k(scores, 1, self.tiebreak[rows])
+        if not len(best):
+            return None, D.NO_ANSWER
+        row = int(rows[best[0]])
+        return str(self.doc_ids[row]), str(self.texts[row])
+
+
+def _pick(cands: Sequence[tuple[str, str]], asked: set[str]) -> tuple[str, str] | None:
+    """The best candidate: a verdict, or the first question not asked yet."""
+    for kind, text in cands:
+        if kind == "verdict" or (text and text.lower() not in asked):
+            return kind, text
+    return None
+
+
+def pursue(claims: Sequence[D.Claim], first: QuestionSource, nxt: QuestionSource,
+           answer: Callable[[int, str], tuple[str | None, str]], max_questions: int = 5, fill_up: bool = False,
+           progress: bool = True) -> list[Trace]:
+    """Algorithm 1 for every claim, hop by hop in batches (claims still pursuing move on together)."""
+    traces = {c.claim_id: Trace(c.claim_id) for c in claims}
+    spare: dict[int, list[str]] = {c.claim_id: [] for c in claims}  # other beam outputs: fill-up paraphrases
+    active = list(claims)
+    cands = first.first(active)
+    bar = tqdm(total=max_questions, desc="pursuit hops", disable=not progress)
+    for hop in range(max_questions):
+        still, pending = [], []
+        for c, options in zip(active, cands):
+            t = traces[c.claim_id]
+            asked = {h.question.lower() for h in t.hops}
+            choice = _pick(options, asked)
+            spare[c.claim_id].extend(q for k, q in options if k == "question" and q and q.lower() not in asked)
+            if choice is None:
+                t.stop = "repeat" if options else "no_question"
+                continue
+            if choice[0] == "verdict":
+                t.stop, t.stop_verdict = "verdict", choice[1]
+                continue
+            doc_id, text = answer(c.claim_id, choice[1])
+            t.hops.append(Hop(choice[1], doc_id, text))
+            if hop + 1 < max_questions:
+                still.append(c)
+                pending.append([(h.question, h.answer) for h in t.hops])
+        bar.update()
+        active = still
+        if not active:
+            break
+        cands = nxt.next(active, pending)
+    bar.close()
+    if fill_up:
+        for cid, t in traces.items():
+            asked = {h.question.lower() for h in t.hops}
+            for q in spare[cid]:
+                if len(t.hops) >= max_questions:
+                    break
+                if q.lower() not in asked:
+                    asked.add(q.lower())
+                    doc_id, text = answer(cid, q)
+                    t.hops.append(Hop(q, doc_id, text, fill_up=True))
+    return [traces[c.claim_id] for c in claims]
+
+
+def as_plan(traces: Sequence[Trace]) -> dict[int, list[str]]:
+    """The questions a pursuit asked, as a plan (for the retrieval metrics)."""
+    return {t.claim_id: [h.question for h in t.hops] for t in traces}
+
+
+def stop_counts(traces: Sequence[Trace]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for t in traces:
+        out[t.stop] = out.get(t.stop, 0) + 1
+    return out

@@ -1,0 +1,81 @@
+"""lib.pursuit: Algorithm 1 with scripted question sources, and answers equal to lib.runs' best documents."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from lib import data as D
+from lib import pursuit as PU
+from lib import retrieval as R
+from lib.store import claim_pools
+from tests.conftest import FIXTURE_DATA
+
+
+class Scripted:
+    """Candidates from a script: {claim_id: [step0 candidates, step1 candidates, ...]}; records the pairs seen."""
+
+    def __init__(self, script):
+        self.script, self.seen = script, []
+
+    def first(self, claims):
+        return [self.script[c.claim_id][0] for c in claims]
+
+    def next(self, claims, pairs):
+        self.seen.extend((c.claim_id, list(p)) for c, p in zip(claims, pairs))
+        return [self.script[c.claim_id][len(p)] for c, p in zip(claims, pairs)]
+
+
+def fake_answer(cid, q):
+    return f"d{cid}", f"answer to {q}"
+
+
+@pytest.fixture(scope="module")
+def claims():
+    return D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+
+
+def test_stops_at_a_verdict_a_repeat_or_the_limit(claims):
+    q = lambda t: ("question", t)  # noqa: E731
+    script = {
+        0: [[q("A?")], [q("B?")], [("verdict", "Refuted")]],
+        1: [[q("C?")], [q("C?")]],                       # repeats itself, no alternative
+        2: [[q("D?")], [q("d?"), q("E?")], [q("F?")]],     # the repeat is skipped for the next beam output
+    }
+    src = Scripted(script)
+    traces = PU.pursue(claims, src, src, fake_answer, max_questions=3, progress=False)
+    assert [t.stop for t in traces] == ["verdict", "repeat", "max_questions"]
+    assert traces[0].stop_verdict == "Refuted"
+    assert PU.as_plan(traces) == {0: ["A?", "B?"], 1: ["C?"], 2: ["D?", "E?", "F?"]}
+    assert traces[0].hops[1].answer == "answer to B?"
+    # the next question sees the claim's QA pairs so far
+    assert (0, [("A?", "answer to A?"), ("B?", "answer to B?")]) in src.seen
+    assert PU.stop_counts(traces) == {"verdict": 1, "repeat": 1, "max_questions": 1}
+
+
+def test_fill_up_uses_other_beam_outputs(claims):
+    q = lambda t: ("question", t)  # noqa: E731
+    script = {0: [[q("A?"), q("A2?"), q("A3?")], [("verdict", "Supported"), q("B?")]],
+              1: [[q("C?")], [("verdict", "Refuted")]], 2: [[], []]}
+    src = Scripted(script)
+    traces = PU.pursue(claims, src, src, fake_answer, max_questions=3, fill_up=True, progress=False)
+    assert PU.as_plan(traces) == {0: ["A?", "A2?", "A3?"], 1: ["C?"], 2: []}
+    assert [h.fill_up for h in traces[0].hops] == [False, True, True]
+    assert traces[2].stop == "no_question"
+
+
+def test_trace_round_trip(claims):
+    t = PU.Trace(3, [PU.Hop("Q?", "d1", "A.")], "verdict", "Refuted")
+    assert PU.Trace.from_json(t.to_json()) == t
+
+
+def test_answers_are_the_runs_best_documents(tiny_store, tiny_study):
+    docs = tiny_store.docs
+    retriever = R.Retriever("bm25", "claim", R.BM25.from_texts(docs["text"]), None, claim_pools(docs))
+    answer = PU.Answerer(retriever, docs)
+    answers = pd.read_parquet(tiny_study / "runs" / "answers.parquet")
+    sel = answers[(answers.retriever == "bm25") & (answers.scope == "claim") & (~answers.temporal)]
+    assert len(sel) > 3
+    text = dict(zip(docs["doc_id"], docs["text"]))
+    for cid, query, doc_id in zip(sel["claim_id"], sel["query"], sel["doc_id"]):
+        assert answer(int(cid), query) == (doc_id, text[doc_id])
+    assert answer(99, "anything") == (None, D.NO_ANSWER)  # a claim without a pool
