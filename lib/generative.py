@@ -99,6 +99,8 @@ def build(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir:
     claims = D.load_averitec("dev", data_dir / "averitec" / "dev.json")
     claims = claims[: g["max_claims"]] if g.get("max_claims") else claims
     llm = LLM(LLMSettings.from_params(params.get("llm")), cache_path)
+    llm.cache.path.parent.mkdir(parents=True, exist_ok=True)
+    llm.cache.path.touch()  # a DVC output even when llm.mode is off
     docs = load_store(store_dir).docs
     encoder = R.load_encoder(retrieval["model"], None, retrieval.get("max_seq_length"))
     # the vectors of the retrieval runs where a text has one (stage embed_queries)
@@ -212,6 +214,11 @@ def runs_and_scores(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, 
     runs, report, answers = RU.retrieve(grid, docs, claims, plans, RU.retrievers(grid, docs, doc_emb, q_emb),
                                         progress=progress, workers=grid.workers)
     report["seconds_retrieval"] = round(time.perf_counter() - start, 1)
+    if q_emb is not None:  # plan statistics with redundancy (the dense grid embedded every query already)
+        ids = {c.claim_id for c in claims}
+        report["plan_stats"] = {name: P.plan_stats({cid: P._distinct(qs) for cid, qs in plan.items() if cid in ids},
+                                                   lambda qs: np.stack([q_emb[q] for q in qs]))
+                                for name, plan in plans.items()}
     sel = RU.select(answers, retriever=gr["answers"]["retriever"], scope=gr["answers"]["scope"], temporal=False)
     train = D.load_averitec("train", data_dir / "averitec" / "train.json")
     labels = E.verdicts(av["verdict_source"], claims, train)
