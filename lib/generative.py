@@ -129,7 +129,8 @@ def build(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir:
     timed("mmr_pool", start)
 
     answerer = pursuit_answerer(g["pursuit"], docs, retrieval, encoder)
-    sources = {"seq": PU.SeqSource(generator, g["pursuit"].get("alternatives", 4))}
+    sources = {"seq": PU.SeqSource(generator, g["pursuit"].get("alternatives", 4),
+                                   stop_threshold=g["pursuit"].get("stop_threshold", 0.5))}
     if llm.enabled:
         sources["llm"] = PU.LLMSource(llm)
         examples = PR.decomposition_examples(D.load_claimdecomp("dev", data_dir / "claimdecomp" / "dev.jsonl"))

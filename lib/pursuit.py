@@ -64,18 +64,53 @@ class QuestionSource(Protocol):
     def next(self, claims: Sequence[D.Claim], pairs: Sequence[Sequence[tuple[str, str]]]) -> list[list[tuple[str, str]]]: ...
 
 
-class SeqSource:
-    """QGEN's `next:` task; `alternatives` beam outputs per step (the fill-up paraphrases)."""
+def stop_probability(generator, sources: Sequence[str], batch_size: int = 32) -> np.ndarray:
+    """P(the output starts with `verdict`) for each QGEN `next:` source: the model's own stop decision, read
+    from its first decoding step. Beam search cannot make this decision: it compares whole sequences, and
+    a 4-token verdict beats any 12-token question on total log-probability."""
+    import torch
 
-    def __init__(self, generator, alternatives: int = 4, batch_size: int = 32):
-        self.g, self.k, self.batch_size = generator, alternatives, batch_size
+    from lib.qgen import VERDICT
+
+    g = generator
+    first_id = g.tok(VERDICT.rstrip(":"), add_special_tokens=False).input_ids[0]
+    start = g.model.generation_config.decoder_start_token_id
+    out = []
+    with torch.inference_mode():
+        for i in range(0, len(sources), batch_size):
+            enc = g.tok(list(sources[i:i + batch_size]), padding=True, truncation=True,
+                        max_length=g.s.max_source_tokens, return_tensors="pt").to(g.device)
+            dec = torch.full((len(enc.input_ids), 1), start, dtype=torch.long, device=g.device)
+            logits = g.model(input_ids=enc.input_ids, attention_mask=enc.attention_mask, decoder_input_ids=dec).logits
+            out.append(torch.softmax(logits[:, 0, :].float(), dim=-1)[:, first_id].cpu().numpy())
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+class SeqSource:
+    """QGEN's `next:` task; `alternatives` beam outputs per step (the fill-up paraphrases).
+
+    Whether to stop is the model's probability that its output starts with `verdict` (`stop_threshold`,
+    default 0.5: stop when the model finds stopping more likely than asking), not the beam ranking, which
+    prefers any short verdict over a longer question."""
+
+    def __init__(self, generator, alternatives: int = 4, batch_size: int = 32, stop_threshold: float | None = 0.5):
+        self.g, self.k, self.batch_size, self.stop_threshold = generator, alternatives, batch_size, stop_threshold
 
     def _run(self, claims, pairs) -> list[list[tuple[str, str]]]:
         from lib.qgen import parse_next
 
         sources = [self.g.next_source(c, p) for c, p in zip(claims, pairs)]
         outs = self.g.generate(sources, num_return=self.k, batch_size=self.batch_size, max_new_tokens=32)
-        return [[parse_next(t) for t in texts] for texts in outs]
+        cands = [[parse_next(t) for t in texts] for texts in outs]
+        if self.stop_threshold is None:  # the beam ranking decides (the naive reading)
+            return cands
+        p_stop = stop_probability(self.g, sources, self.batch_size)
+        out = []
+        for options, p in zip(cands, p_stop):
+            verdicts = [o for o in options if o[0] == "verdict"][:1] or [("verdict", None)]
+            questions = [o for o in options if o[0] == "question"]
+            out.append(verdicts + questions if p >= self.stop_threshold else questions)
+        return out
 
     def first(self, claims):
         return self._run(claims, [[] for _ in claims])
@@ -125,10 +160,10 @@ class Answerer:
         return str(self.doc_ids[row]), str(self.texts[row])
 
 
-def _pick(cands: Sequence[tuple[str, str]], asked: set[str]) -> tuple[str, str] | None:
-    """The best candidate: a verdict, or the first question not asked yet."""
+def _pick(cands: Sequence[tuple[str, str]], asked: set[str], verdict_allowed: bool) -> tuple[str, str] | None:
+    """The best candidate: a verdict (once there is evidence), or the first question not asked yet."""
     for kind, text in cands:
-        if kind == "verdict" or (text and text.lower() not in asked):
+        if kind == "verdict" and verdict_allowed or kind == "question" and text and text.lower() not in asked:
             return kind, text
     return None
 
@@ -147,10 +182,10 @@ def pursue(claims: Sequence[D.Claim], first: QuestionSource, nxt: QuestionSource
         for c, options in zip(active, cands):
             t = traces[c.claim_id]
             asked = {h.question.lower() for h in t.hops}
-            choice = _pick(options, asked)
+            choice = _pick(options, asked, verdict_allowed=hop > 0)  # no verdict before any evidence
             spare[c.claim_id].extend(q for k, q in options if k == "question" and q and q.lower() not in asked)
             if choice is None:
-                t.stop = "repeat" if options else "no_question"
+                t.stop = "repeat" if any(k == "question" for k, _ in options) else "no_question"
                 continue
             if choice[0] == "verdict":
                 t.stop, t.stop_verdict = "verdict", choice[1]

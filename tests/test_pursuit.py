@@ -37,7 +37,7 @@ def claims():
 def test_stops_at_a_verdict_a_repeat_or_the_limit(claims):
     q = lambda t: ("question", t)  # noqa: E731
     script = {
-        0: [[q("A?")], [q("B?")], [("verdict", "Refuted")]],
+        0: [[("verdict", "Supported"), q("A?")], [q("B?")], [("verdict", "Refuted")]],  # no verdict before evidence
         1: [[q("C?")], [q("C?")]],                       # repeats itself, no alternative
         2: [[q("D?")], [q("d?"), q("E?")], [q("F?")]],     # the repeat is skipped for the next beam output
     }
@@ -79,3 +79,34 @@ def test_answers_are_the_runs_best_documents(tiny_store, tiny_study):
     for cid, query, doc_id in zip(sel["claim_id"], sel["query"], sel["doc_id"]):
         assert answer(int(cid), query) == (doc_id, text[doc_id])
     assert answer(99, "anything") == (None, D.NO_ANSWER)  # a claim without a pool
+
+
+class FakeGenerator:
+    def __init__(self, texts, p_stop):
+        self.texts, self.p_stop = texts, p_stop
+
+    def next_source(self, claim, pairs):
+        return f"{claim.claim_id}:{len(pairs)}"
+
+    def generate(self, sources, num_return, batch_size, max_new_tokens):
+        return [self.texts for _ in sources]
+
+
+
+def test_seq_source_stops_by_the_verdict_probability_not_the_beam_rank(claims, monkeypatch):
+    monkeypatch.setattr(PU, "stop_probability", lambda g, sources, batch_size: g.p_stop[: len(sources)])
+    texts = ["verdict : refuted", "who said it?", "when?"]
+    src = PU.SeqSource(FakeGenerator(texts, [0.7, 0.2]), stop_threshold=0.5)
+    out = src.next(claims[:2], [[("q?", "a")], [("q?", "a")]])
+    assert out[0] == [("verdict", "Refuted"), ("question", "who said it?"), ("question", "when?")]
+    assert out[1] == [("question", "who said it?"), ("question", "when?")]
+    naive = PU.SeqSource(FakeGenerator(texts, [0.2, 0.2]), stop_threshold=None)
+    assert naive.next(claims[:1], [[("q?", "a")]])[0][0] == ("verdict", "Refuted")  # the beam ranking decides
+
+
+def test_stop_probability_is_a_probability(tiny_qgen, claims):
+    from lib.qgen import Generator
+
+    g = Generator(tiny_qgen[0])
+    p = PU.stop_probability(g, [g.next_source(c, []) for c in claims])
+    assert p.shape == (3,) and ((p >= 0) & (p <= 1)).all()
