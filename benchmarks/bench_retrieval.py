@@ -57,7 +57,7 @@ def bench_bm25(texts: list[str], queries: list[str], batch: int) -> None:
 
 def bench_fusion(texts: list[str], doc_ids: np.ndarray, plan: P.Plan, methods: list[str], depth: int) -> None:
     bm25 = R.BM25.from_texts(texts)
-    tiebreak = np.argsort(np.argsort(doc_ids, kind="stable"), kind="stable")
+    tiebreak = F.id_tiebreak(doc_ids)
     matrices = [bm25.scores(qs) for qs in plan.values()]
     ids = doc_ids.tolist()
     t_ours = t_ref = 0.0

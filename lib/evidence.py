@@ -76,6 +76,19 @@ def qa_predictions(plan: Mapping[int, Sequence[str]], answers: pd.DataFrame, doc
     return out
 
 
+def save_predictions(preds: list[dict[str, Any]], path: Path | str, claims: Sequence[D.Claim]) -> list[S.Evidence]:
+    """Write official-format predictions, and read them back as the scorer sees any prediction file."""
+    Path(path).write_text(json.dumps(preds, ensure_ascii=False) + "\n")
+    return S.load_predictions(path, claims)
+
+
+def score_run(preds: Sequence[S.Evidence], refs: Sequence[S.Evidence], claims: Sequence[D.Claim], jobs: int = 2,
+              **columns: Any) -> pd.DataFrame:
+    """`lib.scoring.per_claim` for one run, with `columns` (run, kind) and the QA pairs scored per claim."""
+    t = S.per_claim(preds, refs, [c.claim_id for c in claims], jobs=jobs)
+    return t.assign(**columns, n_pairs=[len(p.strings[:S.MAX_QUESTIONS]) for p in preds])
+
+
 def reference_runs(claims: Sequence[D.Claim]) -> dict[str, list[S.Evidence]]:
     """Two runs with known scores: gold against itself, and the trivial "always Refuted" run."""
     return {"reference_gold": [S.reference_evidence(c) for c in claims],
@@ -107,9 +120,7 @@ def score_all(settings: Mapping[str, Any], data_dir: Path | str = DATA_DIR, runs
         for dup in [False] + ([True] if name in settings.get("duplicate_for", []) else []):
             preds = qa_predictions(resolved, sel, docs, claims, labels, settings["max_pairs"], dup)
             run = f"{name}{'__duplicated' if dup else ''}"
-            path = out_dir / "predictions" / f"{run}.json"
-            path.write_text(json.dumps(preds, ensure_ascii=False) + "\n")
-            runs[run] = ("planner", S.load_predictions(path, claims))
+            runs[run] = ("planner", save_predictions(preds, out_dir / "predictions" / f"{run}.json", claims))
     for name, file in settings["systems"].items():
         runs[name] = ("system", S.load_predictions(data_dir / "averitec" / "systems" / file, claims))
     for name, preds in reference_runs(claims).items():
@@ -117,8 +128,8 @@ def score_all(settings: Mapping[str, Any], data_dir: Path | str = DATA_DIR, runs
     tables = []
     for run, (kind, preds) in runs.items():
         start = time.perf_counter()
-        t = S.per_claim(preds, refs, [c.claim_id for c in claims], jobs=settings.get("jobs", 2))
-        tables.append(t.assign(run=run, kind=kind, n_pairs=[len(p.strings[:S.MAX_QUESTIONS]) for p in preds]))
+        t = score_run(preds, refs, claims, settings.get("jobs", 2), run=run, kind=kind)
+        tables.append(t)
         print(f"scored {run:34s} Q+A {t['qa'].mean():.4f}  accuracy {t['correct'].mean():.3f}  "
               f"({time.perf_counter() - start:.1f} s)")
     table = pd.concat(tables, ignore_index=True)

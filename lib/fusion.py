@@ -87,6 +87,12 @@ def fuse(scores: np.ndarray, method: str, tiebreak: np.ndarray | None = None, de
     return fused
 
 
+def id_tiebreak(doc_ids: Sequence) -> np.ndarray:
+    """Each document's rank in ascending doc id order: the tie-break of every ranking in the study (`top_k`
+    puts the higher doc id first among equal scores, as `lib.metrics.rank` does)."""
+    return np.argsort(np.argsort(np.asarray(doc_ids), kind="stable"), kind="stable")
+
+
 def top_k(fused: np.ndarray, k: int, tiebreak: np.ndarray | None = None) -> np.ndarray:
     """Indices of the k best candidates (fused desc, tie-break desc), `-inf` ones left out."""
     fused = np.asarray(fused, dtype=np.float64)

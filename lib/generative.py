@@ -36,7 +36,7 @@ from lib import runs as RU
 from lib import scoring as S
 from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, load_params
 from lib.llm import LLM, LLMSettings
-from lib.store import claim_pools, load_store
+from lib.store import load_store
 
 GEN_DIR = OUTPUTS_DIR / "generative"
 LABELS = {"qgen": "QGEN", "pursuit_seq_seq": "PURSUIT Seq+Seq", "pursuit_seq_llm": "PURSUIT Seq+LLM",
@@ -75,16 +75,29 @@ def mmr_plan(candidates: Mapping[int, Sequence[str]], claims: Sequence[D.Claim],
     return plan
 
 
+def mmr_inputs(pool_names: Sequence[str], claims: Sequence[D.Claim], plans_dir: Path | str, encoder,
+               known: Mapping[str, np.ndarray] | None = None) -> tuple[dict[int, list[str]], dict[str, np.ndarray]]:
+    """The MMR-POOL candidates (the union of the named plans, per claim) and the embeddings the filter
+    needs: claims, justifications and candidates."""
+    pool_plans = RU.load_plans(list(pool_names), plans_dir)
+    pool = {c.claim_id: [q for plan in pool_plans.values() for q in plan.get(c.claim_id, [])] for c in claims}
+    texts = [c.text for c in claims] + [c.justification for c in claims if c.justification.strip()] + \
+        [q for qs in pool.values() for q in qs]
+    return pool, embed_texts(texts, encoder, known)
+
+
 def pursuit_answerer(settings: Mapping[str, Any], docs: pd.DataFrame, retrieval: Mapping[str, Any],
                      encoder=None) -> PU.Answerer:
-    """The retriever whose best document answers each pursuit question (params generative.pursuit)."""
+    """The retriever whose best document answers each pursuit question (params generative.pursuit), built
+    by `lib.runs.retrievers` from the `retrieval` params narrowed to that retriever and scope."""
     kind, scope = settings.get("retriever", "bm25"), settings.get("scope", "claim")
-    bm25 = R.BM25.from_texts(docs["text"], R.BM25Params(**retrieval.get("bm25", {}))) if kind != "dense" else None
-    dense = None
-    if kind in ("dense", "hybrid"):
-        doc_emb = RU.document_embeddings(retrieval["model"], docs["doc_id"].tolist())
-        dense = R.DenseIndex(doc_emb, RU.query_embeddings(retrieval["model"]), encoder)
-    return PU.Answerer(R.Retriever(kind, scope, bm25, dense, claim_pools(docs)), docs)
+    grid = RU.RunGrid.from_params({**retrieval, "plans": [], "retrievers": [kind], "scopes": [scope],
+                                   "all_fusions_for": []})
+    doc_emb = q_emb = None
+    if grid.needs_dense:
+        doc_emb = RU.document_embeddings(grid.model, docs["doc_id"].tolist())
+        q_emb = RU.query_embeddings(grid.model)
+    return PU.Answerer(RU.retrievers(grid, docs, doc_emb, q_emb, encoder)[(kind, scope)], docs)
 
 
 def build(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir: Path | str = STORE_DIR,
@@ -120,11 +133,7 @@ def build(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir:
 
     mmr = M.MMRParams(**g.get("mmr", {}))
     start = time.perf_counter()
-    pool_plans = RU.load_plans(g.get("mmr_pool", []), plans_dir)
-    pool = {c.claim_id: [q for plan in pool_plans.values() for q in plan.get(c.claim_id, [])] for c in claims}
-    texts = [c.text for c in claims] + [c.justification for c in claims if c.justification.strip()] + \
-        [q for qs in pool.values() for q in qs]
-    emb = embed_texts(texts, encoder, known)
+    pool, emb = mmr_inputs(g.get("mmr_pool", []), claims, plans_dir, encoder, known)
     plans["mmr_pool"] = mmr_plan(pool, claims, emb, mmr)
     timed("mmr_pool", start)
 
@@ -229,12 +238,10 @@ def runs_and_scores(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, 
     for name, plan in plans.items():
         resolved, _ = P.resolve(plan, claims)
         preds = E.qa_predictions(resolved, sel, docs, claims, labels, av["max_pairs"])
-        path = gen_dir / "predictions" / f"{name}.json"
-        path.write_text(json.dumps(preds, ensure_ascii=False) + "\n")
-        evid = S.load_predictions(path, claims)
-        t = S.per_claim(evid, refs, [c.claim_id for c in claims], jobs=av.get("jobs", 2))
-        tables.append(t.assign(run=name, kind="baseline" if name in gr["baselines"] else "generative",
-                               n_pairs=[len(p.strings[:S.MAX_QUESTIONS]) for p in evid]))
+        evid = E.save_predictions(preds, gen_dir / "predictions" / f"{name}.json", claims)
+        t = E.score_run(evid, refs, claims, av.get("jobs", 2), run=name,
+                        kind="baseline" if name in gr["baselines"] else "generative")
+        tables.append(t)
         if progress:
             print(f"scored {name:24s} Q+A {t['qa'].mean():.4f}")
     scores = pd.concat(tables, ignore_index=True)

@@ -146,7 +146,7 @@ class Answerer:
         self.retriever = retriever
         ids = docs["doc_id"].to_numpy()
         self.doc_ids, self.texts = ids, docs["text"].to_numpy()
-        self.tiebreak = np.argsort(np.argsort(ids, kind="stable"), kind="stable")  # as lib.runs ranks ties
+        self.tiebreak = F.id_tiebreak(ids)  # as lib.runs ranks ties
 
     def __call__(self, claim_id: int, question: str) -> tuple[str | None, str]:
         rows = self.retriever.candidates(claim_id)

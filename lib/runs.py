@@ -214,7 +214,7 @@ def retrieve(grid: RunGrid, docs: pd.DataFrame, claims: list[D.Claim], plans: Ma
     for name, plan in plans.items():
         resolved[name], fallbacks[name] = P.resolve(plan, claims)
     _JOB = _Job(grid, list(claims), list(plans), resolved, retr,
-                np.argsort(np.argsort(doc_ids, kind="stable"), kind="stable"),  # rank in ascending doc id order
+                F.id_tiebreak(doc_ids),
                 *R.date_ordinals(docs))
     pairs = list(retr)
     bar = tqdm(total=len(pairs), desc="retrieve (retriever x scope passes)", disable=not progress)

@@ -90,3 +90,9 @@ def test_equals_the_dict_reference_on_random_score_matrices(method):
         assert all(got[d] == pytest.approx(ref[d], abs=1e-12) for d in ref)
         assert [ids[j] for j in F.top_k(ours, 10, np.arange(n_docs))] == \
             sorted(ref, key=lambda d: (ref[d], d), reverse=True)[:10]
+
+
+def test_id_tiebreak_ranks_documents_by_ascending_id():
+    assert F.id_tiebreak(np.array(["b", "a", "c", "a2"], dtype=object)).tolist() == [2, 0, 3, 1]
+    # top_k puts the higher doc id first among equal scores
+    assert F.top_k(np.zeros(3), 3, F.id_tiebreak(["b", "a", "c"])).tolist() == [2, 0, 1]
