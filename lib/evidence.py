@@ -3,8 +3,10 @@
 A plan's queries become the questions; each query's best retrieved document (from
 `outputs/runs/answers.parquet`, one retriever, scope and temporal setting) becomes its answer, with its
 URL; at most `max_pairs` (10) pairs per claim, in plan order, in the official prediction format. The
-verdict comes from a verdict source: `majority` (the most frequent train label) until the NLI classifier
-of notebook 07 exists.
+verdict comes from a verdict source: `majority` (the most frequent train label), or `nli`, the
+classifier of notebook 07 given the plan's own evidence (`lib.veracity.nli_verdicts`). The `averitec`
+stage runs before the classifier is trained, so it uses `majority`; notebook 07 rescores the same
+per-claim evidence scores with the classifier's verdicts (`with_verdicts`).
 
 Duplication ablation: the shared-task paper observed that repeating QA pairs inflates the score (the
 Hungarian assignment can match each copy to another gold pair). `duplicate=True` cycles a claim's pairs
@@ -34,7 +36,7 @@ from lib.runs import RUNS_DIR, load_plans, select
 from lib.store import load_store
 
 AVERITEC_DIR = OUTPUTS_DIR / "averitec"
-VERDICT_SOURCES = ("majority",)
+VERDICT_SOURCES = ("majority", "nli")
 
 
 def majority_label(claims: Sequence[D.Claim]) -> str:
@@ -43,13 +45,32 @@ def majority_label(claims: Sequence[D.Claim]) -> str:
     return min(counts, key=lambda label: (-counts[label], label))
 
 
-def verdicts(source: str, claims: Sequence[D.Claim], train: Sequence[D.Claim]) -> dict[int, str]:
-    """A verdict per claim from a verdict source (see VERDICT_SOURCES)."""
+def verdicts(source: str, claims: Sequence[D.Claim], train: Sequence[D.Claim],
+             classifier: Mapping[int, str] | None = None) -> dict[int, str]:
+    """A verdict per claim from a verdict source (see VERDICT_SOURCES); `nli` takes the classifier's
+    predictions ({claim_id: label}, `lib.veracity.nli_verdicts`)."""
     if source == "majority":
         label = majority_label(train)
         return {c.claim_id: label for c in claims}
-    raise ValueError(f"unknown verdict source {source!r} (available: {VERDICT_SOURCES}; the NLI classifier "
-                     "becomes one with notebook 07)")
+    if source == "nli":
+        if classifier is None:
+            raise ValueError("verdict source 'nli' needs the classifier's predictions: lib.veracity.nli_verdicts "
+                             "of the stage nli_averitec (notebook 07)")
+        missing = [c.claim_id for c in claims if c.claim_id not in classifier]
+        if missing:
+            raise ValueError(f"the classifier has no verdict for {len(missing)} claims (first: {missing[:5]})")
+        return {c.claim_id: classifier[c.claim_id] for c in claims}
+    raise ValueError(f"unknown verdict source {source!r} (available: {VERDICT_SOURCES})")
+
+
+def with_verdicts(table: pd.DataFrame, labels: Mapping[int, str]) -> pd.DataFrame:
+    """A per-claim score table (`lib.scoring.per_claim`) with other verdicts: the evidence scores stay,
+    `pred_label` and `correct` follow `labels` ({claim_id: label})."""
+    missing = set(table["claim_id"]) - set(labels)
+    if missing:
+        raise ValueError(f"no verdict for {len(missing)} claims of the table (first: {sorted(missing)[:5]})")
+    pred = table["claim_id"].map(labels)
+    return table.assign(pred_label=pred, correct=pred == table["label"])
 
 
 def qa_predictions(plan: Mapping[int, Sequence[str]], answers: pd.DataFrame, docs: pd.DataFrame,
@@ -105,6 +126,9 @@ def score_all(settings: Mapping[str, Any], data_dir: Path | str = DATA_DIR, runs
     claims = D.load_averitec("dev", data_dir / "averitec" / "dev.json")
     train = D.load_averitec("train", data_dir / "averitec" / "train.json")
     refs = [S.reference_evidence(c) for c in claims]
+    if settings["verdict_source"] == "nli":
+        raise ValueError("the averitec stage runs before the NLI classifier exists: keep verdict_source "
+                         "'majority' here; notebook 07 rescores these evidence scores with the classifier's verdicts")
     labels = verdicts(settings["verdict_source"], claims, train)
     answers = pd.read_parquet(runs_dir / "answers.parquet")
     sel = select(answers, retriever=settings["retriever"], scope=settings["scope"], temporal=bool(settings["temporal"]))

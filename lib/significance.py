@@ -5,11 +5,14 @@ Every test here is seeded, so a rerun gives the same intervals and p-values.
 - `paired_bootstrap`: two-sided paired bootstrap test of mean(a - b) = 0 (resampling the centred
   differences, Efron & Tibshirani's shift method).
 - `randomisation_test`: two-sided approximate randomisation (sign flips of the paired differences).
+- `paired_bootstrap_statistic`: the same test for a statistic that is not a mean of per-claim values
+  (macro-F1 of two classifiers' predictions on the same claims).
+- `mcnemar`: exact McNemar test of two classifiers' per-claim correctness.
 - `holm`: Holm-Bonferroni adjusted p-values, for many comparisons against one baseline.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -55,6 +58,39 @@ def randomisation_test(a: Sequence[float], b: Sequence[float], n_resamples: int 
     signs = rng.choice([-1.0, 1.0], size=(n_resamples, len(d)))
     means = np.abs((signs * d).mean(axis=1))
     return float((np.sum(means >= observed - 1e-15) + 1) / (n_resamples + 1))
+
+
+def paired_bootstrap_statistic(gold: Sequence, pred_a: Sequence, pred_b: Sequence,
+                               statistic: Callable[[np.ndarray, np.ndarray], float], n_resamples: int = 10000,
+                               seed: int = 0) -> tuple[float, float]:
+    """(observed statistic(a) - statistic(b), two-sided p-value) by resampling claims with replacement.
+
+    The null distribution is the resampled differences shifted by the observed one (as in
+    `paired_bootstrap`, which this equals when `statistic` is a mean of per-claim values)."""
+    gold, a, b = np.asarray(gold), np.asarray(pred_a), np.asarray(pred_b)
+    if not (len(gold) == len(a) == len(b)):
+        raise ValueError(f"paired tests need aligned predictions, got {len(gold)}, {len(a)} and {len(b)}")
+    observed = statistic(gold, a) - statistic(gold, b)
+    if len(gold) == 0 or np.array_equal(a, b):
+        return float(observed) if len(gold) else 0.0, 1.0
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(gold), size=(n_resamples, len(gold)))
+    diffs = np.array([statistic(gold[i], a[i]) - statistic(gold[i], b[i]) for i in idx])
+    p = (np.sum(np.abs(diffs - observed) >= abs(observed) - 1e-12) + 1) / (n_resamples + 1)
+    return float(observed), float(p)
+
+
+def mcnemar(correct_a: Sequence[bool], correct_b: Sequence[bool]) -> float:
+    """Two-sided exact McNemar p-value: a binomial test on the claims exactly one of the two gets right."""
+    from scipy.stats import binomtest
+
+    a, b = np.asarray(correct_a, dtype=bool), np.asarray(correct_b, dtype=bool)
+    if a.shape != b.shape:
+        raise ValueError(f"paired tests need aligned outcomes, got {a.shape} and {b.shape}")
+    only_a, only_b = int(np.sum(a & ~b)), int(np.sum(~a & b))
+    if only_a + only_b == 0:
+        return 1.0
+    return float(binomtest(only_a, only_a + only_b, 0.5).pvalue)
 
 
 def holm(pvalues: Sequence[float]) -> np.ndarray:

