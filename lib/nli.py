@@ -85,11 +85,10 @@ class Example:
 EVIDENCE_SEPARATOR = " | "
 
 
-def _cut_claim(tokenizer, claim: str, max_tokens: int) -> str:
-    """The claim cut at the end of its `max_tokens`-th token (a character offset: nothing re-decoded)."""
-    enc = tokenizer(claim, add_special_tokens=False, return_offsets_mapping=True)
-    offsets = enc["offset_mapping"]
-    return claim if len(offsets) <= max_tokens else claim[: offsets[max_tokens - 1][1]]
+def _cut_claims(tokenizer, claims: Sequence[str], max_tokens: int) -> list[str]:
+    """Each claim cut at the end of its `max_tokens`-th token (a character offset: nothing re-decoded)."""
+    offsets = tokenizer(list(claims), add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+    return [c if len(o) <= max_tokens else c[: o[max_tokens - 1][1]] for c, o in zip(claims, offsets)]
 
 
 def encode(tokenizer, examples: Sequence[Example], max_length: int, max_claim_share: float = 0.5) -> dict[str, list]:
@@ -97,24 +96,19 @@ def encode(tokenizer, examples: Sequence[Example], max_length: int, max_claim_sh
 
     The evidence is truncated, never the claim, unless the claim alone exceeds `max_claim_share` of
     `max_length`; examples without evidence are the claim alone."""
-    budget = max(1, int(max_length * max_claim_share) - 2)
-    claims = [_cut_claim(tokenizer, e.claim, budget) for e in examples]
-    out: dict[str, list] = {}
-    with_ev = [i for i, e in enumerate(examples) if e.evidence]
-    without = [i for i, e in enumerate(examples) if not e.evidence]
+    if not examples:
+        return {}
+    claims = _cut_claims(tokenizer, [e.claim for e in examples], max(1, int(max_length * max_claim_share) - 2))
     parts: dict[int, dict[str, list]] = {}
-    if with_ev:
-        enc = tokenizer([claims[i] for i in with_ev], [EVIDENCE_SEPARATOR.join(examples[i].evidence) for i in with_ev],
-                        truncation="only_second", max_length=max_length)
-        for j, i in enumerate(with_ev):
-            parts[i] = {k: enc[k][j] for k in enc.keys()}
-    if without:
-        enc = tokenizer([claims[i] for i in without], truncation=True, max_length=max_length)
-        for j, i in enumerate(without):
-            parts[i] = {k: enc[k][j] for k in enc.keys()}
-    for key in parts[0] if parts else []:
-        out[key] = [parts[i][key] for i in range(len(examples))]
-    return out
+    for has_evidence in (True, False):
+        idx = [i for i, e in enumerate(examples) if bool(e.evidence) == has_evidence]
+        if not idx:
+            continue
+        second = [EVIDENCE_SEPARATOR.join(examples[i].evidence) for i in idx] if has_evidence else None
+        enc = tokenizer([claims[i] for i in idx], second, truncation="only_second" if has_evidence else True,
+                        max_length=max_length)
+        parts.update({i: {k: enc[k][j] for k in enc.keys()} for j, i in enumerate(idx)})
+    return {k: [parts[i][k] for i in range(len(examples))] for k in parts[0]}
 
 
 # --------------------------------------------------------------------------- settings and model
@@ -350,8 +344,8 @@ def classification_scores(gold: Sequence[str], pred: Sequence[str], labels: Sequ
         raise ValueError(f"{len(gold)} gold labels but {len(pred)} predictions")
     labels = list(labels)
     p, r, f, n = precision_recall_fscore_support(gold, pred, labels=labels, zero_division=0)
-    _, _, macro, _ = precision_recall_fscore_support(gold, pred, labels=labels, average="macro", zero_division=0)
-    _, _, weighted, _ = precision_recall_fscore_support(gold, pred, labels=labels, average="weighted", zero_division=0)
+    macro = f.mean()                                           # over `labels`, as average="macro"
+    weighted = (f * n).sum() / n.sum() if n.sum() else 0.0     # by gold support, as average="weighted"
     return {"n": len(gold), "accuracy": float(np.mean(np.asarray(gold) == np.asarray(pred))) if gold else float("nan"),
             "macro_f1": float(macro), "weighted_f1": float(weighted),
             "per_class": {lb: {"precision": float(p[i]), "recall": float(r[i]), "f1": float(f[i]), "support": int(n[i])}

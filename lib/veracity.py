@@ -29,6 +29,7 @@ import argparse
 import json
 import re
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -36,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from lib import data as D
+from lib import evidence as E
 from lib import nli as N
 from lib import runs as RU
 from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, section
@@ -55,12 +57,6 @@ def setting_label(setting: str) -> str:
 
         return label(setting[len(PLANNER):])
     return SETTING_LABELS.get(setting, setting)
-
-
-def majority(labels: Sequence[str]) -> str:
-    """The most frequent label (ties: alphabetical first)."""
-    values, counts = np.unique(np.asarray(labels), return_counts=True)
-    return str(sorted(zip(-counts, values))[0][1])
 
 
 def stratified_split(labels: Sequence[str], test_fraction: float, seed: int) -> tuple[list[int], list[int]]:
@@ -151,7 +147,7 @@ def _train_models(variants: Mapping[str, tuple[list[N.Example], list[N.Example]]
     for seed in seeds:
         for name, (fit, val) in variants.items():
             print(f"[{name}, seed {seed}] {len(fit)} training and {len(val)} validation examples")
-            out[(name, seed)] = N.train(fit, val, labels, N.NLISettings(**{**s.__dict__, "seed": seed}),
+            out[(name, seed)] = N.train(fit, val, labels, replace(s, seed=seed),
                                         models_dir / name if seed == seeds[0] else None)
     return out
 
@@ -184,7 +180,7 @@ def averitec_stage(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, s
     runs = planner_runs(p["runs"], p["planners"], p["retrieval"])
     ks = sorted({k, *p.get("ablation_ks", [])})
     frames = []
-    naive_label = N.map_label(majority([c.label for c in train]), label_set)
+    naive_label = N.map_label(E.majority_label(train), label_set)
     dev_claim = examples(dev, None, label_set)
     frames.append(_rows(NAIVE, "reference", None, seeds[0], dev_claim, _naive(dev_claim, naive_label, labels), labels))
     for seed in seeds:
@@ -299,7 +295,7 @@ def quantemp_stage(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR,
     models = _train_models(variants, labels, s, seeds, out_dir / "models")
     test_claim, test_ev = exs(test, False), exs(test, True)
     frames = [_rows(NAIVE, "reference", None, seeds[0], test_claim,
-                    _naive(test_claim, majority([c.label for c in train]), labels), labels)]
+                    _naive(test_claim, E.majority_label(train), labels), labels)]
     for seed in seeds:
         for name, setting, inputs in (("claim_only", CLAIM_ONLY, test_claim), ("bm25_snippets", SNIPPETS, test_ev)):
             model, tok, _ = models[(name, seed)]
@@ -330,10 +326,15 @@ def quantemp_stage(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR,
 # --------------------------------------------------------------------------- analysis (notebook 07)
 
 
+def _gold_set(target: str) -> str:
+    """The label set gold is read in: the target set, except that the 2-way reduction is scored against
+    3-way gold (its NEE/Conflicting claims stay in, as a class it never predicts)."""
+    return "averitec3" if target == "averitec2" else target
+
+
 def evaluation_labels(target: str) -> tuple[str, ...]:
-    """The classes metrics are computed over: the target set, except that the 2-way reduction is scored
-    against 3-way gold (its NEE/Conflicting claims stay in, as a class it never predicts)."""
-    return N.LABEL_SETS["averitec3" if target == "averitec2" else target]
+    """The classes metrics are computed over (see `_gold_set`)."""
+    return N.LABEL_SETS[_gold_set(target)]
 
 
 def read_labels(preds: pd.DataFrame, source: str, target: str | None = None) -> tuple[list[str], list[str]]:
@@ -342,8 +343,7 @@ def read_labels(preds: pd.DataFrame, source: str, target: str | None = None) -> 
     probs = preds[[f"p:{lb}" for lb in N.LABEL_SETS[source]]].to_numpy()
     collapsed = N.collapse(probs, source, target) if target != source else probs
     pred = [N.LABEL_SETS[target][i] for i in collapsed.argmax(1)]
-    gold_set = "averitec3" if target == "averitec2" else target
-    return [N.map_label(g, gold_set) for g in preds["label"]], pred
+    return [N.map_label(g, _gold_set(target)) for g in preds["label"]], pred
 
 
 def setting_scores(preds: pd.DataFrame, source: str, target: str | None = None,
@@ -369,32 +369,38 @@ def over_seeds(scores: pd.DataFrame, metrics: Sequence[str] = ("accuracy", "macr
     return out.assign(seeds=g.size()).reset_index()
 
 
-def against_baseline(preds: pd.DataFrame, baseline: tuple[str, int], source: str, n_resamples: int = 2000,
-                     seed: int = 0, alpha: float = 0.05, target: str | None = None) -> pd.DataFrame:
-    """Every (setting, k) of the first seed against `baseline` (setting, k) on the same claims: macro-F1
-    difference with its paired bootstrap p-value, accuracy difference with McNemar's p-value."""
+def paired_tests(gold: Sequence[str], pred_a: Sequence[str], pred_b: Sequence[str], labels: Sequence[str],
+                 n_resamples: int = 2000, seed: int = 0) -> dict[str, float]:
+    """Predictions a against b on the same claims: a's macro-F1, the macro-F1 difference with its paired
+    bootstrap p-value, the accuracy difference with McNemar's p-value."""
     from lib import significance as SIG
 
+    index = {lb: i for i, lb in enumerate(labels)}
+    g, a, b = (np.array([index[x] for x in v]) for v in (gold, pred_a, pred_b))
+
+    def f1(gold_: np.ndarray, pred: np.ndarray) -> float:
+        return N.macro_f1(gold_, pred, len(labels))
+
+    diff, p_boot = SIG.paired_bootstrap_statistic(g, a, b, f1, n_resamples, seed)
+    return {"macro_f1": f1(g, a), "delta_macro_f1": diff, "p_bootstrap": p_boot,
+            "delta_accuracy": float(np.mean(a == g) - np.mean(b == g)), "p_mcnemar": SIG.mcnemar(a == g, b == g)}
+
+
+def against_baseline(preds: pd.DataFrame, baseline: tuple[str, int], source: str, n_resamples: int = 2000,
+                     seed: int = 0, alpha: float = 0.05, target: str | None = None) -> pd.DataFrame:
+    """`paired_tests` of every (setting, k) of the first seed against `baseline` (setting, k) on the same
+    claims; `significant` marks a bootstrap p-value below `alpha`."""
     first = preds[preds["seed"] == preds["seed"].min()]
     base = first[(first["setting"] == baseline[0]) & (first["k"] == baseline[1])].set_index("claim_id")
     if base.empty:
         raise ValueError(f"no predictions for the baseline {baseline}")
     labels = evaluation_labels(target or source)
-    index = {lb: i for i, lb in enumerate(labels)}
-
-    def f1(gold: np.ndarray, pred: np.ndarray) -> float:
-        return N.macro_f1(gold, pred, len(labels))
-
+    _, base_pred = read_labels(base.reset_index(), source, target)
     rows = []
     for (setting, k), group in first.groupby(["setting", "k"], sort=False):
-        group = group.set_index("claim_id").loc[base.index]
-        gold, pred = read_labels(group.reset_index(), source, target)
-        _, base_pred = read_labels(base.reset_index(), source, target)
-        g, a, b = (np.array([index[x] for x in v]) for v in (gold, pred, base_pred))
-        diff, p_boot = SIG.paired_bootstrap_statistic(g, a, b, f1, n_resamples, seed)
-        rows.append({"setting": setting, "k": k, "macro_f1": f1(g, a), "delta_macro_f1": diff, "p_bootstrap": p_boot,
-                     "delta_accuracy": float(np.mean(a == g) - np.mean(b == g)), "p_mcnemar": SIG.mcnemar(a == g, b == g),
-                     "significant": bool(p_boot < alpha)})
+        gold, pred = read_labels(group.set_index("claim_id").loc[base.index].reset_index(), source, target)
+        t = paired_tests(gold, pred, base_pred, labels, n_resamples, seed)
+        rows.append({"setting": setting, "k": k, **t, "significant": bool(t["p_bootstrap"] < alpha)})
     return pd.DataFrame(rows)
 
 

@@ -94,3 +94,22 @@ def tiny_qgen(tmp_path_factory):
     s = Q.QGenSettings(batch_size=8, max_new_tokens=12, num_beams=2, max_source_tokens=48, max_target_tokens=24)
     report = Q.train(s, D.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json"), out, progress=False)
     return out, report
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(tmp_path_factory) -> str:
+    """A two-layer, 32-wide BERT with MiniLM's vocabulary, randomly initialised, saved as a model path for
+    the classifier tests (trains in seconds)."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    from lib.nli import NLISettings
+    from lib.retrieval import resolve_model
+
+    tok = AutoTokenizer.from_pretrained(resolve_model(NLISettings().model))
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("tiny_bert")
+    BertModel(BertConfig(vocab_size=tok.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                         intermediate_size=64, max_position_embeddings=64)).save_pretrained(path)
+    tok.save_pretrained(path)
+    return str(path)

@@ -86,21 +86,6 @@ def test_settings_reject_unknown_keys():
     assert N.NLISettings.from_params({"epochs": 3}, seed=2).seed == 2
 
 
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory, tokenizer):
-    """A two-layer, 32-wide BERT with MiniLM's vocabulary, randomly initialised (trains in seconds)."""
-    import torch
-    from transformers import BertConfig, BertModel
-
-    torch.manual_seed(0)
-    path = tmp_path_factory.mktemp("tiny_bert")
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=64)
-    BertModel(config).save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return str(path)
-
-
 def _toy(n: int, offset: int = 0) -> list[N.Example]:
     """The label is written in the evidence: 'confirmed' -> Supported, 'denied' -> Refuted."""
     out = []
@@ -110,8 +95,8 @@ def _toy(n: int, offset: int = 0) -> list[N.Example]:
     return out
 
 
-def test_tiny_training_learns_a_separable_task_and_stops_early(tiny_model, tmp_path):
-    s = N.NLISettings(model=tiny_model, max_length=32, batch_size=8, learning_rate=3e-3, epochs=30, eval_every=1,
+def test_tiny_training_learns_a_separable_task_and_stops_early(tiny_bert, tmp_path):
+    s = N.NLISettings(model=tiny_bert, max_length=32, batch_size=8, learning_rate=3e-3, epochs=30, eval_every=1,
                       patience=2, class_weighting="none", warmup=0.0)
     model, tok, report = N.train(_toy(48), _toy(16, 100), ["Supported", "Refuted"], s, tmp_path / "m", progress=False)
     test = _toy(20, 200)
@@ -124,16 +109,16 @@ def test_tiny_training_learns_a_separable_task_and_stops_early(tiny_model, tmp_p
     np.testing.assert_allclose(N.predict_proba(again, tok2, test, 32), probs, atol=1e-6)   # the best checkpoint was saved
 
 
-def test_training_is_seeded(tiny_model):
-    s = N.NLISettings(model=tiny_model, max_length=32, batch_size=8, learning_rate=3e-3, epochs=2, eval_every=1,
+def test_training_is_seeded(tiny_bert):
+    s = N.NLISettings(model=tiny_bert, max_length=32, batch_size=8, learning_rate=3e-3, epochs=2, eval_every=1,
                       class_weighting="balanced")
     runs = [N.train(_toy(24), _toy(8, 100), ["Supported", "Refuted"], s, None, progress=False) for _ in range(2)]
     p = [N.predict_proba(m, t, _toy(6, 300), 32) for m, t, _ in runs]
     np.testing.assert_array_equal(p[0], p[1])
 
 
-def test_training_rejects_labels_outside_the_set(tiny_model):
-    s = N.NLISettings(model=tiny_model, max_length=32)
+def test_training_rejects_labels_outside_the_set(tiny_bert):
+    s = N.NLISettings(model=tiny_bert, max_length=32)
     with pytest.raises(ValueError, match="not in the classifier's label set"):
         N.train(_toy(4), [], ["Supported"], s, None, progress=False)
 
@@ -147,3 +132,16 @@ def test_macro_f1_equals_scikit_learn():
         assert N.macro_f1(gold, pred, 4) == pytest.approx(
             f1_score(gold, pred, labels=[0, 1, 2, 3], average="macro", zero_division=0), abs=1e-12)
     assert N.macro_f1([0, 0], [0, 0], 2) == 0.5   # the absent class counts as 0
+
+
+def test_classification_scores_averages_equal_scikit_learn():
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(1)
+    labels = ["a", "b", "c", "d"]
+    for n in (5, 50, 500):
+        gold, pred = list(rng.choice(labels[:3], n)), list(rng.choice(labels, n))   # "d" never gold
+        s = N.classification_scores(gold, pred, labels)
+        for average in ("macro", "weighted"):
+            assert s[f"{average}_f1"] == pytest.approx(
+                f1_score(gold, pred, labels=labels, average=average, zero_division=0), abs=1e-12)

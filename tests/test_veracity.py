@@ -1,19 +1,22 @@
 """The veracity study: evidence settings, splits, the published-systems match, and both stages end to end
 on small data with a tiny classifier."""
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from lib import data as D
+from lib import evidence as E
 from lib import nli as N
 from lib import veracity as V
 from tests.conftest import FIXTURE_DATA
 
 
 def test_majority_and_stratified_split():
-    assert V.majority(["b", "a", "b", "a", "c"]) == "a"        # ties: alphabetical first
+    # the naive setting's label: lib.evidence.majority_label, ties alphabetical first
+    assert E.majority_label([SimpleNamespace(label=x) for x in ["b", "a", "b", "a", "c"]]) == "a"
     labels = ["x"] * 40 + ["y"] * 10
     tr, te = V.stratified_split(labels, 0.2, seed=0)
     assert len(te) == 10 and sorted(tr + te) == list(range(50))
@@ -74,36 +77,19 @@ def test_published_systems_match_by_normalised_claim_text(tmp_path):
     assert V.norm_claim('“Prices  doubled”') == "prices doubled"
 
 
-@pytest.fixture(scope="module")
-def tiny_classifier(tmp_path_factory):
-    """A two-layer, 32-wide BERT with MiniLM's vocabulary (as in test_nli), saved as a model path."""
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertModel
-
-    from lib.retrieval import resolve_model
-
-    tok = AutoTokenizer.from_pretrained(resolve_model(N.NLISettings().model))
-    torch.manual_seed(0)
-    path = tmp_path_factory.mktemp("tiny_clf")
-    BertModel(BertConfig(vocab_size=tok.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                         intermediate_size=64, max_position_embeddings=64)).save_pretrained(path)
-    tok.save_pretrained(path)
-    return str(path)
-
-
 def _classifier(model: str) -> dict:
     return {"model": model, "max_length": 48, "batch_size": 4, "learning_rate": 1e-3, "epochs": 1, "eval_every": 1.0,
             "validation_fraction": 0.25, "seed": 0}
 
 
-def test_averitec_stage_end_to_end(tiny_study, tiny_classifier, tmp_path):
+def test_averitec_stage_end_to_end(tiny_study, tiny_bert, tmp_path):
     data = tmp_path / "data" / "averitec"
     data.mkdir(parents=True)
     dev = json.loads((FIXTURE_DATA / "averitec" / "dev.json").read_text())
     (data / "dev.json").write_text(json.dumps(dev))
     labels = ["Refuted", "Supported", "Refuted", "Not Enough Evidence"] * 4
     (data / "train.json").write_text(json.dumps([{**dev[i % 3], "label": lb} for i, lb in enumerate(labels)]))
-    params = {"classifier": _classifier(tiny_classifier), "seeds": [0], "label_set": "averitec4", "k": 2,
+    params = {"classifier": _classifier(tiny_bert), "seeds": [0], "label_set": "averitec4", "k": 2,
               "ablation_ks": [1], "ablation_planners": ["oracle"], "planners": ["claim_only", "oracle"],
               "runs": [str(tiny_study / "runs" / "runs.parquet")],
               "retrieval": {"retriever": "bm25", "scope": "claim", "temporal": False, "fusion": "combmax_norm"}}
@@ -120,7 +106,7 @@ def test_averitec_stage_end_to_end(tiny_study, tiny_classifier, tmp_path):
     assert (tmp_path / "out" / "models" / "gold" / "training.json").exists()
 
 
-def test_quantemp_stage_end_to_end(tiny_classifier, tmp_path):
+def test_quantemp_stage_end_to_end(tiny_bert, tmp_path):
     q = tmp_path / "data" / "quantemp"
     q.mkdir(parents=True)
     labels = ["True", "False", "Half True/False"]
@@ -134,7 +120,7 @@ def test_quantemp_stage_end_to_end(tiny_classifier, tmp_path):
     pd.DataFrame({"features": ["[Claim]:In 2003 the rate rose 3 percent.[Evidences]:x"], "true_label": ["True"],
                   "pred_label": ["False"]}).to_csv(q / "test_subset_gold_with_article.csv")
     _write_csv(q / "sys.csv", ["claim", "verdict"], [["In 2003 the rate rose 3 percent.", "True"]])
-    params = {"classifier": _classifier(tiny_classifier), "seeds": [0, 1], "k": 3, "test_fraction": 0.2,
+    params = {"classifier": _classifier(tiny_bert), "seeds": [0, 1], "k": 3, "test_fraction": 0.2,
               "split_seed": 0, "taxonomy": {"model": N.NLISettings().model, "folds": 2, "seed": 0},
               "published": {"sys": "sys.csv"}}
     preds = V.quantemp_stage(params, tmp_path / "data", tmp_path / "out")
