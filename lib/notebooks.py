@@ -3,7 +3,8 @@
 `python -m lib.notebooks run 01_knowledge_store --section knowledge_store` executes
 `notebooks/01_knowledge_store.ipynb` with the parameters of that `params.yaml` section into
 `outputs/notebooks/`; `python -m lib.notebooks render outputs/notebooks/*.ipynb` writes
-`reports/*.html`; `python -m lib.notebooks metrics` prints the metrics files one value per line (easier
+`reports/*.html`; `python -m lib.notebooks index` writes `reports/index.html`, one row per notebook with
+its one-line summary and headline metrics (params section `report`); `python -m lib.notebooks metrics` prints the metrics files one value per line (easier
 to read than the wide table of `dvc metrics show`). Source notebooks stay without outputs; executed copies
 are pipeline outputs.
 """
@@ -14,7 +15,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from lib.config import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT, section
 
@@ -53,6 +54,73 @@ def render_html(executed: Path | str, reports_dir: Path | str = REPORTS_DIR) -> 
     return out
 
 
+def summary(notebook: Path | str) -> tuple[str, str]:
+    """(title, one-line summary) from a notebook's first cell: `# NN · Title: summary` or
+    `# NN · Title` followed by a `**Question.**` sentence."""
+    import nbformat
+
+    first = nbformat.read(Path(notebook), as_version=4).cells[0].source.strip()
+    heading = first.splitlines()[0].lstrip("# ").strip()
+    title = heading.split("·", 1)[-1].strip()
+    name, _, rest = title.partition(":")
+    return name.strip(), (rest.strip() or title)
+
+
+def headlines(spec: Mapping[str, str], metrics_dir: Path | str = METRICS_DIR) -> dict[str, Any]:
+    """{label: value} for `{label: "file.json:flattened.key"}`; a missing file or key is an error, so a
+    renamed metric cannot silently vanish from the index."""
+    out, cache = {}, {}
+    for label, ref in spec.items():
+        file, _, key = ref.partition(":")
+        path = Path(metrics_dir) / file
+        if path not in cache:
+            if not path.exists():
+                raise FileNotFoundError(f"{path} is missing: run `dvc repro` first")
+            cache[path] = flatten(json.loads(path.read_text()))
+        if key not in cache[path]:
+            raise KeyError(f"{file} has no metric {key!r} (index headline {label!r})")
+        out[label] = cache[path][key]
+    return out
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def write_index(spec: Mapping[str, Mapping[str, str]], out: Path | str = REPORTS_DIR / "index.html",
+                notebooks_dir: Path | str = NOTEBOOKS_DIR, metrics_dir: Path | str = METRICS_DIR) -> Path:
+    """`reports/index.html`: every numbered notebook, linked to its rendered report, with its summary
+    and the headline metrics of `spec` ({notebook name: {label: "file.json:key"}})."""
+    from html import escape
+
+    names = sorted(p.stem for p in Path(notebooks_dir).glob("[0-9][0-9]_*.ipynb"))
+    unknown = sorted(set(spec) - set(names))
+    if unknown:
+        raise ValueError(f"headlines for notebooks that do not exist: {unknown}")
+    rows = []
+    for name in names:
+        title, line = summary(Path(notebooks_dir) / f"{name}.ipynb")
+        values = headlines(spec.get(name, {}), metrics_dir)
+        cells = "".join(f"<li>{escape(k)}: <b>{escape(_fmt(v))}</b></li>" for k, v in values.items())
+        rows.append(f'<tr><td><a href="{escape(name)}.html">{escape(name[:2])} · {escape(title)}</a></td>'
+                    f"<td>{escape(line)}</td><td><ul>{cells}</ul></td></tr>")
+    html = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Evidence retrieval for fact verification: reports</title>
+<style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto;}}table{{border-collapse:collapse;}}
+td,th{{border-bottom:1px solid #ddd;padding:.5em;vertical-align:top;text-align:left;}}ul{{margin:0;padding-left:1.2em;}}</style>
+</head><body><h1>Evidence retrieval for fact verification: the notebooks</h1>
+<p>Each notebook was executed by the DVC pipeline (<code>dvc repro</code>) with the parameters in
+<code>params.yaml</code>; the headline numbers are read from <code>outputs/metrics/*.json</code> when this page is built.</p>
+<table><tr><th>notebook</th><th>question</th><th>headline metrics</th></tr>
+{chr(10).join(rows)}
+</table></body></html>
+"""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(html, encoding="utf-8")
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m lib.notebooks", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -64,11 +132,16 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="seconds per cell")
     render = sub.add_parser("render", help="render executed notebooks to reports/*.html")
     render.add_argument("executed", nargs="+")
+    index = sub.add_parser("index", help="write reports/index.html from the params section `report`")
+    index.add_argument("--params", default=str(PARAMS_FILE))
     metrics = sub.add_parser("metrics", help="print the metrics files one `key: value` per line")
     metrics.add_argument("files", nargs="*", help="default: outputs/metrics/*.json")
     args = ap.parse_args(argv)
     if args.cmd == "run":
         run_notebook(args.name, section(args.section, args.params), timeout_s=args.timeout)
+    elif args.cmd == "index":
+        report = section("report", args.params)
+        print(f"wrote {write_index(report['headlines'], ROOT / report['index_path'])}")
     elif args.cmd == "render":
         for path in args.executed:
             print(f"rendered {render_html(path)}")

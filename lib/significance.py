@@ -2,6 +2,7 @@
 
 Every test here is seeded, so a rerun gives the same intervals and p-values.
 - `bootstrap_ci`: percentile bootstrap interval of a mean.
+- `spearman_ci`: Spearman's rho with a percentile bootstrap interval (claims resampled in pairs).
 - `paired_bootstrap`: two-sided paired bootstrap test of mean(a - b) = 0 (resampling the centred
   differences, Efron & Tibshirani's shift method).
 - `randomisation_test`: two-sided approximate randomisation (sign flips of the paired differences).
@@ -27,6 +28,26 @@ def bootstrap_ci(values: Sequence[float], n_resamples: int = 1000, confidence: f
     means = x[rng.integers(0, len(x), size=(n_resamples, len(x)))].mean(axis=1)
     alpha = (1 - confidence) / 2
     return float(x.mean()), float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))
+
+
+def spearman_ci(x: Sequence[float], y: Sequence[float], n_resamples: int = 1000, confidence: float = 0.95,
+                seed: int = 0) -> tuple[float, float, float]:
+    """(rho, low, high): Spearman's rank correlation and its percentile bootstrap interval. Resamples
+    whose x or y is constant have no correlation and are skipped."""
+    from scipy.stats import spearmanr
+
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.shape != y.shape:
+        raise ValueError(f"a correlation needs aligned values, got {x.shape} and {y.shape}")
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return (float("nan"),) * 3
+    rng = np.random.default_rng(seed)
+    rhos = []
+    for idx in rng.integers(0, len(x), size=(n_resamples, len(x))):
+        if np.ptp(x[idx]) > 0 and np.ptp(y[idx]) > 0:
+            rhos.append(spearmanr(x[idx], y[idx]).statistic)
+    alpha = (1 - confidence) / 2
+    return float(spearmanr(x, y).statistic), float(np.quantile(rhos, alpha)), float(np.quantile(rhos, 1 - alpha))
 
 
 def _paired(a: Sequence[float], b: Sequence[float]) -> np.ndarray:

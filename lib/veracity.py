@@ -81,16 +81,21 @@ def gold_evidence(claim: D.Claim, k: int | None = None) -> tuple[str, ...]:
     return tuple(texts[:k] if k else texts)
 
 
-def top_k_evidence(run: pd.DataFrame, docs: pd.DataFrame, k: int) -> dict[int, tuple[str, ...]]:
-    """{claim_id: texts of the top-k documents} of one run configuration (ranks ascending)."""
+def top_k_docs(run: pd.DataFrame, k: int) -> dict[int, tuple[str, ...]]:
+    """{claim_id: doc_ids of the top-k documents} of one run configuration, best first."""
     if run[RU.CONFIG_COLUMNS].drop_duplicates().shape[0] > 1:
-        raise ValueError("top_k_evidence needs one run configuration (plan, retriever, scope, temporal, fusion)")
-    text = dict(zip(docs["doc_id"], docs["text"]))
+        raise ValueError("top-k documents need one run configuration (plan, retriever, scope, temporal, fusion)")
     top = run[run["rank"] <= k].sort_values(["claim_id", "rank"])
     out: dict[int, list[str]] = {}
-    for cid, did in zip(top["claim_id"].to_numpy(), top["doc_id"].to_numpy()):
-        out.setdefault(int(cid), []).append(text[did])
-    return {cid: tuple(t) for cid, t in out.items()}
+    for cid, did in zip(top["claim_id"].to_numpy(), top["doc_id"].astype(str).to_numpy()):
+        out.setdefault(int(cid), []).append(did)
+    return {cid: tuple(ids) for cid, ids in out.items()}
+
+
+def top_k_evidence(run: pd.DataFrame, docs: pd.DataFrame, k: int) -> dict[int, tuple[str, ...]]:
+    """{claim_id: texts of the top-k documents} of one run configuration (ranks ascending)."""
+    text = dict(zip(docs["doc_id"], docs["text"]))
+    return {cid: tuple(text[d] for d in ids) for cid, ids in top_k_docs(run, k).items()}
 
 
 def examples(claims: Sequence[D.Claim], evidence: Mapping[int, Sequence[str]] | None, label_set: str,
@@ -112,6 +117,8 @@ def planner_runs(paths: Sequence[Path | str], planners: Sequence[str], retrieval
                 fusion=retrieval["fusion"])
     out: dict[str, pd.DataFrame] = {}
     for path in paths:
+        if len(out) == len(planners):
+            break
         if not Path(path).exists():
             raise FileNotFoundError(f"{path} is missing: run `dvc repro` for the retrieval stages first")
         frame = pd.read_parquet(path, filters=[("plan", "in", [p for p in planners if p not in out])])

@@ -113,3 +113,31 @@ def tiny_bert(tmp_path_factory) -> str:
                          intermediate_size=64, max_position_embeddings=64)).save_pretrained(path)
     tok.save_pretrained(path)
     return str(path)
+
+
+def tiny_classifier(model: str) -> dict:
+    """Classifier parameters that train the tiny BERT in seconds."""
+    return {"model": model, "max_length": 48, "batch_size": 4, "learning_rate": 1e-3, "epochs": 1, "eval_every": 1.0,
+            "validation_fraction": 0.25, "seed": 0}
+
+
+@pytest.fixture(scope="session")
+def tiny_nli(tiny_study, tiny_bert, tmp_path_factory):
+    """Stage `nli_averitec` on the fixture (tiny BERT classifiers): (data dir, output dir, predictions)."""
+    import json
+
+    from lib import veracity as V
+
+    root = tmp_path_factory.mktemp("tiny_nli")
+    data = root / "data" / "averitec"
+    data.mkdir(parents=True)
+    dev = json.loads((FIXTURE_DATA / "averitec" / "dev.json").read_text())
+    (data / "dev.json").write_text(json.dumps(dev))
+    labels = ["Refuted", "Supported", "Refuted", "Not Enough Evidence"] * 4
+    (data / "train.json").write_text(json.dumps([{**dev[i % 3], "label": lb} for i, lb in enumerate(labels)]))
+    params = {"classifier": tiny_classifier(tiny_bert), "seeds": [0], "label_set": "averitec4", "k": 2,
+              "ablation_ks": [1], "ablation_planners": ["oracle"], "planners": ["claim_only", "oracle"],
+              "runs": [str(tiny_study / "runs" / "runs.parquet")],
+              "retrieval": {"retriever": "bm25", "scope": "claim", "temporal": False, "fusion": "combmax_norm"}}
+    preds = V.averitec_stage(params, root / "data", tiny_study / "store", root / "out")
+    return root / "data", root / "out", preds

@@ -92,3 +92,101 @@ def test_notebook_05_runs_on_fixture_scores(tmp_path):
     metrics = json.loads(metrics_path.read_text())
     assert set(metrics["runs"]) == set(runs) and metrics["runs"]["reference_gold"]["accuracy"] == 1.0
     assert "Best published system at level 0.25: sys_x" in html
+
+
+def _doc_embeddings(tiny_study, tmp_path):
+    """Random unit vectors for the fixture's documents, saved where notebook 08 reads them."""
+    import numpy as np
+    import pandas as pd
+
+    from lib import retrieval as R
+
+    ids = pd.read_parquet(tiny_study / "store" / "documents.parquet")["doc_id"].tolist()
+    v = np.random.default_rng(0).normal(size=(len(ids), 8)).astype(np.float32)
+    out = tmp_path / "doc_embeddings"
+    R.save_embeddings(out / R.model_slug(R.BUNDLED_MINILM), ids, v / np.linalg.norm(v, axis=1, keepdims=True), R.BUNDLED_MINILM)
+    return out
+
+
+def test_notebook_08_runs_on_the_fixture_study(tiny_study, tiny_nli, tmp_path):
+    from lib import errors as ER
+
+    data, nli_dir, _ = tiny_nli
+    metrics_path = tmp_path / "errors.json"
+    filled = tmp_path / "filled.csv"
+    params = {"nli_dir": str(nli_dir), "runs": [str(tiny_study / "runs" / "runs.parquet")],
+              "quantemp_dir": str(tmp_path / "no_quantemp"), "store_dir": str(tiny_study / "store"),
+              "data_dir": str(FIXTURE_DATA), "embeddings_dir": str(_doc_embeddings(tiny_study, tmp_path)),
+              "systems": {"sys_b": "sys_b.json"}, "out_dir": str(tmp_path / "errors"), "metrics_path": str(metrics_path),
+              "rules": {}, "sensitivity": {"found_share": [0.5, 1.0]}, "sheet_per_method": 2, "filled_sheet": str(filled)}
+    import pandas as pd
+
+    qt = tmp_path / "no_quantemp"
+    qt.mkdir()
+    pd.DataFrame({"setting": ["bm25_snippets"], "seed": [0], "label": ["True"], "pred": ["False"],
+                  "taxonomy": ["statistical"]}).to_parquet(qt / "predictions.parquet")
+    html = run_on_fixture("08_error_analysis", params, tmp_path)
+    metrics = json.loads(metrics_path.read_text())
+    codes = pd.read_parquet(tmp_path / "errors" / "codes.parquet")
+    assert metrics["methods"] == 2 and metrics["wrong_verdicts"] == int((codes["code"] != ER.CORRECT).sum())
+    assert metrics["kappa"] is None and "no filled sheet" in html and "Try it" in html
+    sheet = pd.read_csv(tmp_path / "errors" / "coding_sheet.csv")
+    sheet["manual_code"] = codes.set_index(["method", "claim_id"]).loc[list(zip(sheet["method"], sheet["claim_id"])), "code"].to_numpy()
+    sheet.to_csv(filled, index=False)   # a rater who agrees with every automatic code
+    run_on_fixture("08_error_analysis", params, tmp_path)
+    metrics = json.loads(metrics_path.read_text())
+    assert metrics["manual_items"] == len(sheet) and metrics["kappa"] == 1.0
+
+
+def test_notebook_09_runs_on_the_fixture_study(tiny_study, tiny_nli, tmp_path):
+    from lib import utility as U
+
+    data, nli_dir, _ = tiny_nli
+    U.stage({"planners": ["claim_only"], "runs": [str(tiny_study / "runs" / "runs.parquet")], "candidates": 3, "k": 2,
+             "folds": 2, "alpha": 1.0, "seed": 0, "device": "cpu"}, data, tiny_study / "store", nli_dir, tmp_path / "utility")
+    metrics_path = tmp_path / "utility.json"
+    html = run_on_fixture("09_relevance_vs_utility", {
+        "nli_dir": str(nli_dir), "utility_dir": str(tmp_path / "utility"), "runs": [str(tiny_study / "runs" / "runs.parquet")],
+        "store_dir": str(tiny_study / "store"), "data_dir": str(data), "metrics_path": str(metrics_path), "k": 2,
+        "measures": ["ndcg@3", "recall@3", "ndcg@10", "recall@10"], "n_resamples": 50}, tmp_path)
+    metrics = json.loads(metrics_path.read_text())
+    assert set(metrics["mean_kl"]) == {"claim_only", "oracle"} and set(metrics["contrasts"]) == {
+        "relevant_but_useless", "irrelevant_but_useful"}
+    assert {"claim_only|relevance", "claim_only|utility"} <= set(metrics["selector"])
+    assert "Reranking by predicted utility" in html
+
+
+def test_index_reads_summaries_and_headline_metrics(tmp_path):
+    import nbformat
+    import pytest
+
+    from lib.notebooks import headlines, summary, write_index
+
+    nbs, metrics = tmp_path / "nbs", tmp_path / "metrics"
+    nbs.mkdir()
+    metrics.mkdir()
+    for name, first in [("01_a", "# 01 · Store: what is in it?\n\ntext"), ("02_b", "# 02 · Planning\n\n**Question.** x")]:
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_markdown_cell(first)]
+        nbformat.write(nb, nbs / f"{name}.ipynb")
+    (metrics / "m.json").write_text(json.dumps({"a": {"b": 0.12345, "c": "x"}}))
+    assert summary(nbs / "01_a.ipynb") == ("Store", "what is in it?") and summary(nbs / "02_b.ipynb") == ("Planning", "Planning")
+    assert headlines({"first": "m.json:a.b"}, metrics) == {"first": 0.12345}
+    with pytest.raises(KeyError, match="a.d"):
+        headlines({"gone": "m.json:a.d"}, metrics)
+    with pytest.raises(ValueError, match="03_c"):
+        write_index({"03_c": {}}, tmp_path / "index.html", nbs, metrics)
+    html = write_index({"01_a": {"first": "m.json:a.b", "second": "m.json:a.c"}}, tmp_path / "index.html", nbs, metrics).read_text()
+    assert '<a href="01_a.html">01 · Store</a>' in html and "first: <b>0.123</b>" in html and "02_b.html" in html
+
+
+def test_every_notebook_ends_with_try_it_and_has_headlines():
+    import nbformat
+
+    from lib.config import NOTEBOOKS_DIR, section
+
+    names = sorted(p.stem for p in NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
+    for name in names:
+        last = nbformat.read(NOTEBOOKS_DIR / f"{name}.ipynb", as_version=4).cells[-1]
+        assert last.cell_type == "markdown" and last.source.startswith("## Try it"), name
+    assert sorted(section("report")["headlines"]) == names

@@ -65,3 +65,17 @@ def test_paired_bootstrap_statistic_equals_paired_bootstrap_for_accuracy():
     assert S.paired_bootstrap_statistic(gold, a, b, accuracy, 500, 1) == S.paired_bootstrap_statistic(gold, a, b, accuracy, 500, 1)
     with pytest.raises(ValueError, match="aligned"):
         S.paired_bootstrap_statistic(gold, a[:-1], b, accuracy)
+
+
+def test_spearman_ci_brackets_rho_and_handles_constant_input():
+    x = np.arange(50, dtype=float)
+    rho, lo, hi = S.spearman_ci(x, x ** 3, n_resamples=200)
+    assert (rho, lo, hi) == (1.0, 1.0, 1.0)
+    rng = np.random.default_rng(1)
+    y = x + rng.normal(0, 20, size=50)
+    rho, lo, hi = S.spearman_ci(x, y, n_resamples=500, seed=3)
+    from scipy.stats import spearmanr
+
+    assert rho == pytest.approx(spearmanr(x, y).statistic) and lo < rho < hi
+    assert S.spearman_ci(x, y, n_resamples=500, seed=3) == (rho, lo, hi)
+    assert all(np.isnan(v) for v in S.spearman_ci(x, np.ones(50)))

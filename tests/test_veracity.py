@@ -11,7 +11,7 @@ from lib import data as D
 from lib import evidence as E
 from lib import nli as N
 from lib import veracity as V
-from tests.conftest import FIXTURE_DATA
+from tests.conftest import FIXTURE_DATA, tiny_classifier
 
 
 def test_majority_and_stratified_split():
@@ -77,23 +77,8 @@ def test_published_systems_match_by_normalised_claim_text(tmp_path):
     assert V.norm_claim('“Prices  doubled”') == "prices doubled"
 
 
-def _classifier(model: str) -> dict:
-    return {"model": model, "max_length": 48, "batch_size": 4, "learning_rate": 1e-3, "epochs": 1, "eval_every": 1.0,
-            "validation_fraction": 0.25, "seed": 0}
-
-
-def test_averitec_stage_end_to_end(tiny_study, tiny_bert, tmp_path):
-    data = tmp_path / "data" / "averitec"
-    data.mkdir(parents=True)
-    dev = json.loads((FIXTURE_DATA / "averitec" / "dev.json").read_text())
-    (data / "dev.json").write_text(json.dumps(dev))
-    labels = ["Refuted", "Supported", "Refuted", "Not Enough Evidence"] * 4
-    (data / "train.json").write_text(json.dumps([{**dev[i % 3], "label": lb} for i, lb in enumerate(labels)]))
-    params = {"classifier": _classifier(tiny_bert), "seeds": [0], "label_set": "averitec4", "k": 2,
-              "ablation_ks": [1], "ablation_planners": ["oracle"], "planners": ["claim_only", "oracle"],
-              "runs": [str(tiny_study / "runs" / "runs.parquet")],
-              "retrieval": {"retriever": "bm25", "scope": "claim", "temporal": False, "fusion": "combmax_norm"}}
-    preds = V.averitec_stage(params, tmp_path / "data", tiny_study / "store", tmp_path / "out")
+def test_averitec_stage_end_to_end(tiny_nli):
+    _, out, preds = tiny_nli
     settings = preds.groupby(["setting", "k"]).size().to_dict()
     assert settings == {("naive", -1): 3, ("claim_only_no_evidence", -1): 3, ("gold", 1): 3, ("gold", 2): 3,
                         ("planner:claim_only", 2): 3, ("planner:oracle", 1): 3, ("planner:oracle", 2): 3}
@@ -101,9 +86,9 @@ def test_averitec_stage_end_to_end(tiny_study, tiny_bert, tmp_path):
     probs = preds[[f"p:{lb}" for lb in D.AVERITEC_LABELS]].to_numpy()
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-5)
     assert (preds.loc[preds["setting"] == "planner:oracle", "n_evidence"] <= 2).all()
-    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    report = json.loads((out / "report.json").read_text())
     assert set(report["training"]) == {"claim_only/seed0", "gold/seed0"} and report["naive_label"] == "Refuted"
-    assert (tmp_path / "out" / "models" / "gold" / "training.json").exists()
+    assert (out / "models" / "gold" / "training.json").exists()
 
 
 def test_quantemp_stage_end_to_end(tiny_bert, tmp_path):
@@ -120,7 +105,7 @@ def test_quantemp_stage_end_to_end(tiny_bert, tmp_path):
     pd.DataFrame({"features": ["[Claim]:In 2003 the rate rose 3 percent.[Evidences]:x"], "true_label": ["True"],
                   "pred_label": ["False"]}).to_csv(q / "test_subset_gold_with_article.csv")
     _write_csv(q / "sys.csv", ["claim", "verdict"], [["In 2003 the rate rose 3 percent.", "True"]])
-    params = {"classifier": _classifier(tiny_bert), "seeds": [0, 1], "k": 3, "test_fraction": 0.2,
+    params = {"classifier": tiny_classifier(tiny_bert), "seeds": [0, 1], "k": 3, "test_fraction": 0.2,
               "split_seed": 0, "taxonomy": {"model": N.NLISettings().model, "folds": 2, "seed": 0},
               "published": {"sys": "sys.csv"}}
     preds = V.quantemp_stage(params, tmp_path / "data", tmp_path / "out")
