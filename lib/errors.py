@@ -182,7 +182,8 @@ def question_docs(claim: D.Claim, gold_hits: Mapping[int, str], docs_by_url: Map
     for q in claim.questions:
         ids: dict[str, int] = {}
         for a in q.answers:
-            for did in docs_by_url.get(normalise_url(a.source_url), ()) if normalise_url(a.source_url) else ():
+            url = normalise_url(a.source_url)
+            for did in docs_by_url.get(url, ()) if url else ():
                 ids.setdefault(did, 1)
             if i in gold_hits:
                 ids[gold_hits[i]] = 2

@@ -233,6 +233,7 @@ def selection_scores(sel: pd.DataFrame, qrels: Mapping[str, Mapping[str, int]], 
     """Per (planner, selection): the verifier's accuracy and macro-F1 with paired tests against the
     `baseline` selection, and the evidence precision/recall/F1 of the selected documents in each grade
     view (means over the claims with a relevant document in that view)."""
+    relevant = {view: relevant_sets(qrels, grades) for view, grades in views.items()}
     rows = []
     for planner, group in sel.groupby("planner", sort=False):
         base = group[group["selection"] == baseline].set_index("claim_id").sort_index()
@@ -241,8 +242,7 @@ def selection_scores(sel: pd.DataFrame, qrels: Mapping[str, Mapping[str, int]], 
             row = {"planner": planner, "selection": name, "claims": len(g),
                    "accuracy": float((g["pred"] == g["label"]).mean()),
                    **V.paired_tests(list(g["label"]), list(g["pred"]), list(base["pred"]), labels, n_resamples, seed)}
-            for view, grades in views.items():
-                rel = relevant_sets(qrels, grades)
+            for view, rel in relevant.items():
                 prf = np.array([evidence_prf(d, rel.get(c, frozenset())) for c, d in zip(g.index, g["doc_ids"])])
                 keep = ~np.isnan(prf[:, 1])
                 for j, m in enumerate(("precision", "recall", "f1")):
@@ -279,7 +279,8 @@ def stage(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir:
                                           frame["claim_id"].to_numpy(), int(p["folds"]), int(p["seed"]), float(p["alpha"]))
         frame.insert(0, "planner", planner)
         frames.append(frame)
-        claims = [c for c in dev if c.claim_id in set(frame["claim_id"])]
+        fed = set(frame["claim_id"])
+        claims = [c for c in dev if c.claim_id in fed]
         for name, chosen in selections(frame, qrels, k).items():
             exs = V.examples(claims, {c: [texts[d] for d in ids] for c, ids in chosen.items()}, label_set)
             probs = N.predict_proba(model, tok, exs, s.max_length, s.eval_batch_size, s.max_claim_share)
