@@ -30,6 +30,7 @@ def run_notebook(name: str, parameters: dict[str, Any], out_dir: Path | str = EX
     src = Path(notebooks_dir) / f"{name}.ipynb"
     if not src.exists():
         raise FileNotFoundError(f"no notebook {src}")
+    check_parameters(src, parameters)
     out = Path(out_dir) / f"{name}.ipynb"
     out.parent.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
@@ -38,6 +39,18 @@ def run_notebook(name: str, parameters: dict[str, Any], out_dir: Path | str = EX
                         execution_timeout=timeout_s, progress_bar=False, log_output=False)
     print(f"{name}: executed in {time.perf_counter() - start:.1f} s -> {out}")
     return out
+
+
+def check_parameters(notebook: Path, parameters: Mapping[str, Any]) -> None:
+    """Every parameter must be defined in the notebook's `parameters` cell: papermill only warns about
+    the others, and the notebook would silently run with its own default instead."""
+    import papermill as pm
+
+    defined = pm.inspect_notebook(str(notebook))
+    unknown = sorted(set(parameters) - set(defined))
+    if unknown:
+        raise ValueError(f"{notebook}: parameter(s) {unknown} are not defined in its parameters cell "
+                         f"(defined: {sorted(defined)})")
 
 
 def render_html(executed: Path | str, reports_dir: Path | str = REPORTS_DIR) -> Path:
@@ -138,7 +151,12 @@ def main(argv: list[str] | None = None) -> None:
     metrics.add_argument("files", nargs="*", help="default: outputs/metrics/*.json")
     args = ap.parse_args(argv)
     if args.cmd == "run":
-        run_notebook(args.name, section(args.section, args.params), timeout_s=args.timeout)
+        try:
+            parameters = section(args.section, args.params)
+            check_parameters(NOTEBOOKS_DIR / f"{args.name}.ipynb", parameters)
+        except (ValueError, KeyError, FileNotFoundError) as err:  # ParamsError is a ValueError
+            raise SystemExit(f"error: {err}") from None
+        run_notebook(args.name, parameters, timeout_s=args.timeout)
     elif args.cmd == "index":
         report = section("report", args.params)
         print(f"wrote {write_index(report['headlines'], ROOT / report['index_path'])}")

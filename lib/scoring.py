@@ -17,10 +17,16 @@ Faster than the organisers' script, same numbers: each string is tokenised once,
 reference) pair is scored once, WordNet synonyms and Porter stems are memoised per word, and claims are
 spread over worker processes (`jobs`).
 
-Predictions come in the official format (a list aligned with the references: `label` plus `questions`
-with `answers`, or `string_evidence`) or the 2024 shared-task format (`claim_id`, `evidence` of
-{question, answer, url}, `pred_label`), detected per file. Labels are normalised with
-`lib.data.normalise_label`; anything outside the four verdicts is an error naming the record.
+Predictions come in three formats, detected from the file's structure (`read_predictions`):
+- official: a JSON list like dev.json, `label` plus `questions` with `answers` (or `string_evidence`),
+  aligned by `claim_id` when the records carry one, by position otherwise;
+- 2024 shared task: JSON or JSONL records `claim_id`, `claim`, `evidence` of {question, answer, url},
+  `pred_label`, aligned by `claim_id`;
+- 2025 shared task (FEVER-8): a CSV with columns `id, claim, evi, label` (`evi`: question/answer blocks as
+  in `data/averitec/leaderboard/`), aligned by `id`.
+Nothing is guessed: a duplicate, extra or missing claim, an unknown key, a wrong type, a missing verdict,
+a label outside the four verdicts or a claim text that differs from the reference claim is a `DataError`
+naming file, record and field. `--lenient` scores what can be scored and lists what it skipped.
 """
 from __future__ import annotations
 
@@ -72,63 +78,297 @@ def reference_evidence(claim: D.Claim) -> Evidence:
     return Evidence(claim.label, tuple(q.text for q in claim.questions), tuple(strings), True, claim.claim_types)
 
 
-def _official(path: Path, record: int, raw: Any) -> Evidence:
-    """One prediction in the official format."""
+# --------------------------------------------------------------------------- reading predictions
+
+OFFICIAL = "official"   # the organisers' list: `label` plus `questions` (or `string_evidence`), like dev.json
+SHARED_2024 = "2024"    # the 2024 shared task: `claim_id`, `claim`, `evidence` [{question, answer, url}], `pred_label`
+CSV_2025 = "2025 csv"   # the 2025 shared task (FEVER-8): columns id, claim, evi, label
+# Keys each format may carry (the official list is dev.json's record; anything else is a typo or another format).
+OFFICIAL_KEYS = frozenset({"claim_id", "claim", "label", "questions", "string_evidence", "justification",
+                           "required_reannotation", "claim_date", "speaker", "original_claim_url",
+                           "fact_checking_article", "reporting_source", "location_ISO_code", "claim_types",
+                           "fact_checking_strategies", "cached_original_claim_url"})
+QUESTION_KEYS = frozenset({"question", "answers"})
+ANSWER_KEYS = frozenset({"answer", "answer_type", "source_url", "source_medium", "cached_source_url",
+                         "boolean_explanation"})
+SHARED_KEYS = frozenset({"claim_id", "claim", "evidence", "pred_label", "llm_output"})
+SHARED_ITEM_KEYS = frozenset({"question", "answer", "url", "scraped_text"})
+CSV_COLUMNS = ("id", "claim", "evi", "label")
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One parsed prediction record before alignment: where it came from, its id and claim if given."""
+
+    record: Any
+    claim_id: int | None
+    claim: str | None
+    evidence: Evidence
+
+
+@dataclass
+class Predictions:
+    """Predictions aligned with the references, and how they were read (the CLI prints `describe`)."""
+
+    evidence: list[Evidence]
+    format: str
+    aligned_by: str            # "claim_id" or "position"
+    records: int
+    skipped: list[str]         # --lenient only: what was not scored, and why
+
+    def describe(self) -> str:
+        return f"{self.format}, {self.records} records aligned by {self.aligned_by}"
+
+
+def record_format(raw: Any) -> str | None:
+    """The JSON format a record's keys belong to, or None when they belong to none."""
     if not isinstance(raw, dict):
-        raise D.DataError(path, record, None, "expected a prediction object")
+        return None
+    if raw.keys() & {"pred_label", "evidence"}:
+        return SHARED_2024
+    if raw.keys() & {"label", "questions", "string_evidence"}:
+        return OFFICIAL
+    return None
+
+
+def _unknown_keys(path: Path, record: Any, raw: dict, allowed: frozenset[str], where: str, fmt: str) -> None:
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        field = f"{where}.{unknown[0]}" if where else unknown[0]
+        raise D.DataError(path, record, field, f"unknown key in the {fmt} format (keys allowed: {sorted(allowed)})")
+
+
+def _string(path: Path, record: Any, value: Any, field: str, empty_ok: bool = False) -> str:
+    if not isinstance(value, str):
+        raise D.DataError(path, record, field, f"expected a string, got {type(value).__name__}")
+    if not empty_ok and not value.strip():
+        raise D.DataError(path, record, field, "empty string")
+    return value
+
+
+def _verdict(path: Path, record: Any, raw: dict, field: str) -> str:
+    if raw.get(field) is None or raw.get(field) == "":
+        raise D.DataError(path, record, field, "missing verdict: every prediction needs one of the four labels")
     try:
-        label = D.normalise_label(raw["label"]) if "label" in raw else None
+        return D.normalise_label(raw[field])
     except ValueError:
-        raise D.DataError(path, record, "label", f"{raw['label']!r} is not one of the four verdicts") from None
+        raise D.DataError(path, record, field, f"{raw[field]!r} is not one of the four verdicts") from None
+
+
+def _claim_id(path: Path, record: Any, raw: dict, field: str = "claim_id") -> int | None:
+    value = raw.get(field)
+    if value is None and field not in raw:
+        return None
+    if isinstance(value, str) and value.strip().isdigit():  # CSV cells are text
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise D.DataError(path, record, field, f"expected a claim index (an integer >= 0), got {value!r}")
+    return value
+
+
+def _official(path: Path, record: int, raw: Any) -> Prediction:
+    """One prediction in the official format."""
+    _unknown_keys(path, record, raw, OFFICIAL_KEYS, "", OFFICIAL)
+    label = _verdict(path, record, raw, "label")
+    if "questions" not in raw and "string_evidence" not in raw:
+        raise D.DataError(path, record, "questions", "missing: the official format needs `questions` "
+                          "(or `string_evidence`)")
     questions, strings = [], []
-    has_questions = "questions" in raw
-    for qi, q in enumerate(raw.get("questions") or []):
-        if not isinstance(q, dict) or not isinstance(q.get("question"), str):
-            raise D.DataError(path, record, f"questions[{qi}].question", "missing or not a string")
+    q_list = raw.get("questions") if raw.get("questions") is not None else []
+    if not isinstance(q_list, list):
+        raise D.DataError(path, record, "questions", f"expected a list, got {type(q_list).__name__}")
+    for qi, q in enumerate(q_list):
+        where = f"questions[{qi}]"
+        if not isinstance(q, dict):
+            raise D.DataError(path, record, where, "expected a question object")
+        _unknown_keys(path, record, q, QUESTION_KEYS, where, OFFICIAL)
+        question = _string(path, record, q.get("question"), f"{where}.question")
         answers = q.get("answers", [])
         answers = answers if isinstance(answers, list) else [answers]
-        questions.append(q["question"])
+        questions.append(question)
         for ai, a in enumerate(answers):
-            if not isinstance(a, dict) or not isinstance(a.get("answer"), str):
-                raise D.DataError(path, record, f"questions[{qi}].answers[{ai}].answer", "missing or not a string")
-            strings.append(qa_string(q["question"], a["answer"], a.get("answer_type"), a.get("boolean_explanation")))
+            at = f"{where}.answers[{ai}]"
+            if not isinstance(a, dict):
+                raise D.DataError(path, record, at, "expected an answer object")
+            _unknown_keys(path, record, a, ANSWER_KEYS, at, OFFICIAL)
+            answer = _string(path, record, a.get("answer"), f"{at}.answer", empty_ok=True)
+            for opt in ("answer_type", "boolean_explanation"):
+                if a.get(opt) is not None:
+                    _string(path, record, a[opt], f"{at}.{opt}", empty_ok=True)
+            strings.append(qa_string(question, answer, a.get("answer_type"), a.get("boolean_explanation")))
         if not answers:
-            strings.append(q["question"] + NO_ANSWER)
+            strings.append(question + NO_ANSWER)
     string_evidence = raw.get("string_evidence") or []
     if not isinstance(string_evidence, list) or not all(isinstance(s, str) for s in string_evidence):
         raise D.DataError(path, record, "string_evidence", "expected a list of strings")
     strings.extend(string_evidence)
-    return Evidence(label, tuple(questions), tuple(strings), has_questions)
+    claim = _string(path, record, raw["claim"], "claim") if "claim" in raw else None
+    return Prediction(record, _claim_id(path, record, raw), claim,
+                      Evidence(label, tuple(questions), tuple(strings), "questions" in raw))
 
 
-def from_system_output(out: D.SystemOutput) -> Evidence:
-    """A 2024-format prediction (`lib.data.load_system_output`): one "question answer" string per pair."""
-    qa = [(e.question, e.text) for e in out.evidence if e.question is not None]
-    strings = [qa_string(q, a) for q, a in qa] if qa else [e.text for e in out.evidence]
-    return Evidence(out.pred_label, tuple(q for q, _ in qa), tuple(strings), bool(qa))
+def _shared_2024(path: Path, record: int, raw: Any) -> Prediction:
+    """One prediction in the 2024 shared-task format: every evidence item a question and its answer."""
+    _unknown_keys(path, record, raw, SHARED_KEYS, "", SHARED_2024)
+    claim_id = _claim_id(path, record, raw)
+    if claim_id is None:
+        raise D.DataError(path, record, "claim_id", "missing: the 2024 format aligns predictions by claim_id")
+    label = _verdict(path, record, raw, "pred_label")
+    items = raw.get("evidence")
+    if not isinstance(items, list):
+        raise D.DataError(path, record, "evidence", f"expected a list of {{question, answer, url}}, got {items!r:.40}")
+    questions, strings = [], []
+    for i, item in enumerate(items):
+        where = f"evidence[{i}]"
+        if not isinstance(item, dict):
+            raise D.DataError(path, record, where, "expected an object {question, answer, url}")
+        _unknown_keys(path, record, item, SHARED_ITEM_KEYS, where, SHARED_2024)
+        question = _string(path, record, item.get("question"), f"{where}.question")
+        answer = _string(path, record, item.get("answer"), f"{where}.answer", empty_ok=True)
+        questions.append(question)
+        strings.append(qa_string(question, answer))
+    claim = _string(path, record, raw["claim"], "claim") if "claim" in raw else None
+    return Prediction(record, claim_id, claim, Evidence(label, tuple(questions), tuple(strings), True))
 
 
-def load_predictions(path: Path | str, references: Sequence[D.Claim]) -> list[Evidence]:
-    """Predictions aligned with `references`, from either format (see the module docstring)."""
-    path = Path(path)
+def _csv_2025(path: Path, record: int, raw: dict) -> Prediction:
+    """One row of the 2025 shared-task CSV: `evi` holds question/answer blocks (`lib.data.parse_leaderboard_evidence`)."""
+    claim_id = _claim_id(path, record, raw, "id")
+    if claim_id is None:
+        raise D.DataError(path, record, "id", "missing")
+    label = _verdict(path, record, raw, "label")
+    pairs = D.parse_leaderboard_evidence(raw["evi"])
+    return Prediction(record, claim_id, _string(path, record, raw["claim"], "claim"),
+                      Evidence(label, tuple(q for q, _ in pairs), tuple(qa_string(q, a) for q, a in pairs), True))
+
+
+def _same_claim(a: str, b: str) -> bool:
+    return " ".join(a.split()) == " ".join(b.split())
+
+
+def _parse_records(path: Path) -> tuple[str, list[tuple[Any, Any]]]:
+    """(format, raw records) of a prediction file, the format detected from its structure."""
+    if not path.exists():
+        raise D.DataError(path, "-", None, "no such file")
+    if not path.is_file():
+        raise D.DataError(path, "-", None, "not a file (a directory?): expected a prediction file")
+    with open(path, "rb") as f:
+        head = f.read(4096).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    if not head:
+        raise D.DataError(path, "-", None, "empty file: no predictions")
+    if head[0] not in "[{":
+        header = head.splitlines()[0].split(",")
+        if not all(c in header for c in CSV_COLUMNS):
+            raise D.DataError(path, "header", None, f"neither JSON nor the 2025 CSV (columns {list(CSV_COLUMNS)}; "
+                              f"found {header[:8]})")
+        rows = D.read_csv_records(path, CSV_COLUMNS)
+        extra = sorted(set(rows[0][1]) - set(CSV_COLUMNS) - {"split"}) if rows else []
+        if extra:
+            raise D.DataError(path, "header", extra[0], f"unknown column in the 2025 CSV (columns: {list(CSV_COLUMNS)})")
+        return CSV_2025, rows
     rows = D.read_json_records(path)
     if not rows:
-        raise D.DataError(path, None, None, "no predictions")
-    first = rows[0][1]
-    if isinstance(first, dict) and ("pred_label" in first or "evidence" in first):
-        outputs = D.load_system_output(path)
-        by_id = {o.claim_id: o for o in outputs}
-        missing = [c.claim_id for c in references if c.claim_id not in by_id]
-        if missing:
-            raise D.DataError(path, None, "claim_id", f"no prediction for {len(missing)} reference claims "
-                              f"(first: {missing[:5]})")
-        preds = [from_system_output(by_id[c.claim_id]) for c in references]
+        raise D.DataError(path, "-", None, "no predictions")
+    return "json", rows
+
+
+def read_predictions(path: Path | str, references: Sequence[D.Claim], lenient: bool = False) -> Predictions:
+    """Predictions aligned with `references`, from any of the three formats (see the module docstring).
+
+    Records are aligned by claim id whenever they carry one, by position only in the official id-less
+    list. Strict (the default): any duplicate, extra or missing claim, unknown key, wrong type, missing
+    verdict or claim text that differs from the reference is a `DataError` naming file, record and field.
+    `lenient`: bad records are skipped, claims without a usable prediction score 0 with no verdict, and
+    `skipped` says what was skipped and why."""
+    path = Path(path)
+    kind, rows = _parse_records(path)
+    skipped: list[str] = []
+
+    def problem(err: D.DataError) -> None:
+        if not lenient:
+            raise err
+        skipped.append(str(err))
+
+    parsed: list[Prediction] = []
+    if kind == CSV_2025:
+        fmt = CSV_2025
+        parse = _csv_2025
     else:
-        if len(rows) != len(references):
-            raise D.DataError(path, None, None, f"{len(rows)} predictions for {len(references)} references "
-                              "(the official format is aligned by position)")
-        preds = [_official(path, r, raw) for r, raw in rows]
-    return preds
+        fmt = record_format(rows[0][1])
+        for record, raw in rows:
+            this = record_format(raw)
+            if this is None:
+                keys = sorted(raw) if isinstance(raw, dict) else type(raw).__name__
+                err = D.DataError(path, record, None, f"keys {keys} match no prediction format (official: label and "
+                                  "questions or string_evidence; 2024: claim_id, claim, evidence, pred_label)")
+            elif fmt is None:
+                fmt = this
+                continue
+            elif this != fmt:
+                err = D.DataError(path, record, None, f"a {this}-format record in a {fmt}-format file (the first "
+                                  "record decides): a file holds one format")
+            else:
+                continue
+            if not lenient:
+                raise err
+        if fmt is None:
+            raise D.DataError(path, 0, None, "no record matches a prediction format")
+        parse = _official if fmt == OFFICIAL else _shared_2024
+    for record, raw in rows:
+        try:
+            if kind != CSV_2025 and record_format(raw) != fmt:
+                raise D.DataError(path, record, None, f"not a {fmt}-format record")
+            parsed.append(parse(path, record, raw))
+        except D.DataError as err:
+            problem(err)
+
+    ids = [p.claim_id for p in parsed]
+    with_ids = sum(i is not None for i in ids)
+    if with_ids and with_ids < len(parsed):
+        first = next(p for p in parsed if p.claim_id is None)
+        problem(D.DataError(path, first.record, "claim_id", "missing, while other records carry one: "
+                            "give every record its claim_id, or none (official format, aligned by position)"))
+        parsed = [p for p in parsed if p.claim_id is not None]
+    aligned: dict[int, Prediction] = {}
+    if with_ids:
+        aligned_by = "claim_id"
+        for p in parsed:
+            if not 0 <= p.claim_id < len(references):
+                problem(D.DataError(path, p.record, "claim_id", f"{p.claim_id} is not a reference claim "
+                                    f"(the references have claim ids 0..{len(references) - 1})"))
+            elif p.claim_id in aligned:
+                problem(D.DataError(path, p.record, "claim_id", f"duplicate: claim {p.claim_id} already predicted by "
+                                    f"record {aligned[p.claim_id].record}"))
+            else:
+                aligned[p.claim_id] = p
+    else:
+        aligned_by = "position"
+        if len(parsed) != len(references) and not lenient:
+            raise D.DataError(path, None, None, f"{len(parsed)} predictions for {len(references)} references "
+                              "(without claim_id the official format is aligned by position)")
+        aligned = {i: p for i, p in enumerate(parsed[:len(references)])}
+        skipped += [f"{path}: record {p.record}: beyond the {len(references)} references" for p in parsed[len(references):]]
+    for cid, p in list(aligned.items()):
+        ref = references[cid]
+        if p.claim is not None and not _same_claim(p.claim, ref.text):
+            problem(D.DataError(path, p.record, "claim", f"differs from reference claim {cid}: {p.claim[:60]!r} "
+                                f"vs {ref.text[:60]!r} (predictions for another claim set?)"))
+            del aligned[cid]
+    missing = [c.claim_id for c in references if c.claim_id not in aligned]
+    if missing:
+        err = D.DataError(path, None, "claim_id", f"no prediction for {len(missing)} reference claims "
+                          f"(first: {missing[:5]})")
+        if not lenient:
+            raise err
+        skipped.append(f"{err}: they score 0 with no verdict")
+    empty = Evidence(None, (), (), True)
+    evidence = [aligned[c.claim_id].evidence if c.claim_id in aligned else empty for c in references]
+    return Predictions(evidence, fmt, aligned_by, len(rows), skipped)
+
+
+def load_predictions(path: Path | str, references: Sequence[D.Claim], lenient: bool = False) -> list[Evidence]:
+    """Predictions aligned with `references` (`read_predictions` without the report)."""
+    return read_predictions(path, references, lenient).evidence
 
 
 # --------------------------------------------------------------------------- METEOR and the assignment
@@ -278,11 +518,21 @@ def summarise(table: pd.DataFrame, levels: Iterable[float] = LEVELS) -> dict[str
     return out
 
 
-def score_file(predictions: Path | str, references: Path | str, jobs: int = 1) -> tuple[dict[str, Any], pd.DataFrame]:
-    """Score a prediction file against an AVeriTeC reference file: (summary, per-claim table)."""
+def score_file(predictions: Path | str, references: Path | str, jobs: int = 1, lenient: bool = False,
+               log: Any = None) -> tuple[dict[str, Any], pd.DataFrame]:
+    """Score a prediction file against an AVeriTeC reference file: (summary, per-claim table).
+
+    `log` (a writable text stream, e.g. sys.stderr) gets the detected format and anything skipped."""
+    references = Path(references)
+    if not references.is_file():
+        raise D.DataError(references, "-", None, "no such file" if not references.exists() else "not a file")
     claims = D.load_averitec("dev", references)
-    preds = load_predictions(predictions, claims)
-    table = per_claim(preds, [reference_evidence(c) for c in claims], [c.claim_id for c in claims], jobs)
+    preds = read_predictions(predictions, claims, lenient)
+    if log is not None:
+        print(f"{predictions}: {preds.describe()}", file=log)
+        for line in preds.skipped:
+            print(f"skipped: {line}", file=log)
+    table = per_claim(preds.evidence, [reference_evidence(c) for c in claims], [c.claim_id for c in claims], jobs)
     return summarise(table), table
 
 
@@ -293,9 +543,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--references", default=str(D.DATA_DIR / "averitec" / "dev.json"))
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     ap.add_argument("--all", action="store_true", help="also print the per claim type scores")
+    ap.add_argument("--lenient", action="store_true",
+                    help="score what can be scored: bad records are skipped (and listed on stderr), "
+                         "claims without a usable prediction score 0")
     args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error("--jobs must be >= 1")
     try:
-        summary, _ = score_file(args.predictions, args.references, args.jobs)
+        summary, _ = score_file(args.predictions, args.references, args.jobs, args.lenient, log=sys.stderr)
     except D.DataError as err:
         sys.exit(f"error: {err}")
     keys = ["q_only", "qa", "accuracy", "macro_f1", "f1", "averitec"]

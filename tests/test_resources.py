@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from lib.resources import LEXNAMES, build_punkt, lexnames_text, use_nltk_data
@@ -32,3 +34,37 @@ def test_build_punkt_writes_nltks_four_tables(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["abbrev_types.txt", "collocations.tab", "ortho_context.tab",
                                                      "sent_starters.txt"]
     assert "mr" in (out / "abbrev_types.txt").read_text().split("\n")
+
+
+def test_plain_import_nltk_finds_the_data_in_this_environment(tmp_path):
+    """A user's script or a notebook kernel in the project's environment: no `use_nltk_data()` first."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import sys, nltk\n"
+              "from nltk.corpus import wordnet\n"
+              "from nltk.tokenize import word_tokenize\n"
+              "assert wordnet.synsets('dog') and word_tokenize('Mr. Smith left.') == ['Mr.', 'Smith', 'left', '.']\n"
+              "print(nltk.data.find('corpora/wordnet'))\n")
+    env = {k: v for k, v in os.environ.items() if k != "NLTK_DATA"}
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().startswith(str(Path(sys.prefix) / "share" / "nltk_data"))
+
+
+def test_a_missing_resource_names_make_nltk(tmp_path, monkeypatch):
+    import nltk
+
+    monkeypatch.setattr(nltk.data, "path", [])
+    with pytest.raises(LookupError, match=r"'corpora/wordnet' not found .*run `make nltk`") as err:
+        use_nltk_data(tmp_path)
+    assert "nltk.download" not in str(err.value)
+
+
+def test_build_wordnet_without_debians_files_names_make_nltk(tmp_path):
+    from lib.resources import build_wordnet
+
+    with pytest.raises(FileNotFoundError, match="make nltk") as err:
+        build_wordnet(tmp_path / "out", source=tmp_path / "no-wordnet")
+    assert "nltk.download" not in str(err.value)

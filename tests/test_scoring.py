@@ -94,7 +94,7 @@ def test_labels_outside_the_verdicts_and_misaligned_files_are_clear_errors(tmp_p
     (tmp_path / "short.json").write_text(json.dumps([{"label": "Refuted", "questions": []}]))
     with pytest.raises(D.DataError, match="1 predictions for 3 references"):
         S.load_predictions(tmp_path / "short.json", claims)
-    (tmp_path / "missing.jsonl").write_text(json.dumps({"claim_id": 0, "claim": "c", "pred_label": "Refuted",
+    (tmp_path / "missing.jsonl").write_text(json.dumps({"claim_id": 0, "claim": claims[0].text, "pred_label": "Refuted",
                                                         "evidence": []}))
     with pytest.raises(D.DataError, match="no prediction for 2 reference claims"):
         S.load_predictions(tmp_path / "missing.jsonl", claims)
@@ -112,3 +112,171 @@ def test_summary_by_hand():
     assert s["f1"]["Refuted"] == pytest.approx(2 / 3) and s["macro_f1"] == pytest.approx((2 / 3) / 4)
     assert s["type_averitec@0.25"] == {"Causal Claim": 0.0, "Numerical Claim": 0.5}
     assert s["type_qa@0.2"] == {"Causal Claim": 0.0, "Numerical Claim": pytest.approx(0.15)}
+
+
+# ---------------------------------------------------------------- bad input (issue 14, part 1)
+
+FIXTURE_DEV = FIXTURE_DATA / "averitec" / "dev.json"
+
+
+@pytest.fixture(scope="module")
+def fixture_claims():
+    return D.load_averitec("dev", FIXTURE_DEV)
+
+
+def shared(claims, **overrides):
+    """2024-format records for the fixture claims, each with one QA pair."""
+    return [{"claim_id": c.claim_id, "claim": c.text, "pred_label": "Refuted",
+             "evidence": [{"question": "Q?", "answer": f"A{c.claim_id}", "url": "u"}], **overrides} for c in claims]
+
+
+def write_json(tmp_path, records, name="pred.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(records))
+    return path
+
+
+def test_official_records_with_claim_id_are_aligned_by_id(fixture_claims, tmp_path):
+    gold = json.loads(FIXTURE_DEV.read_text())
+    with_ids = [{"claim_id": i, **r} for i, r in enumerate(gold)]
+    in_order = S.read_predictions(write_json(tmp_path, with_ids, "a.json"), fixture_claims)
+    reverse = S.read_predictions(write_json(tmp_path, with_ids[::-1], "b.json"), fixture_claims)
+    assert reverse.evidence == in_order.evidence and reverse.describe() == "official, 3 records aligned by claim_id"
+    summary, _ = S.score_file(tmp_path / "b.json", FIXTURE_DEV)
+    assert summary["accuracy"] == 1.0 and summary["qa"] > 0.99
+    # without ids the claim texts still catch a re-ordered file
+    with pytest.raises(D.DataError, match=r"record 0: field 'claim': differs from reference claim 0"):
+        S.read_predictions(write_json(tmp_path, gold[::-1], "c.json"), fixture_claims)
+
+
+@pytest.mark.parametrize("records, expected", [
+    ([{"foo": 1}] * 3, r"record 0: keys \['foo'\] match no prediction format"),
+    ([{"predicted_label": "Refuted", "qa_pairs": []}] * 3, r"record 0: keys \['predicted_label', 'qa_pairs'\] match no"),
+    ([{"label": "Refuted", "question": [{"question": "Q?"}]}] * 3, r"record 0: field 'question': unknown key in the official"),
+    ([{"label": "Refuted", "questions": []}, {"foo": 1}, {"label": "Refuted", "questions": []}], r"record 1: keys \['foo'\]"),
+    ([{"label": "Refuted", "questions": []}, {"claim_id": 1, "pred_label": "Refuted", "evidence": []},
+      {"label": "Refuted", "questions": []}], r"record 1: a 2024-format record in a official-format file"),
+    ([{"label": "Refuted"}] * 3, r"record 0: field 'questions': missing"),
+    ([{"questions": []}] * 3, r"record 0: field 'label': missing verdict"),
+    ([{"label": None, "questions": []}] * 3, r"record 0: field 'label': missing verdict"),
+    ([{"label": "Refuted", "questions": [{"question": 42}]}] * 3, r"record 0: field 'questions\[0\].question': expected a string, got int"),
+    ([{"label": "Refuted", "questions": [{"question": "Q?", "answers": [{"answer": 7}]}]}] * 3,
+     r"field 'questions\[0\].answers\[0\].answer': expected a string"),
+    ([{"label": "Refuted", "questions": [{"question": "Q?", "answers": [{"answr": "x"}]}]}] * 3,
+     r"field 'questions\[0\].answers\[0\].answr': unknown key"),
+    ([{"label": "Refuted", "questions": "Q?"}] * 3, r"field 'questions': expected a list, got str"),
+    ([{"claim_id": True, "label": "Refuted", "questions": []}] * 3, r"field 'claim_id': expected a claim index"),
+    ([{"claim_id": 0, "label": "Refuted", "questions": []}, {"label": "Refuted", "questions": []},
+      {"claim_id": 2, "label": "Refuted", "questions": []}], r"record 1: field 'claim_id': missing, while other records"),
+])
+def test_bad_official_records_are_named_errors(fixture_claims, tmp_path, records, expected):
+    with pytest.raises(D.DataError, match=expected):
+        S.read_predictions(write_json(tmp_path, records), fixture_claims)
+
+
+def mutate(records, index, **changes):
+    out = [dict(r) for r in records]
+    out[index].update(changes)
+    return [{k: v for k, v in r.items() if v is not DROP} for r in out]
+
+
+DROP = object()
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda r: r + [dict(r[0])], r"record 3: field 'claim_id': duplicate: claim 0 already predicted by record 0"),
+    (lambda r: mutate(r, 1, claim_id=7), r"record 1: field 'claim_id': 7 is not a reference claim"),
+    (lambda r: r[:2], r"no prediction for 1 reference claims \(first: \[2\]\)"),
+    (lambda r: mutate(r, 2, pred_label=DROP), r"record 2: field 'pred_label': missing verdict"),
+    (lambda r: mutate(r, 2, pred_label=None), r"record 2: field 'pred_label': missing verdict"),
+    (lambda r: mutate(r, 0, pred_label="Mostly True"), r"record 0: field 'pred_label': 'Mostly True' is not one of"),
+    (lambda r: mutate(r, 1, evidence=[{"answer": "a", "url": "u"}]), r"record 1: field 'evidence\[0\].question'"),
+    (lambda r: mutate(r, 1, evidence=[{"question": 42, "answer": "a", "url": "u"}]),
+     r"record 1: field 'evidence\[0\].question': expected a string, got int"),
+    (lambda r: mutate(r, 1, evidence="Q? A"), r"record 1: field 'evidence': expected a list"),
+    (lambda r: mutate(r, 0, claim="A claim about something else entirely"), r"record 0: field 'claim': differs from"),
+    (lambda r: mutate(r, 0, claim_id=DROP), r"record 0: field 'claim_id': missing: the 2024 format aligns"),
+    (lambda r: mutate(r, 0, label="Refuted"), r"record 0: field 'label': unknown key in the 2024 format"),
+])
+def test_bad_2024_records_are_named_errors(fixture_claims, tmp_path, change, expected):
+    with pytest.raises(D.DataError, match=expected):
+        S.read_predictions(write_json(tmp_path, change(shared(fixture_claims))), fixture_claims)
+
+
+def test_the_2025_csv_is_a_third_format(fixture_claims, tmp_path):
+    import csv
+
+    path = tmp_path / "submission.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "claim", "evi", "label"])
+        for c in reversed(fixture_claims):
+            w.writerow([c.claim_id, c.text, f"Q{c.claim_id}?\t\t\nA{c.claim_id}\t\t\n\nR?\t\t\nB\t\t\n\n", "Supported"])
+    p = S.read_predictions(path, fixture_claims)
+    assert p.describe() == "2025 csv, 3 records aligned by claim_id"
+    assert [e.strings for e in p.evidence] == [(f"Q{i}? A{i}", "R? B") for i in range(3)]
+    assert [e.questions for e in p.evidence] == [(f"Q{i}?", "R?") for i in range(3)]
+    bad = path.read_text().replace("id,claim,evi,label", "id,claim,evi,label,extra")
+    (tmp_path / "extra.csv").write_text(bad.replace("Supported\n", "Supported,x\n"))
+    with pytest.raises(D.DataError, match=r"header: field 'extra': unknown column"):
+        S.read_predictions(tmp_path / "extra.csv", fixture_claims)
+    (tmp_path / "nolabel.csv").write_text(path.read_text().replace("Supported", "", 1))
+    with pytest.raises(D.DataError, match=r"record 0: field 'label': missing verdict"):
+        S.read_predictions(tmp_path / "nolabel.csv", fixture_claims)
+    (tmp_path / "other.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(D.DataError, match="neither JSON nor the 2025 CSV"):
+        S.read_predictions(tmp_path / "other.csv", fixture_claims)
+
+
+def test_the_2025_leaderboard_files_read(real_data):
+    claims = D.load_averitec("dev", real_data / "averitec" / "dev.json")
+    p = S.read_predictions(real_data / "averitec" / "leaderboard" / "solution_dev.csv", claims)
+    assert p.describe() == "2025 csv, 500 records aligned by claim_id"
+    assert [e.label for e in p.evidence] == [c.label for c in claims]
+
+
+@pytest.mark.parametrize("target, expected", [("missing.json", "no such file"), (".", "not a file"),
+                                              ("empty.json", "empty file")])
+def test_missing_files_and_directories_are_errors(fixture_claims, tmp_path, target, expected):
+    (tmp_path / "empty.json").write_text("  \n")
+    with pytest.raises(D.DataError, match=expected):
+        S.read_predictions(tmp_path / target, fixture_claims)
+
+
+def test_cli_exits_1_with_the_error_and_prints_the_format(fixture_claims, tmp_path):
+    import subprocess
+    import sys
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "lib.scoring", "--jobs", "1", "--references", str(FIXTURE_DEV), *args],
+                              capture_output=True, text=True, cwd=S.D.DATA_DIR.parent)
+
+    good = write_json(tmp_path, shared(fixture_claims), "good.json")
+    proc = cli("--predictions", str(good))
+    assert proc.returncode == 0 and "good.json: 2024, 3 records aligned by claim_id" in proc.stderr
+    assert json.loads(proc.stdout)["accuracy"] == pytest.approx(1 / 3)
+    for args, expected in [(["--predictions", str(tmp_path / "nope.json")], "nope.json: record -: no such file"),
+                           (["--predictions", str(tmp_path)], "not a file"),
+                           (["--predictions", str(good), "--references", str(tmp_path / "r.json")], "r.json: record -: no such file")]:
+        proc = cli(*args)
+        assert proc.returncode == 1 and expected in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_lenient_scores_what_it_can_and_says_what_it_skipped(fixture_claims, tmp_path, capsys):
+    records = shared(fixture_claims)
+    records[1]["pred_label"] = None
+    records.append(dict(records[0]))
+    path = write_json(tmp_path, records)
+    with pytest.raises(D.DataError):
+        S.score_file(path, FIXTURE_DEV)
+    import io
+
+    log = io.StringIO()
+    summary, table = S.score_file(path, FIXTURE_DEV, lenient=True, log=log)
+    text = log.getvalue()
+    assert "2024, 4 records aligned by claim_id" in text
+    assert "skipped:" in text and "record 1: field 'pred_label': missing verdict" in text
+    assert "record 3: field 'claim_id': duplicate" in text and "no prediction for 1 reference claims" in text
+    assert table["pred_label"].isna().tolist() == [False, True, False] and table.loc[1, "qa"] == 0.0
+    assert table["correct"].tolist() == [True, False, False]
+    assert summary["claims"] == 3  # the skipped claim stays in the denominator

@@ -1,0 +1,196 @@
+"""lib.config: the params.yaml schema, YAML 1.2 floats, `python -m lib.config check`, notebook parameters."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from lib import config as C
+
+DEFAULT = C.load_params()
+
+
+def with_value(dotted: str, value) -> dict:
+    """The default params with one key set (`a.b.c`); value `DELETE` removes the key."""
+    params = copy.deepcopy(DEFAULT)
+    *parents, last = dotted.split(".")
+    node = params
+    for p in parents:
+        node = node[p]
+    if value is DELETE:
+        del node[last]
+    else:
+        node[last] = value
+    return params
+
+
+DELETE = object()
+
+
+def test_the_committed_params_file_is_valid():
+    assert C.check(C.read_yaml(C.PARAMS_FILE)) == DEFAULT
+    assert C.main(["check"]) == 0
+
+
+# Each case was a plausible number with exit 0 before the schema (issue 14, part 3).
+@pytest.mark.parametrize("key, value, expected", [
+    ("retrieval.depth", -1, "retrieval.depth: Input should be greater than or equal to 1, got -1"),
+    ("nli_averitec.k", 0, "nli_averitec.k: Input should be greater than or equal to 1, got 0"),
+    ("utility.k", -1, "utility.k: Input should be greater than or equal to 1, got -1"),
+    ("retrieval.rrf_k", -60, "retrieval.rrf_k: Input should be greater than or equal to 0, got -60"),
+    ("retrieval.workers", 0, "retrieval.workers: Input should be greater than or equal to 1, got 0"),
+    ("retrieval.bm25.k1", -1, "retrieval.bm25.k1: Input should be greater than or equal to 0, got -1"),
+    ("qgen.epochs", -1, "qgen.epochs: Input should be greater than or equal to 1, got -1"),
+    ("nli_averitec.classifier.epochs", -1, "nli_averitec.classifier.epochs: Input should be greater than or equal to 1"),
+    ("llm.timeout", 0, "llm.timeout: Input should be greater than 0, got 0"),
+    ("store.include_gold", "false", "store.include_gold: Input should be a valid boolean"),
+    ("nli_averitec.classifier.learning_rate", "2e-5", "nli_averitec.classifier.learning_rate: Input should be a valid number"),
+    ("store.distractor_splits", "test", "store.distractor_splits: Input should be a valid list, got 'test'"),
+    ("averitec.foo", 1, "averitec.foo: unknown key"),
+    ("nli_averitec.kk", 3, "nli_averitec.kk: unknown key"),
+    ("utility.canddiates", 10, "utility.canddiates: unknown key"),
+    ("averitec_score.main_levle", 0.25, "averitec_score.main_levle: unknown key"),
+    ("retrieval.retrievers", ["bm25", "bm52"], "retrieval.retrievers[1]: Input should be 'bm25', 'dense' or 'hybrid'"),
+    ("retrieval.main_fusion", "combmax-norm", "retrieval.main_fusion: Input should be"),
+    ("retrieval.depth", "100", "retrieval.depth: Input should be a valid integer, got '100'"),
+    ("retrieval.depth", True, "retrieval.depth: Input should be a valid integer, got True"),
+    ("retrieval.depth", DELETE, "retrieval.depth: required key is missing"),
+    ("llm.mode", False, "llm.mode: Input should be 'off', 'replay' or 'live'"),   # YAML 1.1: `mode: off` is False
+    ("llm.api_key_env", "MY KEY", "llm.api_key_env"),
+    ("llm.base_url", "localhost:8000/v1", "llm.base_url"),
+    ("utility.candidates", 2, "utility: k = 3 documents cannot be selected from 2 candidates"),
+    ("averitec_score.main_level", 0.35, "averitec_score: main_level = 0.35 is not one of levels"),
+    ("retrieval.all_fusions_for", ["oracel"], "retrieval: all_fusions_for names ['oracel']"),
+    ("query_planning.measures", ["ndcg@10", "recall"], "query_planning.measures[1]"),
+    ("error_analysis.rules.min_grade", 3, "error_analysis.rules.min_grade"),
+    ("nli_averitec.label_set", "averitec5", "nli_averitec.label_set"),
+    ("report.headlines.01_knowledge_store.documents in the store", "store.json", "report.headlines"),
+])
+def test_bad_values_name_their_key(key, value, expected):
+    with pytest.raises(C.ParamsError) as err:
+        C.check(with_value(key, value), "params.yaml")
+    assert expected in str(err.value)
+    assert str(err.value).startswith("params.yaml: ")
+
+
+def test_every_problem_is_reported_at_once():
+    params = with_value("retrieval.depth", -1)
+    params["utility"]["k"] = 0
+    params["bogus_section"] = {}
+    with pytest.raises(C.ParamsError) as err:
+        C.check(params)
+    assert [p.split(":")[0] for p in err.value.problems] == ["bogus_section", "retrieval.depth", "utility.k"]
+
+
+def test_a_missing_section_is_named():
+    params = copy.deepcopy(DEFAULT)
+    del params["nli_quantemp"]
+    with pytest.raises(C.ParamsError, match="nli_quantemp: required key is missing"):
+        C.check(params)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("x: 2e-5", 2e-5), ("x: 1E3", 1000.0), ("x: -3e+2", -300.0), ("x: 2.0e-5", 2e-5), ("x: .5e1", 5.0),
+    ("x: '2e-5'", "2e-5"), ("x: 3", 3), ("x: e5", "e5"), ("x: 1.5", 1.5),
+])
+def test_exponent_numbers_are_read_as_numbers(tmp_path, text, expected):
+    path = tmp_path / "p.yaml"
+    path.write_text(text)
+    value = C.read_yaml(path)["x"]
+    assert value == expected and type(value) is type(expected)
+
+
+def test_pyyaml_alone_reads_2e_5_as_a_string():
+    assert yaml.safe_load("x: 2e-5")["x"] == "2e-5"  # why lib.config has its own loader
+
+
+def test_learning_rate_written_2e_5_passes_the_schema(tmp_path):
+    text = C.PARAMS_FILE.read_text().replace("learning_rate: 2.0e-5", "learning_rate: 2e-5")
+    assert "learning_rate: 2e-5" in text
+    path = tmp_path / "params.yaml"
+    path.write_text(text)
+    assert C.section("nli_averitec", path)["classifier"]["learning_rate"] == 2e-5
+
+
+def test_section_and_load_params_check_the_file(tmp_path):
+    path = tmp_path / "params.yaml"
+    path.write_text(C.PARAMS_FILE.read_text().replace("depth: 100", "depth: -1"))
+    with pytest.raises(C.ParamsError, match="retrieval.depth"):
+        C.section("store", path)  # any stage: the whole file is checked before work starts
+    with pytest.raises(KeyError, match="no section 'nope'"):
+        C.section("nope")
+
+
+def test_cli(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(C.PARAMS_FILE.read_text().replace("workers: 2", "workers: 0").replace("rrf_k: 60", "rrf_k: -60"))
+    assert C.main(["check", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "2 problem(s)" in err and "retrieval.workers" in err and "retrieval.rrf_k" in err
+    assert C.main(["check", str(tmp_path / "missing.yaml")]) == 1
+    assert "no such file" in capsys.readouterr().err
+    (tmp_path / "broken.yaml").write_text("store: [unclosed\n")
+    assert C.main(["check", str(tmp_path / "broken.yaml")]) == 1
+    assert "not valid YAML" in capsys.readouterr().err
+    (tmp_path / "list.yaml").write_text("- 1\n")
+    assert C.main(["check", str(tmp_path / "list.yaml")]) == 1
+    assert C.main(["frobnicate"]) == 2
+
+
+def test_vocabularies_match_the_modules_that_implement_them():
+    from typing import get_args
+
+    from lib import evidence, fusion, llm, nli, prompted, retrieval, store
+
+    assert get_args(C.Retriever) == retrieval.RETRIEVERS
+    assert get_args(C.Scope) == store.SCOPES
+    assert get_args(C.Fusion) == fusion.FUSIONS
+    assert set(get_args(C.LabelSet)) == set(nli.LABEL_SETS) - {"quantemp3"}
+    assert get_args(C.Prompted) == prompted.PROMPTED
+    assert get_args(C.LLMParams.model_fields["mode"].annotation) == llm.MODES
+    assert get_args(C.Averitec.model_fields["verdict_source"].annotation) == evidence.VERDICT_SOURCES
+
+
+def test_classifier_keys_match_nli_settings():
+    from dataclasses import asdict
+
+    from lib.nli import NLISettings
+
+    assert C.Classifier().model_dump() == asdict(NLISettings())
+
+
+def test_notebook_parameters_must_be_defined_in_its_parameters_cell():
+    from lib.notebooks import check_parameters
+
+    nb = C.NOTEBOOKS_DIR / "05_averitec_score.ipynb"
+    check_parameters(nb, C.section("averitec_score"))
+    with pytest.raises(ValueError, match=r"\['main_levle'\] are not defined in its parameters cell"):
+        check_parameters(nb, {"main_levle": 0.3})
+
+
+NOTEBOOK_SECTIONS = {"01_knowledge_store": "knowledge_store", "02_query_planning": "query_planning",
+                     "03_aggregation": "aggregation", "04_retrieval_metrics": "retrieval_metrics",
+                     "05_averitec_score": "averitec_score", "06_generative_planners": "generative_planning",
+                     "07_nli_veracity": "nli_veracity", "08_error_analysis": "error_analysis",
+                     "09_relevance_vs_utility": "relevance_utility"}
+
+
+@pytest.mark.parametrize("name, sec", NOTEBOOK_SECTIONS.items())
+def test_every_schema_key_of_a_notebook_section_is_a_notebook_parameter(name, sec):
+    import papermill as pm
+
+    defined = set(pm.inspect_notebook(str(C.NOTEBOOKS_DIR / f"{name}.ipynb")))
+    assert set(C.section_model(sec).model_fields) <= defined
+
+
+def test_notebook_run_with_a_bad_section_exits_1(tmp_path):
+    import subprocess
+    import sys
+
+    bad = tmp_path / "params.yaml"
+    bad.write_text(C.PARAMS_FILE.read_text().replace("main_level: 0.25\n\nqgen", "main_level: 0.25\n  mian: 1\n\nqgen"))
+    proc = subprocess.run([sys.executable, "-m", "lib.notebooks", "run", "05_averitec_score", "--section",
+                           "averitec_score", "--params", str(bad)], capture_output=True, text=True, cwd=C.ROOT)
+    assert proc.returncode == 1 and "averitec_score.mian: unknown key" in proc.stderr
+    assert "Traceback" not in proc.stderr
