@@ -9,11 +9,11 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 FIND_LINKS := $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null || true)
 UV := $(VENV)/bin/uv pip install --python $(VENV)/bin/python $(if $(FIND_LINKS),--find-links $(FIND_LINKS))
 
-.PHONY: all setup env wordnet nltk data pipeline test check-pipeline bench lock clean
+.PHONY: all setup env params wordnet nltk data pipeline test check-pipeline bench lock clean
 
 all: setup pipeline ## set up everything, pull the data, run the DVC pipeline
 
-setup: env nltk data ## environment, offline NLTK data, verified data
+setup: env params nltk data ## environment, checked params.yaml, offline NLTK data, verified data
 
 env: $(VENV)/.installed
 $(VENV)/.installed: requirements.lock pyproject.toml
@@ -27,14 +27,19 @@ wordnet: ## Debian's WordNet 3.0 for METEOR (needs root; elsewhere see README)
 	@if [ -f /usr/share/wordnet/index.sense ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wordnet-base wordnet-sense-index >/dev/null; \
-	else echo "WordNet not installed and no root: lib.resources will try nltk.download (needs network)"; fi
+	else echo "WordNet not installed and no root: install Debian's wordnet-base and wordnet-sense-index, then make nltk"; fi
 
-nltk: env wordnet nltk_data/.built
-nltk_data/.built: lib/resources.py
+params: env ## check params.yaml against the schema in lib/config.py (every problem, by dotted key)
+	python -m lib.config check
+
+NLTK_DATA := $(VENV)/share/nltk_data
+nltk: env wordnet $(NLTK_DATA)/.built ## WordNet and Punkt where NLTK looks by default in .venv
+$(NLTK_DATA)/.built: lib/resources.py
 	python -m lib.resources
 	touch $@
 
 data: env ## pull data/ from the DVC remote and verify its checksums
+	python -m lib.data remote-check
 	dvc pull -q data.dvc
 	python -m lib.data verify
 

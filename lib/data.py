@@ -1,23 +1,32 @@
 """Typed loaders for every file under `data/`.
 
-Every loader is strict by default: malformed JSON/JSONL/CSV, a missing required field, an unknown
-label or an unparseable date raise `DataError`, whose message names the file, the record and the
-field. With `strict=False` a bad record is skipped instead, and the error is appended to a
-`LoadLog` that the caller must pass and report, so nothing is ever dropped silently.
+Every loader is strict by default: malformed JSON/JSONL/CSV, a missing required field, a field of the
+wrong type (a bool is not an id, a string is not a list of strings), an empty claim or question, a
+duplicated id, an unknown label or an unparseable date raise `DataError`, whose message names the file,
+the record and the field. With `strict=False` a bad record is skipped instead, and the error is appended
+to a `LoadLog` that the caller must pass and report, so nothing is ever dropped silently.
+
+`python -m lib.data verify [DATA_DIR]` checks `data/` against `data/SHA256SUMS`;
+`python -m lib.data remote-check [REPO_ROOT]` checks that the default DVC remote folder exists before
+`dvc pull` (which fails without a word when it does not).
 """
 from __future__ import annotations
 
+import configparser
 import csv
 import hashlib
 import json
+import os
 import re
+import sys
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
-from typing import Any, Callable, Iterator, TypeVar
+from pathlib import Path, PurePosixPath
+from typing import Any, Callable, Container, Hashable, Iterator, TypeVar
 
-from lib.config import DATA_DIR
+from lib.config import DATA_DIR, ROOT
 
 T = TypeVar("T")
 
@@ -50,16 +59,30 @@ class LoadLog:
 
 
 def _collect(path: Path, rows: Iterator[tuple[Any, dict]], parse: Callable[[Any, dict], T],
-             strict: bool, log: LoadLog | None) -> list[T]:
-    """Parse each raw row; raise on the first bad one, or skip it into `log`."""
+             strict: bool, log: LoadLog | None, *,
+             unique: tuple[str, Callable[[T], Hashable]] | None = None) -> list[T]:
+    """Parse each raw row; raise on the first bad one, or skip it into `log`.
+
+    `unique` = (field name, id of a parsed item): an id seen before is a `DataError` naming both
+    records (the first one is kept when loading leniently), so no id silently shadows another.
+    """
     if not strict and log is None:
         raise ValueError("strict=False needs a LoadLog, so that skipped records are reported")
     out: list[T] = []
+    first_record: dict[Hashable, Any] = {}
     for record, raw in rows:
         try:
             if not isinstance(raw, dict):
                 raise DataError(path, record, None, f"expected an object, got {type(raw).__name__}")
-            out.append(parse(record, raw))
+            item = parse(record, raw)
+            if unique is not None:
+                name, id_of = unique
+                key = id_of(item)
+                if key in first_record:
+                    raise DataError(path, record, name, f"duplicate id {key!r}: record {first_record[key]} has it too "
+                                                        "(expected each id once)")
+                first_record[key] = record
+            out.append(item)
         except DataError as err:
             if strict:
                 raise
@@ -123,17 +146,102 @@ def read_csv_records(path: Path | str, required: tuple[str, ...], sep: str = ","
     return rows
 
 
-def _req(path: Path, record: Any, raw: dict, name: str, kind: type | tuple[type, ...] = str,
-         allow_none: bool = False) -> Any:
+# --------------------------------------------------------------------------- fields
+#
+# One helper per kind of field, each naming the field as `at + name` (e.g. `questions[2].question`):
+# `_req` (a required field of a type), `_opt` (an optional one), `_text` (a claim or question: a string
+# with some text), `_str_list` (a list of strings), `_int_text` (an integer id written in a CSV cell).
+
+# Published records with an empty claim or question. They are kept, so that every file loads as
+# published (claim ids are positions in the file), and they are the only empty texts accepted.
+#   averitec/train.json record 1948: the claim text is "" (label Supported, one QA pair)
+#   averitec/train.json record 438: question 3 of 5 is "" (its justification says "The first Q and A has
+#   no question")
+PUBLISHED_EMPTY_TEXTS = frozenset({
+    ("averitec/train.json", 1948, "claim"),
+    ("averitec/train.json", 438, "questions[2].question"),
+})
+
+
+def _kinds(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _is_kind(value: Any, kind: type | tuple[type, ...]) -> bool:
+    """`isinstance`, except that a bool is not an int: JSON `true` must not become claim 1."""
+    kinds = _kinds(kind)
+    if isinstance(value, bool) and bool not in kinds:
+        return False
+    return isinstance(value, kinds)
+
+
+def _req(path: Path, record: Any, raw: dict, name: str, kind: type | tuple[type, ...] = str, *,
+         allow_none: bool = False, at: str = "") -> Any:
     """A required field of the expected type."""
     if name not in raw:
-        raise DataError(path, record, name, "missing required field")
+        raise DataError(path, record, at + name, "missing required field")
     value = raw[name]
     if value is None and allow_none:
         return None
-    if not isinstance(value, kind):
-        raise DataError(path, record, name, f"expected {getattr(kind, '__name__', kind)}, got {type(value).__name__}")
+    if not _is_kind(value, kind):
+        expected = " or ".join(k.__name__ for k in _kinds(kind))
+        raise DataError(path, record, at + name, f"expected {expected}, got {type(value).__name__}")
     return value
+
+
+def _opt(path: Path, record: Any, raw: dict, name: str, kind: type | tuple[type, ...] = str,
+         default: Any = None, *, at: str = "") -> Any:
+    """An optional field: missing or null gives `default`, anything else must be of `kind`."""
+    if raw.get(name) is None:
+        return default
+    return _req(path, record, raw, name, kind, at=at)
+
+
+def _nonempty(path: Path, record: Any, field_name: str, value: str) -> str:
+    """`value` unless it is blank (and not one of the `PUBLISHED_EMPTY_TEXTS`)."""
+    if not value.strip() and ("/".join(Path(path).parts[-2:]), record, field_name) not in PUBLISHED_EMPTY_TEXTS:
+        raise DataError(path, record, field_name, "empty text (expected a non-empty string)")
+    return value
+
+
+def _text(path: Path, record: Any, raw: dict, name: str, *, at: str = "") -> str:
+    """A claim or question text: a required string with something besides whitespace."""
+    return _nonempty(path, record, at + name, _req(path, record, raw, name, at=at))
+
+
+def _str_list(path: Path, record: Any, raw: dict, name: str, *, at: str = "", required: bool = False,
+              texts: bool = False, none_items: bool = False) -> tuple[Any, ...]:
+    """A list of strings, as a tuple: a lone string is an error, not a tuple of its characters.
+
+    Missing gives () unless `required`; `texts`: every item must be non-empty (questions);
+    `none_items`: nulls are allowed and kept (CLIMATE-FEVER votes).
+    """
+    if name not in raw:
+        if required:
+            raise DataError(path, record, at + name, "missing required field")
+        return ()
+    value = raw[name]
+    if not isinstance(value, list):
+        raise DataError(path, record, at + name, f"expected a list of strings, got {type(value).__name__}")
+    for i, item in enumerate(value):
+        if item is None and none_items:
+            continue
+        if not isinstance(item, str):
+            raise DataError(path, record, f"{at}{name}[{i}]",
+                            f"expected str, got {type(item).__name__} (a list of strings)")
+        if texts:
+            _nonempty(path, record, f"{at}{name}[{i}]", item)
+    return tuple(value)
+
+
+def _int_text(path: Path, record: Any, raw: dict, name: str, default: int | None = None) -> int:
+    """An integer id in a CSV cell: ASCII digits only (no sign, space, '1_0' or 'True'); blank gives `default`."""
+    value = raw[name]
+    if not value and default is not None:
+        return default
+    if not re.fullmatch(r"[0-9]+", value):
+        raise DataError(path, record, name, f"not an integer: {value!r} (expected a non-negative integer id)")
+    return int(value)
 
 
 # --------------------------------------------------------------------------- labels and dates
@@ -200,10 +308,10 @@ def _label(path: Path, record: Any, raw: dict, name: str, scheme: str) -> str:
         raise DataError(path, record, name, str(err)) from None
 
 
-def _choice(path: Path, record: Any, raw: dict, name: str, allowed: tuple[str, ...]) -> str:
-    value = _req(path, record, raw, name)
+def _choice(path: Path, record: Any, raw: dict, name: str, allowed: tuple[str, ...], *, at: str = "") -> str:
+    value = _req(path, record, raw, name, at=at)
     if value not in allowed:
-        raise DataError(path, record, name, f"unknown label {value!r} (expected one of {list(allowed)})")
+        raise DataError(path, record, at + name, f"unknown label {value!r} (expected one of {list(allowed)})")
     return value
 
 
@@ -246,26 +354,25 @@ class Claim:
 
 
 def _answer(path: Path, record: Any, raw: Any, where: str) -> Answer:
+    """One gold answer; its text may be short ("Yes", "33%") or `NO_ANSWER`, so only its type is checked."""
     if not isinstance(raw, dict):
         raise DataError(path, record, where, "expected an answer object")
-    for name in ("answer", "source_url"):
-        if name not in raw:
-            raise DataError(path, record, f"{where}.{name}", "missing required field")
-        if not isinstance(raw[name], str):
-            raise DataError(path, record, f"{where}.{name}", f"expected str, got {type(raw[name]).__name__}")
-    return Answer(raw["answer"], raw.get("answer_type"), raw["source_url"], raw.get("source_medium"),
-                  raw.get("boolean_explanation"))
+    at = where + "."
+    return Answer(_req(path, record, raw, "answer", at=at), _opt(path, record, raw, "answer_type", at=at),
+                  _req(path, record, raw, "source_url", at=at), _opt(path, record, raw, "source_medium", at=at),
+                  _opt(path, record, raw, "boolean_explanation", at=at))
 
 
 def _averitec_claim(path: Path, split: str, record: int, raw: dict) -> Claim:
     questions = []
     for qi, q in enumerate(_req(path, record, raw, "questions", list)):
-        if not isinstance(q, dict) or not isinstance(q.get("question"), str):
-            raise DataError(path, record, f"questions[{qi}].question", "missing or not a string")
+        if not isinstance(q, dict):
+            raise DataError(path, record, f"questions[{qi}]", f"expected an object, got {type(q).__name__}")
+        text = _text(path, record, q, "question", at=f"questions[{qi}].")
         answers = q.get("answers") or []
         if not isinstance(answers, list):
             raise DataError(path, record, f"questions[{qi}].answers", "expected a list")
-        questions.append(Question(q["question"], tuple(
+        questions.append(Question(text, tuple(
             _answer(path, record, a, f"questions[{qi}].answers[{ai}]") for ai, a in enumerate(answers))))
     try:
         claim_date = parse_claim_date(_req(path, record, raw, "claim_date", allow_none=True))
@@ -274,12 +381,14 @@ def _averitec_claim(path: Path, split: str, record: int, raw: dict) -> Claim:
             raise
         raise DataError(path, record, "claim_date", str(err)) from None
     return Claim(
-        claim_id=record, split=split, text=_req(path, record, raw, "claim"),
+        claim_id=record, split=split, text=_text(path, record, raw, "claim"),
         label=_label(path, record, raw, "label", "averitec"), claim_date=claim_date,
-        claim_types=tuple(raw.get("claim_types") or ()),
-        fact_checking_strategies=tuple(raw.get("fact_checking_strategies") or ()),
-        justification=raw.get("justification") or "", fact_checking_article=raw.get("fact_checking_article"),
-        speaker=raw.get("speaker"), reporting_source=raw.get("reporting_source"), questions=tuple(questions))
+        claim_types=_str_list(path, record, raw, "claim_types"),
+        fact_checking_strategies=_str_list(path, record, raw, "fact_checking_strategies"),
+        justification=_opt(path, record, raw, "justification", str, ""),
+        fact_checking_article=_opt(path, record, raw, "fact_checking_article"),
+        speaker=_opt(path, record, raw, "speaker"), reporting_source=_opt(path, record, raw, "reporting_source"),
+        questions=tuple(questions))
 
 
 def load_averitec(split: str = "dev", path: Path | str | None = None, *, strict: bool = True,
@@ -327,24 +436,25 @@ class SystemOutput:
 
 def _system_output(path: Path, record: int, raw: dict) -> SystemOutput:
     claim_id = _req(path, record, raw, "claim_id", int)
-    claim = _req(path, record, raw, "claim")
+    claim = _text(path, record, raw, "claim")
     keys = [k for k in raw if k == "evidence" or re.fullmatch(r"top_\d+", k)]
     if len(keys) != 1:
         raise DataError(path, record, "evidence", "expected exactly one of 'evidence' or 'top_<k>'")
+    qa = keys[0] == "evidence"
     items = _req(path, record, raw, keys[0], list)
     evidence = []
     for i, item in enumerate(items):
         where = f"{keys[0]}[{i}]"
         if not isinstance(item, dict):
             raise DataError(path, record, where, "expected an object")
-        text = item.get("answer" if keys[0] == "evidence" else "sentence")
-        if not isinstance(text, str):
-            raise DataError(path, record, where, "missing answer/sentence text")
+        text = _req(path, record, item, "answer" if qa else "sentence", at=where + ".")
         url = item.get("url")
         urls = (url,) if isinstance(url, str) else tuple(url) if isinstance(url, list) else None
         if urls is None or not all(isinstance(u, str) for u in urls):
             raise DataError(path, record, f"{where}.url", "expected a string or a list of strings")
-        question = item.get("question") if keys[0] == "evidence" else None
+        question = None
+        if qa and item.get("question") is not None:  # optional, but a question when given
+            question = _text(path, record, item, "question", at=where + ".")
         evidence.append(RetrievedEvidence(text, urls, question))
     pred = raw.get("pred_label")
     if pred is not None:
@@ -353,13 +463,14 @@ def _system_output(path: Path, record: int, raw: dict) -> SystemOutput:
 
 
 def load_system_output(path: Path | str, *, strict: bool = True, log: LoadLog | None = None) -> list[SystemOutput]:
-    """A published system's per-claim output, in any of its three shapes.
+    """A published system's per-claim output, in any of its three shapes; one record per claim_id.
 
     QA evidence with one URL per answer (HerO, baseline, FEVER-8), QA evidence with a list of URLs
     (UHH), or top-k sentences `{sentence, url}` (HerO reranking, baseline BM25 sample).
     """
     path = Path(path)
-    return _collect(path, iter(read_json_records(path)), lambda r, raw: _system_output(path, r, raw), strict, log)
+    return _collect(path, iter(read_json_records(path)), lambda r, raw: _system_output(path, r, raw), strict, log,
+                    unique=("claim_id", lambda o: o.claim_id))
 
 
 def load_misinfo_domains(path: Path | str | None = None) -> set[str]:
@@ -393,19 +504,24 @@ def parse_leaderboard_evidence(evi: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def load_leaderboard(path: Path | str) -> list[LeaderboardRow]:
-    """FEVER-8 leaderboard CSV (gold solution or a submission)."""
+LEADERBOARD_COLUMNS = ("id", "claim", "evi", "label")  # the 2025 submission format; the gold file adds `split`
+
+
+def load_leaderboard(path: Path | str, *, strict: bool = True, log: LoadLog | None = None) -> list[LeaderboardRow]:
+    """FEVER-8 leaderboard CSV (gold solution or a submission; `split` optional); one row per id."""
     path = Path(path)
+    rows = read_csv_records(path, LEADERBOARD_COLUMNS)
+    extra = sorted(set(rows[0][1]) - {*LEADERBOARD_COLUMNS, "split"}) if rows else []
+    if extra:
+        raise DataError(path, "header", extra[0], f"unknown column (expected {list(LEADERBOARD_COLUMNS)}, "
+                        "optionally 'split')")
 
     def parse(record: int, raw: dict) -> LeaderboardRow:
-        try:
-            claim_id = int(raw["id"])
-        except ValueError:
-            raise DataError(path, record, "id", f"not an integer: {raw['id']!r}") from None
-        return LeaderboardRow(claim_id, raw["claim"], parse_leaderboard_evidence(raw["evi"]),
-                              _label(path, record, raw, "label", "averitec"), raw["split"])
+        return LeaderboardRow(_int_text(path, record, raw, "id"), _text(path, record, raw, "claim"),
+                              parse_leaderboard_evidence(raw["evi"]), _label(path, record, raw, "label", "averitec"),
+                              raw.get("split", ""))
 
-    return _collect(path, iter(read_csv_records(path, ("id", "claim", "evi", "label", "split"))), parse, True, None)
+    return _collect(path, iter(rows), parse, strict, log, unique=("id", lambda row: row.claim_id))
 
 
 # --------------------------------------------------------------------------- QuanTemp
@@ -430,11 +546,11 @@ def load_quantemp_val(path: Path | str | None = None, *, strict: bool = True,
         evs = _req(path, record, raw, "evidences", list)
         queries, snippets = [], []
         for i, ev in enumerate(evs):
-            if not isinstance(ev, dict) or not isinstance(ev.get("top_k_doc", []), list):
-                raise DataError(path, record, f"evidences[{i}]", "expected {questions, top_k_doc}")
-            queries.append(str(ev.get("questions", "")))
-            snippets.extend(str(s) for s in ev.get("top_k_doc", []))
-        return QuanTempClaim(record, _req(path, record, raw, "claim"), _label(path, record, raw, "label", "quantemp"),
+            if not isinstance(ev, dict):
+                raise DataError(path, record, f"evidences[{i}]", "expected an object {questions, top_k_doc}")
+            queries.append(_opt(path, record, ev, "questions", str, "", at=f"evidences[{i}]."))
+            snippets.extend(_str_list(path, record, ev, "top_k_doc", at=f"evidences[{i}]."))
+        return QuanTempClaim(record, _text(path, record, raw, "claim"), _label(path, record, raw, "label", "quantemp"),
                              " ".join(queries), tuple(snippets))
 
     return _collect(path, iter(read_json_records(path)), parse, strict, log)
@@ -457,7 +573,7 @@ def load_quantemp_taxonomy(path: Path | str | None = None) -> list[TaxonomyClaim
         label = raw["taxonomy_labels"].strip().lower()
         if label not in QUANTEMP_TAXONOMY:
             raise DataError(path, record, "taxonomy_labels", f"unknown label {label!r} (expected {QUANTEMP_TAXONOMY})")
-        return TaxonomyClaim(raw["claim"].strip(), label)
+        return TaxonomyClaim(_text(path, record, raw, "claim").strip(), label)
 
     rows = read_csv_records(path, ("claim", "taxonomy_labels"), sep="@")
     return _collect(path, iter(rows), parse, True, None)
@@ -477,7 +593,7 @@ def load_quantemp_decompositions(path: Path | str | None = None) -> list[Decompo
         qs = [q.strip() for q in re.split(r"\n?Next Question:", raw["questions"]) if q.strip()]
         if not qs:
             raise DataError(path, record, "questions", "no questions")
-        return DecomposedClaim(raw["claims"], tuple(qs))
+        return DecomposedClaim(_text(path, record, raw, "claims"), tuple(qs))
 
     return _collect(path, iter(read_csv_records(path, ("claims", "questions"), sep="@")), parse, True, None)
 
@@ -493,7 +609,7 @@ def load_quantemp_predictions(path: Path | str) -> list[ClaimPrediction]:
     path = Path(path)
     rows = read_csv_records(path, ("claim", "verdict"))
     return _collect(path, iter(rows), lambda r, raw: ClaimPrediction(
-        raw["claim"], _label(path, r, raw, "verdict", "quantemp")), True, None)
+        _text(path, r, raw, "claim"), _label(path, r, raw, "verdict", "quantemp")), True, None)
 
 
 @dataclass(frozen=True)
@@ -511,18 +627,20 @@ _FEATURES = re.compile(r"^\[Claim\]:(?P<claim>.*?)\[Evidences\]:(?P<article>.*)$
 
 
 def load_quantemp_gold_subset(path: Path | str | None = None) -> list[GoldArticleClaim]:
+    """The gold subset; its unnamed index column is the row id (the row number where blank), one row per id."""
     path = Path(path) if path else DATA_DIR / "quantemp" / "test_subset_gold_with_article.csv"
 
     def parse(record: int, raw: dict) -> GoldArticleClaim:
         m = _FEATURES.match(raw["features"])
         if not m:
             raise DataError(path, record, "features", "expected '[Claim]:...[Evidences]:...'")
-        return GoldArticleClaim(int(raw[""] or record), m["claim"].strip(), m["article"].strip(),
+        return GoldArticleClaim(_int_text(path, record, raw, "", default=record),
+                                _nonempty(path, record, "features", m["claim"].strip()), m["article"].strip(),
                                 _label(path, record, raw, "true_label", "quantemp"),
                                 _label(path, record, raw, "pred_label", "quantemp"))
 
     rows = read_csv_records(path, ("", "features", "true_label", "pred_label"))
-    return _collect(path, iter(rows), parse, True, None)
+    return _collect(path, iter(rows), parse, True, None, unique=("", lambda c: c.row_id))
 
 
 # --------------------------------------------------------------------------- ClaimDecomp, CLIMATE-FEVER
@@ -552,23 +670,26 @@ class ClaimDecompClaim:
 
 def load_claimdecomp(split: str = "dev", path: Path | str | None = None, *, strict: bool = True,
                      log: LoadLog | None = None) -> list[ClaimDecompClaim]:
-    """ClaimDecomp (Chen et al. 2022): PolitiFact claims with human yes/no decompositions."""
+    """ClaimDecomp (Chen et al. 2022): PolitiFact claims with human yes/no decompositions; one per example_id."""
     path = Path(path) if path else DATA_DIR / "claimdecomp" / f"{split}.jsonl"
 
     def parse(record: int, raw: dict) -> ClaimDecompClaim:
         anns = []
         for i, a in enumerate(_req(path, record, raw, "annotations", list)):
-            if not isinstance(a, dict) or not isinstance(a.get("questions"), list):
-                raise DataError(path, record, f"annotations[{i}].questions", "missing or not a list")
-            anns.append(Decomposition(tuple(a["questions"]), tuple(str(x).lower() for x in a.get("answers", [])),
-                                      tuple(str(x).lower() for x in a.get("question_source", []))))
+            at = f"annotations[{i}]."
+            if not isinstance(a, dict):
+                raise DataError(path, record, f"annotations[{i}]", f"expected an object, got {type(a).__name__}")
+            anns.append(Decomposition(_str_list(path, record, a, "questions", at=at, required=True, texts=True),
+                                      tuple(x.lower() for x in _str_list(path, record, a, "answers", at=at)),
+                                      tuple(x.lower() for x in _str_list(path, record, a, "question_source", at=at))))
         return ClaimDecompClaim(
-            _req(path, record, raw, "example_id", int), _req(path, record, raw, "claim"),
-            _choice(path, record, raw, "label", CLAIMDECOMP_LABELS), raw.get("url", ""), raw.get("person", ""),
-            raw.get("venue", ""), tuple(raw.get("justification") or ()), tuple(raw.get("full_article") or ()),
-            tuple(anns))
+            _req(path, record, raw, "example_id", int), _text(path, record, raw, "claim"),
+            _choice(path, record, raw, "label", CLAIMDECOMP_LABELS), _opt(path, record, raw, "url", str, ""),
+            _opt(path, record, raw, "person", str, ""), _opt(path, record, raw, "venue", str, ""),
+            _str_list(path, record, raw, "justification"), _str_list(path, record, raw, "full_article"), tuple(anns))
 
-    return _collect(path, iter(read_json_records(path)), parse, strict, log)
+    return _collect(path, iter(read_json_records(path)), parse, strict, log,
+                    unique=("example_id", lambda c: c.example_id))
 
 
 @dataclass(frozen=True)
@@ -590,61 +711,218 @@ class ClimateClaim:
 
 def load_climate_fever(path: Path | str | None = None, *, strict: bool = True,
                        log: LoadLog | None = None) -> list[ClimateClaim]:
-    """CLIMATE-FEVER: claims with five Wikipedia sentences each, sentence and claim labels."""
+    """CLIMATE-FEVER: claims with five Wikipedia sentences each, sentence and claim labels; one per claim_id."""
     path = Path(path) if path else DATA_DIR / "climate_fever" / "climate-fever.jsonl"
     ev_labels = ("SUPPORTS", "REFUTES", "NOT_ENOUGH_INFO")
 
     def parse(record: int, raw: dict) -> ClimateClaim:
         evs = []
         for i, e in enumerate(_req(path, record, raw, "evidences", list)):
+            at = f"evidences[{i}]."
             if not isinstance(e, dict):
                 raise DataError(path, record, f"evidences[{i}]", "expected an object")
-            evs.append(ClimateEvidence(str(e.get("evidence_id", "")), str(e.get("article", "")),
-                                       _req(path, record, e, "evidence"), _choice(path, record, e, "evidence_label", ev_labels),
-                                       tuple(v for v in e.get("votes", []) if v)))
-        return ClimateClaim(str(_req(path, record, raw, "claim_id", (str, int))), _req(path, record, raw, "claim"),
+            votes = _str_list(path, record, e, "votes", at=at, none_items=True)
+            evs.append(ClimateEvidence(_opt(path, record, e, "evidence_id", str, "", at=at),
+                                       _opt(path, record, e, "article", str, "", at=at),
+                                       _req(path, record, e, "evidence", at=at),
+                                       _choice(path, record, e, "evidence_label", ev_labels, at=at),
+                                       tuple(v for v in votes if v)))
+        return ClimateClaim(str(_req(path, record, raw, "claim_id", (str, int))), _text(path, record, raw, "claim"),
                             _choice(path, record, raw, "claim_label", CLIMATE_FEVER_LABELS), tuple(evs))
 
-    return _collect(path, iter(read_json_records(path)), parse, strict, log)
+    return _collect(path, iter(read_json_records(path)), parse, strict, log,
+                    unique=("claim_id", lambda c: c.claim_id))
 
 
 # --------------------------------------------------------------------------- checksums
 
+SUMS_NAME = "SHA256SUMS"
+_SUMS_LINE = re.compile(r"(?P<sha256>[0-9a-fA-F]{64}) [ *](?P<path>.+)")  # `sha256sum` output, text or binary mode
+_README = re.compile(r"readme(\.\w+)?", re.IGNORECASE)
 
-def verify_checksums(data_dir: Path | str = DATA_DIR) -> int:
-    """Check every file listed in `SHA256SUMS`; raise naming each mismatch or missing file.
 
-    Returns the number of files verified.
+class UnlistedDataWarning(UserWarning):
+    """Files in the data folder that SHA256SUMS does not list: present, but nothing vouches for them."""
+
+
+def read_checksums(data_dir: Path | str = DATA_DIR) -> dict[str, tuple[int, str]]:
+    """{path relative to `data_dir`: (line number, sha256)} from `data_dir/SHA256SUMS`.
+
+    The manifest itself is checked before anything is hashed: a missing or empty file, a line that is
+    not `<64 hex digits>  <path>`, a path that is absolute, contains '..' or resolves outside `data_dir`
+    (a symlink), or a path listed twice is a `DataError` naming the line.
     """
     data_dir = Path(data_dir)
-    sums = data_dir / "SHA256SUMS"
-    if not sums.exists():
-        raise FileNotFoundError(f"{sums} is missing: run `dvc pull` first")
-    problems, n = [], 0
-    for line in sums.read_text().splitlines():
+    sums = data_dir / SUMS_NAME
+    try:
+        text = sums.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(sums, "-", None, "missing: run `make data` (dvc pull) first") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise DataError(sums, "-", None, f"unreadable ({err})") from None
+    root = data_dir.resolve()
+    listed: dict[str, tuple[int, str]] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        expected, name = line.split(maxsplit=1)
-        name = name.lstrip("*").strip()
-        target = data_dir / name
-        if not target.exists():
-            problems.append(f"missing: {name}")
+        where = f"line {lineno}"
+        m = _SUMS_LINE.fullmatch(line.rstrip())
+        if not m:
+            raise DataError(sums, where, None, f"malformed: {line[:80]!r} (expected '<64 hex digits>  <relative path>')")
+        name = m["path"]
+        rel = PurePosixPath(name)
+        if rel.is_absolute() or ".." in rel.parts or not rel.parts:
+            raise DataError(sums, where, "path", f"{name!r} is not inside {data_dir} "
+                                                 "(expected a relative path without '..')")
+        try:
+            inside = (root / rel).resolve().is_relative_to(root)
+        except (OSError, RuntimeError) as err:  # a symlink loop
+            raise DataError(sums, where, "path", f"{name!r} cannot be resolved ({err})") from None
+        if not inside:
+            raise DataError(sums, where, "path", f"{name!r} resolves outside {data_dir} (a symlink?)")
+        key = rel.as_posix()
+        if key in listed:
+            raise DataError(sums, where, "path", f"{key!r} is listed twice: line {listed[key][0]} lists it too")
+        listed[key] = (lineno, m["sha256"].lower())
+    if not listed:
+        raise DataError(sums, "-", None, "lists no files (expected one '<sha256>  <path>' line per data file)")
+    return listed
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def unlisted_files(data_dir: Path | str, listed: Container[str]) -> list[str]:
+    """Files under `data_dir` not in `listed`, other than SHA256SUMS itself and a top-level README."""
+    data_dir = Path(data_dir)
+    out = []
+    for p in data_dir.rglob("*"):
+        rel = p.relative_to(data_dir).as_posix()
+        top_level_readme = p.parent == data_dir and _README.fullmatch(p.name)
+        if p.is_file() and rel not in listed and rel != SUMS_NAME and not top_level_readme:
+            out.append(rel)
+    return sorted(out)
+
+
+def verify_checksums(data_dir: Path | str = DATA_DIR) -> int:
+    """Check every file listed in `SHA256SUMS`; returns how many were verified.
+
+    A bad manifest (see `read_checksums`), a missing, unreadable or changed file is a `DataError` (all
+    mismatches at once, each with its line). Files present but not listed raise an `UnlistedDataWarning`:
+    they are not wrong, but nothing vouches for them.
+    """
+    data_dir = Path(data_dir)
+    listed = read_checksums(data_dir)
+    extra = unlisted_files(data_dir, listed)
+    if extra:
+        warnings.warn(UnlistedDataWarning(f"{data_dir}: {len(extra)} file(s) not listed in {SUMS_NAME}, so not "
+                                          f"verified: {', '.join(extra)}"), stacklevel=2)
+    problems: list[tuple[int, str]] = []
+    for name, (lineno, expected) in listed.items():
+        try:
+            digest = _sha256(data_dir / name)
+        except FileNotFoundError:
+            problems.append((lineno, f"{name!r}: missing"))
             continue
-        h = hashlib.sha256()
-        with open(target, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
-        if h.hexdigest() != expected:
-            problems.append(f"checksum mismatch: {name}")
-        n += 1
+        except OSError as err:
+            problems.append((lineno, f"{name!r}: unreadable ({err.strerror})"))
+            continue
+        if digest != expected:
+            problems.append((lineno, f"{name!r}: checksum mismatch (expected {expected}, got {digest})"))
     if problems:
-        raise RuntimeError(f"{data_dir}: data does not match SHA256SUMS:\n  " + "\n  ".join(problems))
-    return n
+        raise DataError(data_dir / SUMS_NAME, ", ".join(f"line {n}" for n, _ in problems), "path",
+                        f"{len(problems)} of {len(listed)} listed files do not match:\n  "
+                        + "\n  ".join(f"line {n}: {p}" for n, p in problems))
+    return len(listed)
 
 
-if __name__ == "__main__":  # `python -m lib.data verify`
-    import sys
+# --------------------------------------------------------------------------- the DVC remote
 
-    if sys.argv[1:] != ["verify"]:
-        sys.exit("usage: python -m lib.data verify")
-    print(f"data/: {verify_checksums()} files match SHA256SUMS")
+
+class RemoteError(RuntimeError):
+    """The DVC configuration names no usable default remote, or its folder is not there."""
+
+
+def dvc_remote(root: Path | str = ROOT) -> tuple[str, str, Path | None]:
+    """(name, url, local folder or None for a non-local url) of the default DVC remote of `root`.
+
+    Read as dvc reads it: `.dvc/config`, then `.dvc/config.local` over it; a relative url is relative
+    to the `.dvc` folder (so `../../shared/dvc-remote` is `../shared/dvc-remote` from the root).
+    """
+    dvc_dir = Path(root) / ".dvc"
+    if not (dvc_dir / "config").is_file():
+        raise RemoteError(f"no DVC config: {dvc_dir / 'config'} is missing (is {root} the project root?)")
+    config = configparser.ConfigParser(interpolation=None)
+    try:
+        config.read([dvc_dir / "config", dvc_dir / "config.local"], encoding="utf-8")
+    except configparser.Error as err:
+        raise RemoteError(f"{dvc_dir}: unreadable DVC config ({err})") from None
+    name = config.get("core", "remote", fallback=None)
+    if not name:
+        raise RemoteError(f"{dvc_dir / 'config'}: no default remote ([core] remote = <name>)")
+    sections = {m["name"]: s for s in config.sections() if (m := re.fullmatch(r"""'?remote\s+"(?P<name>.+)"'?""", s))}
+    url = config.get(sections[name], "url", fallback=None) if name in sections else None
+    if not url:
+        raise RemoteError(f"{dvc_dir / 'config'}: default remote {name!r} has no url")
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]+://", url):
+        return name, url, None
+    return name, url, Path(os.path.normpath(dvc_dir.resolve() / Path(url).expanduser()))
+
+
+def check_dvc_remote(root: Path | str = ROOT) -> str:
+    """A one-line report on the default DVC remote; `RemoteError` if it is a local folder that is missing.
+
+    `dvc pull -q` says nothing when the remote folder is absent, so `make data` asks here first.
+    """
+    name, url, folder = dvc_remote(root)
+    if folder is None:
+        return f"DVC remote {name!r} is {url} (not a local folder: dvc checks it)"
+    shown = os.path.relpath(folder, Path(root).resolve())
+    if not folder.is_dir():
+        raise RemoteError(f"DVC remote {shown} not found: put the shared data folder beside the clone "
+                          f"(expected {folder}; remote {name!r}, url {url!r} in .dvc/config)")
+    return f"DVC remote {shown} found ({folder})"
+
+
+# --------------------------------------------------------------------------- command line
+
+USAGE = "usage: python -m lib.data verify [DATA_DIR] | python -m lib.data remote-check [REPO_ROOT]"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`verify`: data/ against SHA256SUMS; `remote-check`: the DVC remote folder. 0 ok, 1 failed, 2 usage."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] not in ("verify", "remote-check") or len(args) > 2:
+        print(USAGE, file=sys.stderr)
+        return 2
+    if args[0] == "remote-check":
+        try:
+            print(check_dvc_remote(args[1] if len(args) == 2 else ROOT))
+        except RemoteError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 1
+        return 0
+    data_dir = Path(args[1]) if len(args) == 2 else DATA_DIR
+    failure: DataError | None = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UnlistedDataWarning)
+        try:
+            n = verify_checksums(data_dir)
+        except DataError as err:
+            failure = err
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    if failure is not None:
+        print(f"error: {failure}", file=sys.stderr)
+        return 1
+    print(f"{data_dir}: {n} files match {SUMS_NAME}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -93,7 +93,6 @@ ANSWER_KEYS = frozenset({"answer", "answer_type", "source_url", "source_medium",
                          "boolean_explanation"})
 SHARED_KEYS = frozenset({"claim_id", "claim", "evidence", "pred_label", "llm_output"})
 SHARED_ITEM_KEYS = frozenset({"question", "answer", "url", "scraped_text"})
-CSV_COLUMNS = ("id", "claim", "evi", "label")
 
 
 @dataclass(frozen=True)
@@ -231,17 +230,6 @@ def _shared_2024(path: Path, record: int, raw: Any) -> Prediction:
     return Prediction(record, claim_id, claim, Evidence(label, tuple(questions), tuple(strings), True))
 
 
-def _csv_2025(path: Path, record: int, raw: dict) -> Prediction:
-    """One row of the 2025 shared-task CSV: `evi` holds question/answer blocks (`lib.data.parse_leaderboard_evidence`)."""
-    claim_id = _claim_id(path, record, raw, "id")
-    if claim_id is None:
-        raise D.DataError(path, record, "id", "missing")
-    label = _verdict(path, record, raw, "label")
-    pairs = D.parse_leaderboard_evidence(raw["evi"])
-    return Prediction(record, claim_id, _string(path, record, raw["claim"], "claim"),
-                      Evidence(label, tuple(q for q, _ in pairs), tuple(qa_string(q, a) for q, a in pairs), True))
-
-
 def _same_claim(a: str, b: str) -> bool:
     return " ".join(a.split()) == " ".join(b.split())
 
@@ -258,14 +246,10 @@ def _parse_records(path: Path) -> tuple[str, list[tuple[Any, Any]]]:
         raise D.DataError(path, "-", None, "empty file: no predictions")
     if head[0] not in "[{":
         header = head.splitlines()[0].split(",")
-        if not all(c in header for c in CSV_COLUMNS):
-            raise D.DataError(path, "header", None, f"neither JSON nor the 2025 CSV (columns {list(CSV_COLUMNS)}; "
-                              f"found {header[:8]})")
-        rows = D.read_csv_records(path, CSV_COLUMNS)
-        extra = sorted(set(rows[0][1]) - set(CSV_COLUMNS) - {"split"}) if rows else []
-        if extra:
-            raise D.DataError(path, "header", extra[0], f"unknown column in the 2025 CSV (columns: {list(CSV_COLUMNS)})")
-        return CSV_2025, rows
+        if not all(c in header for c in D.LEADERBOARD_COLUMNS):
+            raise D.DataError(path, "header", None, f"neither JSON nor the 2025 CSV (columns "
+                              f"{list(D.LEADERBOARD_COLUMNS)}; found {header[:8]})")
+        return CSV_2025, []
     rows = D.read_json_records(path)
     if not rows:
         raise D.DataError(path, "-", None, "no predictions")
@@ -290,11 +274,17 @@ def read_predictions(path: Path | str, references: Sequence[D.Claim], lenient: b
         skipped.append(str(err))
 
     parsed: list[Prediction] = []
-    if kind == CSV_2025:
-        fmt = CSV_2025
-        parse = _csv_2025
+    if kind == CSV_2025:  # the leaderboard loader parses and checks the rows (ids unique, labels, texts)
+        fmt, log = CSV_2025, D.LoadLog()
+        rows_2025 = D.load_leaderboard(path, strict=not lenient, log=log)
+        skipped += [str(err) for err in log.skipped]
+        records = len(rows_2025) + len(log.skipped)
+        rows = [(f"with id {r.claim_id}", r) for r in rows_2025]
+        parsed = [Prediction(record, r.claim_id, r.claim, Evidence(
+            r.label, tuple(q for q, _ in r.qa_pairs), tuple(qa_string(q, a) for q, a in r.qa_pairs), True))
+            for record, r in rows]
     else:
-        fmt = record_format(rows[0][1])
+        fmt, records, foreign = record_format(rows[0][1]), len(rows), set()
         for record, raw in rows:
             this = record_format(raw)
             if this is None:
@@ -309,18 +299,18 @@ def read_predictions(path: Path | str, references: Sequence[D.Claim], lenient: b
                                   "record decides): a file holds one format")
             else:
                 continue
-            if not lenient:
-                raise err
+            problem(err)
+            foreign.add(record)
         if fmt is None:
             raise D.DataError(path, 0, None, "no record matches a prediction format")
         parse = _official if fmt == OFFICIAL else _shared_2024
-    for record, raw in rows:
-        try:
-            if kind != CSV_2025 and record_format(raw) != fmt:
-                raise D.DataError(path, record, None, f"not a {fmt}-format record")
-            parsed.append(parse(path, record, raw))
-        except D.DataError as err:
-            problem(err)
+        for record, raw in rows:
+            if record in foreign:
+                continue
+            try:
+                parsed.append(parse(path, record, raw))
+            except D.DataError as err:
+                problem(err)
 
     ids = [p.claim_id for p in parsed]
     with_ids = sum(i is not None for i in ids)
@@ -363,7 +353,7 @@ def read_predictions(path: Path | str, references: Sequence[D.Claim], lenient: b
         skipped.append(f"{err}: they score 0 with no verdict")
     empty = Evidence(None, (), (), True)
     evidence = [aligned[c.claim_id].evidence if c.claim_id in aligned else empty for c in references]
-    return Predictions(evidence, fmt, aligned_by, len(rows), skipped)
+    return Predictions(evidence, fmt, aligned_by, records, skipped)
 
 
 def load_predictions(path: Path | str, references: Sequence[D.Claim], lenient: bool = False) -> list[Evidence]:

@@ -76,13 +76,17 @@ def stratified_split(labels: Sequence[str], test_fraction: float, seed: int) -> 
 def gold_evidence(claim: D.Claim, k: int | None = None) -> tuple[str, ...]:
     """The claim's gold answer texts in question order (a Boolean answer's explanation where given),
     first `k` (all with None)."""
+    if k is not None and k < 1:
+        raise ValueError(f"k = {k}: the number of evidence pieces must be >= 1 (None: all)")
     texts = [D.gold_answer_text(a).strip() for q in claim.questions for a in q.answers]
     texts = [t for t in texts if t]
-    return tuple(texts[:k] if k else texts)
+    return tuple(texts if k is None else texts[:k])
 
 
 def top_k_docs(run: pd.DataFrame, k: int) -> dict[int, tuple[str, ...]]:
     """{claim_id: doc_ids of the top-k documents} of one run configuration, best first."""
+    if k < 1:
+        raise ValueError(f"k = {k}: the number of documents must be >= 1")
     if run[RU.CONFIG_COLUMNS].drop_duplicates().shape[0] > 1:
         raise ValueError("top-k documents need one run configuration (plan, retriever, scope, temporal, fusion)")
     top = run[run["rank"] <= k].sort_values(["claim_id", "rank"])

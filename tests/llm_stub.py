@@ -5,16 +5,21 @@
         LLM(LLMSettings(mode="live", base_url=stub.base_url, ...))
 
 Faults, one per request in order: "429" (rate limit), "500" (server error), "timeout" (answers after
-`delay` seconds, later than the client's timeout), "malformed" (a chatty answer with no JSON list).
+`delay` seconds, later than the client's timeout), "malformed" (a chatty answer with no JSON list),
+"drop" (the connection is closed without an answer), "401" and "403" (the key is refused), "404" (no
+such model), "html" (status 200 with an HTML page, as a proxy's login page), "empty_choices" (200 with
+`choices: []`), "null_content" (200 with `content: null`).
 """
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
+HTML = "<!doctype html><html><head><title>Sign in</title></head><body>Please sign in.</body></html>"
 CHATTY = "Sure! I would look into several things here, for instance the source and the date. Hope this helps"
 
 
@@ -41,10 +46,11 @@ class StubLLM:
             def log_message(self, *args) -> None:  # quiet
                 pass
 
-            def _send(self, status: int, body: dict) -> None:
-                data = json.dumps(body).encode()
+            def _send(self, status: int, body: dict | str) -> None:
+                html = isinstance(body, str)
+                data = body.encode() if html else json.dumps(body).encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", "text/html; charset=utf-8" if html else "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 try:
@@ -60,15 +66,21 @@ class StubLLM:
                     fault = stub.faults.pop(0) if stub.faults else None
                 if not self.path.endswith("/chat/completions"):
                     return self._send(404, {"error": {"message": f"no route {self.path}"}})
-                if fault in ("429", "500"):
+                if fault in ("401", "403", "404", "429", "500"):
                     return self._send(int(fault), {"error": {"message": f"injected {fault}", "type": "stub"}})
+                if fault == "drop":
+                    self.close_connection = True
+                    return self.connection.shutdown(socket.SHUT_RDWR)
+                if fault == "html":
+                    return self._send(200, HTML)
                 if fault == "timeout":
                     time.sleep(stub.delay)
-                content = CHATTY if fault == "malformed" else stub.answer(body["messages"])
+                content = CHATTY if fault == "malformed" else None if fault == "null_content" else \
+                    stub.answer(body["messages"])
+                choices = [] if fault == "empty_choices" else \
+                    [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}]
                 self._send(200, {"id": f"stub-{len(stub.requests)}", "object": "chat.completion", "created": 0,
-                                 "model": body.get("model", "stub"),
-                                 "choices": [{"index": 0, "finish_reason": "stop",
-                                              "message": {"role": "assistant", "content": content}}],
+                                 "model": body.get("model", "stub"), "choices": choices,
                                  "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

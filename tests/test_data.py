@@ -1,5 +1,10 @@
 import json
+import subprocess
+import sys
+import warnings
 from datetime import date
+from hashlib import sha256
+from pathlib import Path
 
 import pytest
 
@@ -236,9 +241,397 @@ def test_every_real_file_loads_strictly(real_data):
     assert len(D.load_climate_fever(real_data / "climate_fever" / "climate-fever.jsonl")) == 1535
 
 
-def test_checksums(real_data, tmp_path):
-    assert D.verify_checksums(real_data) == 28  # every file but SHA256SUMS itself
-    (tmp_path / "a.txt").write_text("changed")
-    (tmp_path / "SHA256SUMS").write_text("0" * 64 + "  a.txt\n" + "0" * 64 + "  gone.txt\n")
-    with pytest.raises(RuntimeError, match=r"checksum mismatch: a.txt[\s\S]*missing: gone.txt"):
-        D.verify_checksums(tmp_path)
+def test_checksums(real_data):
+    """The real data: every file but SHA256SUMS itself is listed and matches; nothing unlisted."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", D.UnlistedDataWarning)
+        assert D.verify_checksums(real_data) == 28
+
+
+def test_real_data_published_empty_texts_are_the_only_ones(real_data):
+    """The two empty texts of the published train split load as published (claim ids stay positions)."""
+    train = D.load_averitec("train", real_data / "averitec" / "train.json")
+    assert train[1948].text == "" and train[438].questions[2].text == ""
+    empty = {(c.claim_id, "claim") for c in train if not c.text.strip()} | {
+        (c.claim_id, f"questions[{i}].question") for c in train for i, q in enumerate(c.questions) if not q.text.strip()}
+    assert {("averitec/train.json",) + e for e in empty} == D.PUBLISHED_EMPTY_TEXTS
+
+
+# ---------------------------------------------------------------- bad inputs: every one a named DataError
+#
+# Each case: a loader, the records or CSV text it reads (a good record first, so the bad one is not
+# record 0), and the record, field and problem the error must name. Each was accepted, or raised a
+# bare ValueError, before these checks.
+
+SYS = {"claim_id": 0, "claim": "c", "evidence": [{"question": "q", "answer": "a", "url": "u"}]}
+TOPK = {"claim_id": 0, "claim": "c", "top_2": [{"sentence": "s", "url": "u"}]}
+QT = {"claim": "c", "label": "True", "evidences": [{"questions": "q", "top_k_doc": ["s1", "s2"]}]}
+CD = {"example_id": 1, "label": "half-true", "url": "u", "claim": "c", "person": "p", "venue": "v",
+      "justification": ["j"], "full_article": ["a"],
+      "annotations": [{"questions": ["Q?"], "answers": ["Yes"], "question_source": ["Reasoning"]}]}
+CF = {"claim_id": "0", "claim": "c", "claim_label": "SUPPORTS", "evidences": [
+    {"evidence_id": "A:1", "evidence_label": "SUPPORTS", "article": "A", "evidence": "e", "votes": ["SUPPORTS", None]}]}
+
+
+def _averitec(path):
+    return D.load_averitec("dev", path)
+
+
+def _claimdecomp(path):
+    return D.load_claimdecomp(path=path)
+
+
+def _ann(**changes):
+    return [{**CD["annotations"][0], **changes}]
+
+
+def _ev(**changes):
+    return [{**CF["evidences"][0], **changes}]
+
+
+def _qt(**changes):
+    return [{**QT["evidences"][0], **changes}]
+
+
+def _qa(**changes):
+    return {"questions": [{"question": "q", "answers": [{"answer": "a", "source_url": "u", **changes}]}]}
+
+
+BAD_JSON = [
+    # AVeriTeC: list-of-strings fields, non-empty claim and question texts, optional strings
+    pytest.param(_averitec, [_dev_record(), _dev_record(claim_types="Numerical Claim")], 1, "claim_types",
+                 "expected a list of strings, got str", id="averitec-claim_types-string"),
+    pytest.param(_averitec, [_dev_record(), _dev_record(claim_types=["Numerical Claim", 3])], 1, "claim_types[1]",
+                 "expected str, got int", id="averitec-claim_types-item"),
+    pytest.param(_averitec, [_dev_record(), _dev_record(fact_checking_strategies="Written Evidence")], 1,
+                 "fact_checking_strategies", "expected a list of strings", id="averitec-strategies-string"),
+    pytest.param(_averitec, [_dev_record(), _dev_record(claim="")], 1, "claim", "empty text", id="averitec-empty-claim"),
+    pytest.param(_averitec, [_dev_record(), _dev_record(claim=" \n ")], 1, "claim", "empty text",
+                 id="averitec-blank-claim"),
+    pytest.param(_averitec, [_dev_record(), _dev_record(questions=[{"question": "  ", "answers": []}])], 1,
+                 "questions[0].question", "empty text", id="averitec-empty-question"),
+    pytest.param(_averitec, [_dev_record(), _dev_record(justification=["j"])], 1, "justification",
+                 "expected str, got list", id="averitec-justification-list"),
+    pytest.param(_averitec, [_dev_record(), _dev_record(speaker=3)], 1, "speaker", "expected str, got int",
+                 id="averitec-speaker-int"),
+    pytest.param(_averitec, [_dev_record(), _dev_record(**_qa(answer_type=["Boolean"]))], 1,
+                 "questions[0].answers[0].answer_type", "expected str, got list", id="averitec-answer_type-list"),
+    # system outputs: real int ids, non-empty claim and question, one record per claim_id
+    pytest.param(D.load_system_output, [SYS, {**SYS, "claim_id": True}], 1, "claim_id", "expected int, got bool",
+                 id="system-claim_id-bool"),
+    pytest.param(D.load_system_output, [SYS, {**SYS, "claim_id": 1, "claim": ""}], 1, "claim", "empty text",
+                 id="system-empty-claim"),
+    pytest.param(D.load_system_output, [SYS, {**SYS, "claim_id": 1, "evidence": [{**SYS["evidence"][0], "question": ""}]}],
+                 1, "evidence[0].question", "empty text", id="system-empty-question"),
+    pytest.param(D.load_system_output, [TOPK, {**TOPK, "claim_id": 1, "top_2": [{"url": "u"}]}], 1,
+                 "top_2[0].sentence", "missing required field", id="system-missing-sentence"),
+    pytest.param(D.load_system_output, [SYS, {**SYS, "claim_id": 1}, {**SYS, "claim": "other"}], 2, "claim_id",
+                 "duplicate id 0: record 0 has it too", id="system-duplicate-claim_id"),
+    # QuanTemp validation claims: snippets and queries are strings, the claim has text
+    pytest.param(D.load_quantemp_val, [QT, {**QT, "evidences": _qt(top_k_doc=[None, 3])}], 1,
+                 "evidences[0].top_k_doc[0]", "expected str, got NoneType", id="quantemp-top_k_doc-null"),
+    pytest.param(D.load_quantemp_val, [QT, {**QT, "evidences": _qt(top_k_doc="one snippet")}], 1,
+                 "evidences[0].top_k_doc", "expected a list of strings, got str", id="quantemp-top_k_doc-string"),
+    pytest.param(D.load_quantemp_val, [QT, {**QT, "evidences": _qt(questions=3)}], 1, "evidences[0].questions",
+                 "expected str, got int", id="quantemp-query-int"),
+    pytest.param(D.load_quantemp_val, [QT, {**QT, "claim": ""}], 1, "claim", "empty text", id="quantemp-empty-claim"),
+    # ClaimDecomp: int ids, one record per example_id, lists of strings, non-empty questions
+    pytest.param(_claimdecomp, [CD, {**CD, "example_id": True}], 1, "example_id", "expected int, got bool",
+                 id="claimdecomp-example_id-bool"),
+    pytest.param(_claimdecomp, [CD, {**CD, "example_id": 2}, {**CD, "claim": "other"}], 2, "example_id",
+                 "duplicate id 1: record 0 has it too", id="claimdecomp-duplicate-example_id"),
+    pytest.param(_claimdecomp, [CD, {**CD, "example_id": 2, "justification": "one string"}], 1, "justification",
+                 "expected a list of strings, got str", id="claimdecomp-justification-string"),
+    pytest.param(_claimdecomp, [CD, {**CD, "example_id": 2, "full_article": ["a", {"p": 1}]}], 1, "full_article[1]",
+                 "expected str, got dict", id="claimdecomp-full_article-item"),
+    pytest.param(_claimdecomp, [CD, {**CD, "example_id": 2, "annotations": _ann(questions=["Q?", 7])}], 1,
+                 "annotations[0].questions[1]", "expected str, got int", id="claimdecomp-question-int"),
+    pytest.param(_claimdecomp, [CD, {**CD, "example_id": 2, "annotations": _ann(questions=["Q?", " "])}], 1,
+                 "annotations[0].questions[1]", "empty text", id="claimdecomp-empty-question"),
+    pytest.param(_claimdecomp, [CD, {**CD, "example_id": 2, "annotations": _ann(answers="Yes")}], 1,
+                 "annotations[0].answers", "expected a list of strings, got str", id="claimdecomp-answers-string"),
+    pytest.param(_claimdecomp, [CD, {**CD, "example_id": 2, "claim": ""}], 1, "claim", "empty text",
+                 id="claimdecomp-empty-claim"),
+    # CLIMATE-FEVER: no bool ids, one record per claim_id ("0" and 0 are the same id), lists of strings
+    pytest.param(D.load_climate_fever, [CF, {**CF, "claim_id": True}], 1, "claim_id", "expected str or int, got bool",
+                 id="climate-claim_id-bool"),
+    pytest.param(D.load_climate_fever, [CF, {**CF, "claim_id": "1"}, {**CF, "claim_id": 0}], 2, "claim_id",
+                 "duplicate id '0': record 0 has it too", id="climate-duplicate-claim_id"),
+    pytest.param(D.load_climate_fever, [CF, {**CF, "claim_id": "1", "evidences": _ev(votes="SUPPORTS")}], 1,
+                 "evidences[0].votes", "expected a list of strings, got str", id="climate-votes-string"),
+    pytest.param(D.load_climate_fever, [CF, {**CF, "claim_id": "1", "evidences": _ev(evidence_id=5)}], 1,
+                 "evidences[0].evidence_id", "expected str, got int", id="climate-evidence_id-int"),
+    pytest.param(D.load_climate_fever, [CF, {**CF, "claim_id": "1", "claim": "\t"}], 1, "claim", "empty text",
+                 id="climate-empty-claim"),
+]
+
+
+def assert_names(err: D.DataError, path: Path, record, field: str, problem: str) -> None:
+    """The error names the file, the record and the field, in its attributes and in its message."""
+    assert (err.path, err.record, err.field) == (str(path), record, field)
+    assert f"{path}: record {record}: field {field!r}: " in str(err) and problem in str(err), str(err)
+
+
+@pytest.mark.parametrize("load, records, record, field, problem", BAD_JSON)
+def test_bad_json_records_are_named_errors(tmp_path, load, records, record, field, problem):
+    path = write(tmp_path / "bad.jsonl", "".join(json.dumps(r) + "\n" for r in records))
+    with pytest.raises(D.DataError) as err:
+        load(path)
+    assert_names(err.value, path, record, field, problem)
+
+
+LB_HEADER = "id,claim,evi,label,split\n"
+GOLD_HEADER = ",features,true_label,pred_label\n"
+GOLD_ROW = '"[Claim]:X rose.[Evidences]:Article.",False,True\n'
+
+BAD_CSV = [
+    pytest.param(D.load_leaderboard, LB_HEADER + "0,c,,Supported,gold\n1_0,c,,Supported,gold\n", 1, "id",
+                 "not an integer: '1_0'", id="leaderboard-id-underscore"),
+    pytest.param(D.load_leaderboard, LB_HEADER + "0,c,,Supported,gold\n+1,c,,Supported,gold\n", 1, "id",
+                 "not an integer: '+1'", id="leaderboard-id-sign"),
+    pytest.param(D.load_leaderboard, LB_HEADER + "0,c,,Supported,gold\n1,c,,Refuted,gold\n0,d,,Refuted,gold\n", 2, "id",
+                 "duplicate id 0: record 0 has it too", id="leaderboard-duplicate-id"),
+    pytest.param(D.load_leaderboard, LB_HEADER + "0,c,,Supported,gold\n1, ,,Supported,gold\n", 1, "claim",
+                 "empty text", id="leaderboard-empty-claim"),
+    pytest.param(D.load_quantemp_gold_subset, GOLD_HEADER + "0," + GOLD_ROW + "x1," + GOLD_ROW, 1, "",
+                 "not an integer: 'x1'", id="quantemp-gold-index-not-int"),
+    pytest.param(D.load_quantemp_gold_subset, GOLD_HEADER + "0," + GOLD_ROW + "1," + GOLD_ROW + "0," + GOLD_ROW, 2, "",
+                 "duplicate id 0: record 0 has it too", id="quantemp-gold-duplicate-index"),
+    pytest.param(D.load_quantemp_gold_subset, GOLD_HEADER + "0," + GOLD_ROW + '1,"[Claim]: [Evidences]:A.",False,True\n',
+                 1, "features", "empty text", id="quantemp-gold-empty-claim"),
+    pytest.param(D.load_quantemp_taxonomy, "claim@taxonomy_labels\nc@temporal\n @temporal\n", 1, "claim", "empty text",
+                 id="quantemp-taxonomy-empty-claim"),
+    pytest.param(D.load_quantemp_decompositions, "claims@questions\nc@Q?\n@Q?\n", 1, "claims", "empty text",
+                 id="quantemp-decomposition-empty-claim"),
+    pytest.param(D.load_quantemp_predictions, "claim,verdict\nc,True\n,False\n", 1, "claim", "empty text",
+                 id="quantemp-prediction-empty-claim"),
+]
+
+
+@pytest.mark.parametrize("load, text, record, field, problem", BAD_CSV)
+def test_bad_csv_rows_are_named_errors(tmp_path, load, text, record, field, problem):
+    path = write(tmp_path / "bad.csv", text)
+    with pytest.raises(D.DataError) as err:
+        load(path)
+    assert_names(err.value, path, record, field, problem)
+
+
+def test_bool_is_not_an_int_unless_asked_for():
+    with pytest.raises(D.DataError, match="field 'n': expected int, got bool"):
+        D._req(Path("f.json"), 0, {"n": False}, "n", int)
+    assert D._req(Path("f.json"), 0, {"n": 0}, "n", int) == 0
+    assert D._req(Path("f.json"), 0, {"n": True}, "n", (bool, int)) is True
+
+
+def test_published_empty_texts_are_accepted_only_where_published(tmp_path):
+    """The exemption is for averitec/train.json records 1948 (claim) and 438 (question 3), nothing else."""
+    records = [_dev_record() for _ in range(1949)]
+    records[438] = _dev_record(questions=[{"question": "q", "answers": []}] * 2 + [{"question": "", "answers": []}])
+    records[1948] = _dev_record(claim="")
+    path = write(tmp_path / "averitec" / "train.json", json.dumps(records))
+    train = D.load_averitec("train", path)
+    assert train[1948].text == "" and train[438].questions[2].text == ""
+    records[5] = _dev_record(claim="")
+    write(path, json.dumps(records))
+    with pytest.raises(D.DataError, match=r"record 5: field 'claim': empty text"):
+        D.load_averitec("train", path)
+    other = write(tmp_path / "averitec" / "dev.json", json.dumps(records[:1949]))
+    with pytest.raises(D.DataError, match=r"record 5: field 'claim': empty text"):
+        D.load_averitec("dev", other)
+
+
+def _lenient_claimdecomp(path, **kw):
+    return D.load_claimdecomp(path=path, **kw)
+
+
+@pytest.mark.parametrize("load, records, field", [
+    (D.load_system_output, [SYS, {**SYS, "claim": "dup"}, {**SYS, "claim_id": 1}], "claim_id"),
+    (_lenient_claimdecomp, [CD, {**CD, "claim": "dup"}, {**CD, "example_id": 2}], "example_id"),
+    (D.load_climate_fever, [CF, {**CF, "claim": "dup"}, {**CF, "claim_id": "1"}], "claim_id"),
+])
+def test_lenient_loading_skips_duplicates_into_the_log(tmp_path, load, records, field):
+    """With strict=False the second record of an id is skipped and logged; the first and the rest are kept."""
+    path = write(tmp_path / "dup.jsonl", "".join(json.dumps(r) + "\n" for r in records))
+    log = D.LoadLog()
+    out = load(path, strict=False, log=log)
+    assert len(out) == 2 and "dup" not in [getattr(o, "claim", None) or o.text for o in out]
+    [err] = log.skipped
+    assert err.record == 1 and err.field == field and "record 0 has it too" in str(err)
+
+
+# ---------------------------------------------------------------- checksums and `python -m lib.data verify`
+
+
+def data_dir(tmp_path: Path, files: dict[str, str], extra_lines: tuple[str, ...] = ()) -> Path:
+    """A small data folder whose SHA256SUMS lists `files` with their true checksums, then `extra_lines`."""
+    root = tmp_path / "data"
+    root.mkdir()
+    lines = []
+    for name, text in files.items():
+        write(root / name, text)
+        lines.append(f"{sha256(text.encode()).hexdigest()}  {name}")
+    (root / "SHA256SUMS").write_text("\n".join([*lines, *extra_lines]) + "\n")
+    return root
+
+
+def verify_cli(capsys, root: Path) -> tuple[int, str, str]:
+    rc = D.main(["verify", str(root)])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_verify_success(tmp_path, capsys):
+    root = data_dir(tmp_path, {"a.txt": "a", "sub/b.json": "[]"})
+    write(root / "README.md", "about the data")  # README-like files of data/ are not data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", D.UnlistedDataWarning)
+        assert D.verify_checksums(root) == 2
+    assert verify_cli(capsys, root) == (0, f"{root}: 2 files match SHA256SUMS\n", "")
+
+
+def outside(tmp_path: Path) -> tuple[str, str]:
+    """A file beside the data folder, and a correct SHA256SUMS line body for it (so only the path is wrong)."""
+    target = write(tmp_path / "outside.txt", "secret")
+    return str(target), sha256(b"secret").hexdigest()
+
+
+@pytest.mark.parametrize("sums, record, field, problem", [
+    ("", "-", None, "lists no files"),
+    ("\n  \n", "-", None, "lists no files"),
+    ("not a checksum line\n", "line 1", None, "malformed: 'not a checksum line'"),
+    ("abc123  a.txt\n", "line 1", None, "malformed"),
+    (f"{'0' * 64}\n", "line 1", None, "malformed"),
+    ("HASH  a.txt\n\nHASH  ./a.txt\n", "line 3", "path", "'a.txt' is listed twice: line 1 lists it too"),
+    ("HASH  ../outside.txt\n", "line 1", "path", "'../outside.txt' is not inside"),
+    ("HASH  sub/../../outside.txt\n", "line 1", "path", "is not inside"),
+    ("HASH  ABSOLUTE\n", "line 1", "path", "is not inside"),
+])
+def test_bad_sha256sums_is_a_named_error(tmp_path, capsys, sums, record, field, problem):
+    target, digest = outside(tmp_path)
+    root = tmp_path / "data"
+    write(root / "a.txt", "secret")
+    write(root / "SHA256SUMS", sums.replace("HASH", digest).replace("ABSOLUTE", target))
+    with pytest.raises(D.DataError) as err:
+        D.verify_checksums(root)
+    assert (err.value.path, err.value.record, err.value.field) == (str(root / "SHA256SUMS"), record, field)
+    assert problem in str(err.value)
+    rc, out, stderr = verify_cli(capsys, root)
+    assert rc == 1 and out == "" and stderr.startswith(f"error: {root / 'SHA256SUMS'}: record {record}")
+    assert problem in stderr
+
+
+def test_symlink_out_of_the_data_folder_is_refused(tmp_path):
+    target, digest = outside(tmp_path)
+    root = tmp_path / "data"
+    root.mkdir()
+    (root / "link.txt").symlink_to(target)
+    write(root / "SHA256SUMS", f"{digest}  link.txt\n")
+    with pytest.raises(D.DataError, match=r"record line 1: field 'path': 'link.txt' resolves outside"):
+        D.verify_checksums(root)
+
+
+def test_mismatched_and_missing_files_are_all_named(tmp_path, capsys):
+    root = data_dir(tmp_path, {"a.txt": "a", "b.txt": "b", "c.txt": "c"}, extra_lines=(f"{'0' * 64}  gone.txt",))
+    (root / "b.txt").write_text("changed")
+    with pytest.raises(D.DataError) as err:
+        D.verify_checksums(root)
+    assert (err.value.record, err.value.field) == ("line 2, line 4", "path")
+    assert "2 of 4 listed files do not match" in str(err.value)
+    assert f"line 2: 'b.txt': checksum mismatch (expected {sha256(b'b').hexdigest()}" in str(err.value)
+    assert "line 4: 'gone.txt': missing" in str(err.value)
+    rc, out, stderr = verify_cli(capsys, root)
+    assert rc == 1 and out == "" and "'b.txt': checksum mismatch" in stderr and "'gone.txt': missing" in stderr
+
+
+def test_unlisted_files_are_a_warning_that_lists_them(tmp_path, capsys):
+    root = data_dir(tmp_path, {"a.txt": "a"})
+    write(root / "new.csv", "x")
+    write(root / "sub" / "README.md", "a README below data/ is data like any other file")
+    write(root / "README", "top-level README: not data")
+    with pytest.warns(D.UnlistedDataWarning, match=r"2 file\(s\) not listed in SHA256SUMS, so not verified: "
+                                                   r"new.csv, sub/README.md"):
+        assert D.verify_checksums(root) == 1
+    rc, out, stderr = verify_cli(capsys, root)
+    assert rc == 0 and out == f"{root}: 1 files match SHA256SUMS\n"
+    assert stderr == f"warning: {root}: 2 file(s) not listed in SHA256SUMS, so not verified: new.csv, sub/README.md\n"
+
+
+def test_verify_without_sha256sums_and_usage(tmp_path, capsys):
+    rc, out, stderr = verify_cli(capsys, tmp_path / "nowhere")
+    assert rc == 1 and "SHA256SUMS: record -: missing: run `make data`" in stderr
+    assert D.main(["verify", "a", "b"]) == 2 and D.main([]) == 2 and D.main(["check"]) == 2
+    assert "usage: python -m lib.data verify" in capsys.readouterr().err
+
+
+def test_verify_command_exits_non_zero_without_a_traceback(tmp_path):
+    """`python -m lib.data verify DIR` itself (as `make data` runs it): exit 1, one clear line, no traceback."""
+    root = data_dir(tmp_path, {"a.txt": "a"}, extra_lines=("oops",))
+    done = subprocess.run([sys.executable, "-m", "lib.data", "verify", str(root)], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == f"error: {root / 'SHA256SUMS'}: record line 2: malformed: 'oops' " \
+                          "(expected '<64 hex digits>  <relative path>')\n"
+
+
+# ---------------------------------------------------------------- `python -m lib.data remote-check`
+
+
+def clone(tmp_path: Path, config: str, local: str | None = None) -> Path:
+    """A project folder `clone/` with this `.dvc/config` (and `.dvc/config.local`), beside nothing."""
+    root = tmp_path / "clone"
+    write(root / ".dvc" / "config", config)
+    if local is not None:
+        write(root / ".dvc" / "config.local", local)
+    return root
+
+
+PROJECT_CONFIG = "[core]\n    remote = shared\n['remote \"shared\"']\n    url = ../../shared/dvc-remote\n"
+
+
+def test_remote_check_names_the_missing_folder(tmp_path, capsys):
+    root = clone(tmp_path, PROJECT_CONFIG)  # as the project's: relative to .dvc/, so ../shared from the root
+    expected = tmp_path.resolve() / "shared" / "dvc-remote"
+    assert D.main(["remote-check", str(root)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(
+        "error: DVC remote ../shared/dvc-remote not found: put the shared data folder beside the clone "
+        f"(expected {expected}; remote 'shared', url '../../shared/dvc-remote' in .dvc/config)")
+    expected.mkdir(parents=True)
+    assert D.main(["remote-check", str(root)]) == 0
+    assert capsys.readouterr().out == f"DVC remote ../shared/dvc-remote found ({expected})\n"
+
+
+def test_remote_check_reads_config_local_and_other_remotes(tmp_path, capsys):
+    mine = tmp_path.resolve() / "elsewhere" / "remote"
+    mine.mkdir(parents=True)
+    root = clone(tmp_path, PROJECT_CONFIG, local=f"[core]\n    remote = mine\n['remote \"mine\"']\n    url = {mine}\n")
+    assert D.dvc_remote(root) == ("mine", str(mine), mine)
+    assert D.main(["remote-check", str(root)]) == 0
+    s3 = clone(tmp_path / "s3", "[core]\n    remote = s3\n['remote \"s3\"']\n    url = s3://bucket/data\n")
+    assert D.dvc_remote(s3) == ("s3", "s3://bucket/data", None)
+    assert D.main(["remote-check", str(s3)]) == 0
+    assert "not a local folder" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("config, problem", [
+    (None, "no DVC config"),
+    ("[core]\n    analytics = false\n", "no default remote"),
+    ("[core]\n    remote = shared\n['remote \"other\"']\n    url = /x\n", "default remote 'shared' has no url"),
+    ("[core\nremote = shared\n", "unreadable DVC config"),
+])
+def test_remote_check_bad_configs(tmp_path, capsys, config, problem):
+    root = clone(tmp_path, config) if config is not None else tmp_path
+    assert D.main(["remote-check", str(root)]) == 1
+    assert problem in capsys.readouterr().err
+
+
+def test_project_remote_is_the_shared_folder_beside_the_clone():
+    root = Path(__file__).resolve().parent.parent
+    assert D.dvc_remote(root) == ("shared", "../../shared/dvc-remote", root.parent / "shared" / "dvc-remote")
+
+
+def test_make_data_checks_the_remote_before_pulling():
+    makefile = (Path(__file__).resolve().parent.parent / "Makefile").read_text()
+    recipe = makefile.split("\ndata:", 1)[1].split("\n\n", 1)[0]
+    steps = [line.strip() for line in recipe.splitlines()[1:]]
+    assert steps == ["python -m lib.data remote-check", "dvc pull -q data.dvc", "python -m lib.data verify"]

@@ -1,11 +1,14 @@
 """lib.llm against a real HTTP stub server (tests/llm_stub.py) with the real openai SDK."""
 from __future__ import annotations
 
+import fcntl
 import json
 import multiprocessing as mp
 import os
 import signal
+import socket
 import time
+import warnings
 
 import pytest
 
@@ -23,6 +26,29 @@ def settings(stub: StubLLM | None, tmp_path, **kw) -> L.LLMSettings:
 
 def canned(messages):
     return 'Here you go:\n["Is the moon made of rock?", "What did NASA find?"]\nAnything else?'
+
+
+def rejected(tmp_path) -> list[tuple[int, bytes]]:
+    """(line number, exact bytes) of every line moved to the side file of tmp_path/cache.jsonl."""
+    side = tmp_path / "cache.rejected.jsonl"
+    if not side.exists():
+        return []
+    records = [json.loads(line) for line in side.read_text().splitlines()]
+    return [(r["line"], r["text"].encode("utf-8", "surrogateescape")) for r in records]
+
+
+def line(key: str, answer: str) -> bytes:
+    """A cache line as `AnswerCache.put` writes it."""
+    return json.dumps({"key": key, "model": "m", "params": {}, "messages": MSG, "answer": answer},
+                      ensure_ascii=False, sort_keys=True).encode() + b"\n"
+
+
+@pytest.fixture
+def dead_url():
+    """A 127.0.0.1 URL where nothing listens: the port is bound (so nobody else takes it) but not listening."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        yield f"http://127.0.0.1:{s.getsockname()[1]}/v1"
 
 
 def test_live_then_replay_is_offline_and_identical(tmp_path):
@@ -115,6 +141,102 @@ def test_api_key_is_sent_but_never_stored(tmp_path, monkeypatch):
     assert secret not in json.dumps(client.report())
 
 
+def test_no_key_is_sent_when_api_key_env_is_null(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-ambient-must-not-leave-0123456789")
+    with StubLLM(canned) as stub:
+        client = L.LLM(settings(stub, tmp_path, api_key_env=None))
+        assert client.chat(MSG) == canned(MSG)
+        assert stub.auth == [f"Bearer {L.NO_KEY}"]  # a placeholder, not the ambient OPENAI_API_KEY
+    assert L.LLMSettings.from_params({"api_key_env": None}).api_key_env is None
+
+
+def test_a_key_variable_that_is_not_set_is_an_error_naming_it(tmp_path, monkeypatch):
+    monkeypatch.delenv("STUDY_UNSET_KEY", raising=False)
+    with pytest.raises(L.LLMAuthError, match=r"STUDY_UNSET_KEY, which is not set.*llm.api_key_env: null"):
+        L.LLM(settings(None, tmp_path, base_url="http://127.0.0.1:9/v1", api_key_env="STUDY_UNSET_KEY"))
+    L.LLM(settings(None, tmp_path, mode="replay", api_key_env="STUDY_UNSET_KEY"))  # replay needs no key
+
+
+def test_a_key_over_plain_http_to_a_remote_host_is_warned_about(tmp_path, monkeypatch):
+    secret = "sk-test-do-not-show-0123456789"
+    monkeypatch.setenv("STUDY_TEST_KEY", secret)
+    # constructing the client sends nothing: 192.0.2.1 (TEST-NET-1) is never contacted
+    with pytest.warns(UserWarning, match=r"http://192.0.2.1:8000/v1/ is plain http.*\$STUDY_TEST_KEY") as seen:
+        L.LLM(settings(None, tmp_path, base_url="http://192.0.2.1:8000/v1", api_key_env="STUDY_TEST_KEY"))
+    assert len(seen) == 1 and secret not in str(seen[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for url in ("http://127.0.0.1:8000/v1", "http://127.3.2.1/v1", "http://localhost:11434/v1",
+                    "http://[::1]:8000/v1", "https://192.0.2.1/v1"):
+            L.LLM(settings(None, tmp_path, base_url=url, api_key_env="STUDY_TEST_KEY"))
+        L.LLM(settings(None, tmp_path, base_url="http://192.0.2.1:8000/v1", api_key_env=None))  # no key to expose
+
+
+@pytest.mark.parametrize("status", ["401", "403"])
+def test_a_refused_key_stops_at_once_naming_the_setting(tmp_path, monkeypatch, status):
+    secret = "sk-test-refused-0123456789"
+    monkeypatch.setenv("STUDY_TEST_KEY", secret)
+    with StubLLM(canned) as stub:
+        stub.faults.append(status)
+        client = L.LLM(settings(stub, tmp_path, api_key_env="STUDY_TEST_KEY"))
+        with pytest.raises(L.LLMAuthError, match=rf"refused the key from \$STUDY_TEST_KEY \(HTTP {status}.*fix "
+                                                 r"llm.api_key_env") as err:
+            client.chat_many([MSG, MSG], progress=False)
+        assert len(stub.requests) == 1  # no retry, no second prompt
+    assert err.value.__cause__ is None and err.value.__suppress_context__  # the SDK's error is not shown
+    assert secret not in str(err.value) and secret not in json.dumps(client.report())
+    assert client.counters.errors == {f"http_{status}": 1} and client.counters.retries == 0
+    assert not (tmp_path / "cache.jsonl").exists()
+
+
+def test_not_found_stops_at_once_naming_model_and_base_url(tmp_path):
+    with StubLLM(canned) as stub:
+        stub.faults.append("404")
+        client = L.LLM(settings(stub, tmp_path))
+        with pytest.raises(L.LLMNotFoundError, match=r"HTTP 404 for model 'stub-model'.*fix llm.model.*llm.base_url") \
+                as err:
+            client.chat(MSG)
+        assert str(err.value).startswith(f"{stub.base_url}/ answered HTTP 404")
+        assert len(stub.requests) == 1
+    assert client.counters.errors == {"http_404": 1} and client.counters.requests == 1
+
+
+def test_an_unreachable_endpoint_stops_the_stage_after_a_few_prompts(tmp_path, dead_url):
+    client = L.LLM(settings(None, tmp_path, base_url=dead_url, max_retries=1))
+    start = time.perf_counter()
+    with pytest.raises(L.LLMUnreachableError, match=rf"{dead_url}/ is unreachable: 3 prompts in a row.*llm.base_url"):
+        client.chat_many([[{"role": "user", "content": f"prompt {i}"}] for i in range(10)], progress=False)
+    assert time.perf_counter() - start < 5
+    c = client.counters
+    assert (c.requests, c.retries, c.failures, c.answered) == (6, 3, 3, 0)  # 3 prompts of 2 attempts, then stop
+    assert c.errors == {"APIConnectionError": 6} and len(client.cache) == 0
+
+
+def test_an_answer_resets_the_count_of_unreachable_prompts(tmp_path):
+    with StubLLM(canned) as stub:
+        stub.faults += ["drop", "drop", None, "drop", "drop"]  # closed without an answer: a connection error
+        client = L.LLM(settings(stub, tmp_path, max_retries=0))
+        answers = client.chat_many([[{"role": "user", "content": str(i)}] for i in range(5)], progress=False)
+    assert answers == [None, None, canned(None), None, None]
+    assert client.counters.failures == 4 and client.counters.errors == {"APIConnectionError": 4}
+
+
+@pytest.mark.parametrize("fault, problem", [("html", "not_a_completion"), ("empty_choices", "no_choices"),
+                                            ("null_content", "null_content")])
+def test_malformed_answers_are_counted_and_never_cached(tmp_path, fault, problem):
+    with StubLLM(canned) as stub:
+        stub.faults.append(fault)
+        client = L.LLM(settings(stub, tmp_path))
+        assert client.chat(MSG) is None
+        c = client.counters
+        assert (c.requests, c.retries, c.malformed, c.failures, c.answered) == (1, 0, 1, 1, 0)
+        assert c.errors == {f"malformed_{problem}": 1}
+        assert len(client.cache) == 0 and not (tmp_path / "cache.jsonl").exists()
+        assert client.chat(MSG) == canned(MSG)  # the next ask is answered and cached
+    key = L.cache_key("stub-model", MSG, client.params())
+    assert L.AnswerCache(tmp_path / "cache.jsonl").entries == {key: canned(MSG)}
+
+
 def test_settings_reject_keys_and_unknown_modes():
     with pytest.raises(ValueError, match="never go in params"):
         L.LLMSettings.from_params({"mode": "live", "api_key": "sk-x"})
@@ -125,7 +247,7 @@ def test_settings_reject_keys_and_unknown_modes():
     assert L.LLMSettings.from_params(None).mode == "off"
 
 
-def test_a_line_cut_short_is_dropped_and_the_file_repaired(tmp_path):
+def test_a_line_cut_short_is_moved_aside_and_the_file_repaired(tmp_path):
     path = tmp_path / "cache.jsonl"
     cache = L.AnswerCache(path)
     cache.put("k1", "m", {}, MSG, "one")
@@ -133,10 +255,104 @@ def test_a_line_cut_short_is_dropped_and_the_file_repaired(tmp_path):
     with open(path, "ab") as f:
         f.write(b'{"key": "k3", "answ')  # a killed writer
     reopened = L.AnswerCache(path)
-    assert reopened.dropped == 1 and reopened.entries == {"k1": "one", "k2": "two"}
+    assert reopened.rejected == reopened.dropped == 1 and reopened.entries == {"k1": "one", "k2": "two"}
+    assert rejected(tmp_path) == [(3, b'{"key": "k3", "answ')]
     reopened.put("k4", "m", {}, MSG, "four")
     assert L.AnswerCache(path).entries == {"k1": "one", "k2": "two", "k4": "four"}
-    assert L.AnswerCache(path).dropped == 0
+    assert L.AnswerCache(path).rejected == 0 and len(rejected(tmp_path)) == 1
+
+
+def test_an_answer_after_a_line_cut_short_is_not_glued_to_it(tmp_path):
+    path = tmp_path / "cache.jsonl"
+    writer = L.AnswerCache(path)
+    writer.put("k1", "m", {}, MSG, "one")
+    with open(path, "ab") as f:
+        f.write(b'{"key": "k2", "answer": "tw')  # another writer, killed mid-append
+    writer.put("k3", "m", {}, MSG, "three")      # the next append begins on a new line
+    reopened = L.AnswerCache(path)
+    assert reopened.entries == {"k1": "one", "k3": "three"} and reopened.rejected == 1
+    assert rejected(tmp_path) == [(2, b'{"key": "k2", "answer": "tw\n')]
+    assert path.read_bytes() == line("k1", "one") + line("k3", "three")
+
+
+def test_a_damaged_line_is_moved_aside_with_its_line_number_in_place(tmp_path):
+    path = tmp_path / "cache.jsonl"
+    path.write_bytes(line("k1", "one") + line("k2", "two") + line("k3", "three"))
+    inode = path.stat().st_ino
+    damaged = bytearray(line("k2", "two"))
+    damaged[damaged.index(b"two")] ^= 0x80  # one flipped bit: "t" becomes a byte that is not UTF-8
+    path.write_bytes(line("k1", "one") + bytes(damaged) + line("k3", "three"))
+    cache = L.AnswerCache(path)
+    assert cache.entries == {"k1": "one", "k3": "three"} and cache.rejected == 1
+    assert rejected(tmp_path) == [(2, bytes(damaged))]  # the exact bytes, kept
+    assert path.read_bytes() == line("k1", "one") + line("k3", "three")
+    assert path.stat().st_ino == inode and not (tmp_path / "cache.jsonl.repair").exists()  # repaired in place
+    assert L.AnswerCache(path).rejected == 0 and len(rejected(tmp_path)) == 1
+    assert L.LLM(settings(None, tmp_path, mode="replay")).report()["cache_lines_rejected"] == 0
+
+
+def test_a_valid_last_line_without_its_newline_is_kept(tmp_path):
+    path = tmp_path / "cache.jsonl"
+    path.write_bytes(line("k1", "one") + line("k2", "two").rstrip(b"\n"))
+    cache = L.AnswerCache(path)
+    assert cache.entries == {"k1": "one", "k2": "two"} and cache.rejected == 0 and cache.newline_added
+    assert path.read_bytes() == line("k1", "one") + line("k2", "two")
+    assert rejected(tmp_path) == []
+    cache.put("k3", "m", {}, MSG, "three")
+    assert L.AnswerCache(path).entries == {"k1": "one", "k2": "two", "k3": "three"}
+
+
+def test_a_repair_killed_half_way_is_finished_by_the_next_open(tmp_path):
+    path = tmp_path / "cache.jsonl"
+    good = line("k1", "one") + line("k3", "three")
+    # the repair had moved "not json" aside, journalled the good lines, and rewritten 10 bytes of line 2
+    before = line("k1", "one") + b"not json\n" + line("k3", "three")
+    path.write_bytes(good[:len(line("k1", "one")) + 10] + before[len(line("k1", "one")) + 10:])
+    (tmp_path / "cache.jsonl.repair").write_bytes(good)
+    with open(path, "ab") as f:  # then a writer appended, after the killed repair let go of the lock
+        f.write(line("k4", "four"))
+    cache = L.AnswerCache(path)
+    assert cache.entries == {"k1": "one", "k3": "three", "k4": "four"}
+    assert path.read_bytes() == good + line("k4", "four") and not (tmp_path / "cache.jsonl.repair").exists()
+    assert [n for n, _ in rejected(tmp_path)] == [2]  # the half-rewritten line, kept aside
+
+
+def _append(path: str, n: int, go) -> None:
+    go.wait()
+    cache = L.AnswerCache(path)
+    for i in range(n):
+        cache.put(f"k{i}", "m", {}, MSG, f"answer {i}")
+
+
+def _damage_and_reopen(path: str, go, done, count) -> None:
+    """A line that needs repair, then an open that repairs it, again and again while the writer appends."""
+    go.wait()
+    while not done.is_set() and count.value < 500:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, b"not json\n")
+        os.close(fd)
+        count.value += 1
+        L.AnswerCache(path)
+
+
+def test_a_repair_while_another_process_appends_loses_nothing(tmp_path):
+    path, n = str(tmp_path / "cache.jsonl"), 200
+    ctx = mp.get_context("fork")
+    go, done, count = ctx.Event(), ctx.Event(), ctx.Value("i", 0)
+    writer = ctx.Process(target=_append, args=(path, n, go))
+    repairer = ctx.Process(target=_damage_and_reopen, args=(path, go, done, count))
+    writer.start(), repairer.start()
+    go.set()
+    writer.join(30)
+    done.set()
+    repairer.join(30)
+    assert writer.exitcode == 0 and repairer.exitcode == 0 and count.value > 5
+    cache = L.AnswerCache(path)
+    assert cache.entries == {f"k{i}": f"answer {i}" for i in range(n)}  # none lost
+    assert rejected(tmp_path) and {t for _, t in rejected(tmp_path)} == {b"not json\n"}
+    assert len(rejected(tmp_path)) == count.value  # each damaged line moved aside exactly once
+    assert open(path, "rb").read().count(b"\n") == n
 
 
 def _append_forever(path: str) -> None:

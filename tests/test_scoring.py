@@ -218,10 +218,10 @@ def test_the_2025_csv_is_a_third_format(fixture_claims, tmp_path):
     assert [e.questions for e in p.evidence] == [(f"Q{i}?", "R?") for i in range(3)]
     bad = path.read_text().replace("id,claim,evi,label", "id,claim,evi,label,extra")
     (tmp_path / "extra.csv").write_text(bad.replace("Supported\n", "Supported,x\n"))
-    with pytest.raises(D.DataError, match=r"header: field 'extra': unknown column"):
+    with pytest.raises(D.DataError, match=r"record header: field 'extra': unknown column"):
         S.read_predictions(tmp_path / "extra.csv", fixture_claims)
     (tmp_path / "nolabel.csv").write_text(path.read_text().replace("Supported", "", 1))
-    with pytest.raises(D.DataError, match=r"record 0: field 'label': missing verdict"):
+    with pytest.raises(D.DataError, match=r"record 0: field 'label': unknown averitec label ''"):
         S.read_predictions(tmp_path / "nolabel.csv", fixture_claims)
     (tmp_path / "other.csv").write_text("a,b\n1,2\n")
     with pytest.raises(D.DataError, match="neither JSON nor the 2025 CSV"):
