@@ -10,7 +10,9 @@ fusions, label sets...), required and unknown keys (a typo is an error, not a si
 problem is reported with its dotted key, all at once (`ParamsError`). `python -m lib.config check [FILE]`
 does the same from the shell (`make` runs it first).
 
-YAML 1.1 (PyYAML) reads `2e-5` as a string; the loader here reads it as a number, as YAML 1.2 does.
+The file is read as YAML 1.2, as DVC reads it (PyYAML alone speaks YAML 1.1, where `2e-5` is a string,
+`010` is 8, `1:20` is 80 and `off` is false), and a key written twice in one mapping is an error
+(PyYAML alone keeps the last silently).
 """
 from __future__ import annotations
 
@@ -49,13 +51,42 @@ class ParamsError(ValueError):
 
 
 class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader, with YAML 1.2 floats: `2e-5` and `1E3` are numbers, not strings."""
+    """PyYAML's safe loader with YAML 1.2 core scalars (booleans, integers, floats; no timestamps) and no
+    duplicate keys."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} written twice (first on line {seen[key] + 1}); YAML would keep the last "
+                    "silently", key_node.start_mark)
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep)
 
 
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
-    list("-+0123456789."))
+_YAML_1_1 = {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp"}
+_Loader.yaml_implicit_resolvers = {first: [(tag, rx) for tag, rx in resolvers if tag not in _YAML_1_1]
+                                   for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+for _tag, _rx, _first in [  # YAML 1.2 core schema; integers before floats ("3" matches both)
+        ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+        ("int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
+        ("float", r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+         "-+0123456789.")]:
+    _Loader.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}", re.compile(_rx), list(_first))
+
+
+def _yaml_1_2_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    """`010` is 10 (YAML 1.1: 8); `0o10` is 8 and `0x10` is 16, as YAML 1.2 writes them."""
+    value = loader.construct_scalar(node)
+    base = {"0o": 8, "0x": 16}.get(value[:2], 10)
+    return int(value[2:] if base != 10 else value, base)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _yaml_1_2_int)
 
 
 def read_yaml(path: Path | str) -> Any:
@@ -67,6 +98,8 @@ def read_yaml(path: Path | str) -> Any:
         return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
     except yaml.YAMLError as err:
         raise ParamsError(path, [f"not valid YAML: {err}".replace("\n", " ")]) from None
+    except UnicodeDecodeError as err:
+        raise ParamsError(path, [f"not UTF-8 text ({err.reason} at byte {err.start})"]) from None
 
 
 # --------------------------------------------------------------------------- the schema
@@ -77,7 +110,7 @@ PosFloat = Annotated[float, Field(gt=0)]
 NonNegFloat = Annotated[float, Field(ge=0)]
 Share = Annotated[float, Field(ge=0, le=1)]          # a fraction, 0 and 1 included
 OpenShare = Annotated[float, Field(gt=0, lt=1)]      # a fraction strictly between 0 and 1
-Text = Annotated[str, Field(min_length=1)]
+Text = Annotated[str, Field(pattern=r"\S")]          # something besides whitespace
 Device = Annotated[str, Field(pattern=r"^(auto|cpu|mps|cuda(:\d+)?)$")]
 Measure = Annotated[str, Field(pattern=r"^(ndcg|mrr|map)(@[1-9]\d*)?$|^(recall|p)@[1-9]\d*$")]
 Url = Annotated[str, Field(pattern=r"^https?://\S+$")]
@@ -95,7 +128,7 @@ PursuitVariant = Literal["seq_seq", "seq_llm", "llm_llm"]
 class Section(BaseModel):
     """Strict: no type coercion ("3" is not 3, "false" is not a boolean) and no unknown keys."""
 
-    model_config = ConfigDict(strict=True, extra="forbid")
+    model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)
 
 
 class Store(Section):
@@ -256,9 +289,9 @@ class LLMParams(Section):
     temperature: Annotated[float, Field(ge=0, le=2)]
     seed: NonNegInt | None
     max_tokens: PosInt
-    timeout: PosFloat
-    max_retries: NonNegInt
-    backoff: NonNegFloat
+    timeout: Annotated[float, Field(gt=0, le=3600)]     # seconds per request
+    max_retries: Annotated[int, Field(ge=0, le=20)]
+    backoff: Annotated[float, Field(ge=0, le=600)]      # first wait in seconds, doubled per retry
     api_key_env: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] | None
     cache: Text
 
@@ -397,7 +430,7 @@ class NLIVeracity(Section):
 
 
 class Rules(Section):
-    min_grade: Literal[1, 2]
+    min_grade: Annotated[int, Field(ge=1, le=2)]
     found_share: Annotated[float, Field(gt=0, le=1)]
     homogeneity: Annotated[float, Field(ge=-1, le=1)]
     implicit_coverage: Share
@@ -523,6 +556,8 @@ def _problems(err: ValidationError, raw: Any) -> list[str]:
             lines.append(f"{key}: unknown key (a typo? remove it or see the schema in lib/config.py)")
         elif e["type"] == "missing":
             lines.append(f"{key}: required key is missing")
+        elif e["type"] == "string_pattern_mismatch" and e.get("ctx", {}).get("pattern") == r"\S":
+            lines.append(f"{key}: expected some text, got {e['input']!r}")
         elif e["type"] == "value_error":
             lines.append(f"{key}: {e['msg'].removeprefix('Value error, ')}")
         else:

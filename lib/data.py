@@ -93,31 +93,51 @@ def _collect(path: Path, rows: Iterator[tuple[Any, dict]], parse: Callable[[Any,
 # --------------------------------------------------------------------------- file readers
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """json's `object_pairs_hook`: an object that names a key twice is an error (json keeps the last)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(f"an object names the key {key!r} twice (json would keep the last silently)")
+        out[key] = value
+    return out
+
+
+def _json(path: Path, text: str, where: str, kind: str) -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as err:
+        raise DataError(path, f"at line {err.lineno}" if where == "-" else where, None,
+                        f"malformed {kind}: {err.msg}") from err
+    except _DuplicateKey as err:
+        raise DataError(path, where, None, str(err)) from None
+
+
 def read_json_records(path: Path | str) -> list[tuple[int, Any]]:
     """(index, record) pairs from a JSON array or a JSONL file (detected from the content).
 
-    Some published files are JSONL despite a `.json` name, so the first character decides.
+    Some published files are JSONL despite a `.json` name, so the first character decides. A byte-order
+    mark is skipped; an object that names a key twice is an error.
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as err:
         raise DataError(path, "-", None, f"not UTF-8 text ({err})") from err
+    except IsADirectoryError:
+        raise DataError(path, "-", None, "a directory, not a file") from None
     stripped = text.lstrip()
     if stripped.startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise DataError(path, f"at line {err.lineno}", None, f"malformed JSON: {err.msg}") from err
-        return list(enumerate(data))
+        return list(enumerate(_json(path, text, "-", "JSON")))
     records = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            records.append((len(records), json.loads(line)))
-        except json.JSONDecodeError as err:
-            raise DataError(path, f"at line {lineno}", None, f"malformed JSONL: {err.msg}") from err
+        records.append((len(records), _json(path, line, f"at line {lineno}", "JSONL")))
     if not records:
         raise DataError(path, "-", None, "no records (empty file?)")
     return records
@@ -126,23 +146,31 @@ def read_json_records(path: Path | str) -> list[tuple[int, Any]]:
 def read_csv_records(path: Path | str, required: tuple[str, ...], sep: str = ",") -> list[tuple[int, dict]]:
     """(row number, row dict) pairs; a missing column or a ragged row is a `DataError`."""
     path = Path(path)
-    with open(path, encoding="utf-8", newline="") as f:
-        reader = csv.reader(f, delimiter=sep)
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise DataError(path, "header", None, "empty file") from None
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise DataError(path, "header", missing[0], f"missing column (columns: {header})")
-        rows = []
-        try:
-            for i, values in enumerate(reader):
-                if len(values) != len(header):
-                    raise DataError(path, i, None, f"malformed CSV: {len(values)} fields, header has {len(header)}")
-                rows.append((i, dict(zip(header, values))))
-        except csv.Error as err:
-            raise DataError(path, f"near line {reader.line_num}", None, f"malformed CSV: {err}") from err
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            reader = csv.reader(f, delimiter=sep)
+            try:
+                header = next(reader)
+            except StopIteration:
+                raise DataError(path, "header", None, "empty file") from None
+            twice = sorted({c for c in header if header.count(c) > 1})
+            if twice:
+                raise DataError(path, "header", twice[0], f"column named twice (columns: {header})")
+            missing = [c for c in required if c not in header]
+            if missing:
+                raise DataError(path, "header", missing[0], f"missing column (columns: {header})")
+            rows = []
+            try:
+                for i, values in enumerate(v for v in reader if v):  # a blank line is no row
+                    if len(values) != len(header):
+                        raise DataError(path, i, None, f"malformed CSV: {len(values)} fields, header has {len(header)}")
+                    rows.append((i, dict(zip(header, values))))
+            except csv.Error as err:
+                raise DataError(path, f"near line {reader.line_num}", None, f"malformed CSV: {err}") from err
+    except UnicodeDecodeError as err:
+        raise DataError(path, "-", None, f"not UTF-8 text ({err})") from None
+    except IsADirectoryError:
+        raise DataError(path, "-", None, "a directory, not a file") from None
     return rows
 
 
@@ -364,14 +392,17 @@ def _answer(path: Path, record: Any, raw: Any, where: str) -> Answer:
 
 
 def _averitec_claim(path: Path, split: str, record: int, raw: dict) -> Claim:
+    if "claim_id" in raw and raw["claim_id"] != record:
+        raise DataError(path, record, "claim_id", f"{raw['claim_id']!r}, but a claim's id is its position in the "
+                        f"file ({record}): a subset or a re-ordered file would misalign every claim after it")
     questions = []
     for qi, q in enumerate(_req(path, record, raw, "questions", list)):
         if not isinstance(q, dict):
             raise DataError(path, record, f"questions[{qi}]", f"expected an object, got {type(q).__name__}")
         text = _text(path, record, q, "question", at=f"questions[{qi}].")
-        answers = q.get("answers") or []
+        answers = [] if q.get("answers") is None else q["answers"]
         if not isinstance(answers, list):
-            raise DataError(path, record, f"questions[{qi}].answers", "expected a list")
+            raise DataError(path, record, f"questions[{qi}].answers", f"expected a list, got {type(answers).__name__}")
         questions.append(Question(text, tuple(
             _answer(path, record, a, f"questions[{qi}].answers[{ai}]") for ai, a in enumerate(answers))))
     try:
@@ -494,13 +525,18 @@ class LeaderboardRow:
 
 
 def parse_leaderboard_evidence(evi: str) -> tuple[tuple[str, str], ...]:
-    """FEVER-8 leaderboard evidence: blocks of `question\\t\\t\\nanswer\\t\\t\\n` separated by blank lines."""
+    """FEVER-8 leaderboard evidence: `question\t\t\nanswer` pairs, each ended by `\t\t\n\n`.
+
+    An answer may hold blank lines of its own (so pairs are split on the separator, not on blank lines);
+    Windows line ends are read as `\n`. A pair without its question/answer separator is a ValueError."""
     pairs = []
-    for block in re.split(r"\n\s*\n", evi.strip()):
-        parts = [p.strip() for p in block.split("\t\t\n")]
-        parts = [p for p in parts if p]
-        if parts:
-            pairs.append((parts[0], " ".join(parts[1:])))
+    for i, chunk in enumerate(evi.replace("\r\n", "\n").split("\t\t\n\n")):
+        if not chunk.strip():
+            continue
+        question, sep, answer = chunk.partition("\t\t\n")
+        if not sep or not question.strip():
+            raise ValueError(f"pair {i}: expected 'question<TAB><TAB><NEWLINE>answer', got {chunk[:60]!r}")
+        pairs.append((question.strip(), " ".join(a.strip() for a in answer.split("\t\t\n") if a.strip())))
     return tuple(pairs)
 
 
@@ -517,9 +553,12 @@ def load_leaderboard(path: Path | str, *, strict: bool = True, log: LoadLog | No
                         "optionally 'split')")
 
     def parse(record: int, raw: dict) -> LeaderboardRow:
-        return LeaderboardRow(_int_text(path, record, raw, "id"), _text(path, record, raw, "claim"),
-                              parse_leaderboard_evidence(raw["evi"]), _label(path, record, raw, "label", "averitec"),
-                              raw.get("split", ""))
+        try:
+            pairs = parse_leaderboard_evidence(raw["evi"])
+        except ValueError as err:
+            raise DataError(path, record, "evi", str(err)) from None
+        return LeaderboardRow(_int_text(path, record, raw, "id"), _text(path, record, raw, "claim"), pairs,
+                              _label(path, record, raw, "label", "averitec"), raw.get("split", ""))
 
     return _collect(path, iter(rows), parse, strict, log, unique=("id", lambda row: row.claim_id))
 
@@ -776,7 +815,7 @@ def read_checksums(data_dir: Path | str = DATA_DIR) -> dict[str, tuple[int, str]
                                                  "(expected a relative path without '..')")
         try:
             inside = (root / rel).resolve().is_relative_to(root)
-        except (OSError, RuntimeError) as err:  # a symlink loop
+        except (OSError, RuntimeError, ValueError) as err:  # a symlink loop, a NUL byte
             raise DataError(sums, where, "path", f"{name!r} cannot be resolved ({err})") from None
         if not inside:
             raise DataError(sums, where, "path", f"{name!r} resolves outside {data_dir} (a symlink?)")
@@ -860,7 +899,7 @@ def dvc_remote(root: Path | str = ROOT) -> tuple[str, str, Path | None]:
     config = configparser.ConfigParser(interpolation=None)
     try:
         config.read([dvc_dir / "config", dvc_dir / "config.local"], encoding="utf-8")
-    except configparser.Error as err:
+    except (configparser.Error, UnicodeDecodeError) as err:
         raise RemoteError(f"{dvc_dir}: unreadable DVC config ({err})") from None
     name = config.get("core", "remote", fallback=None)
     if not name:

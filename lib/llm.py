@@ -12,10 +12,12 @@ messages and the generation parameters, so a rerun is deterministic, free and of
 is ever lost, whatever process is killed when:
 - an append is one write of one line under an exclusive `flock`, flushed to disk, and always begins on a
   new line (a line cut short by a killed writer is ended first, so the next answer is never glued to it);
-- opening the cache checks it under the same lock; a line that does not parse (cut short, a flipped byte)
+- opening the cache checks it under the same lock; a line that does not parse (cut short, damaged bytes)
   is moved to `<cache>.rejected.jsonl` with its line number and its exact bytes (`text`, decode with
-  `.encode("utf-8", "surrogateescape")`), never deleted; a valid last line without its newline is kept
-  and the newline added;
+  `.encode("utf-8", "surrogateescape")`), never deleted, and the complete entries inside it (an answer
+  that an older writer glued to a cut line) are kept in the cache; a valid last line without its newline
+  is kept and the newline added. Damage that still parses as an entry (a changed letter inside an
+  answer) cannot be told from an answer without checksums;
 - the repair rewrites the same file in place (never a rename, which would cut off a process holding the
   file open); a rewrite that moves good lines first saves them to `<cache>.repair` (atomically), so a
   repair killed half-way is finished by the next open (which may record a damaged line aside twice).
@@ -150,6 +152,28 @@ def _lines(raw: bytes) -> list[bytes]:
     return [p + b"\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
+_ENTRY_START = re.compile(rb'\{"(?:answer|key)": ')  # where a cache entry can begin (quotes in strings are escaped)
+
+
+def _salvage(line: bytes) -> list[bytes]:
+    """The complete entries inside a damaged line, each as a line of its own: an answer that an older
+    writer glued to a line cut short, or two entries joined by `cat` without a newline between them."""
+    text = line.decode("latin-1")  # one character per byte: positions match, JSON structure is ASCII
+    decoder, out, pos = json.JSONDecoder(), [], 0
+    for m in _ENTRY_START.finditer(line):
+        if m.start() < pos:
+            continue
+        try:
+            _, end = decoder.raw_decode(text, m.start())
+        except ValueError:
+            continue
+        piece = line[m.start():end] + b"\n"
+        if _entry(piece):
+            out.append(piece)
+            pos = end
+    return out
+
+
 def rejected_path(path: Path | str) -> Path:
     """Where damaged lines of the cache at `path` go: `cache.jsonl` -> `cache.rejected.jsonl`."""
     path = Path(path)
@@ -183,6 +207,7 @@ class AnswerCache:
         self.entries: dict[str, str] = {}
         self.rejected = 0          # damaged lines moved to rejected_file by this open
         self.newline_added = False  # the last line was complete but lacked its newline
+        self.salvaged = 0           # complete entries recovered from damaged lines (kept in the cache)
         self._load()
 
     @property
@@ -195,6 +220,8 @@ class AnswerCache:
         return self.path.with_name(self.path.name + ".repair")
 
     def _load(self) -> None:
+        if self.path.is_dir():
+            raise LLMError(f"llm.cache: {self.path} is a directory; expected the path of a JSONL file")
         if not self.path.exists():
             return
         with open(self.path, "r+b") as f:
@@ -209,7 +236,10 @@ class AnswerCache:
                 for number, line in enumerate(_lines(raw), 1):
                     whole = line if line.endswith(b"\n") else line + b"\n"  # only the last line may lack it
                     if _entry(line) is None:
-                        bad.append((number, line))
+                        bad.append((number, line))  # kept whole in the side file; its complete entries stay here
+                        pieces = [piece for piece in _salvage(line) if piece not in seen]
+                        good.extend(pieces)
+                        self.salvaged += len(pieces)
                     elif whole not in seen:
                         good.append(whole)
                         self.newline_added |= whole is not line
@@ -506,6 +536,7 @@ class LLM:
         """Settings (no key) and counters, for the stage reports."""
         s = asdict(self.settings)
         return {"settings": s, "cache_entries": len(self.cache), "cache_lines_rejected": self.cache.rejected,
+                "cache_entries_salvaged": self.cache.salvaged,
                 **asdict(self.counters)}
 
 

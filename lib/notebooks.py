@@ -150,12 +150,14 @@ def main(argv: list[str] | None = None) -> None:
     metrics = sub.add_parser("metrics", help="print the metrics files one `key: value` per line")
     metrics.add_argument("files", nargs="*", help="default: outputs/metrics/*.json")
     args = ap.parse_args(argv)
+    if args.cmd == "run" and args.timeout < 1:
+        ap.error(f"--timeout must be >= 1 second per cell, got {args.timeout}")
     if args.cmd == "run":
         try:
             parameters = section(args.section, args.params)
             check_parameters(NOTEBOOKS_DIR / f"{args.name}.ipynb", parameters)
         except (ValueError, KeyError, FileNotFoundError) as err:  # ParamsError is a ValueError
-            raise SystemExit(f"error: {err}") from None
+            raise SystemExit(f"error: {err.args[0] if isinstance(err, KeyError) else err}") from None
         run_notebook(args.name, parameters, timeout_s=args.timeout)
     elif args.cmd == "index":
         report = section("report", args.params)

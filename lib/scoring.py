@@ -24,15 +24,17 @@ Predictions come in three formats, detected from the file's structure (`read_pre
   `pred_label`, aligned by `claim_id`;
 - 2025 shared task (FEVER-8): a CSV with columns `id, claim, evi, label` (`evi`: question/answer blocks as
   in `data/averitec/leaderboard/`), aligned by `id`.
-Nothing is guessed: a duplicate, extra or missing claim, an unknown key, a wrong type, a missing verdict,
-a label outside the four verdicts or a claim text that differs from the reference claim is a `DataError`
-naming file, record and field. `--lenient` scores what can be scored and lists what it skipped.
+Nothing is guessed: a duplicate, extra or missing claim, an unknown key, a wrong type in a field the scorer
+reads, a missing verdict, a label outside the four verdicts or a claim text that differs from the
+reference claim is a `DataError` naming file, record and field. `--lenient` scores what can be scored and lists what it skipped.
 """
 from __future__ import annotations
 
 import argparse
+import csv
 import functools
 import json
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,7 +160,7 @@ def _claim_id(path: Path, record: Any, raw: dict, field: str = "claim_id") -> in
     value = raw.get(field)
     if value is None and field not in raw:
         return None
-    if isinstance(value, str) and value.strip().isdigit():  # CSV cells are text
+    if isinstance(value, str) and re.fullmatch(r"[0-9]+", value.strip()):  # ASCII digits only ("²" is a digit too)
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise D.DataError(path, record, field, f"expected a claim index (an integer >= 0), got {value!r}")
@@ -173,9 +175,9 @@ def _official(path: Path, record: int, raw: Any) -> Prediction:
         raise D.DataError(path, record, "questions", "missing: the official format needs `questions` "
                           "(or `string_evidence`)")
     questions, strings = [], []
-    q_list = raw.get("questions") if raw.get("questions") is not None else []
+    q_list = raw.get("questions", [])
     if not isinstance(q_list, list):
-        raise D.DataError(path, record, "questions", f"expected a list, got {type(q_list).__name__}")
+        raise D.DataError(path, record, "questions", f"expected a list (or no `questions` key), got {q_list!r:.40}")
     for qi, q in enumerate(q_list):
         where = f"questions[{qi}]"
         if not isinstance(q, dict):
@@ -183,7 +185,8 @@ def _official(path: Path, record: int, raw: Any) -> Prediction:
         _unknown_keys(path, record, q, QUESTION_KEYS, where, OFFICIAL)
         question = _string(path, record, q.get("question"), f"{where}.question")
         answers = q.get("answers", [])
-        answers = answers if isinstance(answers, list) else [answers]
+        if not isinstance(answers, list):
+            raise D.DataError(path, record, f"{where}.answers", f"expected a list of answers, got {answers!r:.40}")
         questions.append(question)
         for ai, a in enumerate(answers):
             at = f"{where}.answers[{ai}]"
@@ -191,13 +194,13 @@ def _official(path: Path, record: int, raw: Any) -> Prediction:
                 raise D.DataError(path, record, at, "expected an answer object")
             _unknown_keys(path, record, a, ANSWER_KEYS, at, OFFICIAL)
             answer = _string(path, record, a.get("answer"), f"{at}.answer", empty_ok=True)
-            for opt in ("answer_type", "boolean_explanation"):
+            for opt in ("answer_type", "boolean_explanation", "source_url", "source_medium", "cached_source_url"):
                 if a.get(opt) is not None:
                     _string(path, record, a[opt], f"{at}.{opt}", empty_ok=True)
             strings.append(qa_string(question, answer, a.get("answer_type"), a.get("boolean_explanation")))
         if not answers:
             strings.append(question + NO_ANSWER)
-    string_evidence = raw.get("string_evidence") or []
+    string_evidence = raw.get("string_evidence", [])
     if not isinstance(string_evidence, list) or not all(isinstance(s, str) for s in string_evidence):
         raise D.DataError(path, record, "string_evidence", "expected a list of strings")
     strings.extend(string_evidence)
@@ -241,11 +244,18 @@ def _parse_records(path: Path) -> tuple[str, list[tuple[Any, Any]]]:
     if not path.is_file():
         raise D.DataError(path, "-", None, "not a file (a directory?): expected a prediction file")
     with open(path, "rb") as f:
-        head = f.read(4096).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+        head_bytes = f.read(4096)
+    try:
+        head = head_bytes.decode("utf-8")
+    except UnicodeDecodeError as err:
+        if err.start < len(head_bytes) - 3:  # not a multi-byte character cut by the 4096-byte read
+            raise D.DataError(path, "-", None, f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+        head = head_bytes[:err.start].decode("utf-8")
+    head = head.lstrip("\ufeff \t\r\n")
     if not head:
         raise D.DataError(path, "-", None, "empty file: no predictions")
     if head[0] not in "[{":
-        header = head.splitlines()[0].split(",")
+        header = next(csv.reader([head.splitlines()[0]]))
         if not all(c in header for c in D.LEADERBOARD_COLUMNS):
             raise D.DataError(path, "header", None, f"neither JSON nor the 2025 CSV (columns "
                               f"{list(D.LEADERBOARD_COLUMNS)}; found {header[:8]})")
@@ -320,7 +330,7 @@ def read_predictions(path: Path | str, references: Sequence[D.Claim], lenient: b
                             "give every record its claim_id, or none (official format, aligned by position)"))
         parsed = [p for p in parsed if p.claim_id is not None]
     aligned: dict[int, Prediction] = {}
-    if with_ids:
+    if with_ids or fmt != OFFICIAL:
         aligned_by = "claim_id"
         for p in parsed:
             if not 0 <= p.claim_id < len(references):
@@ -336,8 +346,9 @@ def read_predictions(path: Path | str, references: Sequence[D.Claim], lenient: b
         if len(parsed) != len(references) and not lenient:
             raise D.DataError(path, None, None, f"{len(parsed)} predictions for {len(references)} references "
                               "(without claim_id the official format is aligned by position)")
-        aligned = {i: p for i, p in enumerate(parsed[:len(references)])}
-        skipped += [f"{path}: record {p.record}: beyond the {len(references)} references" for p in parsed[len(references):]]
+        aligned = {p.record: p for p in parsed if p.record < len(references)}  # the record's own position
+        skipped += [f"{path}: record {p.record}: beyond the {len(references)} references"
+                    for p in parsed if p.record >= len(references)]
     for cid, p in list(aligned.items()):
         ref = references[cid]
         if p.claim is not None and not _same_claim(p.claim, ref.text):
@@ -517,6 +528,8 @@ def score_file(predictions: Path | str, references: Path | str, jobs: int = 1, l
     if not references.is_file():
         raise D.DataError(references, "-", None, "no such file" if not references.exists() else "not a file")
     claims = D.load_averitec("dev", references)
+    if not claims:
+        raise D.DataError(references, "-", None, "no reference claims")
     preds = read_predictions(predictions, claims, lenient)
     if log is not None:
         print(f"{predictions}: {preds.describe()}", file=log)

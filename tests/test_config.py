@@ -194,3 +194,70 @@ def test_notebook_run_with_a_bad_section_exits_1(tmp_path):
                            "averitec_score", "--params", str(bad)], capture_output=True, text=True, cwd=C.ROOT)
     assert proc.returncode == 1 and "averitec_score.mian: unknown key" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# ---------------------------------------------------------------- found by a hostile-input pass
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("x: 010", 10), ("x: 0o10", 8), ("x: 0x14", 20), ("x: 1:20", "1:20"), ("x: 1_00", "1_00"),
+    ("x: yes", "yes"), ("x: off", "off"), ("x: True", True), ("x: 2020-01-01", "2020-01-01"), ("x: ~", None),
+])
+def test_yaml_1_2_integers_booleans_and_dates(tmp_path, text, expected):
+    """PyYAML alone: 010 is 8, 1:20 is 80, 1_00 is 100, yes/off are booleans, a date is a date."""
+    path = tmp_path / "p.yaml"
+    path.write_text(text)
+    value = C.read_yaml(path)["x"]
+    assert value == expected and type(value) is type(expected)
+
+
+@pytest.mark.parametrize("text, line", [("a: 1\nb: 2\na: 3\n", 1), ("a: {k: 1, k: 2}\n", 1),
+                                        ("s:\n  depth: 100\n  depth: 5\n", 2)])
+def test_a_key_written_twice_is_an_error(tmp_path, text, line):
+    path = tmp_path / "p.yaml"
+    path.write_text(text)
+    with pytest.raises(C.ParamsError, match=f"written twice \\(first on line {line}\\)"):
+        C.read_yaml(path)
+
+
+def test_a_section_written_twice_in_params_is_an_error(tmp_path):
+    path = tmp_path / "params.yaml"
+    path.write_text(C.PARAMS_FILE.read_text() + "\nutility:\n  k: 5\n")
+    with pytest.raises(C.ParamsError, match="key 'utility' written twice"):
+        C.section("utility", path)
+
+
+@pytest.mark.parametrize("key, value, expected", [
+    ("qgen.learning_rate", float("inf"), "qgen.learning_rate: Input should be a finite number, got inf"),
+    ("llm.timeout", float("inf"), "llm.timeout: Input should be a finite number"),
+    ("utility.alpha", float("nan"), "utility.alpha: Input should be a finite number"),
+    ("llm.backoff", 1e300, "llm.backoff: Input should be less than or equal to 600"),
+    ("error_analysis.rules.min_grade", True, "error_analysis.rules.min_grade: Input should be a valid integer, got True"),
+    ("retrieval.model", "  ", "retrieval.model: expected some text, got '  '"),
+])
+def test_infinities_and_blank_texts_are_refused(key, value, expected):
+    with pytest.raises(C.ParamsError) as err:
+        C.check(with_value(key, value))
+    assert expected in str(err.value)
+
+
+def test_a_params_file_that_is_not_utf8_is_named(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_bytes(b"x: caf\xe9\n")
+    with pytest.raises(C.ParamsError, match="not UTF-8 text"):
+        C.read_yaml(path)
+
+
+def test_notebook_runner_arguments(tmp_path):
+    import subprocess
+    import sys
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "lib.notebooks", "run", "05_averitec_score", *args],
+                              capture_output=True, text=True, cwd=C.ROOT)
+
+    proc = run("--section", "nosuch")
+    assert proc.returncode == 1 and proc.stderr.startswith("error: ") and "no section 'nosuch'" in proc.stderr
+    assert not proc.stderr.startswith('error: "')
+    proc = run("--section", "averitec_score", "--timeout", "0")
+    assert proc.returncode == 2 and "--timeout must be >= 1" in proc.stderr

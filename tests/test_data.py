@@ -635,3 +635,81 @@ def test_make_data_checks_the_remote_before_pulling():
     recipe = makefile.split("\ndata:", 1)[1].split("\n\n", 1)[0]
     steps = [line.strip() for line in recipe.splitlines()[1:]]
     assert steps == ["python -m lib.data remote-check", "dvc pull -q data.dvc", "python -m lib.data verify"]
+
+
+# ---------------------------------------------------------------- found by a hostile-input pass
+
+
+def test_leaderboard_evidence_keeps_blank_lines_inside_answers_and_reads_crlf():
+    evi = "Q1?\t\t\nFirst paragraph.\n\nSecond paragraph.\t\t\n\nQ2?\t\t\nNo. Because.\t\t\n\n"
+    expected = (("Q1?", "First paragraph.\n\nSecond paragraph."), ("Q2?", "No. Because."))
+    assert D.parse_leaderboard_evidence(evi) == expected
+    assert D.parse_leaderboard_evidence(evi.replace("\n", "\r\n")) == expected
+    assert D.parse_leaderboard_evidence("") == ()
+    with pytest.raises(ValueError, match="pair 0: expected 'question<TAB><TAB><NEWLINE>answer'"):
+        D.parse_leaderboard_evidence("Q1?\tA single tab\t\n\n")
+
+
+def test_the_gold_leaderboard_parses_to_the_dev_answers(real_data):
+    rows = D.load_leaderboard(real_data / "averitec" / "leaderboard" / "solution_dev.csv")
+    claims = D.load_averitec("dev", real_data / "averitec" / "dev.json")
+    assert sum(len(r.qa_pairs) for r in rows) == sum(len(q.answers) for c in claims for q in c.questions) == 1399
+    assert [tuple(q for q, _ in r.qa_pairs) for r in rows] == \
+        [tuple(q.text.strip() for q in c.questions for _ in q.answers) for c in claims]
+
+
+@pytest.mark.parametrize("text, record, field, problem", [
+    ("id,claim,evi,label,label\n0,c,,Supported,Refuted\n", "header", "label", "column named twice"),
+    ('id,claim,evi,label\n0,c,"Q\tA\t\n\n",Supported\n', 0, "evi", "pair 0: expected"),
+])
+def test_leaderboard_csv_problems(tmp_path, text, record, field, problem):
+    path = write(tmp_path / "lb.csv", text)
+    with pytest.raises(D.DataError) as err:
+        D.load_leaderboard(path)
+    assert_names(err.value, path, record, field, problem)
+
+
+def test_csv_reading_skips_blank_lines_and_a_bom_and_names_other_encodings(tmp_path):
+    path = tmp_path / "lb.csv"
+    path.write_bytes("\ufeffid,claim,evi,label\n0,c,,Supported\n\n1,d,,Refuted\n\n".encode("utf-8"))
+    assert [(r.claim_id, r.label) for r in D.load_leaderboard(path)] == [(0, "Supported"), (1, "Refuted")]
+    path.write_bytes("id,claim,evi,label\n0,caf\xe9,,Supported\n".encode("latin-1"))
+    with pytest.raises(D.DataError, match="record -: not UTF-8 text"):
+        D.load_leaderboard(path)
+
+
+def test_json_reading_skips_a_bom_and_refuses_duplicate_keys(tmp_path):
+    path = tmp_path / "sys.json"
+    record = {"claim_id": 0, "claim": "c", "evidence": []}
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps([record]).encode())
+    assert D.read_json_records(path) == [(0, record)]
+    path.write_text('[{"claim_id": 0, "claim": "c", "claim": "d", "evidence": []}]')
+    with pytest.raises(D.DataError, match="an object names the key 'claim' twice"):
+        D.read_json_records(path)
+    path.write_text('{"a": 1}\n{"a": 1, "a": 2}\n')
+    with pytest.raises(D.DataError, match="record at line 2: an object names the key 'a' twice"):
+        D.read_json_records(path)
+
+
+def test_averitec_answers_must_be_a_list_and_claim_ids_positions(tmp_path, fixture_data):
+    dev = json.loads((fixture_data / "averitec" / "dev.json").read_text())
+    bad = json.loads(json.dumps(dev))
+    bad[1]["questions"][0]["answers"] = {}
+    path = write(tmp_path / "dev.json", json.dumps(bad))
+    with pytest.raises(D.DataError, match=r"record 1: field 'questions\[0\].answers': expected a list, got dict"):
+        D.load_averitec("dev", path)
+    ids = [{**c, "claim_id": i} for i, c in enumerate(dev)]
+    assert [c.claim_id for c in D.load_averitec("dev", write(tmp_path / "ids.json", json.dumps(ids)))] == [0, 1, 2]
+    with pytest.raises(D.DataError, match=r"record 0: field 'claim_id': 2, but a claim's id is its position"):
+        D.load_averitec("dev", write(tmp_path / "rev.json", json.dumps(ids[::-1])))
+
+
+def test_a_nul_in_sha256sums_and_a_non_utf8_dvc_config_are_named(tmp_path, capsys):
+    root = data_dir(tmp_path, {"a.txt": "a"}, extra_lines=(f"{'0' * 64}  b\x00.txt",))
+    with pytest.raises(D.DataError, match=r"record line 2: field 'path': 'b\\x00.txt' cannot be resolved"):
+        D.verify_checksums(root)
+    clone_root = tmp_path / "clone"
+    (clone_root / ".dvc").mkdir(parents=True)
+    (clone_root / ".dvc" / "config").write_bytes(b"[core]\n    remote = caf\xe9\n")
+    assert D.main(["remote-check", str(clone_root)]) == 1
+    assert "unreadable DVC config" in capsys.readouterr().err

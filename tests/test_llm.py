@@ -396,3 +396,30 @@ def test_first_question():
         "Did the WHO say so?"
     assert L.first_question('["Did the WHO say so?", "When?"]') == "Did the WHO say so?"
     assert L.first_question("1. Who?") == "Who?"
+
+
+# ---------------------------------------------------------------- found by a hostile-input pass
+
+
+def test_an_answer_an_older_writer_glued_to_a_cut_line_is_salvaged(tmp_path):
+    """Caches written before the fix may hold `<cut line><complete entry>` on one line: the entry stays."""
+    path = tmp_path / "cache.jsonl"
+    glued = b'{"answer": "tw' + line("k2", "two")
+    path.write_bytes(line("k1", "one") + glued + line("k3", "three"))
+    cache = L.AnswerCache(path)
+    assert cache.entries == {"k1": "one", "k2": "two", "k3": "three"}
+    assert cache.salvaged == 1 and cache.rejected == 1
+    assert rejected(tmp_path) == [(2, glued)]  # the damaged line is kept whole beside the cache
+    assert path.read_bytes() == line("k1", "one") + line("k2", "two") + line("k3", "three")
+
+
+def test_two_entries_joined_without_a_newline_both_stay(tmp_path):
+    path = tmp_path / "cache.jsonl"
+    path.write_bytes(line("k1", "one").rstrip(b"\n") + line("k2", "two"))
+    cache = L.AnswerCache(path)
+    assert cache.entries == {"k1": "one", "k2": "two"} and cache.salvaged == 2
+
+
+def test_a_cache_path_that_is_a_directory_is_named(tmp_path):
+    with pytest.raises(L.LLMError, match="llm.cache: .* is a directory"):
+        L.AnswerCache(tmp_path)

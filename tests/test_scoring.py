@@ -1,5 +1,6 @@
 """The AVeriTeC scorer: the organisers' check figures on dev, both input formats, edge cases, speed-ups."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -164,7 +165,7 @@ def test_official_records_with_claim_id_are_aligned_by_id(fixture_claims, tmp_pa
      r"field 'questions\[0\].answers\[0\].answer': expected a string"),
     ([{"label": "Refuted", "questions": [{"question": "Q?", "answers": [{"answr": "x"}]}]}] * 3,
      r"field 'questions\[0\].answers\[0\].answr': unknown key"),
-    ([{"label": "Refuted", "questions": "Q?"}] * 3, r"field 'questions': expected a list, got str"),
+    ([{"label": "Refuted", "questions": "Q?"}] * 3, r"field 'questions': expected a list \(or no `questions` key\), got 'Q\?'"),
     ([{"claim_id": True, "label": "Refuted", "questions": []}] * 3, r"field 'claim_id': expected a claim index"),
     ([{"claim_id": 0, "label": "Refuted", "questions": []}, {"label": "Refuted", "questions": []},
       {"claim_id": 2, "label": "Refuted", "questions": []}], r"record 1: field 'claim_id': missing, while other records"),
@@ -280,3 +281,93 @@ def test_lenient_scores_what_it_can_and_says_what_it_skipped(fixture_claims, tmp
     assert table["pred_label"].isna().tolist() == [False, True, False] and table.loc[1, "qa"] == 0.0
     assert table["correct"].tolist() == [True, False, False]
     assert summary["claims"] == 3  # the skipped claim stays in the denominator
+
+
+# ---------------------------------------------------------------- found by a hostile-input pass
+
+
+def write_csv(path, rows, header=("id", "claim", "evi", "label"), newline="\n"):
+    import csv
+
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, lineterminator=newline)
+        w.writerow(header)
+        w.writerows(rows)
+    return path
+
+
+def csv_rows(claims, evi=lambda c: f"Q{c.claim_id}?\t\t\nA{c.claim_id}\t\t\n\n"):
+    return [[c.claim_id, c.text, evi(c), c.label] for c in claims]
+
+
+def test_csv_evidence_with_windows_line_ends_reads_as_with_unix_ones(fixture_claims, tmp_path):
+    unix = S.read_predictions(write_csv(tmp_path / "u.csv", csv_rows(fixture_claims)), fixture_claims)
+    crlf = csv_rows(fixture_claims, lambda c: f"Q{c.claim_id}?\t\t\r\nA{c.claim_id}\t\t\r\n\r\n")
+    windows = S.read_predictions(write_csv(tmp_path / "w.csv", crlf, newline="\r\n"), fixture_claims)
+    assert windows.evidence == unix.evidence and unix.evidence[0].strings == ("Q0? A0",)
+
+
+@pytest.mark.parametrize("header, rows, expected", [
+    (("id", "claim", "evi", "label", "label"), lambda cs: [r + ["Supported"] for r in csv_rows(cs)],
+     "record header: field 'label': column named twice"),
+    (("id", "claim", "evi", "label"), lambda cs: [[c.claim_id, c.text, "Q?\tA\t\n\n", c.label] for c in cs],
+     "record 0: field 'evi': pair 0: expected"),
+    (("id", "claim", "evi", "label"), lambda cs: [["²", cs[0].text, "", "Refuted"]], "record 0: field 'id': not an integer"),
+])
+def test_bad_csv_predictions_are_named_errors(fixture_claims, tmp_path, header, rows, expected):
+    with pytest.raises(D.DataError, match=re.escape(expected)):
+        S.read_predictions(write_csv(tmp_path / "p.csv", rows(fixture_claims), header), fixture_claims)
+
+
+def test_csv_header_only_quoted_header_and_bom(fixture_claims, tmp_path):
+    with pytest.raises(D.DataError, match=r"no prediction for 3 reference claims"):
+        S.read_predictions(write_csv(tmp_path / "h.csv", []), fixture_claims)
+    quoted = tmp_path / "q.csv"
+    text = write_csv(tmp_path / "plain.csv", csv_rows(fixture_claims)).read_text()
+    quoted.write_text(text.replace("id,claim,evi,label", '"id","claim","evi","label"', 1))
+    assert S.read_predictions(quoted, fixture_claims).describe() == "2025 csv, 3 records aligned by claim_id"
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert S.read_predictions(bom, fixture_claims).evidence[2].strings == ("Q2? A2",)
+
+
+def test_lenient_position_alignment_keeps_each_record_on_its_claim(fixture_claims, tmp_path):
+    gold = [{k: v for k, v in r.items() if k != "claim"} for r in json.loads(FIXTURE_DEV.read_text())]
+    gold[0]["label"] = "Bogus"
+    p = S.read_predictions(write_json(tmp_path, gold), fixture_claims, lenient=True)
+    assert p.evidence[0].label is None and [e.label for e in p.evidence[1:]] == [c.label for c in fixture_claims[1:]]
+    assert p.describe() == "official, 3 records aligned by position" and "record 0: field 'label'" in p.skipped[0]
+
+
+@pytest.mark.parametrize("records, expected", [
+    ('[{"label": "Supported", "label": "Refuted", "questions": []}]', "an object names the key 'label' twice"),
+    ([{"claim_id": "²", "label": "Refuted", "questions": []}], "field 'claim_id': expected a claim index"),
+    ([{"label": "Refuted", "string_evidence": 0}], "field 'string_evidence': expected a list of strings"),
+    ([{"label": "Refuted", "questions": None}], "field 'questions': expected a list"),
+    ([{"label": "Refuted", "questions": [{"question": "Q?", "answers": {"answer": "A"}}]}],
+     r"field 'questions[0].answers': expected a list of answers"),
+    ([{"label": "Refuted", "questions": [{"question": "Q?", "answers": [{"answer": "A", "source_url": 5}]}]}],
+     r"field 'questions[0].answers[0].source_url': expected a string, got int"),
+])
+def test_more_bad_official_records(fixture_claims, tmp_path, records, expected):
+    path = tmp_path / "p.json"
+    path.write_text(records if isinstance(records, str) else json.dumps(records * 3))
+    with pytest.raises(D.DataError, match=re.escape(expected)):
+        S.read_predictions(path, fixture_claims)
+
+
+def test_utf16_predictions_and_empty_references_are_named(fixture_claims, tmp_path):
+    path = tmp_path / "p.json"
+    path.write_bytes(json.dumps(shared(fixture_claims)).encode("utf-16"))
+    with pytest.raises(D.DataError, match="record -: not UTF-8 text"):
+        S.read_predictions(path, fixture_claims)
+    (tmp_path / "refs.json").write_text("[]")
+    with pytest.raises(D.DataError, match="record -: no reference claims"):
+        S.score_file(write_json(tmp_path, shared(fixture_claims)), tmp_path / "refs.json", lenient=True)
+
+
+def test_the_gold_2025_csv_scores_as_the_gold_json(real_data, capsys):
+    """The FEVER-8 gold solution (answers with blank lines inside) gives the organisers' gold Q+A figure.
+    (Its Q-only differs: the CSV repeats a question for each of its answers.)"""
+    out = run_cli(capsys, real_data / "averitec" / "leaderboard" / "solution_dev.csv", real_data / "averitec" / "dev.json")
+    assert round(out["qa"], 5) == 0.99900 and out["accuracy"] == 1.0
