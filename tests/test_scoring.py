@@ -244,23 +244,22 @@ def test_missing_files_and_directories_are_errors(fixture_claims, tmp_path, targ
         S.read_predictions(tmp_path / target, fixture_claims)
 
 
-def test_cli_exits_1_with_the_error_and_prints_the_format(fixture_claims, tmp_path):
+def test_cli_exits_1_with_the_error_and_prints_the_format(fixture_claims, tmp_path, capsys):
     import subprocess
     import sys
 
-    def cli(*args):
-        return subprocess.run([sys.executable, "-m", "lib.scoring", "--jobs", "1", "--references", str(FIXTURE_DEV), *args],
-                              capture_output=True, text=True, cwd=S.D.DATA_DIR.parent)
-
     good = write_json(tmp_path, shared(fixture_claims), "good.json")
-    proc = cli("--predictions", str(good))
+    proc = subprocess.run([sys.executable, "-m", "lib.scoring", "--jobs", "1", "--references", str(FIXTURE_DEV),
+                           "--predictions", str(good)], capture_output=True, text=True, cwd=S.D.DATA_DIR.parent)
     assert proc.returncode == 0 and "good.json: 2024, 3 records aligned by claim_id" in proc.stderr
     assert json.loads(proc.stdout)["accuracy"] == pytest.approx(1 / 3)
     for args, expected in [(["--predictions", str(tmp_path / "nope.json")], "nope.json: record -: no such file"),
                            (["--predictions", str(tmp_path)], "not a file"),
-                           (["--predictions", str(good), "--references", str(tmp_path / "r.json")], "r.json: record -: no such file")]:
-        proc = cli(*args)
-        assert proc.returncode == 1 and expected in proc.stderr and "Traceback" not in proc.stderr
+                           (["--predictions", str(good), "--references", str(tmp_path / "r.json")],
+                            "r.json: record -: no such file")]:
+        with pytest.raises(SystemExit) as err:  # sys.exit(message): exit status 1, the message on stderr
+            S.main(["--jobs", "1", "--references", str(FIXTURE_DEV), *args])
+        assert isinstance(err.value.code, str) and err.value.code.startswith("error: ") and expected in err.value.code
 
 
 def test_lenient_scores_what_it_can_and_says_what_it_skipped(fixture_claims, tmp_path, capsys):
