@@ -16,6 +16,7 @@ The file is read as YAML 1.2, as DVC reads it (PyYAML alone speaks YAML 1.1, whe
 """
 from __future__ import annotations
 
+import copy
 import functools
 import re
 import sys
@@ -546,7 +547,7 @@ def _key(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _problems(err: ValidationError, raw: Any) -> list[str]:
+def _problems(err: ValidationError) -> list[str]:
     """One readable line per schema error: dotted key, what is wrong, what was given."""
     lines = []
     for e in err.errors():
@@ -573,7 +574,7 @@ def check(raw: Any, path: Path | str = PARAMS_FILE) -> dict[str, Any]:
     try:
         Params.model_validate(raw)
     except ValidationError as err:
-        raise ParamsError(path, _problems(err, raw)) from None
+        raise ParamsError(path, _problems(err)) from None
     return raw
 
 
@@ -588,8 +589,6 @@ def load_params(path: Path | str = PARAMS_FILE) -> dict[str, Any]:
     stat = path.stat() if path.is_file() else None
     if stat is None:
         return check(read_yaml(path), path)  # raises, naming the path
-    import copy
-
     return copy.deepcopy(_checked(str(path), stat.st_mtime_ns, stat.st_size))
 
 
