@@ -21,11 +21,11 @@ from rank_bm25 import BM25Okapi
 from tqdm import tqdm
 
 from benchmarks.reference import fuse_dicts, ranked
-from lib import data as D
 from lib import fusion as F
 from lib import planners as P
 from lib import retrieval as R
 from lib.config import section
+from lib.data import averitec
 from lib.runs import load_plans
 from lib.store import load_store
 
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
     grid = section("retrieval")
     docs = load_store().docs
     texts, doc_ids = docs["text"].tolist(), docs["doc_id"].to_numpy()
-    claims = D.load_averitec("dev")
+    claims = averitec.load_averitec("dev")
     plans = load_plans(sorted(set(args.plans) | {args.fusion_plan}))
     queries = list(dict.fromkeys(q for name in args.plans for qs in P.resolve(plans[name], claims)[0].values() for q in qs))
     if args.max_queries and args.max_queries < len(queries):

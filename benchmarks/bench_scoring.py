@@ -13,9 +13,9 @@ import time
 import numpy as np
 
 from benchmarks.reference import averitec_claim_scores
-from lib import data as D
-from lib import scoring as S
+from lib import scoring as SC
 from lib.config import DATA_DIR, section
+from lib.data import averitec
 from lib.resources import use_nltk_data
 
 
@@ -27,13 +27,13 @@ def main(argv: list[str] | None = None) -> None:
     use_nltk_data()
     systems = section("averitec")["systems"]
     names = args.runs or list(systems)
-    claims = D.load_averitec("dev")
-    refs = [S.reference_evidence(c) for c in claims]
+    claims = averitec.load_averitec("dev")
+    refs = [SC.reference_evidence(c) for c in claims]
     t_fast = t_ref = 0.0
     for name in names:
-        preds = S.load_predictions(DATA_DIR / "averitec" / "systems" / systems[name], claims)
+        preds = SC.load_predictions(DATA_DIR / "averitec" / "systems" / systems[name], claims)
         start = time.perf_counter()
-        fast = S.evidence_scores(preds, refs, jobs=args.jobs)
+        fast = SC.evidence_scores(preds, refs, jobs=args.jobs)
         t1 = time.perf_counter() - start
         start = time.perf_counter()
         ref = np.array(averitec_claim_scores(preds, refs))

@@ -39,7 +39,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from lib import data as D
+from lib.data import averitec
 from lib.retrieval import tokenize
 from lib.urls import normalise_url
 
@@ -173,7 +173,7 @@ def consensus(labels: Iterable[str | None]) -> tuple[str | None, float, int]:
     return label, count / len(given), len(given)
 
 
-def question_docs(claim: D.Claim, gold_hits: Mapping[int, str], docs_by_url: Mapping[str, Sequence[str]]
+def question_docs(claim: averitec.Claim, gold_hits: Mapping[int, str], docs_by_url: Mapping[str, Sequence[str]]
                   ) -> list[dict[str, int]]:
     """For each gold question of the claim, {doc_id: grade} of the store documents that are its
     evidence: its answers' own documents (grade 2; `gold_hits`: {answer index in claim order: doc_id})
@@ -195,7 +195,7 @@ def question_docs(claim: D.Claim, gold_hits: Mapping[int, str], docs_by_url: Map
 # --------------------------------------------------------------------------- every claim and method
 
 
-def published_consensus(systems: Mapping[str, Sequence[D.SystemOutput]]) -> dict[int, tuple[str | None, float, int]]:
+def published_consensus(systems: Mapping[str, Sequence[averitec.SystemOutput]]) -> dict[int, tuple[str | None, float, int]]:
     """{claim_id: consensus(...)} over the published systems' predicted labels."""
     labels: dict[int, list[str | None]] = defaultdict(list)
     for outputs in systems.values():
@@ -204,7 +204,7 @@ def published_consensus(systems: Mapping[str, Sequence[D.SystemOutput]]) -> dict
     return {cid: consensus(ls) for cid, ls in labels.items()}
 
 
-def cases(preds: pd.DataFrame, top_docs: Mapping[str, Mapping[int, Sequence[str]]], claims: Sequence[D.Claim],
+def cases(preds: pd.DataFrame, top_docs: Mapping[str, Mapping[int, Sequence[str]]], claims: Sequence[averitec.Claim],
           qrels: Mapping[str, Mapping[str, int]], docs: pd.DataFrame, hits: pd.DataFrame,
           doc_vectors: np.ndarray, consensus_of: Mapping[int, tuple[str | None, float, int]]) -> pd.DataFrame:
     """One row per (method, claim) with the fields of its `Case` (the rules' inputs, no thresholds yet).
@@ -240,7 +240,7 @@ def cases(preds: pd.DataFrame, top_docs: Mapping[str, Mapping[int, Sequence[str]
 
 def study_cases(nli_dir: Path | str, runs: Sequence[Path | str], store_dir: Path | str, data_dir: Path | str,
                 systems: Mapping[str, str], embeddings_model: str, embeddings_dir: Path | str | None = None,
-                seed: int | None = None) -> tuple[pd.DataFrame, list[D.Claim], dict[str, dict[int, tuple[str, ...]]]]:
+                seed: int | None = None) -> tuple[pd.DataFrame, list[averitec.Claim], dict[str, dict[int, tuple[str, ...]]]]:
     """The study's cases: every planner of notebook 07 at its main k (first seed) on the AVeriTeC dev
     claims. Returns (case table, dev claims, {method: {claim_id: top-k texts}})."""
     import json
@@ -258,10 +258,10 @@ def study_cases(nli_dir: Path | str, runs: Sequence[Path | str], store_dir: Path
     methods = list(dict.fromkeys(preds["method"]))
     top = {m: V.top_k_docs(r, report["k"]) for m, r in V.planner_runs(runs, methods, report["retrieval"]).items()}
     store = load_store(store_dir)
-    claims = D.load_averitec("dev", data_dir / "averitec" / "dev.json")
+    claims = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
     vectors = RU.document_embeddings(embeddings_model, store.docs["doc_id"].tolist(),
                                      RU.EMB_DOCS_DIR if embeddings_dir is None else embeddings_dir)
-    published = {name: D.load_system_output(data_dir / "averitec" / "systems" / f) for name, f in systems.items()}
+    published = {name: averitec.load_system_output(data_dir / "averitec" / "systems" / f) for name, f in systems.items()}
     table = cases(preds[["method", "claim_id", "label", "pred"]], top, claims, qrels_dict(store.qrels), store.docs,
                   store.hits, vectors, published_consensus(published))
     text = dict(zip(store.docs["doc_id"], store.docs["text"]))
@@ -300,7 +300,7 @@ def distribution(table: pd.DataFrame, by: str | Sequence[str], normalise: bool =
 # --------------------------------------------------------------------------- manual coding
 
 
-def coding_sheet(table: pd.DataFrame, claims: Sequence[D.Claim], evidence: Mapping[str, Mapping[int, Sequence[str]]],
+def coding_sheet(table: pd.DataFrame, claims: Sequence[averitec.Claim], evidence: Mapping[str, Mapping[int, Sequence[str]]],
                  per_method: int = 25, seed: int = 0, max_chars: int = 400) -> pd.DataFrame:
     """A seeded sample of `per_method` wrong verdicts per method, without the automatic code, for
     people to code blind (`manual_code` one of ERROR_CODES, `comment` free text)."""

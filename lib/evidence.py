@@ -28,10 +28,10 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from lib import data as D
 from lib import planners as P
-from lib import scoring as S
+from lib import scoring as SC
 from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, section
+from lib.data import averitec
 from lib.runs import RUNS_DIR, load_plans, select
 from lib.store import load_store
 
@@ -39,13 +39,13 @@ AVERITEC_DIR = OUTPUTS_DIR / "averitec"
 VERDICT_SOURCES = ("majority", "nli")
 
 
-def majority_label(claims: Sequence[D.Claim]) -> str:
+def majority_label(claims: Sequence[averitec.Claim]) -> str:
     """The most frequent label (ties: alphabetical first)."""
     counts = Counter(c.label for c in claims)
     return min(counts, key=lambda label: (-counts[label], label))
 
 
-def verdicts(source: str, claims: Sequence[D.Claim], train: Sequence[D.Claim],
+def verdicts(source: str, claims: Sequence[averitec.Claim], train: Sequence[averitec.Claim],
              classifier: Mapping[int, str] | None = None) -> dict[int, str]:
     """A verdict per claim from a verdict source (see VERDICT_SOURCES); `nli` takes the classifier's
     predictions ({claim_id: label}, `lib.veracity.nli_verdicts`)."""
@@ -74,7 +74,7 @@ def with_verdicts(table: pd.DataFrame, labels: Mapping[int, str]) -> pd.DataFram
 
 
 def qa_predictions(plan: Mapping[int, Sequence[str]], answers: pd.DataFrame, docs: pd.DataFrame,
-                   claims: Sequence[D.Claim], labels: Mapping[int, str], max_pairs: int = S.MAX_QUESTIONS,
+                   claims: Sequence[averitec.Claim], labels: Mapping[int, str], max_pairs: int = SC.MAX_QUESTIONS,
                    duplicate: bool = False) -> list[dict[str, Any]]:
     """Official-format predictions aligned with `claims`: each query with its best document as answer.
 
@@ -97,23 +97,23 @@ def qa_predictions(plan: Mapping[int, Sequence[str]], answers: pd.DataFrame, doc
     return out
 
 
-def save_predictions(preds: list[dict[str, Any]], path: Path | str, claims: Sequence[D.Claim]) -> list[S.Evidence]:
+def save_predictions(preds: list[dict[str, Any]], path: Path | str, claims: Sequence[averitec.Claim]) -> list[SC.Evidence]:
     """Write official-format predictions, and read them back as the scorer sees any prediction file."""
     Path(path).write_text(json.dumps(preds, ensure_ascii=False) + "\n")
-    return S.load_predictions(path, claims)
+    return SC.load_predictions(path, claims)
 
 
-def score_run(preds: Sequence[S.Evidence], refs: Sequence[S.Evidence], claims: Sequence[D.Claim], jobs: int = 2,
+def score_run(preds: Sequence[SC.Evidence], refs: Sequence[SC.Evidence], claims: Sequence[averitec.Claim], jobs: int = 2,
               **columns: Any) -> pd.DataFrame:
     """`lib.scoring.per_claim` for one run, with `columns` (run, kind) and the QA pairs scored per claim."""
-    t = S.per_claim(preds, refs, [c.claim_id for c in claims], jobs=jobs)
-    return t.assign(**columns, n_pairs=[len(p.strings[:S.MAX_QUESTIONS]) for p in preds])
+    t = SC.per_claim(preds, refs, [c.claim_id for c in claims], jobs=jobs)
+    return t.assign(**columns, n_pairs=[len(p.strings[:SC.MAX_QUESTIONS]) for p in preds])
 
 
-def reference_runs(claims: Sequence[D.Claim]) -> dict[str, list[S.Evidence]]:
+def reference_runs(claims: Sequence[averitec.Claim]) -> dict[str, list[SC.Evidence]]:
     """Two runs with known scores: gold against itself, and the trivial "always Refuted" run."""
-    return {"reference_gold": [S.reference_evidence(c) for c in claims],
-            "reference_always_refuted": [S.Evidence("Refuted", (c.text,), (S.qa_string(c.text, c.text),))
+    return {"reference_gold": [SC.reference_evidence(c) for c in claims],
+            "reference_always_refuted": [SC.Evidence("Refuted", (c.text,), (SC.qa_string(c.text, c.text),))
                                          for c in claims]}
 
 
@@ -123,9 +123,9 @@ def score_all(settings: Mapping[str, Any], data_dir: Path | str = DATA_DIR, runs
     """Build the planners' predictions, then score every run; returns (and writes) the per-claim table."""
     data_dir, out_dir = Path(data_dir), Path(out_dir)
     runs_dir = Path(runs_dir) if runs_dir else RUNS_DIR
-    claims = D.load_averitec("dev", data_dir / "averitec" / "dev.json")
-    train = D.load_averitec("train", data_dir / "averitec" / "train.json")
-    refs = [S.reference_evidence(c) for c in claims]
+    claims = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
+    train = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
+    refs = [SC.reference_evidence(c) for c in claims]
     if settings["verdict_source"] == "nli":
         raise ValueError("the averitec stage runs before the NLI classifier exists: keep verdict_source "
                          "'majority' here; notebook 07 rescores these evidence scores with the classifier's verdicts")
@@ -137,7 +137,7 @@ def score_all(settings: Mapping[str, Any], data_dir: Path | str = DATA_DIR, runs
                          "in outputs/runs/answers.parquet: is that setting in params `retrieval`?")
     docs = load_store(store_dir).docs
     plans = load_plans(settings["plans"], plans_dir)
-    runs: dict[str, tuple[str, list[S.Evidence]]] = {}
+    runs: dict[str, tuple[str, list[SC.Evidence]]] = {}
     (out_dir / "predictions").mkdir(parents=True, exist_ok=True)
     for name, plan in plans.items():
         resolved, _ = P.resolve(plan, claims)
@@ -146,7 +146,7 @@ def score_all(settings: Mapping[str, Any], data_dir: Path | str = DATA_DIR, runs
             run = f"{name}{'__duplicated' if dup else ''}"
             runs[run] = ("planner", save_predictions(preds, out_dir / "predictions" / f"{run}.json", claims))
     for name, file in settings["systems"].items():
-        runs[name] = ("system", S.load_predictions(data_dir / "averitec" / "systems" / file, claims))
+        runs[name] = ("system", SC.load_predictions(data_dir / "averitec" / "systems" / file, claims))
     for name, preds in reference_runs(claims).items():
         runs[name] = ("reference", preds)
     tables = []

@@ -25,16 +25,16 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from lib import data as D
 from lib import evidence as E
-from lib import mmr as M
+from lib import mmr as MMR
 from lib import planners as P
 from lib import prompted as PR
 from lib import pursuit as PU
 from lib import retrieval as R
 from lib import runs as RU
-from lib import scoring as S
+from lib import scoring as SC
 from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, load_params
+from lib.data import averitec, claimdecomp
 from lib.llm import LLM, LLMSettings
 from lib.store import load_store
 
@@ -60,8 +60,8 @@ def embed_texts(texts: Sequence[str], encoder, known: Mapping[str, np.ndarray] |
     return out
 
 
-def mmr_plan(candidates: Mapping[int, Sequence[str]], claims: Sequence[D.Claim], emb: Mapping[str, np.ndarray],
-             params: M.MMRParams, use_justification: bool = True) -> dict[int, list[str]]:
+def mmr_plan(candidates: Mapping[int, Sequence[str]], claims: Sequence[averitec.Claim], emb: Mapping[str, np.ndarray],
+             params: MMR.MMRParams, use_justification: bool = True) -> dict[int, list[str]]:
     """The MMR-filtered candidates of each claim, in selection order."""
     plan = {}
     for c in claims:
@@ -70,12 +70,12 @@ def mmr_plan(candidates: Mapping[int, Sequence[str]], claims: Sequence[D.Claim],
             plan[c.claim_id] = []
             continue
         just = emb[c.justification] if use_justification and c.justification.strip() else None
-        kept, _ = M.mmr_filter(np.stack([emb[q] for q in qs]), emb[c.text], just, params)
+        kept, _ = MMR.mmr_filter(np.stack([emb[q] for q in qs]), emb[c.text], just, params)
         plan[c.claim_id] = [qs[i] for i in kept]
     return plan
 
 
-def mmr_inputs(pool_names: Sequence[str], claims: Sequence[D.Claim], plans_dir: Path | str, encoder,
+def mmr_inputs(pool_names: Sequence[str], claims: Sequence[averitec.Claim], plans_dir: Path | str, encoder,
                known: Mapping[str, np.ndarray] | None = None) -> tuple[dict[int, list[str]], dict[str, np.ndarray]]:
     """The MMR-POOL candidates (the union of the named plans, per claim) and the embeddings the filter
     needs: claims, justifications and candidates."""
@@ -109,7 +109,7 @@ def build(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir:
 
     g, retrieval = params["generative"], params["retrieval"]
     data_dir, out_dir = Path(data_dir), Path(out_dir)
-    claims = D.load_averitec("dev", data_dir / "averitec" / "dev.json")
+    claims = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
     claims = claims[: g["max_claims"]] if g.get("max_claims") else claims
     llm = LLM(LLMSettings.from_params(params.get("llm")), cache_path)
     llm.cache.path.parent.mkdir(parents=True, exist_ok=True)
@@ -131,7 +131,7 @@ def build(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir:
     plans["qgen"] = generator.plans(claims)
     timed("qgen", start)
 
-    mmr = M.MMRParams(**g.get("mmr", {}))
+    mmr = MMR.MMRParams(**g.get("mmr", {}))
     start = time.perf_counter()
     pool, emb = mmr_inputs(g.get("mmr_pool", []), claims, plans_dir, encoder, known)
     plans["mmr_pool"] = mmr_plan(pool, claims, emb, mmr)
@@ -142,11 +142,11 @@ def build(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir:
                                    stop_threshold=g["pursuit"].get("stop_threshold", 0.5))}
     if llm.enabled:
         sources["llm"] = PU.LLMSource(llm)
-        examples = PR.decomposition_examples(D.load_claimdecomp("dev", data_dir / "claimdecomp" / "dev.jsonl"))
+        examples = PR.decomposition_examples(claimdecomp.load_claimdecomp("dev", data_dir / "claimdecomp" / "dev.jsonl"))
         ex_emb = R.encode(encoder, [t for t, _ in examples], progress=False)
         k = g.get("claimdecomp_examples", 3)
 
-        def examples_for(c: D.Claim) -> list[tuple[str, list[str]]]:
+        def examples_for(c: averitec.Claim) -> list[tuple[str, list[str]]]:
             return [examples[i] for i in PR.nearest(emb[c.text], ex_emb, k)]
 
         for kind in g.get("prompted", []):
@@ -209,7 +209,7 @@ def runs_and_scores(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, 
     """The `generative_runs` stage: retrieval runs and AVeriTeC scores of the baselines and generative plans."""
     gr, av = params["generative_runs"], params["averitec"]
     data_dir, gen_dir = Path(data_dir), Path(gen_dir)
-    claims = D.load_averitec("dev", data_dir / "averitec" / "dev.json")
+    claims = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
     generated = sorted(p.stem for p in (gen_dir / "plans").glob("*.jsonl"))
     plans = {**RU.load_plans(gr["baselines"], plans_dir), **RU.load_plans(generated, gen_dir / "plans")}
     claims = [c for c in claims if all(c.claim_id in plans[g] for g in generated)] if generated else claims
@@ -230,9 +230,9 @@ def runs_and_scores(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, 
                                                    lambda qs: np.stack([q_emb[q] for q in qs]))
                                 for name, plan in plans.items()}
     sel = RU.select(answers, retriever=gr["answers"]["retriever"], scope=gr["answers"]["scope"], temporal=False)
-    train = D.load_averitec("train", data_dir / "averitec" / "train.json")
+    train = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
     labels = E.verdicts(av["verdict_source"], claims, train)
-    refs = [S.reference_evidence(c) for c in claims]
+    refs = [SC.reference_evidence(c) for c in claims]
     (gen_dir / "predictions").mkdir(parents=True, exist_ok=True)
     tables = []
     for name, plan in plans.items():

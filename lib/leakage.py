@@ -11,7 +11,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from lib import data as D
+from lib.data import averitec
 from lib.store import GOLD, Store, gold_source_urls
 from lib.urls import normalise_url
 
@@ -23,7 +23,7 @@ def system_names(store: Store) -> list[str]:
     return list(store.report["settings"]["systems"])
 
 
-def claim_table(claims: Iterable[D.Claim]) -> pd.DataFrame:
+def claim_table(claims: Iterable[averitec.Claim]) -> pd.DataFrame:
     """One row per claim: id, date, label, types, gold source URLs and own fact-check article URL."""
     return pd.DataFrame([{
         "claim_id": c.claim_id, "claim_date": c.claim_date, "label": c.label, "claim_types": list(c.claim_types),

@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from lib import data as D
+from lib.labels import AVERITEC_LABELS, QUANTEMP_LABELS
 
 # The AVeriTeC reductions. 3-way: Not Enough Evidence and Conflicting Evidence/Cherrypicking become one
 # "not verifiable either way" class (the FEVER-style SUPPORTS / REFUTES / NOT ENOUGH INFO).
@@ -34,10 +34,10 @@ from lib import data as D
 # Refuted; claims whose gold is neither cannot be answered correctly, and are left out of its training.
 OTHER = "Not Enough Evidence/Conflicting"
 LABEL_SETS: dict[str, tuple[str, ...]] = {
-    "averitec4": D.AVERITEC_LABELS,
+    "averitec4": AVERITEC_LABELS,
     "averitec3": ("Supported", "Refuted", OTHER),
     "averitec2": ("Supported", "Refuted"),
-    "quantemp3": D.QUANTEMP_LABELS,
+    "quantemp3": QUANTEMP_LABELS,
 }
 _REDUCE = {"Not Enough Evidence": OTHER, "Conflicting Evidence/Cherrypicking": OTHER}
 

@@ -17,7 +17,15 @@ import time
 from pathlib import Path
 from typing import Any, Mapping
 
-from lib.config import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT, section
+from lib.config import (
+    EXECUTED_DIR,
+    METRICS_DIR,
+    NOTEBOOKS_DIR,
+    PARAMS_FILE,
+    REPORTS_DIR,
+    ROOT,
+    section,
+)
 
 DEFAULT_TIMEOUT_S = 1800  # per cell: a hung kernel fails the stage instead of blocking it
 

@@ -24,8 +24,8 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from lib import data as D
 from lib.config import DATA_DIR, OUTPUTS_DIR
+from lib.data import DataError, averitec
 from lib.retrieval import tokenize
 
 Plan = dict[int, list[str]]
@@ -54,20 +54,20 @@ def _distinct(queries: Iterable[str]) -> list[str]:
     return out
 
 
-def claim_only(claims: Iterable[D.Claim]) -> Plan:
+def claim_only(claims: Iterable[averitec.Claim]) -> Plan:
     return {c.claim_id: [c.text] for c in claims}
 
 
-def oracle(claims: Iterable[D.Claim]) -> Plan:
+def oracle(claims: Iterable[averitec.Claim]) -> Plan:
     return {c.claim_id: _distinct(q.text for q in c.questions) for c in claims}
 
 
-def bloom_qg(claims: Iterable[D.Claim], generated: Mapping[int, list[str]]) -> Plan:
+def bloom_qg(claims: Iterable[averitec.Claim], generated: Mapping[int, list[str]]) -> Plan:
     """The published BLOOM questions for the given claims (a claim without any gets an empty plan)."""
     return {c.claim_id: _distinct(generated.get(c.claim_id, [])) for c in claims}
 
 
-def post_hoc(claims: Iterable[D.Claim], outputs: Iterable[D.SystemOutput]) -> Plan:
+def post_hoc(claims: Iterable[averitec.Claim], outputs: Iterable[averitec.SystemOutput]) -> Plan:
     """The distinct questions of a system's QA evidence, in the system's order."""
     by_id = {o.claim_id: o for o in outputs}
     return {c.claim_id: _distinct(e.question for e in by_id[c.claim_id].evidence if e.question)
@@ -163,7 +163,7 @@ def heuristic_queries(claim: str, width: int = 4, max_queries: int = 8) -> list[
     return out[:max_queries]
 
 
-def heuristic(claims: Iterable[D.Claim], width: int = 4, max_queries: int = 8) -> Plan:
+def heuristic(claims: Iterable[averitec.Claim], width: int = 4, max_queries: int = 8) -> Plan:
     return {c.claim_id: heuristic_queries(c.text, width, max_queries) for c in claims}
 
 
@@ -190,16 +190,16 @@ def load_plan(path: Path | str) -> Plan:
                 rec = json.loads(line)
                 cid, queries = int(rec["claim_id"]), rec["queries"]
             except (ValueError, KeyError, TypeError) as e:
-                raise D.DataError(path, n, None, f"not a plan line ({e})") from e
+                raise DataError(path, n, None, f"not a plan line ({e})") from e
             if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
-                raise D.DataError(path, n, "queries", "expected a list of strings")
+                raise DataError(path, n, "queries", "expected a list of strings")
             if cid in plan:
-                raise D.DataError(path, n, "claim_id", f"claim {cid} appears twice")
+                raise DataError(path, n, "claim_id", f"claim {cid} appears twice")
             plan[cid] = queries
     return plan
 
 
-def resolve(plan: Mapping[int, Sequence[str]], claims: Iterable[D.Claim]) -> tuple[Plan, list[int]]:
+def resolve(plan: Mapping[int, Sequence[str]], claims: Iterable[averitec.Claim]) -> tuple[Plan, list[int]]:
     """The queries to run per claim, and the claims that fell back to their text (empty or missing plan)."""
     out: Plan = {}
     fallback: list[int] = []
@@ -243,14 +243,14 @@ def plan_stats(plan: Mapping[int, Sequence[str]], embed: Callable[[list[str]], n
 def build_plans(settings: Mapping, data_dir: Path | str = DATA_DIR) -> dict[str, Plan]:
     """Every plan named in the `planners` params section, for the AVeriTeC dev claims."""
     data_dir = Path(data_dir)
-    claims = D.load_averitec("dev", data_dir / "averitec" / "dev.json")
+    claims = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
     plans: dict[str, Plan] = {"claim_only": claim_only(claims), "oracle": oracle(claims)}
-    plans["bloom_qg"] = bloom_qg(claims, D.load_generated_questions(data_dir / "averitec" / "systems" /
+    plans["bloom_qg"] = bloom_qg(claims, averitec.load_generated_questions(data_dir / "averitec" / "systems" /
                                                                   settings["bloom_file"]))
     h = settings.get("heuristic", {})
     plans["heuristic"] = heuristic(claims, h.get("window", 4), h.get("max_queries", 8))
     for name, file in settings.get("post_hoc", {}).items():
-        plans[POST_HOC_PREFIX + name] = post_hoc(claims, D.load_system_output(data_dir / "averitec" / "systems" / file))
+        plans[POST_HOC_PREFIX + name] = post_hoc(claims, averitec.load_system_output(data_dir / "averitec" / "systems" / file))
     return {name: {cid: _distinct(qs) for cid, qs in plan.items()} for name, plan in plans.items()}
 
 

@@ -20,7 +20,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from lib import data as D
+from lib.data import averitec, claimdecomp, quantemp
+from lib.labels import AVERITEC_LABELS
 from lib.llm import LLM, Messages, first_question, parse_list
 
 PROMPTED = ("claimdecomp", "pgmfc", "all_at_once", "agq")
@@ -34,13 +35,13 @@ def _user(text: str) -> Messages:
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}]
 
 
-def _when(claim: D.Claim) -> str:
+def _when(claim: averitec.Claim) -> str:
     return claim.claim_date.isoformat() if claim.claim_date else "unknown"
 
 
 # --------------------------------------------------------------------------- CLAIMDECOMP
 
-def decomposition_examples(claims: Sequence[D.ClaimDecompClaim]) -> list[tuple[str, list[str]]]:
+def decomposition_examples(claims: Sequence[claimdecomp.ClaimDecompClaim]) -> list[tuple[str, list[str]]]:
     """(claim, questions) from the first human annotation of each ClaimDecomp claim that has one."""
     out = []
     for c in claims:
@@ -58,7 +59,7 @@ def nearest(claim_emb: np.ndarray, example_emb: np.ndarray, k: int) -> list[int]
     return sorted(range(len(sims)), key=lambda i: (-float(sims[i]), i))[:k]
 
 
-def claimdecomp_messages(claim: D.Claim, examples: Sequence[tuple[str, list[str]]]) -> Messages:
+def claimdecomp_messages(claim: averitec.Claim, examples: Sequence[tuple[str, list[str]]]) -> Messages:
     shots = "\n\n".join(f"Claim: {text}\nQuestions: {_json(qs)}" for text, qs in examples)
     return _user(
         "Decompose the claim into yes/no questions whose answers decide whether it is true, as fact-checkers "
@@ -89,7 +90,7 @@ def program():
 _STEP = re.compile(r"\b(?:Verify|Question)\(\s*f?(?P<q>\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')\s*\)")
 
 
-def pgmfc_messages(claim: D.Claim) -> Messages:
+def pgmfc_messages(claim: averitec.Claim) -> Messages:
     return _user(
         "Write a Python-like program of reasoning steps that verifies the claim: Question(...) asks for a "
         "fact, Verify(...) checks a simple statement, Predict(...) combines them. Earlier answers may be "
@@ -110,13 +111,13 @@ def program_queries(text: str | None) -> list[str]:
 
 # --------------------------------------------------------------------------- ALL-AT-ONCE, AGQ
 
-def all_at_once_messages(claim: D.Claim) -> Messages:
+def all_at_once_messages(claim: averitec.Claim) -> Messages:
     return _user(
         f"Claim (made on {_when(claim)}): {claim.text}\n\n"
         "Which questions would help verify this claim? Reply with a JSON list of questions only.")
 
 
-def agq_messages(claim: D.Claim) -> Messages:
+def agq_messages(claim: averitec.Claim) -> Messages:
     return _user(
         "A fact-checker verified the claim below and wrote the justification. Write the search queries, as "
         "questions, that find the evidence the justification relies on. Reply with a JSON list.\n\n"
@@ -125,12 +126,12 @@ def agq_messages(claim: D.Claim) -> Messages:
 
 # --------------------------------------------------------------------------- Papelo's next step
 
-def first_messages(claim: D.Claim) -> Messages:
+def first_messages(claim: averitec.Claim) -> Messages:
     return _user(f"Claim (made on {_when(claim)}): {claim.text}\n\n"
                  "What is the first question you would search for to verify this claim? Reply with one question.")
 
 
-def next_messages(claim: D.Claim, pairs: Sequence[tuple[str, str]], verdicts: Sequence[str] = D.AVERITEC_LABELS
+def next_messages(claim: averitec.Claim, pairs: Sequence[tuple[str, str]], verdicts: Sequence[str] = AVERITEC_LABELS
                   ) -> Messages:
     history = "\n".join(f"Q{i}: {q}\nA{i}: {a}" for i, (q, a) in enumerate(pairs, start=1))
     return _user(
@@ -139,7 +140,7 @@ def next_messages(claim: D.Claim, pairs: Sequence[tuple[str, str]], verdicts: Se
         "Otherwise reply with the one next question to search for.")
 
 
-def parse_next(text: str | None, verdicts: Sequence[str] = D.AVERITEC_LABELS) -> tuple[str, str] | None:
+def parse_next(text: str | None, verdicts: Sequence[str] = AVERITEC_LABELS) -> tuple[str, str] | None:
     """("verdict", label) when the reply gives a verdict, ("question", q) for a question, None otherwise."""
     if not text:
         return None
@@ -155,7 +156,7 @@ def parse_next(text: str | None, verdicts: Sequence[str] = D.AVERITEC_LABELS) ->
 
 # --------------------------------------------------------------------------- planners
 
-def messages_for(kind: str, claim: D.Claim, examples: Sequence[tuple[str, list[str]]] = ()) -> Messages:
+def messages_for(kind: str, claim: averitec.Claim, examples: Sequence[tuple[str, list[str]]] = ()) -> Messages:
     if kind == "claimdecomp":
         return claimdecomp_messages(claim, examples)
     if kind == "pgmfc":
@@ -171,8 +172,8 @@ def parse_for(kind: str, text: str | None) -> list[str]:
     return program_queries(text) if kind == "pgmfc" else parse_list(text)
 
 
-def prompted_plan(llm: LLM, kind: str, claims: Sequence[D.Claim],
-                  examples_for: Callable[[D.Claim], Sequence[tuple[str, list[str]]]] | None = None,
+def prompted_plan(llm: LLM, kind: str, claims: Sequence[averitec.Claim],
+                  examples_for: Callable[[averitec.Claim], Sequence[tuple[str, list[str]]]] | None = None,
                   progress: bool = True) -> tuple[dict[int, list[str]], dict[str, Any]]:
     """One prompted planner over the claims: the plan (AGQ before its MMR filter) and counts of answers
     that failed (no answer after retries) or parsed to no query."""
@@ -189,6 +190,6 @@ def prompted_plan(llm: LLM, kind: str, claims: Sequence[D.Claim],
     return plan, {"claims": len(claims), "failed": failed, "unparsed": unparsed}
 
 
-def stats_of_decompositions(decomposed: Sequence[D.DecomposedClaim]) -> Mapping[int, list[str]]:
+def stats_of_decompositions(decomposed: Sequence[quantemp.DecomposedClaim]) -> Mapping[int, list[str]]:
     """The QuanTemp test claims' published ClaimDecomp questions as a plan (for plan statistics)."""
     return {i: list(d.questions) for i, d in enumerate(decomposed)}

@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from lib import data as D
 from lib import fusion as F
 from lib import retrieval as R
+from lib.data import averitec
 
 
 @dataclass
@@ -59,9 +59,9 @@ class Trace:
 class QuestionSource(Protocol):
     """Batched question generation: for each claim, candidates best first (a verdict is ("verdict", label))."""
 
-    def first(self, claims: Sequence[D.Claim]) -> list[list[tuple[str, str]]]: ...
+    def first(self, claims: Sequence[averitec.Claim]) -> list[list[tuple[str, str]]]: ...
 
-    def next(self, claims: Sequence[D.Claim], pairs: Sequence[Sequence[tuple[str, str]]]) -> list[list[tuple[str, str]]]: ...
+    def next(self, claims: Sequence[averitec.Claim], pairs: Sequence[Sequence[tuple[str, str]]]) -> list[list[tuple[str, str]]]: ...
 
 
 def stop_probability(generator, sources: Sequence[str], batch_size: int = 32) -> np.ndarray:
@@ -151,11 +151,11 @@ class Answerer:
     def __call__(self, claim_id: int, question: str) -> tuple[str | None, str]:
         rows = self.retriever.candidates(claim_id)
         if len(rows) == 0:
-            return None, D.NO_ANSWER
+            return None, averitec.NO_ANSWER
         scores = self.retriever.score(claim_id, [question], rows)[0]
         best = F.top_k(scores, 1, self.tiebreak[rows])
         if not len(best):
-            return None, D.NO_ANSWER
+            return None, averitec.NO_ANSWER
         row = int(rows[best[0]])
         return str(self.doc_ids[row]), str(self.texts[row])
 
@@ -168,7 +168,7 @@ def _pick(cands: Sequence[tuple[str, str]], asked: set[str], verdict_allowed: bo
     return None
 
 
-def pursue(claims: Sequence[D.Claim], first: QuestionSource, nxt: QuestionSource,
+def pursue(claims: Sequence[averitec.Claim], first: QuestionSource, nxt: QuestionSource,
            answer: Callable[[int, str], tuple[str | None, str]], max_questions: int = 5, fill_up: bool = False,
            progress: bool = True) -> list[Trace]:
     """Algorithm 1 for every claim, hop by hop in batches (claims still pursuing move on together)."""

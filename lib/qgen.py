@@ -26,8 +26,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from lib import data as D
 from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, section
+from lib.data import averitec
+from lib.labels import AVERITEC_LABELS
 
 MODEL_DIR = OUTPUTS_DIR / "models" / "qgen"
 SEP = " || "
@@ -107,7 +108,7 @@ def parse_next(text: str) -> tuple[str, str]:
     m = re.match(r"verdict\s*:\s*", t, re.IGNORECASE)  # decoded BERT text reads "verdict : refuted"
     if m:
         said = t[m.end():].lower().replace(" / ", "/")
-        for label in sorted(D.AVERITEC_LABELS, key=len, reverse=True):
+        for label in sorted(AVERITEC_LABELS, key=len, reverse=True):
             if said.startswith(label.lower()[:12]):
                 return "verdict", label
         return "verdict", said
@@ -115,11 +116,11 @@ def parse_next(text: str) -> tuple[str, str]:
     return "question", qs[0] if qs else _question(t) if t else ""
 
 
-def training_examples(claims: Sequence[D.Claim], s: QGenSettings) -> list[tuple[str, str]]:
+def training_examples(claims: Sequence[averitec.Claim], s: QGenSettings) -> list[tuple[str, str]]:
     """(source, target) pairs of both tasks for every claim with gold questions."""
     out = []
     for c in claims:
-        qa = [(q.text, " ".join(D.gold_answer_text(a) for a in q.answers[:1]) or D.NO_ANSWER) for q in c.questions
+        qa = [(q.text, " ".join(averitec.gold_answer_text(a) for a in q.answers[:1]) or averitec.NO_ANSWER) for q in c.questions
               if q.text.strip()]
         if not qa:
             continue
@@ -146,7 +147,12 @@ def _quiet_transformers() -> None:
 
 def new_model(s: QGenSettings):
     """(model, tokenizer) to train: a seq2seq checkpoint as it is, an encoder-only one warm-started."""
-    from transformers import AutoConfig, AutoModelForSeq2SeqLM, AutoTokenizer, EncoderDecoderModel
+    from transformers import (
+        AutoConfig,
+        AutoModelForSeq2SeqLM,
+        AutoTokenizer,
+        EncoderDecoderModel,
+    )
 
     from lib.retrieval import resolve_model
 
@@ -179,7 +185,7 @@ def batches(n_lengths: Sequence[int], batch_size: int, seed: int) -> list[list[i
     return [out[i] for i in rng.permutation(len(out))]
 
 
-def train(s: QGenSettings, claims: Sequence[D.Claim], out_dir: Path | str = MODEL_DIR, progress: bool = True
+def train(s: QGenSettings, claims: Sequence[averitec.Claim], out_dir: Path | str = MODEL_DIR, progress: bool = True
           ) -> dict[str, Any]:
     """Fine-tune on both tasks; saves the model, its tokenizer and `training.json` (loss curve, time)."""
     import torch
@@ -238,7 +244,12 @@ class Generator:
 
     def __init__(self, model_dir: Path | str = MODEL_DIR, settings: QGenSettings | None = None):
         import torch
-        from transformers import AutoConfig, AutoModelForSeq2SeqLM, AutoTokenizer, EncoderDecoderModel
+        from transformers import (
+            AutoConfig,
+            AutoModelForSeq2SeqLM,
+            AutoTokenizer,
+            EncoderDecoderModel,
+        )
 
         _quiet_transformers()
         model_dir = Path(model_dir)
@@ -268,12 +279,12 @@ class Generator:
                 out.extend(texts[j:j + num_return] for j in range(0, len(texts), num_return))
         return out
 
-    def plans(self, claims: Sequence[D.Claim], batch_size: int = 32) -> dict[int, list[str]]:
+    def plans(self, claims: Sequence[averitec.Claim], batch_size: int = 32) -> dict[int, list[str]]:
         """The QGEN plan of each claim: up to `max_questions` distinct questions."""
         texts = self.generate([plan_source(c.text) for c in claims], batch_size=batch_size)
         return {c.claim_id: split_questions(t[0])[: self.s.max_questions] for c, t in zip(claims, texts)}
 
-    def next_source(self, claim: D.Claim, pairs: Sequence[tuple[str, str]]) -> str:
+    def next_source(self, claim: averitec.Claim, pairs: Sequence[tuple[str, str]]) -> str:
         return next_source(claim.text, pairs, self.s.history_pairs, self.s.answer_words)
 
 
@@ -285,7 +296,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out-dir", default=str(MODEL_DIR))
     args = ap.parse_args(argv)
     s = QGenSettings.from_params(section("qgen", args.params))
-    claims = D.load_averitec("train", Path(args.data_dir) / "averitec" / "train.json")
+    claims = averitec.load_averitec("train", Path(args.data_dir) / "averitec" / "train.json")
     report = train(s, claims, args.out_dir)
     print(f"qgen: {report['examples']:,} examples from {report['claims']:,} train claims, {report['steps']} steps "
           f"on {report['device']} in {report['seconds']} s; final loss {report['loss_curve'][-1]['loss']:.3f} "

@@ -24,11 +24,11 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from lib import data as D
 from lib import fusion as F
 from lib import planners as P
 from lib import retrieval as R
 from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, section
+from lib.data import averitec
 from lib.store import claim_pools, load_store
 
 RUNS_DIR = OUTPUTS_DIR / "runs"
@@ -91,7 +91,7 @@ def load_plans(names: list[str], plans_dir: Path | str = P.PLANS_DIR) -> dict[st
     return plans
 
 
-def claim_queries(grid: RunGrid, resolved: Mapping[str, P.Plan], claim: D.Claim) -> tuple[list[str], dict[str, str]]:
+def claim_queries(grid: RunGrid, resolved: Mapping[str, P.Plan], claim: averitec.Claim) -> tuple[list[str], dict[str, str]]:
     """One claim's distinct query texts over all plans (CONCAT queries included) and each plan's CONCAT query."""
     queries: dict[str, None] = {}
     concat: dict[str, str] = {}
@@ -103,7 +103,7 @@ def claim_queries(grid: RunGrid, resolved: Mapping[str, P.Plan], claim: D.Claim)
     return list(queries), concat
 
 
-def queries_needed(grid: RunGrid, plans: Mapping[str, P.Plan], claims: list[D.Claim]) -> list[str]:
+def queries_needed(grid: RunGrid, plans: Mapping[str, P.Plan], claims: list[averitec.Claim]) -> list[str]:
     """Every query text the grid runs: resolved plan queries and the CONCAT queries, each once."""
     resolved = {name: P.resolve(plan, claims)[0] for name, plan in plans.items()}
     # plan by plan, as the embeddings were first made: the encoder batches by length, so the order of
@@ -139,7 +139,7 @@ class _Job:
     """What every (retriever, scope) pass needs; module-level so that forked workers inherit it."""
 
     grid: RunGrid
-    claims: list[D.Claim]
+    claims: list[averitec.Claim]
     plans: list[str]
     resolved: dict[str, P.Plan]
     retr: Mapping[tuple[str, str], R.Retriever]
@@ -200,7 +200,7 @@ def _retrieve_pass(pair: tuple[str, str]) -> tuple[list[tuple], dict[str, np.nda
     return configs, {k: np.concatenate(v) for k, v in chunks.items()}, counts_sum, answers
 
 
-def retrieve(grid: RunGrid, docs: pd.DataFrame, claims: list[D.Claim], plans: Mapping[str, P.Plan],
+def retrieve(grid: RunGrid, docs: pd.DataFrame, claims: list[averitec.Claim], plans: Mapping[str, P.Plan],
              retr: Mapping[tuple[str, str], R.Retriever], progress: bool = True, workers: int = 1
              ) -> tuple[pd.DataFrame, dict, pd.DataFrame]:
     """Run the grid; returns the runs (top `depth` per claim and configuration), a report, and the
@@ -323,7 +323,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     grid = RunGrid.from_params(section("retrieval", args.params))
     docs = load_store(args.store_dir).docs
-    claims = D.load_averitec("dev", Path(args.data_dir) / "averitec" / "dev.json")
+    claims = averitec.load_averitec("dev", Path(args.data_dir) / "averitec" / "dev.json")
     start = time.perf_counter()
     slug = R.model_slug(grid.model)
     if args.command in ("embed-documents", "embed-queries"):

@@ -43,9 +43,11 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from lib import data as D
+from lib.config import DATA_DIR
+from lib.data import DataError, LoadLog, averitec, read_json_records
+from lib.labels import AVERITEC_LABELS, normalise_label
 
-VERDICTS = D.AVERITEC_LABELS  # the organisers' order: Supported, Refuted, NEE, Conflicting
+VERDICTS = AVERITEC_LABELS  # the organisers' order: Supported, Refuted, NEE, Conflicting
 LEVELS = (0.1, 0.2, 0.25, 0.3, 0.4, 0.5)
 MAX_QUESTIONS = 10
 NO_ANSWER = " No answer could be found."
@@ -70,7 +72,7 @@ def qa_string(question: str, answer: str, answer_type: str | None = None, explan
     return s
 
 
-def reference_evidence(claim: D.Claim) -> Evidence:
+def reference_evidence(claim: averitec.Claim) -> Evidence:
     """The gold side from a loaded AVeriTeC claim."""
     strings: list[str] = []
     for q in claim.questions:
@@ -136,24 +138,24 @@ def _unknown_keys(path: Path, record: Any, raw: dict, allowed: frozenset[str], w
     unknown = sorted(set(raw) - allowed)
     if unknown:
         field = f"{where}.{unknown[0]}" if where else unknown[0]
-        raise D.DataError(path, record, field, f"unknown key in the {fmt} format (keys allowed: {sorted(allowed)})")
+        raise DataError(path, record, field, f"unknown key in the {fmt} format (keys allowed: {sorted(allowed)})")
 
 
 def _string(path: Path, record: Any, value: Any, field: str, empty_ok: bool = False) -> str:
     if not isinstance(value, str):
-        raise D.DataError(path, record, field, f"expected a string, got {type(value).__name__}")
+        raise DataError(path, record, field, f"expected a string, got {type(value).__name__}")
     if not empty_ok and not value.strip():
-        raise D.DataError(path, record, field, "empty string")
+        raise DataError(path, record, field, "empty string")
     return value
 
 
 def _verdict(path: Path, record: Any, raw: dict, field: str) -> str:
     if raw.get(field) is None or raw.get(field) == "":
-        raise D.DataError(path, record, field, "missing verdict: every prediction needs one of the four labels")
+        raise DataError(path, record, field, "missing verdict: every prediction needs one of the four labels")
     try:
-        return D.normalise_label(raw[field])
+        return normalise_label(raw[field])
     except ValueError:
-        raise D.DataError(path, record, field, f"{raw[field]!r} is not one of the four verdicts") from None
+        raise DataError(path, record, field, f"{raw[field]!r} is not one of the four verdicts") from None
 
 
 def _claim_id(path: Path, record: Any, raw: dict, field: str = "claim_id") -> int | None:
@@ -163,7 +165,7 @@ def _claim_id(path: Path, record: Any, raw: dict, field: str = "claim_id") -> in
     if isinstance(value, str) and re.fullmatch(r"[0-9]+", value.strip()):  # ASCII digits only ("²" is a digit too)
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise D.DataError(path, record, field, f"expected a claim index (an integer >= 0), got {value!r}")
+        raise DataError(path, record, field, f"expected a claim index (an integer >= 0), got {value!r}")
     return value
 
 
@@ -172,26 +174,26 @@ def _official(path: Path, record: int, raw: Any) -> Prediction:
     _unknown_keys(path, record, raw, OFFICIAL_KEYS, "", OFFICIAL)
     label = _verdict(path, record, raw, "label")
     if "questions" not in raw and "string_evidence" not in raw:
-        raise D.DataError(path, record, "questions", "missing: the official format needs `questions` "
+        raise DataError(path, record, "questions", "missing: the official format needs `questions` "
                           "(or `string_evidence`)")
     questions, strings = [], []
     q_list = raw.get("questions", [])
     if not isinstance(q_list, list):
-        raise D.DataError(path, record, "questions", f"expected a list (or no `questions` key), got {q_list!r:.40}")
+        raise DataError(path, record, "questions", f"expected a list (or no `questions` key), got {q_list!r:.40}")
     for qi, q in enumerate(q_list):
         where = f"questions[{qi}]"
         if not isinstance(q, dict):
-            raise D.DataError(path, record, where, "expected a question object")
+            raise DataError(path, record, where, "expected a question object")
         _unknown_keys(path, record, q, QUESTION_KEYS, where, OFFICIAL)
         question = _string(path, record, q.get("question"), f"{where}.question")
         answers = q.get("answers", [])
         if not isinstance(answers, list):
-            raise D.DataError(path, record, f"{where}.answers", f"expected a list of answers, got {answers!r:.40}")
+            raise DataError(path, record, f"{where}.answers", f"expected a list of answers, got {answers!r:.40}")
         questions.append(question)
         for ai, a in enumerate(answers):
             at = f"{where}.answers[{ai}]"
             if not isinstance(a, dict):
-                raise D.DataError(path, record, at, "expected an answer object")
+                raise DataError(path, record, at, "expected an answer object")
             _unknown_keys(path, record, a, ANSWER_KEYS, at, OFFICIAL)
             answer = _string(path, record, a.get("answer"), f"{at}.answer", empty_ok=True)
             for opt in ("answer_type", "boolean_explanation", "source_url", "source_medium", "cached_source_url"):
@@ -202,7 +204,7 @@ def _official(path: Path, record: int, raw: Any) -> Prediction:
             strings.append(question + NO_ANSWER)
     string_evidence = raw.get("string_evidence", [])
     if not isinstance(string_evidence, list) or not all(isinstance(s, str) for s in string_evidence):
-        raise D.DataError(path, record, "string_evidence", "expected a list of strings")
+        raise DataError(path, record, "string_evidence", "expected a list of strings")
     strings.extend(string_evidence)
     claim = _string(path, record, raw["claim"], "claim") if "claim" in raw else None
     return Prediction(record, _claim_id(path, record, raw), claim,
@@ -214,16 +216,16 @@ def _shared_2024(path: Path, record: int, raw: Any) -> Prediction:
     _unknown_keys(path, record, raw, SHARED_KEYS, "", SHARED_2024)
     claim_id = _claim_id(path, record, raw)
     if claim_id is None:
-        raise D.DataError(path, record, "claim_id", "missing: the 2024 format aligns predictions by claim_id")
+        raise DataError(path, record, "claim_id", "missing: the 2024 format aligns predictions by claim_id")
     label = _verdict(path, record, raw, "pred_label")
     items = raw.get("evidence")
     if not isinstance(items, list):
-        raise D.DataError(path, record, "evidence", f"expected a list of {{question, answer, url}}, got {items!r:.40}")
+        raise DataError(path, record, "evidence", f"expected a list of {{question, answer, url}}, got {items!r:.40}")
     questions, strings = [], []
     for i, item in enumerate(items):
         where = f"evidence[{i}]"
         if not isinstance(item, dict):
-            raise D.DataError(path, record, where, "expected an object {question, answer, url}")
+            raise DataError(path, record, where, "expected an object {question, answer, url}")
         _unknown_keys(path, record, item, SHARED_ITEM_KEYS, where, SHARED_2024)
         question = _string(path, record, item.get("question"), f"{where}.question")
         answer = _string(path, record, item.get("answer"), f"{where}.answer", empty_ok=True)
@@ -240,33 +242,33 @@ def _same_claim(a: str, b: str) -> bool:
 def _parse_records(path: Path) -> tuple[str, list[tuple[Any, Any]]]:
     """(format, raw records) of a prediction file, the format detected from its structure."""
     if not path.exists():
-        raise D.DataError(path, "-", None, "no such file")
+        raise DataError(path, "-", None, "no such file")
     if not path.is_file():
-        raise D.DataError(path, "-", None, "not a file (a directory?): expected a prediction file")
+        raise DataError(path, "-", None, "not a file (a directory?): expected a prediction file")
     with open(path, "rb") as f:
         head_bytes = f.read(4096)
     try:
         head = head_bytes.decode("utf-8")
     except UnicodeDecodeError as err:
         if err.start < len(head_bytes) - 3:  # not a multi-byte character cut by the 4096-byte read
-            raise D.DataError(path, "-", None, f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+            raise DataError(path, "-", None, f"not UTF-8 text ({err.reason} at byte {err.start})") from None
         head = head_bytes[:err.start].decode("utf-8")
     head = head.lstrip("\ufeff \t\r\n")
     if not head:
-        raise D.DataError(path, "-", None, "empty file: no predictions")
+        raise DataError(path, "-", None, "empty file: no predictions")
     if head[0] not in "[{":
         header = next(csv.reader([head.splitlines()[0]]))
-        if not all(c in header for c in D.LEADERBOARD_COLUMNS):
-            raise D.DataError(path, "header", None, f"neither JSON nor the 2025 CSV (columns "
-                              f"{list(D.LEADERBOARD_COLUMNS)}; found {header[:8]})")
+        if not all(c in header for c in averitec.LEADERBOARD_COLUMNS):
+            raise DataError(path, "header", None, f"neither JSON nor the 2025 CSV (columns "
+                              f"{list(averitec.LEADERBOARD_COLUMNS)}; found {header[:8]})")
         return CSV_2025, []
-    rows = D.read_json_records(path)
+    rows = read_json_records(path)
     if not rows:
-        raise D.DataError(path, "-", None, "no predictions")
+        raise DataError(path, "-", None, "no predictions")
     return "json", rows
 
 
-def read_predictions(path: Path | str, references: Sequence[D.Claim], lenient: bool = False) -> Predictions:
+def read_predictions(path: Path | str, references: Sequence[averitec.Claim], lenient: bool = False) -> Predictions:
     """Predictions aligned with `references`, from any of the three formats (see the module docstring).
 
     Records are aligned by claim id whenever they carry one, by position only in the official id-less
@@ -278,15 +280,15 @@ def read_predictions(path: Path | str, references: Sequence[D.Claim], lenient: b
     kind, rows = _parse_records(path)
     skipped: list[str] = []
 
-    def problem(err: D.DataError) -> None:
+    def problem(err: DataError) -> None:
         if not lenient:
             raise err
         skipped.append(str(err))
 
     parsed: list[Prediction] = []
     if kind == CSV_2025:  # the leaderboard loader parses and checks the rows (ids unique, labels, texts)
-        fmt, log = CSV_2025, D.LoadLog()
-        rows_2025 = D.load_leaderboard(path, strict=not lenient, log=log)
+        fmt, log = CSV_2025, LoadLog()
+        rows_2025 = averitec.load_leaderboard(path, strict=not lenient, log=log)
         skipped += [str(err) for err in log.skipped]
         records = len(rows_2025) + len(log.skipped)
         rows = [(f"with id {r.claim_id}", r) for r in rows_2025]
@@ -299,34 +301,34 @@ def read_predictions(path: Path | str, references: Sequence[D.Claim], lenient: b
             this = record_format(raw)
             if this is None:
                 keys = sorted(raw) if isinstance(raw, dict) else type(raw).__name__
-                err = D.DataError(path, record, None, f"keys {keys} match no prediction format (official: label and "
+                err = DataError(path, record, None, f"keys {keys} match no prediction format (official: label and "
                                   "questions or string_evidence; 2024: claim_id, claim, evidence, pred_label)")
             elif fmt is None:
                 fmt = this
                 continue
             elif this != fmt:
-                err = D.DataError(path, record, None, f"a {this}-format record in a {fmt}-format file (the first "
+                err = DataError(path, record, None, f"a {this}-format record in a {fmt}-format file (the first "
                                   "record decides): a file holds one format")
             else:
                 continue
             problem(err)
             foreign.add(record)
         if fmt is None:
-            raise D.DataError(path, 0, None, "no record matches a prediction format")
+            raise DataError(path, 0, None, "no record matches a prediction format")
         parse = _official if fmt == OFFICIAL else _shared_2024
         for record, raw in rows:
             if record in foreign:
                 continue
             try:
                 parsed.append(parse(path, record, raw))
-            except D.DataError as err:
+            except DataError as err:
                 problem(err)
 
     ids = [p.claim_id for p in parsed]
     with_ids = sum(i is not None for i in ids)
     if with_ids and with_ids < len(parsed):
         first = next(p for p in parsed if p.claim_id is None)
-        problem(D.DataError(path, first.record, "claim_id", "missing, while other records carry one: "
+        problem(DataError(path, first.record, "claim_id", "missing, while other records carry one: "
                             "give every record its claim_id, or none (official format, aligned by position)"))
         parsed = [p for p in parsed if p.claim_id is not None]
     aligned: dict[int, Prediction] = {}
@@ -334,17 +336,17 @@ def read_predictions(path: Path | str, references: Sequence[D.Claim], lenient: b
         aligned_by = "claim_id"
         for p in parsed:
             if not 0 <= p.claim_id < len(references):
-                problem(D.DataError(path, p.record, "claim_id", f"{p.claim_id} is not a reference claim "
+                problem(DataError(path, p.record, "claim_id", f"{p.claim_id} is not a reference claim "
                                     f"(the references have claim ids 0..{len(references) - 1})"))
             elif p.claim_id in aligned:
-                problem(D.DataError(path, p.record, "claim_id", f"duplicate: claim {p.claim_id} already predicted by "
+                problem(DataError(path, p.record, "claim_id", f"duplicate: claim {p.claim_id} already predicted by "
                                     f"record {aligned[p.claim_id].record}"))
             else:
                 aligned[p.claim_id] = p
     else:
         aligned_by = "position"
         if len(parsed) != len(references) and not lenient:
-            raise D.DataError(path, None, None, f"{len(parsed)} predictions for {len(references)} references "
+            raise DataError(path, None, None, f"{len(parsed)} predictions for {len(references)} references "
                               "(without claim_id the official format is aligned by position)")
         aligned = {p.record: p for p in parsed if p.record < len(references)}  # the record's own position
         skipped += [f"{path}: record {p.record}: beyond the {len(references)} references"
@@ -352,12 +354,12 @@ def read_predictions(path: Path | str, references: Sequence[D.Claim], lenient: b
     for cid, p in list(aligned.items()):
         ref = references[cid]
         if p.claim is not None and not _same_claim(p.claim, ref.text):
-            problem(D.DataError(path, p.record, "claim", f"differs from reference claim {cid}: {p.claim[:60]!r} "
+            problem(DataError(path, p.record, "claim", f"differs from reference claim {cid}: {p.claim[:60]!r} "
                                 f"vs {ref.text[:60]!r} (predictions for another claim set?)"))
             del aligned[cid]
     missing = [c.claim_id for c in references if c.claim_id not in aligned]
     if missing:
-        err = D.DataError(path, None, "claim_id", f"no prediction for {len(missing)} reference claims "
+        err = DataError(path, None, "claim_id", f"no prediction for {len(missing)} reference claims "
                           f"(first: {missing[:5]})")
         if not lenient:
             raise err
@@ -367,7 +369,7 @@ def read_predictions(path: Path | str, references: Sequence[D.Claim], lenient: b
     return Predictions(evidence, fmt, aligned_by, records, skipped)
 
 
-def load_predictions(path: Path | str, references: Sequence[D.Claim], lenient: bool = False) -> list[Evidence]:
+def load_predictions(path: Path | str, references: Sequence[averitec.Claim], lenient: bool = False) -> list[Evidence]:
     """Predictions aligned with `references` (`read_predictions` without the report)."""
     return read_predictions(path, references, lenient).evidence
 
@@ -526,10 +528,10 @@ def score_file(predictions: Path | str, references: Path | str, jobs: int = 1, l
     `log` (a writable text stream, e.g. sys.stderr) gets the detected format and anything skipped."""
     references = Path(references)
     if not references.is_file():
-        raise D.DataError(references, "-", None, "no such file" if not references.exists() else "not a file")
-    claims = D.load_averitec("dev", references)
+        raise DataError(references, "-", None, "no such file" if not references.exists() else "not a file")
+    claims = averitec.load_averitec("dev", references)
     if not claims:
-        raise D.DataError(references, "-", None, "no reference claims")
+        raise DataError(references, "-", None, "no reference claims")
     preds = read_predictions(predictions, claims, lenient)
     if log is not None:
         print(f"{predictions}: {preds.describe()}", file=log)
@@ -543,7 +545,7 @@ def main(argv: list[str] | None = None) -> None:
     """`python -m lib.scoring --predictions P --references R`: one JSON object on stdout."""
     ap = argparse.ArgumentParser(prog="python -m lib.scoring", description=main.__doc__)
     ap.add_argument("--predictions", required=True)
-    ap.add_argument("--references", default=str(D.DATA_DIR / "averitec" / "dev.json"))
+    ap.add_argument("--references", default=str(DATA_DIR / "averitec" / "dev.json"))
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     ap.add_argument("--all", action="store_true", help="also print the per claim type scores")
     ap.add_argument("--lenient", action="store_true",
@@ -554,7 +556,7 @@ def main(argv: list[str] | None = None) -> None:
         ap.error("--jobs must be >= 1")
     try:
         summary, _ = score_file(args.predictions, args.references, args.jobs, args.lenient, log=sys.stderr)
-    except D.DataError as err:
+    except DataError as err:
         sys.exit(f"error: {err}")
     keys = ["q_only", "qa", "accuracy", "macro_f1", "f1", "averitec"]
     print(json.dumps(summary if args.all else {k: summary[k] for k in keys}, indent=2))

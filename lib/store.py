@@ -24,9 +24,16 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 import pandas as pd
 
-from lib import data as D
 from lib.config import DATA_DIR, STORE_DIR
-from lib.urls import domain_of, in_domains, marks_fact_check, normalise_url, path_date, wayback_capture_date
+from lib.data import DataError, averitec
+from lib.urls import (
+    domain_of,
+    in_domains,
+    marks_fact_check,
+    normalise_url,
+    path_date,
+    wayback_capture_date,
+)
 
 GOLD = "gold"  # origin name of the dev claims' own gold answers
 SCOPES = ("claim", "global")
@@ -93,7 +100,7 @@ def doc_id_for(norm_url: str, text: str) -> str:
     return "D" + hashlib.sha1(f"{norm_url}\t{text}".encode("utf-8")).hexdigest()[:12]
 
 
-def fact_check_domains(train: Iterable[D.Claim], extra: Iterable[str] = ()) -> set[str]:
+def fact_check_domains(train: Iterable[averitec.Claim], extra: Iterable[str] = ()) -> set[str]:
     """Fact-checking domains: the hosts of the train claims' `fact_checking_article` URLs (plus `extra`)."""
     out = {domain_of(c.fact_checking_article) for c in train if c.fact_checking_article}
     return {d for d in out if d} | {d.lower() for d in extra}
@@ -102,16 +109,16 @@ def fact_check_domains(train: Iterable[D.Claim], extra: Iterable[str] = ()) -> s
 # --------------------------------------------------------------------------- candidates
 
 
-def gold_candidates(claims: Iterable[D.Claim], origin: str, pooled: bool) -> Iterator[Candidate]:
+def gold_candidates(claims: Iterable[averitec.Claim], origin: str, pooled: bool) -> Iterator[Candidate]:
     """Gold answer texts as candidates; `pooled` ties them to their (dev) claim."""
     for c in claims:
         answers = [a for q in c.questions for a in q.answers]
         cid = c.claim_id if pooled else None
         for rank, a in enumerate(answers):
-            yield Candidate(origin, D.gold_answer_text(a), a.source_url, cid, cid, rank)
+            yield Candidate(origin, averitec.gold_answer_text(a), a.source_url, cid, cid, rank)
 
 
-def system_candidates(name: str, outputs: Iterable[D.SystemOutput]) -> Iterator[Candidate]:
+def system_candidates(name: str, outputs: Iterable[averitec.SystemOutput]) -> Iterator[Candidate]:
     """Every (sentence, URL) a system returned for a claim; a list of URLs gives one candidate each."""
     for out in outputs:
         for rank, ev in enumerate(out.evidence):
@@ -130,7 +137,7 @@ def pool(candidates: Iterable[Candidate], min_words: int, stats: BuildStats) -> 
     for cand in candidates:
         stats.candidates[cand.origin] += 1
         text = clean_text(cand.text)
-        if text == D.NO_ANSWER or not text:
+        if text == averitec.NO_ANSWER or not text:
             stats.skipped[cand.origin]["no_answer"] += 1
             continue
         if len(text.split()) < min_words:
@@ -193,12 +200,12 @@ def add_flags(docs: pd.DataFrame, fc_domains: set[str], news_sections: Iterable[
 # --------------------------------------------------------------------------- qrels
 
 
-def gold_source_urls(claim: D.Claim) -> set[str]:
+def gold_source_urls(claim: averitec.Claim) -> set[str]:
     """Normalised source URLs of a claim's gold answers (empty and "Metadata" sources dropped)."""
     return {u for q in claim.questions for a in q.answers if (u := normalise_url(a.source_url))}
 
 
-def build_qrels(docs: pd.DataFrame, claims: Iterable[D.Claim]) -> pd.DataFrame:
+def build_qrels(docs: pd.DataFrame, claims: Iterable[averitec.Claim]) -> pd.DataFrame:
     """Graded judgements (qid, doc_id, grade, reason) for every dev claim; see the module docstring."""
     by_url: dict[str, list[str]] = defaultdict(list)
     for did, url in zip(docs["doc_id"], docs["norm_url"]):
@@ -281,27 +288,27 @@ class Store:
 def build_store(settings: StoreSettings, data_dir: Path | str = DATA_DIR) -> Store:
     """Build the store from the files under `data_dir`."""
     data_dir = Path(data_dir)
-    dev = D.load_averitec("dev", data_dir / "averitec" / "dev.json")
-    train = D.load_averitec("train", data_dir / "averitec" / "train.json")
+    dev = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
+    train = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
     stats = BuildStats()
 
     def candidates() -> Iterator[Candidate]:
         if settings.include_gold:
             yield from gold_candidates(dev, GOLD, pooled=True)
         for name, file in settings.systems.items():
-            outputs = D.load_system_output(data_dir / "averitec" / "systems" / file)
+            outputs = averitec.load_system_output(data_dir / "averitec" / "systems" / file)
             unknown = {o.claim_id for o in outputs} - {c.claim_id for c in dev}
             if unknown:
-                raise D.DataError(file, sorted(unknown)[0], "claim_id", "not a dev claim id")
+                raise DataError(file, sorted(unknown)[0], "claim_id", "not a dev claim id")
             yield from system_candidates(name, outputs)
         for split in settings.distractor_splits:
-            claims = train if split == "train" else D.load_averitec(split, data_dir / "averitec" / f"{split}.json")
+            claims = train if split == "train" else averitec.load_averitec(split, data_dir / "averitec" / f"{split}.json")
             yield from gold_candidates(claims, f"gold_{split}", pooled=False)
 
     docs, hits = pool(candidates(), settings.min_words, stats)
     fc = fact_check_domains(train, settings.extra_fact_check_domains)
     docs = add_flags(docs, fc, settings.news_sites_with_fact_check_section,
-                     D.load_misinfo_domains(data_dir / "averitec" / "misinfo_domains.txt"))
+                     averitec.load_misinfo_domains(data_dir / "averitec" / "misinfo_domains.txt"))
     qrels = build_qrels(docs, dev)
     report = {"settings": asdict(settings),
               "fact_check_domains": sorted(fc), "n_documents": len(docs), "n_judgements": len(qrels),

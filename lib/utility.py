@@ -33,10 +33,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from lib import data as D
 from lib import nli as N
 from lib import veracity as V
 from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, section
+from lib.data import averitec
 from lib.store import load_store, qrels_dict
 
 UTILITY_DIR = OUTPUTS_DIR / "utility"
@@ -192,7 +192,7 @@ def _probs_frame(frame: pd.DataFrame, probs: np.ndarray, labels: Sequence[str]) 
     return frame
 
 
-def candidate_feedback(model, tok, claims: Sequence[D.Claim], candidates: Mapping[int, Sequence[str]],
+def candidate_feedback(model, tok, claims: Sequence[averitec.Claim], candidates: Mapping[int, Sequence[str]],
                        scores: Mapping[tuple[int, str], float], texts: Mapping[str, str], labels: Sequence[str],
                        s: N.NLISettings, label_set: str, gold_k: int) -> pd.DataFrame:
     """One row per (claim, candidate): retrieval rank and score, the verifier's distribution given the
@@ -261,7 +261,7 @@ def stage(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir:
     label_set, labels = report_07["label_set"], report_07["labels"]
     model, tok, training = N.load(nli_dir / "models" / "gold", p.get("device", "auto"))
     s = N.NLISettings.from_params(training["settings"], device=p.get("device", "auto"))
-    dev = D.load_averitec("dev", data_dir / "averitec" / "dev.json")
+    dev = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
     if p.get("max_claims"):
         dev = dev[: int(p["max_claims"])]
     store = load_store(store_dir)

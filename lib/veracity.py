@@ -36,11 +36,11 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from lib import data as D
 from lib import evidence as E
 from lib import nli as N
 from lib import runs as RU
 from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, section
+from lib.data import averitec, quantemp
 from lib.store import load_store
 
 NLI_DIR = OUTPUTS_DIR / "nli"
@@ -73,12 +73,12 @@ def stratified_split(labels: Sequence[str], test_fraction: float, seed: int) -> 
 # --------------------------------------------------------------------------- AVeriTeC inputs
 
 
-def gold_evidence(claim: D.Claim, k: int | None = None) -> tuple[str, ...]:
+def gold_evidence(claim: averitec.Claim, k: int | None = None) -> tuple[str, ...]:
     """The claim's gold answer texts in question order (a Boolean answer's explanation where given),
     first `k` (all with None)."""
     if k is not None and k < 1:
         raise ValueError(f"k = {k}: the number of evidence pieces must be >= 1 (None: all)")
-    texts = [D.gold_answer_text(a).strip() for q in claim.questions for a in q.answers]
+    texts = [averitec.gold_answer_text(a).strip() for q in claim.questions for a in q.answers]
     texts = [t for t in texts if t]
     return tuple(texts if k is None else texts[:k])
 
@@ -102,7 +102,7 @@ def top_k_evidence(run: pd.DataFrame, docs: pd.DataFrame, k: int) -> dict[int, t
     return {cid: tuple(text[d] for d in ids) for cid, ids in top_k_docs(run, k).items()}
 
 
-def examples(claims: Sequence[D.Claim], evidence: Mapping[int, Sequence[str]] | None, label_set: str,
+def examples(claims: Sequence[averitec.Claim], evidence: Mapping[int, Sequence[str]] | None, label_set: str,
              prefix: str = "") -> list[N.Example]:
     """Classifier examples; `evidence=None` gives the claim alone. Claims whose label is not in the
     label set (2-way: NEE, Conflicting) are left out."""
@@ -172,8 +172,8 @@ def averitec_stage(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, s
     s = N.NLISettings.from_params(p["classifier"])
     label_set, k, seeds = p["label_set"], int(p["k"]), list(p["seeds"])
     labels = N.LABEL_SETS[label_set]
-    train = D.load_averitec("train", data_dir / "averitec" / "train.json")
-    dev = D.load_averitec("dev", data_dir / "averitec" / "dev.json")
+    train = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
+    dev = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
     if p.get("max_train_claims"):
         train = train[: int(p["max_train_claims"])]
     if p.get("max_dev_claims"):
@@ -230,7 +230,7 @@ def norm_claim(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"[\"“”‘’']", "", text)).strip().lower()
 
 
-def taxonomy_classifier(claims: Sequence[D.TaxonomyClaim], encoder, folds: int = 5, seed: int = 0,
+def taxonomy_classifier(claims: Sequence[quantemp.TaxonomyClaim], encoder, folds: int = 5, seed: int = 0,
                         C: float = 1.0) -> tuple[Any, dict[str, Any]]:
     """Logistic regression on normalised sentence embeddings of the labelled claims: (fitted model,
     stratified k-fold cross-validated accuracy and macro-F1, with the per-fold values)."""
@@ -256,8 +256,8 @@ def published_systems(systems: Mapping[str, str], data_dir: Path | str = DATA_DI
     """The published QuanTemp systems' test predictions on the gold-labelled test subset, matched by
     normalised claim text; GPT-4o's predictions come with the subset. One row per system and matched claim."""
     data_dir = Path(data_dir)
-    gold = D.load_quantemp_gold_subset(data_dir / "quantemp" / "test_subset_gold_with_article.csv")
-    by_text: dict[str, D.GoldArticleClaim] = {}
+    gold = quantemp.load_quantemp_gold_subset(data_dir / "quantemp" / "test_subset_gold_with_article.csv")
+    by_text: dict[str, quantemp.GoldArticleClaim] = {}
     duplicates = 0
     for g in gold:
         key = norm_claim(g.text)
@@ -268,7 +268,7 @@ def published_systems(systems: Mapping[str, str], data_dir: Path | str = DATA_DI
     counts = {"gold_subset": len(gold), "distinct_gold_claims": len(by_text), "duplicate_gold_claims": duplicates,
               "matched": {"gpt4o_gold_article": len(by_text)}}
     for name, file in systems.items():
-        preds = D.load_quantemp_predictions(data_dir / "quantemp" / file)
+        preds = quantemp.load_quantemp_predictions(data_dir / "quantemp" / file)
         seen = set()
         for pr in preds:
             key = norm_claim(pr.text)
@@ -291,14 +291,14 @@ def quantemp_stage(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR,
     start = time.perf_counter()
     s = N.NLISettings.from_params(p["classifier"])
     seeds, labels = list(p["seeds"]), N.LABEL_SETS["quantemp3"]
-    claims = D.load_quantemp_val(data_dir / "quantemp" / "val_claims_bm25_evidence.json")
+    claims = quantemp.load_quantemp_val(data_dir / "quantemp" / "val_claims_bm25_evidence.json")
     if p.get("max_claims"):
         claims = claims[: int(p["max_claims"])]
     train_idx, test_idx = stratified_split([c.label for c in claims], p["test_fraction"], p["split_seed"])
     train, test = [claims[i] for i in train_idx], [claims[i] for i in test_idx]
     fit_idx, val_idx = stratified_split([c.label for c in train], s.validation_fraction, s.seed)
 
-    def exs(cs: Sequence[D.QuanTempClaim], with_evidence: bool) -> list[N.Example]:
+    def exs(cs: Sequence[quantemp.QuanTempClaim], with_evidence: bool) -> list[N.Example]:
         return [N.Example(str(c.claim_id), c.text, c.snippets[: p["k"]] if with_evidence else (), c.label) for c in cs]
 
     variants = {name: (exs([train[i] for i in fit_idx], ev), exs([train[i] for i in val_idx], ev))
@@ -316,7 +316,7 @@ def quantemp_stage(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR,
     preds = pd.concat(frames, ignore_index=True)
     preds["claim_id"] = preds["uid"].astype(int)
     encoder = R.load_encoder(p["taxonomy"]["model"], None, 128)
-    clf, tax_report = taxonomy_classifier(D.load_quantemp_taxonomy(data_dir / "quantemp" / "taxonomy_labelled_claims.csv"),
+    clf, tax_report = taxonomy_classifier(quantemp.load_quantemp_taxonomy(data_dir / "quantemp" / "taxonomy_labelled_claims.csv"),
                                           encoder, p["taxonomy"]["folds"], p["taxonomy"]["seed"])
     tax = dict(zip([c.claim_id for c in test], clf.predict(R.encode(encoder, [c.text for c in test], progress=False))))
     preds["taxonomy"] = preds["claim_id"].map(tax)

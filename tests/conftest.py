@@ -51,15 +51,15 @@ def tiny_study(tiny_store, tmp_path_factory):
 
     import numpy as np
 
-    from lib import data as D
     from lib import planners as P
     from lib import retrieval as R
     from lib import runs as RU
+    from lib.data import averitec
     from lib.store import save_store
 
     root = tmp_path_factory.mktemp("study")
     save_store(tiny_store, root / "store")
-    claims = D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
     plans = {"claim_only": P.claim_only(claims), "oracle": P.oracle(claims),
              "bloom_qg": P.bloom_qg(claims, {0: ["What is the moon made of?"], 1: ["Did growth happen?"]}),
              "heuristic": P.heuristic(claims)}
@@ -87,12 +87,12 @@ def tiny_study(tiny_store, tmp_path_factory):
 @pytest.fixture(scope="session")
 def tiny_qgen(tmp_path_factory):
     """A QGEN model trained for one step on the fixture train claims (mechanics only, not quality)."""
-    from lib import data as D
     from lib import qgen as Q
+    from lib.data import averitec
 
     out = tmp_path_factory.mktemp("qgen")
     s = Q.QGenSettings(batch_size=8, max_new_tokens=12, num_beams=2, max_source_tokens=48, max_target_tokens=24)
-    report = Q.train(s, D.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json"), out, progress=False)
+    report = Q.train(s, averitec.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json"), out, progress=False)
     return out, report
 
 

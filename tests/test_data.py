@@ -8,7 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from lib import data as D
+from lib.data import (
+    PUBLISHED_EMPTY_TEXTS,
+    DataError,
+    LoadLog,
+    _req,
+    averitec,
+    checksums,
+    claimdecomp,
+    climate_fever,
+    parse_claim_date,
+    quantemp,
+    read_json_records,
+)
+from lib.labels import normalise_label
 
 
 def write(path, text):
@@ -25,19 +38,19 @@ def write(path, text):
     ("Conflicting Evidence/Cherry-picking", "Conflicting Evidence/Cherrypicking"),
 ])
 def test_averitec_labels(raw, expected):
-    assert D.normalise_label(raw) == expected
+    assert normalise_label(raw) == expected
 
 
 @pytest.mark.parametrize("raw, expected", [("True", "True"), ("false", "False"), ("Half True/False", "Conflicting"),
                                            ("Conflicting", "Conflicting")])
 def test_quantemp_labels(raw, expected):
-    assert D.normalise_label(raw, "quantemp") == expected
+    assert normalise_label(raw, "quantemp") == expected
 
 
 @pytest.mark.parametrize("raw", ["Mostly True", "", None, 3])
 def test_unknown_labels_raise(raw):
     with pytest.raises(ValueError, match="unknown averitec label"):
-        D.normalise_label(raw)
+        normalise_label(raw)
 
 
 @pytest.mark.parametrize("raw, expected", [
@@ -46,32 +59,32 @@ def test_unknown_labels_raise(raw):
     (None, None), ("", None),
 ])
 def test_parse_claim_date(raw, expected):
-    assert D.parse_claim_date(raw) == expected
+    assert parse_claim_date(raw) == expected
 
 
 @pytest.mark.parametrize("raw", ["31-02-2020", "2020/08/25", "August 5, 2020", "25-8-20", "13-13-2020"])
 def test_unparseable_dates_raise(raw):
     with pytest.raises(ValueError):
-        D.parse_claim_date(raw)
+        parse_claim_date(raw)
 
 
 # ---------------------------------------------------------------- AVeriTeC loader on the fixture
 
 def test_load_averitec_fixture(fixture_data):
-    claims = D.load_averitec("dev", fixture_data / "averitec" / "dev.json")
+    claims = averitec.load_averitec("dev", fixture_data / "averitec" / "dev.json")
     assert [c.claim_id for c in claims] == [0, 1, 2]
     c0, c1, c2 = claims
     assert c0.label == "Refuted" and c0.claim_date == date(2021, 3, 15)
     assert c1.claim_date == date(2020, 1, 2) and c2.claim_date == date(2021, 5, 1)
     assert c1.claim_types == ("Numerical Claim", "Event/Property Claim")
     boolean = c0.questions[1].answers[0]
-    assert boolean.answer_type == "Boolean" and D.gold_answer_text(boolean) == "NASA never said the moon is cheese."
-    assert D.gold_answer_text(c0.questions[0].answers[0]) == "The moon is made of rock and dust."
+    assert boolean.answer_type == "Boolean" and averitec.gold_answer_text(boolean) == "NASA never said the moon is cheese."
+    assert averitec.gold_answer_text(c0.questions[0].answers[0]) == "The moon is made of rock and dust."
     assert [len(q.answers) for q in c1.questions] == [2, 1]
 
 
 def test_null_claim_date_is_unknown_not_an_error(fixture_data):
-    train = D.load_averitec("train", fixture_data / "averitec" / "train.json")
+    train = averitec.load_averitec("train", fixture_data / "averitec" / "train.json")
     assert train[1].claim_date is None
 
 
@@ -90,8 +103,8 @@ def _dev_record(**changes):
 ])
 def test_bad_record_errors_name_file_record_and_field(tmp_path, changes, field, problem):
     path = write(tmp_path / "dev.json", json.dumps([_dev_record(), _dev_record(**changes)]))
-    with pytest.raises(D.DataError) as err:
-        D.load_averitec("dev", path)
+    with pytest.raises(DataError) as err:
+        averitec.load_averitec("dev", path)
     assert err.value.path == str(path) and err.value.record == 1 and err.value.field == field
     assert problem in str(err.value) and str(path) in str(err.value)
 
@@ -100,14 +113,14 @@ def test_missing_required_field(tmp_path):
     rec = _dev_record()
     del rec["label"]
     path = write(tmp_path / "dev.json", json.dumps([rec]))
-    with pytest.raises(D.DataError, match=r"record 0: field 'label': missing required field"):
-        D.load_averitec("dev", path)
+    with pytest.raises(DataError, match=r"record 0: field 'label': missing required field"):
+        averitec.load_averitec("dev", path)
 
 
 def test_lenient_loading_skips_and_logs(tmp_path):
     path = write(tmp_path / "dev.json", json.dumps([_dev_record(), _dev_record(label="??"), _dev_record()]))
-    log = D.LoadLog()
-    claims = D.load_averitec("dev", path, strict=False, log=log)
+    log = LoadLog()
+    claims = averitec.load_averitec("dev", path, strict=False, log=log)
     assert [c.claim_id for c in claims] == [0, 2]
     assert len(log) == 1 and log.summary() == {str(path): 1} and log.skipped[0].record == 1
 
@@ -115,102 +128,102 @@ def test_lenient_loading_skips_and_logs(tmp_path):
 def test_lenient_loading_without_a_log_is_refused(tmp_path):
     path = write(tmp_path / "dev.json", json.dumps([_dev_record()]))
     with pytest.raises(ValueError, match="needs a LoadLog"):
-        D.load_averitec("dev", path, strict=False)
+        averitec.load_averitec("dev", path, strict=False)
 
 
 def test_malformed_json_and_jsonl(tmp_path):
-    with pytest.raises(D.DataError, match="malformed JSON"):
-        D.read_json_records(write(tmp_path / "a.json", '[{"claim": "x",]'))
-    with pytest.raises(D.DataError, match=r"at line 2: malformed JSONL"):
-        D.read_json_records(write(tmp_path / "b.jsonl", '{"a": 1}\n{"a": \n'))
-    with pytest.raises(D.DataError, match="no records"):
-        D.read_json_records(write(tmp_path / "c.jsonl", "\n"))
+    with pytest.raises(DataError, match="malformed JSON"):
+        read_json_records(write(tmp_path / "a.json", '[{"claim": "x",]'))
+    with pytest.raises(DataError, match=r"at line 2: malformed JSONL"):
+        read_json_records(write(tmp_path / "b.jsonl", '{"a": 1}\n{"a": \n'))
+    with pytest.raises(DataError, match="no records"):
+        read_json_records(write(tmp_path / "c.jsonl", "\n"))
 
 
 def test_json_named_file_with_jsonl_content_is_read_as_jsonl(tmp_path):
     path = write(tmp_path / "x.json", '{"a": 1}\n{"a": 2}\n')
-    assert D.read_json_records(path) == [(0, {"a": 1}), (1, {"a": 2})]
+    assert read_json_records(path) == [(0, {"a": 1}), (1, {"a": 2})]
 
 
 # ---------------------------------------------------------------- systems, BLOOM, leaderboard
 
 def test_system_output_shapes(fixture_data):
-    a = D.load_system_output(fixture_data / "averitec" / "systems" / "sys_a.jsonl")
+    a = averitec.load_system_output(fixture_data / "averitec" / "systems" / "sys_a.jsonl")
     assert [o.claim_id for o in a] == [0, 1, 2] and a[0].pred_label is None
-    assert a[0].evidence[1] == D.RetrievedEvidence("Moon cheese claims are false, fact check finds.",
+    assert a[0].evidence[1] == averitec.RetrievedEvidence("Moon cheese claims are false, fact check finds.",
                                                    ("https://www.politifact.com/factchecks/2021/mar/20/moon-cheese/",), None)
-    b = D.load_system_output(fixture_data / "averitec" / "systems" / "sys_b.json")
+    b = averitec.load_system_output(fixture_data / "averitec" / "systems" / "sys_b.json")
     assert b[0].evidence[0].urls == ("https://en.wikipedia.org/wiki/Cheese/", "https://cheese.example.com/")
     assert b[0].evidence[0].question == "What is cheese?" and b[0].pred_label == "Refuted"
 
 
 def test_system_output_errors(tmp_path):
     bad_url = write(tmp_path / "s.jsonl", '{"claim_id": 0, "claim": "c", "evidence": [{"answer": "a", "url": 3}]}\n')
-    with pytest.raises(D.DataError, match=r"field 'evidence\[0\].url'"):
-        D.load_system_output(bad_url)
+    with pytest.raises(DataError, match=r"field 'evidence\[0\].url'"):
+        averitec.load_system_output(bad_url)
     bad_label = write(tmp_path / "t.jsonl", '{"claim_id": 0, "claim": "c", "evidence": [], "pred_label": "Maybe"}\n')
-    with pytest.raises(D.DataError, match="field 'pred_label': unknown averitec label"):
-        D.load_system_output(bad_label)
+    with pytest.raises(DataError, match="field 'pred_label': unknown averitec label"):
+        averitec.load_system_output(bad_label)
     no_evidence = write(tmp_path / "u.jsonl", '{"claim_id": 0, "claim": "c"}\n')
-    with pytest.raises(D.DataError, match="exactly one of"):
-        D.load_system_output(no_evidence)
+    with pytest.raises(DataError, match="exactly one of"):
+        averitec.load_system_output(no_evidence)
 
 
 def test_generated_questions(tmp_path):
     rec = _dev_record(questions=[{"question": "Who?", "answers": []}, {"question": "When?", "answers": []}])
-    assert D.load_generated_questions(write(tmp_path / "g.json", json.dumps([rec]))) == {0: ["Who?", "When?"]}
+    assert averitec.load_generated_questions(write(tmp_path / "g.json", json.dumps([rec]))) == {0: ["Who?", "When?"]}
 
 
 def test_leaderboard_evidence_blocks():
     evi = "Q one\t\t\nA one\t\t\n\nQ two\t\t\nA two\t\t\n\n"
-    assert D.parse_leaderboard_evidence(evi) == (("Q one", "A one"), ("Q two", "A two"))
+    assert averitec.parse_leaderboard_evidence(evi) == (("Q one", "A one"), ("Q two", "A two"))
 
 
 def test_misinfo_domains(fixture_data):
-    assert D.load_misinfo_domains(fixture_data / "averitec" / "misinfo_domains.txt") == {"fakenews.example.com", "another-bad.com"}
+    assert averitec.load_misinfo_domains(fixture_data / "averitec" / "misinfo_domains.txt") == {"fakenews.example.com", "another-bad.com"}
 
 
 # ---------------------------------------------------------------- QuanTemp, ClaimDecomp, CLIMATE-FEVER
 
 def test_quantemp_val_fixture(fixture_data):
-    qt = D.load_quantemp_val(fixture_data / "quantemp" / "val_claims_bm25_evidence.json")
+    qt = quantemp.load_quantemp_val(fixture_data / "quantemp" / "val_claims_bm25_evidence.json")
     assert [c.label for c in qt] == ["True", "Conflicting", "False"]
     assert [len(c.snippets) for c in qt] == [3, 0, 1]
 
 
 def test_csv_errors(tmp_path):
-    with pytest.raises(D.DataError, match="field 'taxonomy_labels': missing column"):
-        D.load_quantemp_taxonomy(write(tmp_path / "t.csv", "claim@label\nx@temporal\n"))
-    with pytest.raises(D.DataError, match="record 0: field 'taxonomy_labels': unknown label 'numeric'"):
-        D.load_quantemp_taxonomy(write(tmp_path / "u.csv", "claim@taxonomy_labels\nx@numeric\n"))
-    with pytest.raises(D.DataError, match="record 1: malformed CSV"):
-        D.load_quantemp_predictions(write(tmp_path / "p.csv", "claim,verdict\na,True\nb,False,extra\n"))
-    with pytest.raises(D.DataError, match="field 'verdict': unknown quantemp label"):
-        D.load_quantemp_predictions(write(tmp_path / "q.csv", "claim,verdict\na,Pants on fire\n"))
+    with pytest.raises(DataError, match="field 'taxonomy_labels': missing column"):
+        quantemp.load_quantemp_taxonomy(write(tmp_path / "t.csv", "claim@label\nx@temporal\n"))
+    with pytest.raises(DataError, match="record 0: field 'taxonomy_labels': unknown label 'numeric'"):
+        quantemp.load_quantemp_taxonomy(write(tmp_path / "u.csv", "claim@taxonomy_labels\nx@numeric\n"))
+    with pytest.raises(DataError, match="record 1: malformed CSV"):
+        quantemp.load_quantemp_predictions(write(tmp_path / "p.csv", "claim,verdict\na,True\nb,False,extra\n"))
+    with pytest.raises(DataError, match="field 'verdict': unknown quantemp label"):
+        quantemp.load_quantemp_predictions(write(tmp_path / "q.csv", "claim,verdict\na,Pants on fire\n"))
 
 
 def test_quantemp_small_files(tmp_path):
-    tax = D.load_quantemp_taxonomy(write(tmp_path / "t.csv", "claim@taxonomy_labels\nA claim@temporal   \n"))
-    assert tax == [D.TaxonomyClaim("A claim", "temporal")]
-    dec = D.load_quantemp_decompositions(write(tmp_path / "d.csv",
+    tax = quantemp.load_quantemp_taxonomy(write(tmp_path / "t.csv", "claim@taxonomy_labels\nA claim@temporal   \n"))
+    assert tax == [quantemp.TaxonomyClaim("A claim", "temporal")]
+    dec = quantemp.load_quantemp_decompositions(write(tmp_path / "d.csv",
                                                'claims@questions\nc@"Q1?\nNext Question: Q2?\nNext Question: Q3?"\n'))
-    assert dec == [D.DecomposedClaim("c", ("Q1?", "Q2?", "Q3?"))]
-    gold = D.load_quantemp_gold_subset(write(tmp_path / "g.csv",
+    assert dec == [quantemp.DecomposedClaim("c", ("Q1?", "Q2?", "Q3?"))]
+    gold = quantemp.load_quantemp_gold_subset(write(tmp_path / "g.csv",
                                              ',features,true_label,pred_label\n7,"[Claim]:X rose.[Evidences]:Article text.",False,True\n'))
-    assert gold == [D.GoldArticleClaim(7, "X rose.", "Article text.", "False", "True")]
+    assert gold == [quantemp.GoldArticleClaim(7, "X rose.", "Article text.", "False", "True")]
 
 
 def test_claimdecomp_and_climate_fever(tmp_path):
     cd = {"example_id": 1, "label": "half-true", "url": "u", "claim": "c", "person": "p", "venue": "v",
           "justification": ["j"], "full_article": ["a"],
           "annotations": [{"questions": ["Q?"], "answers": ["Yes"], "question_source": ["Reasoning"]}]}
-    [claim] = D.load_claimdecomp(path=write(tmp_path / "cd.jsonl", json.dumps(cd) + "\n"))
-    assert claim.annotations[0] == D.Decomposition(("Q?",), ("yes",), ("reasoning",))
-    with pytest.raises(D.DataError, match="field 'label': unknown label 'mostly-false'"):
-        D.load_claimdecomp(path=write(tmp_path / "cd2.jsonl", json.dumps({**cd, "label": "mostly-false"}) + "\n"))
+    [claim] = claimdecomp.load_claimdecomp(path=write(tmp_path / "cd.jsonl", json.dumps(cd) + "\n"))
+    assert claim.annotations[0] == claimdecomp.Decomposition(("Q?",), ("yes",), ("reasoning",))
+    with pytest.raises(DataError, match="field 'label': unknown label 'mostly-false'"):
+        claimdecomp.load_claimdecomp(path=write(tmp_path / "cd2.jsonl", json.dumps({**cd, "label": "mostly-false"}) + "\n"))
     cf = {"claim_id": "0", "claim": "c", "claim_label": "DISPUTED", "evidences": [
         {"evidence_id": "A:1", "evidence_label": "SUPPORTS", "article": "A", "evidence": "e", "votes": ["SUPPORTS", None]}]}
-    [climate] = D.load_climate_fever(write(tmp_path / "cf.jsonl", json.dumps(cf) + "\n"))
+    [climate] = climate_fever.load_climate_fever(write(tmp_path / "cf.jsonl", json.dumps(cf) + "\n"))
     assert climate.label == "DISPUTED" and climate.evidences[0].votes == ("SUPPORTS",)
 
 
@@ -219,42 +232,42 @@ def test_claimdecomp_and_climate_fever(tmp_path):
 def test_every_real_file_loads_strictly(real_data):
     """Every published file parses with no error and no skipped record."""
     av = real_data / "averitec"
-    assert [len(D.load_averitec(s, av / f"{s}.json")) for s in ("train", "dev", "test")] == [3068, 500, 1000]
+    assert [len(averitec.load_averitec(s, av / f"{s}.json")) for s in ("train", "dev", "test")] == [3068, 500, 1000]
     for f in sorted((av / "systems").iterdir()):
         if f.name.startswith("bloom"):
-            assert len(D.load_generated_questions(f)) == 500
+            assert len(averitec.load_generated_questions(f)) == 500
         else:
-            outputs = D.load_system_output(f)
+            outputs = averitec.load_system_output(f)
             assert len(outputs) == (2 if "sample" in f.name else 500), f.name
-    assert len(D.load_leaderboard(av / "leaderboard" / "solution_dev.csv")) == 500
-    assert len(D.load_leaderboard(av / "leaderboard" / "submission_dev_baseline.csv")) == 500
-    assert len(D.load_misinfo_domains(av / "misinfo_domains.txt")) > 1000
+    assert len(averitec.load_leaderboard(av / "leaderboard" / "solution_dev.csv")) == 500
+    assert len(averitec.load_leaderboard(av / "leaderboard" / "submission_dev_baseline.csv")) == 500
+    assert len(averitec.load_misinfo_domains(av / "misinfo_domains.txt")) > 1000
     qt = real_data / "quantemp"
-    val = D.load_quantemp_val(qt / "val_claims_bm25_evidence.json")
+    val = quantemp.load_quantemp_val(qt / "val_claims_bm25_evidence.json")
     assert len(val) == 3084 and sum(not c.snippets for c in val) == 154
-    assert len(D.load_quantemp_taxonomy(qt / "taxonomy_labelled_claims.csv")) == 309
-    assert len(D.load_quantemp_decompositions(qt / "test_claimdecomp_questions.csv")) == 2495
+    assert len(quantemp.load_quantemp_taxonomy(qt / "taxonomy_labelled_claims.csv")) == 309
+    assert len(quantemp.load_quantemp_decompositions(qt / "test_claimdecomp_questions.csv")) == 2495
     for name in ("claim_only", "finqa_roberta_claimdecomp", "unified_claimdecomp"):
-        assert len(D.load_quantemp_predictions(qt / f"test_predictions_{name}.csv")) == 2495
-    assert len(D.load_quantemp_gold_subset(qt / "test_subset_gold_with_article.csv")) == 249
-    assert [len(D.load_claimdecomp(s, real_data / "claimdecomp" / f"{s}.jsonl")) for s in ("dev", "test")] == [200, 200]
-    assert len(D.load_climate_fever(real_data / "climate_fever" / "climate-fever.jsonl")) == 1535
+        assert len(quantemp.load_quantemp_predictions(qt / f"test_predictions_{name}.csv")) == 2495
+    assert len(quantemp.load_quantemp_gold_subset(qt / "test_subset_gold_with_article.csv")) == 249
+    assert [len(claimdecomp.load_claimdecomp(s, real_data / "claimdecomp" / f"{s}.jsonl")) for s in ("dev", "test")] == [200, 200]
+    assert len(climate_fever.load_climate_fever(real_data / "climate_fever" / "climate-fever.jsonl")) == 1535
 
 
 def test_checksums(real_data):
     """The real data: every file but SHA256SUMS itself is listed and matches; nothing unlisted."""
     with warnings.catch_warnings():
-        warnings.simplefilter("error", D.UnlistedDataWarning)
-        assert D.verify_checksums(real_data) == 28
+        warnings.simplefilter("error", checksums.UnlistedDataWarning)
+        assert checksums.verify_checksums(real_data) == 28
 
 
 def test_real_data_published_empty_texts_are_the_only_ones(real_data):
     """The two empty texts of the published train split load as published (claim ids stay positions)."""
-    train = D.load_averitec("train", real_data / "averitec" / "train.json")
+    train = averitec.load_averitec("train", real_data / "averitec" / "train.json")
     assert train[1948].text == "" and train[438].questions[2].text == ""
     empty = {(c.claim_id, "claim") for c in train if not c.text.strip()} | {
         (c.claim_id, f"questions[{i}].question") for c in train for i, q in enumerate(c.questions) if not q.text.strip()}
-    assert {("averitec/train.json",) + e for e in empty} == D.PUBLISHED_EMPTY_TEXTS
+    assert {("averitec/train.json",) + e for e in empty} == PUBLISHED_EMPTY_TEXTS
 
 
 # ---------------------------------------------------------------- bad inputs: every one a named DataError
@@ -274,11 +287,11 @@ CF = {"claim_id": "0", "claim": "c", "claim_label": "SUPPORTS", "evidences": [
 
 
 def _averitec(path):
-    return D.load_averitec("dev", path)
+    return averitec.load_averitec("dev", path)
 
 
 def _claimdecomp(path):
-    return D.load_claimdecomp(path=path)
+    return claimdecomp.load_claimdecomp(path=path)
 
 
 def _ann(**changes):
@@ -317,24 +330,24 @@ BAD_JSON = [
     pytest.param(_averitec, [_dev_record(), _dev_record(**_qa(answer_type=["Boolean"]))], 1,
                  "questions[0].answers[0].answer_type", "expected str, got list", id="averitec-answer_type-list"),
     # system outputs: real int ids, non-empty claim and question, one record per claim_id
-    pytest.param(D.load_system_output, [SYS, {**SYS, "claim_id": True}], 1, "claim_id", "expected int, got bool",
+    pytest.param(averitec.load_system_output, [SYS, {**SYS, "claim_id": True}], 1, "claim_id", "expected int, got bool",
                  id="system-claim_id-bool"),
-    pytest.param(D.load_system_output, [SYS, {**SYS, "claim_id": 1, "claim": ""}], 1, "claim", "empty text",
+    pytest.param(averitec.load_system_output, [SYS, {**SYS, "claim_id": 1, "claim": ""}], 1, "claim", "empty text",
                  id="system-empty-claim"),
-    pytest.param(D.load_system_output, [SYS, {**SYS, "claim_id": 1, "evidence": [{**SYS["evidence"][0], "question": ""}]}],
+    pytest.param(averitec.load_system_output, [SYS, {**SYS, "claim_id": 1, "evidence": [{**SYS["evidence"][0], "question": ""}]}],
                  1, "evidence[0].question", "empty text", id="system-empty-question"),
-    pytest.param(D.load_system_output, [TOPK, {**TOPK, "claim_id": 1, "top_2": [{"url": "u"}]}], 1,
+    pytest.param(averitec.load_system_output, [TOPK, {**TOPK, "claim_id": 1, "top_2": [{"url": "u"}]}], 1,
                  "top_2[0].sentence", "missing required field", id="system-missing-sentence"),
-    pytest.param(D.load_system_output, [SYS, {**SYS, "claim_id": 1}, {**SYS, "claim": "other"}], 2, "claim_id",
+    pytest.param(averitec.load_system_output, [SYS, {**SYS, "claim_id": 1}, {**SYS, "claim": "other"}], 2, "claim_id",
                  "duplicate id 0: record 0 has it too", id="system-duplicate-claim_id"),
     # QuanTemp validation claims: snippets and queries are strings, the claim has text
-    pytest.param(D.load_quantemp_val, [QT, {**QT, "evidences": _qt(top_k_doc=[None, 3])}], 1,
+    pytest.param(quantemp.load_quantemp_val, [QT, {**QT, "evidences": _qt(top_k_doc=[None, 3])}], 1,
                  "evidences[0].top_k_doc[0]", "expected str, got NoneType", id="quantemp-top_k_doc-null"),
-    pytest.param(D.load_quantemp_val, [QT, {**QT, "evidences": _qt(top_k_doc="one snippet")}], 1,
+    pytest.param(quantemp.load_quantemp_val, [QT, {**QT, "evidences": _qt(top_k_doc="one snippet")}], 1,
                  "evidences[0].top_k_doc", "expected a list of strings, got str", id="quantemp-top_k_doc-string"),
-    pytest.param(D.load_quantemp_val, [QT, {**QT, "evidences": _qt(questions=3)}], 1, "evidences[0].questions",
+    pytest.param(quantemp.load_quantemp_val, [QT, {**QT, "evidences": _qt(questions=3)}], 1, "evidences[0].questions",
                  "expected str, got int", id="quantemp-query-int"),
-    pytest.param(D.load_quantemp_val, [QT, {**QT, "claim": ""}], 1, "claim", "empty text", id="quantemp-empty-claim"),
+    pytest.param(quantemp.load_quantemp_val, [QT, {**QT, "claim": ""}], 1, "claim", "empty text", id="quantemp-empty-claim"),
     # ClaimDecomp: int ids, one record per example_id, lists of strings, non-empty questions
     pytest.param(_claimdecomp, [CD, {**CD, "example_id": True}], 1, "example_id", "expected int, got bool",
                  id="claimdecomp-example_id-bool"),
@@ -353,20 +366,20 @@ BAD_JSON = [
     pytest.param(_claimdecomp, [CD, {**CD, "example_id": 2, "claim": ""}], 1, "claim", "empty text",
                  id="claimdecomp-empty-claim"),
     # CLIMATE-FEVER: no bool ids, one record per claim_id ("0" and 0 are the same id), lists of strings
-    pytest.param(D.load_climate_fever, [CF, {**CF, "claim_id": True}], 1, "claim_id", "expected str or int, got bool",
+    pytest.param(climate_fever.load_climate_fever, [CF, {**CF, "claim_id": True}], 1, "claim_id", "expected str or int, got bool",
                  id="climate-claim_id-bool"),
-    pytest.param(D.load_climate_fever, [CF, {**CF, "claim_id": "1"}, {**CF, "claim_id": 0}], 2, "claim_id",
+    pytest.param(climate_fever.load_climate_fever, [CF, {**CF, "claim_id": "1"}, {**CF, "claim_id": 0}], 2, "claim_id",
                  "duplicate id '0': record 0 has it too", id="climate-duplicate-claim_id"),
-    pytest.param(D.load_climate_fever, [CF, {**CF, "claim_id": "1", "evidences": _ev(votes="SUPPORTS")}], 1,
+    pytest.param(climate_fever.load_climate_fever, [CF, {**CF, "claim_id": "1", "evidences": _ev(votes="SUPPORTS")}], 1,
                  "evidences[0].votes", "expected a list of strings, got str", id="climate-votes-string"),
-    pytest.param(D.load_climate_fever, [CF, {**CF, "claim_id": "1", "evidences": _ev(evidence_id=5)}], 1,
+    pytest.param(climate_fever.load_climate_fever, [CF, {**CF, "claim_id": "1", "evidences": _ev(evidence_id=5)}], 1,
                  "evidences[0].evidence_id", "expected str, got int", id="climate-evidence_id-int"),
-    pytest.param(D.load_climate_fever, [CF, {**CF, "claim_id": "1", "claim": "\t"}], 1, "claim", "empty text",
+    pytest.param(climate_fever.load_climate_fever, [CF, {**CF, "claim_id": "1", "claim": "\t"}], 1, "claim", "empty text",
                  id="climate-empty-claim"),
 ]
 
 
-def assert_names(err: D.DataError, path: Path, record, field: str, problem: str) -> None:
+def assert_names(err: DataError, path: Path, record, field: str, problem: str) -> None:
     """The error names the file, the record and the field, in its attributes and in its message."""
     assert (err.path, err.record, err.field) == (str(path), record, field)
     assert f"{path}: record {record}: field {field!r}: " in str(err) and problem in str(err), str(err)
@@ -375,7 +388,7 @@ def assert_names(err: D.DataError, path: Path, record, field: str, problem: str)
 @pytest.mark.parametrize("load, records, record, field, problem", BAD_JSON)
 def test_bad_json_records_are_named_errors(tmp_path, load, records, record, field, problem):
     path = write(tmp_path / "bad.jsonl", "".join(json.dumps(r) + "\n" for r in records))
-    with pytest.raises(D.DataError) as err:
+    with pytest.raises(DataError) as err:
         load(path)
     assert_names(err.value, path, record, field, problem)
 
@@ -385,25 +398,25 @@ GOLD_HEADER = ",features,true_label,pred_label\n"
 GOLD_ROW = '"[Claim]:X rose.[Evidences]:Article.",False,True\n'
 
 BAD_CSV = [
-    pytest.param(D.load_leaderboard, LB_HEADER + "0,c,,Supported,gold\n1_0,c,,Supported,gold\n", 1, "id",
+    pytest.param(averitec.load_leaderboard, LB_HEADER + "0,c,,Supported,gold\n1_0,c,,Supported,gold\n", 1, "id",
                  "not an integer: '1_0'", id="leaderboard-id-underscore"),
-    pytest.param(D.load_leaderboard, LB_HEADER + "0,c,,Supported,gold\n+1,c,,Supported,gold\n", 1, "id",
+    pytest.param(averitec.load_leaderboard, LB_HEADER + "0,c,,Supported,gold\n+1,c,,Supported,gold\n", 1, "id",
                  "not an integer: '+1'", id="leaderboard-id-sign"),
-    pytest.param(D.load_leaderboard, LB_HEADER + "0,c,,Supported,gold\n1,c,,Refuted,gold\n0,d,,Refuted,gold\n", 2, "id",
+    pytest.param(averitec.load_leaderboard, LB_HEADER + "0,c,,Supported,gold\n1,c,,Refuted,gold\n0,d,,Refuted,gold\n", 2, "id",
                  "duplicate id 0: record 0 has it too", id="leaderboard-duplicate-id"),
-    pytest.param(D.load_leaderboard, LB_HEADER + "0,c,,Supported,gold\n1, ,,Supported,gold\n", 1, "claim",
+    pytest.param(averitec.load_leaderboard, LB_HEADER + "0,c,,Supported,gold\n1, ,,Supported,gold\n", 1, "claim",
                  "empty text", id="leaderboard-empty-claim"),
-    pytest.param(D.load_quantemp_gold_subset, GOLD_HEADER + "0," + GOLD_ROW + "x1," + GOLD_ROW, 1, "",
+    pytest.param(quantemp.load_quantemp_gold_subset, GOLD_HEADER + "0," + GOLD_ROW + "x1," + GOLD_ROW, 1, "",
                  "not an integer: 'x1'", id="quantemp-gold-index-not-int"),
-    pytest.param(D.load_quantemp_gold_subset, GOLD_HEADER + "0," + GOLD_ROW + "1," + GOLD_ROW + "0," + GOLD_ROW, 2, "",
+    pytest.param(quantemp.load_quantemp_gold_subset, GOLD_HEADER + "0," + GOLD_ROW + "1," + GOLD_ROW + "0," + GOLD_ROW, 2, "",
                  "duplicate id 0: record 0 has it too", id="quantemp-gold-duplicate-index"),
-    pytest.param(D.load_quantemp_gold_subset, GOLD_HEADER + "0," + GOLD_ROW + '1,"[Claim]: [Evidences]:A.",False,True\n',
+    pytest.param(quantemp.load_quantemp_gold_subset, GOLD_HEADER + "0," + GOLD_ROW + '1,"[Claim]: [Evidences]:A.",False,True\n',
                  1, "features", "empty text", id="quantemp-gold-empty-claim"),
-    pytest.param(D.load_quantemp_taxonomy, "claim@taxonomy_labels\nc@temporal\n @temporal\n", 1, "claim", "empty text",
+    pytest.param(quantemp.load_quantemp_taxonomy, "claim@taxonomy_labels\nc@temporal\n @temporal\n", 1, "claim", "empty text",
                  id="quantemp-taxonomy-empty-claim"),
-    pytest.param(D.load_quantemp_decompositions, "claims@questions\nc@Q?\n@Q?\n", 1, "claims", "empty text",
+    pytest.param(quantemp.load_quantemp_decompositions, "claims@questions\nc@Q?\n@Q?\n", 1, "claims", "empty text",
                  id="quantemp-decomposition-empty-claim"),
-    pytest.param(D.load_quantemp_predictions, "claim,verdict\nc,True\n,False\n", 1, "claim", "empty text",
+    pytest.param(quantemp.load_quantemp_predictions, "claim,verdict\nc,True\n,False\n", 1, "claim", "empty text",
                  id="quantemp-prediction-empty-claim"),
 ]
 
@@ -411,16 +424,16 @@ BAD_CSV = [
 @pytest.mark.parametrize("load, text, record, field, problem", BAD_CSV)
 def test_bad_csv_rows_are_named_errors(tmp_path, load, text, record, field, problem):
     path = write(tmp_path / "bad.csv", text)
-    with pytest.raises(D.DataError) as err:
+    with pytest.raises(DataError) as err:
         load(path)
     assert_names(err.value, path, record, field, problem)
 
 
 def test_bool_is_not_an_int_unless_asked_for():
-    with pytest.raises(D.DataError, match="field 'n': expected int, got bool"):
-        D._req(Path("f.json"), 0, {"n": False}, "n", int)
-    assert D._req(Path("f.json"), 0, {"n": 0}, "n", int) == 0
-    assert D._req(Path("f.json"), 0, {"n": True}, "n", (bool, int)) is True
+    with pytest.raises(DataError, match="field 'n': expected int, got bool"):
+        _req(Path("f.json"), 0, {"n": False}, "n", int)
+    assert _req(Path("f.json"), 0, {"n": 0}, "n", int) == 0
+    assert _req(Path("f.json"), 0, {"n": True}, "n", (bool, int)) is True
 
 
 def test_published_empty_texts_are_accepted_only_where_published(tmp_path):
@@ -429,30 +442,30 @@ def test_published_empty_texts_are_accepted_only_where_published(tmp_path):
     records[438] = _dev_record(questions=[{"question": "q", "answers": []}] * 2 + [{"question": "", "answers": []}])
     records[1948] = _dev_record(claim="")
     path = write(tmp_path / "averitec" / "train.json", json.dumps(records))
-    train = D.load_averitec("train", path)
+    train = averitec.load_averitec("train", path)
     assert train[1948].text == "" and train[438].questions[2].text == ""
     records[5] = _dev_record(claim="")
     write(path, json.dumps(records))
-    with pytest.raises(D.DataError, match=r"record 5: field 'claim': empty text"):
-        D.load_averitec("train", path)
+    with pytest.raises(DataError, match=r"record 5: field 'claim': empty text"):
+        averitec.load_averitec("train", path)
     other = write(tmp_path / "averitec" / "dev.json", json.dumps(records[:1949]))
-    with pytest.raises(D.DataError, match=r"record 5: field 'claim': empty text"):
-        D.load_averitec("dev", other)
+    with pytest.raises(DataError, match=r"record 5: field 'claim': empty text"):
+        averitec.load_averitec("dev", other)
 
 
 def _lenient_claimdecomp(path, **kw):
-    return D.load_claimdecomp(path=path, **kw)
+    return claimdecomp.load_claimdecomp(path=path, **kw)
 
 
 @pytest.mark.parametrize("load, records, field", [
-    (D.load_system_output, [SYS, {**SYS, "claim": "dup"}, {**SYS, "claim_id": 1}], "claim_id"),
+    (averitec.load_system_output, [SYS, {**SYS, "claim": "dup"}, {**SYS, "claim_id": 1}], "claim_id"),
     (_lenient_claimdecomp, [CD, {**CD, "claim": "dup"}, {**CD, "example_id": 2}], "example_id"),
-    (D.load_climate_fever, [CF, {**CF, "claim": "dup"}, {**CF, "claim_id": "1"}], "claim_id"),
+    (climate_fever.load_climate_fever, [CF, {**CF, "claim": "dup"}, {**CF, "claim_id": "1"}], "claim_id"),
 ])
 def test_lenient_loading_skips_duplicates_into_the_log(tmp_path, load, records, field):
     """With strict=False the second record of an id is skipped and logged; the first and the rest are kept."""
     path = write(tmp_path / "dup.jsonl", "".join(json.dumps(r) + "\n" for r in records))
-    log = D.LoadLog()
+    log = LoadLog()
     out = load(path, strict=False, log=log)
     assert len(out) == 2 and "dup" not in [getattr(o, "claim", None) or o.text for o in out]
     [err] = log.skipped
@@ -475,7 +488,7 @@ def data_dir(tmp_path: Path, files: dict[str, str], extra_lines: tuple[str, ...]
 
 
 def verify_cli(capsys, root: Path) -> tuple[int, str, str]:
-    rc = D.main(["verify", str(root)])
+    rc = checksums.main(["verify", str(root)])
     out, err = capsys.readouterr()
     return rc, out, err
 
@@ -484,8 +497,8 @@ def test_verify_success(tmp_path, capsys):
     root = data_dir(tmp_path, {"a.txt": "a", "sub/b.json": "[]"})
     write(root / "README.md", "about the data")  # README-like files of data/ are not data
     with warnings.catch_warnings():
-        warnings.simplefilter("error", D.UnlistedDataWarning)
-        assert D.verify_checksums(root) == 2
+        warnings.simplefilter("error", checksums.UnlistedDataWarning)
+        assert checksums.verify_checksums(root) == 2
     assert verify_cli(capsys, root) == (0, f"{root}: 2 files match SHA256SUMS\n", "")
 
 
@@ -511,8 +524,8 @@ def test_bad_sha256sums_is_a_named_error(tmp_path, capsys, sums, record, field, 
     root = tmp_path / "data"
     write(root / "a.txt", "secret")
     write(root / "SHA256SUMS", sums.replace("HASH", digest).replace("ABSOLUTE", target))
-    with pytest.raises(D.DataError) as err:
-        D.verify_checksums(root)
+    with pytest.raises(DataError) as err:
+        checksums.verify_checksums(root)
     assert (err.value.path, err.value.record, err.value.field) == (str(root / "SHA256SUMS"), record, field)
     assert problem in str(err.value)
     rc, out, stderr = verify_cli(capsys, root)
@@ -526,15 +539,15 @@ def test_symlink_out_of_the_data_folder_is_refused(tmp_path):
     root.mkdir()
     (root / "link.txt").symlink_to(target)
     write(root / "SHA256SUMS", f"{digest}  link.txt\n")
-    with pytest.raises(D.DataError, match=r"record line 1: field 'path': 'link.txt' resolves outside"):
-        D.verify_checksums(root)
+    with pytest.raises(DataError, match=r"record line 1: field 'path': 'link.txt' resolves outside"):
+        checksums.verify_checksums(root)
 
 
 def test_mismatched_and_missing_files_are_all_named(tmp_path, capsys):
     root = data_dir(tmp_path, {"a.txt": "a", "b.txt": "b", "c.txt": "c"}, extra_lines=(f"{'0' * 64}  gone.txt",))
     (root / "b.txt").write_text("changed")
-    with pytest.raises(D.DataError) as err:
-        D.verify_checksums(root)
+    with pytest.raises(DataError) as err:
+        checksums.verify_checksums(root)
     assert (err.value.record, err.value.field) == ("line 2, line 4", "path")
     assert "2 of 4 listed files do not match" in str(err.value)
     assert f"line 2: 'b.txt': checksum mismatch (expected {sha256(b'b').hexdigest()}" in str(err.value)
@@ -548,9 +561,9 @@ def test_unlisted_files_are_a_warning_that_lists_them(tmp_path, capsys):
     write(root / "new.csv", "x")
     write(root / "sub" / "README.md", "a README below data/ is data like any other file")
     write(root / "README", "top-level README: not data")
-    with pytest.warns(D.UnlistedDataWarning, match=r"2 file\(s\) not listed in SHA256SUMS, so not verified: "
+    with pytest.warns(checksums.UnlistedDataWarning, match=r"2 file\(s\) not listed in SHA256SUMS, so not verified: "
                                                    r"new.csv, sub/README.md"):
-        assert D.verify_checksums(root) == 1
+        assert checksums.verify_checksums(root) == 1
     rc, out, stderr = verify_cli(capsys, root)
     assert rc == 0 and out == f"{root}: 1 files match SHA256SUMS\n"
     assert stderr == f"warning: {root}: 2 file(s) not listed in SHA256SUMS, so not verified: new.csv, sub/README.md\n"
@@ -559,7 +572,7 @@ def test_unlisted_files_are_a_warning_that_lists_them(tmp_path, capsys):
 def test_verify_without_sha256sums_and_usage(tmp_path, capsys):
     rc, out, stderr = verify_cli(capsys, tmp_path / "nowhere")
     assert rc == 1 and "SHA256SUMS: record -: missing: run `make data`" in stderr
-    assert D.main(["verify", "a", "b"]) == 2 and D.main([]) == 2 and D.main(["check"]) == 2
+    assert checksums.main(["verify", "a", "b"]) == 2 and checksums.main([]) == 2 and checksums.main(["check"]) == 2
     assert "usage: python -m lib.data verify" in capsys.readouterr().err
 
 
@@ -591,13 +604,13 @@ PROJECT_CONFIG = "[core]\n    remote = shared\n['remote \"shared\"']\n    url = 
 def test_remote_check_names_the_missing_folder(tmp_path, capsys):
     root = clone(tmp_path, PROJECT_CONFIG)  # as the project's: relative to .dvc/, so ../shared from the root
     expected = tmp_path.resolve() / "shared" / "dvc-remote"
-    assert D.main(["remote-check", str(root)]) == 1
+    assert checksums.main(["remote-check", str(root)]) == 1
     out, err = capsys.readouterr()
     assert out == "" and err.startswith(
         "error: DVC remote ../shared/dvc-remote not found: put the shared data folder beside the clone "
         f"(expected {expected}; remote 'shared', url '../../shared/dvc-remote' in .dvc/config)")
     expected.mkdir(parents=True)
-    assert D.main(["remote-check", str(root)]) == 0
+    assert checksums.main(["remote-check", str(root)]) == 0
     assert capsys.readouterr().out == f"DVC remote ../shared/dvc-remote found ({expected})\n"
 
 
@@ -605,11 +618,11 @@ def test_remote_check_reads_config_local_and_other_remotes(tmp_path, capsys):
     mine = tmp_path.resolve() / "elsewhere" / "remote"
     mine.mkdir(parents=True)
     root = clone(tmp_path, PROJECT_CONFIG, local=f"[core]\n    remote = mine\n['remote \"mine\"']\n    url = {mine}\n")
-    assert D.dvc_remote(root) == ("mine", str(mine), mine)
-    assert D.main(["remote-check", str(root)]) == 0
+    assert checksums.dvc_remote(root) == ("mine", str(mine), mine)
+    assert checksums.main(["remote-check", str(root)]) == 0
     s3 = clone(tmp_path / "s3", "[core]\n    remote = s3\n['remote \"s3\"']\n    url = s3://bucket/data\n")
-    assert D.dvc_remote(s3) == ("s3", "s3://bucket/data", None)
-    assert D.main(["remote-check", str(s3)]) == 0
+    assert checksums.dvc_remote(s3) == ("s3", "s3://bucket/data", None)
+    assert checksums.main(["remote-check", str(s3)]) == 0
     assert "not a local folder" in capsys.readouterr().out
 
 
@@ -621,13 +634,13 @@ def test_remote_check_reads_config_local_and_other_remotes(tmp_path, capsys):
 ])
 def test_remote_check_bad_configs(tmp_path, capsys, config, problem):
     root = clone(tmp_path, config) if config is not None else tmp_path
-    assert D.main(["remote-check", str(root)]) == 1
+    assert checksums.main(["remote-check", str(root)]) == 1
     assert problem in capsys.readouterr().err
 
 
 def test_project_remote_is_the_shared_folder_beside_the_clone():
     root = Path(__file__).resolve().parent.parent
-    assert D.dvc_remote(root) == ("shared", "../../shared/dvc-remote", root.parent / "shared" / "dvc-remote")
+    assert checksums.dvc_remote(root) == ("shared", "../../shared/dvc-remote", root.parent / "shared" / "dvc-remote")
 
 
 def test_make_data_checks_the_remote_before_pulling():
@@ -643,16 +656,16 @@ def test_make_data_checks_the_remote_before_pulling():
 def test_leaderboard_evidence_keeps_blank_lines_inside_answers_and_reads_crlf():
     evi = "Q1?\t\t\nFirst paragraph.\n\nSecond paragraph.\t\t\n\nQ2?\t\t\nNo. Because.\t\t\n\n"
     expected = (("Q1?", "First paragraph.\n\nSecond paragraph."), ("Q2?", "No. Because."))
-    assert D.parse_leaderboard_evidence(evi) == expected
-    assert D.parse_leaderboard_evidence(evi.replace("\n", "\r\n")) == expected
-    assert D.parse_leaderboard_evidence("") == ()
+    assert averitec.parse_leaderboard_evidence(evi) == expected
+    assert averitec.parse_leaderboard_evidence(evi.replace("\n", "\r\n")) == expected
+    assert averitec.parse_leaderboard_evidence("") == ()
     with pytest.raises(ValueError, match="pair 0: expected 'question<TAB><TAB><NEWLINE>answer'"):
-        D.parse_leaderboard_evidence("Q1?\tA single tab\t\n\n")
+        averitec.parse_leaderboard_evidence("Q1?\tA single tab\t\n\n")
 
 
 def test_the_gold_leaderboard_parses_to_the_dev_answers(real_data):
-    rows = D.load_leaderboard(real_data / "averitec" / "leaderboard" / "solution_dev.csv")
-    claims = D.load_averitec("dev", real_data / "averitec" / "dev.json")
+    rows = averitec.load_leaderboard(real_data / "averitec" / "leaderboard" / "solution_dev.csv")
+    claims = averitec.load_averitec("dev", real_data / "averitec" / "dev.json")
     assert sum(len(r.qa_pairs) for r in rows) == sum(len(q.answers) for c in claims for q in c.questions) == 1399
     assert [tuple(q for q, _ in r.qa_pairs) for r in rows] == \
         [tuple(q.text.strip() for q in c.questions for _ in q.answers) for c in claims]
@@ -664,31 +677,31 @@ def test_the_gold_leaderboard_parses_to_the_dev_answers(real_data):
 ])
 def test_leaderboard_csv_problems(tmp_path, text, record, field, problem):
     path = write(tmp_path / "lb.csv", text)
-    with pytest.raises(D.DataError) as err:
-        D.load_leaderboard(path)
+    with pytest.raises(DataError) as err:
+        averitec.load_leaderboard(path)
     assert_names(err.value, path, record, field, problem)
 
 
 def test_csv_reading_skips_blank_lines_and_a_bom_and_names_other_encodings(tmp_path):
     path = tmp_path / "lb.csv"
     path.write_bytes("\ufeffid,claim,evi,label\n0,c,,Supported\n\n1,d,,Refuted\n\n".encode("utf-8"))
-    assert [(r.claim_id, r.label) for r in D.load_leaderboard(path)] == [(0, "Supported"), (1, "Refuted")]
+    assert [(r.claim_id, r.label) for r in averitec.load_leaderboard(path)] == [(0, "Supported"), (1, "Refuted")]
     path.write_bytes("id,claim,evi,label\n0,caf\xe9,,Supported\n".encode("latin-1"))
-    with pytest.raises(D.DataError, match="record -: not UTF-8 text"):
-        D.load_leaderboard(path)
+    with pytest.raises(DataError, match="record -: not UTF-8 text"):
+        averitec.load_leaderboard(path)
 
 
 def test_json_reading_skips_a_bom_and_refuses_duplicate_keys(tmp_path):
     path = tmp_path / "sys.json"
     record = {"claim_id": 0, "claim": "c", "evidence": []}
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps([record]).encode())
-    assert D.read_json_records(path) == [(0, record)]
+    assert read_json_records(path) == [(0, record)]
     path.write_text('[{"claim_id": 0, "claim": "c", "claim": "d", "evidence": []}]')
-    with pytest.raises(D.DataError, match="an object names the key 'claim' twice"):
-        D.read_json_records(path)
+    with pytest.raises(DataError, match="an object names the key 'claim' twice"):
+        read_json_records(path)
     path.write_text('{"a": 1}\n{"a": 1, "a": 2}\n')
-    with pytest.raises(D.DataError, match="record at line 2: an object names the key 'a' twice"):
-        D.read_json_records(path)
+    with pytest.raises(DataError, match="record at line 2: an object names the key 'a' twice"):
+        read_json_records(path)
 
 
 def test_averitec_answers_must_be_a_list_and_claim_ids_positions(tmp_path, fixture_data):
@@ -696,20 +709,20 @@ def test_averitec_answers_must_be_a_list_and_claim_ids_positions(tmp_path, fixtu
     bad = json.loads(json.dumps(dev))
     bad[1]["questions"][0]["answers"] = {}
     path = write(tmp_path / "dev.json", json.dumps(bad))
-    with pytest.raises(D.DataError, match=r"record 1: field 'questions\[0\].answers': expected a list, got dict"):
-        D.load_averitec("dev", path)
+    with pytest.raises(DataError, match=r"record 1: field 'questions\[0\].answers': expected a list, got dict"):
+        averitec.load_averitec("dev", path)
     ids = [{**c, "claim_id": i} for i, c in enumerate(dev)]
-    assert [c.claim_id for c in D.load_averitec("dev", write(tmp_path / "ids.json", json.dumps(ids)))] == [0, 1, 2]
-    with pytest.raises(D.DataError, match=r"record 0: field 'claim_id': 2, but a claim's id is its position"):
-        D.load_averitec("dev", write(tmp_path / "rev.json", json.dumps(ids[::-1])))
+    assert [c.claim_id for c in averitec.load_averitec("dev", write(tmp_path / "ids.json", json.dumps(ids)))] == [0, 1, 2]
+    with pytest.raises(DataError, match=r"record 0: field 'claim_id': 2, but a claim's id is its position"):
+        averitec.load_averitec("dev", write(tmp_path / "rev.json", json.dumps(ids[::-1])))
 
 
 def test_a_nul_in_sha256sums_and_a_non_utf8_dvc_config_are_named(tmp_path, capsys):
     root = data_dir(tmp_path, {"a.txt": "a"}, extra_lines=(f"{'0' * 64}  b\x00.txt",))
-    with pytest.raises(D.DataError, match=r"record line 2: field 'path': 'b\\x00.txt' cannot be resolved"):
-        D.verify_checksums(root)
+    with pytest.raises(DataError, match=r"record line 2: field 'path': 'b\\x00.txt' cannot be resolved"):
+        checksums.verify_checksums(root)
     clone_root = tmp_path / "clone"
     (clone_root / ".dvc").mkdir(parents=True)
     (clone_root / ".dvc" / "config").write_bytes(b"[core]\n    remote = caf\xe9\n")
-    assert D.main(["remote-check", str(clone_root)]) == 1
+    assert checksums.main(["remote-check", str(clone_root)]) == 1
     assert "unreadable DVC config" in capsys.readouterr().err

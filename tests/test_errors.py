@@ -3,8 +3,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import data as D
 from lib import errors as ER
+from lib.data import averitec
 
 
 def case(**kw) -> ER.Case:
@@ -80,11 +80,11 @@ def test_content_words_coverage_homogeneity_and_consensus():
     assert ER.consensus([None]) == (None, 0.0, 0)
 
 
-def _claim(claim_id=0, label="Supported", text="The mayor cut taxes by 5% in 2019") -> D.Claim:
-    ans = lambda url: D.Answer("an answer", "Extractive", url, "Web text")
-    questions = (D.Question("Did the mayor cut taxes in 2019?", (ans("https://www.city.gov/budget"), ans(""))),
-                 D.Question("What was the inflation rate?", (ans("https://stats.org/cpi/"),)))
-    return D.Claim(claim_id, "dev", text, label, None, ("Numerical Claim",), (), "", None, None, None, questions)
+def _claim(claim_id=0, label="Supported", text="The mayor cut taxes by 5% in 2019") -> averitec.Claim:
+    ans = lambda url: averitec.Answer("an answer", "Extractive", url, "Web text")
+    questions = (averitec.Question("Did the mayor cut taxes in 2019?", (ans("https://www.city.gov/budget"), ans(""))),
+                 averitec.Question("What was the inflation rate?", (ans("https://stats.org/cpi/"),)))
+    return averitec.Claim(claim_id, "dev", text, label, None, ("Numerical Claim",), (), "", None, None, None, questions)
 
 
 def test_question_docs_follow_answers_and_their_urls():

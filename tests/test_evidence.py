@@ -1,16 +1,16 @@
 """QA predictions from retrieval answers, verdict sources, the duplication ablation, and scoring all runs."""
 import pandas as pd
 import pytest
-
 from conftest import FIXTURE_DATA
-from lib import data as D
+
 from lib import evidence as E
-from lib import scoring as S
+from lib import scoring as SC
+from lib.data import averitec
 
 
 @pytest.fixture(scope="module")
 def claims():
-    return D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    return averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
 
 
 DOCS = pd.DataFrame({"doc_id": ["d1", "d2"], "text": ["The moon is rock.", "Growth was 5%."],
@@ -43,7 +43,7 @@ def test_pairs_are_capped_and_duplication_is_an_explicit_ablation(claims):
 
 
 def test_verdict_sources(claims):
-    train = D.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json")
+    train = averitec.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json")
     assert E.majority_label(claims) == min(set(c.label for c in claims),
                                            key=lambda l: (-sum(c.label == l for c in claims), l))
     assert set(E.verdicts("majority", claims, train).values()) == {E.majority_label(train)}
@@ -62,16 +62,16 @@ def test_with_verdicts_keeps_evidence_scores_and_rescores_labels():
                           "pred_label": ["Refuted"] * 3, "correct": [True, False, True], "claim_types": [[], [], []]})
     out = E.with_verdicts(table, {0: "Supported", 1: "Supported", 2: "Refuted"})
     assert out["correct"].tolist() == [False, True, True] and out["qa"].tolist() == [0.3, 0.1, 0.5]
-    assert S.summarise(out, [0.25])["averitec"]["0.25"] == pytest.approx(1 / 3)   # only claim 2: right and qa > 0.25
+    assert SC.summarise(out, [0.25])["averitec"]["0.25"] == pytest.approx(1 / 3)   # only claim 2: right and qa > 0.25
     assert table["pred_label"].tolist() == ["Refuted"] * 3                        # the input is unchanged
     with pytest.raises(ValueError, match="no verdict for 1 claims"):
         E.with_verdicts(table, {0: "Supported", 1: "Supported"})
 
 
 def test_reference_runs_score_as_expected(claims):
-    refs = [S.reference_evidence(c) for c in claims]
+    refs = [SC.reference_evidence(c) for c in claims]
     runs = E.reference_runs(claims)
-    gold = S.per_claim(runs["reference_gold"], refs)
+    gold = SC.per_claim(runs["reference_gold"], refs)
     assert (gold["correct"]).all() and (gold["qa"] > 0.9).all()
-    trivial = S.per_claim(runs["reference_always_refuted"], refs)
+    trivial = SC.per_claim(runs["reference_always_refuted"], refs)
     assert list(trivial["pred_label"]) == ["Refuted"] * len(claims)

@@ -1,35 +1,36 @@
 """Leakage and coverage on the tiny fixture store, computed by hand (see test_store.py's docstring)."""
 import pytest
-
 from conftest import FIXTURE_DATA
-from lib import data as D, leakage as L
+
+from lib import leakage as LK
+from lib.data import averitec
 
 
 @pytest.fixture(scope="module")
 def claims():
-    return L.claim_table(D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json"))
+    return LK.claim_table(averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json"))
 
 
 def test_pool_sizes(tiny_store):
-    assert L.pool_sizes(tiny_store).to_dict("index") == {0: {"all": 5, "systems": 4, "gold": 2},
+    assert LK.pool_sizes(tiny_store).to_dict("index") == {0: {"all": 5, "systems": 4, "gold": 2},
                                                          1: {"all": 2, "systems": 2, "gold": 1},
                                                          2: {"all": 3, "systems": 2, "gold": 1}}
 
 
 def test_contribution_and_overlap(tiny_store):
-    assert L.contribution(tiny_store).to_dict("index") == {"sys_a": {"pairs": 6, "documents": 6, "unique_pairs": 5},
+    assert LK.contribution(tiny_store).to_dict("index") == {"sys_a": {"pairs": 6, "documents": 6, "unique_pairs": 5},
                                                            "sys_b": {"pairs": 3, "documents": 3, "unique_pairs": 2}}
-    overlap = L.origin_overlap(tiny_store)
+    overlap = LK.origin_overlap(tiny_store)
     assert overlap.loc["sys_a", "sys_b"] == pytest.approx(1 / 8) and overlap.loc["sys_a", "sys_a"] == 1
 
 
 def test_gold_coverage(tiny_store, claims):
-    cov = L.gold_coverage(tiny_store, claims)["gold_coverage"]
-    assert cov.to_dict() == pytest.approx({"sys_a": 2 / 3, "sys_b": 1 / 3, L.ALL_SYSTEMS: 1.0})
+    cov = LK.gold_coverage(tiny_store, claims)["gold_coverage"]
+    assert cov.to_dict() == pytest.approx({"sys_a": 2 / 3, "sys_b": 1 / 3, LK.ALL_SYSTEMS: 1.0})
 
 
 def test_fact_check_leakage(tiny_store, claims):
-    fc = L.fact_check_leakage(tiny_store, claims)
+    fc = LK.fact_check_leakage(tiny_store, claims)
     assert fc.loc["sys_a"].to_dict() == pytest.approx({
         "claims_fact_check_site": 1 / 3, "claims_fact_check_domain": 2 / 3, "claims_own_article": 1 / 3,
         "hits_fact_check_site": 1 / 6, "hits_fact_check_domain": 2 / 6})
@@ -37,7 +38,7 @@ def test_fact_check_leakage(tiny_store, claims):
 
 
 def test_temporal_leakage(tiny_store, claims):
-    tl = L.temporal_leakage(tiny_store, claims)
+    tl = LK.temporal_leakage(tiny_store, claims)
     assert tl.loc[("sys_a", "url_path")].to_dict() == pytest.approx(
         {"dated_hits": 2, "share_after_claim": 0.5, "claims_with_post_claim_doc": 1 / 3})
     assert tl.loc[("sys_a", "wayback")].to_dict() == pytest.approx(
@@ -46,13 +47,13 @@ def test_temporal_leakage(tiny_store, claims):
 
 
 def test_misinfo_and_relevance_coverage(tiny_store):
-    assert L.misinfo_share(tiny_store).to_dict() == pytest.approx({"sys_a": 0.0, "sys_b": 1 / 3, L.ALL_SYSTEMS: 1 / 8})
-    assert L.relevance_coverage(tiny_store) == {"claims": 3, "with_grade_2": 3, "with_grade_1": 2,
+    assert LK.misinfo_share(tiny_store).to_dict() == pytest.approx({"sys_a": 0.0, "sys_b": 1 / 3, LK.ALL_SYSTEMS: 1 / 8})
+    assert LK.relevance_coverage(tiny_store) == {"claims": 3, "with_grade_2": 3, "with_grade_1": 2,
                                                 "with_any_relevant": 3, "without_gold_answers": 2}
 
 
 def test_duplicates(tiny_store):
-    dup = L.duplicates(tiny_store)
+    dup = LK.duplicates(tiny_store)
     assert dup["candidates"] == 19 and dup["skipped"] == 4 and dup["documents"] == 12
     assert dup["candidates_per_document"] == pytest.approx(15 / 12)
     assert dup["texts_under_several_urls"] == 1  # the cheese sentence
@@ -60,7 +61,7 @@ def test_duplicates(tiny_store):
 
 
 def test_store_metrics(tiny_store, claims):
-    m = L.store_metrics(tiny_store, claims)
+    m = LK.store_metrics(tiny_store, claims)
     assert m["documents"] == 12 and m["documents_from_systems"] == 8 and m["judgements"] == 11
     assert m["gold_coverage_all_systems"] == 1.0
     assert m["fact_check_leak_claims_strict"] == round(1 / 3, 4)
@@ -70,12 +71,12 @@ def test_store_metrics(tiny_store, claims):
 
 def test_document_source_and_retrieved_by_systems(tiny_store):
     text = tiny_store.docs["text"]
-    source = dict(zip(text, L.document_source(tiny_store)))
+    source = dict(zip(text, LK.document_source(tiny_store)))
     assert source["The moon is made of rock and dust."] == "gold (dev)"  # gold, also returned by sys_a
     assert source["Economy grew strongly, washingtonpost reports."] == "system"
     assert source["Another distractor text here."] == "distractor (train/test gold)"
-    assert L.document_source(tiny_store).value_counts().to_dict() == {"system": 6, "gold (dev)": 4,
+    assert LK.document_source(tiny_store).value_counts().to_dict() == {"system": 6, "gold (dev)": 4,
                                                                       "distractor (train/test gold)": 2}
-    retrieved = dict(zip(text, L.retrieved_by_systems(tiny_store)))
+    retrieved = dict(zip(text, LK.retrieved_by_systems(tiny_store)))
     assert retrieved["The moon is made of rock and dust."] and not retrieved["NASA never said the moon is cheese."]
-    assert int(L.retrieved_by_systems(tiny_store).sum()) == 8
+    assert int(LK.retrieved_by_systems(tiny_store).sum()) == 8

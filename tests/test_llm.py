@@ -12,16 +12,16 @@ import warnings
 
 import pytest
 
-from lib import llm as L
+from lib import llm as LM
 from tests.llm_stub import StubLLM
 
 MSG = [{"role": "user", "content": "Which questions verify: the moon is made of cheese?"}]
 
 
-def settings(stub: StubLLM | None, tmp_path, **kw) -> L.LLMSettings:
+def settings(stub: StubLLM | None, tmp_path, **kw) -> LM.LLMSettings:
     base = dict(mode="live", base_url=stub.base_url if stub else None, model="stub-model", timeout=0.5,
                 max_retries=3, backoff=0.01, cache=str(tmp_path / "cache.jsonl"))
-    return L.LLMSettings(**{**base, **kw})
+    return LM.LLMSettings(**{**base, **kw})
 
 
 def canned(messages):
@@ -53,47 +53,47 @@ def dead_url():
 
 def test_live_then_replay_is_offline_and_identical(tmp_path):
     with StubLLM(canned) as stub:
-        live = L.LLM(settings(stub, tmp_path))
+        live = LM.LLM(settings(stub, tmp_path))
         first = live.chat(MSG)
         assert first == canned(MSG)
         assert live.chat(MSG) == first and len(stub.requests) == 1  # the second came from the cache
         assert live.counters.cache_hits == 1 and live.counters.answered == 1
         body = stub.requests[0]
         assert body["model"] == "stub-model" and body["temperature"] == 0.0 and body["seed"] == 0
-    replay = L.LLM(settings(None, tmp_path, mode="replay", base_url="http://127.0.0.1:9/v1"))  # nothing listens
+    replay = LM.LLM(settings(None, tmp_path, mode="replay", base_url="http://127.0.0.1:9/v1"))  # nothing listens
     assert replay.chat(MSG) == first
     assert replay.counters.requests == 0
 
 
 def test_parameters_are_part_of_the_key(tmp_path):
     with StubLLM(canned) as stub:
-        client = L.LLM(settings(stub, tmp_path))
+        client = LM.LLM(settings(stub, tmp_path))
         client.chat(MSG)
         client.chat(MSG, temperature=0.1)
         assert len(stub.requests) == 2 and stub.requests[1]["temperature"] == 0.1
-    assert L.cache_key("m", MSG, {"temperature": 0.0}) != L.cache_key("m2", MSG, {"temperature": 0.0})
+    assert LM.cache_key("m", MSG, {"temperature": 0.0}) != LM.cache_key("m2", MSG, {"temperature": 0.0})
 
 
 def test_replay_lists_every_missing_entry(tmp_path):
-    replay = L.LLM(settings(None, tmp_path, mode="replay"))
+    replay = LM.LLM(settings(None, tmp_path, mode="replay"))
     batch = [MSG, [{"role": "user", "content": "another prompt"}]]
-    with pytest.raises(L.CacheMiss) as err:
+    with pytest.raises(LM.CacheMiss) as err:
         replay.chat_many(batch, progress=False)
     assert len(err.value.missing) == 2
     assert "2 answer(s) are not in the cache" in str(err.value) and "another prompt" in str(err.value)
 
 
 def test_off_mode_makes_no_calls(tmp_path):
-    client = L.LLM(settings(None, tmp_path, mode="off"))
+    client = LM.LLM(settings(None, tmp_path, mode="off"))
     assert not client.enabled
-    with pytest.raises(L.LLMError, match="off"):
+    with pytest.raises(LM.LLMError, match="off"):
         client.chat(MSG)
 
 
 def test_rate_limits_and_server_errors_are_retried_with_backoff(tmp_path):
     with StubLLM(canned) as stub:
         stub.faults += ["429", "500", "429"]
-        client = L.LLM(settings(stub, tmp_path))
+        client = LM.LLM(settings(stub, tmp_path))
         start = time.perf_counter()
         assert client.chat(MSG) == canned(MSG)
         waited = time.perf_counter() - start
@@ -106,7 +106,7 @@ def test_rate_limits_and_server_errors_are_retried_with_backoff(tmp_path):
 def test_timeouts_are_retried(tmp_path):
     with StubLLM(canned, delay=1.0) as stub:
         stub.faults.append("timeout")
-        client = L.LLM(settings(stub, tmp_path, timeout=0.2))
+        client = LM.LLM(settings(stub, tmp_path, timeout=0.2))
         assert client.chat(MSG) == canned(MSG)
     assert client.counters.errors == {"APITimeoutError": 1} and client.counters.retries == 1
 
@@ -114,27 +114,27 @@ def test_timeouts_are_retried(tmp_path):
 def test_give_up_after_retries_is_counted_and_not_cached(tmp_path):
     with StubLLM(canned) as stub:
         stub.faults += ["500"] * 3
-        client = L.LLM(settings(stub, tmp_path, max_retries=2))
+        client = LM.LLM(settings(stub, tmp_path, max_retries=2))
         assert client.chat(MSG) is None
         assert (client.counters.requests, client.counters.failures) == (3, 1)
         assert len(client.cache) == 0
         assert client.chat(MSG) == canned(MSG)  # the next attempt succeeds and is cached
-    assert len(L.AnswerCache(tmp_path / "cache.jsonl")) == 1
+    assert len(LM.AnswerCache(tmp_path / "cache.jsonl")) == 1
 
 
 def test_malformed_answers_parse_to_nothing(tmp_path):
     with StubLLM(canned) as stub:
         stub.faults.append("malformed")
-        client = L.LLM(settings(stub, tmp_path))
+        client = LM.LLM(settings(stub, tmp_path))
         text = client.chat(MSG)
-    assert L.parse_list(text) == [] and L.first_question(text) is None
+    assert LM.parse_list(text) == [] and LM.first_question(text) is None
 
 
 def test_api_key_is_sent_but_never_stored(tmp_path, monkeypatch):
     secret = "sk-test-do-not-store-0123456789"
     monkeypatch.setenv("STUDY_TEST_KEY", secret)
     with StubLLM(canned) as stub:
-        client = L.LLM(settings(stub, tmp_path, api_key_env="STUDY_TEST_KEY"))
+        client = LM.LLM(settings(stub, tmp_path, api_key_env="STUDY_TEST_KEY"))
         client.chat(MSG)
         assert stub.auth == [f"Bearer {secret}"]
     assert secret not in (tmp_path / "cache.jsonl").read_text()
@@ -144,17 +144,17 @@ def test_api_key_is_sent_but_never_stored(tmp_path, monkeypatch):
 def test_no_key_is_sent_when_api_key_env_is_null(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-ambient-must-not-leave-0123456789")
     with StubLLM(canned) as stub:
-        client = L.LLM(settings(stub, tmp_path, api_key_env=None))
+        client = LM.LLM(settings(stub, tmp_path, api_key_env=None))
         assert client.chat(MSG) == canned(MSG)
-        assert stub.auth == [f"Bearer {L.NO_KEY}"]  # a placeholder, not the ambient OPENAI_API_KEY
-    assert L.LLMSettings.from_params({"api_key_env": None}).api_key_env is None
+        assert stub.auth == [f"Bearer {LM.NO_KEY}"]  # a placeholder, not the ambient OPENAI_API_KEY
+    assert LM.LLMSettings.from_params({"api_key_env": None}).api_key_env is None
 
 
 def test_a_key_variable_that_is_not_set_is_an_error_naming_it(tmp_path, monkeypatch):
     monkeypatch.delenv("STUDY_UNSET_KEY", raising=False)
-    with pytest.raises(L.LLMAuthError, match=r"STUDY_UNSET_KEY, which is not set.*llm.api_key_env: null"):
-        L.LLM(settings(None, tmp_path, base_url="http://127.0.0.1:9/v1", api_key_env="STUDY_UNSET_KEY"))
-    L.LLM(settings(None, tmp_path, mode="replay", api_key_env="STUDY_UNSET_KEY"))  # replay needs no key
+    with pytest.raises(LM.LLMAuthError, match=r"STUDY_UNSET_KEY, which is not set.*llm.api_key_env: null"):
+        LM.LLM(settings(None, tmp_path, base_url="http://127.0.0.1:9/v1", api_key_env="STUDY_UNSET_KEY"))
+    LM.LLM(settings(None, tmp_path, mode="replay", api_key_env="STUDY_UNSET_KEY"))  # replay needs no key
 
 
 def test_a_key_over_plain_http_to_a_remote_host_is_warned_about(tmp_path, monkeypatch):
@@ -162,14 +162,14 @@ def test_a_key_over_plain_http_to_a_remote_host_is_warned_about(tmp_path, monkey
     monkeypatch.setenv("STUDY_TEST_KEY", secret)
     # constructing the client sends nothing: 192.0.2.1 (TEST-NET-1) is never contacted
     with pytest.warns(UserWarning, match=r"http://192.0.2.1:8000/v1/ is plain http.*\$STUDY_TEST_KEY") as seen:
-        L.LLM(settings(None, tmp_path, base_url="http://192.0.2.1:8000/v1", api_key_env="STUDY_TEST_KEY"))
+        LM.LLM(settings(None, tmp_path, base_url="http://192.0.2.1:8000/v1", api_key_env="STUDY_TEST_KEY"))
     assert len(seen) == 1 and secret not in str(seen[0].message)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for url in ("http://127.0.0.1:8000/v1", "http://127.3.2.1/v1", "http://localhost:11434/v1",
                     "http://[::1]:8000/v1", "https://192.0.2.1/v1"):
-            L.LLM(settings(None, tmp_path, base_url=url, api_key_env="STUDY_TEST_KEY"))
-        L.LLM(settings(None, tmp_path, base_url="http://192.0.2.1:8000/v1", api_key_env=None))  # no key to expose
+            LM.LLM(settings(None, tmp_path, base_url=url, api_key_env="STUDY_TEST_KEY"))
+        LM.LLM(settings(None, tmp_path, base_url="http://192.0.2.1:8000/v1", api_key_env=None))  # no key to expose
 
 
 @pytest.mark.parametrize("status", ["401", "403"])
@@ -178,8 +178,8 @@ def test_a_refused_key_stops_at_once_naming_the_setting(tmp_path, monkeypatch, s
     monkeypatch.setenv("STUDY_TEST_KEY", secret)
     with StubLLM(canned) as stub:
         stub.faults.append(status)
-        client = L.LLM(settings(stub, tmp_path, api_key_env="STUDY_TEST_KEY"))
-        with pytest.raises(L.LLMAuthError, match=rf"refused the key from \$STUDY_TEST_KEY \(HTTP {status}.*fix "
+        client = LM.LLM(settings(stub, tmp_path, api_key_env="STUDY_TEST_KEY"))
+        with pytest.raises(LM.LLMAuthError, match=rf"refused the key from \$STUDY_TEST_KEY \(HTTP {status}.*fix "
                                                  r"llm.api_key_env") as err:
             client.chat_many([MSG, MSG], progress=False)
         assert len(stub.requests) == 1  # no retry, no second prompt
@@ -192,8 +192,8 @@ def test_a_refused_key_stops_at_once_naming_the_setting(tmp_path, monkeypatch, s
 def test_not_found_stops_at_once_naming_model_and_base_url(tmp_path):
     with StubLLM(canned) as stub:
         stub.faults.append("404")
-        client = L.LLM(settings(stub, tmp_path))
-        with pytest.raises(L.LLMNotFoundError, match=r"HTTP 404 for model 'stub-model'.*fix llm.model.*llm.base_url") \
+        client = LM.LLM(settings(stub, tmp_path))
+        with pytest.raises(LM.LLMNotFoundError, match=r"HTTP 404 for model 'stub-model'.*fix llm.model.*llm.base_url") \
                 as err:
             client.chat(MSG)
         assert str(err.value).startswith(f"{stub.base_url}/ answered HTTP 404")
@@ -202,9 +202,9 @@ def test_not_found_stops_at_once_naming_model_and_base_url(tmp_path):
 
 
 def test_an_unreachable_endpoint_stops_the_stage_after_a_few_prompts(tmp_path, dead_url):
-    client = L.LLM(settings(None, tmp_path, base_url=dead_url, max_retries=1))
+    client = LM.LLM(settings(None, tmp_path, base_url=dead_url, max_retries=1))
     start = time.perf_counter()
-    with pytest.raises(L.LLMUnreachableError, match=rf"{dead_url}/ is unreachable: 3 prompts in a row.*llm.base_url"):
+    with pytest.raises(LM.LLMUnreachableError, match=rf"{dead_url}/ is unreachable: 3 prompts in a row.*llm.base_url"):
         client.chat_many([[{"role": "user", "content": f"prompt {i}"}] for i in range(10)], progress=False)
     assert time.perf_counter() - start < 5
     c = client.counters
@@ -215,7 +215,7 @@ def test_an_unreachable_endpoint_stops_the_stage_after_a_few_prompts(tmp_path, d
 def test_an_answer_resets_the_count_of_unreachable_prompts(tmp_path):
     with StubLLM(canned) as stub:
         stub.faults += ["drop", "drop", None, "drop", "drop"]  # closed without an answer: a connection error
-        client = L.LLM(settings(stub, tmp_path, max_retries=0))
+        client = LM.LLM(settings(stub, tmp_path, max_retries=0))
         answers = client.chat_many([[{"role": "user", "content": str(i)}] for i in range(5)], progress=False)
     assert answers == [None, None, canned(None), None, None]
     assert client.counters.failures == 4 and client.counters.errors == {"APIConnectionError": 4}
@@ -226,50 +226,50 @@ def test_an_answer_resets_the_count_of_unreachable_prompts(tmp_path):
 def test_malformed_answers_are_counted_and_never_cached(tmp_path, fault, problem):
     with StubLLM(canned) as stub:
         stub.faults.append(fault)
-        client = L.LLM(settings(stub, tmp_path))
+        client = LM.LLM(settings(stub, tmp_path))
         assert client.chat(MSG) is None
         c = client.counters
         assert (c.requests, c.retries, c.malformed, c.failures, c.answered) == (1, 0, 1, 1, 0)
         assert c.errors == {f"malformed_{problem}": 1}
         assert len(client.cache) == 0 and not (tmp_path / "cache.jsonl").exists()
         assert client.chat(MSG) == canned(MSG)  # the next ask is answered and cached
-    key = L.cache_key("stub-model", MSG, client.params())
-    assert L.AnswerCache(tmp_path / "cache.jsonl").entries == {key: canned(MSG)}
+    key = LM.cache_key("stub-model", MSG, client.params())
+    assert LM.AnswerCache(tmp_path / "cache.jsonl").entries == {key: canned(MSG)}
 
 
 def test_settings_reject_keys_and_unknown_modes():
     with pytest.raises(ValueError, match="never go in params"):
-        L.LLMSettings.from_params({"mode": "live", "api_key": "sk-x"})
+        LM.LLMSettings.from_params({"mode": "live", "api_key": "sk-x"})
     with pytest.raises(ValueError, match="mode"):
-        L.LLMSettings.from_params({"mode": "online"})
+        LM.LLMSettings.from_params({"mode": "online"})
     with pytest.raises(ValueError, match="unknown keys"):
-        L.LLMSettings.from_params({"modle": "x"})
-    assert L.LLMSettings.from_params(None).mode == "off"
+        LM.LLMSettings.from_params({"modle": "x"})
+    assert LM.LLMSettings.from_params(None).mode == "off"
 
 
 def test_a_line_cut_short_is_moved_aside_and_the_file_repaired(tmp_path):
     path = tmp_path / "cache.jsonl"
-    cache = L.AnswerCache(path)
+    cache = LM.AnswerCache(path)
     cache.put("k1", "m", {}, MSG, "one")
     cache.put("k2", "m", {}, MSG, "two")
     with open(path, "ab") as f:
         f.write(b'{"key": "k3", "answ')  # a killed writer
-    reopened = L.AnswerCache(path)
+    reopened = LM.AnswerCache(path)
     assert reopened.rejected == reopened.dropped == 1 and reopened.entries == {"k1": "one", "k2": "two"}
     assert rejected(tmp_path) == [(3, b'{"key": "k3", "answ')]
     reopened.put("k4", "m", {}, MSG, "four")
-    assert L.AnswerCache(path).entries == {"k1": "one", "k2": "two", "k4": "four"}
-    assert L.AnswerCache(path).rejected == 0 and len(rejected(tmp_path)) == 1
+    assert LM.AnswerCache(path).entries == {"k1": "one", "k2": "two", "k4": "four"}
+    assert LM.AnswerCache(path).rejected == 0 and len(rejected(tmp_path)) == 1
 
 
 def test_an_answer_after_a_line_cut_short_is_not_glued_to_it(tmp_path):
     path = tmp_path / "cache.jsonl"
-    writer = L.AnswerCache(path)
+    writer = LM.AnswerCache(path)
     writer.put("k1", "m", {}, MSG, "one")
     with open(path, "ab") as f:
         f.write(b'{"key": "k2", "answer": "tw')  # another writer, killed mid-append
     writer.put("k3", "m", {}, MSG, "three")      # the next append begins on a new line
-    reopened = L.AnswerCache(path)
+    reopened = LM.AnswerCache(path)
     assert reopened.entries == {"k1": "one", "k3": "three"} and reopened.rejected == 1
     assert rejected(tmp_path) == [(2, b'{"key": "k2", "answer": "tw\n')]
     assert path.read_bytes() == line("k1", "one") + line("k3", "three")
@@ -282,24 +282,24 @@ def test_a_damaged_line_is_moved_aside_with_its_line_number_in_place(tmp_path):
     damaged = bytearray(line("k2", "two"))
     damaged[damaged.index(b"two")] ^= 0x80  # one flipped bit: "t" becomes a byte that is not UTF-8
     path.write_bytes(line("k1", "one") + bytes(damaged) + line("k3", "three"))
-    cache = L.AnswerCache(path)
+    cache = LM.AnswerCache(path)
     assert cache.entries == {"k1": "one", "k3": "three"} and cache.rejected == 1
     assert rejected(tmp_path) == [(2, bytes(damaged))]  # the exact bytes, kept
     assert path.read_bytes() == line("k1", "one") + line("k3", "three")
     assert path.stat().st_ino == inode and not (tmp_path / "cache.jsonl.repair").exists()  # repaired in place
-    assert L.AnswerCache(path).rejected == 0 and len(rejected(tmp_path)) == 1
-    assert L.LLM(settings(None, tmp_path, mode="replay")).report()["cache_lines_rejected"] == 0
+    assert LM.AnswerCache(path).rejected == 0 and len(rejected(tmp_path)) == 1
+    assert LM.LLM(settings(None, tmp_path, mode="replay")).report()["cache_lines_rejected"] == 0
 
 
 def test_a_valid_last_line_without_its_newline_is_kept(tmp_path):
     path = tmp_path / "cache.jsonl"
     path.write_bytes(line("k1", "one") + line("k2", "two").rstrip(b"\n"))
-    cache = L.AnswerCache(path)
+    cache = LM.AnswerCache(path)
     assert cache.entries == {"k1": "one", "k2": "two"} and cache.rejected == 0 and cache.newline_added
     assert path.read_bytes() == line("k1", "one") + line("k2", "two")
     assert rejected(tmp_path) == []
     cache.put("k3", "m", {}, MSG, "three")
-    assert L.AnswerCache(path).entries == {"k1": "one", "k2": "two", "k3": "three"}
+    assert LM.AnswerCache(path).entries == {"k1": "one", "k2": "two", "k3": "three"}
 
 
 def test_a_repair_killed_half_way_is_finished_by_the_next_open(tmp_path):
@@ -311,7 +311,7 @@ def test_a_repair_killed_half_way_is_finished_by_the_next_open(tmp_path):
     (tmp_path / "cache.jsonl.repair").write_bytes(good)
     with open(path, "ab") as f:  # then a writer appended, after the killed repair let go of the lock
         f.write(line("k4", "four"))
-    cache = L.AnswerCache(path)
+    cache = LM.AnswerCache(path)
     assert cache.entries == {"k1": "one", "k3": "three", "k4": "four"}
     assert path.read_bytes() == good + line("k4", "four") and not (tmp_path / "cache.jsonl.repair").exists()
     assert [n for n, _ in rejected(tmp_path)] == [2]  # the half-rewritten line, kept aside
@@ -319,7 +319,7 @@ def test_a_repair_killed_half_way_is_finished_by_the_next_open(tmp_path):
 
 def _append(path: str, n: int, go) -> None:
     go.wait()
-    cache = L.AnswerCache(path)
+    cache = LM.AnswerCache(path)
     for i in range(n):
         cache.put(f"k{i}", "m", {}, MSG, f"answer {i}")
 
@@ -333,7 +333,7 @@ def _damage_and_reopen(path: str, go, done, count) -> None:
         os.write(fd, b"not json\n")
         os.close(fd)
         count.value += 1
-        L.AnswerCache(path)
+        LM.AnswerCache(path)
 
 
 def test_a_repair_while_another_process_appends_loses_nothing(tmp_path):
@@ -348,7 +348,7 @@ def test_a_repair_while_another_process_appends_loses_nothing(tmp_path):
     done.set()
     repairer.join(30)
     assert writer.exitcode == 0 and repairer.exitcode == 0 and count.value > 5
-    cache = L.AnswerCache(path)
+    cache = LM.AnswerCache(path)
     assert cache.entries == {f"k{i}": f"answer {i}" for i in range(n)}  # none lost
     assert rejected(tmp_path) and {t for _, t in rejected(tmp_path)} == {b"not json\n"}
     assert len(rejected(tmp_path)) == count.value  # each damaged line moved aside exactly once
@@ -356,7 +356,7 @@ def test_a_repair_while_another_process_appends_loses_nothing(tmp_path):
 
 
 def _append_forever(path: str) -> None:
-    cache = L.AnswerCache(path)
+    cache = LM.AnswerCache(path)
     i = 0
     while True:
         cache.put(f"k{i}", "m", {}, MSG, "answer " * 200)
@@ -372,7 +372,7 @@ def test_killing_a_writer_never_corrupts_the_cache(tmp_path):
         time.sleep(0.01)
     os.kill(proc.pid, signal.SIGKILL)
     proc.join()
-    cache = L.AnswerCache(path)
+    cache = LM.AnswerCache(path)
     assert len(cache) > 10 and cache.dropped <= 1
     lines = path.read_bytes().splitlines(keepends=True)
     assert all(line.endswith(b"\n") and json.loads(line)["answer"] for line in lines)
@@ -388,14 +388,14 @@ def test_killing_a_writer_never_corrupts_the_cache(tmp_path):
     (None, []),
 ])
 def test_parse_list(text, expected):
-    assert L.parse_list(text) == expected
+    assert LM.parse_list(text) == expected
 
 
 def test_first_question():
-    assert L.first_question("Let me think.\nNext question: Did the WHO say so?\nOr maybe: when?") == \
+    assert LM.first_question("Let me think.\nNext question: Did the WHO say so?\nOr maybe: when?") == \
         "Did the WHO say so?"
-    assert L.first_question('["Did the WHO say so?", "When?"]') == "Did the WHO say so?"
-    assert L.first_question("1. Who?") == "Who?"
+    assert LM.first_question('["Did the WHO say so?", "When?"]') == "Did the WHO say so?"
+    assert LM.first_question("1. Who?") == "Who?"
 
 
 # ---------------------------------------------------------------- found by a hostile-input pass
@@ -406,7 +406,7 @@ def test_an_answer_an_older_writer_glued_to_a_cut_line_is_salvaged(tmp_path):
     path = tmp_path / "cache.jsonl"
     glued = b'{"answer": "tw' + line("k2", "two")
     path.write_bytes(line("k1", "one") + glued + line("k3", "three"))
-    cache = L.AnswerCache(path)
+    cache = LM.AnswerCache(path)
     assert cache.entries == {"k1": "one", "k2": "two", "k3": "three"}
     assert cache.salvaged == 1 and cache.rejected == 1
     assert rejected(tmp_path) == [(2, glued)]  # the damaged line is kept whole beside the cache
@@ -416,10 +416,10 @@ def test_an_answer_an_older_writer_glued_to_a_cut_line_is_salvaged(tmp_path):
 def test_two_entries_joined_without_a_newline_both_stay(tmp_path):
     path = tmp_path / "cache.jsonl"
     path.write_bytes(line("k1", "one").rstrip(b"\n") + line("k2", "two"))
-    cache = L.AnswerCache(path)
+    cache = LM.AnswerCache(path)
     assert cache.entries == {"k1": "one", "k2": "two"} and cache.salvaged == 2
 
 
 def test_a_cache_path_that_is_a_directory_is_named(tmp_path):
-    with pytest.raises(L.LLMError, match="llm.cache: .* is a directory"):
-        L.AnswerCache(tmp_path)
+    with pytest.raises(LM.LLMError, match="llm.cache: .* is a directory"):
+        LM.AnswerCache(tmp_path)

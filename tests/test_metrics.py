@@ -5,7 +5,7 @@ import random
 import ir_measures
 import pytest
 
-from lib import metrics as M
+from lib import metrics as MET
 
 QRELS = {"q1": {"a": 2, "b": 1, "c": 0, "e": 1},   # 3 relevant (a, b, e), e never retrieved
          "q2": {"x": 0},                             # no relevant document: excluded
@@ -15,11 +15,11 @@ RUN = {"q1": {"a": 0.5, "c": 0.9, "d": 0.9, "b": 0.1}, "q2": {"x": 1.0}}
 
 
 def test_ranking_breaks_ties_by_doc_id_descending():
-    assert M.rank({"a": 0.5, "c": 0.9, "d": 0.9, "b": 0.1}) == ["d", "c", "a", "b"]
+    assert MET.rank({"a": 0.5, "c": 0.9, "d": 0.9, "b": 0.1}) == ["d", "c", "a", "b"]
 
 
 def test_hand_computed_values_for_one_query():
-    v = M.query_measures(QRELS["q1"], RUN["q1"], ["ndcg@10", "ndcg@3", "recall@3", "recall@100", "p@2", "p@10",
+    v = MET.query_measures(QRELS["q1"], RUN["q1"], ["ndcg@10", "ndcg@3", "recall@3", "recall@100", "p@2", "p@10",
                                                   "mrr", "mrr@2", "map"])
     dcg = 2 / math.log2(4) + 1 / math.log2(5)                      # a at rank 3, b at rank 4
     idcg = 2 / math.log2(2) + 1 / math.log2(3) + 1 / math.log2(4)  # ideal: a, b, e
@@ -32,29 +32,29 @@ def test_hand_computed_values_for_one_query():
 
 
 def test_means_exclude_queries_without_relevant_documents_and_missing_runs_score_zero():
-    per = M.evaluate(QRELS, RUN, ["recall@100", "mrr"], per_query=True)
+    per = MET.evaluate(QRELS, RUN, ["recall@100", "mrr"], per_query=True)
     assert set(per) == {"q1", "q3"} and per["q3"] == {"recall@100": 0.0, "mrr": 0.0}
-    assert M.excluded_queries(QRELS) == ["q2"]
-    means = M.evaluate(QRELS, RUN, ["recall@100", "mrr"])
+    assert MET.excluded_queries(QRELS) == ["q2"]
+    means = MET.evaluate(QRELS, RUN, ["recall@100", "mrr"])
     assert means == {"recall@100": pytest.approx((2 / 3) / 2), "mrr": pytest.approx((1 / 3) / 2)}
 
 
 def test_graded_gain_and_grade_views():
     qrels = {"q": {"g2": 2, "g1": 1}}
     run = {"q": {"g1": 2.0, "g2": 1.0}}
-    assert M.evaluate(qrels, run, ["ndcg@2"])["ndcg@2"] == pytest.approx(
+    assert MET.evaluate(qrels, run, ["ndcg@2"])["ndcg@2"] == pytest.approx(
         (1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3)))
-    only2 = M.grade_view(qrels, [2])
+    only2 = MET.grade_view(qrels, [2])
     assert only2 == {"q": {"g2": 2, "g1": 0}}
-    assert M.evaluate(only2, run, ["mrr"])["mrr"] == 0.5
-    assert M.evaluate(M.grade_view(qrels, [1]), run, ["mrr"])["mrr"] == 1.0
-    assert math.isnan(M.evaluate({"q": {"g2": 0}}, run, ["mrr"])["mrr"])  # nothing to average
+    assert MET.evaluate(only2, run, ["mrr"])["mrr"] == 0.5
+    assert MET.evaluate(MET.grade_view(qrels, [1]), run, ["mrr"])["mrr"] == 1.0
+    assert math.isnan(MET.evaluate({"q": {"g2": 0}}, run, ["mrr"])["mrr"])  # nothing to average
 
 
 @pytest.mark.parametrize("bad", ["ndcg@0", "recall", "p", "bpref", "ndcg@x"])
 def test_unknown_or_incomplete_measures_are_errors(bad):
     with pytest.raises(ValueError):
-        M.evaluate(QRELS, RUN, [bad])
+        MET.evaluate(QRELS, RUN, [bad])
 
 
 def test_agrees_with_trec_eval_through_ir_measures_on_random_runs():
@@ -66,7 +66,7 @@ def test_agrees_with_trec_eval_through_ir_measures_on_random_runs():
         qrels[f"q{q}"] = {d: rnd.choice([0, 0, 1, 2]) for d in judged}
         # coarse scores make ties common, so the tie-break is exercised
         run[f"q{q}"] = {d: float(rnd.randint(0, 5)) for d in rnd.sample(docs, 25)}
-    ours = M.evaluate(qrels, run, ["ndcg@10", "ndcg@5", "recall@10", "p@5", "mrr", "map", "ndcg"], per_query=True)
+    ours = MET.evaluate(qrels, run, ["ndcg@10", "ndcg@5", "recall@10", "p@5", "mrr", "map", "ndcg"], per_query=True)
     ref = {}
     for m in ir_measures.iter_calc([ir_measures.nDCG @ 10, ir_measures.nDCG @ 5, ir_measures.R @ 10,
                                     ir_measures.P @ 5, ir_measures.RR, ir_measures.AP, ir_measures.nDCG],
@@ -81,22 +81,22 @@ def test_agrees_with_trec_eval_through_ir_measures_on_random_runs():
 
 
 def test_metric_curves_equal_evaluate_at_each_cutoff():
-    curves = M.metric_curves(QRELS, RUN, max_k=5)
+    curves = MET.metric_curves(QRELS, RUN, max_k=5)
     assert list(curves.index) == [1, 2, 3, 4, 5]
     for k in (1, 3, 5):
-        expect = M.evaluate(QRELS, RUN, [f"ndcg@{k}", f"recall@{k}", f"p@{k}"])
+        expect = MET.evaluate(QRELS, RUN, [f"ndcg@{k}", f"recall@{k}", f"p@{k}"])
         assert curves.loc[k, "ndcg"] == pytest.approx(expect[f"ndcg@{k}"])
         assert curves.loc[k, "recall"] == pytest.approx(expect[f"recall@{k}"])
         assert curves.loc[k, "p"] == pytest.approx(expect[f"p@{k}"])
 
 
 def test_trec_files_round_trip(tmp_path):
-    M.write_trec_run(RUN, tmp_path / "run.txt", tag="t")
+    MET.write_trec_run(RUN, tmp_path / "run.txt", tag="t")
     lines = (tmp_path / "run.txt").read_text().splitlines()
     assert lines[0] == "q1 Q0 d 1 0.9 t" and lines[1] == "q1 Q0 c 2 0.9 t"
-    assert M.read_trec_run(tmp_path / "run.txt") == RUN
-    M.write_trec_qrels(QRELS, tmp_path / "qrels.txt")
-    assert M.read_trec_qrels(tmp_path / "qrels.txt") == QRELS
+    assert MET.read_trec_run(tmp_path / "run.txt") == RUN
+    MET.write_trec_qrels(QRELS, tmp_path / "qrels.txt")
+    assert MET.read_trec_qrels(tmp_path / "qrels.txt") == QRELS
     (tmp_path / "bad.txt").write_text("q1 Q0 d 1\n")
     with pytest.raises(ValueError, match="bad.txt:1"):
-        M.read_trec_run(tmp_path / "bad.txt")
+        MET.read_trec_run(tmp_path / "bad.txt")

@@ -2,6 +2,7 @@
 import json
 
 from conftest import FIXTURE_DATA
+
 from lib.notebooks import render_html, run_notebook
 from lib.store import save_store
 
@@ -72,18 +73,18 @@ def test_metrics_are_flattened_with_dvc_style_keys():
 def test_notebook_05_runs_on_fixture_scores(tmp_path):
     import pandas as pd
 
-    from lib import data as D
     from lib import evidence as E
-    from lib import scoring as S
+    from lib import scoring as SC
+    from lib.data import averitec
 
-    claims = D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
-    refs = [S.reference_evidence(c) for c in claims]
-    oracle = [S.Evidence("Refuted", r.questions, r.strings[:1]) for r in refs]
+    claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    refs = [SC.reference_evidence(c) for c in claims]
+    oracle = [SC.Evidence("Refuted", r.questions, r.strings[:1]) for r in refs]
     runs = {"oracle": ("planner", oracle),
-            "oracle__duplicated": ("planner", [S.Evidence(p.label, p.questions, p.strings * 10) for p in oracle]),
-            "sys_x": ("system", [S.Evidence("Supported", ("What?",), ("What? Cheese.",)) for _ in refs]),
+            "oracle__duplicated": ("planner", [SC.Evidence(p.label, p.questions, p.strings * 10) for p in oracle]),
+            "sys_x": ("system", [SC.Evidence("Supported", ("What?",), ("What? Cheese.",)) for _ in refs]),
             **{name: ("reference", preds) for name, preds in E.reference_runs(claims).items()}}
-    table = pd.concat([S.per_claim(p, refs).assign(run=r, kind=k, n_pairs=[len(x.strings[:10]) for x in p])
+    table = pd.concat([SC.per_claim(p, refs).assign(run=r, kind=k, n_pairs=[len(x.strings[:10]) for x in p])
                        for r, (k, p) in runs.items()], ignore_index=True)
     table.to_parquet(tmp_path / "scores.parquet", index=False)
     metrics_path = tmp_path / "averitec.json"

@@ -3,15 +3,15 @@ import json
 
 import numpy as np
 import pytest
-
 from conftest import FIXTURE_DATA
-from lib import data as D
+
 from lib import planners as P
+from lib.data import DataError, averitec
 
 
 @pytest.fixture(scope="module")
 def claims():
-    return D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    return averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
 
 
 def test_claim_only_and_oracle(claims):
@@ -22,7 +22,7 @@ def test_claim_only_and_oracle(claims):
 
 def test_bloom_and_post_hoc_keep_distinct_questions_in_order(claims):
     assert P.bloom_qg(claims, {0: ["Q?", "q? ", "R?"], 1: []}) == {0: ["Q?", "R?"], 1: [], 2: []}
-    outputs = D.load_system_output(FIXTURE_DATA / "averitec" / "systems" / "sys_a.jsonl")
+    outputs = averitec.load_system_output(FIXTURE_DATA / "averitec" / "systems" / "sys_a.jsonl")
     plan = P.post_hoc(claims, outputs)
     assert set(plan) == {0, 1, 2}
     expected = list(dict.fromkeys(e.question for o in outputs if o.claim_id == 0 for e in o.evidence if e.question))
@@ -63,7 +63,7 @@ def test_plan_files_round_trip_and_bad_lines_name_the_line(tmp_path):
     assert P.load_plan(tmp_path / "p.jsonl") == {0: ["a", "é"], 2: ["b"]}
     (tmp_path / "bad.jsonl").write_text(json.dumps({"claim_id": 0, "queries": ["a"]}) + "\n" +
                                         json.dumps({"claim_id": 1, "queries": "a"}) + "\n")
-    with pytest.raises(D.DataError, match="bad.jsonl.*record 2.*queries"):
+    with pytest.raises(DataError, match="bad.jsonl.*record 2.*queries"):
         P.load_plan(tmp_path / "bad.jsonl")
 
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib import data as D
-from lib import llm as L
+from lib import llm as LM
 from lib import prompted as PR
+from lib.data import averitec, claimdecomp
 from tests.conftest import FIXTURE_DATA
 from tests.llm_stub import StubLLM
 
@@ -53,22 +53,22 @@ def test_nearest_examples_by_cosine_with_ties_to_the_lower_index():
 
 
 def test_claimdecomp_prompt_holds_its_examples():
-    claims = D.load_claimdecomp("dev", FIXTURE_DATA / "claimdecomp" / "dev.jsonl")
+    claims = claimdecomp.load_claimdecomp("dev", FIXTURE_DATA / "claimdecomp" / "dev.jsonl")
     examples = PR.decomposition_examples(claims)
     assert examples[2] == ("Vaccines contain microchips.", ["Do vaccines contain microchips?"])
-    dev = D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    dev = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
     msg = PR.claimdecomp_messages(dev[0], examples[:2])
     assert "Claim: The moon landing cost more" in msg[-1]["content"]
     assert msg[-1]["content"].rstrip().endswith(f"Claim: {dev[0].text}\nQuestions:")
 
 
 def test_prompted_plans_live_then_replay(tmp_path):
-    dev = D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
-    s = L.LLMSettings(mode="live", model="stub", backoff=0.01, cache=str(tmp_path / "c.jsonl"))
+    dev = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    s = LM.LLMSettings(mode="live", model="stub", backoff=0.01, cache=str(tmp_path / "c.jsonl"))
     with StubLLM(stub_answer) as stub:
         s.base_url = stub.base_url
         stub.faults += ["429", "malformed"]
-        llm = L.LLM(s)
+        llm = LM.LLM(s)
         plans = {kind: PR.prompted_plan(llm, kind, dev, progress=False) for kind in PR.PROMPTED}
         temps = {r["temperature"] for r in stub.requests if "Decompose" in r["messages"][-1]["content"]}
     assert temps == {0.1}
@@ -79,6 +79,6 @@ def test_prompted_plans_live_then_replay(tmp_path):
     assert plans["claimdecomp"][1]["unparsed"] == 1 and plans["claimdecomp"][0][0] == []
     assert plans["pgmfc"][0][1] == PR.program_queries(PROGRAM)
     assert llm.counters.retries == 1 and llm.counters.parse_failures == 1
-    replay = L.LLM(L.LLMSettings(mode="replay", model="stub", cache=str(tmp_path / "c.jsonl")))
+    replay = LM.LLM(LM.LLMSettings(mode="replay", model="stub", cache=str(tmp_path / "c.jsonl")))
     again = {kind: PR.prompted_plan(replay, kind, dev, progress=False)[0] for kind in PR.PROMPTED}
     assert again == {kind: p for kind, (p, _) in plans.items()} and replay.counters.requests == 0

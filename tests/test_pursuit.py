@@ -4,9 +4,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from lib import data as D
 from lib import pursuit as PU
 from lib import retrieval as R
+from lib.data import averitec
 from lib.store import claim_pools
 from tests.conftest import FIXTURE_DATA
 
@@ -31,7 +31,7 @@ def fake_answer(cid, q):
 
 @pytest.fixture(scope="module")
 def claims():
-    return D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    return averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
 
 
 def test_stops_at_a_verdict_a_repeat_or_the_limit(claims):
@@ -78,7 +78,7 @@ def test_answers_are_the_runs_best_documents(tiny_store, tiny_study):
     text = dict(zip(docs["doc_id"], docs["text"]))
     for cid, query, doc_id in zip(sel["claim_id"], sel["query"], sel["doc_id"]):
         assert answer(int(cid), query) == (doc_id, text[doc_id])
-    assert answer(99, "anything") == (None, D.NO_ANSWER)  # a claim without a pool
+    assert answer(99, "anything") == (None, averitec.NO_ANSWER)  # a claim without a pool
 
 
 class FakeGenerator:

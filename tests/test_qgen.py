@@ -5,13 +5,13 @@ from datetime import date
 
 import pytest
 
-from lib import data as D
 from lib import qgen as Q
+from lib.data import averitec
 
 
 def claim(questions, label="Refuted", text="The moon  is made of cheese."):
-    qs = tuple(D.Question(q, (D.Answer(a, "Extractive", "http://x", None),)) for q, a in questions)
-    return D.Claim(0, "train", text, label, date(2020, 1, 1), (), (), "", None, None, None, qs)
+    qs = tuple(averitec.Question(q, (averitec.Answer(a, "Extractive", "http://x", None),)) for q, a in questions)
+    return averitec.Claim(0, "train", text, label, date(2020, 1, 1), (), (), "", None, None, None, qs)
 
 
 def test_training_examples_of_both_tasks():
@@ -53,7 +53,7 @@ def test_tiny_model_trains_saves_loads_and_generates(tiny_qgen):
     assert report["examples"] == 6 and report["steps"] == 1 and report["loss_curve"][0]["loss"] > 0
     assert report["trainable_parameters"] < report["parameters"]  # the encoder is frozen
     g = Q.Generator(model_dir)
-    claims = D.load_averitec("dev", __import__("tests.conftest", fromlist=["x"]).FIXTURE_DATA / "averitec" / "dev.json")
+    claims = averitec.load_averitec("dev", __import__("tests.conftest", fromlist=["x"]).FIXTURE_DATA / "averitec" / "dev.json")
     plans = g.plans(claims)
     assert set(plans) == {0, 1, 2} and all(len(p) <= g.s.max_questions for p in plans.values())
     out = g.generate([g.next_source(claims[0], [("Who said it?", "NASA.")])], num_return=2, max_new_tokens=8)

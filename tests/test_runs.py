@@ -2,18 +2,18 @@
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import FIXTURE_DATA
-from lib import data as D
+
 from lib import fusion as F
 from lib import retrieval as R
 from lib import runs as RU
+from lib.data import averitec
 from lib.metrics import evaluate
 
 
 @pytest.fixture(scope="module")
 def claims():
-    return D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    return averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
 
 
 @pytest.fixture(scope="module")

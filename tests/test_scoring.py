@@ -4,10 +4,11 @@ import re
 
 import numpy as np
 import pytest
-
 from conftest import FIXTURE_DATA
-from lib import data as D
-from lib import scoring as S
+
+from lib import scoring as SC
+from lib.config import ROOT
+from lib.data import DataError, averitec
 
 
 @pytest.fixture(scope="module")
@@ -16,7 +17,7 @@ def dev(real_data):
 
 
 def run_cli(capsys, predictions, references):
-    S.main(["--predictions", str(predictions), "--references", str(references), "--jobs", "2"])
+    SC.main(["--predictions", str(predictions), "--references", str(references), "--jobs", "2"])
     return json.loads(capsys.readouterr().out)
 
 
@@ -40,65 +41,65 @@ def test_always_refuted_claim_only_run_gives_the_organisers_figures(dev, real_da
 
 
 def test_parallel_and_serial_scores_are_identical(dev):
-    claims = D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
-    refs = [S.reference_evidence(c) for c in claims] * 4
-    preds = [S.Evidence("Refuted", ("What is the moon made of?",), ("What is the moon made of? Cheese.",))] * 12
-    assert np.array_equal(S.evidence_scores(preds, refs, jobs=1), S.evidence_scores(preds, refs, jobs=2))
+    claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    refs = [SC.reference_evidence(c) for c in claims] * 4
+    preds = [SC.Evidence("Refuted", ("What is the moon made of?",), ("What is the moon made of? Cheese.",))] * 12
+    assert np.array_equal(SC.evidence_scores(preds, refs, jobs=1), SC.evidence_scores(preds, refs, jobs=2))
 
 
 def test_reference_strings_follow_the_organisers_rules():
-    claims = D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
-    ref = S.reference_evidence(claims[0])
+    claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    ref = SC.reference_evidence(claims[0])
     assert ref.questions == ("What is the moon made of?", "Did NASA say it?")
-    assert S.qa_string("Is it?", "Yes", "Boolean", "Because.") == "Is it? Yes. Because."
-    assert S.qa_string("Q?", "A") == "Q? A"
-    no_answers = D.Claim(0, "dev", "c", "Refuted", None, (), (), "", None, None, None,
-                         (D.Question("Where?", ()),))
-    assert S.reference_evidence(no_answers).strings == ("Where? No answer could be found.",)
+    assert SC.qa_string("Is it?", "Yes", "Boolean", "Because.") == "Is it? Yes. Because."
+    assert SC.qa_string("Q?", "A") == "Q? A"
+    no_answers = averitec.Claim(0, "dev", "c", "Refuted", None, (), (), "", None, None, None,
+                         (averitec.Question("Where?", ()),))
+    assert SC.reference_evidence(no_answers).strings == ("Where? No answer could be found.",)
 
 
 def test_both_prediction_formats_are_read_and_aligned(tmp_path):
-    claims = D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
     official = [{"label": "Supported", "questions": [{"question": "Q?", "answers": [{"answer": "A1"}, {"answer": "A2"}]},
                                                      {"question": "R?", "answers": []}]},
                 {"label": "conflicting evidence/cherry-picking", "string_evidence": ["s1", "s2"]},
                 {"label": "Refuted", "questions": []}]
     (tmp_path / "official.json").write_text(json.dumps(official))
-    p = S.load_predictions(tmp_path / "official.json", claims)
+    p = SC.load_predictions(tmp_path / "official.json", claims)
     assert p[0].strings == ("Q? A1", "Q? A2", "R? No answer could be found.") and p[0].questions == ("Q?", "R?")
     assert p[1].label == "Conflicting Evidence/Cherrypicking" and not p[1].has_questions
     assert p[2].strings == ()
     shared = [{"claim_id": i, "claim": c.text, "pred_label": "Refuted",
                "evidence": [{"question": "Q?", "answer": f"A{i}", "url": "u"}]} for i, c in reversed(list(enumerate(claims)))]
     (tmp_path / "shared.jsonl").write_text("\n".join(json.dumps(r) for r in shared))
-    p = S.load_predictions(tmp_path / "shared.jsonl", claims)
+    p = SC.load_predictions(tmp_path / "shared.jsonl", claims)
     assert [x.strings for x in p] == [("Q? A0",), ("Q? A1",), ("Q? A2",)]  # aligned by claim_id
 
 
 def test_empty_and_overlong_evidence(real_data):
-    claims = D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
-    ref = S.reference_evidence(claims[0])
-    meteor = S.Meteor()
-    assert S.claim_scores(S.Evidence("Refuted", (), ()), ref, meteor) == (0.0, 0.0)
+    claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    ref = SC.reference_evidence(claims[0])
+    meteor = SC.Meteor()
+    assert SC.claim_scores(SC.Evidence("Refuted", (), ()), ref, meteor) == (0.0, 0.0)
     good = ("What is the moon made of? The moon is made of rock and dust.",)
-    long = S.Evidence("Refuted", ("x",) * 12, ("unrelated words here",) * 10 + good)  # 11th string is ignored
-    assert S.claim_scores(long, ref, meteor)[1] == S.claim_scores(
-        S.Evidence("Refuted", ("x",) * 10, ("unrelated words here",) * 10), ref, meteor)[1]
-    assert S.claim_scores(S.Evidence("Refuted", ("x",), good), ref, meteor)[1] > 0.3
+    long = SC.Evidence("Refuted", ("x",) * 12, ("unrelated words here",) * 10 + good)  # 11th string is ignored
+    assert SC.claim_scores(long, ref, meteor)[1] == SC.claim_scores(
+        SC.Evidence("Refuted", ("x",) * 10, ("unrelated words here",) * 10), ref, meteor)[1]
+    assert SC.claim_scores(SC.Evidence("Refuted", ("x",), good), ref, meteor)[1] > 0.3
 
 
 def test_labels_outside_the_verdicts_and_misaligned_files_are_clear_errors(tmp_path):
-    claims = D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
     (tmp_path / "bad.json").write_text(json.dumps([{"label": "Mostly True", "questions": []}] * 3))
-    with pytest.raises(D.DataError, match="record 0.*label.*Mostly True"):
-        S.load_predictions(tmp_path / "bad.json", claims)
+    with pytest.raises(DataError, match="record 0.*label.*Mostly True"):
+        SC.load_predictions(tmp_path / "bad.json", claims)
     (tmp_path / "short.json").write_text(json.dumps([{"label": "Refuted", "questions": []}]))
-    with pytest.raises(D.DataError, match="1 predictions for 3 references"):
-        S.load_predictions(tmp_path / "short.json", claims)
+    with pytest.raises(DataError, match="1 predictions for 3 references"):
+        SC.load_predictions(tmp_path / "short.json", claims)
     (tmp_path / "missing.jsonl").write_text(json.dumps({"claim_id": 0, "claim": claims[0].text, "pred_label": "Refuted",
                                                         "evidence": []}))
-    with pytest.raises(D.DataError, match="no prediction for 2 reference claims"):
-        S.load_predictions(tmp_path / "missing.jsonl", claims)
+    with pytest.raises(DataError, match="no prediction for 2 reference claims"):
+        SC.load_predictions(tmp_path / "missing.jsonl", claims)
 
 
 def test_summary_by_hand():
@@ -107,7 +108,7 @@ def test_summary_by_hand():
     table = pd.DataFrame({"q_only": [0.5, 0.1], "qa": [0.3, 0.2], "label": ["Refuted", "Supported"],
                           "pred_label": ["Refuted", "Refuted"], "correct": [True, False],
                           "claim_types": [("Numerical Claim",), ("Numerical Claim", "Causal Claim")]})
-    s = S.summarise(table)
+    s = SC.summarise(table)
     assert s["accuracy"] == 0.5 and s["averitec"] == {"0.1": 0.5, "0.2": 0.5, "0.25": 0.5, "0.3": 0.0, "0.4": 0.0,
                                                        "0.5": 0.0}
     assert s["f1"]["Refuted"] == pytest.approx(2 / 3) and s["macro_f1"] == pytest.approx((2 / 3) / 4)
@@ -122,7 +123,7 @@ FIXTURE_DEV = FIXTURE_DATA / "averitec" / "dev.json"
 
 @pytest.fixture(scope="module")
 def fixture_claims():
-    return D.load_averitec("dev", FIXTURE_DEV)
+    return averitec.load_averitec("dev", FIXTURE_DEV)
 
 
 def shared(claims, **overrides):
@@ -140,14 +141,14 @@ def write_json(tmp_path, records, name="pred.json"):
 def test_official_records_with_claim_id_are_aligned_by_id(fixture_claims, tmp_path):
     gold = json.loads(FIXTURE_DEV.read_text())
     with_ids = [{"claim_id": i, **r} for i, r in enumerate(gold)]
-    in_order = S.read_predictions(write_json(tmp_path, with_ids, "a.json"), fixture_claims)
-    reverse = S.read_predictions(write_json(tmp_path, with_ids[::-1], "b.json"), fixture_claims)
+    in_order = SC.read_predictions(write_json(tmp_path, with_ids, "a.json"), fixture_claims)
+    reverse = SC.read_predictions(write_json(tmp_path, with_ids[::-1], "b.json"), fixture_claims)
     assert reverse.evidence == in_order.evidence and reverse.describe() == "official, 3 records aligned by claim_id"
-    summary, _ = S.score_file(tmp_path / "b.json", FIXTURE_DEV)
+    summary, _ = SC.score_file(tmp_path / "b.json", FIXTURE_DEV)
     assert summary["accuracy"] == 1.0 and summary["qa"] > 0.99
     # without ids the claim texts still catch a re-ordered file
-    with pytest.raises(D.DataError, match=r"record 0: field 'claim': differs from reference claim 0"):
-        S.read_predictions(write_json(tmp_path, gold[::-1], "c.json"), fixture_claims)
+    with pytest.raises(DataError, match=r"record 0: field 'claim': differs from reference claim 0"):
+        SC.read_predictions(write_json(tmp_path, gold[::-1], "c.json"), fixture_claims)
 
 
 @pytest.mark.parametrize("records, expected", [
@@ -171,8 +172,8 @@ def test_official_records_with_claim_id_are_aligned_by_id(fixture_claims, tmp_pa
       {"claim_id": 2, "label": "Refuted", "questions": []}], r"record 1: field 'claim_id': missing, while other records"),
 ])
 def test_bad_official_records_are_named_errors(fixture_claims, tmp_path, records, expected):
-    with pytest.raises(D.DataError, match=expected):
-        S.read_predictions(write_json(tmp_path, records), fixture_claims)
+    with pytest.raises(DataError, match=expected):
+        SC.read_predictions(write_json(tmp_path, records), fixture_claims)
 
 
 def mutate(records, index, **changes):
@@ -200,8 +201,8 @@ DROP = object()
     (lambda r: mutate(r, 0, label="Refuted"), r"record 0: field 'label': unknown key in the 2024 format"),
 ])
 def test_bad_2024_records_are_named_errors(fixture_claims, tmp_path, change, expected):
-    with pytest.raises(D.DataError, match=expected):
-        S.read_predictions(write_json(tmp_path, change(shared(fixture_claims))), fixture_claims)
+    with pytest.raises(DataError, match=expected):
+        SC.read_predictions(write_json(tmp_path, change(shared(fixture_claims))), fixture_claims)
 
 
 def test_the_2025_csv_is_a_third_format(fixture_claims, tmp_path):
@@ -213,25 +214,25 @@ def test_the_2025_csv_is_a_third_format(fixture_claims, tmp_path):
         w.writerow(["id", "claim", "evi", "label"])
         for c in reversed(fixture_claims):
             w.writerow([c.claim_id, c.text, f"Q{c.claim_id}?\t\t\nA{c.claim_id}\t\t\n\nR?\t\t\nB\t\t\n\n", "Supported"])
-    p = S.read_predictions(path, fixture_claims)
+    p = SC.read_predictions(path, fixture_claims)
     assert p.describe() == "2025 csv, 3 records aligned by claim_id"
     assert [e.strings for e in p.evidence] == [(f"Q{i}? A{i}", "R? B") for i in range(3)]
     assert [e.questions for e in p.evidence] == [(f"Q{i}?", "R?") for i in range(3)]
     bad = path.read_text().replace("id,claim,evi,label", "id,claim,evi,label,extra")
     (tmp_path / "extra.csv").write_text(bad.replace("Supported\n", "Supported,x\n"))
-    with pytest.raises(D.DataError, match=r"record header: field 'extra': unknown column"):
-        S.read_predictions(tmp_path / "extra.csv", fixture_claims)
+    with pytest.raises(DataError, match=r"record header: field 'extra': unknown column"):
+        SC.read_predictions(tmp_path / "extra.csv", fixture_claims)
     (tmp_path / "nolabel.csv").write_text(path.read_text().replace("Supported", "", 1))
-    with pytest.raises(D.DataError, match=r"record 0: field 'label': unknown averitec label ''"):
-        S.read_predictions(tmp_path / "nolabel.csv", fixture_claims)
+    with pytest.raises(DataError, match=r"record 0: field 'label': unknown averitec label ''"):
+        SC.read_predictions(tmp_path / "nolabel.csv", fixture_claims)
     (tmp_path / "other.csv").write_text("a,b\n1,2\n")
-    with pytest.raises(D.DataError, match="neither JSON nor the 2025 CSV"):
-        S.read_predictions(tmp_path / "other.csv", fixture_claims)
+    with pytest.raises(DataError, match="neither JSON nor the 2025 CSV"):
+        SC.read_predictions(tmp_path / "other.csv", fixture_claims)
 
 
 def test_the_2025_leaderboard_files_read(real_data):
-    claims = D.load_averitec("dev", real_data / "averitec" / "dev.json")
-    p = S.read_predictions(real_data / "averitec" / "leaderboard" / "solution_dev.csv", claims)
+    claims = averitec.load_averitec("dev", real_data / "averitec" / "dev.json")
+    p = SC.read_predictions(real_data / "averitec" / "leaderboard" / "solution_dev.csv", claims)
     assert p.describe() == "2025 csv, 500 records aligned by claim_id"
     assert [e.label for e in p.evidence] == [c.label for c in claims]
 
@@ -240,8 +241,8 @@ def test_the_2025_leaderboard_files_read(real_data):
                                               ("empty.json", "empty file")])
 def test_missing_files_and_directories_are_errors(fixture_claims, tmp_path, target, expected):
     (tmp_path / "empty.json").write_text("  \n")
-    with pytest.raises(D.DataError, match=expected):
-        S.read_predictions(tmp_path / target, fixture_claims)
+    with pytest.raises(DataError, match=expected):
+        SC.read_predictions(tmp_path / target, fixture_claims)
 
 
 def test_cli_exits_1_with_the_error_and_prints_the_format(fixture_claims, tmp_path, capsys):
@@ -250,7 +251,7 @@ def test_cli_exits_1_with_the_error_and_prints_the_format(fixture_claims, tmp_pa
 
     good = write_json(tmp_path, shared(fixture_claims), "good.json")
     proc = subprocess.run([sys.executable, "-m", "lib.scoring", "--jobs", "1", "--references", str(FIXTURE_DEV),
-                           "--predictions", str(good)], capture_output=True, text=True, cwd=S.D.DATA_DIR.parent)
+                           "--predictions", str(good)], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0 and "good.json: 2024, 3 records aligned by claim_id" in proc.stderr
     assert json.loads(proc.stdout)["accuracy"] == pytest.approx(1 / 3)
     for args, expected in [(["--predictions", str(tmp_path / "nope.json")], "nope.json: record -: no such file"),
@@ -258,7 +259,7 @@ def test_cli_exits_1_with_the_error_and_prints_the_format(fixture_claims, tmp_pa
                            (["--predictions", str(good), "--references", str(tmp_path / "r.json")],
                             "r.json: record -: no such file")]:
         with pytest.raises(SystemExit) as err:  # sys.exit(message): exit status 1, the message on stderr
-            S.main(["--jobs", "1", "--references", str(FIXTURE_DEV), *args])
+            SC.main(["--jobs", "1", "--references", str(FIXTURE_DEV), *args])
         assert isinstance(err.value.code, str) and err.value.code.startswith("error: ") and expected in err.value.code
 
 
@@ -267,12 +268,12 @@ def test_lenient_scores_what_it_can_and_says_what_it_skipped(fixture_claims, tmp
     records[1]["pred_label"] = None
     records.append(dict(records[0]))
     path = write_json(tmp_path, records)
-    with pytest.raises(D.DataError):
-        S.score_file(path, FIXTURE_DEV)
+    with pytest.raises(DataError):
+        SC.score_file(path, FIXTURE_DEV)
     import io
 
     log = io.StringIO()
-    summary, table = S.score_file(path, FIXTURE_DEV, lenient=True, log=log)
+    summary, table = SC.score_file(path, FIXTURE_DEV, lenient=True, log=log)
     text = log.getvalue()
     assert "2024, 4 records aligned by claim_id" in text
     assert "skipped:" in text and "record 1: field 'pred_label': missing verdict" in text
@@ -300,9 +301,9 @@ def csv_rows(claims, evi=lambda c: f"Q{c.claim_id}?\t\t\nA{c.claim_id}\t\t\n\n")
 
 
 def test_csv_evidence_with_windows_line_ends_reads_as_with_unix_ones(fixture_claims, tmp_path):
-    unix = S.read_predictions(write_csv(tmp_path / "u.csv", csv_rows(fixture_claims)), fixture_claims)
+    unix = SC.read_predictions(write_csv(tmp_path / "u.csv", csv_rows(fixture_claims)), fixture_claims)
     crlf = csv_rows(fixture_claims, lambda c: f"Q{c.claim_id}?\t\t\r\nA{c.claim_id}\t\t\r\n\r\n")
-    windows = S.read_predictions(write_csv(tmp_path / "w.csv", crlf, newline="\r\n"), fixture_claims)
+    windows = SC.read_predictions(write_csv(tmp_path / "w.csv", crlf, newline="\r\n"), fixture_claims)
     assert windows.evidence == unix.evidence and unix.evidence[0].strings == ("Q0? A0",)
 
 
@@ -314,26 +315,26 @@ def test_csv_evidence_with_windows_line_ends_reads_as_with_unix_ones(fixture_cla
     (("id", "claim", "evi", "label"), lambda cs: [["²", cs[0].text, "", "Refuted"]], "record 0: field 'id': not an integer"),
 ])
 def test_bad_csv_predictions_are_named_errors(fixture_claims, tmp_path, header, rows, expected):
-    with pytest.raises(D.DataError, match=re.escape(expected)):
-        S.read_predictions(write_csv(tmp_path / "p.csv", rows(fixture_claims), header), fixture_claims)
+    with pytest.raises(DataError, match=re.escape(expected)):
+        SC.read_predictions(write_csv(tmp_path / "p.csv", rows(fixture_claims), header), fixture_claims)
 
 
 def test_csv_header_only_quoted_header_and_bom(fixture_claims, tmp_path):
-    with pytest.raises(D.DataError, match=r"no prediction for 3 reference claims"):
-        S.read_predictions(write_csv(tmp_path / "h.csv", []), fixture_claims)
+    with pytest.raises(DataError, match=r"no prediction for 3 reference claims"):
+        SC.read_predictions(write_csv(tmp_path / "h.csv", []), fixture_claims)
     quoted = tmp_path / "q.csv"
     text = write_csv(tmp_path / "plain.csv", csv_rows(fixture_claims)).read_text()
     quoted.write_text(text.replace("id,claim,evi,label", '"id","claim","evi","label"', 1))
-    assert S.read_predictions(quoted, fixture_claims).describe() == "2025 csv, 3 records aligned by claim_id"
+    assert SC.read_predictions(quoted, fixture_claims).describe() == "2025 csv, 3 records aligned by claim_id"
     bom = tmp_path / "bom.csv"
     bom.write_bytes(b"\xef\xbb\xbf" + text.encode())
-    assert S.read_predictions(bom, fixture_claims).evidence[2].strings == ("Q2? A2",)
+    assert SC.read_predictions(bom, fixture_claims).evidence[2].strings == ("Q2? A2",)
 
 
 def test_lenient_position_alignment_keeps_each_record_on_its_claim(fixture_claims, tmp_path):
     gold = [{k: v for k, v in r.items() if k != "claim"} for r in json.loads(FIXTURE_DEV.read_text())]
     gold[0]["label"] = "Bogus"
-    p = S.read_predictions(write_json(tmp_path, gold), fixture_claims, lenient=True)
+    p = SC.read_predictions(write_json(tmp_path, gold), fixture_claims, lenient=True)
     assert p.evidence[0].label is None and [e.label for e in p.evidence[1:]] == [c.label for c in fixture_claims[1:]]
     assert p.describe() == "official, 3 records aligned by position" and "record 0: field 'label'" in p.skipped[0]
 
@@ -351,18 +352,18 @@ def test_lenient_position_alignment_keeps_each_record_on_its_claim(fixture_claim
 def test_more_bad_official_records(fixture_claims, tmp_path, records, expected):
     path = tmp_path / "p.json"
     path.write_text(records if isinstance(records, str) else json.dumps(records * 3))
-    with pytest.raises(D.DataError, match=re.escape(expected)):
-        S.read_predictions(path, fixture_claims)
+    with pytest.raises(DataError, match=re.escape(expected)):
+        SC.read_predictions(path, fixture_claims)
 
 
 def test_utf16_predictions_and_empty_references_are_named(fixture_claims, tmp_path):
     path = tmp_path / "p.json"
     path.write_bytes(json.dumps(shared(fixture_claims)).encode("utf-16"))
-    with pytest.raises(D.DataError, match="record -: not UTF-8 text"):
-        S.read_predictions(path, fixture_claims)
+    with pytest.raises(DataError, match="record -: not UTF-8 text"):
+        SC.read_predictions(path, fixture_claims)
     (tmp_path / "refs.json").write_text("[]")
-    with pytest.raises(D.DataError, match="record -: no reference claims"):
-        S.score_file(write_json(tmp_path, shared(fixture_claims)), tmp_path / "refs.json", lenient=True)
+    with pytest.raises(DataError, match="record -: no reference claims"):
+        SC.score_file(write_json(tmp_path, shared(fixture_claims)), tmp_path / "refs.json", lenient=True)
 
 
 def test_the_gold_2025_csv_scores_as_the_gold_json(real_data, capsys):

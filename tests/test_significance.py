@@ -2,50 +2,50 @@
 import numpy as np
 import pytest
 
-from lib import significance as S
+from lib import significance as SIG
 
 
 def test_bootstrap_ci_of_a_constant_is_the_constant_and_is_seeded():
-    assert S.bootstrap_ci([0.5] * 10) == (0.5, 0.5, 0.5)
+    assert SIG.bootstrap_ci([0.5] * 10) == (0.5, 0.5, 0.5)
     x = np.random.default_rng(0).random(50)
-    mean, lo, hi = S.bootstrap_ci(x, seed=1)
+    mean, lo, hi = SIG.bootstrap_ci(x, seed=1)
     assert lo < mean < hi and mean == pytest.approx(x.mean())
-    assert S.bootstrap_ci(x, seed=1) == (mean, lo, hi)
+    assert SIG.bootstrap_ci(x, seed=1) == (mean, lo, hi)
 
 
 def test_paired_tests_separate_a_real_difference_from_none():
     rng = np.random.default_rng(0)
     a = rng.random(200)
-    assert S.paired_bootstrap(a, a) == 1.0 and S.randomisation_test(a, a) == 1.0
-    assert S.paired_bootstrap(a + 0.1, a) < 0.001 and S.randomisation_test(a + 0.1, a) < 0.001
+    assert SIG.paired_bootstrap(a, a) == 1.0 and SIG.randomisation_test(a, a) == 1.0
+    assert SIG.paired_bootstrap(a + 0.1, a) < 0.001 and SIG.randomisation_test(a + 0.1, a) < 0.001
     noise = a + rng.normal(0, 0.01, size=200)
-    assert S.paired_bootstrap(noise, a) > 0.05 or S.randomisation_test(noise, a) > 0.05
+    assert SIG.paired_bootstrap(noise, a) > 0.05 or SIG.randomisation_test(noise, a) > 0.05
     with pytest.raises(ValueError, match="aligned"):
-        S.paired_bootstrap([1, 2], [1])
+        SIG.paired_bootstrap([1, 2], [1])
 
 
 def test_randomisation_exact_case():
     # two differences of +1: of the 4 sign patterns, 2 reach |mean| >= 1, so p -> (n/2 + 1) / (n + 1)
-    p = S.randomisation_test([1.0, 1.0], [0.0, 0.0], n_resamples=20000, seed=0)
+    p = SIG.randomisation_test([1.0, 1.0], [0.0, 0.0], n_resamples=20000, seed=0)
     assert p == pytest.approx(0.5, abs=0.02)
 
 
 def test_holm_by_hand():
-    assert np.allclose(S.holm([0.01, 0.04, 0.03]), [0.03, 0.06, 0.06])
-    assert np.allclose(S.holm([0.5, 0.9]), [1.0, 1.0])
+    assert np.allclose(SIG.holm([0.01, 0.04, 0.03]), [0.03, 0.06, 0.06])
+    assert np.allclose(SIG.holm([0.5, 0.9]), [1.0, 1.0])
 
 
 def test_mcnemar_exact_by_hand():
     # 3 claims only a gets right, 0 only b: two-sided binomial p = 2 * 0.5**3
-    assert S.mcnemar([1, 1, 1, 0, 1], [0, 0, 0, 0, 1]) == pytest.approx(0.25)
+    assert SIG.mcnemar([1, 1, 1, 0, 1], [0, 0, 0, 0, 1]) == pytest.approx(0.25)
     # 1 against 1 discordant: p = 1; no discordant claims: p = 1
-    assert S.mcnemar([1, 0, 1], [0, 1, 1]) == pytest.approx(1.0)
-    assert S.mcnemar([1, 0], [1, 0]) == 1.0
+    assert SIG.mcnemar([1, 0, 1], [0, 1, 1]) == pytest.approx(1.0)
+    assert SIG.mcnemar([1, 0], [1, 0]) == 1.0
     # 8 against 2: P(X <= 2 | 10, 0.5) * 2 = 2 * 56 / 1024
     a = [1] * 8 + [0] * 2
-    assert S.mcnemar(a, [1 - x for x in a]) == pytest.approx(2 * 56 / 1024)
+    assert SIG.mcnemar(a, [1 - x for x in a]) == pytest.approx(2 * 56 / 1024)
     with pytest.raises(ValueError, match="aligned"):
-        S.mcnemar([1, 0], [1])
+        SIG.mcnemar([1, 0], [1])
 
 
 def test_paired_bootstrap_statistic_equals_paired_bootstrap_for_accuracy():
@@ -57,25 +57,25 @@ def test_paired_bootstrap_statistic_equals_paired_bootstrap_for_accuracy():
     def accuracy(g, p):
         return float(np.mean(g == p))
 
-    diff, p = S.paired_bootstrap_statistic(gold, a, b, accuracy, n_resamples=2000, seed=5)
-    reference = S.paired_bootstrap((a == gold).astype(float), (b == gold).astype(float), n_resamples=2000, seed=5)
+    diff, p = SIG.paired_bootstrap_statistic(gold, a, b, accuracy, n_resamples=2000, seed=5)
+    reference = SIG.paired_bootstrap((a == gold).astype(float), (b == gold).astype(float), n_resamples=2000, seed=5)
     assert diff == pytest.approx(accuracy(gold, a) - accuracy(gold, b))
     assert abs(p - reference) <= 2 / 2001   # the same resamples; ties at the boundary may differ by rounding
-    assert S.paired_bootstrap_statistic(gold, a, a, accuracy) == (0.0, 1.0)
-    assert S.paired_bootstrap_statistic(gold, a, b, accuracy, 500, 1) == S.paired_bootstrap_statistic(gold, a, b, accuracy, 500, 1)
+    assert SIG.paired_bootstrap_statistic(gold, a, a, accuracy) == (0.0, 1.0)
+    assert SIG.paired_bootstrap_statistic(gold, a, b, accuracy, 500, 1) == SIG.paired_bootstrap_statistic(gold, a, b, accuracy, 500, 1)
     with pytest.raises(ValueError, match="aligned"):
-        S.paired_bootstrap_statistic(gold, a[:-1], b, accuracy)
+        SIG.paired_bootstrap_statistic(gold, a[:-1], b, accuracy)
 
 
 def test_spearman_ci_brackets_rho_and_handles_constant_input():
     x = np.arange(50, dtype=float)
-    rho, lo, hi = S.spearman_ci(x, x ** 3, n_resamples=200)
+    rho, lo, hi = SIG.spearman_ci(x, x ** 3, n_resamples=200)
     assert (rho, lo, hi) == pytest.approx((1.0, 1.0, 1.0))  # float rounding of the rank correlation
     rng = np.random.default_rng(1)
     y = x + rng.normal(0, 20, size=50)
-    rho, lo, hi = S.spearman_ci(x, y, n_resamples=500, seed=3)
+    rho, lo, hi = SIG.spearman_ci(x, y, n_resamples=500, seed=3)
     from scipy.stats import spearmanr
 
     assert rho == pytest.approx(spearmanr(x, y).statistic) and lo < rho < hi
-    assert S.spearman_ci(x, y, n_resamples=500, seed=3) == (rho, lo, hi)
-    assert all(np.isnan(v) for v in S.spearman_ci(x, np.ones(50)))
+    assert SIG.spearman_ci(x, y, n_resamples=500, seed=3) == (rho, lo, hi)
+    assert all(np.isnan(v) for v in SIG.spearman_ci(x, np.ones(50)))

@@ -9,11 +9,22 @@ from datetime import date
 
 import pandas as pd
 import pytest
-
 from conftest import FIXTURE_DATA, fixture_settings
-from lib import data as D
-from lib.store import (Candidate, BuildStats, StoreSettings, build_store, claim_pools, doc_id_for, load_store, pool,
-                       qrels_dict, save_store, scope_doc_ids)
+
+from lib.data import DataError
+from lib.store import (
+    BuildStats,
+    Candidate,
+    StoreSettings,
+    build_store,
+    claim_pools,
+    doc_id_for,
+    load_store,
+    pool,
+    qrels_dict,
+    save_store,
+    scope_doc_ids,
+)
 
 
 def texts(docs, ids):
@@ -148,7 +159,7 @@ def test_unknown_claim_id_in_a_system_output_is_an_error(tmp_path):
     data = tmp_path / "data"
     shutil.copytree(FIXTURE_DATA, data)
     (data / "averitec" / "systems" / "sys_a.jsonl").write_text('{"claim_id": 9, "claim": "c", "top_3": []}\n')
-    with pytest.raises(D.DataError, match="record 9: field 'claim_id': not a dev claim id"):
+    with pytest.raises(DataError, match="record 9: field 'claim_id': not a dev claim id"):
         build_store(fixture_settings(), data)
 
 

@@ -2,8 +2,16 @@ from datetime import date
 
 import pytest
 
-from lib.urls import (domain_of, in_domains, marks_fact_check, normalise_url, path_date, strip_wayback, url_date,
-                      wayback_capture_date)
+from lib.urls import (
+    domain_of,
+    in_domains,
+    marks_fact_check,
+    normalise_url,
+    path_date,
+    strip_wayback,
+    url_date,
+    wayback_capture_date,
+)
 
 
 @pytest.mark.parametrize("url, expected", [

@@ -7,10 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import data as D
 from lib import evidence as E
 from lib import nli as N
 from lib import veracity as V
+from lib.data import averitec
+from lib.labels import AVERITEC_LABELS
 from tests.conftest import FIXTURE_DATA, tiny_classifier
 
 
@@ -27,13 +28,13 @@ def test_majority_and_stratified_split():
 
 
 def test_gold_evidence_uses_boolean_explanations_in_question_order():
-    claim = D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")[0]
+    claim = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")[0]
     assert V.gold_evidence(claim) == ("The moon is made of rock and dust.", "NASA never said the moon is cheese.")
     assert V.gold_evidence(claim, 1) == ("The moon is made of rock and dust.",)
 
 
 def test_examples_leave_out_labels_outside_the_set():
-    claims = D.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")   # Refuted, Supported, NEE
+    claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")   # Refuted, Supported, NEE
     four = V.examples(claims, None, "averitec4")
     assert [e.label for e in four] == ["Refuted", "Supported", "Not Enough Evidence"] and four[0].evidence == ()
     assert [e.label for e in V.examples(claims, None, "averitec3")][-1] == N.OTHER
@@ -83,7 +84,7 @@ def test_averitec_stage_end_to_end(tiny_nli):
     assert settings == {("naive", -1): 3, ("claim_only_no_evidence", -1): 3, ("gold", 1): 3, ("gold", 2): 3,
                         ("planner:claim_only", 2): 3, ("planner:oracle", 1): 3, ("planner:oracle", 2): 3}
     assert set(preds.loc[preds["setting"] == "naive", "pred"]) == {"Refuted"}
-    probs = preds[[f"p:{lb}" for lb in D.AVERITEC_LABELS]].to_numpy()
+    probs = preds[[f"p:{lb}" for lb in AVERITEC_LABELS]].to_numpy()
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-5)
     assert (preds.loc[preds["setting"] == "planner:oracle", "n_evidence"] <= 2).all()
     report = json.loads((out / "report.json").read_text())
@@ -120,7 +121,7 @@ def test_quantemp_stage_end_to_end(tiny_bert, tmp_path):
     assert sorted(published["system"]) == ["gpt4o_gold_article", "sys"]
 
 
-def _preds(rows, labels=D.AVERITEC_LABELS, setting="s", k=3, seed=0):
+def _preds(rows, labels=AVERITEC_LABELS, setting="s", k=3, seed=0):
     """Prediction rows from (claim_id, gold, predicted index or probability list)."""
     out = []
     for cid, gold, p in rows:
@@ -146,7 +147,7 @@ def test_setting_scores_in_reduced_label_sets():
 
 def test_over_seeds_and_against_baseline():
     gold = ["Supported", "Refuted"] * 10
-    right = _preds([(i, g, D.AVERITEC_LABELS.index(g)) for i, g in enumerate(gold)], setting="good")
+    right = _preds([(i, g, AVERITEC_LABELS.index(g)) for i, g in enumerate(gold)], setting="good")
     wrong = _preds([(i, g, 2) for i, g in enumerate(gold)], setting="base")
     seed1 = _preds([(i, g, 2) for i, g in enumerate(gold)], setting="good", seed=1)
     preds = pd.concat([right, wrong, seed1], ignore_index=True)

@@ -1,0 +1,314 @@
+"""Typed loaders for every file under `data/`, one module per dataset family.
+
+- `lib.data.averitec`: AVeriTeC claims with gold QA, the published systems' outputs, the FEVER-8 leaderboard CSVs;
+- `lib.data.quantemp`: QuanTemp claims, taxonomy, decompositions, published predictions;
+- `lib.data.claimdecomp`, `lib.data.climate_fever`: the other datasets;
+- `lib.data.checksums`: `python -m lib.data verify [DATA_DIR]` checks `data/` against `data/SHA256SUMS`;
+  `python -m lib.data remote-check [REPO_ROOT]` checks the DVC remote folder before `dvc pull`.
+
+This module holds what they share: the file readers and the field checks. Every loader is strict by
+default: malformed JSON/JSONL/CSV, a missing required field, a field of the wrong type (a bool is not an
+id, a string is not a list of strings), an empty claim or question, a duplicated id, an unknown label or
+an unparseable date raise `DataError`, whose message names the file, the record and the field. With
+`strict=False` a bad record is skipped instead, and the error is appended to a `LoadLog` that the caller
+must pass and report, so nothing is ever dropped silently.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any, Callable, Hashable, Iterator, TypeVar
+
+from lib.labels import normalise_label
+
+T = TypeVar("T")
+
+# --------------------------------------------------------------------------- errors and logs
+
+
+class DataError(ValueError):
+    """A bad input record: says which file, which record and which field."""
+
+    def __init__(self, path: Path | str, record: Any, field_name: str | None, problem: str):
+        self.path, self.record, self.field, self.problem = str(path), record, field_name, problem
+        where = f"{self.path}: record {record}"
+        if field_name is not None:
+            where += f": field {field_name!r}"
+        super().__init__(f"{where}: {problem}")
+
+
+@dataclass
+class LoadLog:
+    """Records skipped by lenient loaders, kept so that callers can count and report them."""
+
+    skipped: list[DataError] = field(default_factory=list)
+
+    def summary(self) -> dict[str, int]:
+        """Skipped records per file."""
+        return dict(Counter(e.path for e in self.skipped))
+
+    def __len__(self) -> int:
+        return len(self.skipped)
+
+
+def _collect(path: Path, rows: Iterator[tuple[Any, dict]], parse: Callable[[Any, dict], T],
+             strict: bool, log: LoadLog | None, *,
+             unique: tuple[str, Callable[[T], Hashable]] | None = None) -> list[T]:
+    """Parse each raw row; raise on the first bad one, or skip it into `log`.
+
+    `unique` = (field name, id of a parsed item): an id seen before is a `DataError` naming both
+    records (the first one is kept when loading leniently), so no id silently shadows another.
+    """
+    if not strict and log is None:
+        raise ValueError("strict=False needs a LoadLog, so that skipped records are reported")
+    out: list[T] = []
+    first_record: dict[Hashable, Any] = {}
+    for record, raw in rows:
+        try:
+            if not isinstance(raw, dict):
+                raise DataError(path, record, None, f"expected an object, got {type(raw).__name__}")
+            item = parse(record, raw)
+            if unique is not None:
+                name, id_of = unique
+                key = id_of(item)
+                if key in first_record:
+                    raise DataError(path, record, name, f"duplicate id {key!r}: record {first_record[key]} has it too "
+                                                        "(expected each id once)")
+                first_record[key] = record
+            out.append(item)
+        except DataError as err:
+            if strict:
+                raise
+            log.skipped.append(err)  # type: ignore[union-attr]
+    return out
+
+
+# --------------------------------------------------------------------------- file readers
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """json's `object_pairs_hook`: an object that names a key twice is an error (json keeps the last)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(f"an object names the key {key!r} twice (json would keep the last silently)")
+        out[key] = value
+    return out
+
+
+def _json(path: Path, text: str, where: str, kind: str) -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except json.JSONDecodeError as err:
+        raise DataError(path, f"at line {err.lineno}" if where == "-" else where, None,
+                        f"malformed {kind}: {err.msg}") from err
+    except _DuplicateKey as err:
+        raise DataError(path, where, None, str(err)) from None
+
+
+def read_json_records(path: Path | str) -> list[tuple[int, Any]]:
+    """(index, record) pairs from a JSON array or a JSONL file (detected from the content).
+
+    Some published files are JSONL despite a `.json` name, so the first character decides. A byte-order
+    mark is skipped; an object that names a key twice is an error.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise DataError(path, "-", None, f"not UTF-8 text ({err})") from err
+    except IsADirectoryError:
+        raise DataError(path, "-", None, "a directory, not a file") from None
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        return list(enumerate(_json(path, text, "-", "JSON")))
+    records = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        records.append((len(records), _json(path, line, f"at line {lineno}", "JSONL")))
+    if not records:
+        raise DataError(path, "-", None, "no records (empty file?)")
+    return records
+
+
+def read_csv_records(path: Path | str, required: tuple[str, ...], sep: str = ",") -> list[tuple[int, dict]]:
+    """(row number, row dict) pairs; a missing column or a ragged row is a `DataError`."""
+    path = Path(path)
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            reader = csv.reader(f, delimiter=sep)
+            try:
+                header = next(reader)
+            except StopIteration:
+                raise DataError(path, "header", None, "empty file") from None
+            twice = sorted({c for c in header if header.count(c) > 1})
+            if twice:
+                raise DataError(path, "header", twice[0], f"column named twice (columns: {header})")
+            missing = [c for c in required if c not in header]
+            if missing:
+                raise DataError(path, "header", missing[0], f"missing column (columns: {header})")
+            rows = []
+            try:
+                for i, values in enumerate(v for v in reader if v):  # a blank line is no row
+                    if len(values) != len(header):
+                        raise DataError(path, i, None, f"malformed CSV: {len(values)} fields, header has {len(header)}")
+                    rows.append((i, dict(zip(header, values))))
+            except csv.Error as err:
+                raise DataError(path, f"near line {reader.line_num}", None, f"malformed CSV: {err}") from err
+    except UnicodeDecodeError as err:
+        raise DataError(path, "-", None, f"not UTF-8 text ({err})") from None
+    except IsADirectoryError:
+        raise DataError(path, "-", None, "a directory, not a file") from None
+    return rows
+
+
+# --------------------------------------------------------------------------- fields
+#
+# One helper per kind of field, each naming the field as `at + name` (e.g. `questions[2].question`):
+# `_req` (a required field of a type), `_opt` (an optional one), `_text` (a claim or question: a string
+# with some text), `_str_list` (a list of strings), `_int_text` (an integer id written in a CSV cell).
+
+# Published records with an empty claim or question. They are kept, so that every file loads as
+# published (claim ids are positions in the file), and they are the only empty texts accepted.
+#   averitec/train.json record 1948: the claim text is "" (label Supported, one QA pair)
+#   averitec/train.json record 438: question 3 of 5 is "" (its justification says "The first Q and A has
+#   no question")
+PUBLISHED_EMPTY_TEXTS = frozenset({
+    ("averitec/train.json", 1948, "claim"),
+    ("averitec/train.json", 438, "questions[2].question"),
+})
+
+
+def _kinds(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _is_kind(value: Any, kind: type | tuple[type, ...]) -> bool:
+    """`isinstance`, except that a bool is not an int: JSON `true` must not become claim 1."""
+    kinds = _kinds(kind)
+    if isinstance(value, bool) and bool not in kinds:
+        return False
+    return isinstance(value, kinds)
+
+
+def _req(path: Path, record: Any, raw: dict, name: str, kind: type | tuple[type, ...] = str, *,
+         allow_none: bool = False, at: str = "") -> Any:
+    """A required field of the expected type."""
+    if name not in raw:
+        raise DataError(path, record, at + name, "missing required field")
+    value = raw[name]
+    if value is None and allow_none:
+        return None
+    if not _is_kind(value, kind):
+        expected = " or ".join(k.__name__ for k in _kinds(kind))
+        raise DataError(path, record, at + name, f"expected {expected}, got {type(value).__name__}")
+    return value
+
+
+def _opt(path: Path, record: Any, raw: dict, name: str, kind: type | tuple[type, ...] = str,
+         default: Any = None, *, at: str = "") -> Any:
+    """An optional field: missing or null gives `default`, anything else must be of `kind`."""
+    if raw.get(name) is None:
+        return default
+    return _req(path, record, raw, name, kind, at=at)
+
+
+def _nonempty(path: Path, record: Any, field_name: str, value: str) -> str:
+    """`value` unless it is blank (and not one of the `PUBLISHED_EMPTY_TEXTS`)."""
+    if not value.strip() and ("/".join(Path(path).parts[-2:]), record, field_name) not in PUBLISHED_EMPTY_TEXTS:
+        raise DataError(path, record, field_name, "empty text (expected a non-empty string)")
+    return value
+
+
+def _text(path: Path, record: Any, raw: dict, name: str, *, at: str = "") -> str:
+    """A claim or question text: a required string with something besides whitespace."""
+    return _nonempty(path, record, at + name, _req(path, record, raw, name, at=at))
+
+
+def _str_list(path: Path, record: Any, raw: dict, name: str, *, at: str = "", required: bool = False,
+              texts: bool = False, none_items: bool = False) -> tuple[Any, ...]:
+    """A list of strings, as a tuple: a lone string is an error, not a tuple of its characters.
+
+    Missing gives () unless `required`; `texts`: every item must be non-empty (questions);
+    `none_items`: nulls are allowed and kept (CLIMATE-FEVER votes).
+    """
+    if name not in raw:
+        if required:
+            raise DataError(path, record, at + name, "missing required field")
+        return ()
+    value = raw[name]
+    if not isinstance(value, list):
+        raise DataError(path, record, at + name, f"expected a list of strings, got {type(value).__name__}")
+    for i, item in enumerate(value):
+        if item is None and none_items:
+            continue
+        if not isinstance(item, str):
+            raise DataError(path, record, f"{at}{name}[{i}]",
+                            f"expected str, got {type(item).__name__} (a list of strings)")
+        if texts:
+            _nonempty(path, record, f"{at}{name}[{i}]", item)
+    return tuple(value)
+
+
+def _int_text(path: Path, record: Any, raw: dict, name: str, default: int | None = None) -> int:
+    """An integer id in a CSV cell: ASCII digits only (no sign, space, '1_0' or 'True'); blank gives `default`."""
+    value = raw[name]
+    if not value and default is not None:
+        return default
+    if not re.fullmatch(r"[0-9]+", value):
+        raise DataError(path, record, name, f"not an integer: {value!r} (expected a non-negative integer id)")
+    return int(value)
+
+
+
+_DMY = re.compile(r"^\s*(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})\s*$")
+_YMD = re.compile(r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*$")
+
+
+def parse_claim_date(value: str | None) -> date | None:
+    """AVeriTeC claim dates: DD-MM-YYYY, also D-M-YYYY and / or . separators, or ISO YYYY-MM-DD.
+
+    None or an empty string is an unknown date (None); anything else unparseable is a ValueError.
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"expected a date string, got {type(value).__name__}")
+    if m := _DMY.match(value):
+        d, mth, y = (int(g) for g in m.groups())
+    elif m := _YMD.match(value):
+        y, mth, d = (int(g) for g in m.groups())
+    else:
+        raise ValueError(f"unparseable date {value!r} (expected DD-MM-YYYY)")
+    try:
+        return date(y, mth, d)
+    except ValueError as err:
+        raise ValueError(f"invalid date {value!r}: {err}") from None
+
+
+def _label(path: Path, record: Any, raw: dict, name: str, scheme: str) -> str:
+    try:
+        return normalise_label(_req(path, record, raw, name), scheme)
+    except ValueError as err:
+        if isinstance(err, DataError):
+            raise
+        raise DataError(path, record, name, str(err)) from None
+
+
+def _choice(path: Path, record: Any, raw: dict, name: str, allowed: tuple[str, ...], *, at: str = "") -> str:
+    value = _req(path, record, raw, name, at=at)
+    if value not in allowed:
+        raise DataError(path, record, at + name, f"unknown label {value!r} (expected one of {list(allowed)})")
+    return value
+
+

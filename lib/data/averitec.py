@@ -1,0 +1,246 @@
+"""AVeriTeC: claims with gold QA (train/dev/test), the published systems' evidence, and the FEVER-8
+(2025) leaderboard CSVs."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from lib.config import DATA_DIR
+from lib.data import (
+    DataError,
+    LoadLog,
+    _collect,
+    _int_text,
+    _label,
+    _opt,
+    _req,
+    _str_list,
+    _text,
+    parse_claim_date,
+    read_csv_records,
+    read_json_records,
+)
+
+# --------------------------------------------------------------------------- AVeriTeC claims
+
+NO_ANSWER = "No answer could be found."
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    answer_type: str | None
+    source_url: str
+    source_medium: str | None
+    boolean_explanation: str | None = None
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    answers: tuple[Answer, ...]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """An AVeriTeC claim with its gold question-answer evidence; `claim_id` is its index in the file."""
+
+    claim_id: int
+    split: str
+    text: str
+    label: str
+    claim_date: date | None
+    claim_types: tuple[str, ...]
+    fact_checking_strategies: tuple[str, ...]
+    justification: str
+    fact_checking_article: str | None
+    speaker: str | None
+    reporting_source: str | None
+    questions: tuple[Question, ...]
+
+
+def _answer(path: Path, record: Any, raw: Any, where: str) -> Answer:
+    """One gold answer; its text may be short ("Yes", "33%") or `NO_ANSWER`, so only its type is checked."""
+    if not isinstance(raw, dict):
+        raise DataError(path, record, where, "expected an answer object")
+    at = where + "."
+    return Answer(_req(path, record, raw, "answer", at=at), _opt(path, record, raw, "answer_type", at=at),
+                  _req(path, record, raw, "source_url", at=at), _opt(path, record, raw, "source_medium", at=at),
+                  _opt(path, record, raw, "boolean_explanation", at=at))
+
+
+def _averitec_claim(path: Path, split: str, record: int, raw: dict) -> Claim:
+    if "claim_id" in raw and raw["claim_id"] != record:
+        raise DataError(path, record, "claim_id", f"{raw['claim_id']!r}, but a claim's id is its position in the "
+                        f"file ({record}): a subset or a re-ordered file would misalign every claim after it")
+    questions = []
+    for qi, q in enumerate(_req(path, record, raw, "questions", list)):
+        if not isinstance(q, dict):
+            raise DataError(path, record, f"questions[{qi}]", f"expected an object, got {type(q).__name__}")
+        text = _text(path, record, q, "question", at=f"questions[{qi}].")
+        answers = [] if q.get("answers") is None else q["answers"]
+        if not isinstance(answers, list):
+            raise DataError(path, record, f"questions[{qi}].answers", f"expected a list, got {type(answers).__name__}")
+        questions.append(Question(text, tuple(
+            _answer(path, record, a, f"questions[{qi}].answers[{ai}]") for ai, a in enumerate(answers))))
+    try:
+        claim_date = parse_claim_date(_req(path, record, raw, "claim_date", allow_none=True))
+    except ValueError as err:
+        if isinstance(err, DataError):
+            raise
+        raise DataError(path, record, "claim_date", str(err)) from None
+    return Claim(
+        claim_id=record, split=split, text=_text(path, record, raw, "claim"),
+        label=_label(path, record, raw, "label", "averitec"), claim_date=claim_date,
+        claim_types=_str_list(path, record, raw, "claim_types"),
+        fact_checking_strategies=_str_list(path, record, raw, "fact_checking_strategies"),
+        justification=_opt(path, record, raw, "justification", str, ""),
+        fact_checking_article=_opt(path, record, raw, "fact_checking_article"),
+        speaker=_opt(path, record, raw, "speaker"), reporting_source=_opt(path, record, raw, "reporting_source"),
+        questions=tuple(questions))
+
+
+def load_averitec(split: str = "dev", path: Path | str | None = None, *, strict: bool = True,
+                  log: LoadLog | None = None) -> list[Claim]:
+    """AVeriTeC claims of `split` (train, dev, test) with their gold QA evidence."""
+    path = Path(path) if path else DATA_DIR / "averitec" / f"{split}.json"
+    rows = read_json_records(path)
+    return _collect(path, iter(rows), lambda r, raw: _averitec_claim(path, split, r, raw), strict, log)
+
+
+def load_generated_questions(path: Path | str | None = None, *, strict: bool = True,
+                             log: LoadLog | None = None) -> dict[int, list[str]]:
+    """The BLOOM a-priori questions (dev schema, empty answers): {claim_id: [questions]}."""
+    path = Path(path) if path else DATA_DIR / "averitec" / "systems" / "bloom_dev_generated_questions.json"
+    claims = load_averitec("dev", path, strict=strict, log=log)
+    return {c.claim_id: [q.text for q in c.questions] for c in claims}
+
+
+def gold_answer_text(answer: Answer) -> str:
+    """The text an answer contributes as evidence: a Boolean answer's explanation where present."""
+    if answer.answer_type == "Boolean" and answer.boolean_explanation:
+        return answer.boolean_explanation
+    return answer.text
+
+
+# --------------------------------------------------------------------------- published system outputs
+
+
+@dataclass(frozen=True)
+class RetrievedEvidence:
+    """One evidence item a system returned: a sentence (and the question it answers, for QA runs)."""
+
+    text: str
+    urls: tuple[str, ...]
+    question: str | None = None
+
+
+@dataclass(frozen=True)
+class SystemOutput:
+    claim_id: int
+    claim: str
+    evidence: tuple[RetrievedEvidence, ...]
+    pred_label: str | None = None
+
+
+def _system_output(path: Path, record: int, raw: dict) -> SystemOutput:
+    claim_id = _req(path, record, raw, "claim_id", int)
+    claim = _text(path, record, raw, "claim")
+    keys = [k for k in raw if k == "evidence" or re.fullmatch(r"top_\d+", k)]
+    if len(keys) != 1:
+        raise DataError(path, record, "evidence", "expected exactly one of 'evidence' or 'top_<k>'")
+    qa = keys[0] == "evidence"
+    items = _req(path, record, raw, keys[0], list)
+    evidence = []
+    for i, item in enumerate(items):
+        where = f"{keys[0]}[{i}]"
+        if not isinstance(item, dict):
+            raise DataError(path, record, where, "expected an object")
+        text = _req(path, record, item, "answer" if qa else "sentence", at=where + ".")
+        url = item.get("url")
+        urls = (url,) if isinstance(url, str) else tuple(url) if isinstance(url, list) else None
+        if urls is None or not all(isinstance(u, str) for u in urls):
+            raise DataError(path, record, f"{where}.url", "expected a string or a list of strings")
+        question = None
+        if qa and item.get("question") is not None:  # optional, but a question when given
+            question = _text(path, record, item, "question", at=where + ".")
+        evidence.append(RetrievedEvidence(text, urls, question))
+    pred = raw.get("pred_label")
+    if pred is not None:
+        pred = _label(path, record, raw, "pred_label", "averitec")
+    return SystemOutput(claim_id, claim, tuple(evidence), pred)
+
+
+def load_system_output(path: Path | str, *, strict: bool = True, log: LoadLog | None = None) -> list[SystemOutput]:
+    """A published system's per-claim output, in any of its three shapes; one record per claim_id.
+
+    QA evidence with one URL per answer (HerO, baseline, FEVER-8), QA evidence with a list of URLs
+    (UHH), or top-k sentences `{sentence, url}` (HerO reranking, baseline BM25 sample).
+    """
+    path = Path(path)
+    return _collect(path, iter(read_json_records(path)), lambda r, raw: _system_output(path, r, raw), strict, log,
+                    unique=("claim_id", lambda o: o.claim_id))
+
+
+def load_misinfo_domains(path: Path | str | None = None) -> set[str]:
+    """Domains known for misinformation, lower-cased, without `www.`."""
+    path = Path(path) if path else DATA_DIR / "averitec" / "misinfo_domains.txt"
+    out = set()
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        d = line.strip().lower()
+        if d and not d.startswith("#"):
+            out.add(d[4:] if d.startswith("www.") else d)
+    return out
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    claim_id: int
+    claim: str
+    qa_pairs: tuple[tuple[str, str], ...]
+    label: str
+    split: str
+
+
+def parse_leaderboard_evidence(evi: str) -> tuple[tuple[str, str], ...]:
+    """FEVER-8 leaderboard evidence: `question\t\t\nanswer` pairs, each ended by `\t\t\n\n`.
+
+    An answer may hold blank lines of its own (so pairs are split on the separator, not on blank lines);
+    Windows line ends are read as `\n`. A pair without its question/answer separator is a ValueError."""
+    pairs = []
+    for i, chunk in enumerate(evi.replace("\r\n", "\n").split("\t\t\n\n")):
+        if not chunk.strip():
+            continue
+        question, sep, answer = chunk.partition("\t\t\n")
+        if not sep or not question.strip():
+            raise ValueError(f"pair {i}: expected 'question<TAB><TAB><NEWLINE>answer', got {chunk[:60]!r}")
+        pairs.append((question.strip(), " ".join(a.strip() for a in answer.split("\t\t\n") if a.strip())))
+    return tuple(pairs)
+
+
+LEADERBOARD_COLUMNS = ("id", "claim", "evi", "label")  # the 2025 submission format; the gold file adds `split`
+
+
+def load_leaderboard(path: Path | str, *, strict: bool = True, log: LoadLog | None = None) -> list[LeaderboardRow]:
+    """FEVER-8 leaderboard CSV (gold solution or a submission; `split` optional); one row per id."""
+    path = Path(path)
+    rows = read_csv_records(path, LEADERBOARD_COLUMNS)
+    extra = sorted(set(rows[0][1]) - {*LEADERBOARD_COLUMNS, "split"}) if rows else []
+    if extra:
+        raise DataError(path, "header", extra[0], f"unknown column (expected {list(LEADERBOARD_COLUMNS)}, "
+                        "optionally 'split')")
+
+    def parse(record: int, raw: dict) -> LeaderboardRow:
+        try:
+            pairs = parse_leaderboard_evidence(raw["evi"])
+        except ValueError as err:
+            raise DataError(path, record, "evi", str(err)) from None
+        return LeaderboardRow(_int_text(path, record, raw, "id"), _text(path, record, raw, "claim"), pairs,
+                              _label(path, record, raw, "label", "averitec"), raw.get("split", ""))
+
+    return _collect(path, iter(rows), parse, strict, log, unique=("id", lambda row: row.claim_id))
+
+
