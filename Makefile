@@ -9,7 +9,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 FIND_LINKS := $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null || true)
 UV := $(VENV)/bin/uv pip install --python $(VENV)/bin/python $(if $(FIND_LINKS),--find-links $(FIND_LINKS))
 
-.PHONY: all setup env params wordnet nltk data pipeline test check-pipeline bench lock clean
+.PHONY: all setup env params wordnet nltk data pipeline test lint check-pipeline bench lock clean
 
 all: setup pipeline ## set up everything, pull the data, run the DVC pipeline
 
@@ -44,15 +44,24 @@ data: env ## pull data/ from the DVC remote and verify its checksums
 	python -m lib.data verify
 
 pipeline: setup ## run the DVC pipeline (does nothing when nothing changed)
+	python -m lib.closure check
 	dvc repro
 	python -m lib.notebooks metrics
+	python -m lib.timing table
 
-test: env nltk data ## the test suite
+test: env nltk data lint ## lint and the test suite
 	python -m pytest -q
 
-check-pipeline: pipeline ## slow check: a second repro must have nothing to do
+lint: env ## ruff: the lint rules and the formatting of pyproject.toml, on the whole tree
+	ruff check --quiet .
+	ruff format --check --quiet .
+
+check-pipeline: pipeline ## slow check: a second repro has nothing to do, and the committed metrics are reproduced byte for byte
 	dvc repro | tee /tmp/repro2.log
 	grep -q "Data and pipelines are up to date" /tmp/repro2.log
+	git diff --exit-code --stat -- outputs/metrics outputs/plots
+	test -z "$$(git status --porcelain -- outputs/metrics outputs/plots)"
+	@echo "check-pipeline: the pipeline reproduces the committed metrics and plot data byte for byte"
 
 bench: setup ## slow: BM25, fusion and AVeriTeC scoring against straightforward implementations (~25 min; needs `make pipeline`)
 	python -m benchmarks.bench_retrieval

@@ -10,6 +10,7 @@
    give the same top-100 ranking and scores.
 Each line ends with the speed ratio (reference time / vectorised time).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,7 +41,7 @@ def bench_bm25(texts: list[str], queries: list[str], batch: int) -> None:
     t_ours = t_ref = 0.0
     max_diff = 0.0
     for i in tqdm(range(0, len(queries), batch), desc="bm25 batches"):
-        chunk = queries[i:i + batch]
+        chunk = queries[i : i + batch]
         start = time.perf_counter()
         s_ours = ours.scores(chunk)
         t_ours += time.perf_counter() - start
@@ -49,8 +50,10 @@ def bench_bm25(texts: list[str], queries: list[str], batch: int) -> None:
         t_ref += time.perf_counter() - start
         max_diff = max(max_diff, float(np.abs(s_ours - s_ref).max()))
     print(f"BM25 index build over {len(texts):,} documents: vectorised {build_ours:.2f} s, rank_bm25 {build_ref:.2f} s")
-    print(f"BM25 scoring of {len(queries):,} sub-queries x {len(texts):,} documents: vectorised {t_ours:.2f} s, "
-          f"rank_bm25 get_scores {t_ref:.2f} s, max |diff| {max_diff:.2e} -> ratio {t_ref / t_ours:.1f}x")
+    print(
+        f"BM25 scoring of {len(queries):,} sub-queries x {len(texts):,} documents: vectorised {t_ours:.2f} s, "
+        f"rank_bm25 get_scores {t_ref:.2f} s, max |diff| {max_diff:.2e} -> ratio {t_ref / t_ours:.1f}x"
+    )
     if max_diff >= 1e-9:
         raise SystemExit(f"BM25 scores differ by {max_diff:.2e} (>= 1e-9)")
 
@@ -73,14 +76,18 @@ def bench_fusion(texts: list[str], doc_ids: np.ndarray, plan: P.Plan, methods: l
             t_ref += time.perf_counter() - start
             if [ids[j] for j in top] != ref_top or not np.allclose(fused[top], [ref[d] for d in ref_top], atol=1e-12):
                 raise SystemExit(f"fusion {method}: vectorised and reference rankings differ")
-    print(f"Fusion of {len(matrices)} claims' sub-query scores x {len(texts):,} documents, {len(methods)} methods "
-          f"({', '.join(methods)}): vectorised {t_ours:.2f} s, dict-based {t_ref:.2f} s, identical top-{depth} "
-          f"-> ratio {t_ref / t_ours:.1f}x")
+    print(
+        f"Fusion of {len(matrices)} claims' sub-query scores x {len(texts):,} documents, {len(methods)} methods "
+        f"({', '.join(methods)}): vectorised {t_ours:.2f} s, dict-based {t_ref:.2f} s, identical top-{depth} "
+        f"-> ratio {t_ref / t_ours:.1f}x"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--plans", nargs="+", default=["oracle", "bloom_qg", "heuristic"], help="plans whose sub-queries to score")
+    ap.add_argument(
+        "--plans", nargs="+", default=["oracle", "bloom_qg", "heuristic"], help="plans whose sub-queries to score"
+    )
     ap.add_argument("--max-queries", type=int, default=None, help="seeded sample of sub-queries (default: all)")
     ap.add_argument("--batch", type=int, default=500, help="sub-queries per vectorised batch")
     ap.add_argument("--fusion-plan", default="oracle")
@@ -90,7 +97,9 @@ def main(argv: list[str] | None = None) -> None:
     texts, doc_ids = docs["text"].tolist(), docs["doc_id"].to_numpy()
     claims = averitec.load_averitec("dev")
     plans = load_plans(sorted(set(args.plans) | {args.fusion_plan}))
-    queries = list(dict.fromkeys(q for name in args.plans for qs in P.resolve(plans[name], claims)[0].values() for q in qs))
+    queries = list(
+        dict.fromkeys(q for name in args.plans for qs in P.resolve(plans[name], claims)[0].values() for q in qs)
+    )
     if args.max_queries and args.max_queries < len(queries):
         queries = random.Random(0).sample(queries, args.max_queries)
     print(f"plans {', '.join(args.plans)}: {len(queries):,} distinct sub-queries")

@@ -5,6 +5,7 @@
 `benchmarks.reference.averitec_claim_scores` (the organisers' loop: every pair tokenised and scored
 afresh, one process). It checks that the per-claim scores are identical and prints the speed ratio.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,7 +22,9 @@ from lib.resources import use_nltk_data
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runs", nargs="+", default=None, help="system names from params `averitec.systems` (default: all)")
+    ap.add_argument(
+        "--runs", nargs="+", default=None, help="system names from params `averitec.systems` (default: all)"
+    )
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args(argv)
     use_nltk_data()
@@ -42,9 +45,11 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(f"{name}: per-claim scores differ (max {np.abs(fast - ref).max():.2e})")
         print(f"{name:12s} fast {t1:6.1f} s   straightforward {t2:6.1f} s   identical   ratio {t2 / t1:.1f}x")
         t_fast, t_ref = t_fast + t1, t_ref + t2
-    print(f"AVeriTeC scoring of {len(names)} runs x {len(claims)} claims (Q-only and Q+A): fast {t_fast:.1f} s "
-          f"({args.jobs} processes), straightforward {t_ref:.1f} s, identical per-claim scores "
-          f"-> ratio {t_ref / t_fast:.1f}x")
+    print(
+        f"AVeriTeC scoring of {len(names)} runs x {len(claims)} claims (Q-only and Q+A): fast {t_fast:.1f} s "
+        f"({args.jobs} processes), straightforward {t_ref:.1f} s, identical per-claim scores "
+        f"-> ratio {t_ref / t_fast:.1f}x"
+    )
 
 
 if __name__ == "__main__":

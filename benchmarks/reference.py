@@ -3,9 +3,10 @@
 The vectorised code in `lib/` must give the same results: the tests check it, and the benchmark
 (`make bench`) times both side by side.
 """
+
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 
 def ranked(scores: Mapping[str, float]) -> list[str]:
@@ -74,6 +75,10 @@ def averitec_claim_scores(preds, refs) -> list[tuple[float, float]]:
     out = []
     for p, r in zip(preds, refs):
         q_pred = list(p.questions if p.has_questions else p.strings)[:10]
-        out.append((assign(matrix(q_pred, r.questions), len(r.questions)),
-                    assign(matrix(list(p.strings)[:10], r.strings), len(r.strings))))
+        out.append(
+            (
+                assign(matrix(q_pred, r.questions), len(r.questions)),
+                assign(matrix(list(p.strings)[:10], r.strings), len(r.strings)),
+            )
+        )
     return out

@@ -14,6 +14,7 @@ The file is read as YAML 1.2, as DVC reads it (PyYAML alone speaks YAML 1.1, whe
 `010` is 8, `1:20` is 80 and `off` is false), and a key written twice in one mapping is an error
 (PyYAML alone keeps the last silently).
 """
+
 from __future__ import annotations
 
 import copy
@@ -21,7 +22,7 @@ import functools
 import re
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -63,20 +64,34 @@ class _Loader(yaml.SafeLoader):
             key = self.construct_object(key_node, deep=True)
             if key in seen:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} written twice (first on line {seen[key] + 1}); YAML would keep the last "
-                    "silently", key_node.start_mark)
+                    None,
+                    None,
+                    f"key {key!r} written twice (first on line {seen[key] + 1}); YAML would keep the last silently",
+                    key_node.start_mark,
+                )
             seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep)
 
 
-_YAML_1_1 = {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp"}
-_Loader.yaml_implicit_resolvers = {first: [(tag, rx) for tag, rx in resolvers if tag not in _YAML_1_1]
-                                   for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_YAML_1_1 = {
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:timestamp",
+}
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in _YAML_1_1]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
 for _tag, _rx, _first in [  # YAML 1.2 core schema; integers before floats ("3" matches both)
-        ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
-        ("int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
-        ("float", r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
-         "-+0123456789.")]:
+    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
+    (
+        "float",
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        "-+0123456789.",
+    ),
+]:
     _Loader.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}", re.compile(_rx), list(_first))
 
 
@@ -109,20 +124,21 @@ PosInt = Annotated[int, Field(ge=1)]
 NonNegInt = Annotated[int, Field(ge=0)]
 PosFloat = Annotated[float, Field(gt=0)]
 NonNegFloat = Annotated[float, Field(ge=0)]
-Share = Annotated[float, Field(ge=0, le=1)]          # a fraction, 0 and 1 included
-OpenShare = Annotated[float, Field(gt=0, lt=1)]      # a fraction strictly between 0 and 1
-Text = Annotated[str, Field(pattern=r"\S")]          # something besides whitespace
+Share = Annotated[float, Field(ge=0, le=1)]  # a fraction, 0 and 1 included
+OpenShare = Annotated[float, Field(gt=0, lt=1)]  # a fraction strictly between 0 and 1
+Text = Annotated[str, Field(pattern=r"\S")]  # something besides whitespace
 Device = Annotated[str, Field(pattern=r"^(auto|cpu|mps|cuda(:\d+)?)$")]
 Measure = Annotated[str, Field(pattern=r"^(ndcg|mrr|map)(@[1-9]\d*)?$|^(recall|p)@[1-9]\d*$")]
 Url = Annotated[str, Field(pattern=r"^https?://\S+$")]
 
 # Vocabularies; tests/test_config.py checks each against the module that implements it.
-Retriever = Literal["bm25", "dense", "hybrid"]                                           # lib.retrieval.RETRIEVERS
-Scope = Literal["claim", "global"]                                                       # lib.store.SCOPES
+Retriever = Literal["bm25", "dense", "hybrid"]  # lib.retrieval.RETRIEVERS
+Scope = Literal["claim", "global"]
+SCOPES: tuple[str, ...] = get_args(Scope)  # claim: the claim's own pool; global: the whole collection
 Fusion = Literal["top1", "concat", "combmax", "combsum", "combmax_norm", "combsum_norm", "rrf", "combmnz"]  # lib.fusion
 Split = Literal["train", "dev", "test"]
-LabelSet = Literal["averitec4", "averitec3", "averitec2"]                                # lib.nli.LABEL_SETS
-Prompted = Literal["claimdecomp", "pgmfc", "all_at_once", "agq"]                         # lib.prompted.PROMPTED
+LabelSet = Literal["averitec4", "averitec3", "averitec2"]  # lib.nli.LABEL_SETS
+Prompted = Literal["claimdecomp", "pgmfc", "all_at_once", "agq"]  # lib.prompted.PROMPTED
 PursuitVariant = Literal["seq_seq", "seq_llm", "llm_llm"]
 
 
@@ -184,7 +200,7 @@ class Retrieval(Section):
     workers: PosInt
 
     @model_validator(mode="after")
-    def _fusion_plans_are_run(self) -> "Retrieval":
+    def _fusion_plans_are_run(self) -> Retrieval:
         _subset(self.all_fusions_for, self.plans, "all_fusions_for", "retrieval.plans")
         return self
 
@@ -236,14 +252,14 @@ class Averitec(Section):
     scope: Scope
     temporal: bool
     plans: Annotated[list[Text], Field(min_length=1)]
-    verdict_source: Literal["majority", "nli"]      # lib.evidence.VERDICT_SOURCES
+    verdict_source: Literal["majority", "nli"]  # lib.evidence.VERDICT_SOURCES
     max_pairs: PosInt
     duplicate_for: list[Text]
     systems: dict[str, Text]
     jobs: PosInt
 
     @model_validator(mode="after")
-    def _ablation_plans_are_scored(self) -> "Averitec":
+    def _ablation_plans_are_scored(self) -> Averitec:
         _subset(self.duplicate_for, self.plans, "duplicate_for", "averitec.plans")
         return self
 
@@ -258,7 +274,7 @@ class AveritecScore(Section):
     main_level: Level
 
     @model_validator(mode="after")
-    def _main_level_is_a_level(self) -> "AveritecScore":
+    def _main_level_is_a_level(self) -> AveritecScore:
         _member(self.main_level, self.levels, "main_level", "levels")
         return self
 
@@ -278,21 +294,25 @@ class QGen(Section):
     max_train_claims: PosInt | None
     seed: NonNegInt
     device: Device
+
+
+class QGenDecoding(Section):  # lib.qgen.Decoding: inference only, so changing it never retrains QGEN
     num_beams: PosInt
     max_new_tokens: PosInt
     max_questions: PosInt
+    device: Device
 
 
 class LLMParams(Section):
-    mode: Literal["off", "replay", "live"]          # lib.llm.MODES
+    mode: Literal["off", "replay", "live"]  # lib.llm.MODES
     base_url: Url | None
     model: Text
     temperature: Annotated[float, Field(ge=0, le=2)]
     seed: NonNegInt | None
     max_tokens: PosInt
-    timeout: Annotated[float, Field(gt=0, le=3600)]     # seconds per request
+    timeout: Annotated[float, Field(gt=0, le=3600)]  # seconds per request
     max_retries: Annotated[int, Field(ge=0, le=20)]
-    backoff: Annotated[float, Field(ge=0, le=600)]      # first wait in seconds, doubled per retry
+    backoff: Annotated[float, Field(ge=0, le=600)]  # first wait in seconds, doubled per retry
     api_key_env: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] | None
     cache: Text
 
@@ -320,6 +340,7 @@ class Generative(Section):
     claimdecomp_examples: NonNegInt
     mmr: MMR
     mmr_pool: Annotated[list[Text], Field(min_length=1)]
+    qgen: QGenDecoding
     pursuit: Pursuit
 
 
@@ -405,7 +426,7 @@ class Taxonomy(Section):
 class NLIQuanTemp(Section):
     classifier: Classifier
     seeds: Annotated[list[NonNegInt], Field(min_length=1)]
-    k: Annotated[int, Field(ge=1, le=3)]              # the file has at most three snippets per claim
+    k: Annotated[int, Field(ge=1, le=3)]  # the file has at most three snippets per claim
     test_fraction: OpenShare
     split_seed: NonNegInt
     max_claims: PosInt | None
@@ -415,6 +436,7 @@ class NLIQuanTemp(Section):
 
 class NLIVeracity(Section):
     averitec_dir: Text
+    planners_dir: Text
     quantemp_dir: Text
     runs_dir: Text
     gen_dir: Text
@@ -446,14 +468,14 @@ class Sensitivity(Section):
 
 
 class ErrorAnalysis(Section):
-    nli_dir: Text
+    planners_dir: Text
     runs: Annotated[list[Text], Field(min_length=1)]
     quantemp_dir: Text
     store_dir: Text
     data_dir: Text
     embeddings_model: Text
     embeddings_dir: Text
-    systems_from: Literal["averitec"]               # the section whose `systems` flag possible label errors
+    systems_from: Literal["averitec"]  # the section whose `systems` flag possible label errors
     out_dir: Text
     metrics_path: Text
     rules: Rules
@@ -475,15 +497,18 @@ class Utility(Section):
     max_claims: PosInt | None
 
     @model_validator(mode="after")
-    def _k_within_candidates(self) -> "Utility":
+    def _k_within_candidates(self) -> Utility:
         if self.k > self.candidates:
-            raise ValueError(f"k = {self.k} documents cannot be selected from {self.candidates} candidates "
-                             "(expected k <= candidates)")
+            raise ValueError(
+                f"k = {self.k} documents cannot be selected from {self.candidates} candidates "
+                "(expected k <= candidates)"
+            )
         return self
 
 
 class RelevanceUtility(Section):
     nli_dir: Text
+    planners_dir: Text
     utility_dir: Text
     store_dir: Text
     data_dir: Text

@@ -1,7 +1,7 @@
 """Automatic error codes per claim and method, after the thesis' error taxonomy (notebook 08).
 
 A *method* is a planner whose top-k documents the gold-evidence classifier of notebook 07 read
-(`outputs/nli/averitec/predictions.parquet`, settings `planner:<name>`). Each wrong verdict gets exactly
+(`outputs/nli/planners/predictions.parquet`, settings `planner:<name>`). Each wrong verdict gets exactly
 one code; the rules run in this order and the first that holds wins:
 
 1. `evidence unavailable` (unverifiable): the store holds no relevant document for the claim (no qrel
@@ -27,14 +27,16 @@ in the claim. Every threshold is a parameter (`params.yaml`, section `error_anal
 Also here: the seeded manual-coding sheet (codes hidden, so people code blind) and Cohen's kappa
 between a filled sheet and the automatic codes.
 """
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -51,25 +53,42 @@ HOMOGENEOUS = "homogeneous retrieval"
 NOISY = "noisy retrieval"
 NLI_ERROR = "NLI error"
 ERROR_CODES = (EVIDENCE_UNAVAILABLE, LABEL_ERROR, IMPLICIT, HOMOGENEOUS, NOISY, NLI_ERROR)
-FAMILY = {EVIDENCE_UNAVAILABLE: "unverifiable", LABEL_ERROR: "unverifiable", IMPLICIT: "retrieval",
-          HOMOGENEOUS: "retrieval", NOISY: "retrieval", NLI_ERROR: "NLI", CORRECT: "correct"}
-SHEET_COLUMNS = ("sheet_id", "method", "claim_id", "claim", "label", "prediction", "evidence",
-                 "gold_questions", "manual_code", "comment")
+FAMILY = {
+    EVIDENCE_UNAVAILABLE: "unverifiable",
+    LABEL_ERROR: "unverifiable",
+    IMPLICIT: "retrieval",
+    HOMOGENEOUS: "retrieval",
+    NOISY: "retrieval",
+    NLI_ERROR: "NLI",
+    CORRECT: "correct",
+}
+SHEET_COLUMNS = (
+    "sheet_id",
+    "method",
+    "claim_id",
+    "claim",
+    "label",
+    "prediction",
+    "evidence",
+    "gold_questions",
+    "manual_code",
+    "comment",
+)
 
 
 @dataclass(frozen=True)
 class Rules:
     """The thresholds of the rules above (defaults as in params.yaml)."""
 
-    min_grade: int = 1             # a qrel grade that counts as relevant (2: gold answers only)
-    found_share: float = 0.5       # top-k share of relevant documents below which retrieval failed
-    homogeneity: float = 0.85      # mean pairwise cosine at or above which the top-k are near-duplicates
-    implicit_coverage: float = 0.5 # mean claim coverage of the missed questions below which they are implicit
+    min_grade: int = 1  # a qrel grade that counts as relevant (2: gold answers only)
+    found_share: float = 0.5  # top-k share of relevant documents below which retrieval failed
+    homogeneity: float = 0.85  # mean pairwise cosine at or above which the top-k are near-duplicates
+    implicit_coverage: float = 0.5  # mean claim coverage of the missed questions below which they are implicit
     label_error_share: float = 0.85  # share of published systems that must agree on the other label
-    min_systems: int = 3           # fewer published predictions than this: no label-error flag
+    min_systems: int = 3  # fewer published predictions than this: no label-error flag
 
     @classmethod
-    def from_params(cls, p: Mapping[str, Any] | None) -> "Rules":
+    def from_params(cls, p: Mapping[str, Any] | None) -> Rules:
         p = dict(p or {})
         unknown = set(p) - {f.name for f in fields(cls)}
         if unknown:
@@ -87,10 +106,10 @@ class Case:
 
     label: str
     pred: str
-    store_grades: tuple[int, ...]     # grades of the claim's judged documents in the whole store
-    top_grades: tuple[int, ...]       # grades of the top-k documents (0 when unjudged)
-    homogeneity: float                # mean pairwise cosine of the top-k documents (nan below 2)
-    question_found: tuple[int, ...]   # per gold question: best grade of its own evidence in the top-k (0: missed)
+    store_grades: tuple[int, ...]  # grades of the claim's judged documents in the whole store
+    top_grades: tuple[int, ...]  # grades of the top-k documents (0 when unjudged)
+    homogeneity: float  # mean pairwise cosine of the top-k documents (nan below 2)
+    question_found: tuple[int, ...]  # per gold question: best grade of its own evidence in the top-k (0: missed)
     question_coverage: tuple[float, ...]  # per gold question: share of its content words in the claim
     consensus_label: str | None = None  # the published systems' most frequent label
     consensus_share: float = 0.0
@@ -114,8 +133,12 @@ def code(case: Case, rules: Rules = Rules()) -> str:
         return CORRECT
     if not any(g >= rules.min_grade for g in case.store_grades):
         return EVIDENCE_UNAVAILABLE
-    if (case.n_systems >= rules.min_systems and case.consensus_label not in (None, case.label)
-            and case.consensus_label == case.pred and case.consensus_share >= rules.label_error_share):
+    if (
+        case.n_systems >= rules.min_systems
+        and case.consensus_label not in (None, case.label)
+        and case.consensus_label == case.pred
+        and case.consensus_share >= rules.label_error_share
+    ):
         return LABEL_ERROR
     if relevant_share(case.top_grades, rules.min_grade) < rules.found_share:
         if missed_coverage(case, rules.min_grade) < rules.implicit_coverage:  # False for nan
@@ -173,8 +196,9 @@ def consensus(labels: Iterable[str | None]) -> tuple[str | None, float, int]:
     return label, count / len(given), len(given)
 
 
-def question_docs(claim: averitec.Claim, gold_hits: Mapping[int, str], docs_by_url: Mapping[str, Sequence[str]]
-                  ) -> list[dict[str, int]]:
+def question_docs(
+    claim: averitec.Claim, gold_hits: Mapping[int, str], docs_by_url: Mapping[str, Sequence[str]]
+) -> list[dict[str, int]]:
     """For each gold question of the claim, {doc_id: grade} of the store documents that are its
     evidence: its answers' own documents (grade 2; `gold_hits`: {answer index in claim order: doc_id})
     and the documents from its answers' source URLs (grade 1)."""
@@ -195,7 +219,9 @@ def question_docs(claim: averitec.Claim, gold_hits: Mapping[int, str], docs_by_u
 # --------------------------------------------------------------------------- every claim and method
 
 
-def published_consensus(systems: Mapping[str, Sequence[averitec.SystemOutput]]) -> dict[int, tuple[str | None, float, int]]:
+def published_consensus(
+    systems: Mapping[str, Sequence[averitec.SystemOutput]],
+) -> dict[int, tuple[str | None, float, int]]:
     """{claim_id: consensus(...)} over the published systems' predicted labels."""
     labels: dict[int, list[str | None]] = defaultdict(list)
     for outputs in systems.values():
@@ -204,9 +230,16 @@ def published_consensus(systems: Mapping[str, Sequence[averitec.SystemOutput]]) 
     return {cid: consensus(ls) for cid, ls in labels.items()}
 
 
-def cases(preds: pd.DataFrame, top_docs: Mapping[str, Mapping[int, Sequence[str]]], claims: Sequence[averitec.Claim],
-          qrels: Mapping[str, Mapping[str, int]], docs: pd.DataFrame, hits: pd.DataFrame,
-          doc_vectors: np.ndarray, consensus_of: Mapping[int, tuple[str | None, float, int]]) -> pd.DataFrame:
+def cases(
+    preds: pd.DataFrame,
+    top_docs: Mapping[str, Mapping[int, Sequence[str]]],
+    claims: Sequence[averitec.Claim],
+    qrels: Mapping[str, Mapping[str, int]],
+    docs: pd.DataFrame,
+    hits: pd.DataFrame,
+    doc_vectors: np.ndarray,
+    consensus_of: Mapping[int, tuple[str | None, float, int]],
+) -> pd.DataFrame:
     """One row per (method, claim) with the fields of its `Case` (the rules' inputs, no thresholds yet).
 
     `preds`: one row per method and claim (columns method, claim_id, label, pred); `top_docs`:
@@ -232,15 +265,35 @@ def cases(preds: pd.DataFrame, top_docs: Mapping[str, Mapping[int, Sequence[str]
         top = tuple(top_docs[method].get(cid, ()))
         vecs = doc_vectors[[row_of[d] for d in top]] if top else np.zeros((0, doc_vectors.shape[1]))
         found = tuple(max((ids.get(d, 0) for d in top), default=0) for ids in q_docs[cid])
-        rows.append({"method": method, "claim_id": cid, **Case(
-            label, pred, tuple(sorted(g for g in judged.values() if g > 0)), tuple(judged.get(d, 0) for d in top),
-            homogeneity(vecs), found, q_cov[cid], *consensus_of.get(cid, (None, 0.0, 0))).__dict__})
+        rows.append(
+            {
+                "method": method,
+                "claim_id": cid,
+                **Case(
+                    label,
+                    pred,
+                    tuple(sorted(g for g in judged.values() if g > 0)),
+                    tuple(judged.get(d, 0) for d in top),
+                    homogeneity(vecs),
+                    found,
+                    q_cov[cid],
+                    *consensus_of.get(cid, (None, 0.0, 0)),
+                ).__dict__,
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def study_cases(nli_dir: Path | str, runs: Sequence[Path | str], store_dir: Path | str, data_dir: Path | str,
-                systems: Mapping[str, str], embeddings_model: str, embeddings_dir: Path | str | None = None,
-                seed: int | None = None) -> tuple[pd.DataFrame, list[averitec.Claim], dict[str, dict[int, tuple[str, ...]]]]:
+def study_cases(
+    planners_dir: Path | str,
+    runs: Sequence[Path | str],
+    store_dir: Path | str,
+    data_dir: Path | str,
+    systems: Mapping[str, str],
+    embeddings_model: str,
+    embeddings_dir: Path | str | None = None,
+    seed: int | None = None,
+) -> tuple[pd.DataFrame, list[averitec.Claim], dict[str, dict[int, tuple[str, ...]]]]:
     """The study's cases: every planner of notebook 07 at its main k (first seed) on the AVeriTeC dev
     claims. Returns (case table, dev claims, {method: {claim_id: top-k texts}})."""
     import json
@@ -249,9 +302,9 @@ def study_cases(nli_dir: Path | str, runs: Sequence[Path | str], store_dir: Path
     from lib import veracity as V
     from lib.store import load_store, qrels_dict
 
-    nli_dir, data_dir = Path(nli_dir), Path(data_dir)
-    report = json.loads((nli_dir / "report.json").read_text())
-    preds = pd.read_parquet(nli_dir / "predictions.parquet")
+    planners_dir, data_dir = Path(planners_dir), Path(data_dir)
+    report = json.loads((planners_dir / "report.json").read_text())
+    preds = pd.read_parquet(planners_dir / "predictions.parquet")
     seed = report["seeds"][0] if seed is None else seed
     preds = preds[(preds["kind"] == "planner") & (preds["k"] == report["k"]) & (preds["seed"] == seed)]
     preds = preds.assign(method=preds["setting"].str.removeprefix(V.PLANNER))
@@ -259,11 +312,22 @@ def study_cases(nli_dir: Path | str, runs: Sequence[Path | str], store_dir: Path
     top = {m: V.top_k_docs(r, report["k"]) for m, r in V.planner_runs(runs, methods, report["retrieval"]).items()}
     store = load_store(store_dir)
     claims = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
-    vectors = RU.document_embeddings(embeddings_model, store.docs["doc_id"].tolist(),
-                                     RU.EMB_DOCS_DIR if embeddings_dir is None else embeddings_dir)
-    published = {name: averitec.load_system_output(data_dir / "averitec" / "systems" / f) for name, f in systems.items()}
-    table = cases(preds[["method", "claim_id", "label", "pred"]], top, claims, qrels_dict(store.qrels), store.docs,
-                  store.hits, vectors, published_consensus(published))
+    vectors = RU.document_embeddings(
+        embeddings_model, store.docs["doc_id"].tolist(), RU.EMB_DOCS_DIR if embeddings_dir is None else embeddings_dir
+    )
+    published = {
+        name: averitec.load_system_output(data_dir / "averitec" / "systems" / f) for name, f in systems.items()
+    }
+    table = cases(
+        preds[["method", "claim_id", "label", "pred"]],
+        top,
+        claims,
+        qrels_dict(store.qrels),
+        store.docs,
+        store.hits,
+        vectors,
+        published_consensus(published),
+    )
     text = dict(zip(store.docs["doc_id"], store.docs["text"]))
     evidence = {m: {c: tuple(text[d] for d in ids) for c, ids in t.items()} for m, t in top.items()}
     return table, claims, evidence
@@ -276,10 +340,15 @@ def apply_rules(table: pd.DataFrame, rules: Rules = Rules()) -> pd.DataFrame:
     derived = []
     for values in zip(*(table[n] for n in names)):
         case = Case(*values)
-        derived.append({"top_relevant": sum(g >= rules.min_grade for g in case.top_grades),
-                        "relevant_share": relevant_share(case.top_grades, rules.min_grade),
-                        "missed_questions": sum(f < rules.min_grade for f in case.question_found),
-                        "missed_coverage": missed_coverage(case, rules.min_grade), "code": code(case, rules)})
+        derived.append(
+            {
+                "top_relevant": sum(g >= rules.min_grade for g in case.top_grades),
+                "relevant_share": relevant_share(case.top_grades, rules.min_grade),
+                "missed_questions": sum(f < rules.min_grade for f in case.question_found),
+                "missed_coverage": missed_coverage(case, rules.min_grade),
+                "code": code(case, rules),
+            }
+        )
     derived = pd.DataFrame(derived, index=table.index)
     for col in derived:
         out[col] = derived[col]
@@ -300,8 +369,14 @@ def distribution(table: pd.DataFrame, by: str | Sequence[str], normalise: bool =
 # --------------------------------------------------------------------------- manual coding
 
 
-def coding_sheet(table: pd.DataFrame, claims: Sequence[averitec.Claim], evidence: Mapping[str, Mapping[int, Sequence[str]]],
-                 per_method: int = 25, seed: int = 0, max_chars: int = 400) -> pd.DataFrame:
+def coding_sheet(
+    table: pd.DataFrame,
+    claims: Sequence[averitec.Claim],
+    evidence: Mapping[str, Mapping[int, Sequence[str]]],
+    per_method: int = 25,
+    seed: int = 0,
+    max_chars: int = 400,
+) -> pd.DataFrame:
     """A seeded sample of `per_method` wrong verdicts per method, without the automatic code, for
     people to code blind (`manual_code` one of ERROR_CODES, `comment` free text)."""
     by_id = {c.claim_id: c for c in claims}
@@ -313,10 +388,19 @@ def coding_sheet(table: pd.DataFrame, claims: Sequence[averitec.Claim], evidence
         for r in errors.iloc[pick].itertuples(index=False):
             c = by_id[r.claim_id]
             ev = evidence[method].get(r.claim_id, ())
-            rows.append({"method": method, "claim_id": r.claim_id, "claim": c.text, "label": r.label,
-                         "prediction": r.pred,
-                         "evidence": "\n".join(f"[{j + 1}] {t[:max_chars]}" for j, t in enumerate(ev)),
-                         "gold_questions": "\n".join(q.text for q in c.questions), "manual_code": "", "comment": ""})
+            rows.append(
+                {
+                    "method": method,
+                    "claim_id": r.claim_id,
+                    "claim": c.text,
+                    "label": r.label,
+                    "prediction": r.pred,
+                    "evidence": "\n".join(f"[{j + 1}] {t[:max_chars]}" for j, t in enumerate(ev)),
+                    "gold_questions": "\n".join(q.text for q in c.questions),
+                    "manual_code": "",
+                    "comment": "",
+                }
+            )
     sheet = pd.DataFrame(rows, columns=[c for c in SHEET_COLUMNS if c != "sheet_id"])
     sheet.insert(0, "sheet_id", range(1, len(sheet) + 1))
     return sheet
@@ -364,6 +448,9 @@ def agreement(filled: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
         raise ValueError("the filled sheet has (method, claim_id) pairs the automatic codes do not")
     rows = {}
     for name, group in [*merged.groupby("method"), ("all", merged)]:
-        rows[name] = {"items": len(group), "agreement": float((group["manual_code"] == group["code"]).mean()),
-                      "kappa": cohen_kappa(list(group["manual_code"]), list(group["code"]))}
+        rows[name] = {
+            "items": len(group),
+            "agreement": float((group["manual_code"] == group["code"]).mean()),
+            "kappa": cohen_kappa(list(group["manual_code"]), list(group["code"])),
+        }
     return pd.DataFrame(rows).T

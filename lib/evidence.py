@@ -16,18 +16,20 @@ up to `max_pairs`. It is off by default and only runs for the plans named in `av
 systems' runs and two references (gold against itself; "always Refuted, the claim as question and
 answer") into `outputs/averitec/scores.parquet` (one row per run and claim).
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import time
-from collections import Counter
+from collections.abc import Mapping, Sequence
 from itertools import cycle, islice
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
+from lib import labels as LB
 from lib import planners as P
 from lib import scoring as SC
 from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, section
@@ -39,23 +41,23 @@ AVERITEC_DIR = OUTPUTS_DIR / "averitec"
 VERDICT_SOURCES = ("majority", "nli")
 
 
-def majority_label(claims: Sequence[averitec.Claim]) -> str:
-    """The most frequent label (ties: alphabetical first)."""
-    counts = Counter(c.label for c in claims)
-    return min(counts, key=lambda label: (-counts[label], label))
-
-
-def verdicts(source: str, claims: Sequence[averitec.Claim], train: Sequence[averitec.Claim],
-             classifier: Mapping[int, str] | None = None) -> dict[int, str]:
+def verdicts(
+    source: str,
+    claims: Sequence[averitec.Claim],
+    train: Sequence[averitec.Claim],
+    classifier: Mapping[int, str] | None = None,
+) -> dict[int, str]:
     """A verdict per claim from a verdict source (see VERDICT_SOURCES); `nli` takes the classifier's
     predictions ({claim_id: label}, `lib.veracity.nli_verdicts`)."""
     if source == "majority":
-        label = majority_label(train)
+        label = LB.majority_label(train)
         return {c.claim_id: label for c in claims}
     if source == "nli":
         if classifier is None:
-            raise ValueError("verdict source 'nli' needs the classifier's predictions: lib.veracity.nli_verdicts "
-                             "of the stage nli_averitec (notebook 07)")
+            raise ValueError(
+                "verdict source 'nli' needs the classifier's predictions: lib.veracity.nli_verdicts "
+                "of the stage nli_averitec (notebook 07)"
+            )
         missing = [c.claim_id for c in claims if c.claim_id not in classifier]
         if missing:
             raise ValueError(f"the classifier has no verdict for {len(missing)} claims (first: {missing[:5]})")
@@ -73,9 +75,15 @@ def with_verdicts(table: pd.DataFrame, labels: Mapping[int, str]) -> pd.DataFram
     return table.assign(pred_label=pred, correct=pred == table["label"])
 
 
-def qa_predictions(plan: Mapping[int, Sequence[str]], answers: pd.DataFrame, docs: pd.DataFrame,
-                   claims: Sequence[averitec.Claim], labels: Mapping[int, str], max_pairs: int = SC.MAX_QUESTIONS,
-                   duplicate: bool = False) -> list[dict[str, Any]]:
+def qa_predictions(
+    plan: Mapping[int, Sequence[str]],
+    answers: pd.DataFrame,
+    docs: pd.DataFrame,
+    claims: Sequence[averitec.Claim],
+    labels: Mapping[int, str],
+    max_pairs: int = SC.MAX_QUESTIONS,
+    duplicate: bool = False,
+) -> list[dict[str, Any]]:
     """Official-format predictions aligned with `claims`: each query with its best document as answer.
 
     `answers` holds one retriever/scope/temporal setting (columns claim_id, query, doc_id); a query
@@ -91,35 +99,57 @@ def qa_predictions(plan: Mapping[int, Sequence[str]], answers: pd.DataFrame, doc
         pairs = pairs[:max_pairs]
         if duplicate and pairs:
             pairs = list(islice(cycle(pairs), max_pairs))
-        out.append({"claim_id": c.claim_id, "label": labels[c.claim_id],
-                    "questions": [{"question": q, "answers": [{"answer": text[d], "answer_type": "Extractive",
-                                                              "source_url": url[d]}]} for q, d in pairs]})
+        out.append(
+            {
+                "claim_id": c.claim_id,
+                "label": labels[c.claim_id],
+                "questions": [
+                    {"question": q, "answers": [{"answer": text[d], "answer_type": "Extractive", "source_url": url[d]}]}
+                    for q, d in pairs
+                ],
+            }
+        )
     return out
 
 
-def save_predictions(preds: list[dict[str, Any]], path: Path | str, claims: Sequence[averitec.Claim]) -> list[SC.Evidence]:
+def save_predictions(
+    preds: list[dict[str, Any]], path: Path | str, claims: Sequence[averitec.Claim]
+) -> list[SC.Evidence]:
     """Write official-format predictions, and read them back as the scorer sees any prediction file."""
     Path(path).write_text(json.dumps(preds, ensure_ascii=False) + "\n")
     return SC.load_predictions(path, claims)
 
 
-def score_run(preds: Sequence[SC.Evidence], refs: Sequence[SC.Evidence], claims: Sequence[averitec.Claim], jobs: int = 2,
-              **columns: Any) -> pd.DataFrame:
+def score_run(
+    preds: Sequence[SC.Evidence],
+    refs: Sequence[SC.Evidence],
+    claims: Sequence[averitec.Claim],
+    jobs: int = 2,
+    **columns: Any,
+) -> pd.DataFrame:
     """`lib.scoring.per_claim` for one run, with `columns` (run, kind) and the QA pairs scored per claim."""
     t = SC.per_claim(preds, refs, [c.claim_id for c in claims], jobs=jobs)
-    return t.assign(**columns, n_pairs=[len(p.strings[:SC.MAX_QUESTIONS]) for p in preds])
+    return t.assign(**columns, n_pairs=[len(p.strings[: SC.MAX_QUESTIONS]) for p in preds])
 
 
 def reference_runs(claims: Sequence[averitec.Claim]) -> dict[str, list[SC.Evidence]]:
     """Two runs with known scores: gold against itself, and the trivial "always Refuted" run."""
-    return {"reference_gold": [SC.reference_evidence(c) for c in claims],
-            "reference_always_refuted": [SC.Evidence("Refuted", (c.text,), (SC.qa_string(c.text, c.text),))
-                                         for c in claims]}
+    return {
+        "reference_gold": [SC.reference_evidence(c) for c in claims],
+        "reference_always_refuted": [
+            SC.Evidence("Refuted", (c.text,), (SC.qa_string(c.text, c.text),)) for c in claims
+        ],
+    }
 
 
-def score_all(settings: Mapping[str, Any], data_dir: Path | str = DATA_DIR, runs_dir: Path | str | None = None,
-              store_dir: Path | str = STORE_DIR, plans_dir: Path | str = P.PLANS_DIR,
-              out_dir: Path | str = AVERITEC_DIR) -> pd.DataFrame:
+def score_all(
+    settings: Mapping[str, Any],
+    data_dir: Path | str = DATA_DIR,
+    runs_dir: Path | str | None = None,
+    store_dir: Path | str = STORE_DIR,
+    plans_dir: Path | str = P.PLANS_DIR,
+    out_dir: Path | str = AVERITEC_DIR,
+) -> pd.DataFrame:
     """Build the planners' predictions, then score every run; returns (and writes) the per-claim table."""
     data_dir, out_dir = Path(data_dir), Path(out_dir)
     runs_dir = Path(runs_dir) if runs_dir else RUNS_DIR
@@ -127,14 +157,18 @@ def score_all(settings: Mapping[str, Any], data_dir: Path | str = DATA_DIR, runs
     train = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
     refs = [SC.reference_evidence(c) for c in claims]
     if settings["verdict_source"] == "nli":
-        raise ValueError("the averitec stage runs before the NLI classifier exists: keep verdict_source "
-                         "'majority' here; notebook 07 rescores these evidence scores with the classifier's verdicts")
+        raise ValueError(
+            "the averitec stage runs before the NLI classifier exists: keep verdict_source "
+            "'majority' here; notebook 07 rescores these evidence scores with the classifier's verdicts"
+        )
     labels = verdicts(settings["verdict_source"], claims, train)
     answers = pd.read_parquet(runs_dir / "answers.parquet")
     sel = select(answers, retriever=settings["retriever"], scope=settings["scope"], temporal=bool(settings["temporal"]))
     if sel.empty:
-        raise ValueError(f"no answers for {settings['retriever']}/{settings['scope']}/temporal={settings['temporal']} "
-                         "in outputs/runs/answers.parquet: is that setting in params `retrieval`?")
+        raise ValueError(
+            f"no answers for {settings['retriever']}/{settings['scope']}/temporal={settings['temporal']} "
+            "in outputs/runs/answers.parquet: is that setting in params `retrieval`?"
+        )
     docs = load_store(store_dir).docs
     plans = load_plans(settings["plans"], plans_dir)
     runs: dict[str, tuple[str, list[SC.Evidence]]] = {}
@@ -154,16 +188,19 @@ def score_all(settings: Mapping[str, Any], data_dir: Path | str = DATA_DIR, runs
         start = time.perf_counter()
         t = score_run(preds, refs, claims, settings.get("jobs", 2), run=run, kind=kind)
         tables.append(t)
-        print(f"scored {run:34s} Q+A {t['qa'].mean():.4f}  accuracy {t['correct'].mean():.3f}  "
-              f"({time.perf_counter() - start:.1f} s)")
+        print(
+            f"scored {run:34s} Q+A {t['qa'].mean():.4f}  accuracy {t['correct'].mean():.3f}  "
+            f"({time.perf_counter() - start:.1f} s)"
+        )
     table = pd.concat(tables, ignore_index=True)
     table.to_parquet(out_dir / "scores.parquet", index=False)
     return table
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m lib.evidence", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m lib.evidence", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--params", default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
     score_all(section("averitec", args.params))

@@ -19,18 +19,23 @@ the method does not return (TOP-1, RRF and CombMNZ return only what some sub-que
 
 With one sub-query every method returns that sub-query's ranking (TOP-1: its top document only).
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from lib.retrieval import minmax_rows
-
 FUSIONS = ("top1", "concat", "combmax", "combsum", "combmax_norm", "combsum_norm", "rrf", "combmnz")
 THESIS_FUSIONS = FUSIONS[:6]
-LABELS = {"top1": "TOP-1", "concat": "CONCAT", "combmax": "COMBMAX", "combsum": "COMBSUM",
-          "combmax_norm": "COMBMAX-NORM", "combsum_norm": "COMBSUM-NORM", "rrf": "RRF", "combmnz": "CombMNZ"}
+
+
+def minmax_rows(scores: np.ndarray) -> np.ndarray:
+    """Min-max normalise each row over its columns; a constant row becomes all zeros (no division by 0)."""
+    lo = scores.min(axis=1, keepdims=True) if scores.shape[1] else np.zeros((len(scores), 1))
+    span = (scores.max(axis=1, keepdims=True) if scores.shape[1] else lo) - lo
+    safe = np.where(span > 0, span, 1.0)
+    return np.where(span > 0, (scores - lo) / safe, 0.0)
 
 
 def concat_query(claim: str, queries: Sequence[str], separator: str = " ") -> str:
@@ -39,11 +44,17 @@ def concat_query(claim: str, queries: Sequence[str], separator: str = " ") -> st
     return separator.join(p.strip() for p in parts)
 
 
-def fuse(scores: np.ndarray, method: str, tiebreak: np.ndarray | None = None, depth: int = 100,
-         rrf_k: int = 60, norm: np.ndarray | None = None) -> np.ndarray:
+def fuse(
+    scores: np.ndarray,
+    method: str,
+    tiebreak: np.ndarray | None = None,
+    depth: int = 100,
+    rrf_k: int = 60,
+    norm: np.ndarray | None = None,
+) -> np.ndarray:
     """Fused score per candidate (see the module docstring); `scores` is sub-queries x candidates.
 
-    `norm` may pass `lib.retrieval.minmax_rows(scores)` when the caller already has it."""
+    `norm` may pass `minmax_rows(scores)` when the caller already has it."""
     scores = np.asarray(scores, dtype=np.float64)
     if scores.ndim != 2:
         raise ValueError(f"scores must be 2-D (sub-queries x candidates), got shape {scores.shape}")

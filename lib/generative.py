@@ -14,23 +14,25 @@
 (`lib.runs.retrieve`, a small grid) and scores their QA predictions (`lib.evidence`, `lib.scoring`):
 `outputs/generative/{runs,answers,scores}.parquet` and `runs_report.json`.
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from lib import evidence as E
 from lib import mmr as MMR
+from lib import models as MD
 from lib import planners as P
 from lib import prompted as PR
 from lib import pursuit as PU
-from lib import retrieval as R
 from lib import runs as RU
 from lib import scoring as SC
 from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, load_params
@@ -39,14 +41,7 @@ from lib.llm import LLM, LLMSettings
 from lib.store import load_store
 
 GEN_DIR = OUTPUTS_DIR / "generative"
-LABELS = {"qgen": "QGEN", "pursuit_seq_seq": "PURSUIT Seq+Seq", "pursuit_seq_llm": "PURSUIT Seq+LLM",
-          "pursuit_llm_llm": "PURSUIT LLM+LLM", "mmr_pool": "MMR-POOL (oracle-informed)",
-          "agq_unfiltered": "AGQ before MMR", **PR.LABELS}
 PURSUITS = {"seq_seq": ("seq", "seq"), "seq_llm": ("seq", "llm"), "llm_llm": ("llm", "llm")}
-
-
-def label(name: str) -> str:
-    return LABELS.get(name) or P.label(name)
 
 
 def embed_texts(texts: Sequence[str], encoder, known: Mapping[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
@@ -56,16 +51,21 @@ def embed_texts(texts: Sequence[str], encoder, known: Mapping[str, np.ndarray] |
     out = {t: known[t] for t in dict.fromkeys(texts) if t in known}
     missing = [t for t in dict.fromkeys(texts) if t not in out]
     if missing:
-        out.update(zip(missing, R.encode(encoder, missing, progress=False)))
+        out.update(zip(missing, MD.encode(encoder, missing, progress=False)))
     return out
 
 
-def mmr_plan(candidates: Mapping[int, Sequence[str]], claims: Sequence[averitec.Claim], emb: Mapping[str, np.ndarray],
-             params: MMR.MMRParams, use_justification: bool = True) -> dict[int, list[str]]:
+def mmr_plan(
+    candidates: Mapping[int, Sequence[str]],
+    claims: Sequence[averitec.Claim],
+    emb: Mapping[str, np.ndarray],
+    params: MMR.MMRParams,
+    use_justification: bool = True,
+) -> dict[int, list[str]]:
     """The MMR-filtered candidates of each claim, in selection order."""
     plan = {}
     for c in claims:
-        qs = P._distinct(candidates.get(c.claim_id, []))
+        qs = P.distinct(candidates.get(c.claim_id, []))
         if not qs:
             plan[c.claim_id] = []
             continue
@@ -75,24 +75,34 @@ def mmr_plan(candidates: Mapping[int, Sequence[str]], claims: Sequence[averitec.
     return plan
 
 
-def mmr_inputs(pool_names: Sequence[str], claims: Sequence[averitec.Claim], plans_dir: Path | str, encoder,
-               known: Mapping[str, np.ndarray] | None = None) -> tuple[dict[int, list[str]], dict[str, np.ndarray]]:
+def mmr_inputs(
+    pool_names: Sequence[str],
+    claims: Sequence[averitec.Claim],
+    plans_dir: Path | str,
+    encoder,
+    known: Mapping[str, np.ndarray] | None = None,
+) -> tuple[dict[int, list[str]], dict[str, np.ndarray]]:
     """The MMR-POOL candidates (the union of the named plans, per claim) and the embeddings the filter
     needs: claims, justifications and candidates."""
     pool_plans = RU.load_plans(list(pool_names), plans_dir)
     pool = {c.claim_id: [q for plan in pool_plans.values() for q in plan.get(c.claim_id, [])] for c in claims}
-    texts = [c.text for c in claims] + [c.justification for c in claims if c.justification.strip()] + \
-        [q for qs in pool.values() for q in qs]
+    texts = (
+        [c.text for c in claims]
+        + [c.justification for c in claims if c.justification.strip()]
+        + [q for qs in pool.values() for q in qs]
+    )
     return pool, embed_texts(texts, encoder, known)
 
 
-def pursuit_answerer(settings: Mapping[str, Any], docs: pd.DataFrame, retrieval: Mapping[str, Any],
-                     encoder=None) -> PU.Answerer:
+def pursuit_answerer(
+    settings: Mapping[str, Any], docs: pd.DataFrame, retrieval: Mapping[str, Any], encoder=None
+) -> PU.Answerer:
     """The retriever whose best document answers each pursuit question (params generative.pursuit), built
     by `lib.runs.retrievers` from the `retrieval` params narrowed to that retriever and scope."""
     kind, scope = settings.get("retriever", "bm25"), settings.get("scope", "claim")
-    grid = RU.RunGrid.from_params({**retrieval, "plans": [], "retrievers": [kind], "scopes": [scope],
-                                   "all_fusions_for": []})
+    grid = RU.RunGrid.from_params(
+        {**retrieval, "plans": [], "retrievers": [kind], "scopes": [scope], "all_fusions_for": []}
+    )
     doc_emb = q_emb = None
     if grid.needs_dense:
         doc_emb = RU.document_embeddings(grid.model, docs["doc_id"].tolist())
@@ -100,12 +110,19 @@ def pursuit_answerer(settings: Mapping[str, Any], docs: pd.DataFrame, retrieval:
     return PU.Answerer(RU.retrievers(grid, docs, doc_emb, q_emb, encoder)[(kind, scope)], docs)
 
 
-def build(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir: Path | str = STORE_DIR,
-          plans_dir: Path | str = P.PLANS_DIR, model_dir: Path | str | None = None, out_dir: Path | str = GEN_DIR,
-          emb_dir: Path | str = RU.EMB_QUERIES_DIR, cache_path: Path | str | None = None,
-          progress: bool = True) -> dict[str, Any]:
+def build(
+    params: Mapping[str, Any],
+    data_dir: Path | str = DATA_DIR,
+    store_dir: Path | str = STORE_DIR,
+    plans_dir: Path | str = P.PLANS_DIR,
+    model_dir: Path | str | None = None,
+    out_dir: Path | str = GEN_DIR,
+    emb_dir: Path | str = RU.EMB_QUERIES_DIR,
+    cache_path: Path | str | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
     """The `generative_plans` stage: writes the plans, the pursuit traces and `report.json`."""
-    from lib.qgen import MODEL_DIR, Generator
+    from lib.qgen import MODEL_DIR, Decoding, Generator
 
     g, retrieval = params["generative"], params["retrieval"]
     data_dir, out_dir = Path(data_dir), Path(out_dir)
@@ -115,10 +132,13 @@ def build(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir:
     llm.cache.path.parent.mkdir(parents=True, exist_ok=True)
     llm.cache.path.touch()  # a DVC output even when llm.mode is off
     docs = load_store(store_dir).docs
-    encoder = R.load_encoder(retrieval["model"], None, retrieval.get("max_seq_length"))
+    encoder = MD.load_encoder(retrieval["model"], None, retrieval.get("max_seq_length"))
     # the vectors of the retrieval runs where a text has one (stage embed_queries)
-    known = RU.query_embeddings(retrieval["model"], emb_dir) \
-        if (Path(emb_dir) / f"{R.model_slug(retrieval['model'])}.npy").exists() else {}
+    known = (
+        RU.query_embeddings(retrieval["model"], emb_dir)
+        if (Path(emb_dir) / f"{MD.model_slug(retrieval['model'])}.npy").exists()
+        else {}
+    )
     plans: dict[str, dict[int, list[str]]] = {}
     traces: dict[str, list[PU.Trace]] = {}
     report: dict[str, Any] = {"claims": len(claims), "skipped": {}, "seconds": {}, "prompted": {}}
@@ -127,7 +147,7 @@ def build(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir:
         report["seconds"][name] = round(time.perf_counter() - start, 1)
 
     start = time.perf_counter()
-    generator = Generator(model_dir or MODEL_DIR)
+    generator = Generator(Decoding.from_params(g["qgen"]), model_dir or MODEL_DIR)
     plans["qgen"] = generator.plans(claims)
     timed("qgen", start)
 
@@ -138,12 +158,17 @@ def build(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir:
     timed("mmr_pool", start)
 
     answerer = pursuit_answerer(g["pursuit"], docs, retrieval, encoder)
-    sources = {"seq": PU.SeqSource(generator, g["pursuit"].get("alternatives", 4),
-                                   stop_threshold=g["pursuit"].get("stop_threshold", 0.5))}
+    sources = {
+        "seq": PU.SeqSource(
+            generator, g["pursuit"].get("alternatives", 4), stop_threshold=g["pursuit"].get("stop_threshold", 0.5)
+        )
+    }
     if llm.enabled:
         sources["llm"] = PU.LLMSource(llm)
-        examples = PR.decomposition_examples(claimdecomp.load_claimdecomp("dev", data_dir / "claimdecomp" / "dev.jsonl"))
-        ex_emb = R.encode(encoder, [t for t, _ in examples], progress=False)
+        examples = PR.decomposition_examples(
+            claimdecomp.load_claimdecomp("dev", data_dir / "claimdecomp" / "dev.jsonl")
+        )
+        ex_emb = MD.encode(encoder, [t for t, _ in examples], progress=False)
         k = g.get("claimdecomp_examples", 3)
 
         def examples_for(c: averitec.Claim) -> list[tuple[str, list[str]]]:
@@ -151,8 +176,9 @@ def build(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir:
 
         for kind in g.get("prompted", []):
             start = time.perf_counter()
-            plan, counts = PR.prompted_plan(llm, kind, claims, examples_for if kind == "claimdecomp" else None,
-                                            progress)
+            plan, counts = PR.prompted_plan(
+                llm, kind, claims, examples_for if kind == "claimdecomp" else None, progress
+            )
             report["prompted"][kind] = counts
             if kind == "agq":
                 plans["agq_unfiltered"] = plan
@@ -169,8 +195,15 @@ def build(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir:
             report["skipped"][f"pursuit_{variant}"] = "llm.mode is off"
             continue
         start = time.perf_counter()
-        t = PU.pursue(claims, sources[first], sources[nxt], answerer, g["pursuit"].get("max_questions", 5),
-                      g["pursuit"].get("fill_up", False), progress)
+        t = PU.pursue(
+            claims,
+            sources[first],
+            sources[nxt],
+            answerer,
+            g["pursuit"].get("max_questions", 5),
+            g["pursuit"].get("fill_up", False),
+            progress,
+        )
         traces[f"pursuit_{variant}"] = t
         plans[f"pursuit_{variant}"] = PU.as_plan(t)
         report.setdefault("pursuit_stops", {})[f"pursuit_{variant}"] = PU.stop_counts(t)
@@ -198,14 +231,24 @@ def load_traces(path: Path | str) -> list[PU.Trace]:
 def run_grid(params: Mapping[str, Any], plan_names: Sequence[str]) -> RU.RunGrid:
     """The `retrieval` grid narrowed by `generative_runs` (retrievers, scopes, temporal) for these plans."""
     r, gr = dict(params["retrieval"]), params["generative_runs"]
-    r.update(plans=list(plan_names), retrievers=gr["retrievers"], scopes=gr["scopes"], temporal=gr["temporal"],
-             all_fusions_for=[])
+    r.update(
+        plans=list(plan_names),
+        retrievers=gr["retrievers"],
+        scopes=gr["scopes"],
+        temporal=gr["temporal"],
+        all_fusions_for=[],
+    )
     return RU.RunGrid.from_params(r)
 
 
-def runs_and_scores(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir: Path | str = STORE_DIR,
-                    plans_dir: Path | str = P.PLANS_DIR, gen_dir: Path | str = GEN_DIR,
-                    progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+def runs_and_scores(
+    params: Mapping[str, Any],
+    data_dir: Path | str = DATA_DIR,
+    store_dir: Path | str = STORE_DIR,
+    plans_dir: Path | str = P.PLANS_DIR,
+    gen_dir: Path | str = GEN_DIR,
+    progress: bool = True,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The `generative_runs` stage: retrieval runs and AVeriTeC scores of the baselines and generative plans."""
     gr, av = params["generative_runs"], params["averitec"]
     data_dir, gen_dir = Path(data_dir), Path(gen_dir)
@@ -219,16 +262,21 @@ def runs_and_scores(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, 
     doc_emb = q_emb = encoder = None
     if grid.needs_dense:
         doc_emb = RU.document_embeddings(grid.model, docs["doc_id"].tolist())
-        encoder = R.load_encoder(grid.model, None, grid.max_seq_length)
+        encoder = MD.load_encoder(grid.model, None, grid.max_seq_length)
         q_emb = embed_texts(RU.queries_needed(grid, plans, claims), encoder, RU.query_embeddings(grid.model))
-    runs, report, answers = RU.retrieve(grid, docs, claims, plans, RU.retrievers(grid, docs, doc_emb, q_emb),
-                                        progress=progress, workers=grid.workers)
+    runs, report, answers = RU.retrieve(
+        grid, docs, claims, plans, RU.retrievers(grid, docs, doc_emb, q_emb), progress=progress, workers=grid.workers
+    )
     report["seconds_retrieval"] = round(time.perf_counter() - start, 1)
     if q_emb is not None:  # plan statistics with redundancy (the dense grid embedded every query already)
         ids = {c.claim_id for c in claims}
-        report["plan_stats"] = {name: P.plan_stats({cid: P._distinct(qs) for cid, qs in plan.items() if cid in ids},
-                                                   lambda qs: np.stack([q_emb[q] for q in qs]))
-                                for name, plan in plans.items()}
+        report["plan_stats"] = {
+            name: P.plan_stats(
+                {cid: P.distinct(qs) for cid, qs in plan.items() if cid in ids},
+                lambda qs: np.stack([q_emb[q] for q in qs]),
+            )
+            for name, plan in plans.items()
+        }
     sel = RU.select(answers, retriever=gr["answers"]["retriever"], scope=gr["answers"]["scope"], temporal=False)
     train = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
     labels = E.verdicts(av["verdict_source"], claims, train)
@@ -239,8 +287,14 @@ def runs_and_scores(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, 
         resolved, _ = P.resolve(plan, claims)
         preds = E.qa_predictions(resolved, sel, docs, claims, labels, av["max_pairs"])
         evid = E.save_predictions(preds, gen_dir / "predictions" / f"{name}.json", claims)
-        t = E.score_run(evid, refs, claims, av.get("jobs", 2), run=name,
-                        kind="baseline" if name in gr["baselines"] else "generative")
+        t = E.score_run(
+            evid,
+            refs,
+            claims,
+            av.get("jobs", 2),
+            run=name,
+            kind="baseline" if name in gr["baselines"] else "generative",
+        )
         tables.append(t)
         if progress:
             print(f"scored {name:24s} Q+A {t['qa'].mean():.4f}")
@@ -254,8 +308,9 @@ def runs_and_scores(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, 
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m lib.generative", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m lib.generative", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("command", choices=["plans", "runs"])
     ap.add_argument("--params", default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
@@ -263,8 +318,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "plans":
         rep = build(params)
         for name, s in rep["plans"].items():
-            print(f"{label(name):28s} {s['queries_per_claim']:5.2f} queries/claim, {s['tokens_per_query']:5.2f} "
-                  f"tokens/query, {s['empty_plans']} empty")
+            print(
+                f"{name:28s} {s['queries_per_claim']:5.2f} queries/claim, {s['tokens_per_query']:5.2f} "
+                f"tokens/query, {s['empty_plans']} empty"
+            )
         for name, why in rep["skipped"].items():
             print(f"skipped {name}: {why}")
     else:

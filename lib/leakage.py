@@ -4,9 +4,10 @@ misinformation sites).
 
 Every per-system table has one row per system plus `ALL_SYSTEMS`, the union of their hits.
 """
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
@@ -25,10 +26,19 @@ def system_names(store: Store) -> list[str]:
 
 def claim_table(claims: Iterable[averitec.Claim]) -> pd.DataFrame:
     """One row per claim: id, date, label, types, gold source URLs and own fact-check article URL."""
-    return pd.DataFrame([{
-        "claim_id": c.claim_id, "claim_date": c.claim_date, "label": c.label, "claim_types": list(c.claim_types),
-        "gold_urls": gold_source_urls(c), "article_url": normalise_url(c.fact_checking_article),
-    } for c in claims])
+    return pd.DataFrame(
+        [
+            {
+                "claim_id": c.claim_id,
+                "claim_date": c.claim_date,
+                "label": c.label,
+                "claim_types": list(c.claim_types),
+                "gold_urls": gold_source_urls(c),
+                "article_url": normalise_url(c.fact_checking_article),
+            }
+            for c in claims
+        ]
+    )
 
 
 def retrieved_by_systems(store: Store) -> pd.Series:
@@ -41,7 +51,9 @@ def document_source(store: Store) -> pd.Series:
     """Per document: "gold (dev)" if it is a dev gold answer, else "system" if a pooled system returned
     it, else "distractor (train/test gold)"."""
     gold = store.docs["origin"].map(lambda o: GOLD in o)
-    source = np.where(gold, "gold (dev)", np.where(retrieved_by_systems(store), "system", "distractor (train/test gold)"))
+    source = np.where(
+        gold, "gold (dev)", np.where(retrieved_by_systems(store), "system", "distractor (train/test gold)")
+    )
     return pd.Series(source, index=store.docs.index, name="source")
 
 
@@ -50,8 +62,17 @@ def system_hits(store: Store) -> pd.DataFrame:
     systems = system_names(store)
     hits = store.hits[store.hits["origin"].isin(systems)]
     union = hits.assign(origin=ALL_SYSTEMS).drop_duplicates(["claim_id", "doc_id"])
-    cols = ["doc_id", "norm_url", "domain", "date", "date_source", "fact_checking_site", "fact_checking_domain",
-            "misinfo_site", "n_words"]
+    cols = [
+        "doc_id",
+        "norm_url",
+        "domain",
+        "date",
+        "date_source",
+        "fact_checking_site",
+        "fact_checking_domain",
+        "misinfo_site",
+        "n_words",
+    ]
     out = pd.concat([hits, union], ignore_index=True).merge(store.docs[cols], on="doc_id", how="left")
     out["origin"] = pd.Categorical(out["origin"], categories=systems + [ALL_SYSTEMS], ordered=True)
     return out
@@ -87,8 +108,14 @@ def contribution(store: Store) -> pd.DataFrame:
     rows = []
     for o in systems:
         h = hits[hits["origin"] == o]
-        rows.append({"system": o, "pairs": len(h), "documents": h["doc_id"].nunique(),
-                     "unique_pairs": int((n_sources[h.index] == 1).sum())})
+        rows.append(
+            {
+                "system": o,
+                "pairs": len(h),
+                "documents": h["doc_id"].nunique(),
+                "unique_pairs": int((n_sources[h.index] == 1).sum()),
+            }
+        )
     return pd.DataFrame(rows).set_index("system")
 
 
@@ -120,13 +147,15 @@ def fact_check_leakage(store: Store, claims: pd.DataFrame) -> pd.DataFrame:
     fact-checking sites."""
     h = _attach_claims(system_hits(store), claims)
     own = pd.Series([bool(a) and u == a for u, a in zip(h["norm_url"], h["article_url"])], index=h.index)
-    out = pd.DataFrame({
-        "claims_fact_check_site": _per_claim(h, h["fact_checking_site"], claims),
-        "claims_fact_check_domain": _per_claim(h, h["fact_checking_domain"], claims),
-        "claims_own_article": _per_claim(h, own, claims),
-        "hits_fact_check_site": h.groupby("origin", observed=False)["fact_checking_site"].mean(),
-        "hits_fact_check_domain": h.groupby("origin", observed=False)["fact_checking_domain"].mean(),
-    })
+    out = pd.DataFrame(
+        {
+            "claims_fact_check_site": _per_claim(h, h["fact_checking_site"], claims),
+            "claims_fact_check_domain": _per_claim(h, h["fact_checking_domain"], claims),
+            "claims_own_article": _per_claim(h, own, claims),
+            "hits_fact_check_site": h.groupby("origin", observed=False)["fact_checking_site"].mean(),
+            "hits_fact_check_domain": h.groupby("origin", observed=False)["fact_checking_domain"].mean(),
+        }
+    )
     return out
 
 
@@ -139,9 +168,15 @@ def temporal_leakage(store: Store, claims: pd.DataFrame) -> pd.DataFrame:
     h["after"] = [d > c for d, c in zip(h["date"], h["claim_date"])]
     rows = []
     for (origin, source), g in h.groupby(["origin", "date_source"], observed=True):
-        rows.append({"system": origin, "date_source": source, "dated_hits": len(g),
-                     "share_after_claim": g["after"].mean(),
-                     "claims_with_post_claim_doc": g.loc[g["after"], "claim_id"].nunique() / len(claims)})
+        rows.append(
+            {
+                "system": origin,
+                "date_source": source,
+                "dated_hits": len(g),
+                "share_after_claim": g["after"].mean(),
+                "claims_with_post_claim_doc": g.loc[g["after"], "claim_id"].nunique() / len(claims),
+            }
+        )
     return pd.DataFrame(rows).set_index(["system", "date_source"])
 
 

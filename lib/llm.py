@@ -37,6 +37,7 @@ llm.base_url). A malformed answer (a body that is not a chat completion, such as
 The parsers (`parse_list`, `first_question`) survive chatty output, as Papelo's did: they take the first
 JSON list, or else the numbered/question lines, or the first question.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -47,17 +48,18 @@ import os
 import re
 import time
 import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
-from lib.config import OUTPUTS_DIR, ROOT
+from lib.config import OUTPUTS_DIR, ROOT, section
 
 MODES = ("off", "replay", "live")
 CACHE_FILE = OUTPUTS_DIR / "llm" / "cache.jsonl"
-UNREACHABLE_AFTER = 3   # prompts in a row that failed with connection errors (after their retries): stop
-NO_KEY = "no-key"       # sent when llm.api_key_env is null (the SDK needs some key); not a secret
+UNREACHABLE_AFTER = 3  # prompts in a row that failed with connection errors (after their retries): stop
+NO_KEY = "no-key"  # sent when llm.api_key_env is null (the SDK needs some key); not a secret
 Messages = list[dict[str, str]]
 
 
@@ -84,8 +86,10 @@ class CacheMiss(LLMError):
         self.missing = list(missing)
         shown = "\n".join(f"  - {_preview(m)}" for m in self.missing[:10])
         more = f"\n  ... and {len(self.missing) - 10} more" if len(self.missing) > 10 else ""
-        super().__init__(f"llm.mode is 'replay' but {len(self.missing)} answer(s) are not in the cache:\n{shown}{more}\n"
-                         "run once with llm.mode: live against an endpoint (or pull the cache with `dvc pull`)")
+        super().__init__(
+            f"llm.mode is 'replay' but {len(self.missing)} answer(s) are not in the cache:\n{shown}{more}\n"
+            "run once with llm.mode: live against an endpoint (or pull the cache with `dvc pull`)"
+        )
 
 
 def _preview(messages: Messages, width: int = 100) -> str:
@@ -99,29 +103,34 @@ class LLMSettings:
     """The `llm` params section. No key here: `api_key_env` names the environment variable holding it
     (None: send no key, for local servers)."""
 
+    model: str  # no default: params.yaml's `llm.model` is the one source
     mode: str = "off"
-    base_url: str | None = None       # None: the SDK's default (api.openai.com); e.g. http://localhost:8000/v1
-    model: str = "gpt-3.5-turbo"
+    base_url: str | None = None  # None: the SDK's default (api.openai.com); e.g. http://localhost:8000/v1
     temperature: float = 0.0
     seed: int | None = 0
     max_tokens: int = 256
-    timeout: float = 60.0             # seconds per request
-    max_retries: int = 5              # retries after the first attempt (429, 5xx, timeouts, connection errors)
-    backoff: float = 1.0              # first wait in seconds; doubles with every retry
-    api_key_env: str | None = None    # params.yaml names OPENAI_API_KEY; None: no key is sent
+    timeout: float = 60.0  # seconds per request
+    max_retries: int = 5  # retries after the first attempt (429, 5xx, timeouts, connection errors)
+    backoff: float = 1.0  # first wait in seconds; doubles with every retry
+    api_key_env: str | None = None  # params.yaml names OPENAI_API_KEY; None: no key is sent
     cache: str = str(CACHE_FILE.relative_to(OUTPUTS_DIR.parent))
 
     @classmethod
-    def from_params(cls, p: Mapping[str, Any] | None) -> "LLMSettings":
-        p = dict(p or {})
+    def from_params(cls, p: Mapping[str, Any] | None = None) -> LLMSettings:
+        """From an `llm` params mapping (None: params.yaml's section)."""
+        p = dict(section("llm") if p is None else p)
         if "api_key" in p or any("key" in k and k != "api_key_env" for k in p):
             raise ValueError("params llm: API keys never go in params; set the variable named by llm.api_key_env")
         unknown = sorted(set(p) - set(cls.__dataclass_fields__))
         if unknown:
-            raise ValueError(f"params llm: unknown keys {unknown} (expected some of {sorted(cls.__dataclass_fields__)})")
+            raise ValueError(
+                f"params llm: unknown keys {unknown} (expected some of {sorted(cls.__dataclass_fields__)})"
+            )
+        if p.get("mode", "off") not in MODES:
+            raise ValueError(f"params llm.mode: {p['mode']!r} is not one of {MODES}")
+        if "model" not in p:
+            raise ValueError("params llm.model: required (the model name the endpoint serves)")
         s = cls(**p)
-        if s.mode not in MODES:
-            raise ValueError(f"params llm.mode: {s.mode!r} is not one of {MODES}")
         if s.api_key_env is not None and (not isinstance(s.api_key_env, str) or not s.api_key_env):
             raise ValueError("params llm.api_key_env: the name of an environment variable, or null for no key")
         return s
@@ -129,12 +138,17 @@ class LLMSettings:
 
 def cache_key(model: str, messages: Messages, params: Mapping[str, Any]) -> str:
     """sha256 of the model id, the messages and the generation parameters (canonical JSON)."""
-    blob = json.dumps({"model": model, "messages": messages, "params": dict(params)},
-                      sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    blob = json.dumps(
+        {"model": model, "messages": messages, "params": dict(params)},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
 # --------------------------------------------------------------------------- the answer cache
+
 
 def _entry(line: bytes) -> dict | None:
     """A cache line (with or without its newline) as an entry, or None (cut short, not JSON, no entry)."""
@@ -142,8 +156,11 @@ def _entry(line: bytes) -> dict | None:
         rec = json.loads(line)
     except (ValueError, RecursionError):  # UnicodeDecodeError (a flipped byte) is a ValueError
         return None
-    return rec if isinstance(rec, dict) and isinstance(rec.get("key"), str) and isinstance(rec.get("answer"), str) \
+    return (
+        rec
+        if isinstance(rec, dict) and isinstance(rec.get("key"), str) and isinstance(rec.get("answer"), str)
         else None
+    )
 
 
 def _lines(raw: bytes) -> list[bytes]:
@@ -167,7 +184,7 @@ def _salvage(line: bytes) -> list[bytes]:
             _, end = decoder.raw_decode(text, m.start())
         except ValueError:
             continue
-        piece = line[m.start():end] + b"\n"
+        piece = line[m.start() : end] + b"\n"
         if _entry(piece):
             out.append(piece)
             pos = end
@@ -177,8 +194,9 @@ def _salvage(line: bytes) -> list[bytes]:
 def rejected_path(path: Path | str) -> Path:
     """Where damaged lines of the cache at `path` go: `cache.jsonl` -> `cache.rejected.jsonl`."""
     path = Path(path)
-    return path.with_name(f"{path.stem}.rejected{path.suffix}" if path.suffix == ".jsonl"
-                          else f"{path.name}.rejected.jsonl")
+    return path.with_name(
+        f"{path.stem}.rejected{path.suffix}" if path.suffix == ".jsonl" else f"{path.name}.rejected.jsonl"
+    )
 
 
 def _fsync_dir(path: Path) -> None:
@@ -192,7 +210,7 @@ def _fsync_dir(path: Path) -> None:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 class AnswerCache:
@@ -205,9 +223,9 @@ class AnswerCache:
         self.path = Path(path)
         self.rejected_file = rejected_path(self.path)
         self.entries: dict[str, str] = {}
-        self.rejected = 0          # damaged lines moved to rejected_file by this open
+        self.rejected = 0  # damaged lines moved to rejected_file by this open
         self.newline_added = False  # the last line was complete but lacked its newline
-        self.salvaged = 0           # complete entries recovered from damaged lines (kept in the cache)
+        self.salvaged = 0  # complete entries recovered from damaged lines (kept in the cache)
         self._load()
 
     @property
@@ -253,9 +271,18 @@ class AnswerCache:
     def _repair(self, f, raw: bytes, new: bytes, bad: list[tuple[int, bytes]], journaled: bool) -> None:
         """Make the file hold `new`, in place, under the lock the caller holds; damaged lines go aside first."""
         if bad:
-            records = b"".join(json.dumps({"line": n, "cache": self.path.name, "rejected_at": round(time.time()),
-                                           "text": line.decode("utf-8", "surrogateescape")}).encode() + b"\n"
-                               for n, line in bad)
+            records = b"".join(
+                json.dumps(
+                    {
+                        "line": n,
+                        "cache": self.path.name,
+                        "rejected_at": round(time.time()),
+                        "text": line.decode("utf-8", "surrogateescape"),
+                    }
+                ).encode()
+                + b"\n"
+                for n, line in bad
+            )
             fd = os.open(self.rejected_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
@@ -265,12 +292,12 @@ class AnswerCache:
                 os.close(fd)
             self.rejected = len(bad)
         if new != raw:
-            if new.startswith(raw):       # only a newline to add: append it
+            if new.startswith(raw):  # only a newline to add: append it
                 f.seek(0, os.SEEK_END)
-                f.write(new[len(raw):])
-            elif raw.startswith(new):     # only a damaged tail to cut: no good line moves
+                f.write(new[len(raw) :])
+            elif raw.startswith(new):  # only a damaged tail to cut: no good line moves
                 f.truncate(len(new))
-            else:                         # good lines move: journal them, then rewrite the same file
+            else:  # good lines move: journal them, then rewrite the same file
                 tmp = self._journal.with_name(self._journal.name + ".tmp")
                 with open(tmp, "wb") as j:
                     j.write(new)
@@ -292,8 +319,14 @@ class AnswerCache:
 
     def put(self, key: str, model: str, params: Mapping[str, Any], messages: Messages, answer: str) -> None:
         """Append one entry: one write of one line, on a line of its own, under an exclusive lock, flushed."""
-        line = json.dumps({"key": key, "model": model, "params": dict(params), "messages": messages,
-                           "answer": answer}, ensure_ascii=False, sort_keys=True).encode("utf-8") + b"\n"
+        line = (
+            json.dumps(
+                {"key": key, "model": model, "params": dict(params), "messages": messages, "answer": answer},
+                ensure_ascii=False,
+                sort_keys=True,
+            ).encode("utf-8")
+            + b"\n"
+        )
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         try:
@@ -313,16 +346,17 @@ class AnswerCache:
 
 # --------------------------------------------------------------------------- the client
 
+
 @dataclass
 class Counters:
     """What happened in a session: reported by the stages and notebook 06."""
 
-    requests: int = 0        # HTTP requests sent (retries included)
+    requests: int = 0  # HTTP requests sent (retries included)
     cache_hits: int = 0
-    answered: int = 0        # new answers from the endpoint
+    answered: int = 0  # new answers from the endpoint
     retries: int = 0
-    failures: int = 0        # prompts given up on (after the retries, or malformed): returned as None
-    malformed: int = 0       # answers that were no chat completion (HTML, no choices, null content)
+    failures: int = 0  # prompts given up on (after the retries, or malformed): returned as None
+    malformed: int = 0  # answers that were no chat completion (HTML, no choices, null content)
     parse_failures: int = 0  # answers the parsers could not use (counted by the callers)
     errors: dict[str, int] = field(default_factory=dict)
 
@@ -402,8 +436,10 @@ class LLM:
             return NO_KEY
         key = os.environ.get(name)
         if not key:
-            raise LLMAuthError(f"llm.api_key_env names the environment variable {name}, which is not set (or empty): "
-                               f"export {name}, or set llm.api_key_env: null for a local server that needs no key")
+            raise LLMAuthError(
+                f"llm.api_key_env names the environment variable {name}, which is not set (or empty): "
+                f"export {name}, or set llm.api_key_env: null for a local server that needs no key"
+            )
         return key
 
     def _sdk(self):
@@ -411,12 +447,16 @@ class LLM:
             from openai import OpenAI
 
             key = self._key()
-            client = OpenAI(api_key=key, base_url=self.settings.base_url, timeout=self.settings.timeout,
-                            max_retries=0)  # retries are ours, so they are counted
+            client = OpenAI(
+                api_key=key, base_url=self.settings.base_url, timeout=self.settings.timeout, max_retries=0
+            )  # retries are ours, so they are counted
             if self.settings.api_key_env is not None and _key_in_clear(str(client.base_url)):
-                warnings.warn(f"llm.base_url {_shown(str(client.base_url))} is plain http to a host that is not "
-                              f"loopback: the key from ${self.settings.api_key_env} will cross the network "
-                              "unencrypted; use https", stacklevel=3)
+                warnings.warn(
+                    f"llm.base_url {_shown(str(client.base_url))} is plain http to a host that is not "
+                    f"loopback: the key from ${self.settings.api_key_env} will cross the network "
+                    "unencrypted; use https",
+                    stacklevel=3,
+                )
             self._client = client
         return self._client
 
@@ -456,8 +496,9 @@ class LLM:
             self.counters.answered += 1
         return answer
 
-    def chat_many(self, batch: Sequence[Messages], progress: bool = True, desc: str = "llm", **overrides: Any
-                  ) -> list[str | None]:
+    def chat_many(
+        self, batch: Sequence[Messages], progress: bool = True, desc: str = "llm", **overrides: Any
+    ) -> list[str | None]:
         """`chat` for each; in replay mode every missing entry is listed in one error before any work."""
         if self.settings.mode == "replay":
             missing = self.missing(batch, **overrides)
@@ -475,12 +516,16 @@ class LLM:
         s, code = self.settings, err.status_code
         if code in (401, 403):
             sent = f"the key from ${s.api_key_env}" if s.api_key_env else "no key (llm.api_key_env is null)"
-            return LLMAuthError(f"{self._base_url} refused {sent} (HTTP {code}, model {s.model!r}): fix "
-                                "llm.api_key_env (the variable it names must hold a valid key with access to llm.model)")
+            return LLMAuthError(
+                f"{self._base_url} refused {sent} (HTTP {code}, model {s.model!r}): fix "
+                "llm.api_key_env (the variable it names must hold a valid key with access to llm.model)"
+            )
         if code == 404:
             detail = self._redact(getattr(err, "message", ""))
-            return LLMNotFoundError(f"{self._base_url} answered HTTP 404 for model {s.model!r} ({detail}): fix "
-                                    "llm.model (a model this endpoint serves) or llm.base_url (it usually ends in /v1)")
+            return LLMNotFoundError(
+                f"{self._base_url} answered HTTP 404 for model {s.model!r} ({detail}): fix "
+                "llm.model (a model this endpoint serves) or llm.base_url (it usually ends in /v1)"
+            )
         return None
 
     def _call(self, messages: Messages, p: Mapping[str, Any]) -> str | None:
@@ -503,8 +548,9 @@ class LLM:
                     break  # 4xx other than 429: retrying will not help
             except openai.APIConnectionError as err:  # timeouts included
                 self._count(type(err).__name__)
-                connection_failed = not isinstance(err, openai.APITimeoutError) or \
-                    type(err.__cause__).__name__ == "ConnectTimeout"  # slow, not absent, when the read timed out
+                connection_failed = (
+                    not isinstance(err, openai.APITimeoutError) or type(err.__cause__).__name__ == "ConnectTimeout"
+                )  # slow, not absent, when the read timed out
             except (ValueError, openai.APIResponseValidationError) as err:  # a body that is not JSON
                 return self._malformed(type(err).__name__)
             else:
@@ -515,13 +561,14 @@ class LLM:
                 return text
             if attempt < s.max_retries:
                 self.counters.retries += 1
-                time.sleep(s.backoff * 2 ** attempt)
+                time.sleep(s.backoff * 2**attempt)
         self.counters.failures += 1
         self._unreachable = self._unreachable + 1 if connection_failed else 0
         if self._unreachable >= UNREACHABLE_AFTER:
             raise LLMUnreachableError(
                 f"the LLM endpoint at {self._base_url} is unreachable: {self._unreachable} prompts in a row failed "
-                f"with connection errors after {s.max_retries} retries each: fix llm.base_url (or start the server)")
+                f"with connection errors after {s.max_retries} retries each: fix llm.base_url (or start the server)"
+            )
         return None
 
     def _malformed(self, problem: str) -> None:
@@ -535,9 +582,13 @@ class LLM:
     def report(self) -> dict[str, Any]:
         """Settings (no key) and counters, for the stage reports."""
         s = asdict(self.settings)
-        return {"settings": s, "cache_entries": len(self.cache), "cache_lines_rejected": self.cache.rejected,
-                "cache_entries_salvaged": self.cache.salvaged,
-                **asdict(self.counters)}
+        return {
+            "settings": s,
+            "cache_entries": len(self.cache),
+            "cache_lines_rejected": self.cache.rejected,
+            "cache_entries_salvaged": self.cache.salvaged,
+            **asdict(self.counters),
+        }
 
 
 # --------------------------------------------------------------------------- parsing chatty output
@@ -570,8 +621,10 @@ def parse_list(text: str | None) -> list[str]:
         return []
     for value in _json_lists(text):
         if isinstance(value, list):
-            items = [v if isinstance(v, str) else (v.get("question") or v.get("query")) if isinstance(v, dict) else None
-                     for v in value]
+            items = [
+                v if isinstance(v, str) else (v.get("question") or v.get("query")) if isinstance(v, dict) else None
+                for v in value
+            ]
             items = [_clean(i) for i in items if isinstance(i, str) and _clean(i)]
             if items:
                 return items

@@ -13,13 +13,14 @@ and a run `{qid: {doc_id: score}}` and returns `{measure: mean}`, or `{qid: {mea
 
 Measures: `ndcg`, `ndcg@k`, `recall@k`, `p@k`, `mrr` (`mrr@k` cuts the ranking at k), `map` (`map@k`).
 """
+
 from __future__ import annotations
 
 import logging
 import math
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -97,8 +98,9 @@ def query_measures(judged: Mapping[str, int], scores: Mapping[str, float], measu
     return out
 
 
-def evaluate(qrels: Qrels, run: Run, measures: Iterable[str], per_query: bool = False
-             ) -> dict[str, float] | dict[str, dict[str, float]]:
+def evaluate(
+    qrels: Qrels, run: Run, measures: Iterable[str], per_query: bool = False
+) -> dict[str, float] | dict[str, dict[str, float]]:
     """Mean of each measure over the queries with a relevant document (or per query values)."""
     measures = list(measures)
     for m in measures:
@@ -135,8 +137,9 @@ def metric_curves(qrels: Qrels, run: Run, max_k: int = 100, per_query: bool = Fa
     cols = ["ndcg", "recall", "p"]
     if per_query:
         idx = pd.MultiIndex.from_product([list(frames), ks], names=["qid", "k"])
-        return pd.DataFrame(np.concatenate(list(frames.values())) if frames else np.zeros((0, 3)), index=idx,
-                            columns=cols)
+        return pd.DataFrame(
+            np.concatenate(list(frames.values())) if frames else np.zeros((0, 3)), index=idx, columns=cols
+        )
     mean = np.mean(np.stack(list(frames.values())), axis=0) if frames else np.full((max_k, 3), np.nan)
     return pd.DataFrame(mean, index=pd.Index(ks, name="k"), columns=cols)
 

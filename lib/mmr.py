@@ -20,6 +20,7 @@ how many candidates each reading keeps.
 Scores only fall as queries are kept (the redundancy term grows), so stopping at the first best
 candidate with s(q) <= gamma is exact. The filter needs no LLM: it runs on any candidate pool.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -48,8 +49,9 @@ class MMRParams:
         return (self.lam, 1 - self.lam) if self.lambda_weights == "relevance" else (1 - self.lam, self.lam)
 
 
-def mmr_filter(queries: np.ndarray, claim: np.ndarray, justification: np.ndarray | None = None,
-               params: MMRParams = MMRParams()) -> tuple[list[int], list[float]]:
+def mmr_filter(
+    queries: np.ndarray, claim: np.ndarray, justification: np.ndarray | None = None, params: MMRParams = MMRParams()
+) -> tuple[list[int], list[float]]:
     """Indices of the kept candidates in selection order, and their s(q) when picked.
 
     `queries` (n x d), `claim` and `justification` (d) are L2-normalised embeddings. Without a

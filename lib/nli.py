@@ -15,59 +15,21 @@ head is replaced when its label count differs.
 - Label sets (`LABEL_SETS`, `map_label`, `collapse`): AVeriTeC 4-way and the 3-way and 2-way
   reductions, QuanTemp 3-way.
 """
+
 from __future__ import annotations
 
 import copy
 import json
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from lib.labels import AVERITEC_LABELS, QUANTEMP_LABELS
-
-# The AVeriTeC reductions. 3-way: Not Enough Evidence and Conflicting Evidence/Cherrypicking become one
-# "not verifiable either way" class (the FEVER-style SUPPORTS / REFUTES / NOT ENOUGH INFO).
-# 2-way: Papelo's "reducing the problem to two classes": the classifier only ever says Supported or
-# Refuted; claims whose gold is neither cannot be answered correctly, and are left out of its training.
-OTHER = "Not Enough Evidence/Conflicting"
-LABEL_SETS: dict[str, tuple[str, ...]] = {
-    "averitec4": AVERITEC_LABELS,
-    "averitec3": ("Supported", "Refuted", OTHER),
-    "averitec2": ("Supported", "Refuted"),
-    "quantemp3": QUANTEMP_LABELS,
-}
-_REDUCE = {"Not Enough Evidence": OTHER, "Conflicting Evidence/Cherrypicking": OTHER}
-
-
-def map_label(label: str, label_set: str) -> str | None:
-    """`label` in `label_set`; None where the set has no such class (2-way: NEE and Conflicting)."""
-    if label_set not in LABEL_SETS:
-        raise ValueError(f"unknown label set {label_set!r} (available: {sorted(LABEL_SETS)})")
-    labels = LABEL_SETS[label_set]
-    if label in labels:
-        return label
-    if label_set == "averitec3" and label in _REDUCE:
-        return _REDUCE[label]
-    if label_set == "averitec2" and label in _REDUCE:
-        return None
-    raise ValueError(f"label {label!r} does not belong to label set {label_set!r} {labels}")
-
-
-def collapse(probs: np.ndarray, source: str, target: str) -> np.ndarray:
-    """Class probabilities of a `source` classifier read in the coarser `target` set: probabilities of
-    the classes that merge are summed; classes the target lacks (2-way) are dropped and the rest
-    renormalised, so the argmax is the best class the target allows."""
-    src, tgt = LABEL_SETS[source], LABEL_SETS[target]
-    out = np.zeros((len(probs), len(tgt)))
-    for i, label in enumerate(src):
-        mapped = map_label(label, target) if label not in tgt else label
-        if mapped is not None:
-            out[:, tgt.index(mapped)] += probs[:, i]
-    return out / np.clip(out.sum(axis=1, keepdims=True), 1e-12, None)
-
+from lib import training as TR
+from lib.models import pick_device, quiet_transformers, resolve_model
 
 # --------------------------------------------------------------------------- inputs
 
@@ -105,8 +67,9 @@ def encode(tokenizer, examples: Sequence[Example], max_length: int, max_claim_sh
         if not idx:
             continue
         second = [EVIDENCE_SEPARATOR.join(examples[i].evidence) for i in idx] if has_evidence else None
-        enc = tokenizer([claims[i] for i in idx], second, truncation="only_second" if has_evidence else True,
-                        max_length=max_length)
+        enc = tokenizer(
+            [claims[i] for i in idx], second, truncation="only_second" if has_evidence else True, max_length=max_length
+        )
         parts.update({i: {k: enc[k][j] for k in enc.keys()} for j, i in enumerate(idx)})
     return {k: [parts[i][k] for i in range(len(examples))] for k in parts[0]}
 
@@ -117,23 +80,23 @@ def encode(tokenizer, examples: Sequence[Example], max_length: int, max_claim_sh
 @dataclass(frozen=True)
 class NLISettings:
     model: str = "sentence-transformers/all-MiniLM-L6-v2"
-    max_length: int = 128               # the thesis: 256 (params `nli_full`)
+    max_length: int = 128  # the thesis: 256 (see the README on GPU settings)
     batch_size: int = 16
     learning_rate: float = 2e-5
     weight_decay: float = 0.01
     warmup: float = 0.06
     epochs: int = 2
-    patience: int = 2                   # evaluations without a better validation macro-F1
-    eval_every: float = 0.5             # epochs between validation evaluations
-    validation_fraction: float = 0.1    # held out of the training claims, stratified
-    class_weighting: str = "balanced"   # balanced: inverse class frequency in the loss; none
+    patience: int = 2  # evaluations without a better validation macro-F1
+    eval_every: float = 0.5  # epochs between validation evaluations
+    validation_fraction: float = 0.1  # held out of the training claims, stratified
+    class_weighting: str = "balanced"  # balanced: inverse class frequency in the loss; none
     max_claim_share: float = 0.5
     seed: int = 0
     device: str = "auto"
     eval_batch_size: int = 64
 
     @classmethod
-    def from_params(cls, p: Mapping[str, Any] | None, **override: Any) -> "NLISettings":
+    def from_params(cls, p: Mapping[str, Any] | None, **override: Any) -> NLISettings:
         known = {f.name for f in fields(cls)}
         p = {**(p or {}), **override}
         unknown = sorted(set(p) - known)
@@ -148,9 +111,7 @@ def device_of(name: str) -> tuple[str, Any]:
     """(device, autocast dtype or None): CUDA with bf16 (fp16 on older GPUs) when present."""
     import torch
 
-    from lib.qgen import _device
-
-    device = _device(name)
+    device = pick_device(name)
     if device.startswith("cuda"):
         return device, torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     return device, None
@@ -161,15 +122,16 @@ def new_classifier(model: str, labels: Sequence[str]):
     checkpoint has none or one of another size)."""
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from lib.qgen import _quiet_transformers
-    from lib.retrieval import resolve_model
-
-    _quiet_transformers()
+    quiet_transformers()
     path = resolve_model(model)
     tok = AutoTokenizer.from_pretrained(path)
     clf = AutoModelForSequenceClassification.from_pretrained(
-        path, num_labels=len(labels), id2label=dict(enumerate(labels)),
-        label2id={label: i for i, label in enumerate(labels)}, ignore_mismatched_sizes=True)
+        path,
+        num_labels=len(labels),
+        id2label=dict(enumerate(labels)),
+        label2id={label: i for i, label in enumerate(labels)},
+        ignore_mismatched_sizes=True,
+    )
     return clf, tok
 
 
@@ -186,8 +148,16 @@ def _pad(tokenizer, enc: Mapping[str, list], idx: Sequence[int], device: str):
     return {k: t.to(device) for k, t in batch.items()}
 
 
-def predict_proba(model, tokenizer, examples: Sequence[Example], max_length: int, batch_size: int = 64,
-                  max_claim_share: float = 0.5, device: str | None = None, progress: bool = False) -> np.ndarray:
+def predict_proba(
+    model,
+    tokenizer,
+    examples: Sequence[Example],
+    max_length: int,
+    batch_size: int = 64,
+    max_claim_share: float = 0.5,
+    device: str | None = None,
+    progress: bool = False,
+) -> np.ndarray:
     """Class probabilities (n, classes), in the order of `examples`; batches of similar length."""
     import torch
     from tqdm import tqdm
@@ -202,7 +172,7 @@ def predict_proba(model, tokenizer, examples: Sequence[Example], max_length: int
     model.eval()
     with torch.inference_mode(), torch.autocast(device_type="cuda", dtype=dtype, enabled=dtype is not None):
         for s in tqdm(range(0, len(order), batch_size), desc="predict", disable=not progress, leave=False):
-            idx = order[s:s + batch_size]
+            idx = order[s : s + batch_size]
             logits = model(**_pad(tokenizer, enc, idx, device)).logits.float()
             out[idx] = torch.softmax(logits, dim=-1).cpu().numpy()
     return out
@@ -219,15 +189,19 @@ def macro_f1(gold: Sequence[int], pred: Sequence[int], n_classes: int) -> float:
     return float(f1.mean())
 
 
-def train(train_set: Sequence[Example], validation: Sequence[Example], labels: Sequence[str], s: NLISettings,
-          out_dir: Path | str | None = None, progress: bool = True) -> tuple[Any, Any, dict[str, Any]]:
+def train(
+    train_set: Sequence[Example],
+    validation: Sequence[Example],
+    labels: Sequence[str],
+    s: NLISettings,
+    out_dir: Path | str | None = None,
+    progress: bool = True,
+) -> tuple[Any, Any, dict[str, Any]]:
     """Fine-tune; returns (model, tokenizer, report) with the best validation checkpoint restored.
 
     Saves model, tokenizer and `training.json` (validation curve, examples/second) to `out_dir`."""
     import torch
     from tqdm import tqdm
-
-    from lib.qgen import batches
 
     if not train_set:
         raise ValueError("no training examples")
@@ -235,29 +209,24 @@ def train(train_set: Sequence[Example], validation: Sequence[Example], labels: S
     bad = sorted({e.label for e in [*train_set, *validation]} - set(index))
     if bad:
         raise ValueError(f"labels {bad} are not in the classifier's label set {tuple(labels)}")
-    torch.manual_seed(s.seed)
-    np.random.seed(s.seed)
-    torch.use_deterministic_algorithms(True, warn_only=True)
+    TR.seed_everything(s.seed)
     device, dtype = device_of(s.device)
     model, tok = new_classifier(s.model, labels)
     model.to(device)
     enc = encode(tok, train_set, s.max_length, s.max_claim_share)
     y = torch.tensor([index[e.label] for e in train_set])
     lengths = [len(ids) for ids in enc["input_ids"]]
-    per_epoch = [batches(lengths, s.batch_size, s.seed + epoch) for epoch in range(s.epochs)]
+    per_epoch = TR.epoch_batches(lengths, s.batch_size, s.seed, s.epochs)
     steps = [b for epoch in per_epoch for b in epoch]
     eval_steps = max(1, round(s.eval_every * len(per_epoch[0])))
-    weights = (torch.tensor(class_weights(y.tolist(), len(labels)), dtype=torch.float32)
-               if s.class_weighting == "balanced" else None)
+    weights = (
+        torch.tensor(class_weights(y.tolist(), len(labels)), dtype=torch.float32)
+        if s.class_weighting == "balanced"
+        else None
+    )
     loss_fn = torch.nn.CrossEntropyLoss(weight=weights.to(device) if weights is not None else None)
-    no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
-    groups = [{"params": [p for n, p in model.named_parameters() if not n.endswith(no_decay)],
-               "weight_decay": s.weight_decay},
-              {"params": [p for n, p in model.named_parameters() if n.endswith(no_decay)], "weight_decay": 0.0}]
-    opt = torch.optim.AdamW(groups, lr=s.learning_rate)
-    warm = max(1, int(s.warmup * len(steps)))
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda i: min((i + 1) / warm, max(0.0, (len(steps) - i) / max(1, len(steps) - warm))))
+    opt = TR.adamw(model.named_parameters(), s.learning_rate, s.weight_decay)
+    sched = TR.warmup_decay(opt, s.warmup, len(steps))
     val_gold = [index[e.label] for e in validation]
     curve: list[dict[str, float]] = []
     best = {"macro_f1": -1.0, "step": 0}
@@ -270,20 +239,16 @@ def train(train_set: Sequence[Example], validation: Sequence[Example], labels: S
         model.train()
         with torch.autocast(device_type="cuda", dtype=dtype, enabled=dtype is not None):
             logits = model(**_pad(tok, enc, idx, device)).logits
-        loss = loss_fn(logits.float(), y[idx].to(device))
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        opt.zero_grad()
-        running.append(loss.item())
+        running.append(TR.step(loss_fn(logits.float(), y[idx].to(device)), list(model.parameters()), opt, sched))
         seen += len(idx)
         train_seconds += time.perf_counter() - t0
         if (i + 1) % eval_steps == 0 or i + 1 == len(steps):
             point = {"step": i + 1, "epoch": round((i + 1) / len(per_epoch[0]), 3), "loss": float(np.mean(running))}
             running = []
             if validation:
-                probs = predict_proba(model, tok, validation, s.max_length, s.eval_batch_size, s.max_claim_share, device)
+                probs = predict_proba(
+                    model, tok, validation, s.max_length, s.eval_batch_size, s.max_claim_share, device
+                )
                 point["val_macro_f1"] = macro_f1(val_gold, probs.argmax(1), len(labels))
                 point["val_accuracy"] = float(np.mean(probs.argmax(1) == np.asarray(val_gold)))
                 if point["val_macro_f1"] > best["macro_f1"]:
@@ -297,18 +262,30 @@ def train(train_set: Sequence[Example], validation: Sequence[Example], labels: S
                 break
     if best_state is not None:
         model.load_state_dict(best_state)
-    report = {"settings": asdict(s), "device": device, "dtype": str(dtype) if dtype else "float32",
-              "labels": list(labels), "train_examples": len(train_set), "validation_examples": len(validation),
-              "train_label_counts": {lb: int((y == i).sum()) for i, lb in enumerate(labels)},
-              "steps_planned": len(steps), "steps_run": curve[-1]["step"] if curve else 0,
-              "stopped_early": bool(curve) and curve[-1]["step"] < len(steps), "best": best, "curve": curve,
-              "seconds": round(time.perf_counter() - start, 1), "train_seconds": round(train_seconds, 1),
-              "examples_per_second": round(seen / max(train_seconds, 1e-9), 2),
-              "mean_input_tokens": round(float(np.mean(lengths)), 1),
-              "truncated_share": round(float(np.mean([n >= s.max_length for n in lengths])), 4)}
-    print(f"trained {report['steps_run']}/{len(steps)} steps in {report['train_seconds']} s on {device}: "
-          f"{report['examples_per_second']} examples/s; best validation macro-F1 {best['macro_f1']:.3f} "
-          f"at step {best['step']}")
+    report = {
+        "settings": asdict(s),
+        "device": device,
+        "dtype": str(dtype) if dtype else "float32",
+        "labels": list(labels),
+        "train_examples": len(train_set),
+        "validation_examples": len(validation),
+        "train_label_counts": {lb: int((y == i).sum()) for i, lb in enumerate(labels)},
+        "steps_planned": len(steps),
+        "steps_run": curve[-1]["step"] if curve else 0,
+        "stopped_early": bool(curve) and curve[-1]["step"] < len(steps),
+        "best": best,
+        "curve": curve,
+        "seconds": round(time.perf_counter() - start, 1),
+        "train_seconds": round(train_seconds, 1),
+        "examples_per_second": round(seen / max(train_seconds, 1e-9), 2),
+        "mean_input_tokens": round(float(np.mean(lengths)), 1),
+        "truncated_share": round(float(np.mean([n >= s.max_length for n in lengths])), 4),
+    }
+    print(
+        f"trained {report['steps_run']}/{len(steps)} steps in {report['train_seconds']} s on {device}: "
+        f"{report['examples_per_second']} examples/s; best validation macro-F1 {best['macro_f1']:.3f} "
+        f"at step {best['step']}"
+    )
     if out_dir is not None:
         save(model, tok, report, out_dir)
     return model, tok, report
@@ -344,10 +321,16 @@ def classification_scores(gold: Sequence[str], pred: Sequence[str], labels: Sequ
         raise ValueError(f"{len(gold)} gold labels but {len(pred)} predictions")
     labels = list(labels)
     p, r, f, n = precision_recall_fscore_support(gold, pred, labels=labels, zero_division=0)
-    macro = f.mean()                                           # over `labels`, as average="macro"
-    weighted = (f * n).sum() / n.sum() if n.sum() else 0.0     # by gold support, as average="weighted"
-    return {"n": len(gold), "accuracy": float(np.mean(np.asarray(gold) == np.asarray(pred))) if gold else float("nan"),
-            "macro_f1": float(macro), "weighted_f1": float(weighted),
-            "per_class": {lb: {"precision": float(p[i]), "recall": float(r[i]), "f1": float(f[i]), "support": int(n[i])}
-                          for i, lb in enumerate(labels)},
-            "confusion": confusion_matrix(gold, pred, labels=labels).tolist()}
+    macro = f.mean()  # over `labels`, as average="macro"
+    weighted = (f * n).sum() / n.sum() if n.sum() else 0.0  # by gold support, as average="weighted"
+    return {
+        "n": len(gold),
+        "accuracy": float(np.mean(np.asarray(gold) == np.asarray(pred))) if gold else float("nan"),
+        "macro_f1": float(macro),
+        "weighted_f1": float(weighted),
+        "per_class": {
+            lb: {"precision": float(p[i]), "recall": float(r[i]), "f1": float(f[i]), "support": int(n[i])}
+            for i, lb in enumerate(labels)
+        },
+        "confusion": confusion_matrix(gold, pred, labels=labels).tolist(),
+    }

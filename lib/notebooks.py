@@ -8,14 +8,16 @@ its one-line summary and headline metrics (params section `report`); `python -m 
 to read than the wide table of `dvc metrics show`). Source notebooks stay without outputs; executed copies
 are pipeline outputs.
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from lib.config import (
     EXECUTED_DIR,
@@ -30,8 +32,13 @@ from lib.config import (
 DEFAULT_TIMEOUT_S = 1800  # per cell: a hung kernel fails the stage instead of blocking it
 
 
-def run_notebook(name: str, parameters: dict[str, Any], out_dir: Path | str = EXECUTED_DIR,
-                 notebooks_dir: Path | str = NOTEBOOKS_DIR, timeout_s: int = DEFAULT_TIMEOUT_S) -> Path:
+def run_notebook(
+    name: str,
+    parameters: dict[str, Any],
+    out_dir: Path | str = EXECUTED_DIR,
+    notebooks_dir: Path | str = NOTEBOOKS_DIR,
+    timeout_s: int = DEFAULT_TIMEOUT_S,
+) -> Path:
     """Execute `notebooks/<name>.ipynb` with `parameters` from the repository root; return the output path."""
     import papermill as pm
 
@@ -43,8 +50,16 @@ def run_notebook(name: str, parameters: dict[str, Any], out_dir: Path | str = EX
     out.parent.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     start = time.perf_counter()
-    pm.execute_notebook(str(src), str(out), parameters=parameters, cwd=str(ROOT), kernel_name="python3",
-                        execution_timeout=timeout_s, progress_bar=False, log_output=False)
+    pm.execute_notebook(
+        str(src),
+        str(out),
+        parameters=parameters,
+        cwd=str(ROOT),
+        kernel_name="python3",
+        execution_timeout=timeout_s,
+        progress_bar=False,
+        log_output=False,
+    )
     print(f"{name}: executed in {time.perf_counter() - start:.1f} s -> {out}")
     return out
 
@@ -57,8 +72,9 @@ def check_parameters(notebook: Path, parameters: Mapping[str, Any]) -> None:
     defined = pm.inspect_notebook(str(notebook))
     unknown = sorted(set(parameters) - set(defined))
     if unknown:
-        raise ValueError(f"{notebook}: parameter(s) {unknown} are not defined in its parameters cell "
-                         f"(defined: {sorted(defined)})")
+        raise ValueError(
+            f"{notebook}: parameter(s) {unknown} are not defined in its parameters cell (defined: {sorted(defined)})"
+        )
 
 
 def render_html(executed: Path | str, reports_dir: Path | str = REPORTS_DIR) -> Path:
@@ -108,8 +124,12 @@ def _fmt(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
-def write_index(spec: Mapping[str, Mapping[str, str]], out: Path | str = REPORTS_DIR / "index.html",
-                notebooks_dir: Path | str = NOTEBOOKS_DIR, metrics_dir: Path | str = METRICS_DIR) -> Path:
+def write_index(
+    spec: Mapping[str, Mapping[str, str]],
+    out: Path | str = REPORTS_DIR / "index.html",
+    notebooks_dir: Path | str = NOTEBOOKS_DIR,
+    metrics_dir: Path | str = METRICS_DIR,
+) -> Path:
     """`reports/index.html`: every numbered notebook, linked to its rendered report, with its summary
     and the headline metrics of `spec` ({notebook name: {label: "file.json:key"}})."""
     from html import escape
@@ -123,8 +143,10 @@ def write_index(spec: Mapping[str, Mapping[str, str]], out: Path | str = REPORTS
         title, line = summary(Path(notebooks_dir) / f"{name}.ipynb")
         values = headlines(spec.get(name, {}), metrics_dir)
         cells = "".join(f"<li>{escape(k)}: <b>{escape(_fmt(v))}</b></li>" for k, v in values.items())
-        rows.append(f'<tr><td><a href="{escape(name)}.html">{escape(name[:2])} · {escape(title)}</a></td>'
-                    f"<td>{escape(line)}</td><td><ul>{cells}</ul></td></tr>")
+        rows.append(
+            f'<tr><td><a href="{escape(name)}.html">{escape(name[:2])} · {escape(title)}</a></td>'
+            f"<td>{escape(line)}</td><td><ul>{cells}</ul></td></tr>"
+        )
     html = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Evidence retrieval for fact verification: reports</title>
 <style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto;}}table{{border-collapse:collapse;}}
@@ -143,8 +165,9 @@ td,th{{border-bottom:1px solid #ddd;padding:.5em;vertical-align:top;text-align:l
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m lib.notebooks", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m lib.notebooks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = ap.add_subparsers(dest="cmd", required=True)
     run = sub.add_parser("run", help="execute a notebook with parameters from params.yaml")
     run.add_argument("name", help="notebook name without .ipynb, e.g. 01_knowledge_store")
@@ -153,6 +176,8 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="seconds per cell")
     render = sub.add_parser("render", help="render executed notebooks to reports/*.html")
     render.add_argument("executed", nargs="+")
+    render.add_argument("--index", action="store_true", help="then write reports/index.html (as `index`)")
+    render.add_argument("--params", default=str(PARAMS_FILE))
     index = sub.add_parser("index", help="write reports/index.html from the params section `report`")
     index.add_argument("--params", default=str(PARAMS_FILE))
     metrics = sub.add_parser("metrics", help="print the metrics files one `key: value` per line")
@@ -167,13 +192,13 @@ def main(argv: list[str] | None = None) -> None:
         except (ValueError, KeyError, FileNotFoundError) as err:  # ParamsError is a ValueError
             raise SystemExit(f"error: {err.args[0] if isinstance(err, KeyError) else err}") from None
         run_notebook(args.name, parameters, timeout_s=args.timeout)
-    elif args.cmd == "index":
-        report = section("report", args.params)
-        print(f"wrote {write_index(report['headlines'], ROOT / report['index_path'])}")
     elif args.cmd == "render":
         for path in args.executed:
             print(f"rendered {render_html(path)}")
-    else:
+    if args.cmd == "index" or args.cmd == "render" and args.index:
+        report = section("report", args.params)
+        print(f"wrote {write_index(report['headlines'], ROOT / report['index_path'])}")
+    elif args.cmd == "metrics":
         for path in args.files or sorted(METRICS_DIR.glob("*.json")):
             print(f"== {Path(path).relative_to(ROOT) if Path(path).is_relative_to(ROOT) else path}")
             for key, value in flatten(json.loads(Path(path).read_text())).items():

@@ -14,13 +14,14 @@ A plan is `{claim_id: [queries]}`, saved as JSONL (`{"claim_id": 0, "queries": [
 `resolve` turns a plan into the queries actually run: a claim whose plan is empty or missing falls back to
 its claim text, and the fallbacks are returned so that callers count and report them.
 """
+
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import combinations
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -30,19 +31,10 @@ from lib.retrieval import tokenize
 
 Plan = dict[int, list[str]]
 PLANS_DIR = OUTPUTS_DIR / "plans"
-LABELS = {"claim_only": "CLAIM-ONLY", "oracle": "ORACLE-QUERIES", "bloom_qg": "BLOOM-QG",
-          "heuristic": "HEURISTIC"}
 POST_HOC_PREFIX = "post_hoc_"
 
 
-def label(name: str) -> str:
-    """Display name of a plan: `post_hoc_hero_qa` -> `POST-HOC (hero_qa)`."""
-    if name.startswith(POST_HOC_PREFIX):
-        return f"POST-HOC ({name[len(POST_HOC_PREFIX):]})"
-    return LABELS.get(name, name)
-
-
-def _distinct(queries: Iterable[str]) -> list[str]:
+def distinct(queries: Iterable[str]) -> list[str]:
     """Stripped, non-empty queries, first occurrence kept (case and spacing ignored for duplicates)."""
     seen, out = set(), []
     for q in queries:
@@ -59,19 +51,23 @@ def claim_only(claims: Iterable[averitec.Claim]) -> Plan:
 
 
 def oracle(claims: Iterable[averitec.Claim]) -> Plan:
-    return {c.claim_id: _distinct(q.text for q in c.questions) for c in claims}
+    return {c.claim_id: distinct(q.text for q in c.questions) for c in claims}
 
 
 def bloom_qg(claims: Iterable[averitec.Claim], generated: Mapping[int, list[str]]) -> Plan:
     """The published BLOOM questions for the given claims (a claim without any gets an empty plan)."""
-    return {c.claim_id: _distinct(generated.get(c.claim_id, [])) for c in claims}
+    return {c.claim_id: distinct(generated.get(c.claim_id, [])) for c in claims}
 
 
 def post_hoc(claims: Iterable[averitec.Claim], outputs: Iterable[averitec.SystemOutput]) -> Plan:
     """The distinct questions of a system's QA evidence, in the system's order."""
     by_id = {o.claim_id: o for o in outputs}
-    return {c.claim_id: _distinct(e.question for e in by_id[c.claim_id].evidence if e.question)
-            if c.claim_id in by_id else [] for c in claims}
+    return {
+        c.claim_id: distinct(e.question for e in by_id[c.claim_id].evidence if e.question)
+        if c.claim_id in by_id
+        else []
+        for c in claims
+    }
 
 
 # --------------------------------------------------------------------------- heuristic decomposition
@@ -79,25 +75,90 @@ def post_hoc(claims: Iterable[averitec.Claim], outputs: Iterable[averitec.System
 # Rule 1: clause boundaries. Sentence ends and semicolons always split; these connectives split when
 # both sides keep at least MIN_CLAUSE_WORDS words ("Biden and Harris" stays whole).
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+(?=[A-Z“\"‘'])|;\s*")
-_CONNECTIVES = re.compile(r",?\s+\b(?:but|while|whereas|although|though|because|since|so that|and|or)\b\s+|,\s+which\s+",
-                          re.IGNORECASE)
+_CONNECTIVES = re.compile(
+    r",?\s+\b(?:but|while|whereas|although|though|because|since|so that|and|or)\b\s+|,\s+which\s+", re.IGNORECASE
+)
 MIN_CLAUSE_WORDS = 4
 # Rule 2: numbers (amounts, percentages, money, counts with a magnitude word).
-_NUMBER = re.compile(r"(?:[$£€₹]\s?)?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent|per cent|million|billion|trillion|"
-                     r"thousand|crore|lakh))?", re.IGNORECASE)
+_NUMBER = re.compile(
+    r"(?:[$£€₹]\s?)?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent|per cent|million|billion|trillion|"
+    r"thousand|crore|lakh))?",
+    re.IGNORECASE,
+)
 # Rule 3: dates (years 1800-2099, month names with an optional day or year).
-_MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
-           "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
-_DATE = re.compile(rf"\b(?:(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?(?:{_MONTHS})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?|"
-                   r"(?:18|19|20)\d{2}s?)\b")
+_MONTHS = (
+    "January|February|March|April|May|June|July|August|September|October|November|December|"
+    "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
+)
+_DATE = re.compile(
+    rf"\b(?:(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?(?:{_MONTHS})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?|"
+    r"(?:18|19|20)\d{2}s?)\b"
+)
 # Rule 4: named entities, approximated as runs of capitalised words (a leading function word or
 # sentence opener on its own is not an entity; an acronym such as WHO is).
 _ENTITY = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+(?:of|the|de|for|and)?\s*[A-Z][\w'’.-]*)*")
-_NOT_ENTITIES = {"a", "an", "the", "in", "on", "at", "this", "that", "these", "those", "it", "he", "she", "they",
-                 "we", "i", "you", "says", "said", "photo", "video", "image", "there", "if", "when", "as",
-                 "according", "after", "before", "during", "no", "yes", "not", "why", "what", "how", "who",
-                 "his", "her", "their", "our", "my", "and", "but", "so", "now", "by", "for", "from", "with",
-                 "well", "remember", "speaking", "almost", "more", "less", "than", "some", "all", "every"}
+_NOT_ENTITIES = {
+    "a",
+    "an",
+    "the",
+    "in",
+    "on",
+    "at",
+    "this",
+    "that",
+    "these",
+    "those",
+    "it",
+    "he",
+    "she",
+    "they",
+    "we",
+    "i",
+    "you",
+    "says",
+    "said",
+    "photo",
+    "video",
+    "image",
+    "there",
+    "if",
+    "when",
+    "as",
+    "according",
+    "after",
+    "before",
+    "during",
+    "no",
+    "yes",
+    "not",
+    "why",
+    "what",
+    "how",
+    "who",
+    "his",
+    "her",
+    "their",
+    "our",
+    "my",
+    "and",
+    "but",
+    "so",
+    "now",
+    "by",
+    "for",
+    "from",
+    "with",
+    "well",
+    "remember",
+    "speaking",
+    "almost",
+    "more",
+    "less",
+    "than",
+    "some",
+    "all",
+    "every",
+}
 
 
 def split_clauses(text: str, min_words: int = MIN_CLAUSE_WORDS) -> list[str]:
@@ -106,7 +167,7 @@ def split_clauses(text: str, min_words: int = MIN_CLAUSE_WORDS) -> list[str]:
     for sentence in _SENTENCE.split(text):
         parts = [sentence]
         for m in reversed(list(_CONNECTIVES.finditer(sentence))):
-            left, right = parts[0][: m.start()], parts[0][m.end():]
+            left, right = parts[0][: m.start()], parts[0][m.end() :]
             if len(tokenize(left)) >= min_words and len(tokenize(right)) >= min_words:
                 parts = [left, right] + parts[1:]
         clauses.extend(p.strip(" ,.;:…") for p in parts)
@@ -120,7 +181,7 @@ def _window(text: str, start: int, end: int, width: int) -> str:
     if not inside:
         return text[start:end].strip()
     lo, hi = max(inside[0] - width, 0), min(inside[-1] + width, len(words) - 1)
-    return text[words[lo][0]:words[hi][1]].strip(" ,.;:…")
+    return text[words[lo][0] : words[hi][1]].strip(" ,.;:…")
 
 
 def aspects(clause: str, width: int) -> list[tuple[str, str]]:
@@ -134,7 +195,9 @@ def aspects(clause: str, width: int) -> list[tuple[str, str]]:
             out.append(("number", _window(clause, m.start(), m.end(), width)))
     for m in _ENTITY.finditer(clause):
         words = m.group().split()
-        while words and words[0].lower().strip("'’") in _NOT_ENTITIES and not (len(words[0]) > 1 and words[0].isupper()):
+        while (
+            words and words[0].lower().strip("'’") in _NOT_ENTITIES and not (len(words[0]) > 1 and words[0].isupper())
+        ):
             words = words[1:]
         start = m.start() + m.group().find(words[0]) if words else -1
         if words and not any(s <= start < e for s, e in dates):
@@ -204,7 +267,7 @@ def resolve(plan: Mapping[int, Sequence[str]], claims: Iterable[averitec.Claim])
     out: Plan = {}
     fallback: list[int] = []
     for c in claims:
-        queries = _distinct(plan.get(c.claim_id, []))
+        queries = distinct(plan.get(c.claim_id, []))
         if not queries:
             fallback.append(c.claim_id)
             queries = [c.text]
@@ -221,16 +284,20 @@ def redundancy(embeddings: np.ndarray) -> float:
     return float(np.mean([sims[i, j] for i, j in combinations(range(n), 2)]))
 
 
-def plan_stats(plan: Mapping[int, Sequence[str]], embed: Callable[[list[str]], np.ndarray] | None = None
-               ) -> dict[str, float]:
+def plan_stats(
+    plan: Mapping[int, Sequence[str]], embed: Callable[[list[str]], np.ndarray] | None = None
+) -> dict[str, float]:
     """Queries per claim, tokens per query (`lib.retrieval.tokenize` tokens), empty plans and, given an
     `embed` function returning normalised vectors, redundancy averaged over claims with 2+ queries."""
     sizes = np.array([len(q) for q in plan.values()])
     tokens = np.array([len(tokenize(q)) for qs in plan.values() for q in qs])
-    stats = {"claims": int(len(sizes)), "empty_plans": int((sizes == 0).sum()),
-             "queries_per_claim": float(sizes.mean()) if len(sizes) else float("nan"),
-             "queries_per_claim_median": float(np.median(sizes)) if len(sizes) else float("nan"),
-             "tokens_per_query": float(tokens.mean()) if len(tokens) else float("nan")}
+    stats = {
+        "claims": int(len(sizes)),
+        "empty_plans": int((sizes == 0).sum()),
+        "queries_per_claim": float(sizes.mean()) if len(sizes) else float("nan"),
+        "queries_per_claim_median": float(np.median(sizes)) if len(sizes) else float("nan"),
+        "tokens_per_query": float(tokens.mean()) if len(tokens) else float("nan"),
+    }
     if embed is not None:
         per_claim = [redundancy(embed(list(qs))) for qs in plan.values() if len(qs) >= 2]
         stats["redundancy"] = float(np.mean(per_claim)) if per_claim else float("nan")
@@ -245,13 +312,16 @@ def build_plans(settings: Mapping, data_dir: Path | str = DATA_DIR) -> dict[str,
     data_dir = Path(data_dir)
     claims = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
     plans: dict[str, Plan] = {"claim_only": claim_only(claims), "oracle": oracle(claims)}
-    plans["bloom_qg"] = bloom_qg(claims, averitec.load_generated_questions(data_dir / "averitec" / "systems" /
-                                                                  settings["bloom_file"]))
+    plans["bloom_qg"] = bloom_qg(
+        claims, averitec.load_generated_questions(data_dir / "averitec" / "systems" / settings["bloom_file"])
+    )
     h = settings.get("heuristic", {})
     plans["heuristic"] = heuristic(claims, h.get("window", 4), h.get("max_queries", 8))
     for name, file in settings.get("post_hoc", {}).items():
-        plans[POST_HOC_PREFIX + name] = post_hoc(claims, averitec.load_system_output(data_dir / "averitec" / "systems" / file))
-    return {name: {cid: _distinct(qs) for cid, qs in plan.items()} for name, plan in plans.items()}
+        plans[POST_HOC_PREFIX + name] = post_hoc(
+            claims, averitec.load_system_output(data_dir / "averitec" / "systems" / file)
+        )
+    return {name: {cid: distinct(qs) for cid, qs in plan.items()} for name, plan in plans.items()}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -268,8 +338,10 @@ def main(argv: list[str] | None = None) -> None:
     for name, plan in plans.items():
         save_plan(plan, Path(args.out_dir) / f"{name}.jsonl")
         s = plan_stats(plan)
-        print(f"{label(name):28s} {s['queries_per_claim']:5.2f} queries/claim, {s['tokens_per_query']:5.2f} "
-              f"tokens/query, {s['empty_plans']} empty")
+        print(
+            f"{name:28s} {s['queries_per_claim']:5.2f} queries/claim, {s['tokens_per_query']:5.2f} "
+            f"tokens/query, {s['empty_plans']} empty"
+        )
 
 
 if __name__ == "__main__":

@@ -13,10 +13,12 @@
 Papelo's next-question step (`next_messages`, `parse_next`) serves the LLM variants of `lib.pursuit`.
 The prompts are this study's own wording of the published ideas.
 """
+
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +27,6 @@ from lib.labels import AVERITEC_LABELS
 from lib.llm import LLM, Messages, first_question, parse_list
 
 PROMPTED = ("claimdecomp", "pgmfc", "all_at_once", "agq")
-LABELS = {"claimdecomp": "CLAIMDECOMP", "pgmfc": "PGMFC", "all_at_once": "ALL-AT-ONCE", "agq": "AGQ (oracle)"}
 TEMPERATURE = {"claimdecomp": 0.1}  # the thesis' setting; the others use llm.temperature
 
 SYSTEM = "You help professional fact-checkers plan their research. Answer exactly in the format asked for."
@@ -40,6 +41,7 @@ def _when(claim: averitec.Claim) -> str:
 
 
 # --------------------------------------------------------------------------- CLAIMDECOMP
+
 
 def decomposition_examples(claims: Sequence[claimdecomp.ClaimDecompClaim]) -> list[tuple[str, list[str]]]:
     """(claim, questions) from the first human annotation of each ClaimDecomp claim that has one."""
@@ -64,7 +66,8 @@ def claimdecomp_messages(claim: averitec.Claim, examples: Sequence[tuple[str, li
     return _user(
         "Decompose the claim into yes/no questions whose answers decide whether it is true, as fact-checkers "
         "do: cover what is stated explicitly and what is implied. Reply with a JSON list of questions.\n\n"
-        f"{shots}\n\nClaim: {claim.text}\nQuestions:")
+        f"{shots}\n\nClaim: {claim.text}\nQuestions:"
+    )
 
 
 def _json(items: Sequence[str]) -> str:
@@ -75,7 +78,7 @@ def _json(items: Sequence[str]) -> str:
 
 # --------------------------------------------------------------------------- PGMFC
 
-_PROGRAM_EXAMPLE = '''Claim: The city that hosted the 2012 Summer Olympics has more than 10 million inhabitants.
+_PROGRAM_EXAMPLE = """Claim: The city that hosted the 2012 Summer Olympics has more than 10 million inhabitants.
 def program():
     answer_1 = Question("Which city hosted the 2012 Summer Olympics?")
     fact_1 = Verify(f"{answer_1} has more than 10 million inhabitants.")
@@ -85,7 +88,7 @@ Claim: A vaccine approved in 2021 was tested on fewer than 1,000 people and was 
 def program():
     fact_1 = Verify("A vaccine approved in 2021 was tested on fewer than 1,000 people.")
     fact_2 = Verify("The vaccine was withdrawn a year after its approval.")
-    label = Predict(fact_1 and fact_2)'''
+    label = Predict(fact_1 and fact_2)"""
 
 _STEP = re.compile(r"\b(?:Verify|Question)\(\s*f?(?P<q>\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')\s*\)")
 
@@ -94,7 +97,9 @@ def pgmfc_messages(claim: averitec.Claim) -> Messages:
     return _user(
         "Write a Python-like program of reasoning steps that verifies the claim: Question(...) asks for a "
         "fact, Verify(...) checks a simple statement, Predict(...) combines them. Earlier answers may be "
-        "used as {answer_n}.\n\n" f"{_PROGRAM_EXAMPLE}\n\nClaim: {claim.text}\ndef program():")
+        "used as {answer_n}.\n\n"
+        f"{_PROGRAM_EXAMPLE}\n\nClaim: {claim.text}\ndef program():"
+    )
 
 
 def program_queries(text: str | None) -> list[str]:
@@ -111,33 +116,41 @@ def program_queries(text: str | None) -> list[str]:
 
 # --------------------------------------------------------------------------- ALL-AT-ONCE, AGQ
 
+
 def all_at_once_messages(claim: averitec.Claim) -> Messages:
     return _user(
         f"Claim (made on {_when(claim)}): {claim.text}\n\n"
-        "Which questions would help verify this claim? Reply with a JSON list of questions only.")
+        "Which questions would help verify this claim? Reply with a JSON list of questions only."
+    )
 
 
 def agq_messages(claim: averitec.Claim) -> Messages:
     return _user(
         "A fact-checker verified the claim below and wrote the justification. Write the search queries, as "
         "questions, that find the evidence the justification relies on. Reply with a JSON list.\n\n"
-        f"Claim: {claim.text}\nClaim date: {_when(claim)}\nJustification: {claim.justification}")
+        f"Claim: {claim.text}\nClaim date: {_when(claim)}\nJustification: {claim.justification}"
+    )
 
 
 # --------------------------------------------------------------------------- Papelo's next step
 
+
 def first_messages(claim: averitec.Claim) -> Messages:
-    return _user(f"Claim (made on {_when(claim)}): {claim.text}\n\n"
-                 "What is the first question you would search for to verify this claim? Reply with one question.")
+    return _user(
+        f"Claim (made on {_when(claim)}): {claim.text}\n\n"
+        "What is the first question you would search for to verify this claim? Reply with one question."
+    )
 
 
-def next_messages(claim: averitec.Claim, pairs: Sequence[tuple[str, str]], verdicts: Sequence[str] = AVERITEC_LABELS
-                  ) -> Messages:
+def next_messages(
+    claim: averitec.Claim, pairs: Sequence[tuple[str, str]], verdicts: Sequence[str] = AVERITEC_LABELS
+) -> Messages:
     history = "\n".join(f"Q{i}: {q}\nA{i}: {a}" for i, (q, a) in enumerate(pairs, start=1))
     return _user(
         f"Claim (made on {_when(claim)}): {claim.text}\n\nQuestions asked so far and the answers found:\n"
         f"{history}\n\nIf the answers suffice, reply 'Verdict: <label>' with one of: {', '.join(verdicts)}. "
-        "Otherwise reply with the one next question to search for.")
+        "Otherwise reply with the one next question to search for."
+    )
 
 
 def parse_next(text: str | None, verdicts: Sequence[str] = AVERITEC_LABELS) -> tuple[str, str] | None:
@@ -156,6 +169,7 @@ def parse_next(text: str | None, verdicts: Sequence[str] = AVERITEC_LABELS) -> t
 
 # --------------------------------------------------------------------------- planners
 
+
 def messages_for(kind: str, claim: averitec.Claim, examples: Sequence[tuple[str, list[str]]] = ()) -> Messages:
     if kind == "claimdecomp":
         return claimdecomp_messages(claim, examples)
@@ -172,9 +186,13 @@ def parse_for(kind: str, text: str | None) -> list[str]:
     return program_queries(text) if kind == "pgmfc" else parse_list(text)
 
 
-def prompted_plan(llm: LLM, kind: str, claims: Sequence[averitec.Claim],
-                  examples_for: Callable[[averitec.Claim], Sequence[tuple[str, list[str]]]] | None = None,
-                  progress: bool = True) -> tuple[dict[int, list[str]], dict[str, Any]]:
+def prompted_plan(
+    llm: LLM,
+    kind: str,
+    claims: Sequence[averitec.Claim],
+    examples_for: Callable[[averitec.Claim], Sequence[tuple[str, list[str]]]] | None = None,
+    progress: bool = True,
+) -> tuple[dict[int, list[str]], dict[str, Any]]:
     """One prompted planner over the claims: the plan (AGQ before its MMR filter) and counts of answers
     that failed (no answer after retries) or parsed to no query."""
     batch = [messages_for(kind, c, examples_for(c) if examples_for else ()) for c in claims]

@@ -18,18 +18,20 @@ same rule as `lib.evidence` uses for the static plans, so a pursuit's questions 
 same QA pairs. The verdict of the AVeriTeC predictions comes from the verdict source of `lib.evidence`;
 the generator's own stop verdict is kept in the trace.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
-import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
 from lib import fusion as F
 from lib import retrieval as R
 from lib.data import averitec
+from lib.qgen_text import parse_next as qgen_parse_next
 
 
 @dataclass
@@ -44,15 +46,19 @@ class Hop:
 class Trace:
     claim_id: int
     hops: list[Hop] = field(default_factory=list)
-    stop: str = "max_questions"        # verdict | max_questions | repeat | no_question
-    stop_verdict: str | None = None     # the generator's own verdict, when it stopped with one
+    stop: str = "max_questions"  # verdict | max_questions | repeat | no_question
+    stop_verdict: str | None = None  # the generator's own verdict, when it stopped with one
 
     def to_json(self) -> dict[str, Any]:
-        return {"claim_id": self.claim_id, "stop": self.stop, "stop_verdict": self.stop_verdict,
-                "hops": [vars(h) for h in self.hops]}
+        return {
+            "claim_id": self.claim_id,
+            "stop": self.stop,
+            "stop_verdict": self.stop_verdict,
+            "hops": [vars(h) for h in self.hops],
+        }
 
     @classmethod
-    def from_json(cls, rec: Mapping[str, Any]) -> "Trace":
+    def from_json(cls, rec: Mapping[str, Any]) -> Trace:
         return cls(int(rec["claim_id"]), [Hop(**h) for h in rec["hops"]], rec["stop"], rec.get("stop_verdict"))
 
 
@@ -61,29 +67,9 @@ class QuestionSource(Protocol):
 
     def first(self, claims: Sequence[averitec.Claim]) -> list[list[tuple[str, str]]]: ...
 
-    def next(self, claims: Sequence[averitec.Claim], pairs: Sequence[Sequence[tuple[str, str]]]) -> list[list[tuple[str, str]]]: ...
-
-
-def stop_probability(generator, sources: Sequence[str], batch_size: int = 32) -> np.ndarray:
-    """P(the output starts with `verdict`) for each QGEN `next:` source: the model's own stop decision, read
-    from its first decoding step. Beam search cannot make this decision: it compares whole sequences, and
-    a 4-token verdict beats any 12-token question on total log-probability."""
-    import torch
-
-    from lib.qgen import VERDICT
-
-    g = generator
-    first_id = g.tok(VERDICT.rstrip(":"), add_special_tokens=False).input_ids[0]
-    start = g.model.generation_config.decoder_start_token_id
-    out = []
-    with torch.inference_mode():
-        for i in range(0, len(sources), batch_size):
-            enc = g.tok(list(sources[i:i + batch_size]), padding=True, truncation=True,
-                        max_length=g.s.max_source_tokens, return_tensors="pt").to(g.device)
-            dec = torch.full((len(enc.input_ids), 1), start, dtype=torch.long, device=g.device)
-            logits = g.model(input_ids=enc.input_ids, attention_mask=enc.attention_mask, decoder_input_ids=dec).logits
-            out.append(torch.softmax(logits[:, 0, :].float(), dim=-1)[:, first_id].cpu().numpy())
-    return np.concatenate(out) if out else np.zeros(0)
+    def next(
+        self, claims: Sequence[averitec.Claim], pairs: Sequence[Sequence[tuple[str, str]]]
+    ) -> list[list[tuple[str, str]]]: ...
 
 
 class SeqSource:
@@ -97,14 +83,12 @@ class SeqSource:
         self.g, self.k, self.batch_size, self.stop_threshold = generator, alternatives, batch_size, stop_threshold
 
     def _run(self, claims, pairs) -> list[list[tuple[str, str]]]:
-        from lib.qgen import parse_next
-
         sources = [self.g.next_source(c, p) for c, p in zip(claims, pairs)]
         outs = self.g.generate(sources, num_return=self.k, batch_size=self.batch_size, max_new_tokens=32)
-        cands = [[parse_next(t) for t in texts] for texts in outs]
+        cands = [[qgen_parse_next(t) for t in texts] for texts in outs]
         if self.stop_threshold is None:  # the beam ranking decides (the naive reading)
             return cands
-        p_stop = stop_probability(self.g, sources, self.batch_size)
+        p_stop = self.g.verdict_probability(sources, self.batch_size)
         out = []
         for options, p in zip(cands, p_stop):
             verdicts = [o for o in options if o[0] == "verdict"][:1] or [("verdict", None)]
@@ -168,9 +152,15 @@ def _pick(cands: Sequence[tuple[str, str]], asked: set[str], verdict_allowed: bo
     return None
 
 
-def pursue(claims: Sequence[averitec.Claim], first: QuestionSource, nxt: QuestionSource,
-           answer: Callable[[int, str], tuple[str | None, str]], max_questions: int = 5, fill_up: bool = False,
-           progress: bool = True) -> list[Trace]:
+def pursue(
+    claims: Sequence[averitec.Claim],
+    first: QuestionSource,
+    nxt: QuestionSource,
+    answer: Callable[[int, str], tuple[str | None, str]],
+    max_questions: int = 5,
+    fill_up: bool = False,
+    progress: bool = True,
+) -> list[Trace]:
     """Algorithm 1 for every claim, hop by hop in batches (claims still pursuing move on together)."""
     traces = {c.claim_id: Trace(c.claim_id) for c in claims}
     spare: dict[int, list[str]] = {c.claim_id: [] for c in claims}  # other beam outputs: fill-up paraphrases

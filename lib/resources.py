@@ -7,6 +7,7 @@ in `<environment>/share/nltk_data` (`lib.config.NLTK_DATA_DIR`), one of the fold
 default, so `import nltk` in the project's environment finds them with no setup. `make nltk` builds them;
 `use_nltk_data()` checks they are there and names `make nltk` when they are not.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -15,18 +16,69 @@ from pathlib import Path
 from lib.config import NLTK_DATA_DIR
 
 DEBIAN_WORDNET = Path("/usr/share/wordnet")
-WORDNET_FILES = ("cntlist.rev", "index.sense", "data.adj", "data.adv", "data.noun", "data.verb",
-                 "index.adj", "index.adv", "index.noun", "index.verb", "adj.exc", "adv.exc", "noun.exc", "verb.exc")
+WORDNET_FILES = (
+    "cntlist.rev",
+    "index.sense",
+    "data.adj",
+    "data.adv",
+    "data.noun",
+    "data.verb",
+    "index.adj",
+    "index.adv",
+    "index.noun",
+    "index.verb",
+    "adj.exc",
+    "adv.exc",
+    "noun.exc",
+    "verb.exc",
+)
 # WordNet 3.0's 45 lexicographer files (lexnames(5WN)): number, name, syntactic category.
 LEXNAMES = (
-    "adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal", "noun.artifact",
-    "noun.attribute", "noun.body", "noun.cognition", "noun.communication", "noun.event", "noun.feeling",
-    "noun.food", "noun.group", "noun.location", "noun.motive", "noun.object", "noun.person",
-    "noun.phenomenon", "noun.plant", "noun.possession", "noun.process", "noun.quantity", "noun.relation",
-    "noun.shape", "noun.state", "noun.substance", "noun.time", "verb.body", "verb.change", "verb.cognition",
-    "verb.communication", "verb.competition", "verb.consumption", "verb.contact", "verb.creation",
-    "verb.emotion", "verb.motion", "verb.perception", "verb.possession", "verb.social", "verb.stative",
-    "verb.weather", "adj.ppl",
+    "adj.all",
+    "adj.pert",
+    "adv.all",
+    "noun.Tops",
+    "noun.act",
+    "noun.animal",
+    "noun.artifact",
+    "noun.attribute",
+    "noun.body",
+    "noun.cognition",
+    "noun.communication",
+    "noun.event",
+    "noun.feeling",
+    "noun.food",
+    "noun.group",
+    "noun.location",
+    "noun.motive",
+    "noun.object",
+    "noun.person",
+    "noun.phenomenon",
+    "noun.plant",
+    "noun.possession",
+    "noun.process",
+    "noun.quantity",
+    "noun.relation",
+    "noun.shape",
+    "noun.state",
+    "noun.substance",
+    "noun.time",
+    "verb.body",
+    "verb.change",
+    "verb.cognition",
+    "verb.communication",
+    "verb.competition",
+    "verb.consumption",
+    "verb.contact",
+    "verb.creation",
+    "verb.emotion",
+    "verb.motion",
+    "verb.perception",
+    "verb.possession",
+    "verb.social",
+    "verb.stative",
+    "verb.weather",
+    "adj.ppl",
 )
 _CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
 
@@ -42,7 +94,8 @@ def build_wordnet(target: Path = NLTK_DATA_DIR, source: Path = DEBIAN_WORDNET) -
     if missing:
         raise FileNotFoundError(
             f"{source} lacks {missing}: install Debian's wordnet-base and wordnet-sense-index "
-            "(`make nltk` as root does), then run `make nltk` again")
+            "(`make nltk` as root does), then run `make nltk` again"
+        )
     out = target / "corpora" / "wordnet"
     out.mkdir(parents=True, exist_ok=True)
     for f in WORDNET_FILES:
@@ -62,7 +115,8 @@ def build_punkt(target: Path = NLTK_DATA_DIR, language: str = "english") -> Path
     (out / "sent_starters.txt").write_text("\n".join(sorted(model.SENT_STARTERS)), encoding="utf-8")
     (out / "collocations.tab").write_text("\n".join("\t".join(p) for p in sorted(model.COLLOCATIONS)), encoding="utf-8")
     (out / "ortho_context.tab").write_text(
-        "\n".join(f"{k}\t{v}" for k, v in sorted(model.ORTHO_CONTEXT.items())), encoding="utf-8")
+        "\n".join(f"{k}\t{v}" for k, v in sorted(model.ORTHO_CONTEXT.items())), encoding="utf-8"
+    )
     return out
 
 
@@ -81,8 +135,10 @@ def use_nltk_data(target: Path = NLTK_DATA_DIR) -> None:
         try:
             nltk.data.find(resource)
         except LookupError:
-            raise LookupError(f"NLTK resource {resource!r} not found (searched {nltk.data.path}): run `make nltk`, "
-                              f"which builds it offline into {target}") from None
+            raise LookupError(
+                f"NLTK resource {resource!r} not found (searched {nltk.data.path}): run `make nltk`, "
+                f"which builds it offline into {target}"
+            ) from None
 
 
 def main() -> None:

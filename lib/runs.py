@@ -11,20 +11,23 @@ Three DVC stages call this module:
 
 Notebooks 02-04 read these files; `runs_dict` turns one configuration into `{qid: {doc_id: score}}`.
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
 from lib import fusion as F
+from lib import models as MD
 from lib import planners as P
 from lib import retrieval as R
 from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, section
@@ -53,18 +56,21 @@ class RunGrid:
     rrf_k: int = 60
     concat_separator: str = " "
     bm25: R.BM25Params = R.BM25Params()
-    model: str = R.BUNDLED_MINILM
+    model: str = MD.BUNDLED_MINILM
     max_seq_length: int = 128
     batch_size: int = 64
     workers: int = 2
 
     @classmethod
-    def from_params(cls, p: Mapping[str, Any]) -> "RunGrid":
+    def from_params(cls, p: Mapping[str, Any]) -> RunGrid:
         p = dict(p)
         p["bm25"] = R.BM25Params(**p.get("bm25", {}))
         grid = cls(**p)
-        for name, allowed, values in (("retrievers", R.RETRIEVERS, grid.retrievers), ("scopes", R.SCOPES, grid.scopes),
-                                      ("fusions", F.FUSIONS, grid.fusions + [grid.main_fusion])):
+        for name, allowed, values in (
+            ("retrievers", R.RETRIEVERS, grid.retrievers),
+            ("scopes", R.SCOPES, grid.scopes),
+            ("fusions", F.FUSIONS, grid.fusions + [grid.main_fusion]),
+        ):
             bad = [v for v in values if v not in allowed]
             if bad:
                 raise ValueError(f"retrieval.{name}: unknown {bad} (expected some of {allowed})")
@@ -91,7 +97,9 @@ def load_plans(names: list[str], plans_dir: Path | str = P.PLANS_DIR) -> dict[st
     return plans
 
 
-def claim_queries(grid: RunGrid, resolved: Mapping[str, P.Plan], claim: averitec.Claim) -> tuple[list[str], dict[str, str]]:
+def claim_queries(
+    grid: RunGrid, resolved: Mapping[str, P.Plan], claim: averitec.Claim
+) -> tuple[list[str], dict[str, str]]:
     """One claim's distinct query texts over all plans (CONCAT queries included) and each plan's CONCAT query."""
     queries: dict[str, None] = {}
     concat: dict[str, str] = {}
@@ -108,30 +116,39 @@ def queries_needed(grid: RunGrid, plans: Mapping[str, P.Plan], claims: list[aver
     resolved = {name: P.resolve(plan, claims)[0] for name, plan in plans.items()}
     # plan by plan, as the embeddings were first made: the encoder batches by length, so the order of
     # equal-length texts moves the vectors in the 7th decimal
-    return list(dict.fromkeys(q for name in resolved for c in claims
-                              for q in claim_queries(grid, {name: resolved[name]}, c)[0]))
+    return list(
+        dict.fromkeys(q for name in resolved for c in claims for q in claim_queries(grid, {name: resolved[name]}, c)[0])
+    )
 
 
 def query_embeddings(model: str, emb_dir: Path | str = EMB_QUERIES_DIR) -> dict[str, np.ndarray]:
-    keys, emb = R.load_embeddings(Path(emb_dir) / R.model_slug(model), model)
+    keys, emb = R.load_embeddings(Path(emb_dir) / MD.model_slug(model), model)
     return dict(zip(keys, emb))
 
 
 def document_embeddings(model: str, doc_ids: list[str], emb_dir: Path | str = EMB_DOCS_DIR) -> np.ndarray:
-    keys, emb = R.load_embeddings(Path(emb_dir) / R.model_slug(model), model)
+    keys, emb = R.load_embeddings(Path(emb_dir) / MD.model_slug(model), model)
     if keys != doc_ids:
-        raise ValueError("document embeddings do not match outputs/store/documents.parquet: rerun `dvc repro embed_documents`")
+        raise ValueError(
+            "document embeddings do not match outputs/store/documents.parquet: rerun `dvc repro embed_documents`"
+        )
     return emb
 
 
-def retrievers(grid: RunGrid, docs: pd.DataFrame, doc_emb: np.ndarray | None,
-               query_emb: Mapping[str, np.ndarray] | None, encoder=None) -> dict[tuple[str, str], R.Retriever]:
+def retrievers(
+    grid: RunGrid,
+    docs: pd.DataFrame,
+    doc_emb: np.ndarray | None,
+    query_emb: Mapping[str, np.ndarray] | None,
+    encoder=None,
+) -> dict[tuple[str, str], R.Retriever]:
     """{(retriever, scope): Retriever} for the grid."""
     bm25 = R.BM25.from_texts(docs["text"], grid.bm25) if any(r in ("bm25", "hybrid") for r in grid.retrievers) else None
     dense = R.DenseIndex(doc_emb, query_emb, encoder) if grid.needs_dense else None
     pools = claim_pools(docs)
-    return {(kind, scope): R.Retriever(kind, scope, bm25, dense, pools)
-            for kind in grid.retrievers for scope in grid.scopes}
+    return {
+        (kind, scope): R.Retriever(kind, scope, bm25, dense, pools) for kind in grid.retrievers for scope in grid.scopes
+    }
 
 
 @dataclass
@@ -175,7 +192,7 @@ def _retrieve_pass(pair: tuple[str, str]) -> tuple[list[tuple], dict[str, np.nda
             rows = cands[keep]
             # hybrid normalises over the candidates, so a filtered candidate set is scored anew
             scores = retriever.score(cid, qlist, rows) if kind == "hybrid" and temporal else unfiltered[:, keep]
-            norm = R.minmax_rows(scores)  # per query, so it serves every plan's sub-matrix
+            norm = F.minmax_rows(scores)  # per query, so it serves every plan's sub-matrix
             tb = job.tiebreak[rows]
             for qi, q in enumerate(qlist):
                 if q in plain:  # CONCAT queries get no answer of their own
@@ -200,9 +217,15 @@ def _retrieve_pass(pair: tuple[str, str]) -> tuple[list[tuple], dict[str, np.nda
     return configs, {k: np.concatenate(v) for k, v in chunks.items()}, counts_sum, answers
 
 
-def retrieve(grid: RunGrid, docs: pd.DataFrame, claims: list[averitec.Claim], plans: Mapping[str, P.Plan],
-             retr: Mapping[tuple[str, str], R.Retriever], progress: bool = True, workers: int = 1
-             ) -> tuple[pd.DataFrame, dict, pd.DataFrame]:
+def retrieve(
+    grid: RunGrid,
+    docs: pd.DataFrame,
+    claims: list[averitec.Claim],
+    plans: Mapping[str, P.Plan],
+    retr: Mapping[tuple[str, str], R.Retriever],
+    progress: bool = True,
+    workers: int = 1,
+) -> tuple[pd.DataFrame, dict, pd.DataFrame]:
     """Run the grid; returns the runs (top `depth` per claim and configuration), a report, and the
     answers: the best document of every plan query (retriever, scope, temporal, claim_id, query,
     doc_id, score).
@@ -213,9 +236,7 @@ def retrieve(grid: RunGrid, docs: pd.DataFrame, claims: list[averitec.Claim], pl
     resolved, fallbacks = {}, {}
     for name, plan in plans.items():
         resolved[name], fallbacks[name] = P.resolve(plan, claims)
-    _JOB = _Job(grid, list(claims), list(plans), resolved, retr,
-                F.id_tiebreak(doc_ids),
-                *R.date_ordinals(docs))
+    _JOB = _Job(grid, list(claims), list(plans), resolved, retr, F.id_tiebreak(doc_ids), *R.date_ordinals(docs))
     pairs = list(retr)
     bar = tqdm(total=len(pairs), desc="retrieve (retriever x scope passes)", disable=not progress)
     try:
@@ -247,15 +268,25 @@ def retrieve(grid: RunGrid, docs: pd.DataFrame, claims: list[averitec.Claim], pl
         answer_rows.extend((kind, scope, *a) for a in answers)
     cat = {k: np.concatenate(v) for k, v in parts.items()}
     cfg = pd.DataFrame(configs, columns=CONFIG_COLUMNS)
-    runs = pd.DataFrame({col: pd.Categorical(cfg[col].to_numpy()[cat["config"]]) if col != "temporal"
-                         else cfg[col].to_numpy(dtype=bool)[cat["config"]] for col in CONFIG_COLUMNS})
+    runs = pd.DataFrame(
+        {
+            col: pd.Categorical(cfg[col].to_numpy()[cat["config"]])
+            if col != "temporal"
+            else cfg[col].to_numpy(dtype=bool)[cat["config"]]
+            for col in CONFIG_COLUMNS
+        }
+    )
     runs["claim_id"] = cat["claim_id"].astype(np.int32)
     runs["doc_id"] = pd.Categorical(doc_ids[cat["row"].astype(np.int64)])
     runs["rank"] = cat["rank"].astype(np.int16)
     runs["score"] = cat["score"].astype(np.float64)
-    report = {"grid": asdict(grid), "claims": len(claims), "rows": len(runs),
-              "fallbacks": {name: {"count": len(ids), "claim_ids": ids} for name, ids in fallbacks.items()},
-              "temporal_filter": temporal_counts}
+    report = {
+        "grid": asdict(grid),
+        "claims": len(claims),
+        "rows": len(runs),
+        "fallbacks": {name: {"count": len(ids), "claim_ids": ids} for name, ids in fallbacks.items()},
+        "temporal_filter": temporal_counts,
+    }
     answers = pd.DataFrame(answer_rows, columns=["retriever", "scope", "temporal", "claim_id", "query", "row", "score"])
     answers["doc_id"] = doc_ids[answers["row"].to_numpy(dtype=np.int64)]
     return runs, report, answers.drop(columns="row")
@@ -267,7 +298,9 @@ def runs_dict(runs: pd.DataFrame, **config: Any) -> dict[str, dict[str, float]]:
     if sel.empty and (config or runs.empty):
         raise KeyError(f"no run with {config}")
     out: dict[str, dict[str, float]] = {}
-    for cid, did, score in zip(sel["claim_id"].to_numpy(), sel["doc_id"].astype(str).to_numpy(), sel["score"].to_numpy()):
+    for cid, did, score in zip(
+        sel["claim_id"].to_numpy(), sel["doc_id"].astype(str).to_numpy(), sel["score"].to_numpy()
+    ):
         out.setdefault(str(cid), {})[did] = float(score)
     return out
 
@@ -284,8 +317,13 @@ def configurations(runs: pd.DataFrame, **filters: Any) -> pd.DataFrame:
     return select(runs[CONFIG_COLUMNS].drop_duplicates(), **filters).reset_index(drop=True)
 
 
-def evaluate_grid(runs: pd.DataFrame, qrels: Mapping[str, Mapping[str, int]], measures: list[str],
-                  per_query: bool = False, **filters: Any) -> pd.DataFrame:
+def evaluate_grid(
+    runs: pd.DataFrame,
+    qrels: Mapping[str, Mapping[str, int]],
+    measures: list[str],
+    per_query: bool = False,
+    **filters: Any,
+) -> pd.DataFrame:
     """`lib.metrics.evaluate` for every selected configuration: one row per configuration (or per
     configuration and claim with `per_query=True`, column `qid`)."""
     from lib.metrics import evaluate
@@ -313,8 +351,9 @@ def load_runs(runs_dir: Path | str = RUNS_DIR) -> tuple[pd.DataFrame, dict]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m lib.runs", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m lib.runs", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("command", choices=["embed-documents", "embed-queries", "retrieve"])
     ap.add_argument("--params", default=str(PARAMS_FILE))
     ap.add_argument("--store-dir", default=str(STORE_DIR))
@@ -325,25 +364,28 @@ def main(argv: list[str] | None = None) -> None:
     docs = load_store(args.store_dir).docs
     claims = averitec.load_averitec("dev", Path(args.data_dir) / "averitec" / "dev.json")
     start = time.perf_counter()
-    slug = R.model_slug(grid.model)
+    slug = MD.model_slug(grid.model)
     if args.command in ("embed-documents", "embed-queries"):
-        encoder = R.load_encoder(grid.model, args.device, grid.max_seq_length)
+        encoder = MD.load_encoder(grid.model, args.device, grid.max_seq_length)
         if args.command == "embed-documents":
             keys, out = docs["doc_id"].tolist(), EMB_DOCS_DIR / slug
-            emb = R.encode(encoder, docs["text"].tolist(), grid.batch_size)
+            emb = MD.encode(encoder, docs["text"].tolist(), grid.batch_size)
         else:
             keys, out = queries_needed(grid, load_plans(grid.plans), claims), EMB_QUERIES_DIR / slug
-            emb = R.encode(encoder, keys, grid.batch_size)
+            emb = MD.encode(encoder, keys, grid.batch_size)
         R.save_embeddings(out, keys, emb, grid.model)
         took = time.perf_counter() - start
-        print(f"{args.command}: {len(keys):,} texts with {grid.model} in {took:.0f} s "
-              f"({len(keys) / max(took, 1e-9):.0f}/s) -> {out}.npy")
+        print(
+            f"{args.command}: {len(keys):,} texts with {grid.model} in {took:.0f} s "
+            f"({len(keys) / max(took, 1e-9):.0f}/s) -> {out}.npy"
+        )
         return
     plans = load_plans(grid.plans)
     doc_emb = document_embeddings(grid.model, docs["doc_id"].tolist()) if grid.needs_dense else None
     q_emb = query_embeddings(grid.model) if grid.needs_dense else None
-    runs, report, answers = retrieve(grid, docs, claims, plans, retrievers(grid, docs, doc_emb, q_emb),
-                                     workers=grid.workers)
+    runs, report, answers = retrieve(
+        grid, docs, claims, plans, retrievers(grid, docs, doc_emb, q_emb), workers=grid.workers
+    )
     RUNS_DIR.mkdir(parents=True, exist_ok=True)
     runs.to_parquet(RUNS_DIR / "runs.parquet", index=False)
     answers.to_parquet(RUNS_DIR / "answers.parquet", index=False)

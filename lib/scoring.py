@@ -28,6 +28,7 @@ Nothing is guessed: a duplicate, extra or missing claim, an unknown key, a wrong
 reads, a missing verdict, a label outside the four verdicts or a claim text that differs from the
 reference claim is a `DataError` naming file, record and field. `--lenient` scores what can be scored and lists what it skipped.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,9 +37,10 @@ import functools
 import json
 import re
 import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -58,8 +60,8 @@ class Evidence:
     """One side of the comparison for one claim: its label and evidence strings."""
 
     label: str | None
-    questions: tuple[str, ...]   # used by Q-only when `has_questions`
-    strings: tuple[str, ...]     # "question answer" strings, then any string evidence
+    questions: tuple[str, ...]  # used by Q-only when `has_questions`
+    strings: tuple[str, ...]  # "question answer" strings, then any string evidence
     has_questions: bool = True
     claim_types: tuple[str, ...] = ()
 
@@ -84,17 +86,34 @@ def reference_evidence(claim: averitec.Claim) -> Evidence:
 
 # --------------------------------------------------------------------------- reading predictions
 
-OFFICIAL = "official"   # the organisers' list: `label` plus `questions` (or `string_evidence`), like dev.json
-SHARED_2024 = "2024"    # the 2024 shared task: `claim_id`, `claim`, `evidence` [{question, answer, url}], `pred_label`
-CSV_2025 = "2025 csv"   # the 2025 shared task (FEVER-8): columns id, claim, evi, label
+OFFICIAL = "official"  # the organisers' list: `label` plus `questions` (or `string_evidence`), like dev.json
+SHARED_2024 = "2024"  # the 2024 shared task: `claim_id`, `claim`, `evidence` [{question, answer, url}], `pred_label`
+CSV_2025 = "2025 csv"  # the 2025 shared task (FEVER-8): columns id, claim, evi, label
 # Keys each format may carry (the official list is dev.json's record; anything else is a typo or another format).
-OFFICIAL_KEYS = frozenset({"claim_id", "claim", "label", "questions", "string_evidence", "justification",
-                           "required_reannotation", "claim_date", "speaker", "original_claim_url",
-                           "fact_checking_article", "reporting_source", "location_ISO_code", "claim_types",
-                           "fact_checking_strategies", "cached_original_claim_url"})
+OFFICIAL_KEYS = frozenset(
+    {
+        "claim_id",
+        "claim",
+        "label",
+        "questions",
+        "string_evidence",
+        "justification",
+        "required_reannotation",
+        "claim_date",
+        "speaker",
+        "original_claim_url",
+        "fact_checking_article",
+        "reporting_source",
+        "location_ISO_code",
+        "claim_types",
+        "fact_checking_strategies",
+        "cached_original_claim_url",
+    }
+)
 QUESTION_KEYS = frozenset({"question", "answers"})
-ANSWER_KEYS = frozenset({"answer", "answer_type", "source_url", "source_medium", "cached_source_url",
-                         "boolean_explanation"})
+ANSWER_KEYS = frozenset(
+    {"answer", "answer_type", "source_url", "source_medium", "cached_source_url", "boolean_explanation"}
+)
 SHARED_KEYS = frozenset({"claim_id", "claim", "evidence", "pred_label", "llm_output"})
 SHARED_ITEM_KEYS = frozenset({"question", "answer", "url", "scraped_text"})
 
@@ -115,9 +134,9 @@ class Predictions:
 
     evidence: list[Evidence]
     format: str
-    aligned_by: str            # "claim_id" or "position"
+    aligned_by: str  # "claim_id" or "position"
     records: int
-    skipped: list[str]         # --lenient only: what was not scored, and why
+    skipped: list[str]  # --lenient only: what was not scored, and why
 
     def describe(self) -> str:
         return f"{self.format}, {self.records} records aligned by {self.aligned_by}"
@@ -174,8 +193,9 @@ def _official(path: Path, record: int, raw: Any) -> Prediction:
     _unknown_keys(path, record, raw, OFFICIAL_KEYS, "", OFFICIAL)
     label = _verdict(path, record, raw, "label")
     if "questions" not in raw and "string_evidence" not in raw:
-        raise DataError(path, record, "questions", "missing: the official format needs `questions` "
-                          "(or `string_evidence`)")
+        raise DataError(
+            path, record, "questions", "missing: the official format needs `questions` (or `string_evidence`)"
+        )
     questions, strings = [], []
     q_list = raw.get("questions", [])
     if not isinstance(q_list, list):
@@ -207,8 +227,12 @@ def _official(path: Path, record: int, raw: Any) -> Prediction:
         raise DataError(path, record, "string_evidence", "expected a list of strings")
     strings.extend(string_evidence)
     claim = _string(path, record, raw["claim"], "claim") if "claim" in raw else None
-    return Prediction(record, _claim_id(path, record, raw), claim,
-                      Evidence(label, tuple(questions), tuple(strings), "questions" in raw))
+    return Prediction(
+        record,
+        _claim_id(path, record, raw),
+        claim,
+        Evidence(label, tuple(questions), tuple(strings), "questions" in raw),
+    )
 
 
 def _shared_2024(path: Path, record: int, raw: Any) -> Prediction:
@@ -252,15 +276,19 @@ def _parse_records(path: Path) -> tuple[str, list[tuple[Any, Any]]]:
     except UnicodeDecodeError as err:
         if err.start < len(head_bytes) - 3:  # not a multi-byte character cut by the 4096-byte read
             raise DataError(path, "-", None, f"not UTF-8 text ({err.reason} at byte {err.start})") from None
-        head = head_bytes[:err.start].decode("utf-8")
+        head = head_bytes[: err.start].decode("utf-8")
     head = head.lstrip("\ufeff \t\r\n")
     if not head:
         raise DataError(path, "-", None, "empty file: no predictions")
     if head[0] not in "[{":
         header = next(csv.reader([head.splitlines()[0]]))
         if not all(c in header for c in averitec.LEADERBOARD_COLUMNS):
-            raise DataError(path, "header", None, f"neither JSON nor the 2025 CSV (columns "
-                              f"{list(averitec.LEADERBOARD_COLUMNS)}; found {header[:8]})")
+            raise DataError(
+                path,
+                "header",
+                None,
+                f"neither JSON nor the 2025 CSV (columns {list(averitec.LEADERBOARD_COLUMNS)}; found {header[:8]})",
+            )
         return CSV_2025, []
     rows = read_json_records(path)
     if not rows:
@@ -292,23 +320,39 @@ def read_predictions(path: Path | str, references: Sequence[averitec.Claim], len
         skipped += [str(err) for err in log.skipped]
         records = len(rows_2025) + len(log.skipped)
         rows = [(f"with id {r.claim_id}", r) for r in rows_2025]
-        parsed = [Prediction(record, r.claim_id, r.claim, Evidence(
-            r.label, tuple(q for q, _ in r.qa_pairs), tuple(qa_string(q, a) for q, a in r.qa_pairs), True))
-            for record, r in rows]
+        parsed = [
+            Prediction(
+                record,
+                r.claim_id,
+                r.claim,
+                Evidence(r.label, tuple(q for q, _ in r.qa_pairs), tuple(qa_string(q, a) for q, a in r.qa_pairs), True),
+            )
+            for record, r in rows
+        ]
     else:
         fmt, records, foreign = record_format(rows[0][1]), len(rows), set()
         for record, raw in rows:
             this = record_format(raw)
             if this is None:
                 keys = sorted(raw) if isinstance(raw, dict) else type(raw).__name__
-                err = DataError(path, record, None, f"keys {keys} match no prediction format (official: label and "
-                                  "questions or string_evidence; 2024: claim_id, claim, evidence, pred_label)")
+                err = DataError(
+                    path,
+                    record,
+                    None,
+                    f"keys {keys} match no prediction format (official: label and "
+                    "questions or string_evidence; 2024: claim_id, claim, evidence, pred_label)",
+                )
             elif fmt is None:
                 fmt = this
                 continue
             elif this != fmt:
-                err = DataError(path, record, None, f"a {this}-format record in a {fmt}-format file (the first "
-                                  "record decides): a file holds one format")
+                err = DataError(
+                    path,
+                    record,
+                    None,
+                    f"a {this}-format record in a {fmt}-format file (the first "
+                    "record decides): a file holds one format",
+                )
             else:
                 continue
             problem(err)
@@ -328,39 +372,75 @@ def read_predictions(path: Path | str, references: Sequence[averitec.Claim], len
     with_ids = sum(i is not None for i in ids)
     if with_ids and with_ids < len(parsed):
         first = next(p for p in parsed if p.claim_id is None)
-        problem(DataError(path, first.record, "claim_id", "missing, while other records carry one: "
-                            "give every record its claim_id, or none (official format, aligned by position)"))
+        problem(
+            DataError(
+                path,
+                first.record,
+                "claim_id",
+                "missing, while other records carry one: "
+                "give every record its claim_id, or none (official format, aligned by position)",
+            )
+        )
         parsed = [p for p in parsed if p.claim_id is not None]
     aligned: dict[int, Prediction] = {}
     if with_ids or fmt != OFFICIAL:
         aligned_by = "claim_id"
         for p in parsed:
             if not 0 <= p.claim_id < len(references):
-                problem(DataError(path, p.record, "claim_id", f"{p.claim_id} is not a reference claim "
-                                    f"(the references have claim ids 0..{len(references) - 1})"))
+                problem(
+                    DataError(
+                        path,
+                        p.record,
+                        "claim_id",
+                        f"{p.claim_id} is not a reference claim "
+                        f"(the references have claim ids 0..{len(references) - 1})",
+                    )
+                )
             elif p.claim_id in aligned:
-                problem(DataError(path, p.record, "claim_id", f"duplicate: claim {p.claim_id} already predicted by "
-                                    f"record {aligned[p.claim_id].record}"))
+                problem(
+                    DataError(
+                        path,
+                        p.record,
+                        "claim_id",
+                        f"duplicate: claim {p.claim_id} already predicted by record {aligned[p.claim_id].record}",
+                    )
+                )
             else:
                 aligned[p.claim_id] = p
     else:
         aligned_by = "position"
         if len(parsed) != len(references) and not lenient:
-            raise DataError(path, None, None, f"{len(parsed)} predictions for {len(references)} references "
-                              "(without claim_id the official format is aligned by position)")
+            raise DataError(
+                path,
+                None,
+                None,
+                f"{len(parsed)} predictions for {len(references)} references "
+                "(without claim_id the official format is aligned by position)",
+            )
         aligned = {p.record: p for p in parsed if p.record < len(references)}  # the record's own position
-        skipped += [f"{path}: record {p.record}: beyond the {len(references)} references"
-                    for p in parsed if p.record >= len(references)]
+        skipped += [
+            f"{path}: record {p.record}: beyond the {len(references)} references"
+            for p in parsed
+            if p.record >= len(references)
+        ]
     for cid, p in list(aligned.items()):
         ref = references[cid]
         if p.claim is not None and not _same_claim(p.claim, ref.text):
-            problem(DataError(path, p.record, "claim", f"differs from reference claim {cid}: {p.claim[:60]!r} "
-                                f"vs {ref.text[:60]!r} (predictions for another claim set?)"))
+            problem(
+                DataError(
+                    path,
+                    p.record,
+                    "claim",
+                    f"differs from reference claim {cid}: {p.claim[:60]!r} "
+                    f"vs {ref.text[:60]!r} (predictions for another claim set?)",
+                )
+            )
             del aligned[cid]
     missing = [c.claim_id for c in references if c.claim_id not in aligned]
     if missing:
-        err = DataError(path, None, "claim_id", f"no prediction for {len(missing)} reference claims "
-                          f"(first: {missing[:5]})")
+        err = DataError(
+            path, None, "claim_id", f"no prediction for {len(missing)} reference claims (first: {missing[:5]})"
+        )
         if not lenient:
             raise err
         skipped.append(f"{err}: they score 0 with no verdict")
@@ -458,7 +538,7 @@ def _own_wordnet_files() -> None:
 
 def _score_chunk(bounds: tuple[int, int]) -> list[tuple[float, float]]:
     meteor = Meteor()
-    return [claim_scores(p, r, meteor) for p, r in _PAIRS[bounds[0]:bounds[1]]]
+    return [claim_scores(p, r, meteor) for p, r in _PAIRS[bounds[0] : bounds[1]]]
 
 
 def evidence_scores(preds: Sequence[Evidence], refs: Sequence[Evidence], jobs: int = 1) -> np.ndarray:
@@ -488,15 +568,22 @@ def evidence_scores(preds: Sequence[Evidence], refs: Sequence[Evidence], jobs: i
 # --------------------------------------------------------------------------- the score
 
 
-def per_claim(preds: Sequence[Evidence], refs: Sequence[Evidence], claim_ids: Sequence[int] | None = None,
-              jobs: int = 1) -> pd.DataFrame:
+def per_claim(
+    preds: Sequence[Evidence], refs: Sequence[Evidence], claim_ids: Sequence[int] | None = None, jobs: int = 1
+) -> pd.DataFrame:
     """One row per claim: q_only, qa, label, pred_label, correct, claim_types."""
     s = evidence_scores(preds, refs, jobs)
-    return pd.DataFrame({"claim_id": list(claim_ids) if claim_ids is not None else list(range(len(refs))),
-                         "q_only": s[:, 0], "qa": s[:, 1], "label": [r.label for r in refs],
-                         "pred_label": [p.label for p in preds],
-                         "correct": [p.label == r.label for p, r in zip(preds, refs)],
-                         "claim_types": [r.claim_types for r in refs]})
+    return pd.DataFrame(
+        {
+            "claim_id": list(claim_ids) if claim_ids is not None else list(range(len(refs))),
+            "q_only": s[:, 0],
+            "qa": s[:, 1],
+            "label": [r.label for r in refs],
+            "pred_label": [p.label for p in preds],
+            "correct": [p.label == r.label for p, r in zip(preds, refs)],
+            "claim_types": [r.claim_types for r in refs],
+        }
+    )
 
 
 def summarise(table: pd.DataFrame, levels: Iterable[float] = LEVELS) -> dict[str, Any]:
@@ -506,23 +593,30 @@ def summarise(table: pd.DataFrame, levels: Iterable[float] = LEVELS) -> dict[str
     gold = table["label"].tolist()
     pred = [p if p is not None else "" for p in table["pred_label"]]
     f1 = f1_score(gold, pred, labels=list(VERDICTS), average=None, zero_division=0)
-    out = {"claims": len(table), "q_only": float(table["q_only"].mean()), "qa": float(table["qa"].mean()),
-           "accuracy": float(table["correct"].mean()),
-           "macro_f1": float(f1_score(gold, pred, labels=list(VERDICTS), average="macro", zero_division=0)),
-           "f1": {v: float(x) for v, x in zip(VERDICTS, f1)},
-           "averitec": {f"{level:g}": float(((table["qa"] > level) & table["correct"]).mean()) for level in levels}}
+    out = {
+        "claims": len(table),
+        "q_only": float(table["q_only"].mean()),
+        "qa": float(table["qa"].mean()),
+        "accuracy": float(table["correct"].mean()),
+        "macro_f1": float(f1_score(gold, pred, labels=list(VERDICTS), average="macro", zero_division=0)),
+        "f1": {v: float(x) for v, x in zip(VERDICTS, f1)},
+        "averitec": {f"{level:g}": float(((table["qa"] > level) & table["correct"]).mean()) for level in levels},
+    }
     types = table.explode("claim_types").dropna(subset=["claim_types"])
     if not types.empty:
-        out["type_averitec@0.25"] = {t: float(((g["qa"] > 0.25) & g["correct"]).mean())
-                                     for t, g in types.groupby("claim_types")}
+        out["type_averitec@0.25"] = {
+            t: float(((g["qa"] > 0.25) & g["correct"]).mean()) for t, g in types.groupby("claim_types")
+        }
         for t in (0.2, 0.3):
-            out[f"type_qa@{t:g}"] = {k: float(np.where(g["qa"] > t, g["qa"], 0.0).mean())
-                                     for k, g in types.groupby("claim_types")}
+            out[f"type_qa@{t:g}"] = {
+                k: float(np.where(g["qa"] > t, g["qa"], 0.0).mean()) for k, g in types.groupby("claim_types")
+            }
     return out
 
 
-def score_file(predictions: Path | str, references: Path | str, jobs: int = 1, lenient: bool = False,
-               log: Any = None) -> tuple[dict[str, Any], pd.DataFrame]:
+def score_file(
+    predictions: Path | str, references: Path | str, jobs: int = 1, lenient: bool = False, log: Any = None
+) -> tuple[dict[str, Any], pd.DataFrame]:
     """Score a prediction file against an AVeriTeC reference file: (summary, per-claim table).
 
     `log` (a writable text stream, e.g. sys.stderr) gets the detected format and anything skipped."""
@@ -548,9 +642,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--references", default=str(DATA_DIR / "averitec" / "dev.json"))
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     ap.add_argument("--all", action="store_true", help="also print the per claim type scores")
-    ap.add_argument("--lenient", action="store_true",
-                    help="score what can be scored: bad records are skipped (and listed on stderr), "
-                         "claims without a usable prediction score 0")
+    ap.add_argument(
+        "--lenient",
+        action="store_true",
+        help="score what can be scored: bad records are skipped (and listed on stderr), "
+        "claims without a usable prediction score 0",
+    )
     args = ap.parse_args(argv)
     if args.jobs < 1:
         ap.error("--jobs must be >= 1")

@@ -11,15 +11,17 @@ Every test here is seeded, so a rerun gives the same intervals and p-values.
 - `mcnemar`: exact McNemar test of two classifiers' per-claim correctness.
 - `holm`: Holm-Bonferroni adjusted p-values, for many comparisons against one baseline.
 """
+
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 
-def bootstrap_ci(values: Sequence[float], n_resamples: int = 1000, confidence: float = 0.95,
-                 seed: int = 0) -> tuple[float, float, float]:
+def bootstrap_ci(
+    values: Sequence[float], n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
+) -> tuple[float, float, float]:
     """(mean, low, high) of the percentile bootstrap interval."""
     x = np.asarray(values, dtype=float)
     if len(x) == 0:
@@ -30,8 +32,9 @@ def bootstrap_ci(values: Sequence[float], n_resamples: int = 1000, confidence: f
     return float(x.mean()), float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))
 
 
-def spearman_ci(x: Sequence[float], y: Sequence[float], n_resamples: int = 1000, confidence: float = 0.95,
-                seed: int = 0) -> tuple[float, float, float]:
+def spearman_ci(
+    x: Sequence[float], y: Sequence[float], n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
+) -> tuple[float, float, float]:
     """(rho, low, high): Spearman's rank correlation and its percentile bootstrap interval. Resamples
     whose x or y is constant have no correlation and are skipped."""
     from scipy.stats import spearmanr
@@ -81,9 +84,14 @@ def randomisation_test(a: Sequence[float], b: Sequence[float], n_resamples: int 
     return float((np.sum(means >= observed - 1e-15) + 1) / (n_resamples + 1))
 
 
-def paired_bootstrap_statistic(gold: Sequence, pred_a: Sequence, pred_b: Sequence,
-                               statistic: Callable[[np.ndarray, np.ndarray], float], n_resamples: int = 10000,
-                               seed: int = 0) -> tuple[float, float]:
+def paired_bootstrap_statistic(
+    gold: Sequence,
+    pred_a: Sequence,
+    pred_b: Sequence,
+    statistic: Callable[[np.ndarray, np.ndarray], float],
+    n_resamples: int = 10000,
+    seed: int = 0,
+) -> tuple[float, float]:
     """(observed statistic(a) - statistic(b), two-sided p-value) by resampling claims with replacement.
 
     The null distribution is the resampled differences shifted by the observed one (as in

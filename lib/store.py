@@ -11,20 +11,22 @@ Relevance (qrels) per dev claim:
   0  any other document pooled for the claim (judged non-relevant).
 Documents never pooled for a claim are unjudged (non-relevant to trec_eval).
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from lib.config import DATA_DIR, STORE_DIR
+from lib.config import DATA_DIR, SCOPES, STORE_DIR
 from lib.data import DataError, averitec
 from lib.urls import (
     domain_of,
@@ -36,7 +38,6 @@ from lib.urls import (
 )
 
 GOLD = "gold"  # origin name of the dev claims' own gold answers
-SCOPES = ("claim", "global")
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class StoreSettings:
     extra_fact_check_domains: tuple[str, ...] = ()
 
     @classmethod
-    def from_params(cls, p: dict[str, Any]) -> "StoreSettings":
+    def from_params(cls, p: dict[str, Any]) -> StoreSettings:
         known = set(cls.__dataclass_fields__)
         unknown = set(p) - known
         if unknown:
@@ -60,11 +61,14 @@ class StoreSettings:
             raise ValueError("store params: 'systems' must name at least one system output")
         if int(p.get("min_words", 3)) < 1:
             raise ValueError("store params: min_words must be >= 1")
-        return cls(systems=dict(p["systems"]), include_gold=bool(p.get("include_gold", True)),
-                   distractor_splits=tuple(p.get("distractor_splits", ("train", "test"))),
-                   min_words=int(p.get("min_words", 3)),
-                   news_sites_with_fact_check_section=tuple(p.get("news_sites_with_fact_check_section", ())),
-                   extra_fact_check_domains=tuple(p.get("extra_fact_check_domains", ())))
+        return cls(
+            systems=dict(p["systems"]),
+            include_gold=bool(p.get("include_gold", True)),
+            distractor_splits=tuple(p.get("distractor_splits", ("train", "test"))),
+            min_words=int(p.get("min_words", 3)),
+            news_sites_with_fact_check_section=tuple(p.get("news_sites_with_fact_check_section", ())),
+            extra_fact_check_domains=tuple(p.get("extra_fact_check_domains", ())),
+        )
 
 
 @dataclass(frozen=True)
@@ -97,7 +101,7 @@ def clean_text(text: str) -> str:
 
 def doc_id_for(norm_url: str, text: str) -> str:
     """A stable id from the (normalised URL, text) pair, independent of build order."""
-    return "D" + hashlib.sha1(f"{norm_url}\t{text}".encode("utf-8")).hexdigest()[:12]
+    return "D" + hashlib.sha1(f"{norm_url}\t{text}".encode()).hexdigest()[:12]
 
 
 def fact_check_domains(train: Iterable[averitec.Claim], extra: Iterable[str] = ()) -> set[str]:
@@ -147,8 +151,16 @@ def pool(candidates: Iterable[Candidate], min_words: int, stats: BuildStats) -> 
         did = doc_id_for(norm, text)
         doc = docs.get(did)
         if doc is None:
-            doc = docs[did] = {"doc_id": did, "text": text, "url": cand.url, "norm_url": norm,
-                               "origin": [], "claim_ids": set(), "gold_claim_ids": set(), "raw_urls": set()}
+            doc = docs[did] = {
+                "doc_id": did,
+                "text": text,
+                "url": cand.url,
+                "norm_url": norm,
+                "origin": [],
+                "claim_ids": set(),
+                "gold_claim_ids": set(),
+                "raw_urls": set(),
+            }
         if cand.origin not in doc["origin"]:
             doc["origin"].append(cand.origin)
         doc["raw_urls"].add(cand.url)
@@ -169,15 +181,33 @@ def pool(candidates: Iterable[Candidate], min_words: int, stats: BuildStats) -> 
         doc["claim_ids"] = sorted(doc["claim_ids"])
         doc["gold_claim_ids"] = sorted(doc["gold_claim_ids"])
         rows.append(doc)
-    df = pd.DataFrame(rows, columns=["doc_id", "text", "url", "norm_url", "origin", "claim_ids", "gold_claim_ids",
-                                     "path_date", "capture_date", "date", "date_source"])
-    hit_df = (pd.DataFrame(hits, columns=["origin", "claim_id", "rank", "doc_id"])
-              .drop_duplicates(["origin", "claim_id", "doc_id"]).reset_index(drop=True))
+    df = pd.DataFrame(
+        rows,
+        columns=[
+            "doc_id",
+            "text",
+            "url",
+            "norm_url",
+            "origin",
+            "claim_ids",
+            "gold_claim_ids",
+            "path_date",
+            "capture_date",
+            "date",
+            "date_source",
+        ],
+    )
+    hit_df = (
+        pd.DataFrame(hits, columns=["origin", "claim_id", "rank", "doc_id"])
+        .drop_duplicates(["origin", "claim_id", "doc_id"])
+        .reset_index(drop=True)
+    )
     return df.sort_values("doc_id", kind="stable").reset_index(drop=True), hit_df
 
 
-def add_flags(docs: pd.DataFrame, fc_domains: set[str], news_sections: Iterable[str],
-              misinfo: set[str]) -> pd.DataFrame:
+def add_flags(
+    docs: pd.DataFrame, fc_domains: set[str], news_sections: Iterable[str], misinfo: set[str]
+) -> pd.DataFrame:
     """Domain, word count and the fact-checking / misinformation flags.
 
     `fact_checking_domain` (loose): the domain is one that published a train fact-check.
@@ -230,8 +260,9 @@ def build_qrels(docs: pd.DataFrame, claims: Iterable[averitec.Claim]) -> pd.Data
             grades[did] = (2, "gold_answer")
         rows.extend((str(claim.claim_id), did, g, why) for did, (g, why) in grades.items())
     qrels = pd.DataFrame(rows, columns=["qid", "doc_id", "grade", "reason"])
-    return qrels.sort_values(["qid", "doc_id"], key=lambda s: s.map(int) if s.name == "qid" else s,
-                             kind="stable").reset_index(drop=True)
+    return qrels.sort_values(
+        ["qid", "doc_id"], key=lambda s: s.map(int) if s.name == "qid" else s, kind="stable"
+    ).reset_index(drop=True)
 
 
 def qrels_dict(qrels: pd.DataFrame) -> dict[str, dict[str, int]]:
@@ -302,17 +333,27 @@ def build_store(settings: StoreSettings, data_dir: Path | str = DATA_DIR) -> Sto
                 raise DataError(file, sorted(unknown)[0], "claim_id", "not a dev claim id")
             yield from system_candidates(name, outputs)
         for split in settings.distractor_splits:
-            claims = train if split == "train" else averitec.load_averitec(split, data_dir / "averitec" / f"{split}.json")
+            claims = (
+                train if split == "train" else averitec.load_averitec(split, data_dir / "averitec" / f"{split}.json")
+            )
             yield from gold_candidates(claims, f"gold_{split}", pooled=False)
 
     docs, hits = pool(candidates(), settings.min_words, stats)
     fc = fact_check_domains(train, settings.extra_fact_check_domains)
-    docs = add_flags(docs, fc, settings.news_sites_with_fact_check_section,
-                     averitec.load_misinfo_domains(data_dir / "averitec" / "misinfo_domains.txt"))
+    docs = add_flags(
+        docs,
+        fc,
+        settings.news_sites_with_fact_check_section,
+        averitec.load_misinfo_domains(data_dir / "averitec" / "misinfo_domains.txt"),
+    )
     qrels = build_qrels(docs, dev)
-    report = {"settings": asdict(settings),
-              "fact_check_domains": sorted(fc), "n_documents": len(docs), "n_judgements": len(qrels),
-              **stats.as_dict()}
+    report = {
+        "settings": asdict(settings),
+        "fact_check_domains": sorted(fc),
+        "n_documents": len(docs),
+        "n_judgements": len(qrels),
+        **stats.as_dict(),
+    }
     return Store(docs, hits, qrels, report)
 
 
@@ -340,8 +381,12 @@ def load_store(store_dir: Path | str = STORE_DIR) -> Store:
         docs[col] = docs[col].map(list)
     for col in ("path_date", "capture_date", "date"):
         docs[col] = docs[col].map(lambda s: date.fromisoformat(s) if isinstance(s, str) else None)
-    return Store(docs, pd.read_parquet(store_dir / "hits.parquet"), pd.read_parquet(store_dir / "qrels.parquet"),
-                 json.loads((store_dir / "build_report.json").read_text()))
+    return Store(
+        docs,
+        pd.read_parquet(store_dir / "hits.parquet"),
+        pd.read_parquet(store_dir / "qrels.parquet"),
+        json.loads((store_dir / "build_report.json").read_text()),
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -359,8 +404,10 @@ def main(argv: list[str] | None = None) -> None:
     store = build_store(settings, args.data_dir)
     save_store(store, args.out_dir)
     skipped = {o: sum(v.values()) for o, v in store.report["skipped"].items()}
-    print(f"store: {len(store.docs):,} documents from {sum(store.report['candidates'].values()):,} candidates "
-          f"(skipped: {skipped}); {len(store.qrels):,} judgements; {len(store.hits):,} hits -> {args.out_dir}")
+    print(
+        f"store: {len(store.docs):,} documents from {sum(store.report['candidates'].values()):,} candidates "
+        f"(skipped: {skipped}); {len(store.qrels):,} judgements; {len(store.hits):,} hits -> {args.out_dir}"
+    )
 
 
 if __name__ == "__main__":

@@ -4,17 +4,35 @@ Gold evidence in AVeriTeC mostly cites web.archive.org snapshots, while systems 
 relevance by URL needs one normal form: no archive prefix, no scheme, no `www.`, no trailing
 slash, no fragment and no tracking query parameters.
 """
+
 from __future__ import annotations
 
 import re
 from datetime import date
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
-_WAYBACK = re.compile(r"^(?:https?://)?(?:www\.)?(?:web\.)?archive\.org/web/(?P<ts>\d{4,14})[a-z_]*/(?P<rest>.+)$", re.I)
-_TRACKING = re.compile(r"^(utm_.*|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|igshid|ref|ref_src|ref_url|cmpid|"
-                       r"s_cid|ocid|smid|sr_share|__twitter_impression|amp|_ga)$", re.I)
-_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-                "november", "december")
+_WAYBACK = re.compile(
+    r"^(?:https?://)?(?:www\.)?(?:web\.)?archive\.org/web/(?P<ts>\d{4,14})[a-z_]*/(?P<rest>.+)$", re.I
+)
+_TRACKING = re.compile(
+    r"^(utm_.*|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|igshid|ref|ref_src|ref_url|cmpid|"
+    r"s_cid|ocid|smid|sr_share|__twitter_impression|amp|_ga)$",
+    re.I,
+)
+_MONTH_NAMES = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 # a month in a URL path: its full name, its 3-letter abbreviation, or "sept"; nothing else
 _MONTHS = {name: i for i, full in enumerate(_MONTH_NAMES, start=1) for name in (full, full[:3])} | {"sept": 9}
 # /2020/08/26/ or /2020/aug/26/ anywhere in the path (the day may be the last segment)

@@ -2,7 +2,7 @@
 
 FER judges retrieved evidence by what it does to the verifier: the divergence between the verifier's
 label distribution given the gold evidence and given the retrieved evidence. Here the verifier is the
-gold-evidence classifier of notebook 07 (`outputs/nli/averitec/models/gold`), and per claim:
+gold-evidence classifier of notebook 07 (`outputs/nli/averitec/models/gold`, named by stage `nli_planners`), and per claim:
 - `kl`: KL(p_gold || p_retrieved), in nats: how far the retrieved evidence moves the verdict
   distribution away from where the gold evidence puts it (0: the evidence is as useful as the gold);
 - `drop`: p_gold(y*) - p_retrieved(y*), the loss in probability of the annotated label y*.
@@ -22,17 +22,20 @@ and rerank its coarse candidates with a model of the divergence:
    predicted utility's top-k), and two references that read the answers: `relevance_oracle` (by qrel
    grade) and `utility_oracle` (by the true utility). The verifier then reads each selection.
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from lib import labels as LB
 from lib import nli as N
 from lib import veracity as V
 from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, section
@@ -88,11 +91,20 @@ def utility_table(preds: pd.DataFrame, labels: Sequence[str], reference: str, se
         ret = preds[preds["setting"] == setting].set_index("claim_id").sort_index()
         if not ret.index.equals(ref.index):
             raise ValueError(f"{setting} and {reference} cover different claims")
-        frames.append(pd.DataFrame({
-            "setting": setting, "claim_id": ret.index, "label": ret["label"].to_numpy(),
-            "kl": kl_divergence(ref[cols].to_numpy(), ret[cols].to_numpy()),
-            "drop": gold_label_probability(ref.reset_index(), labels) - gold_label_probability(ret.reset_index(), labels),
-            "correct": (ret["pred"] == ret["label"]).to_numpy(), "reference_correct": (ref["pred"] == ref["label"]).to_numpy()}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "setting": setting,
+                    "claim_id": ret.index,
+                    "label": ret["label"].to_numpy(),
+                    "kl": kl_divergence(ref[cols].to_numpy(), ret[cols].to_numpy()),
+                    "drop": gold_label_probability(ref.reset_index(), labels)
+                    - gold_label_probability(ret.reset_index(), labels),
+                    "correct": (ret["pred"] == ret["label"]).to_numpy(),
+                    "reference_correct": (ref["pred"] == ref["label"]).to_numpy(),
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -116,8 +128,12 @@ def relevant_sets(qrels: Mapping[str, Mapping[str, int]], grades: Sequence[int])
 GRADE_VIEWS = {"grade>=1": (1, 2), "grade 2 (annotators' answers)": (2,), "grade 1 (gold-source URLs)": (1,)}
 
 
-def per_claim_relevance(runs: Mapping[str, pd.DataFrame], qrels: Mapping[str, Mapping[str, int]],
-                        measures: Sequence[str], views: Mapping[str, Sequence[int]] = GRADE_VIEWS) -> pd.DataFrame:
+def per_claim_relevance(
+    runs: Mapping[str, pd.DataFrame],
+    qrels: Mapping[str, Mapping[str, int]],
+    measures: Sequence[str],
+    views: Mapping[str, Sequence[int]] = GRADE_VIEWS,
+) -> pd.DataFrame:
     """Per (planner, grade view, claim) retrieval measures (`lib.metrics` semantics; claims without a
     relevant document in a view are left out of it)."""
     from lib.metrics import evaluate, grade_view
@@ -139,8 +155,10 @@ def contrasts(table: pd.DataFrame, measure: str) -> dict[str, pd.DataFrame]:
     verdict is right where the gold evidence got it wrong."""
     useless = table[(table[measure] >= 1.0) & ~table["correct"] & table["reference_correct"]]
     useful = table[(table[measure] == 0.0) & table["correct"] & ~table["reference_correct"]]
-    return {"relevant_but_useless": useless.sort_values(["kl", "claim_id"], ascending=[False, True]),
-            "irrelevant_but_useful": useful.sort_values(["drop", "claim_id"])}
+    return {
+        "relevant_but_useless": useless.sort_values(["kl", "claim_id"], ascending=[False, True]),
+        "irrelevant_but_useful": useful.sort_values(["drop", "claim_id"]),
+    }
 
 
 # --------------------------------------------------------------------------- the selector
@@ -164,8 +182,9 @@ def fold_of(claim_ids: Sequence[int], folds: int, seed: int) -> dict[int, int]:
     return {int(ids[j]): i % folds for i, j in enumerate(perm)}
 
 
-def cross_fitted(x: np.ndarray, y: np.ndarray, groups: Sequence[int], folds: int, seed: int,
-                 alpha: float = 1.0) -> np.ndarray:
+def cross_fitted(
+    x: np.ndarray, y: np.ndarray, groups: Sequence[int], folds: int, seed: int, alpha: float = 1.0
+) -> np.ndarray:
     """Out-of-fold predictions of a standardised ridge regression; rows of one group share a fold."""
     from sklearn.linear_model import Ridge
     from sklearn.pipeline import make_pipeline
@@ -192,21 +211,40 @@ def _probs_frame(frame: pd.DataFrame, probs: np.ndarray, labels: Sequence[str]) 
     return frame
 
 
-def candidate_feedback(model, tok, claims: Sequence[averitec.Claim], candidates: Mapping[int, Sequence[str]],
-                       scores: Mapping[tuple[int, str], float], texts: Mapping[str, str], labels: Sequence[str],
-                       s: N.NLISettings, label_set: str, gold_k: int) -> pd.DataFrame:
+def candidate_feedback(
+    model,
+    tok,
+    claims: Sequence[averitec.Claim],
+    candidates: Mapping[int, Sequence[str]],
+    scores: Mapping[tuple[int, str], float],
+    texts: Mapping[str, str],
+    labels: Sequence[str],
+    s: N.NLISettings,
+    label_set: str,
+    gold_k: int,
+) -> pd.DataFrame:
     """One row per (claim, candidate): retrieval rank and score, the verifier's distribution given the
     candidate alone, the features, and the utility -KL(p_gold || p_candidate)."""
-    keep = [c for c in claims if N.map_label(c.label, label_set) is not None and candidates.get(c.claim_id)]
-    predict = lambda exs: N.predict_proba(model, tok, exs, s.max_length, s.eval_batch_size, s.max_claim_share,
-                                          progress=True)
+    keep = [c for c in claims if LB.map_label(c.label, label_set) is not None and candidates.get(c.claim_id)]
+    predict = lambda exs: N.predict_proba(
+        model, tok, exs, s.max_length, s.eval_batch_size, s.max_claim_share, progress=True
+    )
     p_empty = predict(V.examples(keep, None, label_set))
     p_gold = predict(V.examples(keep, {c.claim_id: V.gold_evidence(c, gold_k) for c in keep}, label_set))
     rows, exs = [], []
     for i, c in enumerate(keep):
         for rank, did in enumerate(candidates[c.claim_id], start=1):
-            rows.append({"claim_id": c.claim_id, "doc_id": did, "rank": rank, "reciprocal_rank": 1 / rank,
-                         "score": scores[(c.claim_id, did)], "label": N.map_label(c.label, label_set), "_i": i})
+            rows.append(
+                {
+                    "claim_id": c.claim_id,
+                    "doc_id": did,
+                    "rank": rank,
+                    "reciprocal_rank": 1 / rank,
+                    "score": scores[(c.claim_id, did)],
+                    "label": LB.map_label(c.label, label_set),
+                    "_i": i,
+                }
+            )
             exs.append(N.Example(str(c.claim_id), c.text, (texts[did],), rows[-1]["label"]))
     frame = _probs_frame(pd.DataFrame(rows), predict(exs), labels)
     p_doc = frame[probability_columns(labels)].to_numpy()
@@ -220,16 +258,28 @@ def candidate_feedback(model, tok, claims: Sequence[averitec.Claim], candidates:
     return frame
 
 
-def selections(frame: pd.DataFrame, qrels: Mapping[str, Mapping[str, int]], k: int) -> dict[str, dict[int, tuple[str, ...]]]:
+def selections(
+    frame: pd.DataFrame, qrels: Mapping[str, Mapping[str, int]], k: int
+) -> dict[str, dict[int, tuple[str, ...]]]:
     """The four selections of k candidates per claim (see the module docstring)."""
     graded = frame.assign(grade=[qrels.get(str(c), {}).get(d, 0) for c, d in zip(frame["claim_id"], frame["doc_id"])])
-    return {"relevance": select(frame, "rank", k, ascending=True), "utility": select(frame, "predicted", k),
-            "relevance_oracle": select(graded, "grade", k), "utility_oracle": select(frame, "utility", k)}
+    return {
+        "relevance": select(frame, "rank", k, ascending=True),
+        "utility": select(frame, "predicted", k),
+        "relevance_oracle": select(graded, "grade", k),
+        "utility_oracle": select(frame, "utility", k),
+    }
 
 
-def selection_scores(sel: pd.DataFrame, qrels: Mapping[str, Mapping[str, int]], labels: Sequence[str],
-                     views: Mapping[str, Sequence[int]] = GRADE_VIEWS, baseline: str = "relevance",
-                     n_resamples: int = 2000, seed: int = 0) -> pd.DataFrame:
+def selection_scores(
+    sel: pd.DataFrame,
+    qrels: Mapping[str, Mapping[str, int]],
+    labels: Sequence[str],
+    views: Mapping[str, Sequence[int]] = GRADE_VIEWS,
+    baseline: str = "relevance",
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Per (planner, selection): the verifier's accuracy and macro-F1 with paired tests against the
     `baseline` selection, and the evidence precision/recall/F1 of the selected documents in each grade
     view (means over the claims with a relevant document in that view)."""
@@ -239,9 +289,13 @@ def selection_scores(sel: pd.DataFrame, qrels: Mapping[str, Mapping[str, int]], 
         base = group[group["selection"] == baseline].set_index("claim_id").sort_index()
         for name, g in group.groupby("selection", sort=False):
             g = g.set_index("claim_id").loc[base.index]
-            row = {"planner": planner, "selection": name, "claims": len(g),
-                   "accuracy": float((g["pred"] == g["label"]).mean()),
-                   **V.paired_tests(list(g["label"]), list(g["pred"]), list(base["pred"]), labels, n_resamples, seed)}
+            row = {
+                "planner": planner,
+                "selection": name,
+                "claims": len(g),
+                "accuracy": float((g["pred"] == g["label"]).mean()),
+                **V.paired_tests(list(g["label"]), list(g["pred"]), list(base["pred"]), labels, n_resamples, seed),
+            }
             for view, rel in relevant.items():
                 prf = np.array([evidence_prf(d, rel.get(c, frozenset())) for c, d in zip(g.index, g["doc_ids"])])
                 keep = ~np.isnan(prf[:, 1])
@@ -251,15 +305,20 @@ def selection_scores(sel: pd.DataFrame, qrels: Mapping[str, Mapping[str, int]], 
     return pd.DataFrame(rows)
 
 
-def stage(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir: Path | str = STORE_DIR,
-          nli_dir: Path | str = OUTPUTS_DIR / "nli" / "averitec", out_dir: Path | str = UTILITY_DIR) -> dict[str, Any]:
+def stage(
+    params: Mapping[str, Any],
+    data_dir: Path | str = DATA_DIR,
+    store_dir: Path | str = STORE_DIR,
+    planners_dir: Path | str = V.PLANNERS_DIR,
+    out_dir: Path | str = UTILITY_DIR,
+) -> dict[str, Any]:
     """Stage `utility`: candidate feedback, the cross-fitted selector and the verifier on each selection."""
     p = dict(params)
     start = time.perf_counter()
-    data_dir, nli_dir, out_dir = Path(data_dir), Path(nli_dir), Path(out_dir)
-    report_07 = json.loads((nli_dir / "report.json").read_text())
+    data_dir, planners_dir, out_dir = Path(data_dir), Path(planners_dir), Path(out_dir)
+    report_07 = json.loads((planners_dir / "report.json").read_text())  # stage nli_planners: verifier, retrieval
     label_set, labels = report_07["label_set"], report_07["labels"]
-    model, tok, training = N.load(nli_dir / "models" / "gold", p.get("device", "auto"))
+    model, tok, training = N.load(report_07["verifier"], p.get("device", "auto"))
     s = N.NLISettings.from_params(training["settings"], device=p.get("device", "auto"))
     dev = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
     if p.get("max_claims"):
@@ -275,8 +334,14 @@ def stage(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir:
         cands = V.top_k_docs(run, n_cand)
         scores = {(int(c), str(d)): float(v) for c, d, v in zip(run["claim_id"], run["doc_id"], run["score"])}
         frame = candidate_feedback(model, tok, dev, cands, scores, texts, labels, s, label_set, int(report_07["k"]))
-        frame["predicted"] = cross_fitted(feature_matrix(frame, labels), frame["utility"].to_numpy(),
-                                          frame["claim_id"].to_numpy(), int(p["folds"]), int(p["seed"]), float(p["alpha"]))
+        frame["predicted"] = cross_fitted(
+            feature_matrix(frame, labels),
+            frame["utility"].to_numpy(),
+            frame["claim_id"].to_numpy(),
+            int(p["folds"]),
+            int(p["seed"]),
+            float(p["alpha"]),
+        )
         frame.insert(0, "planner", planner)
         frames.append(frame)
         fed = set(frame["claim_id"])
@@ -284,30 +349,53 @@ def stage(params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, store_dir:
         for name, chosen in selections(frame, qrels, k).items():
             exs = V.examples(claims, {c: [texts[d] for d in ids] for c, ids in chosen.items()}, label_set)
             probs = N.predict_proba(model, tok, exs, s.max_length, s.eval_batch_size, s.max_claim_share)
-            rows = pd.DataFrame({"planner": planner, "selection": name, "claim_id": [int(e.uid) for e in exs],
-                                 "label": [e.label for e in exs], "pred": [labels[i] for i in probs.argmax(1)],
-                                 "doc_ids": [list(chosen[int(e.uid)]) for e in exs]})
+            rows = pd.DataFrame(
+                {
+                    "planner": planner,
+                    "selection": name,
+                    "claim_id": [int(e.uid) for e in exs],
+                    "label": [e.label for e in exs],
+                    "pred": [labels[i] for i in probs.argmax(1)],
+                    "doc_ids": [list(chosen[int(e.uid)]) for e in exs],
+                }
+            )
             sel_rows.append(_probs_frame(rows, probs, labels))
-        print(f"{planner}: {len(frame)} candidates for {frame['claim_id'].nunique()} claims "
-              f"({time.perf_counter() - t0:.1f} s)")
+        print(
+            f"{planner}: {len(frame)} candidates for {frame['claim_id'].nunique()} claims "
+            f"({time.perf_counter() - t0:.1f} s)"
+        )
     out_dir.mkdir(parents=True, exist_ok=True)
     candidates = pd.concat(frames, ignore_index=True)
     candidates.to_parquet(out_dir / "candidates.parquet", index=False)
     pd.concat(sel_rows, ignore_index=True).to_parquet(out_dir / "selections.parquet", index=False)
-    report = {"verifier": str(nli_dir / "models" / "gold"), "label_set": label_set, "labels": list(labels),
-              "k": k, "candidates": n_cand, "planners": list(p["planners"]), "retrieval": report_07["retrieval"],
-              "features": [*FEATURES, *probability_columns(labels)], "folds": int(p["folds"]),
-              "alpha": float(p["alpha"]), "seed": int(p["seed"]), "device": str(model.device),
-              "verifier_calls": int(len(candidates) + 2 * candidates.groupby("planner")["claim_id"].nunique().sum()
-                                    + sum(len(f) for f in sel_rows)),
-              "seconds": round(time.perf_counter() - start, 1)}
+    report = {
+        "verifier": report_07["verifier"],
+        "label_set": label_set,
+        "labels": list(labels),
+        "k": k,
+        "candidates": n_cand,
+        "planners": list(p["planners"]),
+        "retrieval": report_07["retrieval"],
+        "features": [*FEATURES, *probability_columns(labels)],
+        "folds": int(p["folds"]),
+        "alpha": float(p["alpha"]),
+        "seed": int(p["seed"]),
+        "device": str(model.device),
+        "verifier_calls": int(
+            len(candidates)
+            + 2 * candidates.groupby("planner")["claim_id"].nunique().sum()
+            + sum(len(f) for f in sel_rows)
+        ),
+        "seconds": round(time.perf_counter() - start, 1),
+    }
     (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
     return report
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m lib.utility", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m lib.utility", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--params", default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
     print(json.dumps(stage(section("utility", args.params)), indent=2))

@@ -1,10 +1,12 @@
 """Shared fixtures: the tiny hand-made dataset in tests/fixtures/data and a store built from it."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
+from lib import models as MD
 from lib.store import Store, StoreSettings, build_store
 
 FIXTURE_DATA = Path(__file__).parent / "fixtures" / "data"
@@ -12,9 +14,14 @@ REAL_DATA = Path(__file__).resolve().parent.parent / "data"
 
 
 def fixture_settings(**overrides) -> StoreSettings:
-    base = dict(systems={"sys_a": "sys_a.jsonl", "sys_b": "sys_b.json"}, include_gold=True,
-                distractor_splits=("train", "test"), min_words=3,
-                news_sites_with_fact_check_section=("washingtonpost.com",), extra_fact_check_domains=())
+    base = dict(
+        systems={"sys_a": "sys_a.jsonl", "sys_b": "sys_b.json"},
+        include_gold=True,
+        distractor_splits=("train", "test"),
+        min_words=3,
+        news_sites_with_fact_check_section=("washingtonpost.com",),
+        extra_fact_check_domains=(),
+    )
     return StoreSettings(**{**base, **overrides})
 
 
@@ -60,9 +67,12 @@ def tiny_study(tiny_store, tmp_path_factory):
     root = tmp_path_factory.mktemp("study")
     save_store(tiny_store, root / "store")
     claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
-    plans = {"claim_only": P.claim_only(claims), "oracle": P.oracle(claims),
-             "bloom_qg": P.bloom_qg(claims, {0: ["What is the moon made of?"], 1: ["Did growth happen?"]}),
-             "heuristic": P.heuristic(claims)}
+    plans = {
+        "claim_only": P.claim_only(claims),
+        "oracle": P.oracle(claims),
+        "bloom_qg": P.bloom_qg(claims, {0: ["What is the moon made of?"], 1: ["Did growth happen?"]}),
+        "heuristic": P.heuristic(claims),
+    }
     for name, plan in plans.items():
         P.save_plan(plan, root / "plans" / f"{name}.jsonl")
     grid = RU.RunGrid.from_params({"plans": list(plans), "retrievers": ["bm25", "dense"], "depth": 10})
@@ -73,10 +83,16 @@ def tiny_study(tiny_store, tmp_path_factory):
         return v / np.linalg.norm(v, axis=1, keepdims=True)
 
     texts = RU.queries_needed(grid, plans, claims)
-    R.save_embeddings(root / "embeddings" / R.model_slug(grid.model), texts, unit(len(texts)), grid.model)
-    q_emb = dict(zip(texts, np.load(root / "embeddings" / f"{R.model_slug(grid.model)}.npy")))
-    runs, report, answers = RU.retrieve(grid, tiny_store.docs, claims, plans,
-                               RU.retrievers(grid, tiny_store.docs, unit(len(tiny_store.docs)), q_emb), progress=False)
+    R.save_embeddings(root / "embeddings" / MD.model_slug(grid.model), texts, unit(len(texts)), grid.model)
+    q_emb = dict(zip(texts, np.load(root / "embeddings" / f"{MD.model_slug(grid.model)}.npy")))
+    runs, report, answers = RU.retrieve(
+        grid,
+        tiny_store.docs,
+        claims,
+        plans,
+        RU.retrievers(grid, tiny_store.docs, unit(len(tiny_store.docs)), q_emb),
+        progress=False,
+    )
     (root / "runs").mkdir()
     runs.to_parquet(root / "runs" / "runs.parquet", index=False)
     answers.to_parquet(root / "runs" / "answers.parquet", index=False)
@@ -87,13 +103,16 @@ def tiny_study(tiny_store, tmp_path_factory):
 @pytest.fixture(scope="session")
 def tiny_qgen(tmp_path_factory):
     """A QGEN model trained for one step on the fixture train claims (mechanics only, not quality)."""
-    from lib import qgen as Q
+    from lib import qgen_training as QT
     from lib.data import averitec
 
     out = tmp_path_factory.mktemp("qgen")
-    s = Q.QGenSettings(batch_size=8, max_new_tokens=12, num_beams=2, max_source_tokens=48, max_target_tokens=24)
-    report = Q.train(s, averitec.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json"), out, progress=False)
+    s = QT.QGenSettings.from_params(batch_size=8, max_source_tokens=48, max_target_tokens=24)
+    report = QT.train(s, averitec.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json"), out, progress=False)
     return out, report
+
+
+TINY_DECODING = {"num_beams": 2, "max_new_tokens": 12, "max_questions": 5, "device": "cpu"}
 
 
 @pytest.fixture(scope="session")
@@ -103,29 +122,47 @@ def tiny_bert(tmp_path_factory) -> str:
     import torch
     from transformers import AutoTokenizer, BertConfig, BertModel
 
+    from lib.models import resolve_model
     from lib.nli import NLISettings
-    from lib.retrieval import resolve_model
 
     tok = AutoTokenizer.from_pretrained(resolve_model(NLISettings().model))
     torch.manual_seed(0)
     path = tmp_path_factory.mktemp("tiny_bert")
-    BertModel(BertConfig(vocab_size=tok.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                         intermediate_size=64, max_position_embeddings=64)).save_pretrained(path)
+    BertModel(
+        BertConfig(
+            vocab_size=tok.vocab_size,
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+            max_position_embeddings=64,
+        )
+    ).save_pretrained(path)
     tok.save_pretrained(path)
     return str(path)
 
 
 def tiny_classifier(model: str) -> dict:
     """Classifier parameters that train the tiny BERT in seconds."""
-    return {"model": model, "max_length": 48, "batch_size": 4, "learning_rate": 1e-3, "epochs": 1, "eval_every": 1.0,
-            "validation_fraction": 0.25, "seed": 0}
+    return {
+        "model": model,
+        "max_length": 48,
+        "batch_size": 4,
+        "learning_rate": 1e-3,
+        "epochs": 1,
+        "eval_every": 1.0,
+        "validation_fraction": 0.25,
+        "seed": 0,
+    }
 
 
 @pytest.fixture(scope="session")
 def tiny_nli(tiny_study, tiny_bert, tmp_path_factory):
-    """Stage `nli_averitec` on the fixture (tiny BERT classifiers): (data dir, output dir, predictions)."""
+    """Stages `nli_averitec` and `nli_planners` on the fixture (tiny BERT classifiers): (data dir, training
+    stage's folder, planner stage's folder)."""
     import json
 
+    from lib import nli_averitec as NAV
     from lib import veracity as V
 
     root = tmp_path_factory.mktemp("tiny_nli")
@@ -135,9 +172,17 @@ def tiny_nli(tiny_study, tiny_bert, tmp_path_factory):
     (data / "dev.json").write_text(json.dumps(dev))
     labels = ["Refuted", "Supported", "Refuted", "Not Enough Evidence"] * 4
     (data / "train.json").write_text(json.dumps([{**dev[i % 3], "label": lb} for i, lb in enumerate(labels)]))
-    params = {"classifier": tiny_classifier(tiny_bert), "seeds": [0], "label_set": "averitec4", "k": 2,
-              "ablation_ks": [1], "ablation_planners": ["oracle"], "planners": ["claim_only", "oracle"],
-              "runs": [str(tiny_study / "runs" / "runs.parquet")],
-              "retrieval": {"retriever": "bm25", "scope": "claim", "temporal": False, "fusion": "combmax_norm"}}
-    preds = V.averitec_stage(params, root / "data", tiny_study / "store", root / "out")
-    return root / "data", root / "out", preds
+    params = {
+        "classifier": tiny_classifier(tiny_bert),
+        "seeds": [0],
+        "label_set": "averitec4",
+        "k": 2,
+        "ablation_ks": [1],
+        "ablation_planners": ["oracle"],
+        "planners": ["claim_only", "oracle"],
+        "runs": [str(tiny_study / "runs" / "runs.parquet")],
+        "retrieval": {"retriever": "bm25", "scope": "claim", "temporal": False, "fusion": "combmax_norm"},
+    }
+    NAV.averitec_stage(params, root / "data", root / "averitec")
+    V.planners_stage(params, root / "data", tiny_study / "store", root / "averitec", root / "planners")
+    return root / "data", root / "averitec", root / "planners"

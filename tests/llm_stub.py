@@ -10,14 +10,15 @@ Faults, one per request in order: "429" (rate limit), "500" (server error), "tim
 such model), "html" (status 200 with an HTML page, as a proxy's login page), "empty_choices" (200 with
 `choices: []`), "null_content" (200 with `content: null`).
 """
+
 from __future__ import annotations
 
 import json
 import socket
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 
 HTML = "<!doctype html><html><head><title>Sign in</title></head><body>Please sign in.</body></html>"
 CHATTY = "Sure! I would look into several things here, for instance the source and the date. Hope this helps"
@@ -27,8 +28,8 @@ class StubLLM:
     def __init__(self, answer: Callable[[list[dict]], str], delay: float = 1.0):
         self.answer, self.delay = answer, delay
         self.faults: list[str] = []
-        self.requests: list[dict] = []      # JSON bodies received, in order
-        self.auth: list[str | None] = []    # Authorization headers received
+        self.requests: list[dict] = []  # JSON bodies received, in order
+        self.auth: list[str | None] = []  # Authorization headers received
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
 
@@ -37,7 +38,7 @@ class StubLLM:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}/v1"
 
-    def __enter__(self) -> "StubLLM":
+    def __enter__(self) -> StubLLM:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -75,13 +76,29 @@ class StubLLM:
                     return self._send(200, HTML)
                 if fault == "timeout":
                     time.sleep(stub.delay)
-                content = CHATTY if fault == "malformed" else None if fault == "null_content" else \
-                    stub.answer(body["messages"])
-                choices = [] if fault == "empty_choices" else \
-                    [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}]
-                self._send(200, {"id": f"stub-{len(stub.requests)}", "object": "chat.completion", "created": 0,
-                                 "model": body.get("model", "stub"), "choices": choices,
-                                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+                content = (
+                    CHATTY
+                    if fault == "malformed"
+                    else None
+                    if fault == "null_content"
+                    else stub.answer(body["messages"])
+                )
+                choices = (
+                    []
+                    if fault == "empty_choices"
+                    else [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}]
+                )
+                self._send(
+                    200,
+                    {
+                        "id": f"stub-{len(stub.requests)}",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": body.get("model", "stub"),
+                        "choices": choices,
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                    },
+                )
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True

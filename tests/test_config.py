@@ -1,4 +1,5 @@
 """lib.config: the params.yaml schema, YAML 1.2 floats, `python -m lib.config check`, notebook parameters."""
+
 from __future__ import annotations
 
 import copy
@@ -7,6 +8,7 @@ import pytest
 import yaml
 
 from lib import config as C
+from lib import labels as LB
 
 DEFAULT = C.load_params()
 
@@ -34,39 +36,54 @@ def test_the_committed_params_file_is_valid():
 
 
 # Each case was a plausible number with exit 0 before the schema (issue 14, part 3).
-@pytest.mark.parametrize("key, value, expected", [
-    ("retrieval.depth", -1, "retrieval.depth: Input should be greater than or equal to 1, got -1"),
-    ("nli_averitec.k", 0, "nli_averitec.k: Input should be greater than or equal to 1, got 0"),
-    ("utility.k", -1, "utility.k: Input should be greater than or equal to 1, got -1"),
-    ("retrieval.rrf_k", -60, "retrieval.rrf_k: Input should be greater than or equal to 0, got -60"),
-    ("retrieval.workers", 0, "retrieval.workers: Input should be greater than or equal to 1, got 0"),
-    ("retrieval.bm25.k1", -1, "retrieval.bm25.k1: Input should be greater than or equal to 0, got -1"),
-    ("qgen.epochs", -1, "qgen.epochs: Input should be greater than or equal to 1, got -1"),
-    ("nli_averitec.classifier.epochs", -1, "nli_averitec.classifier.epochs: Input should be greater than or equal to 1"),
-    ("llm.timeout", 0, "llm.timeout: Input should be greater than 0, got 0"),
-    ("store.include_gold", "false", "store.include_gold: Input should be a valid boolean"),
-    ("nli_averitec.classifier.learning_rate", "2e-5", "nli_averitec.classifier.learning_rate: Input should be a valid number"),
-    ("store.distractor_splits", "test", "store.distractor_splits: Input should be a valid list, got 'test'"),
-    ("averitec.foo", 1, "averitec.foo: unknown key"),
-    ("nli_averitec.kk", 3, "nli_averitec.kk: unknown key"),
-    ("utility.canddiates", 10, "utility.canddiates: unknown key"),
-    ("averitec_score.main_levle", 0.25, "averitec_score.main_levle: unknown key"),
-    ("retrieval.retrievers", ["bm25", "bm52"], "retrieval.retrievers[1]: Input should be 'bm25', 'dense' or 'hybrid'"),
-    ("retrieval.main_fusion", "combmax-norm", "retrieval.main_fusion: Input should be"),
-    ("retrieval.depth", "100", "retrieval.depth: Input should be a valid integer, got '100'"),
-    ("retrieval.depth", True, "retrieval.depth: Input should be a valid integer, got True"),
-    ("retrieval.depth", DELETE, "retrieval.depth: required key is missing"),
-    ("llm.mode", False, "llm.mode: Input should be 'off', 'replay' or 'live'"),   # YAML 1.1: `mode: off` is False
-    ("llm.api_key_env", "MY KEY", "llm.api_key_env"),
-    ("llm.base_url", "localhost:8000/v1", "llm.base_url"),
-    ("utility.candidates", 2, "utility: k = 3 documents cannot be selected from 2 candidates"),
-    ("averitec_score.main_level", 0.35, "averitec_score: main_level = 0.35 is not one of levels"),
-    ("retrieval.all_fusions_for", ["oracel"], "retrieval: all_fusions_for names ['oracel']"),
-    ("query_planning.measures", ["ndcg@10", "recall"], "query_planning.measures[1]"),
-    ("error_analysis.rules.min_grade", 3, "error_analysis.rules.min_grade"),
-    ("nli_averitec.label_set", "averitec5", "nli_averitec.label_set"),
-    ("report.headlines.01_knowledge_store.documents in the store", "store.json", "report.headlines"),
-])
+@pytest.mark.parametrize(
+    "key, value, expected",
+    [
+        ("retrieval.depth", -1, "retrieval.depth: Input should be greater than or equal to 1, got -1"),
+        ("nli_averitec.k", 0, "nli_averitec.k: Input should be greater than or equal to 1, got 0"),
+        ("utility.k", -1, "utility.k: Input should be greater than or equal to 1, got -1"),
+        ("retrieval.rrf_k", -60, "retrieval.rrf_k: Input should be greater than or equal to 0, got -60"),
+        ("retrieval.workers", 0, "retrieval.workers: Input should be greater than or equal to 1, got 0"),
+        ("retrieval.bm25.k1", -1, "retrieval.bm25.k1: Input should be greater than or equal to 0, got -1"),
+        ("qgen.epochs", -1, "qgen.epochs: Input should be greater than or equal to 1, got -1"),
+        (
+            "nli_averitec.classifier.epochs",
+            -1,
+            "nli_averitec.classifier.epochs: Input should be greater than or equal to 1",
+        ),
+        ("llm.timeout", 0, "llm.timeout: Input should be greater than 0, got 0"),
+        ("store.include_gold", "false", "store.include_gold: Input should be a valid boolean"),
+        (
+            "nli_averitec.classifier.learning_rate",
+            "2e-5",
+            "nli_averitec.classifier.learning_rate: Input should be a valid number",
+        ),
+        ("store.distractor_splits", "test", "store.distractor_splits: Input should be a valid list, got 'test'"),
+        ("averitec.foo", 1, "averitec.foo: unknown key"),
+        ("nli_averitec.kk", 3, "nli_averitec.kk: unknown key"),
+        ("utility.canddiates", 10, "utility.canddiates: unknown key"),
+        ("averitec_score.main_levle", 0.25, "averitec_score.main_levle: unknown key"),
+        (
+            "retrieval.retrievers",
+            ["bm25", "bm52"],
+            "retrieval.retrievers[1]: Input should be 'bm25', 'dense' or 'hybrid'",
+        ),
+        ("retrieval.main_fusion", "combmax-norm", "retrieval.main_fusion: Input should be"),
+        ("retrieval.depth", "100", "retrieval.depth: Input should be a valid integer, got '100'"),
+        ("retrieval.depth", True, "retrieval.depth: Input should be a valid integer, got True"),
+        ("retrieval.depth", DELETE, "retrieval.depth: required key is missing"),
+        ("llm.mode", False, "llm.mode: Input should be 'off', 'replay' or 'live'"),  # YAML 1.1: `mode: off` is False
+        ("llm.api_key_env", "MY KEY", "llm.api_key_env"),
+        ("llm.base_url", "localhost:8000/v1", "llm.base_url"),
+        ("utility.candidates", 2, "utility: k = 3 documents cannot be selected from 2 candidates"),
+        ("averitec_score.main_level", 0.35, "averitec_score: main_level = 0.35 is not one of levels"),
+        ("retrieval.all_fusions_for", ["oracel"], "retrieval: all_fusions_for names ['oracel']"),
+        ("query_planning.measures", ["ndcg@10", "recall"], "query_planning.measures[1]"),
+        ("error_analysis.rules.min_grade", 3, "error_analysis.rules.min_grade"),
+        ("nli_averitec.label_set", "averitec5", "nli_averitec.label_set"),
+        ("report.headlines.01_knowledge_store.documents in the store", "store.json", "report.headlines"),
+    ],
+)
 def test_bad_values_name_their_key(key, value, expected):
     with pytest.raises(C.ParamsError) as err:
         C.check(with_value(key, value), "params.yaml")
@@ -90,10 +107,20 @@ def test_a_missing_section_is_named():
         C.check(params)
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("x: 2e-5", 2e-5), ("x: 1E3", 1000.0), ("x: -3e+2", -300.0), ("x: 2.0e-5", 2e-5), ("x: .5e1", 5.0),
-    ("x: '2e-5'", "2e-5"), ("x: 3", 3), ("x: e5", "e5"), ("x: 1.5", 1.5),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("x: 2e-5", 2e-5),
+        ("x: 1E3", 1000.0),
+        ("x: -3e+2", -300.0),
+        ("x: 2.0e-5", 2e-5),
+        ("x: .5e1", 5.0),
+        ("x: '2e-5'", "2e-5"),
+        ("x: 3", 3),
+        ("x: e5", "e5"),
+        ("x: 1.5", 1.5),
+    ],
+)
 def test_exponent_numbers_are_read_as_numbers(tmp_path, text, expected):
     path = tmp_path / "p.yaml"
     path.write_text(text)
@@ -141,12 +168,12 @@ def test_cli(tmp_path, capsys):
 def test_vocabularies_match_the_modules_that_implement_them():
     from typing import get_args
 
-    from lib import evidence, fusion, llm, nli, prompted, retrieval, store
+    from lib import evidence, fusion, llm, prompted, retrieval
 
     assert get_args(C.Retriever) == retrieval.RETRIEVERS
-    assert get_args(C.Scope) == store.SCOPES
+    assert get_args(C.Scope) == C.SCOPES == ("claim", "global")
     assert get_args(C.Fusion) == fusion.FUSIONS
-    assert set(get_args(C.LabelSet)) == set(nli.LABEL_SETS) - {"quantemp3"}
+    assert set(get_args(C.LabelSet)) == set(LB.LABEL_SETS) - {"quantemp3"}
     assert get_args(C.Prompted) == prompted.PROMPTED
     assert get_args(C.LLMParams.model_fields["mode"].annotation) == llm.MODES
     assert get_args(C.Averitec.model_fields["verdict_source"].annotation) == evidence.VERDICT_SOURCES
@@ -169,11 +196,17 @@ def test_notebook_parameters_must_be_defined_in_its_parameters_cell():
         check_parameters(nb, {"main_levle": 0.3})
 
 
-NOTEBOOK_SECTIONS = {"01_knowledge_store": "knowledge_store", "02_query_planning": "query_planning",
-                     "03_aggregation": "aggregation", "04_retrieval_metrics": "retrieval_metrics",
-                     "05_averitec_score": "averitec_score", "06_generative_planners": "generative_planning",
-                     "07_nli_veracity": "nli_veracity", "08_error_analysis": "error_analysis",
-                     "09_relevance_vs_utility": "relevance_utility"}
+NOTEBOOK_SECTIONS = {
+    "01_knowledge_store": "knowledge_store",
+    "02_query_planning": "query_planning",
+    "03_aggregation": "aggregation",
+    "04_retrieval_metrics": "retrieval_metrics",
+    "05_averitec_score": "averitec_score",
+    "06_generative_planners": "generative_planning",
+    "07_nli_veracity": "nli_veracity",
+    "08_error_analysis": "error_analysis",
+    "09_relevance_vs_utility": "relevance_utility",
+}
 
 
 @pytest.mark.parametrize("name, sec", NOTEBOOK_SECTIONS.items())
@@ -190,8 +223,22 @@ def test_notebook_run_with_a_bad_section_exits_1(tmp_path):
 
     bad = tmp_path / "params.yaml"
     bad.write_text(C.PARAMS_FILE.read_text().replace("main_level: 0.25\n\nqgen", "main_level: 0.25\n  mian: 1\n\nqgen"))
-    proc = subprocess.run([sys.executable, "-m", "lib.notebooks", "run", "05_averitec_score", "--section",
-                           "averitec_score", "--params", str(bad)], capture_output=True, text=True, cwd=C.ROOT)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lib.notebooks",
+            "run",
+            "05_averitec_score",
+            "--section",
+            "averitec_score",
+            "--params",
+            str(bad),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=C.ROOT,
+    )
     assert proc.returncode == 1 and "averitec_score.mian: unknown key" in proc.stderr
     assert "Traceback" not in proc.stderr
 
@@ -199,10 +246,21 @@ def test_notebook_run_with_a_bad_section_exits_1(tmp_path):
 # ---------------------------------------------------------------- found by a hostile-input pass
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("x: 010", 10), ("x: 0o10", 8), ("x: 0x14", 20), ("x: 1:20", "1:20"), ("x: 1_00", "1_00"),
-    ("x: yes", "yes"), ("x: off", "off"), ("x: True", True), ("x: 2020-01-01", "2020-01-01"), ("x: ~", None),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("x: 010", 10),
+        ("x: 0o10", 8),
+        ("x: 0x14", 20),
+        ("x: 1:20", "1:20"),
+        ("x: 1_00", "1_00"),
+        ("x: yes", "yes"),
+        ("x: off", "off"),
+        ("x: True", True),
+        ("x: 2020-01-01", "2020-01-01"),
+        ("x: ~", None),
+    ],
+)
 def test_yaml_1_2_integers_booleans_and_dates(tmp_path, text, expected):
     """PyYAML alone: 010 is 8, 1:20 is 80, 1_00 is 100, yes/off are booleans, a date is a date."""
     path = tmp_path / "p.yaml"
@@ -211,8 +269,9 @@ def test_yaml_1_2_integers_booleans_and_dates(tmp_path, text, expected):
     assert value == expected and type(value) is type(expected)
 
 
-@pytest.mark.parametrize("text, line", [("a: 1\nb: 2\na: 3\n", 1), ("a: {k: 1, k: 2}\n", 1),
-                                        ("s:\n  depth: 100\n  depth: 5\n", 2)])
+@pytest.mark.parametrize(
+    "text, line", [("a: 1\nb: 2\na: 3\n", 1), ("a: {k: 1, k: 2}\n", 1), ("s:\n  depth: 100\n  depth: 5\n", 2)]
+)
 def test_a_key_written_twice_is_an_error(tmp_path, text, line):
     path = tmp_path / "p.yaml"
     path.write_text(text)
@@ -227,14 +286,21 @@ def test_a_section_written_twice_in_params_is_an_error(tmp_path):
         C.section("utility", path)
 
 
-@pytest.mark.parametrize("key, value, expected", [
-    ("qgen.learning_rate", float("inf"), "qgen.learning_rate: Input should be a finite number, got inf"),
-    ("llm.timeout", float("inf"), "llm.timeout: Input should be a finite number"),
-    ("utility.alpha", float("nan"), "utility.alpha: Input should be a finite number"),
-    ("llm.backoff", 1e300, "llm.backoff: Input should be less than or equal to 600"),
-    ("error_analysis.rules.min_grade", True, "error_analysis.rules.min_grade: Input should be a valid integer, got True"),
-    ("retrieval.model", "  ", "retrieval.model: expected some text, got '  '"),
-])
+@pytest.mark.parametrize(
+    "key, value, expected",
+    [
+        ("qgen.learning_rate", float("inf"), "qgen.learning_rate: Input should be a finite number, got inf"),
+        ("llm.timeout", float("inf"), "llm.timeout: Input should be a finite number"),
+        ("utility.alpha", float("nan"), "utility.alpha: Input should be a finite number"),
+        ("llm.backoff", 1e300, "llm.backoff: Input should be less than or equal to 600"),
+        (
+            "error_analysis.rules.min_grade",
+            True,
+            "error_analysis.rules.min_grade: Input should be a valid integer, got True",
+        ),
+        ("retrieval.model", "  ", "retrieval.model: expected some text, got '  '"),
+    ],
+)
 def test_infinities_and_blank_texts_are_refused(key, value, expected):
     with pytest.raises(C.ParamsError) as err:
         C.check(with_value(key, value))
@@ -253,8 +319,12 @@ def test_notebook_runner_arguments(tmp_path):
     import sys
 
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "lib.notebooks", "run", "05_averitec_score", *args],
-                              capture_output=True, text=True, cwd=C.ROOT)
+        return subprocess.run(
+            [sys.executable, "-m", "lib.notebooks", "run", "05_averitec_score", *args],
+            capture_output=True,
+            text=True,
+            cwd=C.ROOT,
+        )
 
     proc = run("--section", "nosuch")
     assert proc.returncode == 1 and proc.stderr.startswith("error: ") and "no section 'nosuch'" in proc.stderr

@@ -32,17 +32,25 @@ def write(path, text):
 
 # ---------------------------------------------------------------- labels and dates
 
-@pytest.mark.parametrize("raw, expected", [
-    ("Supported", "Supported"), ("refuted", "Refuted"), ("Not Enough Evidence", "Not Enough Evidence"),
-    ("Conflicting Evidence/Cherrypicking", "Conflicting Evidence/Cherrypicking"),
-    ("Conflicting Evidence/Cherry-picking", "Conflicting Evidence/Cherrypicking"),
-])
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("Supported", "Supported"),
+        ("refuted", "Refuted"),
+        ("Not Enough Evidence", "Not Enough Evidence"),
+        ("Conflicting Evidence/Cherrypicking", "Conflicting Evidence/Cherrypicking"),
+        ("Conflicting Evidence/Cherry-picking", "Conflicting Evidence/Cherrypicking"),
+    ],
+)
 def test_averitec_labels(raw, expected):
     assert normalise_label(raw) == expected
 
 
-@pytest.mark.parametrize("raw, expected", [("True", "True"), ("false", "False"), ("Half True/False", "Conflicting"),
-                                           ("Conflicting", "Conflicting")])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [("True", "True"), ("false", "False"), ("Half True/False", "Conflicting"), ("Conflicting", "Conflicting")],
+)
 def test_quantemp_labels(raw, expected):
     assert normalise_label(raw, "quantemp") == expected
 
@@ -53,11 +61,19 @@ def test_unknown_labels_raise(raw):
         normalise_label(raw)
 
 
-@pytest.mark.parametrize("raw, expected", [
-    ("25-8-2020", date(2020, 8, 25)), ("05-08-2020", date(2020, 8, 5)), ("5/8/2020", date(2020, 8, 5)),
-    ("31.12.2019", date(2019, 12, 31)), ("2020-08-25", date(2020, 8, 25)), (" 1-1-2021 ", date(2021, 1, 1)),
-    (None, None), ("", None),
-])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("25-8-2020", date(2020, 8, 25)),
+        ("05-08-2020", date(2020, 8, 5)),
+        ("5/8/2020", date(2020, 8, 5)),
+        ("31.12.2019", date(2019, 12, 31)),
+        ("2020-08-25", date(2020, 8, 25)),
+        (" 1-1-2021 ", date(2021, 1, 1)),
+        (None, None),
+        ("", None),
+    ],
+)
 def test_parse_claim_date(raw, expected):
     assert parse_claim_date(raw) == expected
 
@@ -70,6 +86,7 @@ def test_unparseable_dates_raise(raw):
 
 # ---------------------------------------------------------------- AVeriTeC loader on the fixture
 
+
 def test_load_averitec_fixture(fixture_data):
     claims = averitec.load_averitec("dev", fixture_data / "averitec" / "dev.json")
     assert [c.claim_id for c in claims] == [0, 1, 2]
@@ -78,7 +95,9 @@ def test_load_averitec_fixture(fixture_data):
     assert c1.claim_date == date(2020, 1, 2) and c2.claim_date == date(2021, 5, 1)
     assert c1.claim_types == ("Numerical Claim", "Event/Property Claim")
     boolean = c0.questions[1].answers[0]
-    assert boolean.answer_type == "Boolean" and averitec.gold_answer_text(boolean) == "NASA never said the moon is cheese."
+    assert (
+        boolean.answer_type == "Boolean" and averitec.gold_answer_text(boolean) == "NASA never said the moon is cheese."
+    )
     assert averitec.gold_answer_text(c0.questions[0].answers[0]) == "The moon is made of rock and dust."
     assert [len(q.answers) for q in c1.questions] == [2, 1]
 
@@ -89,18 +108,31 @@ def test_null_claim_date_is_unknown_not_an_error(fixture_data):
 
 
 def _dev_record(**changes):
-    rec = {"claim": "c", "label": "Supported", "claim_date": "1-1-2020", "justification": "", "claim_types": [],
-           "questions": [{"question": "q", "answers": [{"answer": "a", "source_url": "u"}]}]}
+    rec = {
+        "claim": "c",
+        "label": "Supported",
+        "claim_date": "1-1-2020",
+        "justification": "",
+        "claim_types": [],
+        "questions": [{"question": "q", "answers": [{"answer": "a", "source_url": "u"}]}],
+    }
     rec.update(changes)
     return rec
 
 
-@pytest.mark.parametrize("changes, field, problem", [
-    ({"label": "Mostly True"}, "label", "unknown averitec label"),
-    ({"claim_date": "2020/31/01"}, "claim_date", "unparseable date"),
-    ({"claim": None}, "claim", "expected str"),
-    ({"questions": [{"question": "q", "answers": [{"answer": "a"}]}]}, "questions[0].answers[0].source_url", "missing"),
-])
+@pytest.mark.parametrize(
+    "changes, field, problem",
+    [
+        ({"label": "Mostly True"}, "label", "unknown averitec label"),
+        ({"claim_date": "2020/31/01"}, "claim_date", "unparseable date"),
+        ({"claim": None}, "claim", "expected str"),
+        (
+            {"questions": [{"question": "q", "answers": [{"answer": "a"}]}]},
+            "questions[0].answers[0].source_url",
+            "missing",
+        ),
+    ],
+)
 def test_bad_record_errors_name_file_record_and_field(tmp_path, changes, field, problem):
     path = write(tmp_path / "dev.json", json.dumps([_dev_record(), _dev_record(**changes)]))
     with pytest.raises(DataError) as err:
@@ -147,11 +179,15 @@ def test_json_named_file_with_jsonl_content_is_read_as_jsonl(tmp_path):
 
 # ---------------------------------------------------------------- systems, BLOOM, leaderboard
 
+
 def test_system_output_shapes(fixture_data):
     a = averitec.load_system_output(fixture_data / "averitec" / "systems" / "sys_a.jsonl")
     assert [o.claim_id for o in a] == [0, 1, 2] and a[0].pred_label is None
-    assert a[0].evidence[1] == averitec.RetrievedEvidence("Moon cheese claims are false, fact check finds.",
-                                                   ("https://www.politifact.com/factchecks/2021/mar/20/moon-cheese/",), None)
+    assert a[0].evidence[1] == averitec.RetrievedEvidence(
+        "Moon cheese claims are false, fact check finds.",
+        ("https://www.politifact.com/factchecks/2021/mar/20/moon-cheese/",),
+        None,
+    )
     b = averitec.load_system_output(fixture_data / "averitec" / "systems" / "sys_b.json")
     assert b[0].evidence[0].urls == ("https://en.wikipedia.org/wiki/Cheese/", "https://cheese.example.com/")
     assert b[0].evidence[0].question == "What is cheese?" and b[0].pred_label == "Refuted"
@@ -180,10 +216,14 @@ def test_leaderboard_evidence_blocks():
 
 
 def test_misinfo_domains(fixture_data):
-    assert averitec.load_misinfo_domains(fixture_data / "averitec" / "misinfo_domains.txt") == {"fakenews.example.com", "another-bad.com"}
+    assert averitec.load_misinfo_domains(fixture_data / "averitec" / "misinfo_domains.txt") == {
+        "fakenews.example.com",
+        "another-bad.com",
+    }
 
 
 # ---------------------------------------------------------------- QuanTemp, ClaimDecomp, CLIMATE-FEVER
+
 
 def test_quantemp_val_fixture(fixture_data):
     qt = quantemp.load_quantemp_val(fixture_data / "quantemp" / "val_claims_bm25_evidence.json")
@@ -205,29 +245,57 @@ def test_csv_errors(tmp_path):
 def test_quantemp_small_files(tmp_path):
     tax = quantemp.load_quantemp_taxonomy(write(tmp_path / "t.csv", "claim@taxonomy_labels\nA claim@temporal   \n"))
     assert tax == [quantemp.TaxonomyClaim("A claim", "temporal")]
-    dec = quantemp.load_quantemp_decompositions(write(tmp_path / "d.csv",
-                                               'claims@questions\nc@"Q1?\nNext Question: Q2?\nNext Question: Q3?"\n'))
+    dec = quantemp.load_quantemp_decompositions(
+        write(tmp_path / "d.csv", 'claims@questions\nc@"Q1?\nNext Question: Q2?\nNext Question: Q3?"\n')
+    )
     assert dec == [quantemp.DecomposedClaim("c", ("Q1?", "Q2?", "Q3?"))]
-    gold = quantemp.load_quantemp_gold_subset(write(tmp_path / "g.csv",
-                                             ',features,true_label,pred_label\n7,"[Claim]:X rose.[Evidences]:Article text.",False,True\n'))
+    gold = quantemp.load_quantemp_gold_subset(
+        write(
+            tmp_path / "g.csv",
+            ',features,true_label,pred_label\n7,"[Claim]:X rose.[Evidences]:Article text.",False,True\n',
+        )
+    )
     assert gold == [quantemp.GoldArticleClaim(7, "X rose.", "Article text.", "False", "True")]
 
 
 def test_claimdecomp_and_climate_fever(tmp_path):
-    cd = {"example_id": 1, "label": "half-true", "url": "u", "claim": "c", "person": "p", "venue": "v",
-          "justification": ["j"], "full_article": ["a"],
-          "annotations": [{"questions": ["Q?"], "answers": ["Yes"], "question_source": ["Reasoning"]}]}
+    cd = {
+        "example_id": 1,
+        "label": "half-true",
+        "url": "u",
+        "claim": "c",
+        "person": "p",
+        "venue": "v",
+        "justification": ["j"],
+        "full_article": ["a"],
+        "annotations": [{"questions": ["Q?"], "answers": ["Yes"], "question_source": ["Reasoning"]}],
+    }
     [claim] = claimdecomp.load_claimdecomp(path=write(tmp_path / "cd.jsonl", json.dumps(cd) + "\n"))
     assert claim.annotations[0] == claimdecomp.Decomposition(("Q?",), ("yes",), ("reasoning",))
     with pytest.raises(DataError, match="field 'label': unknown label 'mostly-false'"):
-        claimdecomp.load_claimdecomp(path=write(tmp_path / "cd2.jsonl", json.dumps({**cd, "label": "mostly-false"}) + "\n"))
-    cf = {"claim_id": "0", "claim": "c", "claim_label": "DISPUTED", "evidences": [
-        {"evidence_id": "A:1", "evidence_label": "SUPPORTS", "article": "A", "evidence": "e", "votes": ["SUPPORTS", None]}]}
+        claimdecomp.load_claimdecomp(
+            path=write(tmp_path / "cd2.jsonl", json.dumps({**cd, "label": "mostly-false"}) + "\n")
+        )
+    cf = {
+        "claim_id": "0",
+        "claim": "c",
+        "claim_label": "DISPUTED",
+        "evidences": [
+            {
+                "evidence_id": "A:1",
+                "evidence_label": "SUPPORTS",
+                "article": "A",
+                "evidence": "e",
+                "votes": ["SUPPORTS", None],
+            }
+        ],
+    }
     [climate] = climate_fever.load_climate_fever(write(tmp_path / "cf.jsonl", json.dumps(cf) + "\n"))
     assert climate.label == "DISPUTED" and climate.evidences[0].votes == ("SUPPORTS",)
 
 
 # ---------------------------------------------------------------- the real data, strictly
+
 
 def test_every_real_file_loads_strictly(real_data):
     """Every published file parses with no error and no skipped record."""
@@ -250,7 +318,9 @@ def test_every_real_file_loads_strictly(real_data):
     for name in ("claim_only", "finqa_roberta_claimdecomp", "unified_claimdecomp"):
         assert len(quantemp.load_quantemp_predictions(qt / f"test_predictions_{name}.csv")) == 2495
     assert len(quantemp.load_quantemp_gold_subset(qt / "test_subset_gold_with_article.csv")) == 249
-    assert [len(claimdecomp.load_claimdecomp(s, real_data / "claimdecomp" / f"{s}.jsonl")) for s in ("dev", "test")] == [200, 200]
+    assert [
+        len(claimdecomp.load_claimdecomp(s, real_data / "claimdecomp" / f"{s}.jsonl")) for s in ("dev", "test")
+    ] == [200, 200]
     assert len(climate_fever.load_climate_fever(real_data / "climate_fever" / "climate-fever.jsonl")) == 1535
 
 
@@ -266,7 +336,8 @@ def test_real_data_published_empty_texts_are_the_only_ones(real_data):
     train = averitec.load_averitec("train", real_data / "averitec" / "train.json")
     assert train[1948].text == "" and train[438].questions[2].text == ""
     empty = {(c.claim_id, "claim") for c in train if not c.text.strip()} | {
-        (c.claim_id, f"questions[{i}].question") for c in train for i, q in enumerate(c.questions) if not q.text.strip()}
+        (c.claim_id, f"questions[{i}].question") for c in train for i, q in enumerate(c.questions) if not q.text.strip()
+    }
     assert {("averitec/train.json",) + e for e in empty} == PUBLISHED_EMPTY_TEXTS
 
 
@@ -279,11 +350,31 @@ def test_real_data_published_empty_texts_are_the_only_ones(real_data):
 SYS = {"claim_id": 0, "claim": "c", "evidence": [{"question": "q", "answer": "a", "url": "u"}]}
 TOPK = {"claim_id": 0, "claim": "c", "top_2": [{"sentence": "s", "url": "u"}]}
 QT = {"claim": "c", "label": "True", "evidences": [{"questions": "q", "top_k_doc": ["s1", "s2"]}]}
-CD = {"example_id": 1, "label": "half-true", "url": "u", "claim": "c", "person": "p", "venue": "v",
-      "justification": ["j"], "full_article": ["a"],
-      "annotations": [{"questions": ["Q?"], "answers": ["Yes"], "question_source": ["Reasoning"]}]}
-CF = {"claim_id": "0", "claim": "c", "claim_label": "SUPPORTS", "evidences": [
-    {"evidence_id": "A:1", "evidence_label": "SUPPORTS", "article": "A", "evidence": "e", "votes": ["SUPPORTS", None]}]}
+CD = {
+    "example_id": 1,
+    "label": "half-true",
+    "url": "u",
+    "claim": "c",
+    "person": "p",
+    "venue": "v",
+    "justification": ["j"],
+    "full_article": ["a"],
+    "annotations": [{"questions": ["Q?"], "answers": ["Yes"], "question_source": ["Reasoning"]}],
+}
+CF = {
+    "claim_id": "0",
+    "claim": "c",
+    "claim_label": "SUPPORTS",
+    "evidences": [
+        {
+            "evidence_id": "A:1",
+            "evidence_label": "SUPPORTS",
+            "article": "A",
+            "evidence": "e",
+            "votes": ["SUPPORTS", None],
+        }
+    ],
+}
 
 
 def _averitec(path):
@@ -312,70 +403,238 @@ def _qa(**changes):
 
 BAD_JSON = [
     # AVeriTeC: list-of-strings fields, non-empty claim and question texts, optional strings
-    pytest.param(_averitec, [_dev_record(), _dev_record(claim_types="Numerical Claim")], 1, "claim_types",
-                 "expected a list of strings, got str", id="averitec-claim_types-string"),
-    pytest.param(_averitec, [_dev_record(), _dev_record(claim_types=["Numerical Claim", 3])], 1, "claim_types[1]",
-                 "expected str, got int", id="averitec-claim_types-item"),
-    pytest.param(_averitec, [_dev_record(), _dev_record(fact_checking_strategies="Written Evidence")], 1,
-                 "fact_checking_strategies", "expected a list of strings", id="averitec-strategies-string"),
-    pytest.param(_averitec, [_dev_record(), _dev_record(claim="")], 1, "claim", "empty text", id="averitec-empty-claim"),
-    pytest.param(_averitec, [_dev_record(), _dev_record(claim=" \n ")], 1, "claim", "empty text",
-                 id="averitec-blank-claim"),
-    pytest.param(_averitec, [_dev_record(), _dev_record(questions=[{"question": "  ", "answers": []}])], 1,
-                 "questions[0].question", "empty text", id="averitec-empty-question"),
-    pytest.param(_averitec, [_dev_record(), _dev_record(justification=["j"])], 1, "justification",
-                 "expected str, got list", id="averitec-justification-list"),
-    pytest.param(_averitec, [_dev_record(), _dev_record(speaker=3)], 1, "speaker", "expected str, got int",
-                 id="averitec-speaker-int"),
-    pytest.param(_averitec, [_dev_record(), _dev_record(**_qa(answer_type=["Boolean"]))], 1,
-                 "questions[0].answers[0].answer_type", "expected str, got list", id="averitec-answer_type-list"),
+    pytest.param(
+        _averitec,
+        [_dev_record(), _dev_record(claim_types="Numerical Claim")],
+        1,
+        "claim_types",
+        "expected a list of strings, got str",
+        id="averitec-claim_types-string",
+    ),
+    pytest.param(
+        _averitec,
+        [_dev_record(), _dev_record(claim_types=["Numerical Claim", 3])],
+        1,
+        "claim_types[1]",
+        "expected str, got int",
+        id="averitec-claim_types-item",
+    ),
+    pytest.param(
+        _averitec,
+        [_dev_record(), _dev_record(fact_checking_strategies="Written Evidence")],
+        1,
+        "fact_checking_strategies",
+        "expected a list of strings",
+        id="averitec-strategies-string",
+    ),
+    pytest.param(
+        _averitec, [_dev_record(), _dev_record(claim="")], 1, "claim", "empty text", id="averitec-empty-claim"
+    ),
+    pytest.param(
+        _averitec, [_dev_record(), _dev_record(claim=" \n ")], 1, "claim", "empty text", id="averitec-blank-claim"
+    ),
+    pytest.param(
+        _averitec,
+        [_dev_record(), _dev_record(questions=[{"question": "  ", "answers": []}])],
+        1,
+        "questions[0].question",
+        "empty text",
+        id="averitec-empty-question",
+    ),
+    pytest.param(
+        _averitec,
+        [_dev_record(), _dev_record(justification=["j"])],
+        1,
+        "justification",
+        "expected str, got list",
+        id="averitec-justification-list",
+    ),
+    pytest.param(
+        _averitec,
+        [_dev_record(), _dev_record(speaker=3)],
+        1,
+        "speaker",
+        "expected str, got int",
+        id="averitec-speaker-int",
+    ),
+    pytest.param(
+        _averitec,
+        [_dev_record(), _dev_record(**_qa(answer_type=["Boolean"]))],
+        1,
+        "questions[0].answers[0].answer_type",
+        "expected str, got list",
+        id="averitec-answer_type-list",
+    ),
     # system outputs: real int ids, non-empty claim and question, one record per claim_id
-    pytest.param(averitec.load_system_output, [SYS, {**SYS, "claim_id": True}], 1, "claim_id", "expected int, got bool",
-                 id="system-claim_id-bool"),
-    pytest.param(averitec.load_system_output, [SYS, {**SYS, "claim_id": 1, "claim": ""}], 1, "claim", "empty text",
-                 id="system-empty-claim"),
-    pytest.param(averitec.load_system_output, [SYS, {**SYS, "claim_id": 1, "evidence": [{**SYS["evidence"][0], "question": ""}]}],
-                 1, "evidence[0].question", "empty text", id="system-empty-question"),
-    pytest.param(averitec.load_system_output, [TOPK, {**TOPK, "claim_id": 1, "top_2": [{"url": "u"}]}], 1,
-                 "top_2[0].sentence", "missing required field", id="system-missing-sentence"),
-    pytest.param(averitec.load_system_output, [SYS, {**SYS, "claim_id": 1}, {**SYS, "claim": "other"}], 2, "claim_id",
-                 "duplicate id 0: record 0 has it too", id="system-duplicate-claim_id"),
+    pytest.param(
+        averitec.load_system_output,
+        [SYS, {**SYS, "claim_id": True}],
+        1,
+        "claim_id",
+        "expected int, got bool",
+        id="system-claim_id-bool",
+    ),
+    pytest.param(
+        averitec.load_system_output,
+        [SYS, {**SYS, "claim_id": 1, "claim": ""}],
+        1,
+        "claim",
+        "empty text",
+        id="system-empty-claim",
+    ),
+    pytest.param(
+        averitec.load_system_output,
+        [SYS, {**SYS, "claim_id": 1, "evidence": [{**SYS["evidence"][0], "question": ""}]}],
+        1,
+        "evidence[0].question",
+        "empty text",
+        id="system-empty-question",
+    ),
+    pytest.param(
+        averitec.load_system_output,
+        [TOPK, {**TOPK, "claim_id": 1, "top_2": [{"url": "u"}]}],
+        1,
+        "top_2[0].sentence",
+        "missing required field",
+        id="system-missing-sentence",
+    ),
+    pytest.param(
+        averitec.load_system_output,
+        [SYS, {**SYS, "claim_id": 1}, {**SYS, "claim": "other"}],
+        2,
+        "claim_id",
+        "duplicate id 0: record 0 has it too",
+        id="system-duplicate-claim_id",
+    ),
     # QuanTemp validation claims: snippets and queries are strings, the claim has text
-    pytest.param(quantemp.load_quantemp_val, [QT, {**QT, "evidences": _qt(top_k_doc=[None, 3])}], 1,
-                 "evidences[0].top_k_doc[0]", "expected str, got NoneType", id="quantemp-top_k_doc-null"),
-    pytest.param(quantemp.load_quantemp_val, [QT, {**QT, "evidences": _qt(top_k_doc="one snippet")}], 1,
-                 "evidences[0].top_k_doc", "expected a list of strings, got str", id="quantemp-top_k_doc-string"),
-    pytest.param(quantemp.load_quantemp_val, [QT, {**QT, "evidences": _qt(questions=3)}], 1, "evidences[0].questions",
-                 "expected str, got int", id="quantemp-query-int"),
-    pytest.param(quantemp.load_quantemp_val, [QT, {**QT, "claim": ""}], 1, "claim", "empty text", id="quantemp-empty-claim"),
+    pytest.param(
+        quantemp.load_quantemp_val,
+        [QT, {**QT, "evidences": _qt(top_k_doc=[None, 3])}],
+        1,
+        "evidences[0].top_k_doc[0]",
+        "expected str, got NoneType",
+        id="quantemp-top_k_doc-null",
+    ),
+    pytest.param(
+        quantemp.load_quantemp_val,
+        [QT, {**QT, "evidences": _qt(top_k_doc="one snippet")}],
+        1,
+        "evidences[0].top_k_doc",
+        "expected a list of strings, got str",
+        id="quantemp-top_k_doc-string",
+    ),
+    pytest.param(
+        quantemp.load_quantemp_val,
+        [QT, {**QT, "evidences": _qt(questions=3)}],
+        1,
+        "evidences[0].questions",
+        "expected str, got int",
+        id="quantemp-query-int",
+    ),
+    pytest.param(
+        quantemp.load_quantemp_val, [QT, {**QT, "claim": ""}], 1, "claim", "empty text", id="quantemp-empty-claim"
+    ),
     # ClaimDecomp: int ids, one record per example_id, lists of strings, non-empty questions
-    pytest.param(_claimdecomp, [CD, {**CD, "example_id": True}], 1, "example_id", "expected int, got bool",
-                 id="claimdecomp-example_id-bool"),
-    pytest.param(_claimdecomp, [CD, {**CD, "example_id": 2}, {**CD, "claim": "other"}], 2, "example_id",
-                 "duplicate id 1: record 0 has it too", id="claimdecomp-duplicate-example_id"),
-    pytest.param(_claimdecomp, [CD, {**CD, "example_id": 2, "justification": "one string"}], 1, "justification",
-                 "expected a list of strings, got str", id="claimdecomp-justification-string"),
-    pytest.param(_claimdecomp, [CD, {**CD, "example_id": 2, "full_article": ["a", {"p": 1}]}], 1, "full_article[1]",
-                 "expected str, got dict", id="claimdecomp-full_article-item"),
-    pytest.param(_claimdecomp, [CD, {**CD, "example_id": 2, "annotations": _ann(questions=["Q?", 7])}], 1,
-                 "annotations[0].questions[1]", "expected str, got int", id="claimdecomp-question-int"),
-    pytest.param(_claimdecomp, [CD, {**CD, "example_id": 2, "annotations": _ann(questions=["Q?", " "])}], 1,
-                 "annotations[0].questions[1]", "empty text", id="claimdecomp-empty-question"),
-    pytest.param(_claimdecomp, [CD, {**CD, "example_id": 2, "annotations": _ann(answers="Yes")}], 1,
-                 "annotations[0].answers", "expected a list of strings, got str", id="claimdecomp-answers-string"),
-    pytest.param(_claimdecomp, [CD, {**CD, "example_id": 2, "claim": ""}], 1, "claim", "empty text",
-                 id="claimdecomp-empty-claim"),
+    pytest.param(
+        _claimdecomp,
+        [CD, {**CD, "example_id": True}],
+        1,
+        "example_id",
+        "expected int, got bool",
+        id="claimdecomp-example_id-bool",
+    ),
+    pytest.param(
+        _claimdecomp,
+        [CD, {**CD, "example_id": 2}, {**CD, "claim": "other"}],
+        2,
+        "example_id",
+        "duplicate id 1: record 0 has it too",
+        id="claimdecomp-duplicate-example_id",
+    ),
+    pytest.param(
+        _claimdecomp,
+        [CD, {**CD, "example_id": 2, "justification": "one string"}],
+        1,
+        "justification",
+        "expected a list of strings, got str",
+        id="claimdecomp-justification-string",
+    ),
+    pytest.param(
+        _claimdecomp,
+        [CD, {**CD, "example_id": 2, "full_article": ["a", {"p": 1}]}],
+        1,
+        "full_article[1]",
+        "expected str, got dict",
+        id="claimdecomp-full_article-item",
+    ),
+    pytest.param(
+        _claimdecomp,
+        [CD, {**CD, "example_id": 2, "annotations": _ann(questions=["Q?", 7])}],
+        1,
+        "annotations[0].questions[1]",
+        "expected str, got int",
+        id="claimdecomp-question-int",
+    ),
+    pytest.param(
+        _claimdecomp,
+        [CD, {**CD, "example_id": 2, "annotations": _ann(questions=["Q?", " "])}],
+        1,
+        "annotations[0].questions[1]",
+        "empty text",
+        id="claimdecomp-empty-question",
+    ),
+    pytest.param(
+        _claimdecomp,
+        [CD, {**CD, "example_id": 2, "annotations": _ann(answers="Yes")}],
+        1,
+        "annotations[0].answers",
+        "expected a list of strings, got str",
+        id="claimdecomp-answers-string",
+    ),
+    pytest.param(
+        _claimdecomp, [CD, {**CD, "example_id": 2, "claim": ""}], 1, "claim", "empty text", id="claimdecomp-empty-claim"
+    ),
     # CLIMATE-FEVER: no bool ids, one record per claim_id ("0" and 0 are the same id), lists of strings
-    pytest.param(climate_fever.load_climate_fever, [CF, {**CF, "claim_id": True}], 1, "claim_id", "expected str or int, got bool",
-                 id="climate-claim_id-bool"),
-    pytest.param(climate_fever.load_climate_fever, [CF, {**CF, "claim_id": "1"}, {**CF, "claim_id": 0}], 2, "claim_id",
-                 "duplicate id '0': record 0 has it too", id="climate-duplicate-claim_id"),
-    pytest.param(climate_fever.load_climate_fever, [CF, {**CF, "claim_id": "1", "evidences": _ev(votes="SUPPORTS")}], 1,
-                 "evidences[0].votes", "expected a list of strings, got str", id="climate-votes-string"),
-    pytest.param(climate_fever.load_climate_fever, [CF, {**CF, "claim_id": "1", "evidences": _ev(evidence_id=5)}], 1,
-                 "evidences[0].evidence_id", "expected str, got int", id="climate-evidence_id-int"),
-    pytest.param(climate_fever.load_climate_fever, [CF, {**CF, "claim_id": "1", "claim": "\t"}], 1, "claim", "empty text",
-                 id="climate-empty-claim"),
+    pytest.param(
+        climate_fever.load_climate_fever,
+        [CF, {**CF, "claim_id": True}],
+        1,
+        "claim_id",
+        "expected str or int, got bool",
+        id="climate-claim_id-bool",
+    ),
+    pytest.param(
+        climate_fever.load_climate_fever,
+        [CF, {**CF, "claim_id": "1"}, {**CF, "claim_id": 0}],
+        2,
+        "claim_id",
+        "duplicate id '0': record 0 has it too",
+        id="climate-duplicate-claim_id",
+    ),
+    pytest.param(
+        climate_fever.load_climate_fever,
+        [CF, {**CF, "claim_id": "1", "evidences": _ev(votes="SUPPORTS")}],
+        1,
+        "evidences[0].votes",
+        "expected a list of strings, got str",
+        id="climate-votes-string",
+    ),
+    pytest.param(
+        climate_fever.load_climate_fever,
+        [CF, {**CF, "claim_id": "1", "evidences": _ev(evidence_id=5)}],
+        1,
+        "evidences[0].evidence_id",
+        "expected str, got int",
+        id="climate-evidence_id-int",
+    ),
+    pytest.param(
+        climate_fever.load_climate_fever,
+        [CF, {**CF, "claim_id": "1", "claim": "\t"}],
+        1,
+        "claim",
+        "empty text",
+        id="climate-empty-claim",
+    ),
 ]
 
 
@@ -398,26 +657,86 @@ GOLD_HEADER = ",features,true_label,pred_label\n"
 GOLD_ROW = '"[Claim]:X rose.[Evidences]:Article.",False,True\n'
 
 BAD_CSV = [
-    pytest.param(averitec.load_leaderboard, LB_HEADER + "0,c,,Supported,gold\n1_0,c,,Supported,gold\n", 1, "id",
-                 "not an integer: '1_0'", id="leaderboard-id-underscore"),
-    pytest.param(averitec.load_leaderboard, LB_HEADER + "0,c,,Supported,gold\n+1,c,,Supported,gold\n", 1, "id",
-                 "not an integer: '+1'", id="leaderboard-id-sign"),
-    pytest.param(averitec.load_leaderboard, LB_HEADER + "0,c,,Supported,gold\n1,c,,Refuted,gold\n0,d,,Refuted,gold\n", 2, "id",
-                 "duplicate id 0: record 0 has it too", id="leaderboard-duplicate-id"),
-    pytest.param(averitec.load_leaderboard, LB_HEADER + "0,c,,Supported,gold\n1, ,,Supported,gold\n", 1, "claim",
-                 "empty text", id="leaderboard-empty-claim"),
-    pytest.param(quantemp.load_quantemp_gold_subset, GOLD_HEADER + "0," + GOLD_ROW + "x1," + GOLD_ROW, 1, "",
-                 "not an integer: 'x1'", id="quantemp-gold-index-not-int"),
-    pytest.param(quantemp.load_quantemp_gold_subset, GOLD_HEADER + "0," + GOLD_ROW + "1," + GOLD_ROW + "0," + GOLD_ROW, 2, "",
-                 "duplicate id 0: record 0 has it too", id="quantemp-gold-duplicate-index"),
-    pytest.param(quantemp.load_quantemp_gold_subset, GOLD_HEADER + "0," + GOLD_ROW + '1,"[Claim]: [Evidences]:A.",False,True\n',
-                 1, "features", "empty text", id="quantemp-gold-empty-claim"),
-    pytest.param(quantemp.load_quantemp_taxonomy, "claim@taxonomy_labels\nc@temporal\n @temporal\n", 1, "claim", "empty text",
-                 id="quantemp-taxonomy-empty-claim"),
-    pytest.param(quantemp.load_quantemp_decompositions, "claims@questions\nc@Q?\n@Q?\n", 1, "claims", "empty text",
-                 id="quantemp-decomposition-empty-claim"),
-    pytest.param(quantemp.load_quantemp_predictions, "claim,verdict\nc,True\n,False\n", 1, "claim", "empty text",
-                 id="quantemp-prediction-empty-claim"),
+    pytest.param(
+        averitec.load_leaderboard,
+        LB_HEADER + "0,c,,Supported,gold\n1_0,c,,Supported,gold\n",
+        1,
+        "id",
+        "not an integer: '1_0'",
+        id="leaderboard-id-underscore",
+    ),
+    pytest.param(
+        averitec.load_leaderboard,
+        LB_HEADER + "0,c,,Supported,gold\n+1,c,,Supported,gold\n",
+        1,
+        "id",
+        "not an integer: '+1'",
+        id="leaderboard-id-sign",
+    ),
+    pytest.param(
+        averitec.load_leaderboard,
+        LB_HEADER + "0,c,,Supported,gold\n1,c,,Refuted,gold\n0,d,,Refuted,gold\n",
+        2,
+        "id",
+        "duplicate id 0: record 0 has it too",
+        id="leaderboard-duplicate-id",
+    ),
+    pytest.param(
+        averitec.load_leaderboard,
+        LB_HEADER + "0,c,,Supported,gold\n1, ,,Supported,gold\n",
+        1,
+        "claim",
+        "empty text",
+        id="leaderboard-empty-claim",
+    ),
+    pytest.param(
+        quantemp.load_quantemp_gold_subset,
+        GOLD_HEADER + "0," + GOLD_ROW + "x1," + GOLD_ROW,
+        1,
+        "",
+        "not an integer: 'x1'",
+        id="quantemp-gold-index-not-int",
+    ),
+    pytest.param(
+        quantemp.load_quantemp_gold_subset,
+        GOLD_HEADER + "0," + GOLD_ROW + "1," + GOLD_ROW + "0," + GOLD_ROW,
+        2,
+        "",
+        "duplicate id 0: record 0 has it too",
+        id="quantemp-gold-duplicate-index",
+    ),
+    pytest.param(
+        quantemp.load_quantemp_gold_subset,
+        GOLD_HEADER + "0," + GOLD_ROW + '1,"[Claim]: [Evidences]:A.",False,True\n',
+        1,
+        "features",
+        "empty text",
+        id="quantemp-gold-empty-claim",
+    ),
+    pytest.param(
+        quantemp.load_quantemp_taxonomy,
+        "claim@taxonomy_labels\nc@temporal\n @temporal\n",
+        1,
+        "claim",
+        "empty text",
+        id="quantemp-taxonomy-empty-claim",
+    ),
+    pytest.param(
+        quantemp.load_quantemp_decompositions,
+        "claims@questions\nc@Q?\n@Q?\n",
+        1,
+        "claims",
+        "empty text",
+        id="quantemp-decomposition-empty-claim",
+    ),
+    pytest.param(
+        quantemp.load_quantemp_predictions,
+        "claim,verdict\nc,True\n,False\n",
+        1,
+        "claim",
+        "empty text",
+        id="quantemp-prediction-empty-claim",
+    ),
 ]
 
 
@@ -457,11 +776,14 @@ def _lenient_claimdecomp(path, **kw):
     return claimdecomp.load_claimdecomp(path=path, **kw)
 
 
-@pytest.mark.parametrize("load, records, field", [
-    (averitec.load_system_output, [SYS, {**SYS, "claim": "dup"}, {**SYS, "claim_id": 1}], "claim_id"),
-    (_lenient_claimdecomp, [CD, {**CD, "claim": "dup"}, {**CD, "example_id": 2}], "example_id"),
-    (climate_fever.load_climate_fever, [CF, {**CF, "claim": "dup"}, {**CF, "claim_id": "1"}], "claim_id"),
-])
+@pytest.mark.parametrize(
+    "load, records, field",
+    [
+        (averitec.load_system_output, [SYS, {**SYS, "claim": "dup"}, {**SYS, "claim_id": 1}], "claim_id"),
+        (_lenient_claimdecomp, [CD, {**CD, "claim": "dup"}, {**CD, "example_id": 2}], "example_id"),
+        (climate_fever.load_climate_fever, [CF, {**CF, "claim": "dup"}, {**CF, "claim_id": "1"}], "claim_id"),
+    ],
+)
 def test_lenient_loading_skips_duplicates_into_the_log(tmp_path, load, records, field):
     """With strict=False the second record of an id is skipped and logged; the first and the rest are kept."""
     path = write(tmp_path / "dup.jsonl", "".join(json.dumps(r) + "\n" for r in records))
@@ -508,17 +830,20 @@ def outside(tmp_path: Path) -> tuple[str, str]:
     return str(target), sha256(b"secret").hexdigest()
 
 
-@pytest.mark.parametrize("sums, record, field, problem", [
-    ("", "-", None, "lists no files"),
-    ("\n  \n", "-", None, "lists no files"),
-    ("not a checksum line\n", "line 1", None, "malformed: 'not a checksum line'"),
-    ("abc123  a.txt\n", "line 1", None, "malformed"),
-    (f"{'0' * 64}\n", "line 1", None, "malformed"),
-    ("HASH  a.txt\n\nHASH  ./a.txt\n", "line 3", "path", "'a.txt' is listed twice: line 1 lists it too"),
-    ("HASH  ../outside.txt\n", "line 1", "path", "'../outside.txt' is not inside"),
-    ("HASH  sub/../../outside.txt\n", "line 1", "path", "is not inside"),
-    ("HASH  ABSOLUTE\n", "line 1", "path", "is not inside"),
-])
+@pytest.mark.parametrize(
+    "sums, record, field, problem",
+    [
+        ("", "-", None, "lists no files"),
+        ("\n  \n", "-", None, "lists no files"),
+        ("not a checksum line\n", "line 1", None, "malformed: 'not a checksum line'"),
+        ("abc123  a.txt\n", "line 1", None, "malformed"),
+        (f"{'0' * 64}\n", "line 1", None, "malformed"),
+        ("HASH  a.txt\n\nHASH  ./a.txt\n", "line 3", "path", "'a.txt' is listed twice: line 1 lists it too"),
+        ("HASH  ../outside.txt\n", "line 1", "path", "'../outside.txt' is not inside"),
+        ("HASH  sub/../../outside.txt\n", "line 1", "path", "is not inside"),
+        ("HASH  ABSOLUTE\n", "line 1", "path", "is not inside"),
+    ],
+)
 def test_bad_sha256sums_is_a_named_error(tmp_path, capsys, sums, record, field, problem):
     target, digest = outside(tmp_path)
     root = tmp_path / "data"
@@ -561,8 +886,11 @@ def test_unlisted_files_are_a_warning_that_lists_them(tmp_path, capsys):
     write(root / "new.csv", "x")
     write(root / "sub" / "README.md", "a README below data/ is data like any other file")
     write(root / "README", "top-level README: not data")
-    with pytest.warns(checksums.UnlistedDataWarning, match=r"2 file\(s\) not listed in SHA256SUMS, so not verified: "
-                                                   r"new.csv, sub/README.md"):
+    with pytest.warns(
+        checksums.UnlistedDataWarning,
+        match=r"2 file\(s\) not listed in SHA256SUMS, so not verified: "
+        r"new.csv, sub/README.md",
+    ):
         assert checksums.verify_checksums(root) == 1
     rc, out, stderr = verify_cli(capsys, root)
     assert rc == 0 and out == f"{root}: 1 files match SHA256SUMS\n"
@@ -579,11 +907,17 @@ def test_verify_without_sha256sums_and_usage(tmp_path, capsys):
 def test_verify_command_exits_non_zero_without_a_traceback(tmp_path):
     """`python -m lib.data verify DIR` itself (as `make data` runs it): exit 1, one clear line, no traceback."""
     root = data_dir(tmp_path, {"a.txt": "a"}, extra_lines=("oops",))
-    done = subprocess.run([sys.executable, "-m", "lib.data", "verify", str(root)], capture_output=True, text=True,
-                          cwd=Path(__file__).resolve().parent.parent)
+    done = subprocess.run(
+        [sys.executable, "-m", "lib.data", "verify", str(root)],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr == f"error: {root / 'SHA256SUMS'}: record line 2: malformed: 'oops' " \
-                          "(expected '<64 hex digits>  <relative path>')\n"
+    assert (
+        done.stderr == f"error: {root / 'SHA256SUMS'}: record line 2: malformed: 'oops' "
+        "(expected '<64 hex digits>  <relative path>')\n"
+    )
 
 
 # ---------------------------------------------------------------- `python -m lib.data remote-check`
@@ -608,7 +942,8 @@ def test_remote_check_names_the_missing_folder(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == "" and err.startswith(
         "error: DVC remote ../shared/dvc-remote not found: put the shared data folder beside the clone "
-        f"(expected {expected}; remote 'shared', url '../../shared/dvc-remote' in .dvc/config)")
+        f"(expected {expected}; remote 'shared', url '../../shared/dvc-remote' in .dvc/config)"
+    )
     expected.mkdir(parents=True)
     assert checksums.main(["remote-check", str(root)]) == 0
     assert capsys.readouterr().out == f"DVC remote ../shared/dvc-remote found ({expected})\n"
@@ -626,12 +961,15 @@ def test_remote_check_reads_config_local_and_other_remotes(tmp_path, capsys):
     assert "not a local folder" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("config, problem", [
-    (None, "no DVC config"),
-    ("[core]\n    analytics = false\n", "no default remote"),
-    ("[core]\n    remote = shared\n['remote \"other\"']\n    url = /x\n", "default remote 'shared' has no url"),
-    ("[core\nremote = shared\n", "unreadable DVC config"),
-])
+@pytest.mark.parametrize(
+    "config, problem",
+    [
+        (None, "no DVC config"),
+        ("[core]\n    analytics = false\n", "no default remote"),
+        ("[core]\n    remote = shared\n['remote \"other\"']\n    url = /x\n", "default remote 'shared' has no url"),
+        ("[core\nremote = shared\n", "unreadable DVC config"),
+    ],
+)
 def test_remote_check_bad_configs(tmp_path, capsys, config, problem):
     root = clone(tmp_path, config) if config is not None else tmp_path
     assert checksums.main(["remote-check", str(root)]) == 1
@@ -667,14 +1005,18 @@ def test_the_gold_leaderboard_parses_to_the_dev_answers(real_data):
     rows = averitec.load_leaderboard(real_data / "averitec" / "leaderboard" / "solution_dev.csv")
     claims = averitec.load_averitec("dev", real_data / "averitec" / "dev.json")
     assert sum(len(r.qa_pairs) for r in rows) == sum(len(q.answers) for c in claims for q in c.questions) == 1399
-    assert [tuple(q for q, _ in r.qa_pairs) for r in rows] == \
-        [tuple(q.text.strip() for q in c.questions for _ in q.answers) for c in claims]
+    assert [tuple(q for q, _ in r.qa_pairs) for r in rows] == [
+        tuple(q.text.strip() for q in c.questions for _ in q.answers) for c in claims
+    ]
 
 
-@pytest.mark.parametrize("text, record, field, problem", [
-    ("id,claim,evi,label,label\n0,c,,Supported,Refuted\n", "header", "label", "column named twice"),
-    ('id,claim,evi,label\n0,c,"Q\tA\t\n\n",Supported\n', 0, "evi", "pair 0: expected"),
-])
+@pytest.mark.parametrize(
+    "text, record, field, problem",
+    [
+        ("id,claim,evi,label,label\n0,c,,Supported,Refuted\n", "header", "label", "column named twice"),
+        ('id,claim,evi,label\n0,c,"Q\tA\t\n\n",Supported\n', 0, "evi", "pair 0: expected"),
+    ],
+)
 def test_leaderboard_csv_problems(tmp_path, text, record, field, problem):
     path = write(tmp_path / "lb.csv", text)
     with pytest.raises(DataError) as err:
@@ -712,7 +1054,11 @@ def test_averitec_answers_must_be_a_list_and_claim_ids_positions(tmp_path, fixtu
     with pytest.raises(DataError, match=r"record 1: field 'questions\[0\].answers': expected a list, got dict"):
         averitec.load_averitec("dev", path)
     ids = [{**c, "claim_id": i} for i, c in enumerate(dev)]
-    assert [c.claim_id for c in averitec.load_averitec("dev", write(tmp_path / "ids.json", json.dumps(ids)))] == [0, 1, 2]
+    assert [c.claim_id for c in averitec.load_averitec("dev", write(tmp_path / "ids.json", json.dumps(ids)))] == [
+        0,
+        1,
+        2,
+    ]
     with pytest.raises(DataError, match=r"record 0: field 'claim_id': 2, but a claim's id is its position"):
         averitec.load_averitec("dev", write(tmp_path / "rev.json", json.dumps(ids[::-1])))
 

@@ -1,4 +1,5 @@
 """Every error rule on hand-made cases; the quantities the rules read; the coding sheet and kappa."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,8 +10,15 @@ from lib.data import averitec
 
 def case(**kw) -> ER.Case:
     """A wrong verdict whose retrieval found two relevant documents of three (an NLI error by default)."""
-    base = dict(label="Supported", pred="Refuted", store_grades=(1, 2, 2), top_grades=(2, 1, 0), homogeneity=0.5,
-                question_found=(2, 0), question_coverage=(0.9, 0.8))
+    base = dict(
+        label="Supported",
+        pred="Refuted",
+        store_grades=(1, 2, 2),
+        top_grades=(2, 1, 0),
+        homogeneity=0.5,
+        question_found=(2, 0),
+        question_coverage=(0.9, 0.8),
+    )
     return ER.Case(**{**base, **kw})
 
 
@@ -27,8 +35,8 @@ def test_evidence_unavailable_when_the_store_has_no_relevant_document():
 def test_possible_label_error_needs_a_consensus_on_the_predicted_label():
     six_of_seven = dict(consensus_label="Refuted", consensus_share=6 / 7, n_systems=7)
     assert ER.code(case(**six_of_seven)) == ER.LABEL_ERROR
-    assert ER.code(case(**{**six_of_seven, "consensus_share": 5 / 7})) == ER.NLI_ERROR      # too few agree
-    assert ER.code(case(**{**six_of_seven, "pred": "Not Enough Evidence"})) == ER.NLI_ERROR   # not our label
+    assert ER.code(case(**{**six_of_seven, "consensus_share": 5 / 7})) == ER.NLI_ERROR  # too few agree
+    assert ER.code(case(**{**six_of_seven, "pred": "Not Enough Evidence"})) == ER.NLI_ERROR  # not our label
     assert ER.code(case(**{**six_of_seven, "n_systems": 2, "consensus_share": 1.0})) == ER.NLI_ERROR
     assert ER.code(case(**six_of_seven), ER.Rules(label_error_share=0.9)) == ER.NLI_ERROR
 
@@ -37,7 +45,7 @@ def test_missed_implicit_aspect_when_the_missed_questions_are_not_in_the_claim()
     c = case(top_grades=(0, 0, 1), question_found=(1, 0, 0), question_coverage=(0.9, 0.2, 0.4))
     assert ER.missed_coverage(c, 1) == pytest.approx(0.3)
     assert ER.code(c) == ER.IMPLICIT
-    assert ER.code(c, ER.Rules(implicit_coverage=0.3)) == ER.NOISY   # 0.3 is not below 0.3
+    assert ER.code(c, ER.Rules(implicit_coverage=0.3)) == ER.NOISY  # 0.3 is not below 0.3
 
 
 def test_missed_explicit_aspect_is_homogeneous_or_noisy():
@@ -45,7 +53,7 @@ def test_missed_explicit_aspect_is_homogeneous_or_noisy():
     assert ER.code(ER.Case(**{**c.__dict__, "homogeneity": 0.9})) == ER.HOMOGENEOUS
     assert ER.code(ER.Case(**{**c.__dict__, "homogeneity": 0.85})) == ER.HOMOGENEOUS  # at the threshold
     assert ER.code(c) == ER.NOISY
-    assert ER.code(ER.Case(**{**c.__dict__, "homogeneity": float("nan")})) == ER.NOISY   # one document
+    assert ER.code(ER.Case(**{**c.__dict__, "homogeneity": float("nan")})) == ER.NOISY  # one document
 
 
 def test_every_question_found_but_mostly_irrelevant_top_k_is_explicit():
@@ -54,11 +62,11 @@ def test_every_question_found_but_mostly_irrelevant_top_k_is_explicit():
 
 
 def test_nli_error_at_and_above_the_found_share():
-    assert ER.code(case()) == ER.NLI_ERROR                          # 2 of 3 relevant
-    assert ER.code(case(top_grades=(1, 0))) == ER.NLI_ERROR         # 1 of 2 is not below 0.5
-    assert ER.code(case(top_grades=(1, 0, 0))) != ER.NLI_ERROR      # 1 of 3 is
+    assert ER.code(case()) == ER.NLI_ERROR  # 2 of 3 relevant
+    assert ER.code(case(top_grades=(1, 0))) == ER.NLI_ERROR  # 1 of 2 is not below 0.5
+    assert ER.code(case(top_grades=(1, 0, 0))) != ER.NLI_ERROR  # 1 of 3 is
     assert ER.code(case(top_grades=(1, 0, 0)), ER.Rules(found_share=1 / 3)) == ER.NLI_ERROR
-    assert ER.code(case(top_grades=())) == ER.NOISY                 # nothing retrieved
+    assert ER.code(case(top_grades=())) == ER.NOISY  # nothing retrieved
 
 
 def test_rules_from_params_check_names_and_ranges():
@@ -82,8 +90,10 @@ def test_content_words_coverage_homogeneity_and_consensus():
 
 def _claim(claim_id=0, label="Supported", text="The mayor cut taxes by 5% in 2019") -> averitec.Claim:
     ans = lambda url: averitec.Answer("an answer", "Extractive", url, "Web text")
-    questions = (averitec.Question("Did the mayor cut taxes in 2019?", (ans("https://www.city.gov/budget"), ans(""))),
-                 averitec.Question("What was the inflation rate?", (ans("https://stats.org/cpi/"),)))
+    questions = (
+        averitec.Question("Did the mayor cut taxes in 2019?", (ans("https://www.city.gov/budget"), ans(""))),
+        averitec.Question("What was the inflation rate?", (ans("https://stats.org/cpi/"),)),
+    )
     return averitec.Claim(claim_id, "dev", text, label, None, ("Numerical Claim",), (), "", None, None, None, questions)
 
 
@@ -95,19 +105,26 @@ def test_question_docs_follow_answers_and_their_urls():
 def test_cases_and_rules_end_to_end():
     claims = [_claim(0), _claim(1, "Refuted", "The mayor cut taxes by 5% in 2019 while the inflation rate rose")]
     docs = pd.DataFrame({"doc_id": ["D0", "D1", "D2", "D3"], "norm_url": ["city.gov/budget", "", "x.com/a", ""]})
-    hits = pd.DataFrame({"origin": ["gold", "gold", "system"], "claim_id": [0, 1, 0], "rank": [0, 2, 0],
-                         "doc_id": ["D1", "D3", "D2"]})
+    hits = pd.DataFrame(
+        {"origin": ["gold", "gold", "system"], "claim_id": [0, 1, 0], "rank": [0, 2, 0], "doc_id": ["D1", "D3", "D2"]}
+    )
     qrels = {"0": {"D0": 1, "D1": 2, "D2": 0}, "1": {"D0": 1, "D3": 2, "D2": 0}}
     vectors = np.array([[1.0, 0.0], [1.0, 0.1], [1.0, 0.0], [0.0, 1.0]])
-    preds = pd.DataFrame({"method": ["m", "m", "n"], "claim_id": [0, 1, 1],
-                          "label": ["Supported", "Refuted", "Refuted"], "pred": ["Refuted", "Supported", "Refuted"]})
+    preds = pd.DataFrame(
+        {
+            "method": ["m", "m", "n"],
+            "claim_id": [0, 1, 1],
+            "label": ["Supported", "Refuted", "Refuted"],
+            "pred": ["Refuted", "Supported", "Refuted"],
+        }
+    )
     top = {"m": {0: ("D0", "D2"), 1: ("D2", "D1")}, "n": {1: ("D3",)}}
     consensus = {0: ("Refuted", 1.0, 7)}
     table = ER.apply_rules(ER.cases(preds, top, claims, qrels, docs, hits, vectors, consensus))
     first = table.iloc[0]
     assert first["top_grades"] == (1, 0) and first["question_found"] == (1, 0) and first["homogeneity"] == 1.0
     assert first["code"] == ER.LABEL_ERROR and first["family"] == "unverifiable"
-    second = table.iloc[1]   # nothing relevant in the top-2, both (explicit) questions missed, near-duplicates
+    second = table.iloc[1]  # nothing relevant in the top-2, both (explicit) questions missed, near-duplicates
     assert second["relevant_share"] == 0 and second["missed_questions"] == 2 and second["code"] == ER.HOMOGENEOUS
     assert table.iloc[2]["code"] == ER.CORRECT
     assert ER.apply_rules(table, ER.Rules(homogeneity=1.01)).iloc[1]["code"] == ER.NOISY
@@ -118,14 +135,21 @@ def test_cases_and_rules_end_to_end():
 
 
 def test_coding_sheet_is_seeded_blind_and_capped():
-    table = pd.DataFrame({"method": ["a"] * 6 + ["b"] * 2, "claim_id": [0, 1, 2, 3, 4, 5, 0, 1],
-                          "label": "Supported", "pred": "Refuted", "code": [ER.NOISY] * 5 + [ER.CORRECT] + [ER.NLI_ERROR] * 2})
+    table = pd.DataFrame(
+        {
+            "method": ["a"] * 6 + ["b"] * 2,
+            "claim_id": [0, 1, 2, 3, 4, 5, 0, 1],
+            "label": "Supported",
+            "pred": "Refuted",
+            "code": [ER.NOISY] * 5 + [ER.CORRECT] + [ER.NLI_ERROR] * 2,
+        }
+    )
     claims = [_claim(i) for i in range(6)]
     evidence = {"a": {i: ("first", "second") for i in range(6)}, "b": {0: ("x",), 1: ("y",)}}
     sheet = ER.coding_sheet(table, claims, evidence, per_method=3, seed=0)
     assert list(sheet.columns) == list(ER.SHEET_COLUMNS) and "code" not in sheet.columns
     assert sheet.groupby("method").size().to_dict() == {"a": 3, "b": 2}
-    assert 5 not in set(sheet.loc[sheet["method"] == "a", "claim_id"])          # a right verdict is no error
+    assert 5 not in set(sheet.loc[sheet["method"] == "a", "claim_id"])  # a right verdict is no error
     assert sheet.equals(ER.coding_sheet(table, claims, evidence, per_method=3, seed=0))
     assert sheet["evidence"].iloc[0] == "[1] first\n[2] second" and list(sheet["sheet_id"]) == [1, 2, 3, 4, 5]
     seeds = {tuple(ER.coding_sheet(table, claims, evidence, per_method=3, seed=s)["claim_id"]) for s in range(5)}
@@ -148,12 +172,18 @@ def test_cohen_kappa_by_hand_and_against_scikit_learn():
 def test_filled_sheet_and_agreement(tmp_path):
     assert ER.read_filled_sheet(tmp_path / "none.csv") is None
     path = tmp_path / "filled.csv"
-    pd.DataFrame({"method": ["a", "a", "b", "b"], "claim_id": [0, 1, 0, 1],
-                  "manual_code": [ER.NOISY, " " + ER.NLI_ERROR, ER.NLI_ERROR, ""]}).to_csv(path, index=False)
+    pd.DataFrame(
+        {
+            "method": ["a", "a", "b", "b"],
+            "claim_id": [0, 1, 0, 1],
+            "manual_code": [ER.NOISY, " " + ER.NLI_ERROR, ER.NLI_ERROR, ""],
+        }
+    ).to_csv(path, index=False)
     filled = ER.read_filled_sheet(path)
-    assert len(filled) == 3 and filled["manual_code"].iloc[1] == ER.NLI_ERROR   # blank rows are not coded yet
-    auto = pd.DataFrame({"method": ["a", "a", "b", "b"], "claim_id": [0, 1, 0, 1],
-                         "code": [ER.NOISY, ER.NOISY, ER.NLI_ERROR, ER.NOISY]})
+    assert len(filled) == 3 and filled["manual_code"].iloc[1] == ER.NLI_ERROR  # blank rows are not coded yet
+    auto = pd.DataFrame(
+        {"method": ["a", "a", "b", "b"], "claim_id": [0, 1, 0, 1], "code": [ER.NOISY, ER.NOISY, ER.NLI_ERROR, ER.NOISY]}
+    )
     agree = ER.agreement(filled, auto)
     assert agree.loc["all", "items"] == 3 and agree.loc["all", "agreement"] == pytest.approx(2 / 3)
     assert agree.loc["b", "kappa"] == 1.0

@@ -1,9 +1,11 @@
 """QA predictions from retrieval answers, verdict sources, the duplication ablation, and scoring all runs."""
+
 import pandas as pd
 import pytest
 from conftest import FIXTURE_DATA
 
 from lib import evidence as E
+from lib import labels as LB
 from lib import scoring as SC
 from lib.data import averitec
 
@@ -13,19 +15,38 @@ def claims():
     return averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
 
 
-DOCS = pd.DataFrame({"doc_id": ["d1", "d2"], "text": ["The moon is rock.", "Growth was 5%."],
-                     "url": ["https://nasa.gov/moon", "https://stats.example.org/growth"]})
+DOCS = pd.DataFrame(
+    {
+        "doc_id": ["d1", "d2"],
+        "text": ["The moon is rock.", "Growth was 5%."],
+        "url": ["https://nasa.gov/moon", "https://stats.example.org/growth"],
+    }
+)
 ANSWERS = pd.DataFrame({"claim_id": [0, 0, 1], "query": ["Q1?", "Q2?", "G?"], "doc_id": ["d1", "d1", "d2"]})
 
 
 def test_each_query_is_paired_with_its_best_document(claims):
-    preds = E.qa_predictions({0: ["Q1?", "Q2?", "no answer?"], 1: ["G?"]}, ANSWERS, DOCS, claims,
-                             {0: "Refuted", 1: "Supported", 2: "Refuted"})
+    preds = E.qa_predictions(
+        {0: ["Q1?", "Q2?", "no answer?"], 1: ["G?"]},
+        ANSWERS,
+        DOCS,
+        claims,
+        {0: "Refuted", 1: "Supported", 2: "Refuted"},
+    )
     assert preds[0]["questions"] == [
-        {"question": "Q1?", "answers": [{"answer": "The moon is rock.", "answer_type": "Extractive",
-                                         "source_url": "https://nasa.gov/moon"}]},
-        {"question": "Q2?", "answers": [{"answer": "The moon is rock.", "answer_type": "Extractive",
-                                         "source_url": "https://nasa.gov/moon"}]}]
+        {
+            "question": "Q1?",
+            "answers": [
+                {"answer": "The moon is rock.", "answer_type": "Extractive", "source_url": "https://nasa.gov/moon"}
+            ],
+        },
+        {
+            "question": "Q2?",
+            "answers": [
+                {"answer": "The moon is rock.", "answer_type": "Extractive", "source_url": "https://nasa.gov/moon"}
+            ],
+        },
+    ]
     assert preds[1]["label"] == "Supported" and len(preds[1]["questions"]) == 1
     assert preds[2]["questions"] == []  # no plan, no pairs
 
@@ -44,9 +65,10 @@ def test_pairs_are_capped_and_duplication_is_an_explicit_ablation(claims):
 
 def test_verdict_sources(claims):
     train = averitec.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json")
-    assert E.majority_label(claims) == min(set(c.label for c in claims),
-                                           key=lambda l: (-sum(c.label == l for c in claims), l))
-    assert set(E.verdicts("majority", claims, train).values()) == {E.majority_label(train)}
+    assert LB.majority_label(claims) == min(
+        set(c.label for c in claims), key=lambda lb: (-sum(c.label == lb for c in claims), lb)
+    )
+    assert set(E.verdicts("majority", claims, train).values()) == {LB.majority_label(train)}
     with pytest.raises(ValueError, match="unknown verdict source 'oracle'"):
         E.verdicts("oracle", claims, train)
     with pytest.raises(ValueError, match="needs the classifier's predictions"):
@@ -58,12 +80,21 @@ def test_verdict_sources(claims):
 
 
 def test_with_verdicts_keeps_evidence_scores_and_rescores_labels():
-    table = pd.DataFrame({"claim_id": [0, 1, 2], "q_only": [0.2] * 3, "qa": [0.3, 0.1, 0.5], "label": ["Refuted", "Supported", "Refuted"],
-                          "pred_label": ["Refuted"] * 3, "correct": [True, False, True], "claim_types": [[], [], []]})
+    table = pd.DataFrame(
+        {
+            "claim_id": [0, 1, 2],
+            "q_only": [0.2] * 3,
+            "qa": [0.3, 0.1, 0.5],
+            "label": ["Refuted", "Supported", "Refuted"],
+            "pred_label": ["Refuted"] * 3,
+            "correct": [True, False, True],
+            "claim_types": [[], [], []],
+        }
+    )
     out = E.with_verdicts(table, {0: "Supported", 1: "Supported", 2: "Refuted"})
     assert out["correct"].tolist() == [False, True, True] and out["qa"].tolist() == [0.3, 0.1, 0.5]
-    assert SC.summarise(out, [0.25])["averitec"]["0.25"] == pytest.approx(1 / 3)   # only claim 2: right and qa > 0.25
-    assert table["pred_label"].tolist() == ["Refuted"] * 3                        # the input is unchanged
+    assert SC.summarise(out, [0.25])["averitec"]["0.25"] == pytest.approx(1 / 3)  # only claim 2: right and qa > 0.25
+    assert table["pred_label"].tolist() == ["Refuted"] * 3  # the input is unchanged
     with pytest.raises(ValueError, match="no verdict for 1 claims"):
         E.with_verdicts(table, {0: "Supported", 1: "Supported"})
 

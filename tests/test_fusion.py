@@ -1,4 +1,5 @@
 """Fusion methods: hand-computed cases, edge cases, and equality with the dict-based reference."""
+
 import numpy as np
 import pytest
 
@@ -6,8 +7,7 @@ from benchmarks.reference import fuse_dicts
 from lib import fusion as F
 
 # two sub-queries over four candidates (doc ids d0 < d1 < d2 < d3, so tie-break key = column index)
-S = np.array([[4.0, 2.0, 0.0, 2.0],
-              [1.0, 3.0, 1.0, 0.0]])
+S = np.array([[4.0, 2.0, 0.0, 2.0], [1.0, 3.0, 1.0, 0.0]])
 
 
 def ranking(fused):
@@ -88,8 +88,9 @@ def test_equals_the_dict_reference_on_random_score_matrices(method):
         got = {ids[j]: ours[j] for j in range(n_docs) if np.isfinite(ours[j])}
         assert got.keys() == ref.keys()
         assert all(got[d] == pytest.approx(ref[d], abs=1e-12) for d in ref)
-        assert [ids[j] for j in F.top_k(ours, 10, np.arange(n_docs))] == \
-            sorted(ref, key=lambda d: (ref[d], d), reverse=True)[:10]
+        assert [ids[j] for j in F.top_k(ours, 10, np.arange(n_docs))] == sorted(
+            ref, key=lambda d: (ref[d], d), reverse=True
+        )[:10]
 
 
 def test_id_tiebreak_ranks_documents_by_ascending_id():

@@ -1,4 +1,5 @@
 """lib.generative: both stages end to end on the fixtures, LLM off, live (stub server) and replay."""
+
 from __future__ import annotations
 
 import json
@@ -6,8 +7,8 @@ import json
 import pytest
 
 from lib import generative as G
-from lib import retrieval as R
-from tests.conftest import FIXTURE_DATA
+from lib import models as MD
+from tests.conftest import FIXTURE_DATA, TINY_DECODING
 from tests.llm_stub import StubLLM
 from tests.test_prompted import stub_answer
 
@@ -15,40 +16,80 @@ from tests.test_prompted import stub_answer
 def params(mode: str, base_url: str | None = None) -> dict:
     return {
         "llm": {"mode": mode, "base_url": base_url, "model": "stub", "backoff": 0.01, "max_retries": 2},
-        "retrieval": {"model": R.BUNDLED_MINILM, "max_seq_length": 128, "bm25": {}, "workers": 1, "depth": 10},
-        "generative": {"prompted": ["claimdecomp", "pgmfc", "all_at_once", "agq"], "claimdecomp_examples": 2,
-                       "mmr": {"alpha": 0.8, "lam": 0.4, "gamma": 0.2, "lambda_weights": "diversity"},
-                       "mmr_pool": ["bloom_qg", "heuristic"],
-                       "pursuit": {"variants": ["seq_seq", "seq_llm", "llm_llm"], "max_questions": 3,
-                                   "alternatives": 2, "retriever": "bm25", "scope": "claim"}},
-        "generative_runs": {"baselines": ["claim_only", "oracle"], "retrievers": ["bm25"], "scopes": ["claim", "global"],
-                            "temporal": [False], "answers": {"retriever": "bm25", "scope": "claim"}},
+        "retrieval": {"model": MD.BUNDLED_MINILM, "max_seq_length": 128, "bm25": {}, "workers": 1, "depth": 10},
+        "generative": {
+            "prompted": ["claimdecomp", "pgmfc", "all_at_once", "agq"],
+            "claimdecomp_examples": 2,
+            "mmr": {"alpha": 0.8, "lam": 0.4, "gamma": 0.2, "lambda_weights": "diversity"},
+            "mmr_pool": ["bloom_qg", "heuristic"],
+            "qgen": TINY_DECODING,
+            "pursuit": {
+                "variants": ["seq_seq", "seq_llm", "llm_llm"],
+                "max_questions": 3,
+                "alternatives": 2,
+                "retriever": "bm25",
+                "scope": "claim",
+            },
+        },
+        "generative_runs": {
+            "baselines": ["claim_only", "oracle"],
+            "retrievers": ["bm25"],
+            "scopes": ["claim", "global"],
+            "temporal": [False],
+            "answers": {"retriever": "bm25", "scope": "claim"},
+        },
         "averitec": {"verdict_source": "majority", "max_pairs": 10, "jobs": 1},
     }
 
 
 def build(tiny_study, tiny_qgen, out, p, cache):
-    return G.build(p, FIXTURE_DATA, tiny_study / "store", tiny_study / "plans", tiny_qgen[0], out,
-                   emb_dir=out / "no-embeddings", cache_path=cache, progress=False)
+    return G.build(
+        p,
+        FIXTURE_DATA,
+        tiny_study / "store",
+        tiny_study / "plans",
+        tiny_qgen[0],
+        out,
+        emb_dir=out / "no-embeddings",
+        cache_path=cache,
+        progress=False,
+    )
 
 
 def test_llm_off_runs_qgen_pursuit_and_mmr_and_says_what_it_skipped(tiny_study, tiny_qgen, tmp_path):
     rep = build(tiny_study, tiny_qgen, tmp_path / "gen", params("off"), tmp_path / "cache.jsonl")
     assert sorted(rep["plans"]) == ["mmr_pool", "pursuit_seq_seq", "qgen"]
-    assert rep["skipped"] == {"claimdecomp": "llm.mode is off", "pgmfc": "llm.mode is off",
-                              "all_at_once": "llm.mode is off", "agq": "llm.mode is off",
-                              "pursuit_seq_llm": "llm.mode is off", "pursuit_llm_llm": "llm.mode is off"}
+    assert rep["skipped"] == {
+        "claimdecomp": "llm.mode is off",
+        "pgmfc": "llm.mode is off",
+        "all_at_once": "llm.mode is off",
+        "agq": "llm.mode is off",
+        "pursuit_seq_llm": "llm.mode is off",
+        "pursuit_llm_llm": "llm.mode is off",
+    }
     traces = G.load_traces(tmp_path / "gen" / "traces" / "pursuit_seq_seq.jsonl")
     assert [t.claim_id for t in traces] == [0, 1, 2]
-    assert rep["llm"]["requests"] == 0 and "api_key" not in json.dumps(rep["llm"]["settings"]).replace("api_key_env", "")
+    assert rep["llm"]["requests"] == 0 and "api_key" not in json.dumps(rep["llm"]["settings"]).replace(
+        "api_key_env", ""
+    )
 
 
 def test_live_then_replay_reproduces_every_plan_byte_for_byte(tiny_study, tiny_qgen, tmp_path):
     cache = tmp_path / "cache.jsonl"
     with StubLLM(stub_answer) as stub:
         live = build(tiny_study, tiny_qgen, tmp_path / "live", params("live", stub.base_url), cache)
-    names = {"qgen", "mmr_pool", "claimdecomp", "pgmfc", "all_at_once", "agq", "agq_unfiltered",
-             "pursuit_seq_seq", "pursuit_seq_llm", "pursuit_llm_llm"}
+    names = {
+        "qgen",
+        "mmr_pool",
+        "claimdecomp",
+        "pgmfc",
+        "all_at_once",
+        "agq",
+        "agq_unfiltered",
+        "pursuit_seq_seq",
+        "pursuit_seq_llm",
+        "pursuit_llm_llm",
+    }
     assert set(live["plans"]) == names and live["skipped"] == {}
     assert live["llm"]["answered"] > 0
     assert live["pursuit_stops"]["pursuit_llm_llm"] == {"verdict": 3}  # the stub gives a verdict after 2 pairs
@@ -58,8 +99,9 @@ def test_live_then_replay_reproduces_every_plan_byte_for_byte(tiny_study, tiny_q
         a = (tmp_path / "live" / "plans" / f"{name}.jsonl").read_bytes()
         assert a == (tmp_path / "replay" / "plans" / f"{name}.jsonl").read_bytes(), name
     for name in ("pursuit_seq_seq", "pursuit_seq_llm", "pursuit_llm_llm"):
-        assert (tmp_path / "live" / "traces" / f"{name}.jsonl").read_bytes() == \
-            (tmp_path / "replay" / "traces" / f"{name}.jsonl").read_bytes()
+        assert (tmp_path / "live" / "traces" / f"{name}.jsonl").read_bytes() == (
+            tmp_path / "replay" / "traces" / f"{name}.jsonl"
+        ).read_bytes()
 
 
 def test_replay_with_an_empty_cache_names_what_is_missing(tiny_study, tiny_qgen, tmp_path):
@@ -72,8 +114,9 @@ def test_replay_with_an_empty_cache_names_what_is_missing(tiny_study, tiny_qgen,
 def test_runs_and_scores(tiny_study, tiny_qgen, tmp_path):
     gen = tmp_path / "gen"
     build(tiny_study, tiny_qgen, gen, params("off"), tmp_path / "cache.jsonl")
-    runs, scores = G.runs_and_scores(params("off"), FIXTURE_DATA, tiny_study / "store", tiny_study / "plans", gen,
-                                     progress=False)
+    runs, scores = G.runs_and_scores(
+        params("off"), FIXTURE_DATA, tiny_study / "store", tiny_study / "plans", gen, progress=False
+    )
     assert set(runs["plan"].unique()) == {"claim_only", "oracle", "qgen", "pursuit_seq_seq", "mmr_pool"}
     assert set(runs["scope"].unique()) == {"claim", "global"}
     assert set(scores["run"]) == set(runs["plan"].unique()) and len(scores) == 5 * 3
@@ -82,5 +125,6 @@ def test_runs_and_scores(tiny_study, tiny_qgen, tmp_path):
     preds = json.loads((gen / "predictions" / "pursuit_seq_seq.json").read_text())
     traces = G.load_traces(gen / "traces" / "pursuit_seq_seq.jsonl")
     for p, t in zip(preds, traces):
-        assert [(q["question"], q["answers"][0]["answer"]) for q in p["questions"]] == \
-            [(h.question, h.answer) for h in t.hops if h.doc_id is not None]
+        assert [(q["question"], q["answers"][0]["answer"]) for q in p["questions"]] == [
+            (h.question, h.answer) for h in t.hops if h.doc_id is not None
+        ]

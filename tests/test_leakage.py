@@ -1,4 +1,5 @@
 """Leakage and coverage on the tiny fixture store, computed by hand (see test_store.py's docstring)."""
+
 import pytest
 from conftest import FIXTURE_DATA
 
@@ -12,14 +13,18 @@ def claims():
 
 
 def test_pool_sizes(tiny_store):
-    assert LK.pool_sizes(tiny_store).to_dict("index") == {0: {"all": 5, "systems": 4, "gold": 2},
-                                                         1: {"all": 2, "systems": 2, "gold": 1},
-                                                         2: {"all": 3, "systems": 2, "gold": 1}}
+    assert LK.pool_sizes(tiny_store).to_dict("index") == {
+        0: {"all": 5, "systems": 4, "gold": 2},
+        1: {"all": 2, "systems": 2, "gold": 1},
+        2: {"all": 3, "systems": 2, "gold": 1},
+    }
 
 
 def test_contribution_and_overlap(tiny_store):
-    assert LK.contribution(tiny_store).to_dict("index") == {"sys_a": {"pairs": 6, "documents": 6, "unique_pairs": 5},
-                                                           "sys_b": {"pairs": 3, "documents": 3, "unique_pairs": 2}}
+    assert LK.contribution(tiny_store).to_dict("index") == {
+        "sys_a": {"pairs": 6, "documents": 6, "unique_pairs": 5},
+        "sys_b": {"pairs": 3, "documents": 3, "unique_pairs": 2},
+    }
     overlap = LK.origin_overlap(tiny_store)
     assert overlap.loc["sys_a", "sys_b"] == pytest.approx(1 / 8) and overlap.loc["sys_a", "sys_a"] == 1
 
@@ -31,25 +36,40 @@ def test_gold_coverage(tiny_store, claims):
 
 def test_fact_check_leakage(tiny_store, claims):
     fc = LK.fact_check_leakage(tiny_store, claims)
-    assert fc.loc["sys_a"].to_dict() == pytest.approx({
-        "claims_fact_check_site": 1 / 3, "claims_fact_check_domain": 2 / 3, "claims_own_article": 1 / 3,
-        "hits_fact_check_site": 1 / 6, "hits_fact_check_domain": 2 / 6})
+    assert fc.loc["sys_a"].to_dict() == pytest.approx(
+        {
+            "claims_fact_check_site": 1 / 3,
+            "claims_fact_check_domain": 2 / 3,
+            "claims_own_article": 1 / 3,
+            "hits_fact_check_site": 1 / 6,
+            "hits_fact_check_domain": 2 / 6,
+        }
+    )
     assert fc.loc["sys_b"].to_dict() == pytest.approx(dict.fromkeys(fc.columns, 0.0))
 
 
 def test_temporal_leakage(tiny_store, claims):
     tl = LK.temporal_leakage(tiny_store, claims)
     assert tl.loc[("sys_a", "url_path")].to_dict() == pytest.approx(
-        {"dated_hits": 2, "share_after_claim": 0.5, "claims_with_post_claim_doc": 1 / 3})
+        {"dated_hits": 2, "share_after_claim": 0.5, "claims_with_post_claim_doc": 1 / 3}
+    )
     assert tl.loc[("sys_a", "wayback")].to_dict() == pytest.approx(
-        {"dated_hits": 2, "share_after_claim": 1.0, "claims_with_post_claim_doc": 2 / 3})
+        {"dated_hits": 2, "share_after_claim": 1.0, "claims_with_post_claim_doc": 2 / 3}
+    )
     assert "sys_b" not in tl.index.get_level_values("system")
 
 
 def test_misinfo_and_relevance_coverage(tiny_store):
-    assert LK.misinfo_share(tiny_store).to_dict() == pytest.approx({"sys_a": 0.0, "sys_b": 1 / 3, LK.ALL_SYSTEMS: 1 / 8})
-    assert LK.relevance_coverage(tiny_store) == {"claims": 3, "with_grade_2": 3, "with_grade_1": 2,
-                                                "with_any_relevant": 3, "without_gold_answers": 2}
+    assert LK.misinfo_share(tiny_store).to_dict() == pytest.approx(
+        {"sys_a": 0.0, "sys_b": 1 / 3, LK.ALL_SYSTEMS: 1 / 8}
+    )
+    assert LK.relevance_coverage(tiny_store) == {
+        "claims": 3,
+        "with_grade_2": 3,
+        "with_grade_1": 2,
+        "with_any_relevant": 3,
+        "without_gold_answers": 2,
+    }
 
 
 def test_duplicates(tiny_store):
@@ -75,8 +95,11 @@ def test_document_source_and_retrieved_by_systems(tiny_store):
     assert source["The moon is made of rock and dust."] == "gold (dev)"  # gold, also returned by sys_a
     assert source["Economy grew strongly, washingtonpost reports."] == "system"
     assert source["Another distractor text here."] == "distractor (train/test gold)"
-    assert LK.document_source(tiny_store).value_counts().to_dict() == {"system": 6, "gold (dev)": 4,
-                                                                      "distractor (train/test gold)": 2}
+    assert LK.document_source(tiny_store).value_counts().to_dict() == {
+        "system": 6,
+        "gold (dev)": 4,
+        "distractor (train/test gold)": 2,
+    }
     retrieved = dict(zip(text, LK.retrieved_by_systems(tiny_store)))
     assert retrieved["The moon is made of rock and dust."] and not retrieved["NASA never said the moon is cheese."]
     assert int(LK.retrieved_by_systems(tiny_store).sum()) == 8

@@ -1,4 +1,5 @@
 """lib.llm against a real HTTP stub server (tests/llm_stub.py) with the real openai SDK."""
+
 from __future__ import annotations
 
 import fcntl
@@ -19,8 +20,15 @@ MSG = [{"role": "user", "content": "Which questions verify: the moon is made of 
 
 
 def settings(stub: StubLLM | None, tmp_path, **kw) -> LM.LLMSettings:
-    base = dict(mode="live", base_url=stub.base_url if stub else None, model="stub-model", timeout=0.5,
-                max_retries=3, backoff=0.01, cache=str(tmp_path / "cache.jsonl"))
+    base = dict(
+        mode="live",
+        base_url=stub.base_url if stub else None,
+        model="stub-model",
+        timeout=0.5,
+        max_retries=3,
+        backoff=0.01,
+        cache=str(tmp_path / "cache.jsonl"),
+    )
     return LM.LLMSettings(**{**base, **kw})
 
 
@@ -39,8 +47,14 @@ def rejected(tmp_path) -> list[tuple[int, bytes]]:
 
 def line(key: str, answer: str) -> bytes:
     """A cache line as `AnswerCache.put` writes it."""
-    return json.dumps({"key": key, "model": "m", "params": {}, "messages": MSG, "answer": answer},
-                      ensure_ascii=False, sort_keys=True).encode() + b"\n"
+    return (
+        json.dumps(
+            {"key": key, "model": "m", "params": {}, "messages": MSG, "answer": answer},
+            ensure_ascii=False,
+            sort_keys=True,
+        ).encode()
+        + b"\n"
+    )
 
 
 @pytest.fixture
@@ -147,7 +161,7 @@ def test_no_key_is_sent_when_api_key_env_is_null(tmp_path, monkeypatch):
         client = LM.LLM(settings(stub, tmp_path, api_key_env=None))
         assert client.chat(MSG) == canned(MSG)
         assert stub.auth == [f"Bearer {LM.NO_KEY}"]  # a placeholder, not the ambient OPENAI_API_KEY
-    assert LM.LLMSettings.from_params({"api_key_env": None}).api_key_env is None
+    assert LM.LLMSettings.from_params({"model": "m", "api_key_env": None}).api_key_env is None
 
 
 def test_a_key_variable_that_is_not_set_is_an_error_naming_it(tmp_path, monkeypatch):
@@ -166,8 +180,13 @@ def test_a_key_over_plain_http_to_a_remote_host_is_warned_about(tmp_path, monkey
     assert len(seen) == 1 and secret not in str(seen[0].message)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for url in ("http://127.0.0.1:8000/v1", "http://127.3.2.1/v1", "http://localhost:11434/v1",
-                    "http://[::1]:8000/v1", "https://192.0.2.1/v1"):
+        for url in (
+            "http://127.0.0.1:8000/v1",
+            "http://127.3.2.1/v1",
+            "http://localhost:11434/v1",
+            "http://[::1]:8000/v1",
+            "https://192.0.2.1/v1",
+        ):
             LM.LLM(settings(None, tmp_path, base_url=url, api_key_env="STUDY_TEST_KEY"))
         LM.LLM(settings(None, tmp_path, base_url="http://192.0.2.1:8000/v1", api_key_env=None))  # no key to expose
 
@@ -179,8 +198,11 @@ def test_a_refused_key_stops_at_once_naming_the_setting(tmp_path, monkeypatch, s
     with StubLLM(canned) as stub:
         stub.faults.append(status)
         client = LM.LLM(settings(stub, tmp_path, api_key_env="STUDY_TEST_KEY"))
-        with pytest.raises(LM.LLMAuthError, match=rf"refused the key from \$STUDY_TEST_KEY \(HTTP {status}.*fix "
-                                                 r"llm.api_key_env") as err:
+        with pytest.raises(
+            LM.LLMAuthError,
+            match=rf"refused the key from \$STUDY_TEST_KEY \(HTTP {status}.*fix "
+            r"llm.api_key_env",
+        ) as err:
             client.chat_many([MSG, MSG], progress=False)
         assert len(stub.requests) == 1  # no retry, no second prompt
     assert err.value.__cause__ is None and err.value.__suppress_context__  # the SDK's error is not shown
@@ -193,8 +215,9 @@ def test_not_found_stops_at_once_naming_model_and_base_url(tmp_path):
     with StubLLM(canned) as stub:
         stub.faults.append("404")
         client = LM.LLM(settings(stub, tmp_path))
-        with pytest.raises(LM.LLMNotFoundError, match=r"HTTP 404 for model 'stub-model'.*fix llm.model.*llm.base_url") \
-                as err:
+        with pytest.raises(
+            LM.LLMNotFoundError, match=r"HTTP 404 for model 'stub-model'.*fix llm.model.*llm.base_url"
+        ) as err:
             client.chat(MSG)
         assert str(err.value).startswith(f"{stub.base_url}/ answered HTTP 404")
         assert len(stub.requests) == 1
@@ -221,8 +244,9 @@ def test_an_answer_resets_the_count_of_unreachable_prompts(tmp_path):
     assert client.counters.failures == 4 and client.counters.errors == {"APIConnectionError": 4}
 
 
-@pytest.mark.parametrize("fault, problem", [("html", "not_a_completion"), ("empty_choices", "no_choices"),
-                                            ("null_content", "null_content")])
+@pytest.mark.parametrize(
+    "fault, problem", [("html", "not_a_completion"), ("empty_choices", "no_choices"), ("null_content", "null_content")]
+)
 def test_malformed_answers_are_counted_and_never_cached(tmp_path, fault, problem):
     with StubLLM(canned) as stub:
         stub.faults.append(fault)
@@ -244,7 +268,9 @@ def test_settings_reject_keys_and_unknown_modes():
         LM.LLMSettings.from_params({"mode": "online"})
     with pytest.raises(ValueError, match="unknown keys"):
         LM.LLMSettings.from_params({"modle": "x"})
-    assert LM.LLMSettings.from_params(None).mode == "off"
+    assert LM.LLMSettings.from_params(None).mode == "off"  # params.yaml's section
+    with pytest.raises(ValueError, match="llm.model: required"):
+        LM.LLMSettings.from_params({"mode": "off"})
 
 
 def test_a_line_cut_short_is_moved_aside_and_the_file_repaired(tmp_path):
@@ -268,7 +294,7 @@ def test_an_answer_after_a_line_cut_short_is_not_glued_to_it(tmp_path):
     writer.put("k1", "m", {}, MSG, "one")
     with open(path, "ab") as f:
         f.write(b'{"key": "k2", "answer": "tw')  # another writer, killed mid-append
-    writer.put("k3", "m", {}, MSG, "three")      # the next append begins on a new line
+    writer.put("k3", "m", {}, MSG, "three")  # the next append begins on a new line
     reopened = LM.AnswerCache(path)
     assert reopened.entries == {"k1": "one", "k3": "three"} and reopened.rejected == 1
     assert rejected(tmp_path) == [(2, b'{"key": "k2", "answer": "tw\n')]
@@ -307,7 +333,7 @@ def test_a_repair_killed_half_way_is_finished_by_the_next_open(tmp_path):
     good = line("k1", "one") + line("k3", "three")
     # the repair had moved "not json" aside, journalled the good lines, and rewritten 10 bytes of line 2
     before = line("k1", "one") + b"not json\n" + line("k3", "three")
-    path.write_bytes(good[:len(line("k1", "one")) + 10] + before[len(line("k1", "one")) + 10:])
+    path.write_bytes(good[: len(line("k1", "one")) + 10] + before[len(line("k1", "one")) + 10 :])
     (tmp_path / "cache.jsonl.repair").write_bytes(good)
     with open(path, "ab") as f:  # then a writer appended, after the killed repair let go of the lock
         f.write(line("k4", "four"))
@@ -378,22 +404,32 @@ def test_killing_a_writer_never_corrupts_the_cache(tmp_path):
     assert all(line.endswith(b"\n") and json.loads(line)["answer"] for line in lines)
 
 
-@pytest.mark.parametrize("text, expected", [
-    ('Sure. ["A?", "B?"] and [1, 2]', ["A?", "B?"]),
-    ('[{"question": "A?"}, {"query": "b"}]', ["A?", "b"]),
-    ("Questions:\n1. Who said it?\n2) When was it said?\n- Where?", ["Who said it?", "When was it said?", "Where?"]),
-    ("I would ask: who said it? Then: when was it said? Done.", ["I would ask: who said it?", "Then: when was it said?"]),
-    ("No questions here.", []),
-    ("[broken, json", []),
-    (None, []),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('Sure. ["A?", "B?"] and [1, 2]', ["A?", "B?"]),
+        ('[{"question": "A?"}, {"query": "b"}]', ["A?", "b"]),
+        (
+            "Questions:\n1. Who said it?\n2) When was it said?\n- Where?",
+            ["Who said it?", "When was it said?", "Where?"],
+        ),
+        (
+            "I would ask: who said it? Then: when was it said? Done.",
+            ["I would ask: who said it?", "Then: when was it said?"],
+        ),
+        ("No questions here.", []),
+        ("[broken, json", []),
+        (None, []),
+    ],
+)
 def test_parse_list(text, expected):
     assert LM.parse_list(text) == expected
 
 
 def test_first_question():
-    assert LM.first_question("Let me think.\nNext question: Did the WHO say so?\nOr maybe: when?") == \
-        "Did the WHO say so?"
+    assert (
+        LM.first_question("Let me think.\nNext question: Did the WHO say so?\nOr maybe: when?") == "Did the WHO say so?"
+    )
     assert LM.first_question('["Did the WHO say so?", "When?"]') == "Did the WHO say so?"
     assert LM.first_question("1. Who?") == "Who?"
 

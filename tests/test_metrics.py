@@ -1,4 +1,5 @@
 """trec_eval semantics, hand-computed, and against ir_measures (pytrec_eval) on random runs."""
+
 import math
 import random
 
@@ -7,9 +8,11 @@ import pytest
 
 from lib import metrics as MET
 
-QRELS = {"q1": {"a": 2, "b": 1, "c": 0, "e": 1},   # 3 relevant (a, b, e), e never retrieved
-         "q2": {"x": 0},                             # no relevant document: excluded
-         "q3": {"z": 1}}                             # relevant, but q3 is missing from the run
+QRELS = {
+    "q1": {"a": 2, "b": 1, "c": 0, "e": 1},  # 3 relevant (a, b, e), e never retrieved
+    "q2": {"x": 0},  # no relevant document: excluded
+    "q3": {"z": 1},
+}  # relevant, but q3 is missing from the run
 RUN = {"q1": {"a": 0.5, "c": 0.9, "d": 0.9, "b": 0.1}, "q2": {"x": 1.0}}
 # q1 ranking: d, c (tie at 0.9: doc id descending), a, b
 
@@ -19,14 +22,15 @@ def test_ranking_breaks_ties_by_doc_id_descending():
 
 
 def test_hand_computed_values_for_one_query():
-    v = MET.query_measures(QRELS["q1"], RUN["q1"], ["ndcg@10", "ndcg@3", "recall@3", "recall@100", "p@2", "p@10",
-                                                  "mrr", "mrr@2", "map"])
-    dcg = 2 / math.log2(4) + 1 / math.log2(5)                      # a at rank 3, b at rank 4
+    v = MET.query_measures(
+        QRELS["q1"], RUN["q1"], ["ndcg@10", "ndcg@3", "recall@3", "recall@100", "p@2", "p@10", "mrr", "mrr@2", "map"]
+    )
+    dcg = 2 / math.log2(4) + 1 / math.log2(5)  # a at rank 3, b at rank 4
     idcg = 2 / math.log2(2) + 1 / math.log2(3) + 1 / math.log2(4)  # ideal: a, b, e
     assert v["ndcg@10"] == pytest.approx(dcg / idcg, abs=1e-15)
     assert v["ndcg@3"] == pytest.approx((2 / math.log2(4)) / idcg, abs=1e-15)
     assert v["recall@3"] == pytest.approx(1 / 3) and v["recall@100"] == pytest.approx(2 / 3)
-    assert v["p@2"] == 0.0 and v["p@10"] == pytest.approx(2 / 10)   # divides by k, not by retrieved
+    assert v["p@2"] == 0.0 and v["p@10"] == pytest.approx(2 / 10)  # divides by k, not by retrieved
     assert v["mrr"] == pytest.approx(1 / 3) and v["mrr@2"] == 0.0
     assert v["map"] == pytest.approx((1 / 3 + 2 / 4) / 3)
 
@@ -43,7 +47,8 @@ def test_graded_gain_and_grade_views():
     qrels = {"q": {"g2": 2, "g1": 1}}
     run = {"q": {"g1": 2.0, "g2": 1.0}}
     assert MET.evaluate(qrels, run, ["ndcg@2"])["ndcg@2"] == pytest.approx(
-        (1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3)))
+        (1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3))
+    )
     only2 = MET.grade_view(qrels, [2])
     assert only2 == {"q": {"g2": 2, "g1": 0}}
     assert MET.evaluate(only2, run, ["mrr"])["mrr"] == 0.5
@@ -68,12 +73,29 @@ def test_agrees_with_trec_eval_through_ir_measures_on_random_runs():
         run[f"q{q}"] = {d: float(rnd.randint(0, 5)) for d in rnd.sample(docs, 25)}
     ours = MET.evaluate(qrels, run, ["ndcg@10", "ndcg@5", "recall@10", "p@5", "mrr", "map", "ndcg"], per_query=True)
     ref = {}
-    for m in ir_measures.iter_calc([ir_measures.nDCG @ 10, ir_measures.nDCG @ 5, ir_measures.R @ 10,
-                                    ir_measures.P @ 5, ir_measures.RR, ir_measures.AP, ir_measures.nDCG],
-                                   qrels, run):
+    for m in ir_measures.iter_calc(
+        [
+            ir_measures.nDCG @ 10,
+            ir_measures.nDCG @ 5,
+            ir_measures.R @ 10,
+            ir_measures.P @ 5,
+            ir_measures.RR,
+            ir_measures.AP,
+            ir_measures.nDCG,
+        ],
+        qrels,
+        run,
+    ):
         ref.setdefault(m.query_id, {})[str(m.measure)] = m.value
-    names = {"ndcg@10": "nDCG@10", "ndcg@5": "nDCG@5", "recall@10": "R@10", "p@5": "P@5", "mrr": "RR",
-             "map": "AP", "ndcg": "nDCG"}
+    names = {
+        "ndcg@10": "nDCG@10",
+        "ndcg@5": "nDCG@5",
+        "recall@10": "R@10",
+        "p@5": "P@5",
+        "mrr": "RR",
+        "map": "AP",
+        "ndcg": "nDCG",
+    }
     assert set(ours) <= set(ref)
     for q, values in ours.items():
         for ours_name, ref_name in names.items():

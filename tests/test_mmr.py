@@ -1,4 +1,5 @@
 """lib.mmr: the thesis' MMR filter, on hand-computed 2-d examples and against the literal formula."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -42,11 +43,13 @@ def literal(queries, claim, just, p: MMRParams):
     w_rel, w_div = p.weights
     kept, scores, left = [], [], list(range(len(queries)))
     while left:
+
         def s(i):
             red = max((float(queries[i] @ queries[k]) for k in kept), default=0.0)
             mmr_c = w_rel * float(queries[i] @ claim) - w_div * red
             mmr_j = w_rel * float(queries[i] @ just) - w_div * red
             return p.alpha * mmr_c + (1 - p.alpha) * mmr_j
+
         best = max(left, key=lambda i: (s(i), -i))
         value = s(best)
         if not value > p.gamma:

@@ -1,7 +1,9 @@
 """The veracity classifier: label sets, inputs that keep the claim, metrics, and a tiny training run."""
+
 import numpy as np
 import pytest
 
+from lib import labels as LB
 from lib import nli as N
 
 MINILM = N.NLISettings().model
@@ -11,31 +13,31 @@ MINILM = N.NLISettings().model
 def tokenizer():
     from transformers import AutoTokenizer
 
-    from lib.retrieval import resolve_model
+    from lib.models import resolve_model
 
     return AutoTokenizer.from_pretrained(resolve_model(MINILM))
 
 
 def test_label_sets_and_reductions():
-    assert N.map_label("Refuted", "averitec4") == "Refuted"
-    assert N.map_label("Not Enough Evidence", "averitec3") == N.OTHER
-    assert N.map_label("Conflicting Evidence/Cherrypicking", "averitec3") == N.OTHER
-    assert N.map_label("Supported", "averitec3") == "Supported"
-    assert N.map_label("Conflicting Evidence/Cherrypicking", "averitec2") is None
-    assert N.map_label("Supported", "averitec2") == "Supported"
-    assert N.map_label("Conflicting", "quantemp3") == "Conflicting"
+    assert LB.map_label("Refuted", "averitec4") == "Refuted"
+    assert LB.map_label("Not Enough Evidence", "averitec3") == LB.OTHER
+    assert LB.map_label("Conflicting Evidence/Cherrypicking", "averitec3") == LB.OTHER
+    assert LB.map_label("Supported", "averitec3") == "Supported"
+    assert LB.map_label("Conflicting Evidence/Cherrypicking", "averitec2") is None
+    assert LB.map_label("Supported", "averitec2") == "Supported"
+    assert LB.map_label("Conflicting", "quantemp3") == "Conflicting"
     with pytest.raises(ValueError, match="label set"):
-        N.map_label("True", "averitec4")
+        LB.map_label("True", "averitec4")
     with pytest.raises(ValueError, match="unknown label set"):
-        N.map_label("Supported", "averitec5")
+        LB.map_label("Supported", "averitec5")
 
 
 def test_collapse_sums_merged_classes_and_renormalises_dropped_ones():
     # averitec4 order: Supported, Refuted, NEE, Conflicting
     probs = np.array([[0.1, 0.2, 0.3, 0.4], [0.5, 0.3, 0.1, 0.1]])
-    np.testing.assert_allclose(N.collapse(probs, "averitec4", "averitec3"), [[0.1, 0.2, 0.7], [0.5, 0.3, 0.2]])
-    np.testing.assert_allclose(N.collapse(probs, "averitec4", "averitec2"), [[1 / 3, 2 / 3], [0.625, 0.375]])
-    np.testing.assert_allclose(N.collapse(probs, "averitec4", "averitec4"), probs)
+    np.testing.assert_allclose(LB.collapse(probs, "averitec4", "averitec3"), [[0.1, 0.2, 0.7], [0.5, 0.3, 0.2]])
+    np.testing.assert_allclose(LB.collapse(probs, "averitec4", "averitec2"), [[1 / 3, 2 / 3], [0.625, 0.375]])
+    np.testing.assert_allclose(LB.collapse(probs, "averitec4", "averitec4"), probs)
 
 
 def test_encode_truncates_the_evidence_never_the_claim(tokenizer):
@@ -44,10 +46,10 @@ def test_encode_truncates_the_evidence_never_the_claim(tokenizer):
     enc = N.encode(tokenizer, [N.Example("a", claim, ev, "Refuted"), N.Example("b", claim, (), "Refuted")], 64)
     ids = enc["input_ids"][0]
     assert len(ids) == 64
-    first = ids[1:ids.index(tokenizer.sep_token_id)]
-    assert tokenizer.decode(first) == claim.lower()              # the whole claim is the first segment
+    first = ids[1 : ids.index(tokenizer.sep_token_id)]
+    assert tokenizer.decode(first) == claim.lower()  # the whole claim is the first segment
     assert "evidence sentence number 0" in tokenizer.decode(ids)  # the best evidence comes first
-    assert tokenizer.decode(enc["input_ids"][1][1:-1]) == claim.lower()   # no evidence: the claim alone
+    assert tokenizer.decode(enc["input_ids"][1][1:-1]) == claim.lower()  # no evidence: the claim alone
     assert enc["token_type_ids"][0][-1] == 1 and set(enc["token_type_ids"][1]) == {0}
 
 
@@ -55,9 +57,9 @@ def test_encode_cuts_an_overlong_claim_to_its_share(tokenizer):
     claim = " ".join(f"word{i}" for i in range(200))
     enc = N.encode(tokenizer, [N.Example("a", claim, ("short evidence",), "Supported")], 64, max_claim_share=0.5)
     ids = enc["input_ids"][0]
-    first = ids[1:ids.index(tokenizer.sep_token_id)]
+    first = ids[1 : ids.index(tokenizer.sep_token_id)]
     assert len(first) <= 30 and len(ids) <= 64
-    assert tokenizer.decode(ids).endswith("short evidence [SEP]")   # the evidence still fits
+    assert tokenizer.decode(ids).endswith("short evidence [SEP]")  # the evidence still fits
 
 
 def test_class_weights_balanced_by_hand():
@@ -96,8 +98,17 @@ def _toy(n: int, offset: int = 0) -> list[N.Example]:
 
 
 def test_tiny_training_learns_a_separable_task_and_stops_early(tiny_bert, tmp_path):
-    s = N.NLISettings(model=tiny_bert, max_length=32, batch_size=8, learning_rate=3e-3, epochs=30, eval_every=1,
-                      patience=2, class_weighting="none", warmup=0.0)
+    s = N.NLISettings(
+        model=tiny_bert,
+        max_length=32,
+        batch_size=8,
+        learning_rate=3e-3,
+        epochs=30,
+        eval_every=1,
+        patience=2,
+        class_weighting="none",
+        warmup=0.0,
+    )
     model, tok, report = N.train(_toy(48), _toy(16, 100), ["Supported", "Refuted"], s, tmp_path / "m", progress=False)
     test = _toy(20, 200)
     probs = N.predict_proba(model, tok, test, 32)
@@ -106,12 +117,21 @@ def test_tiny_training_learns_a_separable_task_and_stops_early(tiny_bert, tmp_pa
     assert report["stopped_early"] and report["steps_run"] < report["steps_planned"]
     assert report["examples_per_second"] > 0 and (tmp_path / "m" / "training.json").exists()
     again, tok2, _ = N.load(tmp_path / "m", "cpu")
-    np.testing.assert_allclose(N.predict_proba(again, tok2, test, 32), probs, atol=1e-6)   # the best checkpoint was saved
+    np.testing.assert_allclose(
+        N.predict_proba(again, tok2, test, 32), probs, atol=1e-6
+    )  # the best checkpoint was saved
 
 
 def test_training_is_seeded(tiny_bert):
-    s = N.NLISettings(model=tiny_bert, max_length=32, batch_size=8, learning_rate=3e-3, epochs=2, eval_every=1,
-                      class_weighting="balanced")
+    s = N.NLISettings(
+        model=tiny_bert,
+        max_length=32,
+        batch_size=8,
+        learning_rate=3e-3,
+        epochs=2,
+        eval_every=1,
+        class_weighting="balanced",
+    )
     runs = [N.train(_toy(24), _toy(8, 100), ["Supported", "Refuted"], s, None, progress=False) for _ in range(2)]
     p = [N.predict_proba(m, t, _toy(6, 300), 32) for m, t, _ in runs]
     np.testing.assert_array_equal(p[0], p[1])
@@ -128,10 +148,11 @@ def test_macro_f1_equals_scikit_learn():
 
     rng = np.random.default_rng(0)
     for n in (1, 7, 200):
-        gold, pred = rng.integers(0, 4, n), rng.integers(0, 3, n)   # class 3 never predicted
+        gold, pred = rng.integers(0, 4, n), rng.integers(0, 3, n)  # class 3 never predicted
         assert N.macro_f1(gold, pred, 4) == pytest.approx(
-            f1_score(gold, pred, labels=[0, 1, 2, 3], average="macro", zero_division=0), abs=1e-12)
-    assert N.macro_f1([0, 0], [0, 0], 2) == 0.5   # the absent class counts as 0
+            f1_score(gold, pred, labels=[0, 1, 2, 3], average="macro", zero_division=0), abs=1e-12
+        )
+    assert N.macro_f1([0, 0], [0, 0], 2) == 0.5  # the absent class counts as 0
 
 
 def test_classification_scores_averages_equal_scikit_learn():
@@ -140,8 +161,9 @@ def test_classification_scores_averages_equal_scikit_learn():
     rng = np.random.default_rng(1)
     labels = ["a", "b", "c", "d"]
     for n in (5, 50, 500):
-        gold, pred = list(rng.choice(labels[:3], n)), list(rng.choice(labels, n))   # "d" never gold
+        gold, pred = list(rng.choice(labels[:3], n)), list(rng.choice(labels, n))  # "d" never gold
         s = N.classification_scores(gold, pred, labels)
         for average in ("macro", "weighted"):
             assert s[f"{average}_f1"] == pytest.approx(
-                f1_score(gold, pred, labels=labels, average=average, zero_division=0), abs=1e-12)
+                f1_score(gold, pred, labels=labels, average=average, zero_division=0), abs=1e-12
+            )

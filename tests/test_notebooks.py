@@ -1,8 +1,10 @@
 """Notebooks executed by papermill on the tiny fixture (store, plans, runs), then rendered to HTML."""
+
 import json
 
 from conftest import FIXTURE_DATA
 
+from lib import models as MD
 from lib.notebooks import render_html, run_notebook
 from lib.store import save_store
 
@@ -11,9 +13,17 @@ def test_notebook_01_runs_on_a_tiny_store(tiny_store, tmp_path):
     store_dir = tmp_path / "store"
     save_store(tiny_store, store_dir)
     metrics_path = tmp_path / "metrics" / "store.json"
-    executed = run_notebook("01_knowledge_store", {"store_dir": str(store_dir), "data_dir": str(FIXTURE_DATA),
-                                                   "metrics_path": str(metrics_path), "top_domains": 5},
-                            out_dir=tmp_path / "executed", timeout_s=300)
+    executed = run_notebook(
+        "01_knowledge_store",
+        {
+            "store_dir": str(store_dir),
+            "data_dir": str(FIXTURE_DATA),
+            "metrics_path": str(metrics_path),
+            "top_domains": 5,
+        },
+        out_dir=tmp_path / "executed",
+        timeout_s=300,
+    )
     metrics = json.loads(metrics_path.read_text())
     assert metrics["documents"] == 12 and metrics["gold_coverage_all_systems"] == 1.0
     assert metrics["quantemp_val_claims"] == 3 and metrics["quantemp_val_without_snippets"] == 1
@@ -31,33 +41,68 @@ def run_on_fixture(name, params, tmp_path):
 
 def test_notebook_02_runs_on_the_fixture_study(tiny_study, tmp_path):
     metrics_path = tmp_path / "query_planning.json"
-    html = run_on_fixture("02_query_planning", {
-        "runs_dir": str(tiny_study / "runs"), "store_dir": str(tiny_study / "store"),
-        "plans_dir": str(tiny_study / "plans"), "embeddings_dir": str(tiny_study / "embeddings"),
-        "data_dir": str(FIXTURE_DATA), "metrics_path": str(metrics_path)}, tmp_path)
+    html = run_on_fixture(
+        "02_query_planning",
+        {
+            "runs_dir": str(tiny_study / "runs"),
+            "store_dir": str(tiny_study / "store"),
+            "plans_dir": str(tiny_study / "plans"),
+            "embeddings_dir": str(tiny_study / "embeddings"),
+            "data_dir": str(FIXTURE_DATA),
+            "metrics_path": str(metrics_path),
+        },
+        tmp_path,
+    )
     metrics = json.loads(metrics_path.read_text())
-    assert metrics["claims_evaluated"] == 3 and set(metrics["ndcg@10"]) == {"bm25/claim", "bm25/global",
-                                                                            "dense/claim", "dense/global"}
+    assert metrics["claims_evaluated"] == 3 and set(metrics["ndcg@10"]) == {
+        "bm25/claim",
+        "bm25/global",
+        "dense/claim",
+        "dense/global",
+    }
     assert "CLAIM-ONLY reaches NDCG@10" in html
 
 
 def test_notebook_03_runs_on_the_fixture_study(tiny_study, tmp_path):
     metrics_path = tmp_path / "aggregation.json"
-    html = run_on_fixture("03_aggregation", {
-        "runs_dir": str(tiny_study / "runs"), "store_dir": str(tiny_study / "store"),
-        "plans_dir": str(tiny_study / "plans"), "metrics_path": str(metrics_path)}, tmp_path)
+    html = run_on_fixture(
+        "03_aggregation",
+        {
+            "runs_dir": str(tiny_study / "runs"),
+            "store_dir": str(tiny_study / "store"),
+            "plans_dir": str(tiny_study / "plans"),
+            "metrics_path": str(metrics_path),
+        },
+        tmp_path,
+    )
     metrics = json.loads(metrics_path.read_text())
-    assert set(metrics["ndcg@10"]["bm25/claim"]) == {"TOP-1", "CONCAT", "COMBMAX", "COMBSUM", "COMBMAX-NORM",
-                                                       "COMBSUM-NORM", "RRF", "CombMNZ"}
+    assert set(metrics["ndcg@10"]["bm25/claim"]) == {
+        "TOP-1",
+        "CONCAT",
+        "COMBMAX",
+        "COMBSUM",
+        "COMBMAX-NORM",
+        "COMBSUM-NORM",
+        "RRF",
+        "CombMNZ",
+    }
     assert "COMBMAX-NORM has the best NDCG@10 in" in html
 
 
 def test_notebook_04_runs_on_the_fixture_study(tiny_study, tmp_path):
     metrics_path = tmp_path / "retrieval.json"
-    run_on_fixture("04_retrieval_metrics", {
-        "runs_dir": str(tiny_study / "runs"), "store_dir": str(tiny_study / "store"),
-        "metrics_path": str(metrics_path), "plots_dir": str(tmp_path / "plots"), "max_k": 10,
-        "n_resamples": 200}, tmp_path)
+    run_on_fixture(
+        "04_retrieval_metrics",
+        {
+            "runs_dir": str(tiny_study / "runs"),
+            "store_dir": str(tiny_study / "store"),
+            "metrics_path": str(metrics_path),
+            "plots_dir": str(tmp_path / "plots"),
+            "max_k": 10,
+            "n_resamples": 200,
+        },
+        tmp_path,
+    )
     metrics = json.loads(metrics_path.read_text())
     assert set(metrics["significant_vs_baseline"]) == {"ORACLE-QUERIES", "BLOOM-QG", "HEURISTIC"}
     curve = (tmp_path / "plots" / "recall_at_k.csv").read_text().splitlines()
@@ -80,16 +125,26 @@ def test_notebook_05_runs_on_fixture_scores(tmp_path):
     claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
     refs = [SC.reference_evidence(c) for c in claims]
     oracle = [SC.Evidence("Refuted", r.questions, r.strings[:1]) for r in refs]
-    runs = {"oracle": ("planner", oracle),
-            "oracle__duplicated": ("planner", [SC.Evidence(p.label, p.questions, p.strings * 10) for p in oracle]),
-            "sys_x": ("system", [SC.Evidence("Supported", ("What?",), ("What? Cheese.",)) for _ in refs]),
-            **{name: ("reference", preds) for name, preds in E.reference_runs(claims).items()}}
-    table = pd.concat([SC.per_claim(p, refs).assign(run=r, kind=k, n_pairs=[len(x.strings[:10]) for x in p])
-                       for r, (k, p) in runs.items()], ignore_index=True)
+    runs = {
+        "oracle": ("planner", oracle),
+        "oracle__duplicated": ("planner", [SC.Evidence(p.label, p.questions, p.strings * 10) for p in oracle]),
+        "sys_x": ("system", [SC.Evidence("Supported", ("What?",), ("What? Cheese.",)) for _ in refs]),
+        **{name: ("reference", preds) for name, preds in E.reference_runs(claims).items()},
+    }
+    table = pd.concat(
+        [
+            SC.per_claim(p, refs).assign(run=r, kind=k, n_pairs=[len(x.strings[:10]) for x in p])
+            for r, (k, p) in runs.items()
+        ],
+        ignore_index=True,
+    )
     table.to_parquet(tmp_path / "scores.parquet", index=False)
     metrics_path = tmp_path / "averitec.json"
-    html = run_on_fixture("05_averitec_score", {"scores_path": str(tmp_path / "scores.parquet"),
-                                                "metrics_path": str(metrics_path)}, tmp_path)
+    html = run_on_fixture(
+        "05_averitec_score",
+        {"scores_path": str(tmp_path / "scores.parquet"), "metrics_path": str(metrics_path)},
+        tmp_path,
+    )
     metrics = json.loads(metrics_path.read_text())
     assert set(metrics["runs"]) == set(runs) and metrics["runs"]["reference_gold"]["accuracy"] == 1.0
     assert "Best published system at level 0.25: sys_x" in html
@@ -105,35 +160,50 @@ def _doc_embeddings(tiny_study, tmp_path):
     ids = pd.read_parquet(tiny_study / "store" / "documents.parquet")["doc_id"].tolist()
     v = np.random.default_rng(0).normal(size=(len(ids), 8)).astype(np.float32)
     out = tmp_path / "doc_embeddings"
-    R.save_embeddings(out / R.model_slug(R.BUNDLED_MINILM), ids, v / np.linalg.norm(v, axis=1, keepdims=True), R.BUNDLED_MINILM)
+    R.save_embeddings(
+        out / MD.model_slug(MD.BUNDLED_MINILM), ids, v / np.linalg.norm(v, axis=1, keepdims=True), MD.BUNDLED_MINILM
+    )
     return out
 
 
 def test_notebook_08_runs_on_the_fixture_study(tiny_study, tiny_nli, tmp_path):
     from lib import errors as ER
 
-    data, nli_dir, _ = tiny_nli
+    data, _, planners_dir = tiny_nli
     metrics_path = tmp_path / "errors.json"
     filled = tmp_path / "filled.csv"
-    params = {"nli_dir": str(nli_dir), "runs": [str(tiny_study / "runs" / "runs.parquet")],
-              "quantemp_dir": str(tmp_path / "no_quantemp"), "store_dir": str(tiny_study / "store"),
-              "data_dir": str(FIXTURE_DATA), "embeddings_dir": str(_doc_embeddings(tiny_study, tmp_path)),
-              "systems": {"sys_b": "sys_b.json"}, "out_dir": str(tmp_path / "errors"), "metrics_path": str(metrics_path),
-              "rules": {}, "sensitivity": {"found_share": [0.5, 1.0]}, "sheet_per_method": 2, "filled_sheet": str(filled)}
+    params = {
+        "planners_dir": str(planners_dir),
+        "runs": [str(tiny_study / "runs" / "runs.parquet")],
+        "quantemp_dir": str(tmp_path / "no_quantemp"),
+        "store_dir": str(tiny_study / "store"),
+        "data_dir": str(FIXTURE_DATA),
+        "embeddings_dir": str(_doc_embeddings(tiny_study, tmp_path)),
+        "systems": {"sys_b": "sys_b.json"},
+        "out_dir": str(tmp_path / "errors"),
+        "metrics_path": str(metrics_path),
+        "rules": {},
+        "sensitivity": {"found_share": [0.5, 1.0]},
+        "sheet_per_method": 2,
+        "filled_sheet": str(filled),
+    }
     import pandas as pd
 
     qt = tmp_path / "no_quantemp"
     qt.mkdir()
-    pd.DataFrame({"setting": ["bm25_snippets"], "seed": [0], "label": ["True"], "pred": ["False"],
-                  "taxonomy": ["statistical"]}).to_parquet(qt / "predictions.parquet")
+    pd.DataFrame(
+        {"setting": ["bm25_snippets"], "seed": [0], "label": ["True"], "pred": ["False"], "taxonomy": ["statistical"]}
+    ).to_parquet(qt / "predictions.parquet")
     html = run_on_fixture("08_error_analysis", params, tmp_path)
     metrics = json.loads(metrics_path.read_text())
     codes = pd.read_parquet(tmp_path / "errors" / "codes.parquet")
     assert metrics["methods"] == 2 and metrics["wrong_verdicts"] == int((codes["code"] != ER.CORRECT).sum())
     assert metrics["kappa"] is None and "no filled sheet" in html and "Try it" in html
     sheet = pd.read_csv(tmp_path / "errors" / "coding_sheet.csv")
-    sheet["manual_code"] = codes.set_index(["method", "claim_id"]).loc[list(zip(sheet["method"], sheet["claim_id"])), "code"].to_numpy()
-    sheet.to_csv(filled, index=False)   # a rater who agrees with every automatic code
+    sheet["manual_code"] = (
+        codes.set_index(["method", "claim_id"]).loc[list(zip(sheet["method"], sheet["claim_id"])), "code"].to_numpy()
+    )
+    sheet.to_csv(filled, index=False)  # a rater who agrees with every automatic code
     run_on_fixture("08_error_analysis", params, tmp_path)
     metrics = json.loads(metrics_path.read_text())
     assert metrics["manual_items"] == len(sheet) and metrics["kappa"] == 1.0
@@ -142,17 +212,45 @@ def test_notebook_08_runs_on_the_fixture_study(tiny_study, tiny_nli, tmp_path):
 def test_notebook_09_runs_on_the_fixture_study(tiny_study, tiny_nli, tmp_path):
     from lib import utility as U
 
-    data, nli_dir, _ = tiny_nli
-    U.stage({"planners": ["claim_only"], "runs": [str(tiny_study / "runs" / "runs.parquet")], "candidates": 3, "k": 2,
-             "folds": 2, "alpha": 1.0, "seed": 0, "device": "cpu"}, data, tiny_study / "store", nli_dir, tmp_path / "utility")
+    data, nli_dir, planners_dir = tiny_nli
+    U.stage(
+        {
+            "planners": ["claim_only"],
+            "runs": [str(tiny_study / "runs" / "runs.parquet")],
+            "candidates": 3,
+            "k": 2,
+            "folds": 2,
+            "alpha": 1.0,
+            "seed": 0,
+            "device": "cpu",
+        },
+        data,
+        tiny_study / "store",
+        planners_dir,
+        tmp_path / "utility",
+    )
     metrics_path = tmp_path / "utility.json"
-    html = run_on_fixture("09_relevance_vs_utility", {
-        "nli_dir": str(nli_dir), "utility_dir": str(tmp_path / "utility"), "runs": [str(tiny_study / "runs" / "runs.parquet")],
-        "store_dir": str(tiny_study / "store"), "data_dir": str(data), "metrics_path": str(metrics_path), "k": 2,
-        "measures": ["ndcg@3", "recall@3", "ndcg@10", "recall@10"], "n_resamples": 50}, tmp_path)
+    html = run_on_fixture(
+        "09_relevance_vs_utility",
+        {
+            "nli_dir": str(nli_dir),
+            "planners_dir": str(planners_dir),
+            "utility_dir": str(tmp_path / "utility"),
+            "runs": [str(tiny_study / "runs" / "runs.parquet")],
+            "store_dir": str(tiny_study / "store"),
+            "data_dir": str(data),
+            "metrics_path": str(metrics_path),
+            "k": 2,
+            "measures": ["ndcg@3", "recall@3", "ndcg@10", "recall@10"],
+            "n_resamples": 50,
+        },
+        tmp_path,
+    )
     metrics = json.loads(metrics_path.read_text())
     assert set(metrics["mean_kl"]) == {"claim_only", "oracle"} and set(metrics["contrasts"]) == {
-        "relevant_but_useless", "irrelevant_but_useful"}
+        "relevant_but_useless",
+        "irrelevant_but_useful",
+    }
     assert {"claim_only|relevance", "claim_only|utility"} <= set(metrics["selector"])
     assert "Reranking by predicted utility" in html
 
@@ -166,18 +264,26 @@ def test_index_reads_summaries_and_headline_metrics(tmp_path):
     nbs, metrics = tmp_path / "nbs", tmp_path / "metrics"
     nbs.mkdir()
     metrics.mkdir()
-    for name, first in [("01_a", "# 01 · Store: what is in it?\n\ntext"), ("02_b", "# 02 · Planning\n\n**Question.** x")]:
+    for name, first in [
+        ("01_a", "# 01 · Store: what is in it?\n\ntext"),
+        ("02_b", "# 02 · Planning\n\n**Question.** x"),
+    ]:
         nb = nbformat.v4.new_notebook()
         nb.cells = [nbformat.v4.new_markdown_cell(first)]
         nbformat.write(nb, nbs / f"{name}.ipynb")
     (metrics / "m.json").write_text(json.dumps({"a": {"b": 0.12345, "c": "x"}}))
-    assert summary(nbs / "01_a.ipynb") == ("Store", "what is in it?") and summary(nbs / "02_b.ipynb") == ("Planning", "Planning")
+    assert summary(nbs / "01_a.ipynb") == ("Store", "what is in it?") and summary(nbs / "02_b.ipynb") == (
+        "Planning",
+        "Planning",
+    )
     assert headlines({"first": "m.json:a.b"}, metrics) == {"first": 0.12345}
     with pytest.raises(KeyError, match="a.d"):
         headlines({"gone": "m.json:a.d"}, metrics)
     with pytest.raises(ValueError, match="03_c"):
         write_index({"03_c": {}}, tmp_path / "index.html", nbs, metrics)
-    html = write_index({"01_a": {"first": "m.json:a.b", "second": "m.json:a.c"}}, tmp_path / "index.html", nbs, metrics).read_text()
+    html = write_index(
+        {"01_a": {"first": "m.json:a.b", "second": "m.json:a.c"}}, tmp_path / "index.html", nbs, metrics
+    ).read_text()
     assert '<a href="01_a.html">01 · Store</a>' in html and "first: <b>0.123</b>" in html and "02_b.html" in html
 
 

@@ -1,10 +1,12 @@
 """Plans from the fixture claims, the heuristic rules one by one, the plan format and statistics."""
+
 import json
 
 import numpy as np
 import pytest
 from conftest import FIXTURE_DATA
 
+from lib import display as DS
 from lib import planners as P
 from lib.data import DataError, averitec
 
@@ -16,8 +18,11 @@ def claims():
 
 def test_claim_only_and_oracle(claims):
     assert P.claim_only(claims)[1] == ["Country X had 5% growth in 2019."]
-    assert P.oracle(claims) == {0: ["What is the moon made of?", "Did NASA say it?"],
-                                1: ["What was growth?", "Is there more data?"], 2: ["Where was it published?"]}
+    assert P.oracle(claims) == {
+        0: ["What is the moon made of?", "Did NASA say it?"],
+        1: ["What was growth?", "Is there more data?"],
+        2: ["Where was it published?"],
+    }
 
 
 def test_bloom_and_post_hoc_keep_distinct_questions_in_order(claims):
@@ -31,10 +36,15 @@ def test_bloom_and_post_hoc_keep_distinct_questions_in_order(claims):
 
 def test_rule1_clauses_split_on_sentences_and_long_connective_sides():
     assert P.split_clauses("Biden and Harris won the election.") == ["Biden and Harris won the election"]
-    assert P.split_clauses("Prices rose by half this year, but wages fell for most workers.") == \
-        ["Prices rose by half this year", "wages fell for most workers"]
-    assert P.split_clauses("It rained. Then it snowed all day; roads closed.") == \
-        ["It rained", "Then it snowed all day", "roads closed"]
+    assert P.split_clauses("Prices rose by half this year, but wages fell for most workers.") == [
+        "Prices rose by half this year",
+        "wages fell for most workers",
+    ]
+    assert P.split_clauses("It rained. Then it snowed all day; roads closed.") == [
+        "It rained",
+        "Then it snowed all day",
+        "roads closed",
+    ]
 
 
 def test_rules2_to_4_numbers_dates_and_entities_with_their_windows():
@@ -43,7 +53,7 @@ def test_rules2_to_4_numbers_dates_and_entities_with_their_windows():
     assert ("number", "said 5% of") in found
     assert ("entity", "the WHO said") in found and ("entity", "in Italy died") in found
     assert not any(kind == "entity" and q.startswith("In March") for kind, q in found)  # dates are not entities
-    assert not any(kind == "number" and "2020" in q for kind, q in found)               # a year is a date
+    assert not any(kind == "number" and "2020" in q for kind, q in found)  # a year is a date
 
 
 def test_heuristic_queries_start_with_clauses_and_drop_duplicates():
@@ -52,17 +62,23 @@ def test_heuristic_queries_start_with_clauses_and_drop_duplicates():
     qs = P.heuristic_queries("Country X had 5% growth in 2019.", width=1, max_queries=8)
     assert qs[0] == "Country X had 5% growth in 2019"
     assert "in 2019" in qs and "had 5% growth" in qs
-    assert P.heuristic_queries("Sales were 10, 20, 30 and 40 units", width=0, max_queries=3) == \
-        ["Sales were 10, 20, 30 and 40 units", "10", "20"]
+    assert P.heuristic_queries("Sales were 10, 20, 30 and 40 units", width=0, max_queries=3) == [
+        "Sales were 10, 20, 30 and 40 units",
+        "10",
+        "20",
+    ]
 
 
 def test_plan_files_round_trip_and_bad_lines_name_the_line(tmp_path):
     plan = {2: ["b"], 0: ["a", "é"]}
     P.save_plan(plan, tmp_path / "p.jsonl")
-    assert (tmp_path / "p.jsonl").read_text(encoding="utf-8").splitlines()[0] == '{"claim_id": 0, "queries": ["a", "é"]}'
+    assert (tmp_path / "p.jsonl").read_text(encoding="utf-8").splitlines()[
+        0
+    ] == '{"claim_id": 0, "queries": ["a", "é"]}'
     assert P.load_plan(tmp_path / "p.jsonl") == {0: ["a", "é"], 2: ["b"]}
-    (tmp_path / "bad.jsonl").write_text(json.dumps({"claim_id": 0, "queries": ["a"]}) + "\n" +
-                                        json.dumps({"claim_id": 1, "queries": "a"}) + "\n")
+    (tmp_path / "bad.jsonl").write_text(
+        json.dumps({"claim_id": 0, "queries": ["a"]}) + "\n" + json.dumps({"claim_id": 1, "queries": "a"}) + "\n"
+    )
     with pytest.raises(DataError, match="bad.jsonl.*record 2.*queries"):
         P.load_plan(tmp_path / "bad.jsonl")
 
@@ -86,4 +102,4 @@ def test_plan_statistics_by_hand():
 
 
 def test_labels():
-    assert P.label("oracle") == "ORACLE-QUERIES" and P.label("post_hoc_hero_qa") == "POST-HOC (hero_qa)"
+    assert DS.planner("oracle") == "ORACLE-QUERIES" and DS.planner("post_hoc_hero_qa") == "POST-HOC (hero_qa)"

@@ -1,4 +1,5 @@
 """lib.prompted: prompts, parsers, and planners against the stub server (tests/llm_stub.py)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -9,11 +10,11 @@ from lib.data import averitec, claimdecomp
 from tests.conftest import FIXTURE_DATA
 from tests.llm_stub import StubLLM
 
-PROGRAM = '''def program():
+PROGRAM = """def program():
     answer_1 = Question("Which agency published the photo?")
     fact_1 = Verify(f"{answer_1} says the moon is made of cheese.")
     fact_2 = Verify('NASA said it in 2020.')
-    label = Predict(fact_1 and fact_2)'''
+    label = Predict(fact_1 and fact_2)"""
 
 
 def stub_answer(messages) -> str:
@@ -35,8 +36,11 @@ def stub_answer(messages) -> str:
 
 
 def test_program_steps_become_queries():
-    assert PR.program_queries(PROGRAM) == ["Which agency published the photo?", "says the moon is made of cheese.",
-                                           "NASA said it in 2020."]
+    assert PR.program_queries(PROGRAM) == [
+        "Which agency published the photo?",
+        "says the moon is made of cheese.",
+        "NASA said it in 2020.",
+    ]
     assert PR.program_queries("no program") == [] and PR.program_queries(None) == []
 
 

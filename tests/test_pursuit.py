@@ -1,4 +1,5 @@
 """lib.pursuit: Algorithm 1 with scripted question sources, and answers equal to lib.runs' best documents."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -38,8 +39,8 @@ def test_stops_at_a_verdict_a_repeat_or_the_limit(claims):
     q = lambda t: ("question", t)  # noqa: E731
     script = {
         0: [[("verdict", "Supported"), q("A?")], [q("B?")], [("verdict", "Refuted")]],  # no verdict before evidence
-        1: [[q("C?")], [q("C?")]],                       # repeats itself, no alternative
-        2: [[q("D?")], [q("d?"), q("E?")], [q("F?")]],     # the repeat is skipped for the next beam output
+        1: [[q("C?")], [q("C?")]],  # repeats itself, no alternative
+        2: [[q("D?")], [q("d?"), q("E?")], [q("F?")]],  # the repeat is skipped for the next beam output
     }
     src = Scripted(script)
     traces = PU.pursue(claims, src, src, fake_answer, max_questions=3, progress=False)
@@ -54,8 +55,11 @@ def test_stops_at_a_verdict_a_repeat_or_the_limit(claims):
 
 def test_fill_up_uses_other_beam_outputs(claims):
     q = lambda t: ("question", t)  # noqa: E731
-    script = {0: [[q("A?"), q("A2?"), q("A3?")], [("verdict", "Supported"), q("B?")]],
-              1: [[q("C?")], [("verdict", "Refuted")]], 2: [[], []]}
+    script = {
+        0: [[q("A?"), q("A2?"), q("A3?")], [("verdict", "Supported"), q("B?")]],
+        1: [[q("C?")], [("verdict", "Refuted")]],
+        2: [[], []],
+    }
     src = Scripted(script)
     traces = PU.pursue(claims, src, src, fake_answer, max_questions=3, fill_up=True, progress=False)
     assert PU.as_plan(traces) == {0: ["A?", "A2?", "A3?"], 1: ["C?"], 2: []}
@@ -85,6 +89,9 @@ class FakeGenerator:
     def __init__(self, texts, p_stop):
         self.texts, self.p_stop = texts, p_stop
 
+    def verdict_probability(self, sources, batch_size):
+        return self.p_stop[: len(sources)]
+
     def next_source(self, claim, pairs):
         return f"{claim.claim_id}:{len(pairs)}"
 
@@ -92,9 +99,7 @@ class FakeGenerator:
         return [self.texts for _ in sources]
 
 
-
 def test_seq_source_stops_by_the_verdict_probability_not_the_beam_rank(claims, monkeypatch):
-    monkeypatch.setattr(PU, "stop_probability", lambda g, sources, batch_size: g.p_stop[: len(sources)])
     texts = ["verdict : refuted", "who said it?", "when?"]
     src = PU.SeqSource(FakeGenerator(texts, [0.7, 0.2]), stop_threshold=0.5)
     out = src.next(claims[:2], [[("q?", "a")], [("q?", "a")]])
@@ -104,9 +109,11 @@ def test_seq_source_stops_by_the_verdict_probability_not_the_beam_rank(claims, m
     assert naive.next(claims[:1], [[("q?", "a")]])[0][0] == ("verdict", "Refuted")  # the beam ranking decides
 
 
-def test_stop_probability_is_a_probability(tiny_qgen, claims):
-    from lib.qgen import Generator
+def test_verdict_probability_is_a_probability(tiny_qgen, claims):
+    from conftest import TINY_DECODING
 
-    g = Generator(tiny_qgen[0])
-    p = PU.stop_probability(g, [g.next_source(c, []) for c in claims])
+    from lib.qgen import Decoding, Generator
+
+    g = Generator(Decoding.from_params(TINY_DECODING), tiny_qgen[0])
+    p = g.verdict_probability([g.next_source(c, []) for c in claims])
     assert p.shape == (3,) and ((p >= 0) & (p <= 1)).all()

@@ -18,21 +18,37 @@ def test_meteor_matches_the_reference_value():
     use_nltk_data()
     from nltk.translate.meteor_score import meteor_score
 
-    assert meteor_score([["the", "cat", "sat"]], ["the", "cat", "sat", "down"]) == pytest.approx(0.9498207885304659, abs=1e-12)
+    assert meteor_score([["the", "cat", "sat"]], ["the", "cat", "sat", "down"]) == pytest.approx(
+        0.9498207885304659, abs=1e-12
+    )
 
 
 def test_word_tokenize_uses_the_offline_punkt_tables():
     use_nltk_data()
     from nltk.tokenize import sent_tokenize, word_tokenize
 
-    assert word_tokenize("Mr. Smith paid $5.50. He left.") == ["Mr.", "Smith", "paid", "$", "5.50", ".", "He", "left", "."]
+    assert word_tokenize("Mr. Smith paid $5.50. He left.") == [
+        "Mr.",
+        "Smith",
+        "paid",
+        "$",
+        "5.50",
+        ".",
+        "He",
+        "left",
+        ".",
+    ]
     assert len(sent_tokenize("Dr. Who met Mr. Smith in the U.S. yesterday. They talked.")) == 2
 
 
 def test_build_punkt_writes_nltks_four_tables(tmp_path):
     out = build_punkt(tmp_path)
-    assert sorted(p.name for p in out.iterdir()) == ["abbrev_types.txt", "collocations.tab", "ortho_context.tab",
-                                                     "sent_starters.txt"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "abbrev_types.txt",
+        "collocations.tab",
+        "ortho_context.tab",
+        "sent_starters.txt",
+    ]
     assert "mr" in (out / "abbrev_types.txt").read_text().split("\n")
 
 
@@ -42,11 +58,13 @@ def test_plain_import_nltk_finds_the_data_in_this_environment(tmp_path):
     import subprocess
     import sys
 
-    script = ("import sys, nltk\n"
-              "from nltk.corpus import wordnet\n"
-              "from nltk.tokenize import word_tokenize\n"
-              "assert wordnet.synsets('dog') and word_tokenize('Mr. Smith left.') == ['Mr.', 'Smith', 'left', '.']\n"
-              "print(nltk.data.find('corpora/wordnet'))\n")
+    script = (
+        "import sys, nltk\n"
+        "from nltk.corpus import wordnet\n"
+        "from nltk.tokenize import word_tokenize\n"
+        "assert wordnet.synsets('dog') and word_tokenize('Mr. Smith left.') == ['Mr.', 'Smith', 'left', '.']\n"
+        "print(nltk.data.find('corpora/wordnet'))\n"
+    )
     env = {k: v for k, v in os.environ.items() if k != "NLTK_DATA"}
     proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

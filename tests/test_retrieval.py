@@ -1,4 +1,5 @@
 """BM25 equals rank_bm25 (fixture and real store text), dense index, scopes, hybrid, temporal filter."""
+
 from datetime import date
 
 import numpy as np
@@ -6,11 +7,18 @@ import pandas as pd
 import pytest
 from rank_bm25 import BM25Okapi
 
+from lib import fusion as F
+from lib import models as MD
 from lib import retrieval as R
 from lib.store import claim_pools
 
-CORPUS = ["The moon is made of rock and dust.", "Cheese is a dairy product, cheese cheese.",
-          "NASA never said the moon is cheese.", "Rock music from the moon", "the the the"]
+CORPUS = [
+    "The moon is made of rock and dust.",
+    "Cheese is a dairy product, cheese cheese.",
+    "NASA never said the moon is cheese.",
+    "Rock music from the moon",
+    "the the the",
+]
 QUERIES = ["moon cheese", "the moon the moon", "unknownword", "", "ROCK, dust!"]
 
 
@@ -41,8 +49,12 @@ def test_bm25_subset_has_the_subsets_statistics_and_rows_select_columns():
 def test_bm25_equals_rank_bm25_on_real_store_text(real_store):
     docs = real_store.docs
     texts = docs["text"].tolist()
-    queries = texts[:5] + ["Sean Connery letter Steve Jobs Apple commercial", "covid-19 vaccine deaths 2021",
-                           "How many people died?", "the the the"]
+    queries = texts[:5] + [
+        "Sean Connery letter Steve Jobs Apple commercial",
+        "covid-19 vaccine deaths 2021",
+        "How many people died?",
+        "the the the",
+    ]
     ours = R.BM25.from_texts(texts).scores(queries)
     assert np.abs(ours - rank_bm25_scores(texts, queries)).max() < 1e-9
     pool = claim_pools(docs)[0]
@@ -51,7 +63,7 @@ def test_bm25_equals_rank_bm25_on_real_store_text(real_store):
 
 
 def test_minmax_rows_handles_constant_rows():
-    out = R.minmax_rows(np.array([[1.0, 3.0, 2.0], [5.0, 5.0, 5.0]]))
+    out = F.minmax_rows(np.array([[1.0, 3.0, 2.0], [5.0, 5.0, 5.0]]))
     assert np.array_equal(out, [[0.0, 1.0, 0.5], [0.0, 0.0, 0.0]])
 
 
@@ -75,11 +87,14 @@ def test_dense_index_faiss_search_agrees_with_exhaustive_scores():
 
 
 def test_bundled_minilm_encodes_normalised_vectors_that_rank_by_meaning():
-    assert R.resolve_model("sentence-transformers/all-MiniLM-L6-v2").endswith("model")
-    assert R.model_slug("sentence-transformers/all-MiniLM-L6-v2") == "all-MiniLM-L6-v2"
-    encoder = R.load_encoder("all-MiniLM-L6-v2", device="cpu", max_seq_length=64)
-    emb = R.encode(encoder, ["The moon is made of rock.", "Lunar soil consists of rock and dust.",
-                             "Cheese is a dairy product."], progress=False)
+    assert MD.resolve_model("sentence-transformers/all-MiniLM-L6-v2").endswith("model")
+    assert MD.model_slug("sentence-transformers/all-MiniLM-L6-v2") == "all-MiniLM-L6-v2"
+    encoder = MD.load_encoder("all-MiniLM-L6-v2", device="cpu", max_seq_length=64)
+    emb = MD.encode(
+        encoder,
+        ["The moon is made of rock.", "Lunar soil consists of rock and dust.", "Cheese is a dairy product."],
+        progress=False,
+    )
     assert emb.dtype == np.float32 and np.allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-5)
     assert emb[0] @ emb[1] > emb[0] @ emb[2]
     index = R.DenseIndex(emb, encoder=encoder)  # queries without a cache entry are encoded on demand
@@ -109,7 +124,7 @@ def test_retriever_scopes_and_hybrid(tiny_store):
     glob = R.Retriever("bm25", "global", bm25, dense, pools)
     assert np.allclose(glob.score(0, ["moon rock"]), bm25.scores(["moon rock"]))
     hybrid = R.Retriever("hybrid", "global", bm25, dense, pools).score(0, ["moon rock"])
-    expect = 0.5 * (R.minmax_rows(bm25.scores(["moon rock"])) + R.minmax_rows(dense.scores(["moon rock"])))
+    expect = 0.5 * (F.minmax_rows(bm25.scores(["moon rock"])) + F.minmax_rows(dense.scores(["moon rock"])))
     assert np.allclose(hybrid, expect)
     with pytest.raises(ValueError, match="outside its pool"):
         claim.score(0, ["moon"], rows=np.array([int(np.setdiff1d(np.arange(len(docs)), pools[0])[0])]))
@@ -120,16 +135,24 @@ def test_retriever_scopes_and_hybrid(tiny_store):
 
 
 def test_temporal_rules_by_hand():
-    docs = pd.DataFrame({"path_date": [date(2020, 1, 1), date(2020, 3, 1), None, None, None],
-                         "capture_date": [date(2021, 1, 1), None, date(2019, 1, 1), date(2021, 1, 1), None]})
+    docs = pd.DataFrame(
+        {
+            "path_date": [date(2020, 1, 1), date(2020, 3, 1), None, None, None],
+            "capture_date": [date(2021, 1, 1), None, date(2019, 1, 1), date(2021, 1, 1), None],
+        }
+    )
     pub, cap = R.date_ordinals(docs)
     status = R.date_status(pub, cap, date(2020, 2, 1))
     assert list(status) == ["before", "published_after_claim", "before", "captured_after_claim_undated", "undated"]
     assert list(R.temporal_mask(status, keep_undated=True)) == [True, False, True, True, True]
     assert list(R.temporal_mask(status, keep_undated=False)) == [True, False, True, False, False]
     assert R.temporal_report(status, keep_undated=False) == {
-        "candidates": 5, "removed_published_after_claim": 1, "removed_captured_after_claim_undated": 1,
-        "removed_undated": 1, "kept": 2}
+        "candidates": 5,
+        "removed_published_after_claim": 1,
+        "removed_captured_after_claim_undated": 1,
+        "removed_undated": 1,
+        "kept": 2,
+    }
     assert R.temporal_report(status, keep_undated=True)["kept"] == 4
     assert list(R.date_status(pub, cap, None)) == ["no_claim_date"] * 5
     assert R.temporal_mask(R.date_status(pub, cap, None), keep_undated=False).all()

@@ -1,4 +1,5 @@
 """The run grid on the fixture store: structure, fallbacks, temporal counts, and agreement with lib pieces."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -19,11 +20,21 @@ def claims():
 @pytest.fixture(scope="module")
 def grid_and_runs(tiny_store, claims):
     docs = tiny_store.docs
-    plans = {"claim_only": {c.claim_id: [c.text] for c in claims},
-             "oracle": {0: ["What is the moon made of?", "Did NASA say it?"], 1: ["What was growth?"], 2: []}}
-    grid = RU.RunGrid.from_params({"plans": list(plans), "retrievers": ["bm25", "dense", "hybrid"],
-                                   "scopes": ["claim", "global"], "temporal": [False, True],
-                                   "keep_undated": False, "all_fusions_for": ["oracle"], "depth": 5})
+    plans = {
+        "claim_only": {c.claim_id: [c.text] for c in claims},
+        "oracle": {0: ["What is the moon made of?", "Did NASA say it?"], 1: ["What was growth?"], 2: []},
+    }
+    grid = RU.RunGrid.from_params(
+        {
+            "plans": list(plans),
+            "retrievers": ["bm25", "dense", "hybrid"],
+            "scopes": ["claim", "global"],
+            "temporal": [False, True],
+            "keep_undated": False,
+            "all_fusions_for": ["oracle"],
+            "depth": 5,
+        }
+    )
     rng = np.random.default_rng(0)
     vecs = rng.normal(size=(len(docs), 6)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
@@ -71,8 +82,10 @@ def test_runs_equal_fusing_the_retriever_scores(grid_and_runs, tiny_store, claim
 def test_temporal_filter_removes_documents_and_counts_them(grid_and_runs, tiny_store):
     *_, runs, report = grid_and_runs
     counts = report["temporal_filter"]["claim"]
-    assert counts["candidates"] == sum(len(v) for v in [tiny_store.docs[tiny_store.docs["claim_ids"].map(
-        lambda ids, c=c: c in ids)] for c in (0, 1, 2)])
+    assert counts["candidates"] == sum(
+        len(v)
+        for v in [tiny_store.docs[tiny_store.docs["claim_ids"].map(lambda ids, c=c: c in ids)] for c in (0, 1, 2)]
+    )
     assert counts["kept"] + sum(v for k, v in counts.items() if k.startswith("removed_")) == counts["candidates"]
     on = runs[(runs["temporal"]) & (runs["scope"] == "claim")].groupby("claim_id").size()
     off = runs[(~runs["temporal"]) & (runs["scope"] == "claim")].groupby("claim_id").size()
@@ -82,6 +95,7 @@ def test_temporal_filter_removes_documents_and_counts_them(grid_and_runs, tiny_s
 def test_runs_evaluate_with_the_store_qrels(grid_and_runs, tiny_store):
     *_, runs, _ = grid_and_runs
     from lib.store import qrels_dict
+
     run = RU.runs_dict(runs, plan="oracle", retriever="bm25", scope="claim", temporal=False, fusion="combmax_norm")
     values = evaluate(qrels_dict(tiny_store.qrels), run, ["ndcg@10", "recall@100"])
     assert 0 < values["ndcg@10"] <= 1 and 0 < values["recall@100"] <= 1
@@ -94,7 +108,9 @@ def test_grid_parameters_are_checked():
         RU.RunGrid.from_params({"plans": ["a"], "retrievers": ["splade"], "all_fusions_for": []})
     with pytest.raises(ValueError, match="all_fusions_for"):
         RU.RunGrid.from_params({"plans": ["a"], "all_fusions_for": ["b"]})
-    assert RU.RunGrid.from_params({"plans": ["a"], "bm25": {"k1": 1.2}, "all_fusions_for": []}).bm25 == R.BM25Params(k1=1.2)
+    assert RU.RunGrid.from_params({"plans": ["a"], "bm25": {"k1": 1.2}, "all_fusions_for": []}).bm25 == R.BM25Params(
+        k1=1.2
+    )
 
 
 def test_parallel_passes_give_the_same_runs(grid_and_runs, tiny_store, claims):
@@ -111,8 +127,13 @@ def test_answers_are_each_querys_best_document(grid_and_runs, tiny_store, claims
     _, _, answers = RU.retrieve(grid, tiny_store.docs, claims, plans, retr, progress=False)
     docs = tiny_store.docs
     q = "What is the moon made of?"
-    got = answers[(answers["retriever"] == "bm25") & (answers["scope"] == "global") & (~answers["temporal"])
-                  & (answers["claim_id"] == 0) & (answers["query"] == q)]
+    got = answers[
+        (answers["retriever"] == "bm25")
+        & (answers["scope"] == "global")
+        & (~answers["temporal"])
+        & (answers["claim_id"] == 0)
+        & (answers["query"] == q)
+    ]
     scores = retr[("bm25", "global")].score(0, [q])[0]
     assert len(got) == 1 and got["score"].iloc[0] == scores.max()
     assert got["doc_id"].iloc[0] in set(docs["doc_id"].to_numpy()[scores == scores.max()])

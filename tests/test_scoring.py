@@ -1,4 +1,5 @@
 """The AVeriTeC scorer: the organisers' check figures on dev, both input formats, edge cases, speed-ups."""
+
 import json
 import re
 
@@ -31,8 +32,9 @@ def test_gold_against_itself_gives_the_organisers_figures(dev, real_data, tmp_pa
 
 
 def test_always_refuted_claim_only_run_gives_the_organisers_figures(dev, real_data, tmp_path, capsys):
-    trivial = [{"label": "Refuted", "questions": [{"question": c["claim"], "answers": [{"answer": c["claim"]}]}]}
-               for c in dev]
+    trivial = [
+        {"label": "Refuted", "questions": [{"question": c["claim"], "answers": [{"answer": c["claim"]}]}]} for c in dev
+    ]
     (tmp_path / "trivial.json").write_text(json.dumps(trivial))
     out = run_cli(capsys, tmp_path / "trivial.json", real_data / "averitec" / "dev.json")
     assert round(out["q_only"], 4) == 0.2298 and round(out["qa"], 4) == 0.1338
@@ -53,24 +55,39 @@ def test_reference_strings_follow_the_organisers_rules():
     assert ref.questions == ("What is the moon made of?", "Did NASA say it?")
     assert SC.qa_string("Is it?", "Yes", "Boolean", "Because.") == "Is it? Yes. Because."
     assert SC.qa_string("Q?", "A") == "Q? A"
-    no_answers = averitec.Claim(0, "dev", "c", "Refuted", None, (), (), "", None, None, None,
-                         (averitec.Question("Where?", ()),))
+    no_answers = averitec.Claim(
+        0, "dev", "c", "Refuted", None, (), (), "", None, None, None, (averitec.Question("Where?", ()),)
+    )
     assert SC.reference_evidence(no_answers).strings == ("Where? No answer could be found.",)
 
 
 def test_both_prediction_formats_are_read_and_aligned(tmp_path):
     claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
-    official = [{"label": "Supported", "questions": [{"question": "Q?", "answers": [{"answer": "A1"}, {"answer": "A2"}]},
-                                                     {"question": "R?", "answers": []}]},
-                {"label": "conflicting evidence/cherry-picking", "string_evidence": ["s1", "s2"]},
-                {"label": "Refuted", "questions": []}]
+    official = [
+        {
+            "label": "Supported",
+            "questions": [
+                {"question": "Q?", "answers": [{"answer": "A1"}, {"answer": "A2"}]},
+                {"question": "R?", "answers": []},
+            ],
+        },
+        {"label": "conflicting evidence/cherry-picking", "string_evidence": ["s1", "s2"]},
+        {"label": "Refuted", "questions": []},
+    ]
     (tmp_path / "official.json").write_text(json.dumps(official))
     p = SC.load_predictions(tmp_path / "official.json", claims)
     assert p[0].strings == ("Q? A1", "Q? A2", "R? No answer could be found.") and p[0].questions == ("Q?", "R?")
     assert p[1].label == "Conflicting Evidence/Cherrypicking" and not p[1].has_questions
     assert p[2].strings == ()
-    shared = [{"claim_id": i, "claim": c.text, "pred_label": "Refuted",
-               "evidence": [{"question": "Q?", "answer": f"A{i}", "url": "u"}]} for i, c in reversed(list(enumerate(claims)))]
+    shared = [
+        {
+            "claim_id": i,
+            "claim": c.text,
+            "pred_label": "Refuted",
+            "evidence": [{"question": "Q?", "answer": f"A{i}", "url": "u"}],
+        }
+        for i, c in reversed(list(enumerate(claims)))
+    ]
     (tmp_path / "shared.jsonl").write_text("\n".join(json.dumps(r) for r in shared))
     p = SC.load_predictions(tmp_path / "shared.jsonl", claims)
     assert [x.strings for x in p] == [("Q? A0",), ("Q? A1",), ("Q? A2",)]  # aligned by claim_id
@@ -83,8 +100,10 @@ def test_empty_and_overlong_evidence(real_data):
     assert SC.claim_scores(SC.Evidence("Refuted", (), ()), ref, meteor) == (0.0, 0.0)
     good = ("What is the moon made of? The moon is made of rock and dust.",)
     long = SC.Evidence("Refuted", ("x",) * 12, ("unrelated words here",) * 10 + good)  # 11th string is ignored
-    assert SC.claim_scores(long, ref, meteor)[1] == SC.claim_scores(
-        SC.Evidence("Refuted", ("x",) * 10, ("unrelated words here",) * 10), ref, meteor)[1]
+    assert (
+        SC.claim_scores(long, ref, meteor)[1]
+        == SC.claim_scores(SC.Evidence("Refuted", ("x",) * 10, ("unrelated words here",) * 10), ref, meteor)[1]
+    )
     assert SC.claim_scores(SC.Evidence("Refuted", ("x",), good), ref, meteor)[1] > 0.3
 
 
@@ -96,8 +115,9 @@ def test_labels_outside_the_verdicts_and_misaligned_files_are_clear_errors(tmp_p
     (tmp_path / "short.json").write_text(json.dumps([{"label": "Refuted", "questions": []}]))
     with pytest.raises(DataError, match="1 predictions for 3 references"):
         SC.load_predictions(tmp_path / "short.json", claims)
-    (tmp_path / "missing.jsonl").write_text(json.dumps({"claim_id": 0, "claim": claims[0].text, "pred_label": "Refuted",
-                                                        "evidence": []}))
+    (tmp_path / "missing.jsonl").write_text(
+        json.dumps({"claim_id": 0, "claim": claims[0].text, "pred_label": "Refuted", "evidence": []})
+    )
     with pytest.raises(DataError, match="no prediction for 2 reference claims"):
         SC.load_predictions(tmp_path / "missing.jsonl", claims)
 
@@ -105,12 +125,25 @@ def test_labels_outside_the_verdicts_and_misaligned_files_are_clear_errors(tmp_p
 def test_summary_by_hand():
     import pandas as pd
 
-    table = pd.DataFrame({"q_only": [0.5, 0.1], "qa": [0.3, 0.2], "label": ["Refuted", "Supported"],
-                          "pred_label": ["Refuted", "Refuted"], "correct": [True, False],
-                          "claim_types": [("Numerical Claim",), ("Numerical Claim", "Causal Claim")]})
+    table = pd.DataFrame(
+        {
+            "q_only": [0.5, 0.1],
+            "qa": [0.3, 0.2],
+            "label": ["Refuted", "Supported"],
+            "pred_label": ["Refuted", "Refuted"],
+            "correct": [True, False],
+            "claim_types": [("Numerical Claim",), ("Numerical Claim", "Causal Claim")],
+        }
+    )
     s = SC.summarise(table)
-    assert s["accuracy"] == 0.5 and s["averitec"] == {"0.1": 0.5, "0.2": 0.5, "0.25": 0.5, "0.3": 0.0, "0.4": 0.0,
-                                                       "0.5": 0.0}
+    assert s["accuracy"] == 0.5 and s["averitec"] == {
+        "0.1": 0.5,
+        "0.2": 0.5,
+        "0.25": 0.5,
+        "0.3": 0.0,
+        "0.4": 0.0,
+        "0.5": 0.0,
+    }
     assert s["f1"]["Refuted"] == pytest.approx(2 / 3) and s["macro_f1"] == pytest.approx((2 / 3) / 4)
     assert s["type_averitec@0.25"] == {"Causal Claim": 0.0, "Numerical Claim": 0.5}
     assert s["type_qa@0.2"] == {"Causal Claim": 0.0, "Numerical Claim": pytest.approx(0.15)}
@@ -128,8 +161,16 @@ def fixture_claims():
 
 def shared(claims, **overrides):
     """2024-format records for the fixture claims, each with one QA pair."""
-    return [{"claim_id": c.claim_id, "claim": c.text, "pred_label": "Refuted",
-             "evidence": [{"question": "Q?", "answer": f"A{c.claim_id}", "url": "u"}], **overrides} for c in claims]
+    return [
+        {
+            "claim_id": c.claim_id,
+            "claim": c.text,
+            "pred_label": "Refuted",
+            "evidence": [{"question": "Q?", "answer": f"A{c.claim_id}", "url": "u"}],
+            **overrides,
+        }
+        for c in claims
+    ]
 
 
 def write_json(tmp_path, records, name="pred.json"):
@@ -151,26 +192,60 @@ def test_official_records_with_claim_id_are_aligned_by_id(fixture_claims, tmp_pa
         SC.read_predictions(write_json(tmp_path, gold[::-1], "c.json"), fixture_claims)
 
 
-@pytest.mark.parametrize("records, expected", [
-    ([{"foo": 1}] * 3, r"record 0: keys \['foo'\] match no prediction format"),
-    ([{"predicted_label": "Refuted", "qa_pairs": []}] * 3, r"record 0: keys \['predicted_label', 'qa_pairs'\] match no"),
-    ([{"label": "Refuted", "question": [{"question": "Q?"}]}] * 3, r"record 0: field 'question': unknown key in the official"),
-    ([{"label": "Refuted", "questions": []}, {"foo": 1}, {"label": "Refuted", "questions": []}], r"record 1: keys \['foo'\]"),
-    ([{"label": "Refuted", "questions": []}, {"claim_id": 1, "pred_label": "Refuted", "evidence": []},
-      {"label": "Refuted", "questions": []}], r"record 1: a 2024-format record in a official-format file"),
-    ([{"label": "Refuted"}] * 3, r"record 0: field 'questions': missing"),
-    ([{"questions": []}] * 3, r"record 0: field 'label': missing verdict"),
-    ([{"label": None, "questions": []}] * 3, r"record 0: field 'label': missing verdict"),
-    ([{"label": "Refuted", "questions": [{"question": 42}]}] * 3, r"record 0: field 'questions\[0\].question': expected a string, got int"),
-    ([{"label": "Refuted", "questions": [{"question": "Q?", "answers": [{"answer": 7}]}]}] * 3,
-     r"field 'questions\[0\].answers\[0\].answer': expected a string"),
-    ([{"label": "Refuted", "questions": [{"question": "Q?", "answers": [{"answr": "x"}]}]}] * 3,
-     r"field 'questions\[0\].answers\[0\].answr': unknown key"),
-    ([{"label": "Refuted", "questions": "Q?"}] * 3, r"field 'questions': expected a list \(or no `questions` key\), got 'Q\?'"),
-    ([{"claim_id": True, "label": "Refuted", "questions": []}] * 3, r"field 'claim_id': expected a claim index"),
-    ([{"claim_id": 0, "label": "Refuted", "questions": []}, {"label": "Refuted", "questions": []},
-      {"claim_id": 2, "label": "Refuted", "questions": []}], r"record 1: field 'claim_id': missing, while other records"),
-])
+@pytest.mark.parametrize(
+    "records, expected",
+    [
+        ([{"foo": 1}] * 3, r"record 0: keys \['foo'\] match no prediction format"),
+        (
+            [{"predicted_label": "Refuted", "qa_pairs": []}] * 3,
+            r"record 0: keys \['predicted_label', 'qa_pairs'\] match no",
+        ),
+        (
+            [{"label": "Refuted", "question": [{"question": "Q?"}]}] * 3,
+            r"record 0: field 'question': unknown key in the official",
+        ),
+        (
+            [{"label": "Refuted", "questions": []}, {"foo": 1}, {"label": "Refuted", "questions": []}],
+            r"record 1: keys \['foo'\]",
+        ),
+        (
+            [
+                {"label": "Refuted", "questions": []},
+                {"claim_id": 1, "pred_label": "Refuted", "evidence": []},
+                {"label": "Refuted", "questions": []},
+            ],
+            r"record 1: a 2024-format record in a official-format file",
+        ),
+        ([{"label": "Refuted"}] * 3, r"record 0: field 'questions': missing"),
+        ([{"questions": []}] * 3, r"record 0: field 'label': missing verdict"),
+        ([{"label": None, "questions": []}] * 3, r"record 0: field 'label': missing verdict"),
+        (
+            [{"label": "Refuted", "questions": [{"question": 42}]}] * 3,
+            r"record 0: field 'questions\[0\].question': expected a string, got int",
+        ),
+        (
+            [{"label": "Refuted", "questions": [{"question": "Q?", "answers": [{"answer": 7}]}]}] * 3,
+            r"field 'questions\[0\].answers\[0\].answer': expected a string",
+        ),
+        (
+            [{"label": "Refuted", "questions": [{"question": "Q?", "answers": [{"answr": "x"}]}]}] * 3,
+            r"field 'questions\[0\].answers\[0\].answr': unknown key",
+        ),
+        (
+            [{"label": "Refuted", "questions": "Q?"}] * 3,
+            r"field 'questions': expected a list \(or no `questions` key\), got 'Q\?'",
+        ),
+        ([{"claim_id": True, "label": "Refuted", "questions": []}] * 3, r"field 'claim_id': expected a claim index"),
+        (
+            [
+                {"claim_id": 0, "label": "Refuted", "questions": []},
+                {"label": "Refuted", "questions": []},
+                {"claim_id": 2, "label": "Refuted", "questions": []},
+            ],
+            r"record 1: field 'claim_id': missing, while other records",
+        ),
+    ],
+)
 def test_bad_official_records_are_named_errors(fixture_claims, tmp_path, records, expected):
     with pytest.raises(DataError, match=expected):
         SC.read_predictions(write_json(tmp_path, records), fixture_claims)
@@ -185,21 +260,32 @@ def mutate(records, index, **changes):
 DROP = object()
 
 
-@pytest.mark.parametrize("change, expected", [
-    (lambda r: r + [dict(r[0])], r"record 3: field 'claim_id': duplicate: claim 0 already predicted by record 0"),
-    (lambda r: mutate(r, 1, claim_id=7), r"record 1: field 'claim_id': 7 is not a reference claim"),
-    (lambda r: r[:2], r"no prediction for 1 reference claims \(first: \[2\]\)"),
-    (lambda r: mutate(r, 2, pred_label=DROP), r"record 2: field 'pred_label': missing verdict"),
-    (lambda r: mutate(r, 2, pred_label=None), r"record 2: field 'pred_label': missing verdict"),
-    (lambda r: mutate(r, 0, pred_label="Mostly True"), r"record 0: field 'pred_label': 'Mostly True' is not one of"),
-    (lambda r: mutate(r, 1, evidence=[{"answer": "a", "url": "u"}]), r"record 1: field 'evidence\[0\].question'"),
-    (lambda r: mutate(r, 1, evidence=[{"question": 42, "answer": "a", "url": "u"}]),
-     r"record 1: field 'evidence\[0\].question': expected a string, got int"),
-    (lambda r: mutate(r, 1, evidence="Q? A"), r"record 1: field 'evidence': expected a list"),
-    (lambda r: mutate(r, 0, claim="A claim about something else entirely"), r"record 0: field 'claim': differs from"),
-    (lambda r: mutate(r, 0, claim_id=DROP), r"record 0: field 'claim_id': missing: the 2024 format aligns"),
-    (lambda r: mutate(r, 0, label="Refuted"), r"record 0: field 'label': unknown key in the 2024 format"),
-])
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (lambda r: r + [dict(r[0])], r"record 3: field 'claim_id': duplicate: claim 0 already predicted by record 0"),
+        (lambda r: mutate(r, 1, claim_id=7), r"record 1: field 'claim_id': 7 is not a reference claim"),
+        (lambda r: r[:2], r"no prediction for 1 reference claims \(first: \[2\]\)"),
+        (lambda r: mutate(r, 2, pred_label=DROP), r"record 2: field 'pred_label': missing verdict"),
+        (lambda r: mutate(r, 2, pred_label=None), r"record 2: field 'pred_label': missing verdict"),
+        (
+            lambda r: mutate(r, 0, pred_label="Mostly True"),
+            r"record 0: field 'pred_label': 'Mostly True' is not one of",
+        ),
+        (lambda r: mutate(r, 1, evidence=[{"answer": "a", "url": "u"}]), r"record 1: field 'evidence\[0\].question'"),
+        (
+            lambda r: mutate(r, 1, evidence=[{"question": 42, "answer": "a", "url": "u"}]),
+            r"record 1: field 'evidence\[0\].question': expected a string, got int",
+        ),
+        (lambda r: mutate(r, 1, evidence="Q? A"), r"record 1: field 'evidence': expected a list"),
+        (
+            lambda r: mutate(r, 0, claim="A claim about something else entirely"),
+            r"record 0: field 'claim': differs from",
+        ),
+        (lambda r: mutate(r, 0, claim_id=DROP), r"record 0: field 'claim_id': missing: the 2024 format aligns"),
+        (lambda r: mutate(r, 0, label="Refuted"), r"record 0: field 'label': unknown key in the 2024 format"),
+    ],
+)
 def test_bad_2024_records_are_named_errors(fixture_claims, tmp_path, change, expected):
     with pytest.raises(DataError, match=expected):
         SC.read_predictions(write_json(tmp_path, change(shared(fixture_claims))), fixture_claims)
@@ -237,8 +323,9 @@ def test_the_2025_leaderboard_files_read(real_data):
     assert [e.label for e in p.evidence] == [c.label for c in claims]
 
 
-@pytest.mark.parametrize("target, expected", [("missing.json", "no such file"), (".", "not a file"),
-                                              ("empty.json", "empty file")])
+@pytest.mark.parametrize(
+    "target, expected", [("missing.json", "no such file"), (".", "not a file"), ("empty.json", "empty file")]
+)
 def test_missing_files_and_directories_are_errors(fixture_claims, tmp_path, target, expected):
     (tmp_path / "empty.json").write_text("  \n")
     with pytest.raises(DataError, match=expected):
@@ -250,14 +337,29 @@ def test_cli_exits_1_with_the_error_and_prints_the_format(fixture_claims, tmp_pa
     import sys
 
     good = write_json(tmp_path, shared(fixture_claims), "good.json")
-    proc = subprocess.run([sys.executable, "-m", "lib.scoring", "--jobs", "1", "--references", str(FIXTURE_DEV),
-                           "--predictions", str(good)], capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lib.scoring",
+            "--jobs",
+            "1",
+            "--references",
+            str(FIXTURE_DEV),
+            "--predictions",
+            str(good),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0 and "good.json: 2024, 3 records aligned by claim_id" in proc.stderr
     assert json.loads(proc.stdout)["accuracy"] == pytest.approx(1 / 3)
-    for args, expected in [(["--predictions", str(tmp_path / "nope.json")], "nope.json: record -: no such file"),
-                           (["--predictions", str(tmp_path)], "not a file"),
-                           (["--predictions", str(good), "--references", str(tmp_path / "r.json")],
-                            "r.json: record -: no such file")]:
+    for args, expected in [
+        (["--predictions", str(tmp_path / "nope.json")], "nope.json: record -: no such file"),
+        (["--predictions", str(tmp_path)], "not a file"),
+        (["--predictions", str(good), "--references", str(tmp_path / "r.json")], "r.json: record -: no such file"),
+    ]:
         with pytest.raises(SystemExit) as err:  # sys.exit(message): exit status 1, the message on stderr
             SC.main(["--jobs", "1", "--references", str(FIXTURE_DEV), *args])
         assert isinstance(err.value.code, str) and err.value.code.startswith("error: ") and expected in err.value.code
@@ -307,13 +409,26 @@ def test_csv_evidence_with_windows_line_ends_reads_as_with_unix_ones(fixture_cla
     assert windows.evidence == unix.evidence and unix.evidence[0].strings == ("Q0? A0",)
 
 
-@pytest.mark.parametrize("header, rows, expected", [
-    (("id", "claim", "evi", "label", "label"), lambda cs: [r + ["Supported"] for r in csv_rows(cs)],
-     "record header: field 'label': column named twice"),
-    (("id", "claim", "evi", "label"), lambda cs: [[c.claim_id, c.text, "Q?\tA\t\n\n", c.label] for c in cs],
-     "record 0: field 'evi': pair 0: expected"),
-    (("id", "claim", "evi", "label"), lambda cs: [["²", cs[0].text, "", "Refuted"]], "record 0: field 'id': not an integer"),
-])
+@pytest.mark.parametrize(
+    "header, rows, expected",
+    [
+        (
+            ("id", "claim", "evi", "label", "label"),
+            lambda cs: [r + ["Supported"] for r in csv_rows(cs)],
+            "record header: field 'label': column named twice",
+        ),
+        (
+            ("id", "claim", "evi", "label"),
+            lambda cs: [[c.claim_id, c.text, "Q?\tA\t\n\n", c.label] for c in cs],
+            "record 0: field 'evi': pair 0: expected",
+        ),
+        (
+            ("id", "claim", "evi", "label"),
+            lambda cs: [["²", cs[0].text, "", "Refuted"]],
+            "record 0: field 'id': not an integer",
+        ),
+    ],
+)
 def test_bad_csv_predictions_are_named_errors(fixture_claims, tmp_path, header, rows, expected):
     with pytest.raises(DataError, match=re.escape(expected)):
         SC.read_predictions(write_csv(tmp_path / "p.csv", rows(fixture_claims), header), fixture_claims)
@@ -339,16 +454,23 @@ def test_lenient_position_alignment_keeps_each_record_on_its_claim(fixture_claim
     assert p.describe() == "official, 3 records aligned by position" and "record 0: field 'label'" in p.skipped[0]
 
 
-@pytest.mark.parametrize("records, expected", [
-    ('[{"label": "Supported", "label": "Refuted", "questions": []}]', "an object names the key 'label' twice"),
-    ([{"claim_id": "²", "label": "Refuted", "questions": []}], "field 'claim_id': expected a claim index"),
-    ([{"label": "Refuted", "string_evidence": 0}], "field 'string_evidence': expected a list of strings"),
-    ([{"label": "Refuted", "questions": None}], "field 'questions': expected a list"),
-    ([{"label": "Refuted", "questions": [{"question": "Q?", "answers": {"answer": "A"}}]}],
-     r"field 'questions[0].answers': expected a list of answers"),
-    ([{"label": "Refuted", "questions": [{"question": "Q?", "answers": [{"answer": "A", "source_url": 5}]}]}],
-     r"field 'questions[0].answers[0].source_url': expected a string, got int"),
-])
+@pytest.mark.parametrize(
+    "records, expected",
+    [
+        ('[{"label": "Supported", "label": "Refuted", "questions": []}]', "an object names the key 'label' twice"),
+        ([{"claim_id": "²", "label": "Refuted", "questions": []}], "field 'claim_id': expected a claim index"),
+        ([{"label": "Refuted", "string_evidence": 0}], "field 'string_evidence': expected a list of strings"),
+        ([{"label": "Refuted", "questions": None}], "field 'questions': expected a list"),
+        (
+            [{"label": "Refuted", "questions": [{"question": "Q?", "answers": {"answer": "A"}}]}],
+            r"field 'questions[0].answers': expected a list of answers",
+        ),
+        (
+            [{"label": "Refuted", "questions": [{"question": "Q?", "answers": [{"answer": "A", "source_url": 5}]}]}],
+            r"field 'questions[0].answers[0].source_url': expected a string, got int",
+        ),
+    ],
+)
 def test_more_bad_official_records(fixture_claims, tmp_path, records, expected):
     path = tmp_path / "p.json"
     path.write_text(records if isinstance(records, str) else json.dumps(records * 3))
@@ -369,5 +491,7 @@ def test_utf16_predictions_and_empty_references_are_named(fixture_claims, tmp_pa
 def test_the_gold_2025_csv_scores_as_the_gold_json(real_data, capsys):
     """The FEVER-8 gold solution (answers with blank lines inside) gives the organisers' gold Q+A figure.
     (Its Q-only differs: the CSV repeats a question for each of its answers.)"""
-    out = run_cli(capsys, real_data / "averitec" / "leaderboard" / "solution_dev.csv", real_data / "averitec" / "dev.json")
+    out = run_cli(
+        capsys, real_data / "averitec" / "leaderboard" / "solution_dev.csv", real_data / "averitec" / "dev.json"
+    )
     assert round(out["qa"], 5) == 0.99900 and out["accuracy"] == 1.0

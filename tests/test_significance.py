@@ -1,4 +1,5 @@
 """Bootstrap intervals and paired tests: known answers and seeded determinism."""
+
 import numpy as np
 import pytest
 
@@ -60,16 +61,18 @@ def test_paired_bootstrap_statistic_equals_paired_bootstrap_for_accuracy():
     diff, p = SIG.paired_bootstrap_statistic(gold, a, b, accuracy, n_resamples=2000, seed=5)
     reference = SIG.paired_bootstrap((a == gold).astype(float), (b == gold).astype(float), n_resamples=2000, seed=5)
     assert diff == pytest.approx(accuracy(gold, a) - accuracy(gold, b))
-    assert abs(p - reference) <= 2 / 2001   # the same resamples; ties at the boundary may differ by rounding
+    assert abs(p - reference) <= 2 / 2001  # the same resamples; ties at the boundary may differ by rounding
     assert SIG.paired_bootstrap_statistic(gold, a, a, accuracy) == (0.0, 1.0)
-    assert SIG.paired_bootstrap_statistic(gold, a, b, accuracy, 500, 1) == SIG.paired_bootstrap_statistic(gold, a, b, accuracy, 500, 1)
+    assert SIG.paired_bootstrap_statistic(gold, a, b, accuracy, 500, 1) == SIG.paired_bootstrap_statistic(
+        gold, a, b, accuracy, 500, 1
+    )
     with pytest.raises(ValueError, match="aligned"):
         SIG.paired_bootstrap_statistic(gold, a[:-1], b, accuracy)
 
 
 def test_spearman_ci_brackets_rho_and_handles_constant_input():
     x = np.arange(50, dtype=float)
-    rho, lo, hi = SIG.spearman_ci(x, x ** 3, n_resamples=200)
+    rho, lo, hi = SIG.spearman_ci(x, x**3, n_resamples=200)
     assert (rho, lo, hi) == pytest.approx((1.0, 1.0, 1.0))  # float rounding of the rank correlation
     rng = np.random.default_rng(1)
     y = x + rng.normal(0, 20, size=50)

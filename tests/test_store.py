@@ -5,6 +5,7 @@ G2 growth@stats.example.org/growth (also sys_a, utm parameter differs), G3 publi
 politifact sentence, A2 cheese@wikipedia (also sys_b), A3 washingtonpost economy, A4 vaccines@healthsite (wayback);
 sys_b B1 cheese@cheese.example.com, B2 hoax@fakenews; distractors T1 train@nasa.gov/moon, E1 test@other.example.net.
 """
+
 from datetime import date
 
 import pandas as pd
@@ -55,8 +56,11 @@ def test_boolean_answers_use_their_explanation_and_skips_are_counted(tiny_store)
     assert by_text(tiny_store, "NASA never said the moon is cheese.")["origin"] == ["gold"]
     rep = tiny_store.report
     assert rep["candidates"] == {"gold": 6, "sys_a": 6, "sys_b": 4, "gold_train": 2, "gold_test": 1}
-    assert rep["skipped"] == {"gold": {"fewer_than_3_words": 1, "no_answer": 1}, "sys_b": {"fewer_than_3_words": 1},
-                              "gold_train": {"fewer_than_3_words": 1}}
+    assert rep["skipped"] == {
+        "gold": {"fewer_than_3_words": 1, "no_answer": 1},
+        "sys_b": {"fewer_than_3_words": 1},
+        "gold_train": {"fewer_than_3_words": 1},
+    }
     assert rep["n_documents"] == 12 and rep["n_judgements"] == 11
     assert rep["fact_check_domains"] == ["politifact.com", "washingtonpost.com"]
 
@@ -76,7 +80,10 @@ def test_flags(tiny_store):
     wapo = by_text(tiny_store, "Economy grew strongly, washingtonpost reports.")
     assert wapo["fact_checking_domain"] and not wapo["fact_checking_site"]  # news site, no fact-check marker
     misinfo = tiny_store.docs.loc[tiny_store.docs["misinfo_site"], "text"].tolist()
-    assert sorted(misinfo) == ["Chips in vaccines is a hoax from fakenews.", "It was published on fakenews.example.com blog."]
+    assert sorted(misinfo) == [
+        "Chips in vaccines is a hoax from fakenews.",
+        "It was published on fakenews.example.com blog.",
+    ]
 
 
 def test_dates(tiny_store):
@@ -93,11 +100,20 @@ def test_graded_qrels(tiny_store):
     name = dict(zip(tiny_store.docs["doc_id"], tiny_store.docs["text"].str[:12] + "@" + tiny_store.docs["domain"]))
     named = {qid: {name[d]: g for d, g in judged.items()} for qid, judged in q.items()}
     assert named == {
-        "0": {"The moon is @nasa.gov": 2, "NASA never s@politifact.com": 2, "Moon cheese @politifact.com": 1,
-              "Distractor s@nasa.gov": 1, "Cheese is a @en.wikipedia.org": 0, "Cheese is a @cheese.example.com": 0},
+        "0": {
+            "The moon is @nasa.gov": 2,
+            "NASA never s@politifact.com": 2,
+            "Moon cheese @politifact.com": 1,
+            "Distractor s@nasa.gov": 1,
+            "Cheese is a @en.wikipedia.org": 0,
+            "Cheese is a @cheese.example.com": 0,
+        },
         "1": {"Growth was 5@stats.example.org": 2, "Economy grew@washingtonpost.com": 0},
-        "2": {"It was publi@fakenews.example.com": 2, "Chips in vac@fakenews.example.com": 1,
-              "Vaccines do @healthsite.org": 0},
+        "2": {
+            "It was publi@fakenews.example.com": 2,
+            "Chips in vac@fakenews.example.com": 1,
+            "Vaccines do @healthsite.org": 0,
+        },
     }
     assert tiny_store.qrels["grade"].value_counts().to_dict() == {2: 4, 1: 3, 0: 4}
 
@@ -112,8 +128,10 @@ def test_without_gold_answers_only_url_relevance_remains():
 
 def test_scopes(tiny_store):
     docs = tiny_store.docs
-    assert texts(docs, scope_doc_ids(docs, 1, "claim")) == ["Economy grew strongly, washingtonpost reports.",
-                                                              "Growth was 5 percent in 2019."]
+    assert texts(docs, scope_doc_ids(docs, 1, "claim")) == [
+        "Economy grew strongly, washingtonpost reports.",
+        "Growth was 5 percent in 2019.",
+    ]
     assert len(scope_doc_ids(docs, 1, "global")) == 12
     with pytest.raises(ValueError, match="unknown scope 'web'"):
         scope_doc_ids(docs, 1, "web")

@@ -14,26 +14,33 @@ from lib.urls import (
 )
 
 
-@pytest.mark.parametrize("url, expected", [
-    ("https://web.archive.org/web/20201129141238/https://scoopertino.com/exposed/", "scoopertino.com/exposed"),
-    ("http://web.archive.org/web/20201129141238id_/http://www.Example.COM/a/b/", "example.com/a/b"),
-    ("https://web.archive.org/web/2020/example.com/page", "example.com/page"),
-    ("https://www.example.com/a?utm_source=x&id=3&fbclid=abc#frag", "example.com/a?id=3"),
-    ("https://example.com:443/a/", "example.com/a"),
-    ("http://newsmobile.in:80/articles/x", "newsmobile.in/articles/x"),
-    ("https://example.com:8080/a", "example.com:8080/a"),
-    ("https://maclalala2.wordpress.com/2011/06/24/%E3%81%9F/", "maclalala2.wordpress.com/2011/06/24/た"),
-    ("example.org/path/", "example.org/path"),
-    ("Metadata", ""),
-    ("", ""),
-    (None, ""),
-])
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        ("https://web.archive.org/web/20201129141238/https://scoopertino.com/exposed/", "scoopertino.com/exposed"),
+        ("http://web.archive.org/web/20201129141238id_/http://www.Example.COM/a/b/", "example.com/a/b"),
+        ("https://web.archive.org/web/2020/example.com/page", "example.com/page"),
+        ("https://www.example.com/a?utm_source=x&id=3&fbclid=abc#frag", "example.com/a?id=3"),
+        ("https://example.com:443/a/", "example.com/a"),
+        ("http://newsmobile.in:80/articles/x", "newsmobile.in/articles/x"),
+        ("https://example.com:8080/a", "example.com:8080/a"),
+        ("https://maclalala2.wordpress.com/2011/06/24/%E3%81%9F/", "maclalala2.wordpress.com/2011/06/24/た"),
+        ("example.org/path/", "example.org/path"),
+        ("Metadata", ""),
+        ("", ""),
+        (None, ""),
+    ],
+)
 def test_normalise_url(url, expected):
     assert normalise_url(url) == expected
 
 
 def test_http_and_https_www_and_archive_forms_meet():
-    forms = ["https://www.nasa.gov/moon/", "http://nasa.gov/moon", "https://web.archive.org/web/20210320101010/https://www.nasa.gov/moon/"]
+    forms = [
+        "https://www.nasa.gov/moon/",
+        "http://nasa.gov/moon",
+        "https://web.archive.org/web/20210320101010/https://www.nasa.gov/moon/",
+    ]
     assert {normalise_url(u) for u in forms} == {"nasa.gov/moon"}
 
 
@@ -52,32 +59,38 @@ def test_domain_and_subdomain_membership():
     assert not in_domains("org", {"org"})  # a bare suffix is never a match
 
 
-@pytest.mark.parametrize("url, expected", [
-    ("https://web.archive.org/web/20201129141238/https://x.com/", date(2020, 11, 29)),
-    ("https://web.archive.org/web/20201129/https://x.com/", date(2020, 11, 29)),
-    ("https://web.archive.org/web/2020/https://x.com/", None),  # too short to read a day
-    ("https://web.archive.org/web/20201399000000/https://x.com/", None),  # not a date
-    ("https://x.com/2020/11/29/story", None),
-])
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        ("https://web.archive.org/web/20201129141238/https://x.com/", date(2020, 11, 29)),
+        ("https://web.archive.org/web/20201129/https://x.com/", date(2020, 11, 29)),
+        ("https://web.archive.org/web/2020/https://x.com/", None),  # too short to read a day
+        ("https://web.archive.org/web/20201399000000/https://x.com/", None),  # not a date
+        ("https://x.com/2020/11/29/story", None),
+    ],
+)
 def test_wayback_capture_date(url, expected):
     assert wayback_capture_date(url) == expected
 
 
-@pytest.mark.parametrize("url, expected", [
-    ("https://www.washingtonpost.com/politics/2020/08/28/fact-checking/", date(2020, 8, 28)),
-    ("https://www.politifact.com/factchecks/2020/aug/28/howard-marklein/claim/", date(2020, 8, 28)),
-    ("https://example.com/2020/8/3", date(2020, 8, 3)),
-    ("https://example.com/2021/september/05/x", date(2021, 9, 5)),
-    ("https://example.com/2021/Sept/05/x", date(2021, 9, 5)),
-    ("https://example.com/2020/marketing/05/x", None),  # a section name, not March
-    ("https://example.com/2020/augment/05/x", None),
-    ("https://checkyourfact.com/2020/11/03/fact-check-sean-connery/", date(2020, 11, 3)),
-    ("https://example.com/2020/13/01/x", None),  # month 13
-    ("https://example.com/2020/02/30/x", None),  # no such day
-    ("https://example.com/2020/08/story", None),  # no day
-    ("https://example.com/1850/01/01/x", None),  # years outside 19xx/20xx are not dates here
-    (None, None),
-])
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        ("https://www.washingtonpost.com/politics/2020/08/28/fact-checking/", date(2020, 8, 28)),
+        ("https://www.politifact.com/factchecks/2020/aug/28/howard-marklein/claim/", date(2020, 8, 28)),
+        ("https://example.com/2020/8/3", date(2020, 8, 3)),
+        ("https://example.com/2021/september/05/x", date(2021, 9, 5)),
+        ("https://example.com/2021/Sept/05/x", date(2021, 9, 5)),
+        ("https://example.com/2020/marketing/05/x", None),  # a section name, not March
+        ("https://example.com/2020/augment/05/x", None),
+        ("https://checkyourfact.com/2020/11/03/fact-check-sean-connery/", date(2020, 11, 3)),
+        ("https://example.com/2020/13/01/x", None),  # month 13
+        ("https://example.com/2020/02/30/x", None),  # no such day
+        ("https://example.com/2020/08/story", None),  # no day
+        ("https://example.com/1850/01/01/x", None),  # years outside 19xx/20xx are not dates here
+        (None, None),
+    ],
+)
 def test_path_date(url, expected):
     assert path_date(url) == expected
 
@@ -89,14 +102,17 @@ def test_url_date_prefers_the_path_over_the_capture():
     assert url_date("https://x.com/a") == (None, None)
 
 
-@pytest.mark.parametrize("url, expected", [
-    ("https://www.usatoday.com/story/news/factcheck/2020/10/01/x/", True),
-    ("https://www.indiatoday.in/fact-check/story/x", True),
-    ("https://www.washingtonpost.com/politics/2020/08/28/fact-checking-rnc/", True),
-    ("https://factcheck.aap.com.au/claims/x", True),
-    ("https://www.thequint.com/news/webqoof/x", True),
-    ("https://www.washingtonpost.com/business/2020/01/01/economy/", False),
-    ("https://factcheck.org/", False),  # the host is the domain itself, the path marks nothing
-])
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        ("https://www.usatoday.com/story/news/factcheck/2020/10/01/x/", True),
+        ("https://www.indiatoday.in/fact-check/story/x", True),
+        ("https://www.washingtonpost.com/politics/2020/08/28/fact-checking-rnc/", True),
+        ("https://factcheck.aap.com.au/claims/x", True),
+        ("https://www.thequint.com/news/webqoof/x", True),
+        ("https://www.washingtonpost.com/business/2020/01/01/economy/", False),
+        ("https://factcheck.org/", False),  # the host is the domain itself, the path marks nothing
+    ],
+)
 def test_marks_fact_check(url, expected):
     assert marks_fact_check(url) is expected

@@ -1,4 +1,5 @@
 """Utility divergence by hand, evidence P/R/F1, the cross-fitted selector, and the stage on the fixture."""
+
 import json
 import math
 
@@ -15,18 +16,35 @@ def test_kl_divergence_by_hand():
     assert U.kl_divergence([0.5, 0.5], [0.25, 0.75])[0] == pytest.approx(0.5 * math.log(2) + 0.5 * math.log(2 / 3))
     assert U.kl_divergence([[1.0, 0.0]], [[0.5, 0.5]])[0] == pytest.approx(math.log(2))
     assert U.kl_divergence([[0.3, 0.7]], [[0.3, 0.7]])[0] == pytest.approx(0.0)
-    floored = U.kl_divergence([[0.5, 0.5]], [[1.0, 0.0]])[0]   # q = 0 is floored at 1e-6, not infinite
-    assert np.isfinite(floored) and floored == pytest.approx(0.5 * math.log(0.5 / (1 / (1 + 1e-6))) + 0.5 * math.log(0.5 / (1e-6 / (1 + 1e-6))))
+    floored = U.kl_divergence([[0.5, 0.5]], [[1.0, 0.0]])[0]  # q = 0 is floored at 1e-6, not infinite
+    assert np.isfinite(floored) and floored == pytest.approx(
+        0.5 * math.log(0.5 / (1 / (1 + 1e-6))) + 0.5 * math.log(0.5 / (1e-6 / (1 + 1e-6)))
+    )
     with pytest.raises(ValueError):
         U.kl_divergence([[0.5, 0.5]], [[0.2, 0.3, 0.5]])
     assert U.entropy([[0.25] * 4])[0] == pytest.approx(math.log(4))
 
 
 def _preds():
-    rows = [("gold", 0, "Supported", [0.8, 0.2]), ("gold", 1, "Refuted", [0.5, 0.5]),
-            ("planner:a", 0, "Supported", [0.4, 0.6]), ("planner:a", 1, "Refuted", [0.5, 0.5])]
-    frame = pd.DataFrame([{"setting": s, "claim_id": c, "label": lb, "p:Supported": p[0], "p:Refuted": p[1],
-                           "pred": LABELS[int(np.argmax(p))]} for s, c, lb, p in rows])
+    rows = [
+        ("gold", 0, "Supported", [0.8, 0.2]),
+        ("gold", 1, "Refuted", [0.5, 0.5]),
+        ("planner:a", 0, "Supported", [0.4, 0.6]),
+        ("planner:a", 1, "Refuted", [0.5, 0.5]),
+    ]
+    frame = pd.DataFrame(
+        [
+            {
+                "setting": s,
+                "claim_id": c,
+                "label": lb,
+                "p:Supported": p[0],
+                "p:Refuted": p[1],
+                "pred": LABELS[int(np.argmax(p))],
+            }
+            for s, c, lb, p in rows
+        ]
+    )
     return frame
 
 
@@ -66,14 +84,21 @@ def test_folds_keep_claims_together_and_cross_fitting_does_not_leak():
     assert np.corrcoef(pred, y)[0, 1] > 0.99
     f = np.array([U.fold_of(groups, 4, 0)[g] for g in groups])
     y2 = y.copy()
-    y2[f == 0] = rng.normal(size=(f == 0).sum()) * 100   # a fold's own targets never reach its predictions
+    y2[f == 0] = rng.normal(size=(f == 0).sum()) * 100  # a fold's own targets never reach its predictions
     np.testing.assert_allclose(U.cross_fitted(x, y2, groups, folds=4, seed=0)[f == 0], pred[f == 0])
 
 
 def test_select_and_selections():
-    frame = pd.DataFrame({"claim_id": [1, 1, 1, 2, 2], "doc_id": ["a", "b", "c", "d", "e"], "rank": [1, 2, 3, 1, 2],
-                          "predicted": [0.1, 0.5, 0.5, 0.0, 0.2], "utility": [-0.1, -0.3, 0.0, -1.0, -2.0]})
-    assert U.select(frame, "predicted", 2) == {1: ("b", "c"), 2: ("e", "d")}   # tie b/c broken by rank
+    frame = pd.DataFrame(
+        {
+            "claim_id": [1, 1, 1, 2, 2],
+            "doc_id": ["a", "b", "c", "d", "e"],
+            "rank": [1, 2, 3, 1, 2],
+            "predicted": [0.1, 0.5, 0.5, 0.0, 0.2],
+            "utility": [-0.1, -0.3, 0.0, -1.0, -2.0],
+        }
+    )
+    assert U.select(frame, "predicted", 2) == {1: ("b", "c"), 2: ("e", "d")}  # tie b/c broken by rank
     assert U.select(frame, "rank", 1, ascending=True) == {1: ("a",), 2: ("d",)}
     chosen = U.selections(frame, {"1": {"c": 2, "b": 1}}, 2)
     assert chosen["relevance_oracle"] == {1: ("c", "b"), 2: ("d", "e")} and chosen["utility_oracle"][1] == ("c", "a")
@@ -81,10 +106,18 @@ def test_select_and_selections():
 
 
 def test_stage_on_the_fixture(tiny_study, tiny_nli, tmp_path):
-    data, nli_dir, _ = tiny_nli
-    params = {"planners": ["claim_only"], "runs": [str(tiny_study / "runs" / "runs.parquet")], "candidates": 3,
-              "k": 2, "folds": 2, "alpha": 1.0, "seed": 0, "device": "cpu"}
-    report = U.stage(params, data, tiny_study / "store", nli_dir, tmp_path)
+    data, _, planners_dir = tiny_nli
+    params = {
+        "planners": ["claim_only"],
+        "runs": [str(tiny_study / "runs" / "runs.parquet")],
+        "candidates": 3,
+        "k": 2,
+        "folds": 2,
+        "alpha": 1.0,
+        "seed": 0,
+        "device": "cpu",
+    }
+    report = U.stage(params, data, tiny_study / "store", planners_dir, tmp_path)
     cands = pd.read_parquet(tmp_path / "candidates.parquet")
     assert (cands.groupby("claim_id")["rank"].max() <= 3).all() and (cands["utility"] <= 1e-9).all()
     probs = cands[["p:Supported", "p:Refuted", "p:Not Enough Evidence", "p:Conflicting Evidence/Cherrypicking"]]
@@ -97,30 +130,59 @@ def test_stage_on_the_fixture(tiny_study, tiny_nli, tmp_path):
 
 
 def test_per_claim_relevance_by_grade_view():
-    run = pd.DataFrame({"plan": "p", "retriever": "bm25", "scope": "claim", "temporal": False, "fusion": "combmax",
-                        "claim_id": [0, 0, 1], "doc_id": ["a", "b", "c"], "rank": [1, 2, 1], "score": [2.0, 1.0, 1.0]})
+    run = pd.DataFrame(
+        {
+            "plan": "p",
+            "retriever": "bm25",
+            "scope": "claim",
+            "temporal": False,
+            "fusion": "combmax",
+            "claim_id": [0, 0, 1],
+            "doc_id": ["a", "b", "c"],
+            "rank": [1, 2, 1],
+            "score": [2.0, 1.0, 1.0],
+        }
+    )
     qrels = {"0": {"a": 0, "b": 2}, "1": {"c": 1}}
     table = U.per_claim_relevance({"p": run}, qrels, ["recall@1", "ndcg@2"]).set_index(["view", "claim_id"])
     assert table.loc[("grade>=1", 0), "recall@1"] == 0.0 and table.loc[("grade>=1", 1), "recall@1"] == 1.0
     assert table.loc[("grade>=1", 0), "ndcg@2"] == pytest.approx(1 / math.log2(3))
-    assert ("grade 2 (annotators' answers)", 1) not in table.index   # no grade-2 document for claim 1
+    assert ("grade 2 (annotators' answers)", 1) not in table.index  # no grade-2 document for claim 1
 
 
 def test_contrasts_pick_relevant_useless_and_irrelevant_useful():
-    table = pd.DataFrame({"claim_id": [0, 1, 2, 3], "ndcg@3": [1.0, 1.0, 0.0, 0.0], "kl": [0.1, 0.2, 0.0, 0.0],
-                          "drop": [0.1, 0.2, -0.3, -0.1], "correct": [False, False, True, True],
-                          "reference_correct": [True, True, False, True]})
+    table = pd.DataFrame(
+        {
+            "claim_id": [0, 1, 2, 3],
+            "ndcg@3": [1.0, 1.0, 0.0, 0.0],
+            "kl": [0.1, 0.2, 0.0, 0.0],
+            "drop": [0.1, 0.2, -0.3, -0.1],
+            "correct": [False, False, True, True],
+            "reference_correct": [True, True, False, True],
+        }
+    )
     out = U.contrasts(table, "ndcg@3")
-    assert list(out["relevant_but_useless"]["claim_id"]) == [1, 0] and list(out["irrelevant_but_useful"]["claim_id"]) == [2]
+    assert list(out["relevant_but_useless"]["claim_id"]) == [1, 0] and list(
+        out["irrelevant_but_useful"]["claim_id"]
+    ) == [2]
 
 
 def test_selection_scores_by_hand():
-    sel = pd.DataFrame({"planner": "p", "selection": ["relevance"] * 2 + ["utility"] * 2, "claim_id": [0, 1, 0, 1],
-                        "label": ["Supported", "Refuted"] * 2, "pred": ["Refuted", "Refuted", "Supported", "Refuted"],
-                        "doc_ids": [["a", "b"], ["c"], ["a", "x"], ["y"]]})
+    sel = pd.DataFrame(
+        {
+            "planner": "p",
+            "selection": ["relevance"] * 2 + ["utility"] * 2,
+            "claim_id": [0, 1, 0, 1],
+            "label": ["Supported", "Refuted"] * 2,
+            "pred": ["Refuted", "Refuted", "Supported", "Refuted"],
+            "doc_ids": [["a", "b"], ["c"], ["a", "x"], ["y"]],
+        }
+    )
     qrels = {"0": {"a": 2, "b": 1}, "1": {"c": 1}}
     t = U.selection_scores(sel, qrels, LABELS, n_resamples=50).set_index("selection")
     assert t.loc["relevance", "accuracy"] == 0.5 and t.loc["utility", "accuracy"] == 1.0
     assert t.loc["utility", "delta_accuracy"] == 0.5 and t.loc["relevance", "p_mcnemar"] == 1.0
-    assert t.loc["relevance", "precision (grade>=1)"] == 1.0 and t.loc["utility", "recall (grade>=1)"] == pytest.approx(0.25)
-    assert t.loc["utility", "f1 (grade 2 (annotators' answers))"] == pytest.approx(2 * 0.5 * 1 / 1.5)   # claim 0 only
+    assert t.loc["relevance", "precision (grade>=1)"] == 1.0 and t.loc["utility", "recall (grade>=1)"] == pytest.approx(
+        0.25
+    )
+    assert t.loc["utility", "f1 (grade 2 (annotators' answers))"] == pytest.approx(2 * 0.5 * 1 / 1.5)  # claim 0 only

@@ -1,5 +1,6 @@
 """The veracity study: evidence settings, splits, the published-systems match, and both stages end to end
 on small data with a tiny classifier."""
+
 import json
 from types import SimpleNamespace
 
@@ -7,8 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import evidence as E
+from lib import labels as LB
 from lib import nli as N
+from lib import nli_quantemp as NQ
+from lib import nli_training as NT
 from lib import veracity as V
 from lib.data import averitec
 from lib.labels import AVERITEC_LABELS
@@ -17,14 +20,14 @@ from tests.conftest import FIXTURE_DATA, tiny_classifier
 
 def test_majority_and_stratified_split():
     # the naive setting's label: lib.evidence.majority_label, ties alphabetical first
-    assert E.majority_label([SimpleNamespace(label=x) for x in ["b", "a", "b", "a", "c"]]) == "a"
+    assert LB.majority_label([SimpleNamespace(label=x) for x in ["b", "a", "b", "a", "c"]]) == "a"
     labels = ["x"] * 40 + ["y"] * 10
-    tr, te = V.stratified_split(labels, 0.2, seed=0)
+    tr, te = NT.stratified_split(labels, 0.2, seed=0)
     assert len(te) == 10 and sorted(tr + te) == list(range(50))
-    assert [labels[i] for i in te].count("y") == 2                 # stratified: 20% of each class
-    assert V.stratified_split(labels, 0.2, seed=0) == (tr, te) != V.stratified_split(labels, 0.2, seed=1)
+    assert [labels[i] for i in te].count("y") == 2  # stratified: 20% of each class
+    assert NT.stratified_split(labels, 0.2, seed=0) == (tr, te) != NT.stratified_split(labels, 0.2, seed=1)
     with pytest.raises(ValueError, match="fraction"):
-        V.stratified_split(labels, 1.0, 0)
+        NT.stratified_split(labels, 1.0, 0)
 
 
 def test_gold_evidence_uses_boolean_explanations_in_question_order():
@@ -34,10 +37,10 @@ def test_gold_evidence_uses_boolean_explanations_in_question_order():
 
 
 def test_examples_leave_out_labels_outside_the_set():
-    claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")   # Refuted, Supported, NEE
+    claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")  # Refuted, Supported, NEE
     four = V.examples(claims, None, "averitec4")
     assert [e.label for e in four] == ["Refuted", "Supported", "Not Enough Evidence"] and four[0].evidence == ()
-    assert [e.label for e in V.examples(claims, None, "averitec3")][-1] == N.OTHER
+    assert [e.label for e in V.examples(claims, None, "averitec3")][-1] == LB.OTHER
     two = V.examples(claims, {0: ["e1", "e2"]}, "averitec2", prefix="dev:")
     assert [e.uid for e in two] == ["dev:0", "dev:1"] and two[0].evidence == ("e1", "e2") and two[1].evidence == ()
 
@@ -68,21 +71,37 @@ def test_published_systems_match_by_normalised_claim_text(tmp_path):
     q.mkdir()
     feats = ['[Claim]:"Prices doubled since 2010."[Evidences]:an article', "[Claim]:Taxes rose 5%.[Evidences]:another"]
     pd.DataFrame({"features": feats, "true_label": ["False", "True"], "pred_label": ["False", "False"]}).to_csv(
-        q / "test_subset_gold_with_article.csv")
-    _write_csv(q / "sys.csv", ["claim", "verdict"], [["prices doubled since 2010.", "Conflicting"],
-                                                     ["Unrelated claim", "True"], ["“Prices doubled since 2010.”", "True"]])
-    table, counts = V.published_systems({"sys": "sys.csv"}, tmp_path)
+        q / "test_subset_gold_with_article.csv"
+    )
+    _write_csv(
+        q / "sys.csv",
+        ["claim", "verdict"],
+        [
+            ["prices doubled since 2010.", "Conflicting"],
+            ["Unrelated claim", "True"],
+            ["“Prices doubled since 2010.”", "True"],
+        ],
+    )
+    table, counts = NQ.published_systems({"sys": "sys.csv"}, tmp_path)
     assert counts["matched"] == {"gpt4o_gold_article": 2, "sys": 1} and counts["predictions"] == {"sys": 3}
     row = table[table["system"] == "sys"].iloc[0]
-    assert (row["label"], row["pred"]) == ("False", "Conflicting")   # the first matching prediction counts
-    assert V.norm_claim('“Prices  doubled”') == "prices doubled"
+    assert (row["label"], row["pred"]) == ("False", "Conflicting")  # the first matching prediction counts
+    assert NQ.norm_claim("“Prices  doubled”") == "prices doubled"
 
 
 def test_averitec_stage_end_to_end(tiny_nli):
-    _, out, preds = tiny_nli
+    _, out, planners = tiny_nli
+    preds, merged = V.averitec_predictions(out, planners)
     settings = preds.groupby(["setting", "k"]).size().to_dict()
-    assert settings == {("naive", -1): 3, ("claim_only_no_evidence", -1): 3, ("gold", 1): 3, ("gold", 2): 3,
-                        ("planner:claim_only", 2): 3, ("planner:oracle", 1): 3, ("planner:oracle", 2): 3}
+    assert settings == {
+        ("naive", -1): 3,
+        ("claim_only_no_evidence", -1): 3,
+        ("gold", 1): 3,
+        ("gold", 2): 3,
+        ("planner:claim_only", 2): 3,
+        ("planner:oracle", 1): 3,
+        ("planner:oracle", 2): 3,
+    }
     assert set(preds.loc[preds["setting"] == "naive", "pred"]) == {"Refuted"}
     probs = preds[[f"p:{lb}" for lb in AVERITEC_LABELS]].to_numpy()
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-5)
@@ -90,29 +109,53 @@ def test_averitec_stage_end_to_end(tiny_nli):
     report = json.loads((out / "report.json").read_text())
     assert set(report["training"]) == {"claim_only/seed0", "gold/seed0"} and report["naive_label"] == "Refuted"
     assert (out / "models" / "gold" / "training.json").exists()
+    assert merged["retrieval"]["retriever"] == "bm25" and merged["verifier"] == str(out / "models" / "gold")
+    with pytest.raises(FileNotFoundError, match="nli_planners"):
+        V.averitec_predictions(out, out / "nowhere")
 
 
 def test_quantemp_stage_end_to_end(tiny_bert, tmp_path):
     q = tmp_path / "data" / "quantemp"
     q.mkdir(parents=True)
     labels = ["True", "False", "Half True/False"]
-    val = [{"claim": f"In {2000 + i} the rate rose {i} percent.", "label": labels[i % 3],
-            "evidences": [{"questions": "q", "top_k_doc": [f"snippet {i} a", f"snippet {i} b"] if i % 4 else []}]}
-           for i in range(30)]
+    val = [
+        {
+            "claim": f"In {2000 + i} the rate rose {i} percent.",
+            "label": labels[i % 3],
+            "evidences": [{"questions": "q", "top_k_doc": [f"snippet {i} a", f"snippet {i} b"] if i % 4 else []}],
+        }
+        for i in range(30)
+    ]
     (q / "val_claims_bm25_evidence.json").write_text(json.dumps(val))
-    tax = [[f"In {2000 + i} the rate was {i}", "temporal"] for i in range(6)] + \
-          [[f"{i} percent of people agree", "statistical"] for i in range(6)]
+    tax = [[f"In {2000 + i} the rate was {i}", "temporal"] for i in range(6)] + [
+        [f"{i} percent of people agree", "statistical"] for i in range(6)
+    ]
     _write_csv(q / "taxonomy_labelled_claims.csv", ["claim", "taxonomy_labels"], tax, sep="@")
-    pd.DataFrame({"features": ["[Claim]:In 2003 the rate rose 3 percent.[Evidences]:x"], "true_label": ["True"],
-                  "pred_label": ["False"]}).to_csv(q / "test_subset_gold_with_article.csv")
+    pd.DataFrame(
+        {
+            "features": ["[Claim]:In 2003 the rate rose 3 percent.[Evidences]:x"],
+            "true_label": ["True"],
+            "pred_label": ["False"],
+        }
+    ).to_csv(q / "test_subset_gold_with_article.csv")
     _write_csv(q / "sys.csv", ["claim", "verdict"], [["In 2003 the rate rose 3 percent.", "True"]])
-    params = {"classifier": tiny_classifier(tiny_bert), "seeds": [0, 1], "k": 3, "test_fraction": 0.2,
-              "split_seed": 0, "taxonomy": {"model": N.NLISettings().model, "folds": 2, "seed": 0},
-              "published": {"sys": "sys.csv"}}
-    preds = V.quantemp_stage(params, tmp_path / "data", tmp_path / "out")
+    params = {
+        "classifier": tiny_classifier(tiny_bert),
+        "seeds": [0, 1],
+        "k": 3,
+        "test_fraction": 0.2,
+        "split_seed": 0,
+        "taxonomy": {"model": N.NLISettings().model, "folds": 2, "seed": 0},
+        "published": {"sys": "sys.csv"},
+    }
+    preds = NQ.quantemp_stage(params, tmp_path / "data", tmp_path / "out")
     assert preds.groupby(["setting", "seed"]).size().to_dict() == {
-        ("bm25_snippets", 0): 6, ("bm25_snippets", 1): 6, ("claim_only_no_evidence", 0): 6,
-        ("claim_only_no_evidence", 1): 6, ("naive", 0): 6}
+        ("bm25_snippets", 0): 6,
+        ("bm25_snippets", 1): 6,
+        ("claim_only_no_evidence", 0): 6,
+        ("claim_only_no_evidence", 1): 6,
+        ("naive", 0): 6,
+    }
     assert set(preds["taxonomy"]) <= {"temporal", "statistical"} and preds["has_snippets"].dtype == bool
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert report["test_claims"] == 6 and report["published"]["matched"] == {"gpt4o_gold_article": 1, "sys": 1}
@@ -126,22 +169,36 @@ def _preds(rows, labels=AVERITEC_LABELS, setting="s", k=3, seed=0):
     out = []
     for cid, gold, p in rows:
         probs = p if isinstance(p, list) else [float(i == p) for i in range(len(labels))]
-        out.append({"setting": setting, "kind": "planner", "k": k, "seed": seed, "claim_id": cid, "label": gold,
-                    "pred": labels[int(np.argmax(probs))], **{f"p:{lb}": x for lb, x in zip(labels, probs)}})
+        out.append(
+            {
+                "setting": setting,
+                "kind": "planner",
+                "k": k,
+                "seed": seed,
+                "claim_id": cid,
+                "label": gold,
+                "pred": labels[int(np.argmax(probs))],
+                **{f"p:{lb}": x for lb, x in zip(labels, probs)},
+            }
+        )
     return pd.DataFrame(out)
 
 
 def test_setting_scores_in_reduced_label_sets():
-    rows = [(0, "Supported", [0.4, 0.1, 0.3, 0.2]), (1, "Not Enough Evidence", [0.3, 0.2, 0.25, 0.25]),
-            (2, "Refuted", [0.1, 0.6, 0.2, 0.1]), (3, "Conflicting Evidence/Cherrypicking", [0.1, 0.3, 0.3, 0.3])]
+    rows = [
+        (0, "Supported", [0.4, 0.1, 0.3, 0.2]),
+        (1, "Not Enough Evidence", [0.3, 0.2, 0.25, 0.25]),
+        (2, "Refuted", [0.1, 0.6, 0.2, 0.1]),
+        (3, "Conflicting Evidence/Cherrypicking", [0.1, 0.3, 0.3, 0.3]),
+    ]
     preds = _preds(rows)
     four = V.setting_scores(preds, "averitec4").iloc[0]
-    assert four["accuracy"] == 0.5 and four["n"] == 4            # Supported and Refuted right
+    assert four["accuracy"] == 0.5 and four["n"] == 4  # Supported and Refuted right
     three = V.setting_scores(preds, "averitec4", "averitec3").iloc[0]
     # merged NEE+Conflicting: claim 0 now loses to it (0.5 > 0.4); claims 1 and 3 win with it (0.5, 0.6)
     assert three["accuracy"] == 0.75
     two = V.setting_scores(preds, "averitec4", "averitec2").iloc[0]
-    assert two["accuracy"] == 0.5 and two[f"f1:{N.OTHER}"] == 0.0  # never predicts the merged class
+    assert two["accuracy"] == 0.5 and two[f"f1:{LB.OTHER}"] == 0.0  # never predicts the merged class
     assert V.read_labels(preds, "averitec4", "averitec2")[1] == ["Supported", "Supported", "Refuted", "Refuted"]
 
 
@@ -156,7 +213,7 @@ def test_over_seeds_and_against_baseline():
     assert summary.loc["good", "accuracy_mean"] == 0.5 and summary.loc["good", "seeds"] == 2
     assert summary.loc["good", "accuracy_std"] == pytest.approx(np.std([1.0, 0.0], ddof=1))
     tests = V.against_baseline(preds, ("base", 3), "averitec4", n_resamples=500).set_index("setting")
-    assert tests.loc["good", "delta_accuracy"] == 1.0 and tests.loc["good", "p_mcnemar"] == pytest.approx(2 * 0.5 ** 20)
+    assert tests.loc["good", "delta_accuracy"] == 1.0 and tests.loc["good", "p_mcnemar"] == pytest.approx(2 * 0.5**20)
     assert tests.loc["good", "significant"] and tests.loc["base", "p_bootstrap"] == 1.0
     assert V.nli_verdicts(preds, "good", 3) == dict(enumerate(gold))
     with pytest.raises(ValueError, match="no classifier predictions"):

@@ -13,16 +13,18 @@ an unparseable date raise `DataError`, whose message names the file, the record 
 `strict=False` a bad record is skipped instead, and the error is appended to a `LoadLog` that the caller
 must pass and report, so nothing is ever dropped silently.
 """
+
 from __future__ import annotations
 
 import csv
 import json
 import re
 from collections import Counter
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any, Callable, Hashable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 from lib.labels import normalise_label
 
@@ -56,9 +58,15 @@ class LoadLog:
         return len(self.skipped)
 
 
-def _collect(path: Path, rows: Iterator[tuple[Any, dict]], parse: Callable[[Any, dict], T],
-             strict: bool, log: LoadLog | None, *,
-             unique: tuple[str, Callable[[T], Hashable]] | None = None) -> list[T]:
+def _collect(
+    path: Path,
+    rows: Iterator[tuple[Any, dict]],
+    parse: Callable[[Any, dict], T],
+    strict: bool,
+    log: LoadLog | None,
+    *,
+    unique: tuple[str, Callable[[T], Hashable]] | None = None,
+) -> list[T]:
     """Parse each raw row; raise on the first bad one, or skip it into `log`.
 
     `unique` = (field name, id of a parsed item): an id seen before is a `DataError` naming both
@@ -77,8 +85,12 @@ def _collect(path: Path, rows: Iterator[tuple[Any, dict]], parse: Callable[[Any,
                 name, id_of = unique
                 key = id_of(item)
                 if key in first_record:
-                    raise DataError(path, record, name, f"duplicate id {key!r}: record {first_record[key]} has it too "
-                                                        "(expected each id once)")
+                    raise DataError(
+                        path,
+                        record,
+                        name,
+                        f"duplicate id {key!r}: record {first_record[key]} has it too (expected each id once)",
+                    )
                 first_record[key] = record
             out.append(item)
         except DataError as err:
@@ -109,8 +121,9 @@ def _json(path: Path, text: str, where: str, kind: str) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as err:
-        raise DataError(path, f"at line {err.lineno}" if where == "-" else where, None,
-                        f"malformed {kind}: {err.msg}") from err
+        raise DataError(
+            path, f"at line {err.lineno}" if where == "-" else where, None, f"malformed {kind}: {err.msg}"
+        ) from err
     except _DuplicateKey as err:
         raise DataError(path, where, None, str(err)) from None
 
@@ -183,10 +196,12 @@ def read_csv_records(path: Path | str, required: tuple[str, ...], sep: str = ","
 #   averitec/train.json record 1948: the claim text is "" (label Supported, one QA pair)
 #   averitec/train.json record 438: question 3 of 5 is "" (its justification says "The first Q and A has
 #   no question")
-PUBLISHED_EMPTY_TEXTS = frozenset({
-    ("averitec/train.json", 1948, "claim"),
-    ("averitec/train.json", 438, "questions[2].question"),
-})
+PUBLISHED_EMPTY_TEXTS = frozenset(
+    {
+        ("averitec/train.json", 1948, "claim"),
+        ("averitec/train.json", 438, "questions[2].question"),
+    }
+)
 
 
 def _kinds(kind: type | tuple[type, ...]) -> tuple[type, ...]:
@@ -201,8 +216,16 @@ def _is_kind(value: Any, kind: type | tuple[type, ...]) -> bool:
     return isinstance(value, kinds)
 
 
-def _req(path: Path, record: Any, raw: dict, name: str, kind: type | tuple[type, ...] = str, *,
-         allow_none: bool = False, at: str = "") -> Any:
+def _req(
+    path: Path,
+    record: Any,
+    raw: dict,
+    name: str,
+    kind: type | tuple[type, ...] = str,
+    *,
+    allow_none: bool = False,
+    at: str = "",
+) -> Any:
     """A required field of the expected type."""
     if name not in raw:
         raise DataError(path, record, at + name, "missing required field")
@@ -215,8 +238,16 @@ def _req(path: Path, record: Any, raw: dict, name: str, kind: type | tuple[type,
     return value
 
 
-def _opt(path: Path, record: Any, raw: dict, name: str, kind: type | tuple[type, ...] = str,
-         default: Any = None, *, at: str = "") -> Any:
+def _opt(
+    path: Path,
+    record: Any,
+    raw: dict,
+    name: str,
+    kind: type | tuple[type, ...] = str,
+    default: Any = None,
+    *,
+    at: str = "",
+) -> Any:
     """An optional field: missing or null gives `default`, anything else must be of `kind`."""
     if raw.get(name) is None:
         return default
@@ -235,8 +266,17 @@ def _text(path: Path, record: Any, raw: dict, name: str, *, at: str = "") -> str
     return _nonempty(path, record, at + name, _req(path, record, raw, name, at=at))
 
 
-def _str_list(path: Path, record: Any, raw: dict, name: str, *, at: str = "", required: bool = False,
-              texts: bool = False, none_items: bool = False) -> tuple[Any, ...]:
+def _str_list(
+    path: Path,
+    record: Any,
+    raw: dict,
+    name: str,
+    *,
+    at: str = "",
+    required: bool = False,
+    texts: bool = False,
+    none_items: bool = False,
+) -> tuple[Any, ...]:
     """A list of strings, as a tuple: a lone string is an error, not a tuple of its characters.
 
     Missing gives () unless `required`; `texts`: every item must be non-empty (questions);
@@ -253,8 +293,9 @@ def _str_list(path: Path, record: Any, raw: dict, name: str, *, at: str = "", re
         if item is None and none_items:
             continue
         if not isinstance(item, str):
-            raise DataError(path, record, f"{at}{name}[{i}]",
-                            f"expected str, got {type(item).__name__} (a list of strings)")
+            raise DataError(
+                path, record, f"{at}{name}[{i}]", f"expected str, got {type(item).__name__} (a list of strings)"
+            )
         if texts:
             _nonempty(path, record, f"{at}{name}[{i}]", item)
     return tuple(value)
@@ -268,7 +309,6 @@ def _int_text(path: Path, record: Any, raw: dict, name: str, default: int | None
     if not re.fullmatch(r"[0-9]+", value):
         raise DataError(path, record, name, f"not an integer: {value!r} (expected a non-negative integer id)")
     return int(value)
-
 
 
 _DMY = re.compile(r"^\s*(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})\s*$")
@@ -310,5 +350,3 @@ def _choice(path: Path, record: Any, raw: dict, name: str, allowed: tuple[str, .
     if value not in allowed:
         raise DataError(path, record, at + name, f"unknown label {value!r} (expected one of {list(allowed)})")
     return value
-
-

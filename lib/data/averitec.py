@@ -1,5 +1,6 @@
 """AVeriTeC: claims with gold QA (train/dev/test), the published systems' evidence, and the FEVER-8
 (2025) leaderboard CSVs."""
+
 from __future__ import annotations
 
 import re
@@ -67,15 +68,24 @@ def _answer(path: Path, record: Any, raw: Any, where: str) -> Answer:
     if not isinstance(raw, dict):
         raise DataError(path, record, where, "expected an answer object")
     at = where + "."
-    return Answer(_req(path, record, raw, "answer", at=at), _opt(path, record, raw, "answer_type", at=at),
-                  _req(path, record, raw, "source_url", at=at), _opt(path, record, raw, "source_medium", at=at),
-                  _opt(path, record, raw, "boolean_explanation", at=at))
+    return Answer(
+        _req(path, record, raw, "answer", at=at),
+        _opt(path, record, raw, "answer_type", at=at),
+        _req(path, record, raw, "source_url", at=at),
+        _opt(path, record, raw, "source_medium", at=at),
+        _opt(path, record, raw, "boolean_explanation", at=at),
+    )
 
 
 def _averitec_claim(path: Path, split: str, record: int, raw: dict) -> Claim:
     if "claim_id" in raw and raw["claim_id"] != record:
-        raise DataError(path, record, "claim_id", f"{raw['claim_id']!r}, but a claim's id is its position in the "
-                        f"file ({record}): a subset or a re-ordered file would misalign every claim after it")
+        raise DataError(
+            path,
+            record,
+            "claim_id",
+            f"{raw['claim_id']!r}, but a claim's id is its position in the "
+            f"file ({record}): a subset or a re-ordered file would misalign every claim after it",
+        )
     questions = []
     for qi, q in enumerate(_req(path, record, raw, "questions", list)):
         if not isinstance(q, dict):
@@ -84,8 +94,11 @@ def _averitec_claim(path: Path, split: str, record: int, raw: dict) -> Claim:
         answers = [] if q.get("answers") is None else q["answers"]
         if not isinstance(answers, list):
             raise DataError(path, record, f"questions[{qi}].answers", f"expected a list, got {type(answers).__name__}")
-        questions.append(Question(text, tuple(
-            _answer(path, record, a, f"questions[{qi}].answers[{ai}]") for ai, a in enumerate(answers))))
+        questions.append(
+            Question(
+                text, tuple(_answer(path, record, a, f"questions[{qi}].answers[{ai}]") for ai, a in enumerate(answers))
+            )
+        )
     try:
         claim_date = parse_claim_date(_req(path, record, raw, "claim_date", allow_none=True))
     except ValueError as err:
@@ -93,26 +106,33 @@ def _averitec_claim(path: Path, split: str, record: int, raw: dict) -> Claim:
             raise
         raise DataError(path, record, "claim_date", str(err)) from None
     return Claim(
-        claim_id=record, split=split, text=_text(path, record, raw, "claim"),
-        label=_label(path, record, raw, "label", "averitec"), claim_date=claim_date,
+        claim_id=record,
+        split=split,
+        text=_text(path, record, raw, "claim"),
+        label=_label(path, record, raw, "label", "averitec"),
+        claim_date=claim_date,
         claim_types=_str_list(path, record, raw, "claim_types"),
         fact_checking_strategies=_str_list(path, record, raw, "fact_checking_strategies"),
         justification=_opt(path, record, raw, "justification", str, ""),
         fact_checking_article=_opt(path, record, raw, "fact_checking_article"),
-        speaker=_opt(path, record, raw, "speaker"), reporting_source=_opt(path, record, raw, "reporting_source"),
-        questions=tuple(questions))
+        speaker=_opt(path, record, raw, "speaker"),
+        reporting_source=_opt(path, record, raw, "reporting_source"),
+        questions=tuple(questions),
+    )
 
 
-def load_averitec(split: str = "dev", path: Path | str | None = None, *, strict: bool = True,
-                  log: LoadLog | None = None) -> list[Claim]:
+def load_averitec(
+    split: str = "dev", path: Path | str | None = None, *, strict: bool = True, log: LoadLog | None = None
+) -> list[Claim]:
     """AVeriTeC claims of `split` (train, dev, test) with their gold QA evidence."""
     path = Path(path) if path else DATA_DIR / "averitec" / f"{split}.json"
     rows = read_json_records(path)
     return _collect(path, iter(rows), lambda r, raw: _averitec_claim(path, split, r, raw), strict, log)
 
 
-def load_generated_questions(path: Path | str | None = None, *, strict: bool = True,
-                             log: LoadLog | None = None) -> dict[int, list[str]]:
+def load_generated_questions(
+    path: Path | str | None = None, *, strict: bool = True, log: LoadLog | None = None
+) -> dict[int, list[str]]:
     """The BLOOM a-priori questions (dev schema, empty answers): {claim_id: [questions]}."""
     path = Path(path) if path else DATA_DIR / "averitec" / "systems" / "bloom_dev_generated_questions.json"
     claims = load_averitec("dev", path, strict=strict, log=log)
@@ -181,8 +201,14 @@ def load_system_output(path: Path | str, *, strict: bool = True, log: LoadLog | 
     (UHH), or top-k sentences `{sentence, url}` (HerO reranking, baseline BM25 sample).
     """
     path = Path(path)
-    return _collect(path, iter(read_json_records(path)), lambda r, raw: _system_output(path, r, raw), strict, log,
-                    unique=("claim_id", lambda o: o.claim_id))
+    return _collect(
+        path,
+        iter(read_json_records(path)),
+        lambda r, raw: _system_output(path, r, raw),
+        strict,
+        log,
+        unique=("claim_id", lambda o: o.claim_id),
+    )
 
 
 def load_misinfo_domains(path: Path | str | None = None) -> set[str]:
@@ -230,17 +256,21 @@ def load_leaderboard(path: Path | str, *, strict: bool = True, log: LoadLog | No
     rows = read_csv_records(path, LEADERBOARD_COLUMNS)
     extra = sorted(set(rows[0][1]) - {*LEADERBOARD_COLUMNS, "split"}) if rows else []
     if extra:
-        raise DataError(path, "header", extra[0], f"unknown column (expected {list(LEADERBOARD_COLUMNS)}, "
-                        "optionally 'split')")
+        raise DataError(
+            path, "header", extra[0], f"unknown column (expected {list(LEADERBOARD_COLUMNS)}, optionally 'split')"
+        )
 
     def parse(record: int, raw: dict) -> LeaderboardRow:
         try:
             pairs = parse_leaderboard_evidence(raw["evi"])
         except ValueError as err:
             raise DataError(path, record, "evi", str(err)) from None
-        return LeaderboardRow(_int_text(path, record, raw, "id"), _text(path, record, raw, "claim"), pairs,
-                              _label(path, record, raw, "label", "averitec"), raw.get("split", ""))
+        return LeaderboardRow(
+            _int_text(path, record, raw, "id"),
+            _text(path, record, raw, "claim"),
+            pairs,
+            _label(path, record, raw, "label", "averitec"),
+            raw.get("split", ""),
+        )
 
     return _collect(path, iter(rows), parse, strict, log, unique=("id", lambda row: row.claim_id))
-
-

@@ -1,4 +1,5 @@
 """`data/` against `data/SHA256SUMS`, and the DVC remote folder (`python -m lib.data verify | remote-check`)."""
+
 from __future__ import annotations
 
 import configparser
@@ -7,8 +8,8 @@ import os
 import re
 import sys
 import warnings
+from collections.abc import Container
 from pathlib import Path, PurePosixPath
-from typing import Container
 
 from lib.config import DATA_DIR, ROOT
 from lib.data import DataError
@@ -47,12 +48,15 @@ def read_checksums(data_dir: Path | str = DATA_DIR) -> dict[str, tuple[int, str]
         where = f"line {lineno}"
         m = _SUMS_LINE.fullmatch(line.rstrip())
         if not m:
-            raise DataError(sums, where, None, f"malformed: {line[:80]!r} (expected '<64 hex digits>  <relative path>')")
+            raise DataError(
+                sums, where, None, f"malformed: {line[:80]!r} (expected '<64 hex digits>  <relative path>')"
+            )
         name = m["path"]
         rel = PurePosixPath(name)
         if rel.is_absolute() or ".." in rel.parts or not rel.parts:
-            raise DataError(sums, where, "path", f"{name!r} is not inside {data_dir} "
-                                                 "(expected a relative path without '..')")
+            raise DataError(
+                sums, where, "path", f"{name!r} is not inside {data_dir} (expected a relative path without '..')"
+            )
         try:
             inside = (root / rel).resolve().is_relative_to(root)
         except (OSError, RuntimeError, ValueError) as err:  # a symlink loop, a NUL byte
@@ -99,8 +103,12 @@ def verify_checksums(data_dir: Path | str = DATA_DIR) -> int:
     listed = read_checksums(data_dir)
     extra = unlisted_files(data_dir, listed)
     if extra:
-        warnings.warn(UnlistedDataWarning(f"{data_dir}: {len(extra)} file(s) not listed in {SUMS_NAME}, so not "
-                                          f"verified: {', '.join(extra)}"), stacklevel=2)
+        warnings.warn(
+            UnlistedDataWarning(
+                f"{data_dir}: {len(extra)} file(s) not listed in {SUMS_NAME}, so not verified: {', '.join(extra)}"
+            ),
+            stacklevel=2,
+        )
     problems: list[tuple[int, str]] = []
     for name, (lineno, expected) in listed.items():
         try:
@@ -114,9 +122,13 @@ def verify_checksums(data_dir: Path | str = DATA_DIR) -> int:
         if digest != expected:
             problems.append((lineno, f"{name!r}: checksum mismatch (expected {expected}, got {digest})"))
     if problems:
-        raise DataError(data_dir / SUMS_NAME, ", ".join(f"line {n}" for n, _ in problems), "path",
-                        f"{len(problems)} of {len(listed)} listed files do not match:\n  "
-                        + "\n  ".join(f"line {n}: {p}" for n, p in problems))
+        raise DataError(
+            data_dir / SUMS_NAME,
+            ", ".join(f"line {n}" for n, _ in problems),
+            "path",
+            f"{len(problems)} of {len(listed)} listed files do not match:\n  "
+            + "\n  ".join(f"line {n}: {p}" for n, p in problems),
+        )
     return len(listed)
 
 
@@ -163,8 +175,10 @@ def check_dvc_remote(root: Path | str = ROOT) -> str:
         return f"DVC remote {name!r} is {url} (not a local folder: dvc checks it)"
     shown = os.path.relpath(folder, Path(root).resolve())
     if not folder.is_dir():
-        raise RemoteError(f"DVC remote {shown} not found: put the shared data folder beside the clone "
-                          f"(expected {folder}; remote {name!r}, url {url!r} in .dvc/config)")
+        raise RemoteError(
+            f"DVC remote {shown} not found: put the shared data folder beside the clone "
+            f"(expected {folder}; remote {name!r}, url {url!r} in .dvc/config)"
+        )
     return f"DVC remote {shown} found ({folder})"
 
 

@@ -1,4 +1,5 @@
 """CLIMATE-FEVER: climate claims with Wikipedia evidence sentences."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,8 +37,9 @@ class ClimateClaim:
     evidences: tuple[ClimateEvidence, ...]
 
 
-def load_climate_fever(path: Path | str | None = None, *, strict: bool = True,
-                       log: LoadLog | None = None) -> list[ClimateClaim]:
+def load_climate_fever(
+    path: Path | str | None = None, *, strict: bool = True, log: LoadLog | None = None
+) -> list[ClimateClaim]:
     """CLIMATE-FEVER: claims with five Wikipedia sentences each, sentence and claim labels; one per claim_id."""
     path = Path(path) if path else DATA_DIR / "climate_fever" / "climate-fever.jsonl"
     ev_labels = ("SUPPORTS", "REFUTES", "NOT_ENOUGH_INFO")
@@ -49,15 +51,20 @@ def load_climate_fever(path: Path | str | None = None, *, strict: bool = True,
             if not isinstance(e, dict):
                 raise DataError(path, record, f"evidences[{i}]", "expected an object")
             votes = _str_list(path, record, e, "votes", at=at, none_items=True)
-            evs.append(ClimateEvidence(_opt(path, record, e, "evidence_id", str, "", at=at),
-                                       _opt(path, record, e, "article", str, "", at=at),
-                                       _req(path, record, e, "evidence", at=at),
-                                       _choice(path, record, e, "evidence_label", ev_labels, at=at),
-                                       tuple(v for v in votes if v)))
-        return ClimateClaim(str(_req(path, record, raw, "claim_id", (str, int))), _text(path, record, raw, "claim"),
-                            _choice(path, record, raw, "claim_label", CLIMATE_FEVER_LABELS), tuple(evs))
+            evs.append(
+                ClimateEvidence(
+                    _opt(path, record, e, "evidence_id", str, "", at=at),
+                    _opt(path, record, e, "article", str, "", at=at),
+                    _req(path, record, e, "evidence", at=at),
+                    _choice(path, record, e, "evidence_label", ev_labels, at=at),
+                    tuple(v for v in votes if v),
+                )
+            )
+        return ClimateClaim(
+            str(_req(path, record, raw, "claim_id", (str, int))),
+            _text(path, record, raw, "claim"),
+            _choice(path, record, raw, "claim_label", CLIMATE_FEVER_LABELS),
+            tuple(evs),
+        )
 
-    return _collect(path, iter(read_json_records(path)), parse, strict, log,
-                    unique=("claim_id", lambda c: c.claim_id))
-
-
+    return _collect(path, iter(read_json_records(path)), parse, strict, log, unique=("claim_id", lambda c: c.claim_id))

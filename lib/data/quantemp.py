@@ -1,4 +1,5 @@
 """QuanTemp: numerical claims, their BM25 snippets, taxonomy, decompositions and published predictions."""
+
 from __future__ import annotations
 
 import re
@@ -35,8 +36,9 @@ class QuanTempClaim:
     snippets: tuple[str, ...]
 
 
-def load_quantemp_val(path: Path | str | None = None, *, strict: bool = True,
-                      log: LoadLog | None = None) -> list[QuanTempClaim]:
+def load_quantemp_val(
+    path: Path | str | None = None, *, strict: bool = True, log: LoadLog | None = None
+) -> list[QuanTempClaim]:
     path = Path(path) if path else DATA_DIR / "quantemp" / "val_claims_bm25_evidence.json"
 
     def parse(record: int, raw: dict) -> QuanTempClaim:
@@ -47,8 +49,13 @@ def load_quantemp_val(path: Path | str | None = None, *, strict: bool = True,
                 raise DataError(path, record, f"evidences[{i}]", "expected an object {questions, top_k_doc}")
             queries.append(_opt(path, record, ev, "questions", str, "", at=f"evidences[{i}]."))
             snippets.extend(_str_list(path, record, ev, "top_k_doc", at=f"evidences[{i}]."))
-        return QuanTempClaim(record, _text(path, record, raw, "claim"), _label(path, record, raw, "label", "quantemp"),
-                             " ".join(queries), tuple(snippets))
+        return QuanTempClaim(
+            record,
+            _text(path, record, raw, "claim"),
+            _label(path, record, raw, "label", "quantemp"),
+            " ".join(queries),
+            tuple(snippets),
+        )
 
     return _collect(path, iter(read_json_records(path)), parse, strict, log)
 
@@ -105,8 +112,13 @@ def load_quantemp_predictions(path: Path | str) -> list[ClaimPrediction]:
     """A published QuanTemp system's test predictions (claim, verdict)."""
     path = Path(path)
     rows = read_csv_records(path, ("claim", "verdict"))
-    return _collect(path, iter(rows), lambda r, raw: ClaimPrediction(
-        _text(path, r, raw, "claim"), _label(path, r, raw, "verdict", "quantemp")), True, None)
+    return _collect(
+        path,
+        iter(rows),
+        lambda r, raw: ClaimPrediction(_text(path, r, raw, "claim"), _label(path, r, raw, "verdict", "quantemp")),
+        True,
+        None,
+    )
 
 
 @dataclass(frozen=True)
@@ -131,12 +143,13 @@ def load_quantemp_gold_subset(path: Path | str | None = None) -> list[GoldArticl
         m = _FEATURES.match(raw["features"])
         if not m:
             raise DataError(path, record, "features", "expected '[Claim]:...[Evidences]:...'")
-        return GoldArticleClaim(_int_text(path, record, raw, "", default=record),
-                                _nonempty(path, record, "features", m["claim"].strip()), m["article"].strip(),
-                                _label(path, record, raw, "true_label", "quantemp"),
-                                _label(path, record, raw, "pred_label", "quantemp"))
+        return GoldArticleClaim(
+            _int_text(path, record, raw, "", default=record),
+            _nonempty(path, record, "features", m["claim"].strip()),
+            m["article"].strip(),
+            _label(path, record, raw, "true_label", "quantemp"),
+            _label(path, record, raw, "pred_label", "quantemp"),
+        )
 
     rows = read_csv_records(path, ("", "features", "true_label", "pred_label"))
     return _collect(path, iter(rows), parse, True, None, unique=("", lambda c: c.row_id))
-
-

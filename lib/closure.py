@@ -1,0 +1,185 @@
+"""The `lib/` files a DVC stage runs: the import closure of its command, so `dvc.yaml` can list them all.
+
+A stage's code is the module of each `python -m lib.X` in its command and, for `python -m lib.notebooks
+run NAME`, the code cells of `notebooks/NAME.ipynb`. Imports are read from the syntax tree, at any depth
+(an import inside a function counts), and followed transitively; a module inside a package also runs
+the package's `__init__.py`. Nothing is imported, so a broken module is still read.
+
+`python -m lib.closure check` compares every stage's `lib/` deps in `dvc.yaml` with its closure and
+exits 1 naming each missing or superfluous file; `python -m lib.closure write` rewrites those deps (the
+other deps, and the file's comments, stay as they are). `tests/test_closure.py` runs the check.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shlex
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from lib.config import ROOT
+
+LIB = "lib"
+# Modules a command runs that are not deps: the timer (`python -m lib.timing run -- <command>`) measures
+# the command and writes outputs/timings/, which no stage reads; what it runs is the stage's code.
+NOT_DEPS = {"lib.timing"}
+
+
+def module_path(module: str, root: Path = ROOT) -> Path | None:
+    """The file of a dotted module under `lib` (a package's `__init__.py`); None if there is none."""
+    base = root.joinpath(*module.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _imported(tree: ast.AST, package: str, root: Path) -> set[str]:
+    """Dotted `lib` modules that a syntax tree imports (`package`: the module's package, for relative imports)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.split(".")[0] == LIB}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            if base.split(".")[0] != LIB:
+                continue
+            out.add(base)
+            for alias in node.names:  # `from lib import runs`: a submodule, not a name
+                if module_path(f"{base}.{alias.name}", root) is not None:
+                    out.add(f"{base}.{alias.name}")
+    return out
+
+
+def with_packages(module: str) -> set[str]:
+    """A module and the packages it runs on import: `lib.data.averitec` -> lib, lib.data, lib.data.averitec."""
+    parts = module.split(".")
+    return {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+
+
+def closure(modules: Iterable[str], root: Path = ROOT) -> set[str]:
+    """Every `lib` module that importing `modules` runs, packages included."""
+    todo, seen = [m for mod in modules for m in with_packages(mod)], set()
+    while todo:
+        mod = todo.pop()
+        if mod in seen:
+            continue
+        path = module_path(mod, root)
+        if path is None:
+            raise ModuleNotFoundError(f"{mod} is imported but {root / mod.replace('.', '/')}(.py) does not exist")
+        seen.add(mod)
+        package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+        for imp in _imported(ast.parse(path.read_text(encoding="utf-8"), str(path)), package, root):
+            todo.extend(with_packages(imp) - seen)
+    return seen
+
+
+def notebook_imports(path: Path | str, root: Path = ROOT) -> set[str]:
+    """`lib` modules imported by a notebook's code cells (IPython magics and shell lines left out)."""
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    code = "\n".join(
+        line
+        for cell in nb["cells"]
+        if cell["cell_type"] == "code"
+        for line in "".join(cell["source"]).splitlines()
+        if not line.lstrip().startswith(("%", "!"))
+    )
+    return _imported(ast.parse(code, str(path)), LIB, root)
+
+
+def stage_entry_points(cmd: str | list[str], root: Path = ROOT) -> tuple[set[str], list[Path]]:
+    """(the `lib` modules a stage command runs with `python -m`, the notebooks it executes)."""
+    modules, notebooks = set(), []
+    for line in [cmd] if isinstance(cmd, str) else cmd:
+        words = shlex.split(line)
+        for i, word in enumerate(words[:-1]):
+            if word == "-m" and words[i + 1].split(".")[0] == LIB and words[i + 1] not in NOT_DEPS:
+                mod = words[i + 1]
+                main = f"{mod}.__main__"
+                modules.add(main if module_path(main, root) is not None else mod)
+                if mod == "lib.notebooks" and words[i + 2 : i + 3] == ["run"]:
+                    notebooks.append(root / "notebooks" / f"{words[i + 3]}.ipynb")
+    return modules, notebooks
+
+
+def stage_closure(cmd: str | list[str], root: Path = ROOT) -> list[str]:
+    """The `lib/` files (repository-relative, sorted) that a stage command runs."""
+    modules, notebooks = stage_entry_points(cmd, root)
+    for nb in notebooks:
+        modules |= notebook_imports(nb, root)
+    return sorted(str(module_path(m, root).relative_to(root)) for m in closure(modules, root))
+
+
+def _stages(dvc_yaml: Path) -> dict:
+    from ruamel.yaml import YAML
+
+    return YAML().load(dvc_yaml.read_text(encoding="utf-8"))["stages"]
+
+
+def differences(dvc_yaml: Path | str = ROOT / "dvc.yaml", root: Path = ROOT) -> dict[str, dict[str, list[str]]]:
+    """{stage: {"missing": [...], "extra": [...]}} for every stage whose `lib/` deps differ from its closure."""
+    out = {}
+    for name, stage in _stages(Path(dvc_yaml)).items():
+        want = set(stage_closure(stage["cmd"], root))
+        have = {str(d) for d in stage.get("deps", []) if re.match(rf"{LIB}/", str(d))}
+        if want != have:
+            out[name] = {"missing": sorted(want - have), "extra": sorted(have - want)}
+    return out
+
+
+def write(dvc_yaml: Path | str = ROOT / "dvc.yaml", root: Path = ROOT) -> list[str]:
+    """Rewrite every stage's `lib/` deps as its closure (after its other deps); the stages changed."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML()
+    yaml.width = 4096
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    path = Path(dvc_yaml)
+    doc = yaml.load(path.read_text(encoding="utf-8"))
+    changed = []
+    for name, stage in doc["stages"].items():
+        deps = stage.setdefault("deps", [])
+        want = stage_closure(stage["cmd"], root)
+        if sorted(str(d) for d in deps if str(d).startswith(f"{LIB}/")) != want:
+            for i in reversed(range(len(deps))):  # in place, so the other deps keep their comments
+                if str(deps[i]).startswith(f"{LIB}/"):
+                    del deps[i]
+            deps.extend(want)
+            changed.append(name)
+    with path.open("w", encoding="utf-8") as f:
+        yaml.dump(doc, f)
+    return changed
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args not in (["check"], ["write"]):
+        print("usage: python -m lib.closure check | write", file=sys.stderr)
+        return 2
+    if args == ["write"]:
+        changed = write()
+        print(
+            f"dvc.yaml: lib/ deps rewritten for {len(changed)} stages {changed}" if changed else "dvc.yaml: no change"
+        )
+        return 0
+    diff = differences()
+    for name, d in diff.items():
+        print(f"stage {name}: " + "; ".join(f"{k} {', '.join(v)}" for k, v in d.items() if v), file=sys.stderr)
+    if diff:
+        print(
+            f"{len(diff)} stages' lib/ deps differ from their imports: run `python -m lib.closure write`",
+            file=sys.stderr,
+        )
+        return 1
+    print("dvc.yaml: every stage lists exactly the lib/ files its code imports")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

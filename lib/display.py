@@ -1,0 +1,69 @@
+"""Display names for tables and figures: planners, aggregation methods and verifier settings.
+
+Presentation only: no stage imports this module, so renaming a label reruns notebooks, never a stage.
+"""
+
+from __future__ import annotations
+
+# The plan-name prefix of the post-hoc references (`lib.planners.POST_HOC_PREFIX`; a test keeps them equal).
+POST_HOC = "post_hoc_"
+
+PLANNER_NAMES = {
+    # non-generative planners (stage `plans`, notebook 02)
+    "claim_only": "CLAIM-ONLY",
+    "oracle": "ORACLE-QUERIES",
+    "bloom_qg": "BLOOM-QG",
+    "heuristic": "HEURISTIC",
+    # generative planners (stage `generative_plans`, notebook 06)
+    "qgen": "QGEN",
+    "pursuit_seq_seq": "PURSUIT Seq+Seq",
+    "pursuit_seq_llm": "PURSUIT Seq+LLM",
+    "pursuit_llm_llm": "PURSUIT LLM+LLM",
+    "mmr_pool": "MMR-POOL (oracle-informed)",
+    "agq_unfiltered": "AGQ before MMR",
+    # prompted planners (`lib.prompted`)
+    "claimdecomp": "CLAIMDECOMP",
+    "pgmfc": "PGMFC",
+    "all_at_once": "ALL-AT-ONCE",
+    "agq": "AGQ (oracle)",
+}
+
+FUSION_NAMES = {
+    "top1": "TOP-1",
+    "concat": "CONCAT",
+    "combmax": "COMBMAX",
+    "combsum": "COMBSUM",
+    "combmax_norm": "COMBMAX-NORM",
+    "combsum_norm": "COMBSUM-NORM",
+    "rrf": "RRF",
+    "combmnz": "CombMNZ",
+}
+
+# Verifier settings (`lib.veracity`): references, and `planner:<name>` for a planner's retrieved evidence.
+SETTING_NAMES = {
+    "naive": "NAIVE (majority class)",
+    "claim_only_no_evidence": "CLAIM-ONLY-NO-EVIDENCE",
+    "gold": "GOLD evidence",
+    "bm25_snippets": "BM25 snippets (QuanTemp corpus)",
+}
+PLANNER_SETTING = "planner:"
+
+
+def planner(name: str) -> str:
+    """Display name of a plan: `oracle` -> `ORACLE-QUERIES`, `post_hoc_hero_qa` -> `POST-HOC (hero_qa)`;
+    an unknown name as it is."""
+    if name.startswith(POST_HOC):
+        return f"POST-HOC ({name[len(POST_HOC) :]})"
+    return PLANNER_NAMES.get(name, name)
+
+
+def fusion(name: str) -> str:
+    """Display name of an aggregation method: `combmax_norm` -> `COMBMAX-NORM`."""
+    return FUSION_NAMES.get(name, name)
+
+
+def setting(name: str) -> str:
+    """Display name of a verifier setting; `planner:<name>` by its planner's name."""
+    if name.startswith(PLANNER_SETTING):
+        return planner(name[len(PLANNER_SETTING) :])
+    return SETTING_NAMES.get(name, name)

@@ -1,0 +1,149 @@
+"""Stage `nli_averitec` (`python -m lib.nli_averitec`) -> `outputs/nli/averitec/`: the AVeriTeC verifier.
+
+Train on AVeriTeC train (the train split has no pooled store, so its evidence is the gold QA answers),
+minus a stratified validation share for early stopping; predict the dev claims with:
+- `naive`: the majority train label;
+- `claim_only_no_evidence`: a classifier trained and tested on the claim alone;
+- `gold`: the gold-evidence classifier on the dev claims' own gold answers (first k, every k of
+  `ablation_ks`).
+The planners' retrieved evidence goes through the saved gold-evidence models in stage `nli_planners`
+(`python -m lib.veracity planners`), so a change to retrieval or planning never retrains.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from lib import labels as LB
+from lib import nli as N
+from lib.config import DATA_DIR, PARAMS_FILE, section
+from lib.data import averitec
+from lib.nli_training import (
+    CLAIM_ONLY,
+    GOLD,
+    NAIVE,
+    NLI_DIR,
+    _naive,
+    _rows,
+    _train_models,
+    model_dir,
+    stratified_split,
+)
+
+
+def gold_evidence(claim: averitec.Claim, k: int | None = None) -> tuple[str, ...]:
+    """The claim's gold answer texts in question order (a Boolean answer's explanation where given),
+    first `k` (all with None)."""
+    if k is not None and k < 1:
+        raise ValueError(f"k = {k}: the number of evidence pieces must be >= 1 (None: all)")
+    texts = [averitec.gold_answer_text(a).strip() for q in claim.questions for a in q.answers]
+    texts = [t for t in texts if t]
+    return tuple(texts if k is None else texts[:k])
+
+
+def examples(
+    claims: Sequence[averitec.Claim], evidence: Mapping[int, Sequence[str]] | None, label_set: str, prefix: str = ""
+) -> list[N.Example]:
+    """Classifier examples; `evidence=None` gives the claim alone. Claims whose label is not in the
+    label set (2-way: NEE, Conflicting) are left out."""
+    out = []
+    for c in claims:
+        label = LB.map_label(c.label, label_set)
+        if label is not None:
+            ev = () if evidence is None else tuple(evidence.get(c.claim_id, ()))
+            out.append(N.Example(f"{prefix}{c.claim_id}", c.text, ev, label))
+    return out
+
+
+def averitec_stage(
+    params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, out_dir: Path | str = NLI_DIR / "averitec"
+) -> pd.DataFrame:
+    """Stage `nli_averitec`: train the claim-only and gold-evidence classifiers (every seed saved), and
+    predict the dev claims' reference settings: majority label, claim alone, gold evidence at every k.
+    The planners' evidence is stage `nli_planners` (`lib.veracity`), so new runs never retrain."""
+    p = dict(params)
+    data_dir, out_dir = Path(data_dir), Path(out_dir)
+    start = time.perf_counter()
+    s = N.NLISettings.from_params(p["classifier"])
+    label_set, k, seeds = p["label_set"], int(p["k"]), list(p["seeds"])
+    labels = LB.LABEL_SETS[label_set]
+    train = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
+    dev = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
+    if p.get("max_train_claims"):
+        train = train[: int(p["max_train_claims"])]
+    if p.get("max_dev_claims"):
+        dev = dev[: int(p["max_dev_claims"])]
+    train = [c for c in train if LB.map_label(c.label, label_set) is not None]
+    fit_idx, val_idx = stratified_split([c.label for c in train], s.validation_fraction, s.seed)
+    fit, val = [train[i] for i in fit_idx], [train[i] for i in val_idx]
+    variants = {
+        "claim_only": (examples(fit, None, label_set), examples(val, None, label_set)),
+        "gold": (
+            examples(fit, {c.claim_id: gold_evidence(c, k) for c in fit}, label_set),
+            examples(val, {c.claim_id: gold_evidence(c, k) for c in val}, label_set),
+        ),
+    }
+    models = _train_models(variants, labels, s, seeds, out_dir / "models")
+    ks = sorted({k, *p.get("ablation_ks", [])})
+    naive_label = LB.map_label(LB.majority_label(train), label_set)
+    dev_claim = examples(dev, None, label_set)
+    frames = [_rows(NAIVE, "reference", None, seeds[0], dev_claim, _naive(dev_claim, naive_label, labels), labels)]
+    for seed in seeds:
+        model, tok, _ = models[("claim_only", seed)]
+        frames.append(
+            _rows(
+                CLAIM_ONLY,
+                "reference",
+                None,
+                seed,
+                dev_claim,
+                N.predict_proba(model, tok, dev_claim, s.max_length, s.eval_batch_size, s.max_claim_share),
+                labels,
+            )
+        )
+        model, tok, _ = models[("gold", seed)]
+        for kk in ks:
+            exs = examples(dev, {c.claim_id: gold_evidence(c, kk) for c in dev}, label_set)
+            probs = N.predict_proba(model, tok, exs, s.max_length, s.eval_batch_size, s.max_claim_share)
+            frames.append(_rows(GOLD, "gold", kk, seed, exs, probs, labels))
+    preds = pd.concat(frames, ignore_index=True)
+    preds["claim_id"] = preds["uid"].astype(int)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    preds.to_parquet(out_dir / "predictions.parquet", index=False)
+    report = {
+        "label_set": label_set,
+        "labels": list(labels),
+        "k": k,
+        "ks": ks,
+        "seeds": seeds,
+        "train_claims": len(fit),
+        "validation_claims": len(val),
+        "dev_claims": len(dev),
+        "max_dev_claims": p.get("max_dev_claims"),
+        "naive_label": naive_label,
+        "models": {f"{name}/seed{seed}": str(model_dir(out_dir, name, seed, seeds)) for name, seed in models},
+        "training": {f"{name}/seed{seed}": rep for (name, seed), (_, _, rep) in models.items()},
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    return preds
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(
+        prog="python -m lib.nli_averitec", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--params", default=str(PARAMS_FILE))
+    args = ap.parse_args(argv)
+    averitec_stage(section("nli_averitec", args.params))
+
+
+if __name__ == "__main__":
+    main()

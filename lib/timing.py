@@ -1,0 +1,130 @@
+"""Wall time of each pipeline stage, measured where it runs and kept apart from the study's numbers.
+
+Every stage command in `dvc.yaml` is `python -m lib.timing run -- <command>`: the command runs as a
+child process with the same arguments and environment, and when it succeeds the wall time lands in
+`outputs/timings/<stage>.json` (the stage name is DVC's `DVC_STAGE`). A failed or killed command writes
+nothing and keeps its exit status, so a timing file always belongs to a finished run. The timings are not
+a DVC output and no stage reads them: they never make a stage stale, and `lib.closure` leaves this
+module out of the stages' deps.
+
+`python -m lib.timing table` prints the stages' timings (in `dvc.yaml` order) as a Markdown table;
+`python -m lib.timing table --readme README.md` writes it between the README's timing markers, so the
+README's table comes from a run, not from typing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMINGS_DIR = ROOT / "outputs" / "timings"
+BEGIN, END = "<!-- timings: begin (python -m lib.timing table --readme README.md) -->", "<!-- timings: end -->"
+
+
+def record(stage: str, seconds: float, command: list[str], out_dir: Path | str = TIMINGS_DIR) -> Path:
+    """Write `<out_dir>/<stage>.json` (atomically: a reader never sees half a file)."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{stage}.json"
+    body = {
+        "stage": stage,
+        "seconds": round(seconds, 1),
+        "command": " ".join(command),
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+        "cpus": os.cpu_count(),
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+    }
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(body, indent=2) + "\n")
+    os.replace(tmp, path)
+    return path
+
+
+def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMINGS_DIR) -> int:
+    """Run `command`; on success record its wall time under `stage` (default `$DVC_STAGE`; none: not recorded)."""
+    if not command:
+        raise SystemExit("usage: python -m lib.timing run -- <command ...>")
+    stage = stage or os.environ.get("DVC_STAGE")
+    start = time.perf_counter()
+    try:
+        code = subprocess.call(command)
+    except FileNotFoundError as err:
+        print(f"error: cannot run {command[0]!r}: {err}", file=sys.stderr)
+        return 127
+    if code == 0 and stage:
+        record(stage, time.perf_counter() - start, command, out_dir)
+    return code
+
+
+def read(out_dir: Path | str = TIMINGS_DIR) -> dict[str, dict]:
+    """{stage: timing record} of every timing file."""
+    return {p.stem: json.loads(p.read_text()) for p in sorted(Path(out_dir).glob("*.json"))}
+
+
+def _minutes(seconds: float) -> str:
+    return f"{int(seconds // 60)} min {seconds % 60:04.1f} s" if seconds >= 60 else f"{seconds:.1f} s"
+
+
+def table(order: list[str] | None = None, out_dir: Path | str = TIMINGS_DIR) -> str:
+    """The timings as a Markdown table, stages in `order` (then any others), with the total."""
+    timings = read(out_dir)
+    if not timings:
+        raise SystemExit(f"no timing files in {out_dir}: run the pipeline (`make pipeline`) first")
+    names = [s for s in order or [] if s in timings] + sorted(set(timings) - set(order or []))
+    rows = ["| stage | wall time | finished (UTC) |", "|---|---:|---|"]
+    rows += [
+        f"| `{s}` | {_minutes(timings[s]['seconds'])} | {timings[s]['finished'][:16].replace('T', ' ')} |"
+        for s in names
+    ]
+    cpus = {t["cpus"] for t in timings.values()}
+    total = sum(t["seconds"] for t in timings.values())
+    rows.append(
+        f"| **all {len(names)} stages** | **{_minutes(total)}** | on {'/'.join(map(str, sorted(cpus)))} cores |"
+    )
+    return "\n".join(rows)
+
+
+def write_readme(readme: Path | str, text: str) -> None:
+    """Replace what lies between the README's timing markers with `text`."""
+    readme = Path(readme)
+    body = readme.read_text(encoding="utf-8")
+    if BEGIN not in body or END not in body:
+        raise SystemExit(f"{readme}: the markers {BEGIN!r} and {END!r} are missing")
+    head, rest = body.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    readme.write_text(f"{head}{BEGIN}\n{text}\n{END}{tail}", encoding="utf-8")
+
+
+def stage_order(dvc_yaml: Path | str = ROOT / "dvc.yaml") -> list[str]:
+    """Stage names in `dvc.yaml` order (a plain YAML read: stage names are top-level keys of `stages`)."""
+    import yaml
+
+    return list(yaml.safe_load(Path(dvc_yaml).read_text())["stages"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:2] == ["run", "--"]:
+        return run(args[2:])
+    if args[:1] == ["table"] and args[1:] in ([], ["--readme", args[-1]]):
+        text = table(stage_order())
+        if len(args) == 3:
+            write_readme(args[2], text)
+            print(f"wrote the timing table into {args[2]}")
+        else:
+            print(text)
+        return 0
+    print("usage: python -m lib.timing run -- <command ...> | table [--readme README.md]", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

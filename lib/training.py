@@ -1,0 +1,77 @@
+"""What every fine-tuning loop here shares: seeded length-bucketed batches, AdamW with linear warm-up
+and decay, and one optimisation step. QGEN (`lib.qgen_training`) and the verifier (`lib.nli`) use it,
+so the two loops cannot drift apart."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+# Parameters without weight decay in the usual BERT recipe: biases and LayerNorm weights.
+NO_DECAY = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
+
+
+def seed_everything(seed: int) -> None:
+    """Seed torch and NumPy, and ask torch for deterministic kernels (warning where it has none)."""
+    import torch
+
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    torch.use_deterministic_algorithms(True, warn_only=True)
+
+
+def batches(n_lengths: Sequence[int], batch_size: int, seed: int) -> list[list[int]]:
+    """Shuffled batches of similar length (less padding): shuffle, sort within windows of 50 batches,
+    shuffle the batches. Deterministic for a seed."""
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(n_lengths))
+    window = batch_size * 50
+    out = []
+    for start in range(0, len(order), window):
+        chunk = sorted(order[start : start + window], key=lambda i: (n_lengths[i], i))
+        out.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
+    return [out[i] for i in rng.permutation(len(out))]
+
+
+def epoch_batches(lengths: Sequence[int], batch_size: int, seed: int, epochs: int) -> list[list[list[int]]]:
+    """`batches` for each epoch, epoch e seeded with `seed + e`."""
+    return [batches(lengths, batch_size, seed + e) for e in range(epochs)]
+
+
+def adamw(
+    named_parameters: Iterable[tuple[str, Any]], lr: float, weight_decay: float, no_decay: Sequence[str] = NO_DECAY
+):
+    """AdamW over the trainable parameters; those whose names end with one of `no_decay` get none."""
+    import torch
+
+    params = [(n, p) for n, p in named_parameters if p.requires_grad]
+    no_decay = tuple(no_decay)
+    groups = [
+        {"params": [p for n, p in params if not (no_decay and n.endswith(no_decay))], "weight_decay": weight_decay},
+        {"params": [p for n, p in params if no_decay and n.endswith(no_decay)], "weight_decay": 0.0},
+    ]
+    return torch.optim.AdamW([g for g in groups if g["params"]], lr=lr)
+
+
+def warmup_decay(optimizer, warmup: float, total_steps: int):
+    """Linear warm-up over the first `warmup` share of the steps, then linear decay to 0 at the last."""
+    import torch
+
+    warm = max(1, int(warmup * total_steps))
+    return torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda i: min((i + 1) / warm, max(0.0, (total_steps - i) / max(1, total_steps - warm)))
+    )
+
+
+def step(loss, parameters: Sequence[Any], optimizer, scheduler, max_grad_norm: float = 1.0) -> float:
+    """Backward, clip the gradient norm, optimiser and scheduler step, zero the gradients; the loss."""
+    import torch
+
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(parameters, max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad()
+    return float(loss.item())

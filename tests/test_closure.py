@@ -1,0 +1,107 @@
+"""lib.closure: every stage's lib/ deps in dvc.yaml are exactly the files its code imports."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from lib import closure as CL
+from lib.config import ROOT
+
+TRAINING_STAGES = ("qgen", "nli_averitec", "nli_quantemp")
+ANALYSIS_ONLY = (
+    "lib/generative.py",
+    "lib/pursuit.py",
+    "lib/errors.py",
+    "lib/utility.py",
+    "lib/display.py",
+    "lib/veracity.py",
+    "lib/significance.py",
+    "lib/notebooks.py",
+    "lib/qgen.py",
+)
+
+
+def test_dvc_yaml_lists_every_stage_closure_exactly():
+    assert CL.differences() == {}, "run `python -m lib.closure write`"
+
+
+def test_training_stages_reach_no_analysis_module():
+    stages = CL._stages(ROOT / "dvc.yaml")
+    for name in TRAINING_STAGES:
+        files = CL.stage_closure(stages[name]["cmd"])
+        assert not set(files) & set(ANALYSIS_ONLY), name
+        assert {"lib/training.py", "lib/models.py"} <= set(files)
+
+
+@pytest.fixture
+def mini(tmp_path):
+    """A tiny repository: lib/a imports lib.b inside a function; lib/b imports lib.pkg.c; a notebook imports lib.d."""
+    lib = tmp_path / "lib"
+    (lib / "pkg").mkdir(parents=True)
+    (lib / "__init__.py").write_text("")
+    (lib / "a.py").write_text("import os\n\ndef f():\n    from lib import b\n    return b\n")
+    (lib / "b.py").write_text("from lib.pkg import c\nfrom lib.pkg.c import NAME\n")
+    (lib / "pkg" / "__init__.py").write_text("from . import helpers\n")
+    (lib / "pkg" / "helpers.py").write_text("")
+    (lib / "pkg" / "c.py").write_text("NAME = 1\n")
+    (lib / "d.py").write_text("")
+    (lib / "notebooks.py").write_text("")
+    (tmp_path / "notebooks").mkdir()
+    cell = {"cell_type": "code", "source": ["%matplotlib inline\n", "from lib import d as D\n"], "metadata": {}}
+    (tmp_path / "notebooks" / "n.ipynb").write_text(
+        json.dumps({"cells": [cell, {"cell_type": "markdown", "source": ["from lib import a"]}]})
+    )
+    return tmp_path
+
+
+def test_closure_follows_imports_inside_functions_packages_and_relative_imports(mini):
+    assert CL.closure(["lib.a"], mini) == {"lib", "lib.a", "lib.b", "lib.pkg", "lib.pkg.c", "lib.pkg.helpers"}
+    assert CL.stage_closure("python -m lib.a --flag", mini) == [
+        "lib/__init__.py",
+        "lib/a.py",
+        "lib/b.py",
+        "lib/pkg/__init__.py",
+        "lib/pkg/c.py",
+        "lib/pkg/helpers.py",
+    ]
+
+
+def test_notebook_stages_add_the_code_cells_imports_not_the_markdown(mini):
+    assert CL.stage_closure("python -m lib.notebooks run n --section x", mini) == [
+        "lib/__init__.py",
+        "lib/d.py",
+        "lib/notebooks.py",
+    ]
+
+
+def test_an_import_of_a_missing_module_is_named(mini):
+    (mini / "lib" / "d.py").write_text("from lib import gone\nimport lib.gone2\n")
+    with pytest.raises(ModuleNotFoundError, match="lib.gone2"):
+        CL.closure(["lib.d"], mini)
+
+
+def test_a_missing_or_superfluous_dep_is_reported_and_write_fixes_it(mini, capsys):
+    dvc = mini / "dvc.yaml"
+    dvc.write_text(
+        "stages:\n  s:\n    cmd: python -m lib.b\n    deps:\n      - data/x  # the input\n"
+        "      - lib/b.py\n      - lib/d.py\n    outs:\n      - out\n"
+    )
+    assert CL.differences(dvc, mini) == {
+        "s": {
+            "missing": ["lib/__init__.py", "lib/pkg/__init__.py", "lib/pkg/c.py", "lib/pkg/helpers.py"],
+            "extra": ["lib/d.py"],
+        }
+    }
+    assert CL.write(dvc, mini) == ["s"] and CL.differences(dvc, mini) == {}
+    text = dvc.read_text()
+    assert "- data/x  # the input" in text and "lib/d.py" not in text
+
+
+def test_the_check_command_exits_1_on_a_stale_dvc_yaml(tmp_path, monkeypatch):
+    shutil.copy(ROOT / "dvc.yaml", tmp_path / "dvc.yaml")
+    monkeypatch.setattr(CL, "differences", lambda: {"qgen": {"missing": ["lib/training.py"], "extra": []}})
+    assert CL.main(["check"]) == 1
+    assert CL.main(["nonsense"]) == 2
