@@ -13,6 +13,7 @@ other deps, and the file's comments, stay as they are). `tests/test_closure.py` 
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 import shlex
@@ -20,7 +21,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from lib.config import ROOT
+ROOT = Path(__file__).resolve().parent.parent  # the repository (lib.config.ROOT, without importing the schema)
 
 LIB = "lib"
 # Modules a command runs that are not deps: the timer (`python -m lib.timing run -- <command>`) measures
@@ -75,9 +76,15 @@ def closure(modules: Iterable[str], root: Path = ROOT) -> set[str]:
             raise ModuleNotFoundError(f"{mod} is imported but {root / mod.replace('.', '/')}(.py) does not exist")
         seen.add(mod)
         package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
-        for imp in _imported(ast.parse(path.read_text(encoding="utf-8"), str(path)), package, root):
+        for imp in _file_imports(path, path.stat().st_mtime_ns, package, root):
             todo.extend(with_packages(imp) - seen)
     return seen
+
+
+@functools.cache
+def _file_imports(path: Path, mtime_ns: int, package: str, root: Path) -> frozenset[str]:
+    """The `lib` imports of one file, parsed once per version of the file (`mtime_ns` is the cache key)."""
+    return frozenset(_imported(ast.parse(path.read_text(encoding="utf-8"), str(path)), package, root))
 
 
 def notebook_imports(path: Path | str, root: Path = ROOT) -> set[str]:
@@ -117,9 +124,11 @@ def stage_closure(cmd: str | list[str], root: Path = ROOT) -> list[str]:
 
 
 def _stages(dvc_yaml: Path) -> dict:
-    from ruamel.yaml import YAML
+    import yaml
 
-    return YAML().load(dvc_yaml.read_text(encoding="utf-8"))["stages"]
+    return yaml.load(dvc_yaml.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))[
+        "stages"
+    ]
 
 
 def differences(dvc_yaml: Path | str = ROOT / "dvc.yaml", root: Path = ROOT) -> dict[str, dict[str, list[str]]]:

@@ -55,3 +55,23 @@ def test_the_timer_is_not_a_dep_but_what_it_runs_is():
     modules, _ = CL.stage_entry_points("python -m lib.timing run -- python -m lib.store")
     assert modules == {"lib.store"}
     assert TM.main(["nonsense"]) == 2
+
+
+def test_the_committed_metrics_hold_no_timings_or_machine_details():
+    from lib.config import METRICS_DIR
+
+    def keys(tree, prefix=""):
+        if isinstance(tree, dict):
+            for k, v in tree.items():
+                yield f"{prefix}{k}"
+                yield from keys(v, f"{prefix}{k}.")
+
+    files = sorted(METRICS_DIR.glob("*.json"))
+    assert files, "outputs/metrics/*.json are committed"
+    bad = [
+        f"{f.name}: {k}"
+        for f in files
+        for k in keys(json.loads(f.read_text()))
+        if any(word in k.rsplit(".", 1)[-1].lower() for word in ("second", "device", "host", "timing", "duration"))
+    ]
+    assert bad == []
