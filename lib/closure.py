@@ -32,7 +32,7 @@ NOT_DEPS = {"lib.timing"}
 def module_path(module: str, root: Path = ROOT) -> Path | None:
     """The file of a dotted module under `lib` (a package's `__init__.py`); None if there is none."""
     base = root.joinpath(*module.split("."))
-    for path in (base.with_suffix(".py"), base / "__init__.py"):
+    for path in (base / "__init__.py", base.with_suffix(".py")):  # a package wins, as in Python
         if path.is_file():
             return path
     return None
@@ -98,6 +98,27 @@ def notebook_imports(path: Path | str, root: Path = ROOT) -> set[str]:
         if not line.lstrip().startswith(("%", "!"))
     )
     return _imported(ast.parse(code, str(path)), LIB, root)
+
+
+def notebook_sections(path: Path | str) -> set[str]:
+    """The params sections a notebook reads by name (`section("averitec")` calls with a literal name)."""
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    code = "\n".join(
+        line
+        for cell in nb["cells"]
+        if cell["cell_type"] == "code"
+        for line in "".join(cell["source"]).splitlines()
+        if not line.lstrip().startswith(("%", "!"))
+    )
+    return {
+        node.args[0].value
+        for node in ast.walk(ast.parse(code, str(path)))
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "id", getattr(node.func, "attr", None)) == "section"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    }
 
 
 def stage_entry_points(cmd: str | list[str], root: Path = ROOT) -> tuple[set[str], list[Path]]:

@@ -115,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     if args[:2] == ["run", "--"]:
         return run(args[2:])
     if args[:1] == ["table"] and args[1:] in ([], ["--readme", args[-1]]):
+        if not read():
+            print(f"no stage timings in {TIMINGS_DIR} (no stage ran here)")
+            return 0
         text = table(stage_order())
         if len(args) == 3:
             write_readme(args[2], text)

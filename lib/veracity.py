@@ -24,10 +24,10 @@ import pandas as pd
 from lib import labels as LB
 from lib import nli as N
 from lib import runs as RU
-from lib.config import DATA_DIR, PARAMS_FILE, STORE_DIR, section
+from lib.config import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR, section
 from lib.data import averitec
 from lib.nli_averitec import examples, gold_evidence  # noqa: F401  (re-exported for notebooks and lib.utility)
-from lib.nli_training import CLAIM_ONLY, GOLD, NAIVE, NLI_DIR, PLANNER, SNIPPETS, _rows  # noqa: F401  (the settings)
+from lib.nli_training import CLAIM_ONLY, GOLD, NAIVE, NLI_DIR, PLANNER, SNIPPETS, _rows, model_dir  # noqa: F401
 from lib.store import load_store
 
 PLANNERS_DIR = NLI_DIR / "planners"
@@ -81,6 +81,18 @@ def planner_runs(
     return {p: out[p] for p in planners}
 
 
+def repo_path(path: Path | str) -> str:
+    """A path as written into reports: relative to the repository when inside it, so a report means the
+    same in every checkout (and hashes the same); absolute otherwise."""
+    path = Path(path).resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def from_repo(path: Path | str) -> Path:
+    """The path a report names (see `repo_path`), in this checkout."""
+    return Path(path) if Path(path).is_absolute() else ROOT / path
+
+
 def planners_stage(
     params: Mapping[str, Any],
     data_dir: Path | str = DATA_DIR,
@@ -107,7 +119,7 @@ def planners_stage(
     runs = planner_runs(p["runs"], p["planners"], p["retrieval"])
     frames = []
     for seed in seeds:
-        model, tok, training = N.load(trained["models"][f"gold/seed{seed}"])
+        model, tok, training = N.load(model_dir(nli_dir, "gold", seed, seeds))  # this checkout's, by layout
         s = N.NLISettings.from_params(training["settings"])
         for kk in ks:
             for name in p["planners"] if kk == k else p.get("ablation_planners", []):
@@ -125,7 +137,7 @@ def planners_stage(
     preds.to_parquet(out_dir / "predictions.parquet", index=False)
     report = {
         **{key: trained[key] for key in ("label_set", "labels", "k", "ks", "seeds", "dev_claims")},
-        "verifier": trained["models"][f"gold/seed{seeds[0]}"],
+        "verifier": repo_path(model_dir(nli_dir, "gold", seeds[0], seeds)),
         "planners": list(p["planners"]),
         "ablation_planners": list(p.get("ablation_planners", [])),
         "retrieval": dict(p["retrieval"]),

@@ -105,3 +105,21 @@ def test_the_check_command_exits_1_on_a_stale_dvc_yaml(tmp_path, monkeypatch):
     monkeypatch.setattr(CL, "differences", lambda: {"qgen": {"missing": ["lib/training.py"], "extra": []}})
     assert CL.main(["check"]) == 1
     assert CL.main(["nonsense"]) == 2
+
+
+def test_notebook_stages_declare_every_params_section_their_notebook_reads():
+    missing = {}
+    for name, stage in CL._stages(ROOT / "dvc.yaml").items():
+        _, notebooks = CL.stage_entry_points(stage["cmd"])
+        declared = [p for entry in stage.get("params", []) for p in ([entry] if isinstance(entry, str) else entry)]
+        for nb in notebooks:
+            for sec in CL.notebook_sections(nb):
+                if not any(d == sec or d.startswith(sec + ".") for d in declared):
+                    missing.setdefault(name, []).append(sec)
+    assert missing == {}
+
+
+def test_notebook_sections_reads_literal_section_names(mini):
+    cell = {"cell_type": "code", "source": ['x = section("averitec")["k"]\n', "y = C.section(name)\n"], "metadata": {}}
+    (mini / "notebooks" / "s.ipynb").write_text(json.dumps({"cells": [cell]}))
+    assert CL.notebook_sections(mini / "notebooks" / "s.ipynb") == {"averitec"}

@@ -109,7 +109,10 @@ def test_averitec_stage_end_to_end(tiny_nli):
     report = json.loads((out / "report.json").read_text())
     assert set(report["training"]) == {"claim_only/seed0", "gold/seed0"} and report["naive_label"] == "Refuted"
     assert (out / "models" / "gold" / "training.json").exists()
-    assert merged["retrieval"]["retriever"] == "bm25" and merged["verifier"] == str(out / "models" / "gold")
+    assert (
+        merged["retrieval"]["retriever"] == "bm25"
+        and V.from_repo(merged["verifier"]).resolve() == (out / "models" / "gold").resolve()
+    )
     with pytest.raises(FileNotFoundError, match="nli_planners"):
         V.averitec_predictions(out, out / "nowhere")
 
@@ -220,3 +223,11 @@ def test_over_seeds_and_against_baseline():
         V.nli_verdicts(preds, "good", 5)
     with pytest.raises(ValueError, match="baseline"):
         V.against_baseline(preds, ("nothing", 3), "averitec4")
+
+
+def test_report_paths_are_relative_to_the_repository_when_inside_it(tmp_path):
+    from lib.config import ROOT
+
+    assert V.repo_path(ROOT / "outputs" / "nli" / "averitec" / "models" / "gold") == "outputs/nli/averitec/models/gold"
+    assert V.from_repo("outputs/nli/averitec/models/gold") == ROOT / "outputs" / "nli" / "averitec" / "models" / "gold"
+    assert V.from_repo(V.repo_path(tmp_path)) == tmp_path.resolve()
