@@ -87,8 +87,8 @@ def _file_imports(path: Path, mtime_ns: int, package: str, root: Path) -> frozen
     return frozenset(_imported(ast.parse(path.read_text(encoding="utf-8"), str(path)), package, root))
 
 
-def notebook_imports(path: Path | str, root: Path = ROOT) -> set[str]:
-    """`lib` modules imported by a notebook's code cells (IPython magics and shell lines left out)."""
+def _notebook_tree(path: Path | str) -> ast.Module:
+    """The syntax tree of a notebook's code cells (IPython magics and shell lines left out)."""
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
     code = "\n".join(
         line
@@ -97,22 +97,19 @@ def notebook_imports(path: Path | str, root: Path = ROOT) -> set[str]:
         for line in "".join(cell["source"]).splitlines()
         if not line.lstrip().startswith(("%", "!"))
     )
-    return _imported(ast.parse(code, str(path)), LIB, root)
+    return ast.parse(code, str(path))
+
+
+def notebook_imports(path: Path | str, root: Path = ROOT) -> set[str]:
+    """`lib` modules imported by a notebook's code cells."""
+    return _imported(_notebook_tree(path), LIB, root)
 
 
 def notebook_sections(path: Path | str) -> set[str]:
     """The params sections a notebook reads by name (`section("averitec")` calls with a literal name)."""
-    nb = json.loads(Path(path).read_text(encoding="utf-8"))
-    code = "\n".join(
-        line
-        for cell in nb["cells"]
-        if cell["cell_type"] == "code"
-        for line in "".join(cell["source"]).splitlines()
-        if not line.lstrip().startswith(("%", "!"))
-    )
     return {
         node.args[0].value
-        for node in ast.walk(ast.parse(code, str(path)))
+        for node in ast.walk(_notebook_tree(path))
         if isinstance(node, ast.Call)
         and getattr(node.func, "id", getattr(node.func, "attr", None)) == "section"
         and node.args
@@ -144,10 +141,11 @@ def stage_closure(cmd: str | list[str], root: Path = ROOT) -> list[str]:
     return sorted(str(module_path(m, root).relative_to(root)) for m in closure(modules, root))
 
 
-def _stages(dvc_yaml: Path) -> dict:
+def stages(dvc_yaml: Path | str = ROOT / "dvc.yaml") -> dict:
+    """The `stages` mapping of `dvc.yaml`, in file order."""
     import yaml
 
-    return yaml.load(dvc_yaml.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))[
+    return yaml.load(Path(dvc_yaml).read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))[
         "stages"
     ]
 
@@ -155,7 +153,7 @@ def _stages(dvc_yaml: Path) -> dict:
 def differences(dvc_yaml: Path | str = ROOT / "dvc.yaml", root: Path = ROOT) -> dict[str, dict[str, list[str]]]:
     """{stage: {"missing": [...], "extra": [...]}} for every stage whose `lib/` deps differ from its closure."""
     out = {}
-    for name, stage in _stages(Path(dvc_yaml)).items():
+    for name, stage in stages(dvc_yaml).items():
         want = set(stage_closure(stage["cmd"], root))
         have = {str(d) for d in stage.get("deps", []) if re.match(rf"{LIB}/", str(d))}
         if want != have:

@@ -23,7 +23,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from lib.closure import ROOT, stages
+
 TIMINGS_DIR = ROOT / "outputs" / "timings"
 BEGIN, END = "<!-- timings: begin (python -m lib.timing table --readme README.md) -->", "<!-- timings: end -->"
 
@@ -103,11 +104,9 @@ def write_readme(readme: Path | str, text: str) -> None:
     readme.write_text(f"{head}{BEGIN}\n{text}\n{END}{tail}", encoding="utf-8")
 
 
-def stage_order(dvc_yaml: Path | str = ROOT / "dvc.yaml") -> list[str]:
-    """Stage names in `dvc.yaml` order (a plain YAML read: stage names are top-level keys of `stages`)."""
-    import yaml
-
-    return list(yaml.safe_load(Path(dvc_yaml).read_text())["stages"])
+def stage_order() -> list[str]:
+    """Stage names in `dvc.yaml` order."""
+    return list(stages())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -186,3 +186,23 @@ def tiny_nli(tiny_study, tiny_bert, tmp_path_factory):
     NAV.averitec_stage(params, root / "data", root / "averitec")
     V.planners_stage(params, root / "data", tiny_study / "store", root / "averitec", root / "planners")
     return root / "data", root / "averitec", root / "planners"
+
+
+@pytest.fixture(scope="session")
+def tiny_utility(tiny_study, tiny_nli, tmp_path_factory):
+    """Stage `utility` on the fixture study, once for the session: (its output folder, its report)."""
+    from lib import utility as U
+
+    data, _, planners_dir = tiny_nli
+    out = tmp_path_factory.mktemp("tiny_utility")
+    params = {
+        "planners": ["claim_only"],
+        "runs": [str(tiny_study / "runs" / "runs.parquet")],
+        "candidates": 3,
+        "k": 2,
+        "folds": 2,
+        "alpha": 1.0,
+        "seed": 0,
+        "device": "cpu",
+    }
+    return out, U.stage(params, data, tiny_study / "store", planners_dir, out)

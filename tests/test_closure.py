@@ -29,7 +29,7 @@ def test_dvc_yaml_lists_every_stage_closure_exactly():
 
 
 def test_training_stages_reach_no_analysis_module():
-    stages = CL._stages(ROOT / "dvc.yaml")
+    stages = CL.stages()
     for name in TRAINING_STAGES:
         files = CL.stage_closure(stages[name]["cmd"])
         assert not set(files) & set(ANALYSIS_ONLY), name
@@ -109,7 +109,7 @@ def test_the_check_command_exits_1_on_a_stale_dvc_yaml(tmp_path, monkeypatch):
 
 def test_notebook_stages_declare_every_params_section_their_notebook_reads():
     missing = {}
-    for name, stage in CL._stages(ROOT / "dvc.yaml").items():
+    for name, stage in CL.stages().items():
         _, notebooks = CL.stage_entry_points(stage["cmd"])
         declared = [p for entry in stage.get("params", []) for p in ([entry] if isinstance(entry, str) else entry)]
         for nb in notebooks:

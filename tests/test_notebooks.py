@@ -209,33 +209,15 @@ def test_notebook_08_runs_on_the_fixture_study(tiny_study, tiny_nli, tmp_path):
     assert metrics["manual_items"] == len(sheet) and metrics["kappa"] == 1.0
 
 
-def test_notebook_09_runs_on_the_fixture_study(tiny_study, tiny_nli, tmp_path):
-    from lib import utility as U
-
+def test_notebook_09_runs_on_the_fixture_study(tiny_study, tiny_nli, tiny_utility, tmp_path):
     data, nli_dir, planners_dir = tiny_nli
-    U.stage(
-        {
-            "planners": ["claim_only"],
-            "runs": [str(tiny_study / "runs" / "runs.parquet")],
-            "candidates": 3,
-            "k": 2,
-            "folds": 2,
-            "alpha": 1.0,
-            "seed": 0,
-            "device": "cpu",
-        },
-        data,
-        tiny_study / "store",
-        planners_dir,
-        tmp_path / "utility",
-    )
     metrics_path = tmp_path / "utility.json"
     html = run_on_fixture(
         "09_relevance_vs_utility",
         {
             "nli_dir": str(nli_dir),
             "planners_dir": str(planners_dir),
-            "utility_dir": str(tmp_path / "utility"),
+            "utility_dir": str(tiny_utility[0]),
             "runs": [str(tiny_study / "runs" / "runs.parquet")],
             "store_dir": str(tiny_study / "store"),
             "data_dir": str(data),

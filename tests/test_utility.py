@@ -105,28 +105,17 @@ def test_select_and_selections():
     assert set(chosen) == set(U.SELECTIONS)
 
 
-def test_stage_on_the_fixture(tiny_study, tiny_nli, tmp_path):
-    data, _, planners_dir = tiny_nli
-    params = {
-        "planners": ["claim_only"],
-        "runs": [str(tiny_study / "runs" / "runs.parquet")],
-        "candidates": 3,
-        "k": 2,
-        "folds": 2,
-        "alpha": 1.0,
-        "seed": 0,
-        "device": "cpu",
-    }
-    report = U.stage(params, data, tiny_study / "store", planners_dir, tmp_path)
-    cands = pd.read_parquet(tmp_path / "candidates.parquet")
+def test_stage_on_the_fixture(tiny_utility):
+    out, report = tiny_utility
+    cands = pd.read_parquet(out / "candidates.parquet")
     assert (cands.groupby("claim_id")["rank"].max() <= 3).all() and (cands["utility"] <= 1e-9).all()
     probs = cands[["p:Supported", "p:Refuted", "p:Not Enough Evidence", "p:Conflicting Evidence/Cherrypicking"]]
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-5)
     np.testing.assert_allclose(cands["confidence"], probs.max(axis=1))
-    sel = pd.read_parquet(tmp_path / "selections.parquet")
+    sel = pd.read_parquet(out / "selections.parquet")
     assert set(sel["selection"]) == set(U.SELECTIONS) and sel.groupby("selection").size().nunique() == 1
     assert sel["doc_ids"].map(len).max() <= 2
-    assert json.loads((tmp_path / "report.json").read_text())["verifier_calls"] == report["verifier_calls"]
+    assert json.loads((out / "report.json").read_text())["verifier_calls"] == report["verifier_calls"]
 
 
 def test_per_claim_relevance_by_grade_view():
