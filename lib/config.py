@@ -527,9 +527,25 @@ class Report(Section):
     headlines: dict[Annotated[str, Field(pattern=r"^\d\d_\w+$")], dict[Text, Headline]]
 
 
+class Profile(Section):
+    """Which settings the outputs come from: `study` (the committed params.yaml) or a smaller profile
+    (`profiles/<name>.yaml`, run by `make all PROFILE=<name>` in `workspaces/<name>`), whose notebooks and
+    report index carry `note` as a banner so nobody mistakes them for the study's figures."""
+
+    name: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")]
+    note: Text | None = None
+
+    @model_validator(mode="after")
+    def _noted(self) -> Profile:
+        if self.name != "study" and not self.note:
+            raise ValueError(f"profile {self.name!r} needs a note saying how it differs from the study")
+        return self
+
+
 class Params(Section):
     """The whole `params.yaml`: one section per stage or notebook (dvc.yaml lists who reads which)."""
 
+    profile: Profile
     store: Store
     knowledge_store: KnowledgeStore
     planners: Planners

@@ -158,7 +158,8 @@ def predict_proba(
     device: str | None = None,
     progress: bool = False,
 ) -> np.ndarray:
-    """Class probabilities (n, classes), in the order of `examples`; batches of similar length."""
+    """Class probabilities (n, classes), in the order of `examples`; batches of similar length, each
+    distinct input once."""
     import torch
     from tqdm import tqdm
 
@@ -167,15 +168,19 @@ def predict_proba(
     device = device or next(model.parameters()).device.type
     _, dtype = device_of(device)
     enc = encode(tokenizer, examples, max_length, max_claim_share)
-    order = sorted(range(len(examples)), key=lambda i: (len(enc["input_ids"][i]), i))
+    # Identical inputs are classified once: after truncation, top-5 and top-10 evidence is often the same
+    # 128 tokens, and planners share documents.
+    first: dict[tuple, int] = {}
+    source = [first.setdefault(tuple(tuple(enc[k][i]) for k in enc), i) for i in range(len(examples))]
+    unique = sorted(set(source), key=lambda i: (len(enc["input_ids"][i]), i))
     out = np.zeros((len(examples), model.config.num_labels))
     model.eval()
     with torch.inference_mode(), torch.autocast(device_type="cuda", dtype=dtype, enabled=dtype is not None):
-        for s in tqdm(range(0, len(order), batch_size), desc="predict", disable=not progress, leave=False):
-            idx = order[s : s + batch_size]
+        for s in tqdm(range(0, len(unique), batch_size), desc="predict", disable=not progress, leave=False):
+            idx = unique[s : s + batch_size]
             logits = model(**_pad(tokenizer, enc, idx, device)).logits.float()
             out[idx] = torch.softmax(logits, dim=-1).cpu().numpy()
-    return out
+    return out[source]
 
 
 def macro_f1(gold: Sequence[int], pred: Sequence[int], n_classes: int) -> float:

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from lib import labels as LB
@@ -109,10 +110,14 @@ def averitec_stage(
             )
         )
         model, tok, _ = models[("gold", seed)]
-        for kk in ks:
-            exs = examples(dev, {c.claim_id: gold_evidence(c, kk) for c in dev}, label_set)
-            probs = N.predict_proba(model, tok, exs, s.max_length, s.eval_batch_size, s.max_claim_share)
-            frames.append(_rows(GOLD, "gold", kk, seed, exs, probs, labels))
+        per_k = [examples(dev, {c.claim_id: gold_evidence(c, kk) for c in dev}, label_set) for kk in ks]
+        # one call: inputs equal at several k (few answers, or truncated) are classified once
+        probs = N.predict_proba(
+            model, tok, [e for exs in per_k for e in exs], s.max_length, s.eval_batch_size, s.max_claim_share
+        )
+        bounds = np.cumsum([0] + [len(exs) for exs in per_k])
+        for kk, exs, lo, hi in zip(ks, per_k, bounds, bounds[1:]):
+            frames.append(_rows(GOLD, "gold", kk, seed, exs, probs[lo:hi], labels))
     preds = pd.concat(frames, ignore_index=True)
     preds["claim_id"] = preds["uid"].astype(int)
     out_dir.mkdir(parents=True, exist_ok=True)

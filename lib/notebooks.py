@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,14 +33,26 @@ from lib.config import (
 DEFAULT_TIMEOUT_S = 1800  # per cell: a hung kernel fails the stage instead of blocking it
 
 
+def banner(profile: Mapping[str, Any]) -> str | None:
+    """The warning that outputs of a smaller profile carry (params section `profile`); None for the study."""
+    if profile["name"] == "study":
+        return None
+    return (
+        f"**{profile['name'].capitalize()} profile, not the study's figures.** {profile['note']} "
+        "The study's numbers are in the repository's `outputs/metrics/`."
+    )
+
+
 def run_notebook(
     name: str,
     parameters: dict[str, Any],
     out_dir: Path | str = EXECUTED_DIR,
     notebooks_dir: Path | str = NOTEBOOKS_DIR,
     timeout_s: int = DEFAULT_TIMEOUT_S,
+    banner: str | None = None,
 ) -> Path:
-    """Execute `notebooks/<name>.ipynb` with `parameters` from the repository root; return the output path."""
+    """Execute `notebooks/<name>.ipynb` with `parameters` from the repository root; return the output path.
+    A `banner` becomes the executed notebook's first cell."""
     import papermill as pm
 
     src = Path(notebooks_dir) / f"{name}.ipynb"
@@ -60,6 +73,12 @@ def run_notebook(
         progress_bar=False,
         log_output=False,
     )
+    if banner:
+        import nbformat
+
+        nb = nbformat.read(out, as_version=4)
+        nb.cells.insert(0, nbformat.v4.new_markdown_cell(f"> {banner}", id="profile-banner"))
+        nbformat.write(nb, out)
     print(f"{name}: executed in {time.perf_counter() - start:.1f} s -> {out}")
     return out
 
@@ -129,9 +148,10 @@ def write_index(
     out: Path | str = REPORTS_DIR / "index.html",
     notebooks_dir: Path | str = NOTEBOOKS_DIR,
     metrics_dir: Path | str = METRICS_DIR,
+    banner: str | None = None,
 ) -> Path:
     """`reports/index.html`: every numbered notebook, linked to its rendered report, with its summary
-    and the headline metrics of `spec` ({notebook name: {label: "file.json:key"}})."""
+    and the headline metrics of `spec` ({notebook name: {label: "file.json:key"}}), under `banner`."""
     from html import escape
 
     names = sorted(p.stem for p in Path(notebooks_dir).glob("[0-9][0-9]_*.ipynb"))
@@ -152,7 +172,7 @@ def write_index(
 <style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto;}}table{{border-collapse:collapse;}}
 td,th{{border-bottom:1px solid #ddd;padding:.5em;vertical-align:top;text-align:left;}}ul{{margin:0;padding-left:1.2em;}}</style>
 </head><body><h1>Evidence retrieval for fact verification: the notebooks</h1>
-<p>Each notebook was executed by the DVC pipeline (<code>dvc repro</code>) with the parameters in
+{_banner_html(banner)}<p>Each notebook was executed by the DVC pipeline (<code>dvc repro</code>) with the parameters in
 <code>params.yaml</code>; the headline numbers are read from <code>outputs/metrics/*.json</code> when this page is built.</p>
 <table><tr><th>notebook</th><th>question</th><th>headline metrics</th></tr>
 {chr(10).join(rows)}
@@ -162,6 +182,16 @@ td,th{{border-bottom:1px solid #ddd;padding:.5em;vertical-align:top;text-align:l
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(html, encoding="utf-8")
     return out
+
+
+def _banner_html(banner: str | None) -> str:
+    from html import escape
+
+    if not banner:
+        return ""
+    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", escape(banner))
+    text = re.sub(r"`(.+?)`", r"<code>\1</code>", text)
+    return f'<p style="background:#fff3cd;border:1px solid #e0c060;padding:.7em">{text}</p>\n'
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -191,13 +221,14 @@ def main(argv: list[str] | None = None) -> None:
             check_parameters(NOTEBOOKS_DIR / f"{args.name}.ipynb", parameters)
         except (ValueError, KeyError, FileNotFoundError) as err:  # ParamsError is a ValueError
             raise SystemExit(f"error: {err.args[0] if isinstance(err, KeyError) else err}") from None
-        run_notebook(args.name, parameters, timeout_s=args.timeout)
+        run_notebook(args.name, parameters, timeout_s=args.timeout, banner=banner(section("profile", args.params)))
     elif args.cmd == "render":
         for path in args.executed:
             print(f"rendered {render_html(path)}")
     if args.cmd == "index" or args.cmd == "render" and args.index:
         report = section("report", args.params)
-        print(f"wrote {write_index(report['headlines'], ROOT / report['index_path'])}")
+        note = banner(section("profile", args.params))
+        print(f"wrote {write_index(report['headlines'], ROOT / report['index_path'], banner=note)}")
     elif args.cmd == "metrics":
         for path in args.files or sorted(METRICS_DIR.glob("*.json")):
             print(f"== {Path(path).relative_to(ROOT) if Path(path).is_relative_to(ROOT) else path}")

@@ -121,16 +121,19 @@ def planners_stage(
     for seed in seeds:
         model, tok, training = N.load(model_dir(nli_dir, "gold", seed, seeds))  # this checkout's, by layout
         s = N.NLISettings.from_params(training["settings"])
-        for kk in ks:
-            for name in p["planners"] if kk == k else p.get("ablation_planners", []):
-                t0 = time.perf_counter()
-                exs = examples(dev, top_k_evidence(runs[name], docs, kk), label_set)
-                probs = N.predict_proba(model, tok, exs, s.max_length, s.eval_batch_size, s.max_claim_share)
-                frames.append(_rows(PLANNER + name, "planner", kk, seed, exs, probs, labels))
-                print(
-                    f"seed {seed} k={kk:2d} {name:26s} accuracy "
-                    f"{np.mean(frames[-1]['label'] == frames[-1]['pred']):.3f} ({time.perf_counter() - t0:.1f} s)"
-                )
+        jobs = [
+            (name, kk, examples(dev, top_k_evidence(runs[name], docs, kk), label_set))
+            for kk in ks
+            for name in (p["planners"] if kk == k else p.get("ablation_planners", []))
+        ]
+        # one call: inputs shared between planners and between k are classified once
+        probs = N.predict_proba(
+            model, tok, [e for *_, exs in jobs for e in exs], s.max_length, s.eval_batch_size, s.max_claim_share
+        )
+        bounds = np.cumsum([0] + [len(exs) for *_, exs in jobs])
+        for (name, kk, exs), lo, hi in zip(jobs, bounds, bounds[1:]):
+            frames.append(_rows(PLANNER + name, "planner", kk, seed, exs, probs[lo:hi], labels))
+            print(f"seed {seed} k={kk:2d} {name:26s} accuracy {np.mean(frames[-1]['label'] == frames[-1]['pred']):.3f}")
     preds = pd.concat(frames, ignore_index=True)
     preds["claim_id"] = preds["uid"].astype(int)
     out_dir.mkdir(parents=True, exist_ok=True)

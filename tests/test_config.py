@@ -91,6 +91,12 @@ def test_bad_values_name_their_key(key, value, expected):
     assert str(err.value).startswith("params.yaml: ")
 
 
+def test_a_profile_other_than_the_study_must_say_how_it_differs():
+    with pytest.raises(C.ParamsError, match="profile: profile 'classroom' needs a note"):
+        C.check(with_value("profile.name", "classroom"))
+    assert C.check(with_value("profile.note", "Fewer claims."))["profile"]["note"] == "Fewer claims."
+
+
 def test_every_problem_is_reported_at_once():
     params = with_value("retrieval.depth", -1)
     params["utility"]["k"] = 0

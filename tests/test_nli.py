@@ -122,6 +122,19 @@ def test_tiny_training_learns_a_separable_task_and_stops_early(tiny_bert, tmp_pa
     )  # the best checkpoint was saved
 
 
+def test_predict_proba_classifies_identical_inputs_once(tiny_bert):
+    model, tok = N.new_classifier(tiny_bert, ["Supported", "Refuted"])
+    calls = []
+    model.register_forward_hook(lambda m, args, kwargs, out: calls.append(len(kwargs["input_ids"])), with_kwargs=True)
+    long = tuple(f"evidence sentence number {i} with several more words" for i in range(12))
+    exs = [N.Example("a", "claim", long[:5], "Supported"), N.Example("b", "claim", long, "Supported"), *_toy(3)]
+    probs = N.predict_proba(model, tok, exs, 16, batch_size=64)
+    assert calls == [4]  # top-5 and all 12 pieces are the same 16 tokens
+    np.testing.assert_array_equal(probs[0], probs[1])
+    alone = [N.predict_proba(model, tok, [e], 16)[0] for e in exs]
+    np.testing.assert_allclose(probs, np.array(alone), atol=1e-6)
+
+
 def test_training_is_seeded(tiny_bert):
     s = N.NLISettings(
         model=tiny_bert,

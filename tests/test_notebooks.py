@@ -23,12 +23,14 @@ def test_notebook_01_runs_on_a_tiny_store(tiny_store, tmp_path):
         },
         out_dir=tmp_path / "executed",
         timeout_s=300,
+        banner="**Classroom profile.** Smaller.",
     )
     metrics = json.loads(metrics_path.read_text())
     assert metrics["documents"] == 12 and metrics["gold_coverage_all_systems"] == 1.0
     assert metrics["quantemp_val_claims"] == 3 and metrics["quantemp_val_without_snippets"] == 1
     html = render_html(executed, tmp_path / "reports").read_text()
     assert "The store holds <strong>12 documents</strong>" in html
+    assert html.index("Classroom profile") < html.index("The store holds")  # the banner comes first
     assert "Traceback" not in html
 
 
@@ -241,7 +243,7 @@ def test_index_reads_summaries_and_headline_metrics(tmp_path):
     import nbformat
     import pytest
 
-    from lib.notebooks import headlines, summary, write_index
+    from lib.notebooks import banner, headlines, summary, write_index
 
     nbs, metrics = tmp_path / "nbs", tmp_path / "metrics"
     nbs.mkdir()
@@ -267,6 +269,11 @@ def test_index_reads_summaries_and_headline_metrics(tmp_path):
         {"01_a": {"first": "m.json:a.b", "second": "m.json:a.c"}}, tmp_path / "index.html", nbs, metrics
     ).read_text()
     assert '<a href="01_a.html">01 · Store</a>' in html and "first: <b>0.123</b>" in html and "02_b.html" in html
+    assert "profile" not in html
+    note = banner({"name": "classroom", "note": "200 claims, <short> training."})
+    html = write_index({}, tmp_path / "index.html", nbs, metrics, banner=note).read_text()
+    assert "<b>Classroom profile, not the study&#x27;s figures.</b> 200 claims, &lt;short&gt; training." in html
+    assert banner({"name": "study", "note": None}) is None
 
 
 def test_every_notebook_ends_with_try_it_and_has_headlines():

@@ -64,6 +64,32 @@ def test_tiny_model_trains_saves_loads_and_generates(tiny_qgen):
     )
 
 
+def test_cached_encoder_states_give_the_models_own_loss():
+    import torch
+
+    s = QT.QGenSettings.from_params(max_train_claims=None)
+    claims = averitec.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json")
+    examples = QT.training_examples(claims, s)
+    torch.manual_seed(0)
+    model, tok = QT.new_model(s)
+    model.eval()
+    memory = QT.encoder_states(model, tok, [src for src, _ in examples], 48, "cpu", batch_size=4)
+    assert [len(m) for m in memory] == [len(i) for i in tok([src for src, _ in examples])["input_ids"]]
+    src = tok([e[0] for e in examples], padding=True, truncation=True, max_length=48, return_tensors="pt")
+    labels = tok([e[1] for e in examples], padding=True, return_tensors="pt").input_ids
+    labels[labels == tok.pad_token_id] = -100
+    with torch.no_grad():
+        reference = model(input_ids=src.input_ids, attention_mask=src.attention_mask, labels=labels).loss
+        assert float(QT.target_loss(model, *QT._stack(memory), labels)) == pytest.approx(float(reference), abs=1e-5)
+
+
+def test_an_unfrozen_encoder_trains_through_the_models_own_loss(tmp_path):
+    s = QT.QGenSettings.from_params(batch_size=8, max_source_tokens=48, max_target_tokens=24, freeze_encoder=False)
+    report = QT.train(s, averitec.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json"), tmp_path, False)
+    assert report["steps"] == 1 and report["loss_curve"][0]["loss"] > 0
+    assert report["trainable_parameters"] == report["parameters"]
+
+
 def test_missing_model_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="dvc repro qgen"):
         Q.Generator(Q.Decoding.from_params(TINY_DECODING), tmp_path)

@@ -46,3 +46,21 @@ def test_step_updates_and_clears_the_gradient():
     loss = TR.step((w * 3).sum(), [w], opt, sched, max_grad_norm=1.0)  # gradient 3, clipped to 1
     assert loss == 3.0 and w.item() == pytest.approx(0.5)
     assert w.grad is None or float(w.grad.abs().sum()) == 0.0
+
+
+def test_adamw_is_fused_and_steps_as_the_reference_implementation():
+    torch.manual_seed(0)
+    a = torch.nn.Linear(4, 3)
+    b = torch.nn.Linear(4, 3)
+    b.load_state_dict(a.state_dict())
+    fused = TR.adamw(a.named_parameters(), lr=0.1, weight_decay=0.01, no_decay=())
+    reference = torch.optim.AdamW(b.parameters(), lr=0.1, weight_decay=0.01, fused=False, foreach=False)
+    assert fused.defaults["fused"] is True
+    x = torch.randn(5, 4)
+    for model, opt in ((a, fused), (b, reference)):
+        for _ in range(3):
+            model(x).pow(2).sum().backward()
+            opt.step()
+            opt.zero_grad()
+    for p, q in zip(a.parameters(), b.parameters()):
+        torch.testing.assert_close(p, q)
