@@ -7,7 +7,9 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # uv does not read pip's configuration: pass on a local wheel folder (the CPU torch wheel) if pip has one.
 FIND_LINKS := $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null || true)
-UV := $(VENV)/bin/uv pip install --python $(VENV)/bin/python $(if $(FIND_LINKS),--find-links $(FIND_LINKS))
+# --compile-bytecode: every later python process (each stage, dvc itself) imports instead of compiling,
+# also where PYTHONDONTWRITEBYTECODE is set (a no-change `dvc repro` went from 4.8 s to 2.5 s).
+UV := $(VENV)/bin/uv pip install --compile-bytecode --python $(VENV)/bin/python $(if $(FIND_LINKS),--find-links $(FIND_LINKS))
 
 .PHONY: all setup env params wordnet nltk data pipeline test lint check-pipeline bench lock clean
 
@@ -43,11 +45,18 @@ data: env ## pull data/ from the DVC remote and verify its checksums
 	dvc pull -q data.dvc
 	python -m lib.data verify
 
-pipeline: setup ## run the DVC pipeline (does nothing when nothing changed)
-	python -m lib.closure check
-	dvc repro
-	python -m lib.notebooks metrics
-	python -m lib.timing table
+# PROFILE=classroom (profiles/classroom.yaml): the same pipeline, smaller, in workspaces/classroom
+PROFILE ?= study
+WORKSPACE := $(if $(filter study,$(PROFILE)),.,workspaces/$(PROFILE))
+
+pipeline: setup ## run the DVC pipeline (does nothing when nothing changed); PROFILE=classroom for the small one
+ifneq ($(PROFILE),study)
+	python -m lib.profiles prepare $(PROFILE)
+endif
+	cd $(WORKSPACE) && python -m lib.closure check
+	cd $(WORKSPACE) && dvc repro
+	cd $(WORKSPACE) && python -m lib.notebooks metrics
+	cd $(WORKSPACE) && python -m lib.timing table
 
 test: env nltk data lint ## lint and the test suite
 	python -m pytest -q

@@ -1,0 +1,207 @@
+"""Smaller profiles of the study: the same code and stages on fewer claims and shorter training, run in a
+workspace of their own so that their outputs never mix with the study's.
+
+`make all PROFILE=classroom` runs `python -m lib.profiles prepare classroom`, then the usual pipeline
+inside `workspaces/classroom/`. `prepare` writes that workspace from this checkout:
+- the code, notebooks and `dvc.yaml` as they are (tracked and untracked files that git does not ignore);
+- `data/` with fewer records where the profile says so (`data:`), every other file as it is;
+- `params.yaml` with the profile's overrides (`params:`) and its `profile` section (name and note), so
+  every executed notebook and the report index open with a banner saying which profile made them;
+- a DVC repository without git (`core.no_scm`), with its own cache, `dvc.lock` and `outputs/`.
+Running it again updates the workspace and keeps its outputs, so `dvc repro` there reruns what changed.
+
+A profile file, `profiles/<name>.yaml`:
+- `note`: one or two sentences on how the profile differs from the study (the banner's text);
+- `data`: records kept per data file, relative to `data/` (a folder: each file in it). A file whose
+  records all carry an integer `claim_id` keeps the records of claims 0..n-1; any other keeps its first
+  n records (AVeriTeC claim ids are positions in the split's file, so both keep the same claims);
+- `params`: overrides of `params.yaml`, nested as there; every key must exist there (a typo is an error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+PROFILES_DIR = ROOT / "profiles"
+WORKSPACES_DIR = ROOT / "workspaces"
+# Kept in a workspace across `prepare` runs: what its pipeline made, and the data (rewritten only where
+# its content changes, so DVC sees unchanged files as unchanged).
+KEPT = ("outputs", "reports", "data", ".dvc", "dvc.lock")
+# Not copied from this checkout: the study's lock and numbers, its data pointer, other workspaces.
+NOT_COPIED = ("workspaces/", "outputs/", "dvc.lock", "data.dvc")
+
+
+class ProfileError(ValueError):
+    """A profile file that cannot be applied: names the file and the key."""
+
+
+def load_profile(name: str, profiles_dir: Path | str = PROFILES_DIR) -> dict[str, Any]:
+    """`profiles/<name>.yaml`, checked: a note, record counts that are positive integers, a params mapping."""
+    from ruamel.yaml import YAML
+
+    path = Path(profiles_dir) / f"{name}.yaml"
+    if name == "study":
+        raise ProfileError("'study' is params.yaml itself: run `make all` without PROFILE")
+    if not path.exists():
+        known = sorted(p.stem for p in Path(profiles_dir).glob("*.yaml"))
+        raise ProfileError(f"{path}: no such profile (profiles: {', '.join(known) or 'none'})")
+    raw = YAML(typ="safe").load(path.read_text())
+    if not isinstance(raw, dict):
+        raise ProfileError(f"{path}: expected a mapping with note, data and params")
+    unknown = sorted(set(raw) - {"note", "data", "params"})
+    if unknown:
+        raise ProfileError(f"{path}: unknown keys {unknown} (expected note, data, params)")
+    if not isinstance(raw.get("note"), str) or not raw["note"].strip():
+        raise ProfileError(f"{path}: note: expected a sentence saying how the profile differs from the study")
+    data = raw.get("data") or {}
+    for file, n in data.items():
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ProfileError(f"{path}: data.{file}: expected a number of records >= 1, got {n!r}")
+    if not isinstance(raw.get("params") or {}, dict):
+        raise ProfileError(f"{path}: params: expected a mapping of params.yaml sections")
+    return {
+        "name": name,
+        "path": path,
+        "note": " ".join(raw["note"].split()),
+        "data": data,
+        "params": raw.get("params") or {},
+    }
+
+
+def merge(base: Any, override: Mapping[str, Any], where: str = "") -> None:
+    """Write `override` into the mapping `base` in place, recursively; lists and scalars are replaced.
+    A key that `base` lacks is an error (a misspelt override would otherwise change nothing)."""
+    for key, value in override.items():
+        at = f"{where}.{key}" if where else str(key)
+        if key not in base:
+            raise ProfileError(f"params.{at}: no such key in params.yaml")
+        if isinstance(value, Mapping):
+            if not isinstance(base[key], Mapping):
+                raise ProfileError(f"params.{at}: params.yaml has a single value here, not a mapping")
+            merge(base[key], value, at)
+        else:
+            base[key] = value
+
+
+def subset(path: Path, n: int) -> str:
+    """The text of a JSON-list or JSON-lines file with the records of claims 0..n-1 (by `claim_id` where
+    every record has one, else the first n records), in the same format."""
+    text = path.read_text(encoding="utf-8")
+    lines = path.suffix == ".jsonl" or not text.lstrip().startswith("[")
+    try:
+        records = [json.loads(line) for line in text.splitlines() if line.strip()] if lines else json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ProfileError(f"{path}: cannot keep {n} records: not JSON or JSON lines ({err})") from None
+    if not isinstance(records, list):
+        raise ProfileError(f"{path}: cannot keep {n} records: expected a list of records")
+    by_id = all(isinstance(r, dict) and type(r.get("claim_id")) is int for r in records)
+    kept = [r for r in records if r["claim_id"] < n] if by_id else records[:n]
+    if lines:
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept)
+    return json.dumps(kept, ensure_ascii=False, indent=1) + "\n"
+
+
+def _write(path: Path, text: str) -> None:
+    """Write only when the content changes (file times stay put for unchanged files)."""
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _copy(src: Path, dst: Path) -> None:
+    if not dst.exists() or dst.read_bytes() != src.read_bytes():
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+
+
+def checkout_files(root: Path = ROOT) -> list[str]:
+    """The checkout's files that a workspace copies: tracked and untracked files that git does not ignore."""
+    try:
+        out = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=root,
+            check=True,
+            capture_output=True,
+        ).stdout.decode()
+    except (OSError, subprocess.CalledProcessError) as err:
+        raise ProfileError(
+            f"{root}: a profile workspace is copied from a git checkout, and git failed: {err}"
+        ) from None
+    return sorted(f for f in set(out.split("\0")) if f and not f.startswith(NOT_COPIED) and (root / f).is_file())
+
+
+def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None) -> Path:
+    """Write (or update) `workspaces/<name>/` for profile `name`; returns its path."""
+    from ruamel.yaml import YAML
+
+    profile = load_profile(name, profiles_dir or root / "profiles")
+    work = root / "workspaces" / name
+    files = checkout_files(root)
+    wanted = set(files)
+    if work.exists():  # files this checkout no longer has
+        for path in sorted(work.rglob("*")):
+            rel = path.relative_to(work).as_posix()
+            if path.is_file() and not rel.startswith(KEPT) and rel not in wanted:
+                path.unlink()
+    for rel in files:
+        _copy(root / rel, work / rel)
+
+    data = root / "data"
+    if not data.is_dir():
+        raise ProfileError(f"{data} is missing: run `make data` first")
+    counts = {Path(k).as_posix().strip("/"): v for k, v in profile["data"].items()}
+    for key in counts:
+        if not (data / key).exists():
+            raise ProfileError(f"{profile['path']}: data.{key}: no such file or folder in {data}")
+    for path in sorted(p for p in data.rglob("*") if p.is_file()):
+        rel = path.relative_to(data).as_posix()
+        n = next((v for k, v in counts.items() if rel == k or rel.startswith(k + "/")), None)
+        if n is None or rel == "SHA256SUMS":
+            _copy(path, work / "data" / rel)
+        else:
+            _write(work / "data" / rel, subset(path, n))
+
+    yaml = YAML()  # round trip: comments, quotes ("off" stays a string) and null kept as written
+    yaml.width = 4096
+    yaml.preserve_quotes = True
+    yaml.representer.add_representer(type(None), lambda r, _: r.represent_scalar("tag:yaml.org,2002:null", "null"))
+    params = yaml.load((root / "params.yaml").read_text())
+    merge(params, profile["params"])
+    params["profile"]["name"] = name
+    params["profile"]["note"] = profile["note"]
+    from io import StringIO
+
+    text = StringIO()
+    yaml.dump(params, text)
+    _write(work / "params.yaml", text.getvalue())
+
+    if not (work / ".dvc" / "config.local").exists():
+        _write(work / ".dvc" / "config.local", "[core]\n    no_scm = true\n")
+    return work
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(
+        prog="python -m lib.profiles", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    prep = sub.add_parser("prepare", help="write or update workspaces/<name> for a profile")
+    prep.add_argument("name", help="a profile of profiles/, e.g. classroom")
+    args = ap.parse_args(argv)
+    try:
+        work = prepare(args.name)
+    except ProfileError as err:
+        raise SystemExit(f"error: {err}") from None
+    profile = load_profile(args.name)
+    print(f"{work.relative_to(ROOT)}: profile {args.name}: {profile['note']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""lib.profiles: profile files, params overrides, data subsets and the workspace a profile runs in."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+import yaml
+
+from lib import config as C
+from lib import profiles as PR
+
+
+def test_the_classroom_profile_applies_to_the_committed_params():
+    profile = PR.load_profile("classroom")
+    params = C.load_params()
+    PR.merge(params, profile["params"])
+    params["profile"] = {"name": "classroom", "note": profile["note"]}
+    assert C.check(params)["nli_averitec"]["classifier"]["epochs"] == 1
+    assert all((C.DATA_DIR / key).exists() for key in profile["data"])
+
+
+def test_merge_replaces_leaves_and_rejects_unknown_keys():
+    base = {"a": {"b": 1, "c": [1, 2]}, "d": None}
+    PR.merge(base, {"a": {"c": [3]}, "d": 4})
+    assert base == {"a": {"b": 1, "c": [3]}, "d": 4}
+    with pytest.raises(PR.ProfileError, match=r"params\.a\.x: no such key"):
+        PR.merge(base, {"a": {"x": 1}})
+    with pytest.raises(PR.ProfileError, match=r"params\.d: params.yaml has a single value"):
+        PR.merge(base, {"d": {"e": 1}})
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("data: {}\n", "note: expected a sentence"),
+        ("note: x\nparams: [1]\n", "params: expected a mapping"),
+        ("note: x\ndata: {a.json: 0}\n", "data.a.json: expected a number of records >= 1, got 0"),
+        ("note: x\ndata: {a.json: true}\n", "data.a.json: expected a number of records"),
+        ("note: x\nextra: 1\n", "unknown keys ['extra']"),
+        ("- 1\n", "expected a mapping"),
+    ],
+)
+def test_bad_profile_files_are_named_errors(tmp_path, text, problem):
+    (tmp_path / "p.yaml").write_text(text)
+    with pytest.raises(PR.ProfileError, match="p.yaml: ") as err:
+        PR.load_profile("p", tmp_path)
+    assert problem in str(err.value)
+
+
+def test_unknown_and_study_profiles_are_errors(tmp_path):
+    with pytest.raises(PR.ProfileError, match="no such profile"):
+        PR.load_profile("nope", tmp_path)
+    with pytest.raises(PR.ProfileError, match="params.yaml itself"):
+        PR.load_profile("study", tmp_path)
+
+
+def test_subset_keeps_claims_by_id_or_position_in_the_same_format(tmp_path):
+    by_id = tmp_path / "a.json"
+    by_id.write_text(json.dumps([{"claim_id": 2}, {"claim_id": 0}, {"claim_id": 5}]))
+    assert json.loads(PR.subset(by_id, 3)) == [{"claim_id": 2}, {"claim_id": 0}]
+    lines = tmp_path / "b.json"  # JSON lines under a .json name, as some published files are
+    lines.write_text('{"claim_id": 1}\n{"claim_id": 4}\n')
+    assert PR.subset(lines, 2) == '{"claim_id": 1}\n'
+    positional = tmp_path / "c.json"
+    positional.write_text(json.dumps([{"claim": "x"}, {"claim": "y"}, {"claim": "z"}]))
+    assert json.loads(PR.subset(positional, 2)) == [{"claim": "x"}, {"claim": "y"}]
+    bad = tmp_path / "d.csv"
+    bad.write_text("id,claim\n1,x\n")
+    with pytest.raises(PR.ProfileError, match="d.csv: cannot keep 1 records"):
+        PR.subset(bad, 1)
+
+
+def test_prepare_writes_a_workspace_and_updates_it(tmp_path):
+    root = tmp_path / "repo"
+    (root / "lib").mkdir(parents=True)
+    (root / "profiles").mkdir()
+    (root / "data" / "averitec").mkdir(parents=True)
+    (root / "lib" / "x.py").write_text("X = 1\n")
+    (root / "dvc.lock").write_text("the study's lock\n")
+    (root / ".gitignore").write_text("/data\n/workspaces/\n")
+    (root / "params.yaml").write_text(
+        'profile:\n  name: study\n  note: null\nllm:\n  mode: "off"   # kept a string\n  epochs: 2\n'
+    )
+    (root / "profiles" / "small.yaml").write_text(
+        "note: Fewer.\ndata: {averitec/dev.json: 1}\nparams: {llm: {epochs: 1}}\n"
+    )
+    (root / "data" / "averitec" / "dev.json").write_text(json.dumps([{"claim": "a"}, {"claim": "b"}]))
+    (root / "data" / "other.txt").write_text("as is\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "."], cwd=root, check=True)
+
+    work = PR.prepare("small", root)
+    assert work == root / "workspaces" / "small"
+    assert (work / "lib" / "x.py").read_text() == "X = 1\n" and not (work / "dvc.lock").exists()
+    assert json.loads((work / "data" / "averitec" / "dev.json").read_text()) == [{"claim": "a"}]
+    assert (work / "data" / "other.txt").read_text() == "as is\n"
+    params = yaml.safe_load((work / "params.yaml").read_text())  # YAML 1.1: an unquoted off would be False
+    assert params == {"profile": {"name": "small", "note": "Fewer."}, "llm": {"mode": "off", "epochs": 1}}
+    assert "# kept a string" in (work / "params.yaml").read_text()
+    assert "no_scm = true" in (work / ".dvc" / "config.local").read_text()
+
+    (root / "lib" / "x.py").unlink()  # a file removed from the checkout leaves the workspace too
+    (root / "lib" / "y.py").write_text("Y = 2\n")
+    (work / "outputs").mkdir()
+    (work / "outputs" / "kept.txt").write_text("made by the workspace's pipeline\n")
+    PR.prepare("small", root)
+    assert not (work / "lib" / "x.py").exists() and (work / "lib" / "y.py").exists()
+    assert (work / "outputs" / "kept.txt").exists()
+
+
+def test_prepare_names_a_data_key_that_does_not_exist(tmp_path):
+    root = tmp_path / "repo"
+    (root / "profiles").mkdir(parents=True)
+    (root / "data").mkdir()
+    (root / "params.yaml").write_text("profile: {name: study, note: null}\n")
+    (root / "profiles" / "small.yaml").write_text("note: Fewer.\ndata: {averitec/dev.json: 1}\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    with pytest.raises(PR.ProfileError, match=r"small.yaml: data.averitec/dev.json: no such file"):
+        PR.prepare("small", root)
