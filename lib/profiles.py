@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -46,6 +47,8 @@ def load_profile(name: str, profiles_dir: Path | str = PROFILES_DIR) -> dict[str
     """`profiles/<name>.yaml`, checked: a note, record counts that are positive integers, a params mapping."""
     from ruamel.yaml import YAML
 
+    if not re.fullmatch(r"[a-z][a-z0-9_-]*", name):
+        raise ProfileError(f"profile name {name!r}: expected lower-case letters, digits, _ or - (a file in profiles/)")
     path = Path(profiles_dir) / f"{name}.yaml"
     if name == "study":
         raise ProfileError("'study' is params.yaml itself: run `make all` without PROFILE")
@@ -61,6 +64,8 @@ def load_profile(name: str, profiles_dir: Path | str = PROFILES_DIR) -> dict[str
     if not isinstance(raw.get("note"), str) or not raw["note"].strip():
         raise ProfileError(f"{path}: note: expected a sentence saying how the profile differs from the study")
     data = raw.get("data") or {}
+    if not isinstance(data, dict):
+        raise ProfileError(f"{path}: data: expected a mapping of data files to numbers of records")
     for file, n in data.items():
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ProfileError(f"{path}: data.{file}: expected a number of records >= 1, got {n!r}")

@@ -40,6 +40,7 @@ def test_merge_replaces_leaves_and_rejects_unknown_keys():
         ("note: x\ndata: {a.json: true}\n", "data.a.json: expected a number of records"),
         ("note: x\nextra: 1\n", "unknown keys ['extra']"),
         ("- 1\n", "expected a mapping"),
+        ("note: x\ndata: [a.json]\n", "data: expected a mapping of data files"),
     ],
 )
 def test_bad_profile_files_are_named_errors(tmp_path, text, problem):
@@ -54,6 +55,8 @@ def test_unknown_and_study_profiles_are_errors(tmp_path):
         PR.load_profile("nope", tmp_path)
     with pytest.raises(PR.ProfileError, match="params.yaml itself"):
         PR.load_profile("study", tmp_path)
+    with pytest.raises(PR.ProfileError, match="profile name '../x'"):
+        PR.load_profile("../x", tmp_path)
 
 
 def test_subset_keeps_claims_by_id_or_position_in_the_same_format(tmp_path):
