@@ -23,15 +23,15 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import shutil
 import subprocess
 from collections.abc import Mapping
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from lib.config import ROOT
+
 PROFILES_DIR = ROOT / "profiles"
-WORKSPACES_DIR = ROOT / "workspaces"
 # Kept in a workspace across `prepare` runs: what its pipeline made, and the data (rewritten only where
 # its content changes, so DVC sees unchanged files as unchanged).
 KEPT = ("outputs", "reports", "data", ".dvc", "dvc.lock")
@@ -113,17 +113,11 @@ def subset(path: Path, n: int) -> str:
     return json.dumps(kept, ensure_ascii=False, indent=1) + "\n"
 
 
-def _write(path: Path, text: str) -> None:
+def _write(path: Path, content: bytes) -> None:
     """Write only when the content changes (file times stay put for unchanged files)."""
-    if not path.exists() or path.read_text(encoding="utf-8") != text:
+    if not path.exists() or path.read_bytes() != content:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
-def _copy(src: Path, dst: Path) -> None:
-    if not dst.exists() or dst.read_bytes() != src.read_bytes():
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dst)
+        path.write_bytes(content)
 
 
 def checkout_files(root: Path = ROOT) -> list[str]:
@@ -156,7 +150,7 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
             if path.is_file() and not rel.startswith(KEPT) and rel not in wanted:
                 path.unlink()
     for rel in files:
-        _copy(root / rel, work / rel)
+        _write(work / rel, (root / rel).read_bytes())
 
     data = root / "data"
     if not data.is_dir():
@@ -169,9 +163,9 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
         rel = path.relative_to(data).as_posix()
         n = next((v for k, v in counts.items() if rel == k or rel.startswith(k + "/")), None)
         if n is None or rel == "SHA256SUMS":
-            _copy(path, work / "data" / rel)
+            _write(work / "data" / rel, path.read_bytes())
         else:
-            _write(work / "data" / rel, subset(path, n))
+            _write(work / "data" / rel, subset(path, n).encode())
 
     yaml = YAML()  # round trip: comments, quotes ("off" stays a string) and null kept as written
     yaml.width = 4096
@@ -181,14 +175,12 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
     merge(params, profile["params"])
     params["profile"]["name"] = name
     params["profile"]["note"] = profile["note"]
-    from io import StringIO
-
     text = StringIO()
     yaml.dump(params, text)
-    _write(work / "params.yaml", text.getvalue())
+    _write(work / "params.yaml", text.getvalue().encode())
 
     if not (work / ".dvc" / "config.local").exists():
-        _write(work / ".dvc" / "config.local", "[core]\n    no_scm = true\n")
+        _write(work / ".dvc" / "config.local", b"[core]\n    no_scm = true\n")
     return work
 
 
