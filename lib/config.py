@@ -128,7 +128,10 @@ Share = Annotated[float, Field(ge=0, le=1)]  # a fraction, 0 and 1 included
 OpenShare = Annotated[float, Field(gt=0, lt=1)]  # a fraction strictly between 0 and 1
 Text = Annotated[str, Field(pattern=r"\S")]  # something besides whitespace
 Device = Annotated[str, Field(pattern=r"^(auto|cpu|mps|cuda(:\d+)?)$")]
-Measure = Annotated[str, Field(pattern=r"^(ndcg|mrr|map)(@[1-9]\d*)?$|^(recall|p)@[1-9]\d*$")]
+Measure = Annotated[  # lib.metrics.parse_measure
+    str, Field(pattern=r"^(condensed_)?(ndcg|mrr|map)(@[1-9]\d*)?$|^(condensed_)?(recall|p)@[1-9]\d*$|^bpref$")
+]
+Threshold = Annotated[float, Field(gt=0, le=1)]  # a share above 0, 1 included
 Url = Annotated[str, Field(pattern=r"^https?://\S+$")]
 
 # Vocabularies; tests/test_config.py checks each against the module that implements it.
@@ -155,6 +158,14 @@ class Store(Section):
     min_words: PosInt
     news_sites_with_fact_check_section: list[Text]
     extra_fact_check_domains: list[Text]
+
+
+class Judgements(Section):
+    """Relevance judgement variants (lib.judgements), passed whole to the notebooks that evaluate retrieval."""
+
+    answer_match: Threshold
+    min_answer_tokens: PosInt
+    answer_match_sweep: Annotated[list[Threshold], Field(min_length=1)]
 
 
 class KnowledgeStore(Section):
@@ -227,9 +238,20 @@ class Aggregation(Section):
     runs_dir: Text
     store_dir: Text
     plans_dir: Text
+    data_dir: Text
     metrics_path: Text
     plan: Text
     measures: Annotated[list[Measure], Field(min_length=1)]
+
+
+class JudgingKit(Section):
+    """Notebook 04's manual judging kit (lib.judgements): a blind sheet sampled per stratum, read back filled."""
+
+    sheet_path: Text
+    filled_sheet: Text
+    per_stratum: PosInt
+    unjudged_depth: PosInt  # unjudged pairs come from the focus runs' top documents
+    seed: NonNegInt
 
 
 class RetrievalMetrics(Section):
@@ -245,6 +267,9 @@ class RetrievalMetrics(Section):
     measure: Measure
     n_resamples: PosInt
     seed: NonNegInt
+    data_dir: Text
+    incomplete_measures: Annotated[list[Measure], Field(min_length=1)]
+    judging: JudgingKit
 
 
 class Averitec(Section):
@@ -547,6 +572,7 @@ class Params(Section):
 
     profile: Profile
     store: Store
+    judgements: Judgements
     knowledge_store: KnowledgeStore
     planners: Planners
     retrieval: Retrieval

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from lib.agreement import cohen_kappa
 from lib.data import averitec
 from lib.retrieval import tokenize
 from lib.urls import normalise_url
@@ -404,23 +405,6 @@ def coding_sheet(
     sheet = pd.DataFrame(rows, columns=[c for c in SHEET_COLUMNS if c != "sheet_id"])
     sheet.insert(0, "sheet_id", range(1, len(sheet) + 1))
     return sheet
-
-
-def cohen_kappa(a: Sequence[str], b: Sequence[str]) -> float:
-    """Cohen's kappa of two raters' codes for the same items (1.0 when both use one identical code)."""
-    if len(a) != len(b):
-        raise ValueError(f"kappa needs the same items from both raters, got {len(a)} and {len(b)}")
-    if not len(a):
-        return float("nan")
-    cats = sorted(set(a) | set(b))
-    idx = {c: i for i, c in enumerate(cats)}
-    m = np.zeros((len(cats), len(cats)))
-    for x, y in zip(a, b):
-        m[idx[x], idx[y]] += 1
-    n = m.sum()
-    observed = np.trace(m) / n
-    expected = float((m.sum(1) / n) @ (m.sum(0) / n))
-    return 1.0 if expected == 1 else float((observed - expected) / (1 - expected))
 
 
 def read_filled_sheet(path: Path | str) -> pd.DataFrame | None:

@@ -12,6 +12,15 @@ and a run `{qid: {doc_id: score}}` and returns `{measure: mean}`, or `{qid: {mea
   and `evaluate` logs the count).
 
 Measures: `ndcg`, `ndcg@k`, `recall@k`, `p@k`, `mrr` (`mrr@k` cuts the ranking at k), `map` (`map@k`).
+
+Two kinds of measure are built for incomplete judgements (a shallow pool leaves most retrieved documents
+unjudged, and the measures above count them as non-relevant):
+- `bpref` (Buckley and Voorhees 2004): for each judged relevant document r retrieved, the share of the
+  judged non-relevant documents ranked above it, capped at R; `bpref = 1/R * sum_r (1 - min(n_above(r), R)
+  / min(R, N))` with R relevant and N judged non-relevant documents (1 per r when N is 0, trec_eval's rule).
+  Unjudged documents do not count at all.
+- condensed lists (Sakai 2007): `condensed_<measure>` drops the unjudged documents from the ranking and
+  scores what is left, e.g. `condensed_ndcg@10` (trec_eval `-J`, ir_measures `judged_only=True`).
 """
 
 from __future__ import annotations
@@ -29,17 +38,22 @@ Qrels = Mapping[str, Mapping[str, int]]
 Run = Mapping[str, Mapping[str, float]]
 
 log = logging.getLogger(__name__)
-_MEASURE = re.compile(r"^(ndcg|recall|p|mrr|map)(?:@(\d+))?$")
-CUTLESS = {"ndcg", "mrr", "map"}
+_MEASURE = re.compile(r"^(condensed_)?(ndcg|recall|p|mrr|map|bpref)(?:@(\d+))?$")
+CUTLESS = {"ndcg", "mrr", "map", "bpref"}
+CONDENSED = "condensed_"
 
 
 def parse_measure(measure: str) -> tuple[str, int | None]:
-    """`"ndcg@10"` -> ("ndcg", 10); `"mrr"` -> ("mrr", None). Raises ValueError on anything else."""
+    """`"ndcg@10"` -> ("ndcg", 10); `"mrr"` -> ("mrr", None); `"condensed_p@10"` -> ("condensed_p", 10).
+    Raises ValueError on anything else."""
     m = _MEASURE.match(measure.strip().lower())
-    if not m:
-        raise ValueError(f"unknown measure {measure!r}: expected ndcg[@k], recall@k, p@k, mrr[@k] or map[@k]")
-    name, k = m.group(1), m.group(2)
-    if k is None and name not in CUTLESS:
+    if not m or (m.group(2) == "bpref" and (m.group(1) or m.group(3))):
+        raise ValueError(
+            f"unknown measure {measure!r}: expected ndcg[@k], recall@k, p@k, mrr[@k], map[@k] or bpref, "
+            "or condensed_ before one of the first five"
+        )
+    name, k = (m.group(1) or "") + m.group(2), m.group(3)
+    if k is None and m.group(2) not in CUTLESS:
         raise ValueError(f"measure {measure!r} needs a cutoff, e.g. {name}@10")
     if k is not None and int(k) < 1:
         raise ValueError(f"measure {measure!r}: the cutoff must be >= 1")
@@ -73,14 +87,20 @@ def _dcg(gains: np.ndarray) -> float:
 
 def query_measures(judged: Mapping[str, int], scores: Mapping[str, float], measures: Iterable[str]) -> dict[str, float]:
     """Every measure for one query."""
-    ranking = rank(scores)
-    grades = np.array([max(judged.get(d, 0), 0) for d in ranking], dtype=float)
-    rel = grades >= 1
+    full = rank(scores)
+    condensed = [d for d in full if d in judged]
     n_rel = sum(1 for g in judged.values() if g >= 1)
     ideal = _ideal_gains(judged)
     out: dict[str, float] = {}
     for measure in measures:
         name, k = parse_measure(measure)
+        if name == "bpref":
+            out[measure] = bpref(judged, full)
+            continue
+        ranking = condensed if name.startswith(CONDENSED) else full
+        name = name.removeprefix(CONDENSED)
+        grades = np.array([max(judged.get(d, 0), 0) for d in ranking], dtype=float)
+        rel = grades >= 1
         cut = slice(None, k)
         if name == "ndcg":
             idcg = _dcg(ideal[cut])
@@ -96,6 +116,24 @@ def query_measures(judged: Mapping[str, int], scores: Mapping[str, float], measu
             hits = np.flatnonzero(rel[cut])
             out[measure] = float(np.sum(np.arange(1, len(hits) + 1) / (hits + 1))) / n_rel if n_rel else 0.0
     return out
+
+
+def bpref(judged: Mapping[str, int], ranking: Iterable[str]) -> float:
+    """bpref of one ranking (trec_eval's `bpref`; see the module docstring). Grade >= 1 is relevant,
+    a judged grade 0 non-relevant, anything else is ignored."""
+    n_rel = sum(1 for g in judged.values() if g >= 1)
+    n_non = sum(1 for g in judged.values() if g <= 0)
+    if not n_rel:
+        return 0.0
+    total, above = 0.0, 0
+    for d in ranking:
+        if d not in judged:
+            continue
+        if judged[d] >= 1:
+            total += 1.0 - min(above, n_rel) / min(n_rel, n_non) if above else 1.0
+        else:
+            above += 1
+    return total / n_rel
 
 
 def evaluate(

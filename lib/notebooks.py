@@ -2,7 +2,7 @@
 
 `python -m lib.notebooks run 01_knowledge_store --section knowledge_store` executes
 `notebooks/01_knowledge_store.ipynb` with the parameters of that `params.yaml` section into
-`outputs/notebooks/`; `python -m lib.notebooks render outputs/notebooks/*.ipynb` writes
+`outputs/notebooks/` (`--with judgements` adds a shared section whole, as the parameter `judgements`); `python -m lib.notebooks render outputs/notebooks/*.ipynb` writes
 `reports/*.html`; `python -m lib.notebooks index` writes `reports/index.html`, one row per notebook with
 its one-line summary and headline metrics (params section `report`); `python -m lib.notebooks metrics` prints the metrics files one value per line (easier
 to read than the wide table of `dvc metrics show`). Source notebooks stay without outputs; executed copies
@@ -202,6 +202,14 @@ def main(argv: list[str] | None = None) -> None:
     run = sub.add_parser("run", help="execute a notebook with parameters from params.yaml")
     run.add_argument("name", help="notebook name without .ipynb, e.g. 01_knowledge_store")
     run.add_argument("--section", required=True, help="params.yaml section holding its parameters")
+    run.add_argument(
+        "--with",
+        dest="shared",
+        action="append",
+        default=[],
+        metavar="SECTION",
+        help="a shared params.yaml section passed whole as the parameter of that name (e.g. judgements)",
+    )
     run.add_argument("--params", default=str(PARAMS_FILE))
     run.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="seconds per cell")
     render = sub.add_parser("render", help="render executed notebooks to reports/*.html")
@@ -218,6 +226,12 @@ def main(argv: list[str] | None = None) -> None:
     if args.cmd == "run":
         try:
             parameters = section(args.section, args.params)
+            for name in args.shared:
+                if name in parameters:
+                    raise ValueError(
+                        f"section {args.section!r} already has a parameter {name!r}; --with {name} would hide it"
+                    )
+                parameters[name] = section(name, args.params)
             check_parameters(NOTEBOOKS_DIR / f"{args.name}.ipynb", parameters)
         except (ValueError, KeyError, FileNotFoundError) as err:  # ParamsError is a ValueError
             raise SystemExit(f"error: {err.args[0] if isinstance(err, KeyError) else err}") from None

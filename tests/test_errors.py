@@ -156,19 +156,6 @@ def test_coding_sheet_is_seeded_blind_and_capped():
     assert len(seeds) > 1
 
 
-def test_cohen_kappa_by_hand_and_against_scikit_learn():
-    assert ER.cohen_kappa(["x", "x", "y", "y"], ["x", "y", "y", "y"]) == pytest.approx(0.5)
-    assert ER.cohen_kappa(["x", "x"], ["x", "x"]) == 1.0
-    from sklearn.metrics import cohen_kappa_score
-
-    rng = np.random.default_rng(0)
-    a, b = rng.choice(list("abcd"), 200), rng.choice(list("abcd"), 200)
-    b[:120] = a[:120]
-    assert ER.cohen_kappa(list(a), list(b)) == pytest.approx(cohen_kappa_score(a, b))
-    with pytest.raises(ValueError):
-        ER.cohen_kappa(["x"], ["x", "y"])
-
-
 def test_filled_sheet_and_agreement(tmp_path):
     assert ER.read_filled_sheet(tmp_path / "none.csv") is None
     path = tmp_path / "filled.csv"

@@ -56,7 +56,9 @@ def test_graded_gain_and_grade_views():
     assert math.isnan(MET.evaluate({"q": {"g2": 0}}, run, ["mrr"])["mrr"])  # nothing to average
 
 
-@pytest.mark.parametrize("bad", ["ndcg@0", "recall", "p", "bpref", "ndcg@x"])
+@pytest.mark.parametrize(
+    "bad", ["ndcg@0", "recall", "p", "bpref@10", "condensed_bpref", "condensed_p", "condensed_", "ndcg@x"]
+)
 def test_unknown_or_incomplete_measures_are_errors(bad):
     with pytest.raises(ValueError):
         MET.evaluate(QRELS, RUN, [bad])
@@ -100,6 +102,49 @@ def test_agrees_with_trec_eval_through_ir_measures_on_random_runs():
     for q, values in ours.items():
         for ours_name, ref_name in names.items():
             assert values[ours_name] == pytest.approx(ref[q][ref_name], abs=1e-4), (q, ours_name)
+
+
+def test_bpref_by_hand():
+    # R = 2 relevant (a, c), N = 2 judged non-relevant (b, e); x is unjudged and ignored
+    judged = {"a": 1, "b": 0, "c": 2, "e": 0}
+    assert MET.bpref(judged, ["x", "b", "a", "c"]) == 0.5  # one non-relevant above each: (1/2 + 1/2) / 2
+    assert MET.bpref(judged, ["a", "c", "b"]) == 1.0
+    assert MET.bpref(judged, ["b", "e", "a"]) == 0.0  # min(2, R) / min(R, N) = 1; c never retrieved
+    assert MET.bpref({"a": 1}, ["z", "a"]) == 1.0  # no judged non-relevant document: 1 per relevant one
+    assert MET.bpref({"b": 0}, ["b"]) == 0.0
+
+
+def test_condensed_measures_drop_unjudged_documents():
+    judged = {"a": 1, "b": 0}
+    run = {"q": {"x": 3.0, "y": 2.0, "a": 1.0, "b": 0.5}}
+    ours = MET.evaluate({"q": judged}, run, ["p@1", "condensed_p@1", "mrr", "condensed_mrr", "condensed_ndcg@2"])
+    assert ours == {"p@1": 0.0, "condensed_p@1": 1.0, "mrr": 1 / 3, "condensed_mrr": 1.0, "condensed_ndcg@2": 1.0}
+
+
+def test_bpref_and_condensed_lists_agree_with_trec_eval_through_ir_measures():
+    rnd = random.Random(11)
+    docs = [f"d{i:02d}" for i in range(40)]
+    qrels, run = {}, {}
+    for q in range(40):
+        judged = rnd.sample(docs, rnd.randint(3, 15))
+        qrels[f"q{q}"] = {d: rnd.choice([0, 0, 0, 1, 2]) for d in judged}
+        run[f"q{q}"] = {d: float(rnd.randint(0, 5)) for d in rnd.sample(docs, rnd.randint(5, 30))}
+    names = {
+        "bpref": ir_measures.Bpref,
+        "condensed_ndcg@10": ir_measures.nDCG(judged_only=True) @ 10,
+        "condensed_ndcg": ir_measures.nDCG(judged_only=True),
+        "condensed_p@5": ir_measures.P(judged_only=True) @ 5,
+    }
+    ours = MET.evaluate(qrels, run, list(names), per_query=True)
+    ref: dict = {}
+    for m in ir_measures.iter_calc(list(names.values()), qrels, run):
+        ref.setdefault(m.query_id, {})[str(m.measure)] = m.value
+    checked = 0
+    for q, values in ours.items():
+        for ours_name, measure in names.items():
+            assert values[ours_name] == pytest.approx(ref[q][str(measure)], abs=1e-4), (q, ours_name)
+            checked += 1
+    assert checked >= 4 * 30  # most random queries have a relevant document
 
 
 def test_metric_curves_equal_evaluate_at_each_cutoff():

@@ -1,0 +1,25 @@
+"""Agreement between raters: Cohen's kappa, used for manual against automatic codes (notebook 08's
+error codes, notebook 04's relevance judgements)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+
+
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
+    """Cohen's kappa of two raters' codes for the same items (1.0 when both use one identical code)."""
+    if len(a) != len(b):
+        raise ValueError(f"kappa needs the same items from both raters, got {len(a)} and {len(b)}")
+    if not len(a):
+        return float("nan")
+    cats = sorted(set(a) | set(b))
+    idx = {c: i for i, c in enumerate(cats)}
+    m = np.zeros((len(cats), len(cats)))
+    for x, y in zip(a, b):
+        m[idx[x], idx[y]] += 1
+    n = m.sum()
+    observed = np.trace(m) / n
+    expected = float((m.sum(1) / n) @ (m.sum(0) / n))
+    return 1.0 if expected == 1 else float((observed - expected) / (1 - expected))

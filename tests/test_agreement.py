@@ -1,0 +1,21 @@
+"""Cohen's kappa, by hand and against scikit-learn."""
+
+import numpy as np
+import pytest
+
+from lib import agreement as AG
+
+
+def test_cohen_kappa_by_hand_and_against_scikit_learn():
+    assert AG.cohen_kappa(["x", "x", "y", "y"], ["x", "y", "y", "y"]) == pytest.approx(0.5)
+    assert AG.cohen_kappa(["x", "x"], ["x", "x"]) == 1.0
+    from sklearn.metrics import cohen_kappa_score
+
+    rng = np.random.default_rng(0)
+    a, b = rng.choice(list("abcd"), 200), rng.choice(list("abcd"), 200)
+    b[:120] = a[:120]
+    assert AG.cohen_kappa(list(a), list(b)) == pytest.approx(cohen_kappa_score(a, b))
+    with pytest.raises(ValueError):
+        AG.cohen_kappa(["x"], ["x", "y"])
+    assert AG.cohen_kappa([1, 0, 1, 1], [1, 0, 0, 1]) == pytest.approx(0.5)  # integer codes too
+    assert np.isnan(AG.cohen_kappa([], []))
