@@ -82,6 +82,13 @@ def test_the_committed_params_file_is_valid():
         ("error_analysis.rules.min_grade", 3, "error_analysis.rules.min_grade"),
         ("nli_averitec.label_set", "averitec5", "nli_averitec.label_set"),
         ("report.headlines.01_knowledge_store.documents in the store", "store.json", "report.headlines"),
+        ("judgements.answer_match", 0.0, "judgements.answer_match: Input should be greater than 0"),
+        ("judgements.answer_match", 1.2, "judgements.answer_match: Input should be less than or equal to 1"),
+        ("judgements.answer_match_sweep", [], "judgements.answer_match_sweep"),
+        ("judgements.min_answer_tokens", 0, "judgements.min_answer_tokens"),
+        ("retrieval_metrics.incomplete_measures", ["bpref@10"], "retrieval_metrics.incomplete_measures[0]"),
+        ("retrieval_metrics.judging.per_stratum", 0, "retrieval_metrics.judging.per_stratum"),
+        ("retrieval_metrics.judging.sheet_path", DELETE, "retrieval_metrics.judging.sheet_path: required key"),
     ],
 )
 def test_bad_values_name_their_key(key, value, expected):
@@ -183,6 +190,20 @@ def test_vocabularies_match_the_modules_that_implement_them():
     assert get_args(C.Prompted) == prompted.PROMPTED
     assert get_args(C.LLMParams.model_fields["mode"].annotation) == llm.MODES
     assert get_args(C.Averitec.model_fields["verdict_source"].annotation) == evidence.VERDICT_SOURCES
+
+
+def test_the_measure_pattern_accepts_what_the_metrics_module_parses():
+    import re
+
+    from lib.metrics import parse_measure
+
+    pattern = re.compile(C.Measure.__metadata__[0].metadata[0].pattern)
+    for m in ["ndcg", "ndcg@10", "recall@100", "p@5", "mrr", "map@3", "bpref", "condensed_ndcg@10", "condensed_p@10"]:
+        assert pattern.match(m) and parse_measure(m)
+    for m in ["recall", "bpref@10", "condensed_bpref", "condensed_", "ndcg@0"]:
+        assert not pattern.match(m)
+        with pytest.raises(ValueError):
+            parse_measure(m)
 
 
 def test_classifier_keys_match_nli_settings():
@@ -335,5 +356,9 @@ def test_notebook_runner_arguments(tmp_path):
     proc = run("--section", "nosuch")
     assert proc.returncode == 1 and proc.stderr.startswith("error: ") and "no section 'nosuch'" in proc.stderr
     assert not proc.stderr.startswith('error: "')
+    proc = run("--section", "averitec_score", "--with", "nosuch")
+    assert proc.returncode == 1 and "no section 'nosuch'" in proc.stderr
+    proc = run("--section", "averitec_score", "--with", "judgements")  # notebook 05 takes no judgements
+    assert proc.returncode == 1 and "['judgements'] are not defined in its parameters cell" in proc.stderr
     proc = run("--section", "averitec_score", "--timeout", "0")
     assert proc.returncode == 2 and "--timeout must be >= 1" in proc.stderr

@@ -1,0 +1,184 @@
+"""Judgement kinds, the answer-match judgement, the variants, and the manual judging kit end to end."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib import judgements as J
+from lib.data import averitec
+
+ANSWER = "The council raised the budget by twelve million dollars in March"  # 10 distinct tokens
+
+
+def _claim(claim_id, answers):
+    qs = (averitec.Question("What happened?", tuple(averitec.Answer(t, kind, "", None) for t, kind in answers)),)
+    return averitec.Claim(claim_id, "dev", f"claim {claim_id}", "Refuted", None, (), (), "", None, None, None, qs)
+
+
+CLAIMS = [
+    _claim(1, [(ANSWER, "Extractive"), ("Yes", "Boolean")]),
+    _claim(2, [("No answer could be found.", "Unanswerable")]),
+]
+DOCS = pd.DataFrame(
+    {
+        "doc_id": ["g1", "u1", "m1", "p1", "p2", "x1", "o1"],
+        "text": [
+            ANSWER,
+            "A sentence from the cited page.",
+            "In March the council raised its budget by twelve million dollars, officials said.",  # all 10 tokens
+            "The council raised the budget, officials said.",  # 4 of 10 tokens
+            "Weather was fine.",
+            "Another claim's gold answer from the same page.",
+            "Pooled for claim 2.",
+        ],
+        "origin": [["gold"], ["hero_qa"], ["hero_qa"], ["uhh_top3"], ["fever8"], ["gold_train"], ["fever8"]],
+        "claim_ids": [[], [1], [1], [1], [1], [], [2]],
+    }
+)
+QRELS = pd.DataFrame(
+    {
+        "qid": ["1", "1", "1", "1", "1", "1", "2"],
+        "doc_id": ["g1", "u1", "x1", "m1", "p1", "p2", "o1"],
+        "grade": [2, 1, 1, 0, 0, 0, 0],
+        "reason": ["gold_answer", "gold_url", "gold_url", "pooled", "pooled", "pooled", "pooled"],
+    }
+)
+
+
+@pytest.fixture
+def judged():
+    return J.annotate(QRELS, DOCS, CLAIMS, min_answer_tokens=5)
+
+
+def test_answer_overlap_is_the_best_share_of_one_answers_tokens():
+    answers = J.answer_token_sets(CLAIMS[0], 5)
+    assert len(answers) == 1  # "Yes" is Boolean and too short
+    assert J.answer_overlap(DOCS["text"][2], answers) == 1.0
+    assert J.answer_overlap(DOCS["text"][3], answers) == pytest.approx(4 / 10)
+    assert math.isnan(J.answer_overlap("anything", J.answer_token_sets(CLAIMS[1], 1)))  # unanswerable only
+
+
+def test_annotate_says_where_each_judgement_comes_from(judged):
+    row = judged.set_index(["qid", "doc_id"])
+    assert row.loc[("1", "x1"), "in_pool"] == False  # noqa: E712 (numpy bool)
+    assert row.loc[("1", "x1"), "source"] == "annotators"
+    assert row.loc[("1", "u1"), "source"] == "systems"
+    assert row.loc[("1", "m1"), "answer_overlap"] == 1.0
+    assert math.isnan(row.loc[("1", "g1"), "answer_overlap"])  # only grade 0 is matched
+    assert math.isnan(row.loc[("2", "o1"), "answer_overlap"])
+
+
+def test_annotate_rejects_unknown_claims_and_bad_settings():
+    with pytest.raises(ValueError, match="not among"):
+        J.annotate(QRELS, DOCS, CLAIMS[:1])
+    with pytest.raises(ValueError, match="min_answer_tokens"):
+        J.annotate(QRELS, DOCS, CLAIMS, min_answer_tokens=0)
+
+
+def test_variants_at_a_threshold(judged):
+    v = J.variants(judged, 0.8)
+    assert list(v) == list(J.VARIANTS)
+    assert v["official"]["1"] == {"g1": 2, "u1": 1, "x1": 1, "m1": 0, "p1": 0, "p2": 0}
+    assert v["answer_match"]["1"]["m1"] == 1 and v["answer_match"]["1"]["p1"] == 0
+    assert v["gold_answers"]["1"] == {"g1": 2, "u1": 0, "x1": 0, "m1": 0, "p1": 0, "p2": 0}
+    assert v["gold_urls"]["1"]["u1"] == 1 and v["gold_urls"]["1"]["g1"] == 0
+    assert [d for d, g in v["answer_matches"]["1"].items() if g] == ["m1"]
+    assert v["official"]["2"] == {"o1": 0}  # every claim stays, with all its judged documents
+    assert J.variant(judged, "answer_match", 0.4)["1"]["p1"] == 1  # 4/10 >= 0.4
+    with pytest.raises(ValueError, match="unknown judgement variant"):
+        J.variant(judged, "both", 0.8)
+    for bad in (0, 1.5):
+        with pytest.raises(ValueError, match="threshold"):
+            J.variant(judged, "answer_match", bad)
+
+
+def test_grade_counts_and_threshold_sweep(judged):
+    counts = J.grade_counts(judged, 0.8)
+    assert list(counts.index) == ["gold_answer", "gold_url", "answer_match", "pooled"]
+    assert counts.loc["gold_url"].to_dict() == {
+        "grade": 1,
+        "judgements": 2,
+        "claims": 1,
+        "in the claim's pool": 1,
+        "outside the pool": 1,
+        "annotators' answers": 1,
+        "systems only": 1,
+    }
+    assert counts.loc["answer_match", "judgements"] == 1 and counts.loc["pooled", "judgements"] == 3
+    sweep = J.threshold_sweep(judged, [0.4, 0.8, 1.0])
+    assert sweep["answer matches"].tolist() == [2, 1, 1]
+    assert sweep["claims with no other relevant document"].tolist() == [0, 0, 0]
+
+
+def test_best_under_variants_on_both_sides_of_the_condition():
+    same = pd.DataFrame({"official": [0.3, 0.2], "answer_match": [0.31, 0.2]}, index=["oracle", "claim_only"])
+    assert J.best_under_variants(same, "NDCG@10").startswith("oracle has the best NDCG@10 under every judgement")
+    differ = pd.DataFrame({"official": [0.3, 0.2], "gold_urls": [0.1, 0.2]}, index=["oracle", "claim_only"])
+    text = J.best_under_variants(differ, "NDCG@10", str.upper)
+    assert text == "The best planner by NDCG@10 depends on the judgements: official: ORACLE; gold_urls: CLAIM_ONLY."
+    tie = pd.DataFrame({"official": [0.3, 0.3], "gold_urls": [0.1, 0.2]}, index=["oracle", "claim_only"])
+    assert J.best_under_variants(tie, "m").startswith("claim_only has the best m under every")
+    empty = same.assign(answer_matches=np.nan)
+    assert "(no value under answer_matches)" in J.best_under_variants(empty, "m")
+    with pytest.raises(ValueError):
+        J.best_under_variants(pd.DataFrame({"a": [np.nan]}, index=["x"]), "m")
+
+
+def test_judging_kit_end_to_end(judged, tmp_path):
+    unjudged = pd.DataFrame({"claim_id": [1, 1, 2], "doc_id": ["p2", "z9", "z8"]})  # p2 is judged: not sampled
+    sample = J.judging_sample(judged, 0.8, unjudged, per_stratum=2, seed=0)
+    assert sorted(sample["stratum"].value_counts().items()) == [
+        ("answer_match", 1),
+        ("gold_answer", 1),
+        ("gold_url", 2),
+        ("pooled", 2),
+        ("unjudged", 2),
+    ]
+    un = sample[sample["stratum"] == "unjudged"]
+    assert set(zip(un["claim_id"], un["doc_id"])) == {(1, "z9"), (2, "z8")}
+    assert sample.equals(J.judging_sample(judged, 0.8, unjudged, per_stratum=2, seed=0))  # seeded
+    docs = pd.concat([DOCS, pd.DataFrame({"doc_id": ["z9", "z8"], "text": ["Unjudged one.", "Unjudged two."]})])
+    sheet = J.judging_sheet(sample, docs, CLAIMS)
+    assert list(sheet.columns) == J.SHEET_COLUMNS and "stratum" not in sheet  # blind
+    # a class's filled sheet: relevant for grade 2, grade 1 and the answer match, not for the rest
+    relevant = {"g1": "1", "u1": "1", "x1": "0", "m1": "1", "p1": "0", "p2": "0", "o1": "0", "z9": "1", "z8": "0"}
+    sheet["relevant"] = sheet["doc_id"].map(relevant)
+    sheet.loc[sheet.index[-1], "relevant"] = ""  # not judged yet
+    path = tmp_path / "filled.csv"
+    sheet.to_csv(path, index=False)
+    filled = J.read_judging_sheet(path)
+    assert len(filled) == len(sheet) - 1
+    agreement = J.judging_agreement(filled, judged, 0.8)
+    assert list(agreement.index) == list(J.VARIANTS)
+    for name, row in agreement.iterrows():
+        auto = [
+            int(J.variant(judged, name, 0.8).get(str(c), {}).get(d, 0) >= 1)
+            for c, d in zip(filled["claim_id"], filled["doc_id"])
+        ]
+        assert row["agreement"] == pytest.approx(np.mean(np.array(auto) == filled["relevant"].to_numpy()))
+        assert row["automatic relevant"] == sum(auto)
+    by_stratum = J.manual_relevance_by_stratum(filled, judged, 0.8)
+    assert by_stratum.loc["answer_match", "share relevant"] == 1.0
+    assert by_stratum.loc["pooled", "share relevant"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("claim_id,doc_id\n1,g1\n", "needs the columns"),
+        ("claim_id,doc_id,relevant\n1,g1,yes\n", "row 2: relevant = 'yes'"),
+        ("claim_id,doc_id,relevant\nabc,g1,1\n", "row 2: claim_id"),
+        ("claim_id,doc_id,relevant\n1,g1,1\n1,g1,0\n", "row 3: .* judged twice"),
+    ],
+)
+def test_a_wrongly_filled_sheet_is_a_named_error(tmp_path, content, message):
+    path = tmp_path / "sheet.csv"
+    path.write_text(content)
+    with pytest.raises(ValueError, match=message):
+        J.read_judging_sheet(path)
+
+
+def test_no_sheet_is_none(tmp_path):
+    assert J.read_judging_sheet(tmp_path / "missing.csv") is None
