@@ -294,9 +294,11 @@ def study_cases(
     embeddings_model: str,
     embeddings_dir: Path | str | None = None,
     seed: int | None = None,
+    qrels: Mapping[str, Mapping[str, int]] | None = None,
 ) -> tuple[pd.DataFrame, list[averitec.Claim], dict[str, dict[int, tuple[str, ...]]]]:
     """The study's cases: every planner of notebook 07 at its main k (first seed) on the AVeriTeC dev
-    claims. Returns (case table, dev claims, {method: {claim_id: top-k texts}})."""
+    claims, judged by `qrels` (default: the store's official grades; e.g. a `lib.judgements` variant).
+    Returns (case table, dev claims, {method: {claim_id: top-k texts}})."""
     import json
 
     from lib import runs as RU
@@ -323,7 +325,7 @@ def study_cases(
         preds[["method", "claim_id", "label", "pred"]],
         top,
         claims,
-        qrels_dict(store.qrels),
+        qrels_dict(store.qrels) if qrels is None else qrels,
         store.docs,
         store.hits,
         vectors,
@@ -332,6 +334,30 @@ def study_cases(
     text = dict(zip(store.docs["doc_id"], store.docs["text"]))
     evidence = {m: {c: tuple(text[d] for d in ids) for c, ids in t.items()} for m, t in top.items()}
     return table, claims, evidence
+
+
+def largest_family(shares: Mapping[str, float]) -> str | None:
+    """The error family with the largest share of wrong verdicts (None on a tie for first place)."""
+    top = max(shares.values())
+    leaders = [f for f, v in shares.items() if np.isclose(v, top)]
+    return leaders[0] if len(leaders) == 1 else None
+
+
+def main_source_sentence(shares: Mapping[str, float], sweep: Sequence[Mapping[str, float]]) -> str:
+    """Whether retrieval is the largest family of codes, at the defaults and in every row of a sensitivity
+    sweep (each a {family: share}), as a sentence from the checked condition."""
+    at_default = largest_family(shares)
+    if at_default is None:
+        return (
+            "No single family of codes is the largest at the default thresholds: "
+            + ", ".join(f"{f} {v:.0%}" for f, v in shares.items())
+            + "."
+        )
+    held = sum(largest_family(row) == at_default for row in sweep)
+    head = f"The rules code {at_default} as the largest family ({shares[at_default]:.0%})"
+    if held == len(sweep):
+        return f"{head}, and it stays the largest in all {len(sweep)} settings of the threshold sweep."
+    return f"{head}; it is the largest in {held} of the {len(sweep)} settings of the threshold sweep."
 
 
 def apply_rules(table: pd.DataFrame, rules: Rules = Rules()) -> pd.DataFrame:

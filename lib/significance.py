@@ -15,6 +15,7 @@ Every test here is seeded, so a rerun gives the same intervals and p-values.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -33,10 +34,19 @@ def bootstrap_ci(
 
 
 def spearman_ci(
-    x: Sequence[float], y: Sequence[float], n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
+    x: Sequence[float],
+    y: Sequence[float],
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    clusters: Sequence[Any] | None = None,
 ) -> tuple[float, float, float]:
     """(rho, low, high): Spearman's rank correlation and its percentile bootstrap interval. Resamples
-    whose x or y is constant have no correlation and are skipped."""
+    whose x or y is constant have no correlation and are skipped.
+
+    With `clusters` (one id per value, e.g. the claim of each claim-planner pair) the bootstrap resamples
+    whole clusters, as the sampling design does: pairs of one claim are not independent, and resampling
+    them one by one gives intervals that are too narrow."""
     from scipy.stats import spearmanr
 
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
@@ -44,13 +54,33 @@ def spearman_ci(
         raise ValueError(f"a correlation needs aligned values, got {x.shape} and {y.shape}")
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return (float("nan"),) * 3
+    if clusters is None:
+        members = [np.array([i]) for i in range(len(x))]
+    else:
+        if len(clusters) != len(x):
+            raise ValueError(f"clusters need one id per value, got {len(clusters)} for {len(x)} values")
+        first: dict[Any, int] = {}  # clusters numbered in order of first appearance
+        ids = np.array([first.setdefault(c, len(first)) for c in clusters])
+        order = np.argsort(ids, kind="stable")
+        members = np.split(order, np.flatnonzero(np.diff(ids[order])) + 1)
     rng = np.random.default_rng(seed)
     rhos = []
-    for idx in rng.integers(0, len(x), size=(n_resamples, len(x))):
+    for pick in rng.integers(0, len(members), size=(n_resamples, len(members))):
+        idx = np.concatenate([members[i] for i in pick])
         if np.ptp(x[idx]) > 0 and np.ptp(y[idx]) > 0:
             rhos.append(spearmanr(x[idx], y[idx]).statistic)
     alpha = (1 - confidence) / 2
     return float(spearmanr(x, y).statistic), float(np.quantile(rhos, alpha)), float(np.quantile(rhos, 1 - alpha))
+
+
+def sign_of(low: float, high: float) -> str:
+    """What a confidence interval says about the sign of its quantity: `positive`, `negative` or
+    `indistinguishable from 0` (also for an interval that is not a number)."""
+    if low > 0:
+        return "positive"
+    if high < 0:
+        return "negative"
+    return "indistinguishable from 0"
 
 
 def _paired(a: Sequence[float], b: Sequence[float]) -> np.ndarray:

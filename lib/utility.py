@@ -119,29 +119,24 @@ def evidence_prf(selected: Sequence[str], relevant: set[str] | frozenset[str]) -
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
-def relevant_sets(qrels: Mapping[str, Mapping[str, int]], grades: Sequence[int]) -> dict[int, frozenset[str]]:
-    """{claim_id: documents whose grade is one of `grades`}."""
-    keep = set(grades)
-    return {int(q): frozenset(d for d, g in docs.items() if g in keep) for q, docs in qrels.items()}
-
-
-GRADE_VIEWS = {"grade>=1": (1, 2), "grade 2 (annotators' answers)": (2,), "grade 1 (gold-source URLs)": (1,)}
+def relevant_sets(qrels: Mapping[str, Mapping[str, int]]) -> dict[int, frozenset[str]]:
+    """{claim_id: its relevant documents (grade >= 1)}."""
+    return {int(q): frozenset(d for d, g in docs.items() if g >= 1) for q, docs in qrels.items()}
 
 
 def per_claim_relevance(
     runs: Mapping[str, pd.DataFrame],
-    qrels: Mapping[str, Mapping[str, int]],
+    views: Mapping[str, Mapping[str, Mapping[str, int]]],
     measures: Sequence[str],
-    views: Mapping[str, Sequence[int]] = GRADE_VIEWS,
 ) -> pd.DataFrame:
-    """Per (planner, grade view, claim) retrieval measures (`lib.metrics` semantics; claims without a
-    relevant document in a view are left out of it)."""
-    from lib.metrics import evaluate, grade_view
+    """Per (planner, judgement view, claim) retrieval measures (`lib.metrics` semantics). `views` maps a
+    name to qrels, e.g. the judgement variants of `lib.judgements.variants`; claims without a relevant
+    document in a view are left out of it."""
+    from lib.metrics import evaluate
     from lib.runs import runs_dict
 
     rows = []
-    for view, grades in views.items():
-        q = grade_view(qrels, grades)
+    for view, q in views.items():
         for planner, run in runs.items():
             per = evaluate(q, runs_dict(run), measures, per_query=True)
             rows.extend({"setting": planner, "view": view, "claim_id": int(cid), **vals} for cid, vals in per.items())
@@ -273,17 +268,16 @@ def selections(
 
 def selection_scores(
     sel: pd.DataFrame,
-    qrels: Mapping[str, Mapping[str, int]],
+    views: Mapping[str, Mapping[str, Mapping[str, int]]],
     labels: Sequence[str],
-    views: Mapping[str, Sequence[int]] = GRADE_VIEWS,
     baseline: str = "relevance",
     n_resamples: int = 2000,
     seed: int = 0,
 ) -> pd.DataFrame:
     """Per (planner, selection): the verifier's accuracy and macro-F1 with paired tests against the
-    `baseline` selection, and the evidence precision/recall/F1 of the selected documents in each grade
-    view (means over the claims with a relevant document in that view)."""
-    relevant = {view: relevant_sets(qrels, grades) for view, grades in views.items()}
+    `baseline` selection, and the evidence precision/recall/F1 of the selected documents under each
+    judgement view (`views`: name -> qrels; means over the claims with a relevant document in that view)."""
+    relevant = {view: relevant_sets(q) for view, q in views.items()}
     rows = []
     for planner, group in sel.groupby("planner", sort=False):
         base = group[group["selection"] == baseline].set_index("claim_id").sort_index()

@@ -177,3 +177,22 @@ def test_filled_sheet_and_agreement(tmp_path):
     pd.DataFrame({"method": ["a"], "claim_id": [0], "manual_code": ["noisy"]}).to_csv(path, index=False)
     with pytest.raises(ValueError, match="unknown manual codes"):
         ER.read_filled_sheet(path)
+
+
+def test_main_source_sentence_on_both_sides_of_the_condition():
+    assert ER.largest_family({"retrieval": 0.5, "NLI": 0.3, "unverifiable": 0.2}) == "retrieval"
+    assert ER.largest_family({"retrieval": 0.4, "NLI": 0.4, "unverifiable": 0.2}) is None
+    shares = {"retrieval": 0.5, "NLI": 0.3, "unverifiable": 0.2}
+    holds = [shares, {"retrieval": 0.45, "NLI": 0.35, "unverifiable": 0.2}]
+    assert ER.main_source_sentence(shares, holds) == (
+        "The rules code retrieval as the largest family (50%), and it stays the largest in all 2 settings of the "
+        "threshold sweep."
+    )
+    flips = [*holds, {"retrieval": 0.3, "NLI": 0.6, "unverifiable": 0.1}]
+    assert ER.main_source_sentence(shares, flips).endswith(
+        "it is the largest in 2 of the 3 settings of the threshold sweep."
+    )
+    tie = {"retrieval": 0.4, "NLI": 0.4, "unverifiable": 0.2}
+    assert ER.main_source_sentence(tie, [tie]) == (
+        "No single family of codes is the largest at the default thresholds: retrieval 40%, NLI 40%, unverifiable 20%."
+    )

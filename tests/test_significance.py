@@ -82,3 +82,27 @@ def test_spearman_ci_brackets_rho_and_handles_constant_input():
     assert rho == pytest.approx(spearmanr(x, y).statistic) and lo < rho < hi
     assert SIG.spearman_ci(x, y, n_resamples=500, seed=3) == (rho, lo, hi)
     assert all(np.isnan(v) for v in SIG.spearman_ci(x, np.ones(50)))
+
+
+def test_spearman_ci_resamples_whole_clusters():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=60)
+    y = x + rng.normal(0, 1.5, size=60)
+    plain = SIG.spearman_ci(x, y, n_resamples=400, seed=2)
+    assert SIG.spearman_ci(x, y, n_resamples=400, seed=2, clusters=range(60)) == plain  # singletons: the same draws
+    # every claim counted four times (four planners with identical scores): the pairs are not independent
+    x4, y4, claim = np.repeat(x, 4), np.repeat(y, 4), np.repeat(np.arange(60), 4)
+    naive = SIG.spearman_ci(x4, y4, n_resamples=400, seed=2)
+    clustered = SIG.spearman_ci(x4, y4, n_resamples=400, seed=2, clusters=claim)
+    assert naive[2] - naive[1] < 0.7 * (clustered[2] - clustered[1])  # one-by-one resampling is overconfident
+    assert clustered == pytest.approx(plain)  # resampling claims recovers the interval of the 60 claims
+    with pytest.raises(ValueError, match="one id per value"):
+        SIG.spearman_ci(x, y, clusters=claim)
+
+
+def test_sign_of_an_interval():
+    assert SIG.sign_of(0.01, 0.3) == "positive"
+    assert SIG.sign_of(-0.3, -0.01) == "negative"
+    assert SIG.sign_of(-0.1, 0.2) == "indistinguishable from 0"
+    assert SIG.sign_of(0.0, 0.2) == "indistinguishable from 0"  # an interval that touches 0 does not exclude it
+    assert SIG.sign_of(float("nan"), float("nan")) == "indistinguishable from 0"

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lib import metrics as MET
 from lib import utility as U
 
 LABELS = ("Supported", "Refuted")
@@ -67,7 +68,7 @@ def test_evidence_precision_recall_f1():
     assert U.evidence_prf(["b"], {"a"}) == (0.0, 0.0, 0.0)
     p, r, f = U.evidence_prf(["a"], set())
     assert p == 0.0 and math.isnan(r) and math.isnan(f)
-    assert U.relevant_sets({"3": {"a": 2, "b": 1, "c": 0}}, [2]) == {3: frozenset({"a"})}
+    assert U.relevant_sets({"3": {"a": 2, "b": 1, "c": 0}}) == {3: frozenset({"a", "b"})}
 
 
 def test_folds_keep_claims_together_and_cross_fitting_does_not_leak():
@@ -118,7 +119,7 @@ def test_stage_on_the_fixture(tiny_utility):
     assert json.loads((out / "report.json").read_text())["verifier_calls"] == report["verifier_calls"]
 
 
-def test_per_claim_relevance_by_grade_view():
+def test_per_claim_relevance_by_judgement_view():
     run = pd.DataFrame(
         {
             "plan": "p",
@@ -133,10 +134,11 @@ def test_per_claim_relevance_by_grade_view():
         }
     )
     qrels = {"0": {"a": 0, "b": 2}, "1": {"c": 1}}
-    table = U.per_claim_relevance({"p": run}, qrels, ["recall@1", "ndcg@2"]).set_index(["view", "claim_id"])
-    assert table.loc[("grade>=1", 0), "recall@1"] == 0.0 and table.loc[("grade>=1", 1), "recall@1"] == 1.0
-    assert table.loc[("grade>=1", 0), "ndcg@2"] == pytest.approx(1 / math.log2(3))
-    assert ("grade 2 (annotators' answers)", 1) not in table.index  # no grade-2 document for claim 1
+    views = {"official": qrels, "gold_answers": MET.grade_view(qrels, [2])}
+    table = U.per_claim_relevance({"p": run}, views, ["recall@1", "ndcg@2"]).set_index(["view", "claim_id"])
+    assert table.loc[("official", 0), "recall@1"] == 0.0 and table.loc[("official", 1), "recall@1"] == 1.0
+    assert table.loc[("official", 0), "ndcg@2"] == pytest.approx(1 / math.log2(3))
+    assert ("gold_answers", 1) not in table.index  # no grade-2 document for claim 1
 
 
 def test_contrasts_pick_relevant_useless_and_irrelevant_useful():
@@ -168,10 +170,11 @@ def test_selection_scores_by_hand():
         }
     )
     qrels = {"0": {"a": 2, "b": 1}, "1": {"c": 1}}
-    t = U.selection_scores(sel, qrels, LABELS, n_resamples=50).set_index("selection")
+    views = {"official": qrels, "gold_answers": MET.grade_view(qrels, [2])}
+    t = U.selection_scores(sel, views, LABELS, n_resamples=50).set_index("selection")
     assert t.loc["relevance", "accuracy"] == 0.5 and t.loc["utility", "accuracy"] == 1.0
     assert t.loc["utility", "delta_accuracy"] == 0.5 and t.loc["relevance", "p_mcnemar"] == 1.0
-    assert t.loc["relevance", "precision (grade>=1)"] == 1.0 and t.loc["utility", "recall (grade>=1)"] == pytest.approx(
+    assert t.loc["relevance", "precision (official)"] == 1.0 and t.loc["utility", "recall (official)"] == pytest.approx(
         0.25
     )
-    assert t.loc["utility", "f1 (grade 2 (annotators' answers))"] == pytest.approx(2 * 0.5 * 1 / 1.5)  # claim 0 only
+    assert t.loc["utility", "f1 (gold_answers)"] == pytest.approx(2 * 0.5 * 1 / 1.5)  # claim 0 only
