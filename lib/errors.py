@@ -343,9 +343,11 @@ def largest_family(shares: Mapping[str, float]) -> str | None:
     return leaders[0] if len(leaders) == 1 else None
 
 
-def main_source_sentence(shares: Mapping[str, float], sweep: Sequence[Mapping[str, float]]) -> str:
-    """Whether retrieval is the largest family of codes, at the defaults and in every row of a sensitivity
-    sweep (each a {family: share}), as a sentence from the checked condition."""
+def main_source_sentence(
+    shares: Mapping[str, float], sweep: Sequence[Mapping[str, float]], settings: str = "settings of the threshold sweep"
+) -> str:
+    """Which family of codes is the largest, at the defaults and in how many rows of a sensitivity table
+    (each a {family: share}, described by `settings`), as a sentence from the checked condition."""
     at_default = largest_family(shares)
     if at_default is None:
         return (
@@ -356,8 +358,8 @@ def main_source_sentence(shares: Mapping[str, float], sweep: Sequence[Mapping[st
     held = sum(largest_family(row) == at_default for row in sweep)
     head = f"The rules code {at_default} as the largest family ({shares[at_default]:.0%})"
     if held == len(sweep):
-        return f"{head}, and it stays the largest in all {len(sweep)} settings of the threshold sweep."
-    return f"{head}; it is the largest in {held} of the {len(sweep)} settings of the threshold sweep."
+        return f"{head}, and it stays the largest in all {len(sweep)} {settings}."
+    return f"{head}; it is the largest in {held} of the {len(sweep)} {settings}."
 
 
 def apply_rules(table: pd.DataFrame, rules: Rules = Rules()) -> pd.DataFrame:

@@ -13,8 +13,9 @@ Everything else is unjudged (non-relevant to trec_eval's measures; ignored by bp
 Grade 0 therefore holds pooled sentences that restate a gold answer. The **answer match** is an
 automatic judgement for them: a grade-0 document of the claim's pool that contains at least
 `threshold` of the distinct word tokens (lower-cased `\\w+`) of one of the claim's own extractive or
-abstractive gold answers, counting only answers of at least `min_answer_tokens` tokens ("Yes", "33%" or
-"No answer could be found" would match almost anything).
+abstractive gold answers (Boolean and unanswerable answers are left out by type), counting only answers
+of at least `min_answer_tokens` distinct tokens, since a short answer ("33%", "Joe Biden") is contained in
+many unrelated sentences.
 
 Variants (`VARIANTS`): `official` (the grades as built), `answer_match` (official, plus answer-matched
 grade-0 documents at grade 1), and one per kind of evidence alone: `gold_answers` (grade 2),
@@ -73,8 +74,8 @@ def _check_threshold(threshold: float) -> float:
 def annotate(
     qrels: pd.DataFrame, docs: pd.DataFrame, claims: Iterable[averitec.Claim], min_answer_tokens: int = 5
 ) -> pd.DataFrame:
-    """The store's qrels with what each judgement is: `in_pool` (a system retrieved the document for this
-    claim), `source` (`annotators`: some split's gold answer text; `systems`: only systems' evidence) and
+    """The store's qrels with what each judgement is: `in_pool` (the document is in the claim's pool, the
+    `claim` scope: what systems retrieved for the claim, and the claim's own gold answers), `source` (`annotators`: some split's gold answer text; `systems`: only systems' evidence) and
     `answer_overlap` (see `answer_overlap`, for grade-0 documents; NaN otherwise or without an answer)."""
     if min_answer_tokens < 1:
         raise ValueError(f"min_answer_tokens must be >= 1, got {min_answer_tokens}")
@@ -126,7 +127,7 @@ def variants(
     judgements: pd.DataFrame, threshold: float, names: Sequence[str] | None = None
 ) -> dict[str, dict[str, dict[str, int]]]:
     """Every (or the named) judgement variant, in `VARIANTS` order."""
-    return {n: variant(judgements, n, threshold) for n in (names or VARIANTS)}
+    return {n: variant(judgements, n, threshold) for n in (VARIANTS if names is None else names)}
 
 
 def kinds(judgements: pd.DataFrame, threshold: float) -> pd.Series:
@@ -156,6 +157,9 @@ def grade_counts(judgements: pd.DataFrame, threshold: float) -> pd.DataFrame:
 def threshold_sweep(judgements: pd.DataFrame, thresholds: Iterable[float]) -> pd.DataFrame:
     """Per threshold: answer-matched judgements, the claims they touch, and the claims that get their
     first relevant document from them (no grade >= 1 otherwise)."""
+    thresholds = sorted({_check_threshold(float(t)) for t in thresholds})
+    if not thresholds:
+        raise ValueError("threshold_sweep needs at least one threshold")
     has_relevant = set(judgements.loc[judgements["grade"] >= 1, "qid"])
     rows = []
     for t in thresholds:
@@ -221,6 +225,9 @@ def judging_sheet(
     The stratum (the automatic judgement) is left out on purpose."""
     text = dict(zip(docs["doc_id"], docs["text"]))
     claim_text = {c.claim_id: c.text for c in claims}
+    unknown = sorted({int(c) for c in sample["claim_id"]} - set(claim_text))
+    if unknown:
+        raise ValueError(f"the sample names claims {unknown[:5]} that are not among the {len(claim_text)} claims given")
     sheet = pd.DataFrame(
         {
             "sheet_id": range(1, len(sample) + 1),
@@ -235,30 +242,47 @@ def judging_sheet(
     return sheet[SHEET_COLUMNS]
 
 
-def read_judging_sheet(path: Path | str) -> pd.DataFrame | None:
+def read_judging_sheet(
+    path: Path | str, doc_ids: Iterable[str] | None = None, claim_ids: Iterable[int] | None = None
+) -> pd.DataFrame | None:
     """The judged rows of a filled sheet (None when the file does not exist): `relevant` is 1 (the document
-    helps verify or refute the claim) or 0; blank rows are not judged yet. Anything else is an error
-    naming the file, row and value, so a typo cannot move the agreement silently."""
+    helps verify or refute the claim) or 0; blank rows are not judged yet (an unfilled copy gives no rows).
+    Anything else is an error naming the file, row and value, so a typo cannot move the agreement
+    silently: a bad `relevant`, a claim id that is not an integer, a (claim, document) pair judged twice,
+    and, when `doc_ids` / `claim_ids` are given, a document or claim the study does not have."""
     path = Path(path)
     if not path.exists():
         return None
-    sheet = pd.read_csv(path, dtype=str, keep_default_na=False)
+    try:
+        sheet = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path}: the file is empty; copy the sheet notebook 04 wrote and fill it in") from None
     missing = sorted({"claim_id", "doc_id", "relevant"} - set(sheet.columns))
     if missing:
-        raise ValueError(f"{path}: a judging sheet needs the columns {missing}")
-    sheet["relevant"] = sheet["relevant"].str.strip()
+        raise ValueError(f"{path}: a judging sheet needs the columns {missing} (it has {list(sheet.columns)})")
+    for col in ("claim_id", "doc_id", "relevant"):
+        sheet[col] = sheet[col].str.strip()
     for row, value in zip(sheet.index, sheet["relevant"]):
         if value not in MANUAL and value != "":
             raise ValueError(f"{path}, row {row + 2}: relevant = {value!r}; expected 1, 0 or blank")
-    bad = [r + 2 for r, c in zip(sheet.index, sheet["claim_id"]) if not c.strip().isdigit()]
-    if bad:
-        raise ValueError(f"{path}, row {bad[0]}: claim_id must be a dev claim id (an integer)")
+    for row, value in zip(sheet.index, sheet["claim_id"]):
+        if not value.isdigit():
+            raise ValueError(f"{path}, row {row + 2}: claim_id = {value!r}; expected a dev claim id (an integer)")
     sheet = sheet[sheet["relevant"] != ""].copy()
+    sheet["claim_id"] = sheet["claim_id"].astype(int)
     dup = sheet.duplicated(["claim_id", "doc_id"])
     if dup.any():
-        raise ValueError(f"{path}, row {sheet.index[dup][0] + 2}: (claim_id, doc_id) judged twice")
-    sheet["claim_id"] = sheet["claim_id"].astype(int)
-    sheet["relevant"] = sheet["relevant"].map(MANUAL)
+        row = sheet.index[dup][0]
+        raise ValueError(
+            f"{path}, row {row + 2}: claim {sheet.at[row, 'claim_id']}, {sheet.at[row, 'doc_id']} judged twice"
+        )
+    for col, known, what in [("doc_id", doc_ids, "document"), ("claim_id", claim_ids, "claim")]:
+        if known is not None:
+            known = set(known)
+            bad = [(r, v) for r, v in zip(sheet.index, sheet[col]) if v not in known]
+            if bad:
+                raise ValueError(f"{path}, row {bad[0][0] + 2}: {col} = {bad[0][1]!r} is not a {what} of this study")
+    sheet["relevant"] = sheet["relevant"].map(MANUAL).astype(int)
     return sheet.reset_index(drop=True)
 
 
@@ -281,7 +305,8 @@ def judging_agreement(
             "automatic relevant": int(sum(auto)),
             "manual relevant": int(sum(manual)),
         }
-    return pd.DataFrame(rows).T.rename_axis("variant")
+    counts = ["items", "automatic relevant", "manual relevant"]
+    return pd.DataFrame(rows).T.rename_axis("variant").astype({c: int for c in counts})
 
 
 def stratum_of(pairs: pd.DataFrame, judgements: pd.DataFrame, threshold: float) -> pd.Series:
@@ -310,7 +335,7 @@ def best_rows(table: pd.DataFrame) -> dict[str, list[str]]:
     """{column: the rows that share its maximum}, for each column of a table (e.g. planner x judgement
     variant) that has a value; columns without any (no claim has a relevant document) are left out."""
     return {
-        col: sorted(map(str, table.index[np.isclose(table[col], table[col].max())]))
+        col: sorted(map(str, table.index[np.isclose(table[col], table[col].max(), rtol=1e-9, atol=1e-12)]))
         for col in table.columns
         if table[col].notna().any()
     }
@@ -320,21 +345,27 @@ def best_under_variants(
     table: pd.DataFrame, measure: str, name: Callable[[str], str] = str, what: str = "planner"
 ) -> str:
     """One sentence on whether the best row (a planner, a method) is the same under every judgement variant
-    (column) of a table of `measure`, from the checked condition (ties share first place; variants
-    without a value are named as such)."""
+    (column) of a table of `measure` means, from the checked condition: point estimates, ties share first
+    place, variants without a value are named, and one variant alone cannot show independence."""
     tops = best_rows(table)
     if not tops:
         raise ValueError("best_under_variants needs a table with a value under at least one variant")
-    empty = [str(c) for c in table.columns if str(c) not in tops and c not in tops]
+    empty = [str(c) for c in table.columns if c not in tops]
     note = f" (no value under {', '.join(empty)})" if empty else ""
+    names = lambda rows: " and ".join(name(p) for p in sorted(rows))  # noqa: E731
     common = set.intersection(*map(set, tops.values()))
+    if len(tops) < 2:
+        ((only, rows),) = tops.items()
+        return f"Only the {only} variant has a value{note}: {names(rows)} has the best {measure} there."
     if common:
+        verb = "have" if len(common) > 1 else "has"
         return (
-            f"{' and '.join(name(p) for p in sorted(common))} has the best {measure} under every judgement "
-            f"variant ({', '.join(map(str, tops))}){note}: this ranking's winner does not depend on the judgements."
+            f"{names(common)} {verb} the best {measure} under every judgement variant "
+            f"({', '.join(map(str, tops))}){note}, on point estimates: this ranking's winner does not depend on "
+            "the judgements."
         )
     return (
-        f"The best {what} by {measure} depends on the judgements: "
-        + "; ".join(f"{v}: {' and '.join(name(p) for p in t)}" for v, t in tops.items())
+        f"The best {what} by {measure} (point estimates) depends on the judgements: "
+        + "; ".join(f"{v}: {names(t)}" for v, t in tops.items())
         + f"{note}."
     )

@@ -2,7 +2,8 @@
 
 Every test here is seeded, so a rerun gives the same intervals and p-values.
 - `bootstrap_ci`: percentile bootstrap interval of a mean.
-- `spearman_ci`: Spearman's rho with a percentile bootstrap interval (claims resampled in pairs).
+- `spearman_ci`: Spearman's rho with a percentile bootstrap interval (pairs resampled, or whole clusters
+  of pairs, e.g. all planners of a claim, with `clusters`); `sign_of` reads the sign off an interval.
 - `paired_bootstrap`: two-sided paired bootstrap test of mean(a - b) = 0 (resampling the centred
   differences, Efron & Tibshirani's shift method).
 - `randomisation_test`: two-sided approximate randomisation (sign flips of the paired differences).
@@ -33,6 +34,9 @@ def bootstrap_ci(
     return float(x.mean()), float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))
 
 
+MIN_CLUSTERS = 5  # fewer independent units than this give no bootstrap interval
+
+
 def spearman_ci(
     x: Sequence[float],
     y: Sequence[float],
@@ -59,18 +63,25 @@ def spearman_ci(
     else:
         if len(clusters) != len(x):
             raise ValueError(f"clusters need one id per value, got {len(clusters)} for {len(x)} values")
+        if any(c != c for c in clusters):  # NaN is not an id: it would be one cluster or many
+            raise ValueError("cluster ids must not be NaN")
         first: dict[Any, int] = {}  # clusters numbered in order of first appearance
         ids = np.array([first.setdefault(c, len(first)) for c in clusters])
         order = np.argsort(ids, kind="stable")
         members = np.split(order, np.flatnonzero(np.diff(ids[order])) + 1)
+    rho = float(spearmanr(x, y).statistic)
+    if clusters is not None and len(members) < MIN_CLUSTERS:  # too few units to resample: no interval rather than a zero-width one
+        return rho, float("nan"), float("nan")
     rng = np.random.default_rng(seed)
     rhos = []
     for pick in rng.integers(0, len(members), size=(n_resamples, len(members))):
         idx = np.concatenate([members[i] for i in pick])
         if np.ptp(x[idx]) > 0 and np.ptp(y[idx]) > 0:
             rhos.append(spearmanr(x[idx], y[idx]).statistic)
+    if not rhos:
+        return rho, float("nan"), float("nan")
     alpha = (1 - confidence) / 2
-    return float(spearmanr(x, y).statistic), float(np.quantile(rhos, alpha)), float(np.quantile(rhos, 1 - alpha))
+    return rho, float(np.quantile(rhos, alpha)), float(np.quantile(rhos, 1 - alpha))
 
 
 def sign_of(low: float, high: float) -> str:

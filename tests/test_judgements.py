@@ -34,7 +34,7 @@ DOCS = pd.DataFrame(
             "Pooled for claim 2.",
         ],
         "origin": [["gold"], ["hero_qa"], ["hero_qa"], ["uhh_top3"], ["fever8"], ["gold_train"], ["fever8"]],
-        "claim_ids": [[], [1], [1], [1], [1], [], [2]],
+        "claim_ids": [[1], [1], [1], [1], [1], [], [2]],  # the store pools a dev claim's own gold answers
     }
 )
 QRELS = pd.DataFrame(
@@ -63,6 +63,7 @@ def test_answer_overlap_is_the_best_share_of_one_answers_tokens():
 def test_annotate_says_where_each_judgement_comes_from(judged):
     row = judged.set_index(["qid", "doc_id"])
     assert row.loc[("1", "x1"), "in_pool"] == False  # noqa: E712 (numpy bool)
+    assert row.loc[("1", "g1"), "in_pool"] == True  # noqa: E712
     assert row.loc[("1", "x1"), "source"] == "annotators"
     assert row.loc[("1", "u1"), "source"] == "systems"
     assert row.loc[("1", "m1"), "answer_overlap"] == 1.0
@@ -87,6 +88,7 @@ def test_variants_at_a_threshold(judged):
     assert [d for d, g in v["answer_matches"]["1"].items() if g] == ["m1"]
     assert v["official"]["2"] == {"o1": 0}  # every claim stays, with all its judged documents
     assert J.variant(judged, "answer_match", 0.4)["1"]["p1"] == 1  # 4/10 >= 0.4
+    assert J.variants(judged, 0.8, names=[]) == {}
     with pytest.raises(ValueError, match="unknown judgement variant"):
         J.variant(judged, "both", 0.8)
     for bad in (0, 1.5):
@@ -107,21 +109,33 @@ def test_grade_counts_and_threshold_sweep(judged):
         "systems only": 1,
     }
     assert counts.loc["answer_match", "judgements"] == 1 and counts.loc["pooled", "judgements"] == 3
-    sweep = J.threshold_sweep(judged, [0.4, 0.8, 1.0])
-    assert sweep["answer matches"].tolist() == [2, 1, 1]
+    sweep = J.threshold_sweep(judged, [1.0, 0.4, 0.8, 0.8])  # sorted, each threshold once
+    assert sweep.index.tolist() == [0.4, 0.8, 1.0] and sweep["answer matches"].tolist() == [2, 1, 1]
+    with pytest.raises(ValueError, match="at least one threshold"):
+        J.threshold_sweep(judged, [])
     assert sweep["claims with no other relevant document"].tolist() == [0, 0, 0]
 
 
 def test_best_under_variants_on_both_sides_of_the_condition():
     same = pd.DataFrame({"official": [0.3, 0.2], "answer_match": [0.31, 0.2]}, index=["oracle", "claim_only"])
-    assert J.best_under_variants(same, "NDCG@10").startswith("oracle has the best NDCG@10 under every judgement")
+    assert J.best_under_variants(same, "NDCG@10") == (
+        "oracle has the best NDCG@10 under every judgement variant (official, answer_match), on point estimates: "
+        "this ranking's winner does not depend on the judgements."
+    )
     differ = pd.DataFrame({"official": [0.3, 0.2], "gold_urls": [0.1, 0.2]}, index=["oracle", "claim_only"])
-    text = J.best_under_variants(differ, "NDCG@10", str.upper)
-    assert text == "The best planner by NDCG@10 depends on the judgements: official: ORACLE; gold_urls: CLAIM_ONLY."
-    tie = pd.DataFrame({"official": [0.3, 0.3], "gold_urls": [0.1, 0.2]}, index=["oracle", "claim_only"])
-    assert J.best_under_variants(tie, "m").startswith("claim_only has the best m under every")
+    assert J.best_under_variants(differ, "NDCG@10", str.upper) == (
+        "The best planner by NDCG@10 (point estimates) depends on the judgements: official: ORACLE; gold_urls: CLAIM_ONLY."
+    )
+    tie = pd.DataFrame({"official": [0.3, 0.3], "gold_urls": [0.2, 0.2]}, index=["oracle", "claim_only"])
+    assert J.best_under_variants(tie, "m").startswith("claim_only and oracle have the best m under every")
+    close = pd.DataFrame({"official": [1e-9, 0.0], "gold_urls": [1e-9, 0.0]}, index=["a", "b"])
+    assert J.best_under_variants(close, "m").startswith("a has the best m")  # 1e-9 is not a tie with 0
     empty = same.assign(answer_matches=np.nan)
     assert "(no value under answer_matches)" in J.best_under_variants(empty, "m")
+    one = pd.DataFrame({"official": [0.3, 0.2], "gold_urls": [np.nan, np.nan]}, index=["oracle", "claim_only"])
+    assert J.best_under_variants(one, "m") == (
+        "Only the official variant has a value (no value under gold_urls): oracle has the best m there."
+    )
     with pytest.raises(ValueError):
         J.best_under_variants(pd.DataFrame({"a": [np.nan]}, index=["x"]), "m")
 
@@ -148,8 +162,8 @@ def test_judging_kit_end_to_end(judged, tmp_path):
     sheet.loc[sheet.index[-1], "relevant"] = ""  # not judged yet
     path = tmp_path / "filled.csv"
     sheet.to_csv(path, index=False)
-    filled = J.read_judging_sheet(path)
-    assert len(filled) == len(sheet) - 1
+    filled = J.read_judging_sheet(path, doc_ids=docs["doc_id"], claim_ids=[1, 2])
+    assert len(filled) == len(sheet) - 1 and filled["relevant"].dtype.kind == "i"
     agreement = J.judging_agreement(filled, judged, 0.8)
     assert list(agreement.index) == list(J.VARIANTS)
     for name, row in agreement.iterrows():
@@ -159,9 +173,15 @@ def test_judging_kit_end_to_end(judged, tmp_path):
         ]
         assert row["agreement"] == pytest.approx(np.mean(np.array(auto) == filled["relevant"].to_numpy()))
         assert row["automatic relevant"] == sum(auto)
+    assert agreement["items"].dtype.kind == "i" and agreement["manual relevant"].dtype.kind == "i"
     by_stratum = J.manual_relevance_by_stratum(filled, judged, 0.8)
     assert by_stratum.loc["answer_match", "share relevant"] == 1.0
     assert by_stratum.loc["pooled", "share relevant"] == 0.0
+    with pytest.raises(ValueError, match="not among"):
+        J.judging_sheet(sample.assign(claim_id=7), docs, CLAIMS)
+    # a copied but unfilled sheet: no judged rows, no error
+    sheet.assign(relevant="").to_csv(path, index=False)
+    assert J.read_judging_sheet(path).empty
 
 
 @pytest.mark.parametrize(
@@ -170,14 +190,18 @@ def test_judging_kit_end_to_end(judged, tmp_path):
         ("claim_id,doc_id\n1,g1\n", "needs the columns"),
         ("claim_id,doc_id,relevant\n1,g1,yes\n", "row 2: relevant = 'yes'"),
         ("claim_id,doc_id,relevant\nabc,g1,1\n", "row 2: claim_id"),
-        ("claim_id,doc_id,relevant\n1,g1,1\n1,g1,0\n", "row 3: .* judged twice"),
+        ("claim_id,doc_id,relevant\n1,g1,1\n1,g1,0\n", "row 3: claim 1, g1 judged twice"),
+        ("claim_id,doc_id,relevant\n1,g1,1\n01, g1 ,0\n", "row 3: claim 1, g1 judged twice"),  # same pair once stripped
+        ("claim_id,doc_id,relevant\n1,nope,1\n", "row 2: doc_id = 'nope' is not a document of this study"),
+        ("claim_id,doc_id,relevant\n9,g1,1\n", "row 2: claim_id = 9 is not a claim of this study"),
+        ("", "the file is empty"),
     ],
 )
 def test_a_wrongly_filled_sheet_is_a_named_error(tmp_path, content, message):
     path = tmp_path / "sheet.csv"
     path.write_text(content)
     with pytest.raises(ValueError, match=message):
-        J.read_judging_sheet(path)
+        J.read_judging_sheet(path, doc_ids=DOCS["doc_id"], claim_ids=[1, 2])
 
 
 def test_no_sheet_is_none(tmp_path):

@@ -73,11 +73,19 @@ def test_notebook_03_runs_on_the_fixture_study(tiny_study, tmp_path):
             "runs_dir": str(tiny_study / "runs"),
             "store_dir": str(tiny_study / "store"),
             "plans_dir": str(tiny_study / "plans"),
+            "data_dir": str(FIXTURE_DATA),
             "metrics_path": str(metrics_path),
         },
         tmp_path,
     )
     metrics = json.loads(metrics_path.read_text())
+    assert set(metrics["mean_ndcg@10_by_judgements"]) == {
+        "official",
+        "answer_match",
+        "gold_answers",
+        "gold_urls",
+        "answer_matches",
+    }
     assert set(metrics["ndcg@10"]["bm25/claim"]) == {
         "TOP-1",
         "CONCAT",
@@ -92,16 +100,34 @@ def test_notebook_03_runs_on_the_fixture_study(tiny_study, tmp_path):
 
 
 def test_notebook_04_runs_on_the_fixture_study(tiny_study, tmp_path):
+    import pandas as pd
+
     metrics_path = tmp_path / "retrieval.json"
+    # a class's filled judging sheet: four judged pairs of the store, marked relevant exactly when grade >= 1,
+    # and one row left blank
+    qrels = pd.read_parquet(tiny_study / "store" / "qrels.parquet").sort_values("grade").tail(4)
+    filled = pd.DataFrame(
+        {"claim_id": qrels["qid"], "doc_id": qrels["doc_id"], "relevant": (qrels["grade"] >= 1).astype(int)}
+    )
+    filled = pd.concat([filled, pd.DataFrame({"claim_id": ["0"], "doc_id": ["Dnone"], "relevant": [""]})])
+    filled.to_csv(tmp_path / "filled.csv", index=False)
     run_on_fixture(
         "04_retrieval_metrics",
         {
             "runs_dir": str(tiny_study / "runs"),
             "store_dir": str(tiny_study / "store"),
+            "data_dir": str(FIXTURE_DATA),
             "metrics_path": str(metrics_path),
             "plots_dir": str(tmp_path / "plots"),
             "max_k": 10,
             "n_resamples": 200,
+            "judging": {
+                "sheet_path": str(tmp_path / "sheet.csv"),
+                "filled_sheet": str(tmp_path / "filled.csv"),
+                "per_stratum": 2,
+                "unjudged_depth": 3,
+                "seed": 0,
+            },
         },
         tmp_path,
     )
@@ -109,6 +135,13 @@ def test_notebook_04_runs_on_the_fixture_study(tiny_study, tmp_path):
     assert set(metrics["significant_vs_baseline"]) == {"ORACLE-QUERIES", "BLOOM-QG", "HEURISTIC"}
     curve = (tmp_path / "plots" / "recall_at_k.csv").read_text().splitlines()
     assert curve[0] == "k,claim_only,oracle,bloom_qg,heuristic" and len(curve) == 11
+    sheet = pd.read_csv(tmp_path / "sheet.csv")
+    assert list(sheet.columns) == ["sheet_id", "claim_id", "doc_id", "claim", "document", "relevant", "comment"]
+    assert metrics["judging_sheet_pairs"] == len(sheet) > 0
+    official = metrics["judging_agreement"]["official"]
+    assert official["items"] == 4 and official["agreement"] == 1.0
+    assert set(metrics["by_judgements"]) == {"official", "answer_match", "gold_answers", "gold_urls", "answer_matches"}
+    assert {"bpref", "condensed_ndcg@10"} <= set(metrics["by_judgements"]["official"]["oracle"])
 
 
 def test_metrics_are_flattened_with_dvc_style_keys():

@@ -98,6 +98,10 @@ def test_spearman_ci_resamples_whole_clusters():
     assert clustered == pytest.approx(plain)  # resampling claims recovers the interval of the 60 claims
     with pytest.raises(ValueError, match="one id per value"):
         SIG.spearman_ci(x, y, clusters=claim)
+    with pytest.raises(ValueError, match="NaN"):
+        SIG.spearman_ci(x, y, clusters=[float("nan")] * 60)
+    rho, lo, hi = SIG.spearman_ci(x, y, clusters=[0] * 30 + [1] * 30)  # two claims: no interval, not a zero-width one
+    assert rho == pytest.approx(plain[0]) and np.isnan(lo) and np.isnan(hi)
 
 
 def test_sign_of_an_interval():
