@@ -70,7 +70,9 @@ def spearman_ci(
         order = np.argsort(ids, kind="stable")
         members = np.split(order, np.flatnonzero(np.diff(ids[order])) + 1)
     rho = float(spearmanr(x, y).statistic)
-    if clusters is not None and len(members) < MIN_CLUSTERS:  # too few units to resample: no interval rather than a zero-width one
+    if (
+        clusters is not None and len(members) < MIN_CLUSTERS
+    ):  # too few units to resample: no interval rather than a zero-width one
         return rho, float("nan"), float("nan")
     rng = np.random.default_rng(seed)
     rhos = []
