@@ -11,6 +11,7 @@ Every test here is seeded, so a rerun gives the same intervals and p-values.
   (macro-F1 of two classifiers' predictions on the same claims).
 - `mcnemar`: exact McNemar test of two classifiers' per-claim correctness.
 - `holm`: Holm-Bonferroni adjusted p-values, for many comparisons against one baseline.
+- `p_floor`, `p_floor_note`: the smallest p-value B resamples can give, 1/(B+1), and how to read it.
 """
 
 from __future__ import annotations
@@ -94,6 +95,23 @@ def sign_of(low: float, high: float) -> str:
     if high < 0:
         return "negative"
     return "indistinguishable from 0"
+
+
+def p_floor(n_resamples: int) -> float:
+    """The smallest p-value a resampling test here can return, 1 / (B + 1): the observed data count as one
+    of the B + 1 samples, so "p = 1/(B+1)" reads "p <= 1/(B+1)", never "p = 0"."""
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
+    return 1 / (n_resamples + 1)
+
+
+def p_floor_note(n_resamples: int) -> str:
+    """The sentence notebooks print under a table of resampling p-values."""
+    return (
+        f"With B = {n_resamples:,} resamples the smallest p-value these tests can give is 1/(B+1) = "
+        f"{p_floor(n_resamples):.2g}: a p-value at that floor means *at most* that, and more resamples would "
+        "only lower the floor, not change a decision at 0.05."
+    )
 
 
 def _paired(a: Sequence[float], b: Sequence[float]) -> np.ndarray:

@@ -110,3 +110,13 @@ def test_sign_of_an_interval():
     assert SIG.sign_of(-0.1, 0.2) == "indistinguishable from 0"
     assert SIG.sign_of(0.0, 0.2) == "indistinguishable from 0"  # an interval that touches 0 does not exclude it
     assert SIG.sign_of(float("nan"), float("nan")) == "indistinguishable from 0"
+
+
+def test_p_floor_is_the_smallest_p_value_the_tests_return():
+    assert SIG.p_floor(1999) == 1 / 2000
+    a, b = np.arange(50, dtype=float) + 10, np.arange(50, dtype=float)  # every difference the same sign
+    assert SIG.paired_bootstrap(a, b, 199, seed=0) == SIG.p_floor(199)
+    assert SIG.randomisation_test(a, b, 199, seed=0) == SIG.p_floor(199)
+    assert "1/(B+1) = 0.005" in SIG.p_floor_note(199)
+    with pytest.raises(ValueError):
+        SIG.p_floor(0)
