@@ -10,13 +10,14 @@ one code; the rules run in this order and the first that holds wins:
    one label (share >= `label_error_share` of at least `min_systems` systems), that label is not the
    annotated one, and our classifier predicted it too.
 3. Retrieval errors, when the top-k are *mostly irrelevant*: the share of top-k documents with grade >=
-   `min_grade` is below `found_share`. Which aspect was missed decides the code:
+   `min_grade` is below `found_share`. In this order:
+   - `homogeneous retrieval`: the top-k are near-duplicates (mean pairwise cosine of their MiniLM
+     embeddings >= `homogeneity`). Checked first because it is a property of the ranking itself: k slots
+     spent on one text (e.g. the claim copied k times) miss evidence whichever aspect was missing.
    - `missed implicit aspect`: the gold questions whose evidence the top-k missed are, on average, about
      things the claim does not say (mean content-word coverage of those questions by the claim below
      `implicit_coverage`). A claim-driven retriever could not have asked for them.
-   - otherwise a `missed explicit aspect`, split by what the top-k look like:
-     `homogeneous retrieval` when they are near-duplicates (mean pairwise cosine of their MiniLM
-     embeddings >= `homogeneity`), `noisy retrieval` when they are not.
+   - `noisy retrieval`: otherwise (a missed explicit aspect, varied but off-topic top-k).
 4. `NLI error`: relevant evidence was found (share >= `found_share`) and the verdict is still wrong.
 
 A question's evidence is "found" when a top-k document is one of its gold answers (grade 2, traced
@@ -142,9 +143,11 @@ def code(case: Case, rules: Rules = Rules()) -> str:
     ):
         return LABEL_ERROR
     if relevant_share(case.top_grades, rules.min_grade) < rules.found_share:
+        if case.homogeneity >= rules.homogeneity:
+            return HOMOGENEOUS
         if missed_coverage(case, rules.min_grade) < rules.implicit_coverage:  # False for nan
             return IMPLICIT
-        return HOMOGENEOUS if case.homogeneity >= rules.homogeneity else NOISY
+        return NOISY
     return NLI_ERROR
 
 

@@ -48,6 +48,13 @@ def test_missed_implicit_aspect_when_the_missed_questions_are_not_in_the_claim()
     assert ER.code(c, ER.Rules(implicit_coverage=0.3)) == ER.NOISY  # 0.3 is not below 0.3
 
 
+def test_near_duplicate_top_k_is_homogeneous_before_any_missed_aspect():
+    # the claim copied three times (claim 4 of the study): near-duplicates, and the missed questions are implicit
+    c = case(top_grades=(0, 0, 0), question_found=(0, 0), question_coverage=(0.1, 0.2), homogeneity=0.99)
+    assert ER.code(c) == ER.HOMOGENEOUS
+    assert ER.code(ER.Case(**{**c.__dict__, "homogeneity": 0.5})) == ER.IMPLICIT
+
+
 def test_missed_explicit_aspect_is_homogeneous_or_noisy():
     c = case(top_grades=(0, 0, 0), question_found=(0,), question_coverage=(0.8,))
     assert ER.code(ER.Case(**{**c.__dict__, "homogeneity": 0.9})) == ER.HOMOGENEOUS
