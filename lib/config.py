@@ -419,6 +419,12 @@ class Classifier(Section):
     seed: NonNegInt = 0
     device: Device = "auto"
     eval_batch_size: PosInt = 64
+    calibrate: bool = True
+
+
+class Mixed(Section):  # lib.nli_averitec.mixed_evidence
+    distractor_share: Annotated[float, Field(ge=0, le=1)]
+    seed: NonNegInt
 
 
 class RunSelection(Section):
@@ -432,6 +438,8 @@ class NLIAveritec(Section):
     classifier: Classifier
     seeds: Annotated[list[NonNegInt], Field(min_length=1)]
     label_set: LabelSet
+    training_evidence: Literal["gold", "mixed"]  # lib.nli_averitec.TRAINING_EVIDENCE
+    mixed: Mixed
     k: PosInt
     ablation_ks: list[PosInt]
     ablation_planners: list[Text]

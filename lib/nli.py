@@ -12,6 +12,10 @@ head is replaced when its label count differs.
   length-bucketed seeded batches with dynamic padding, evaluation on a held-out validation set every
   `eval_every` epochs, early stopping on validation macro-F1 with `patience` evaluations, and the best
   checkpoint restored. CUDA with bf16 (fp16 where bf16 is missing) when present, else CPU.
+- Calibration (`calibrate`): temperature scaling of the restored checkpoint on the validation set
+  (`lib.calibration`); the temperature is saved in the model's config (`calibration_temperature`), so
+  every reader of `predict_proba` (the planners' stage, the utility stage, the error analysis) gets the
+  calibrated probabilities. The argmax, so every verdict, is unchanged.
 - Label sets (`LABEL_SETS`, `map_label`, `collapse`): AVeriTeC 4-way and the 3-way and 2-way
   reductions, QuanTemp 3-way.
 """
@@ -28,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from lib import calibration as CAL
 from lib import training as TR
 from lib.models import pick_device, quiet_transformers, resolve_model
 
@@ -94,6 +99,7 @@ class NLISettings:
     seed: int = 0
     device: str = "auto"
     eval_batch_size: int = 64
+    calibrate: bool = True  # temperature scaling on the validation set (lib.calibration)
 
     @classmethod
     def from_params(cls, p: Mapping[str, Any] | None, **override: Any) -> NLISettings:
@@ -148,7 +154,15 @@ def _pad(tokenizer, enc: Mapping[str, list], idx: Sequence[int], device: str):
     return {k: t.to(device) for k, t in batch.items()}
 
 
-def predict_proba(
+TEMPERATURE_KEY = "calibration_temperature"  # in the saved model's config.json
+
+
+def temperature_of(model) -> float:
+    """The calibration temperature saved with a classifier (1.0: not calibrated)."""
+    return float(getattr(model.config, TEMPERATURE_KEY, None) or 1.0)
+
+
+def predict_logits(
     model,
     tokenizer,
     examples: Sequence[Example],
@@ -158,7 +172,7 @@ def predict_proba(
     device: str | None = None,
     progress: bool = False,
 ) -> np.ndarray:
-    """Class probabilities (n, classes), in the order of `examples`; batches of similar length, each
+    """Raw class logits (n, classes), in the order of `examples`; batches of similar length, each
     distinct input once."""
     import torch
     from tqdm import tqdm
@@ -178,9 +192,24 @@ def predict_proba(
     with torch.inference_mode(), torch.autocast(device_type="cuda", dtype=dtype, enabled=dtype is not None):
         for s in tqdm(range(0, len(unique), batch_size), desc="predict", disable=not progress, leave=False):
             idx = unique[s : s + batch_size]
-            logits = model(**_pad(tokenizer, enc, idx, device)).logits.float()
-            out[idx] = torch.softmax(logits, dim=-1).cpu().numpy()
+            out[idx] = model(**_pad(tokenizer, enc, idx, device)).logits.float().cpu().numpy()
     return out[source]
+
+
+def predict_proba(
+    model,
+    tokenizer,
+    examples: Sequence[Example],
+    max_length: int,
+    batch_size: int = 64,
+    max_claim_share: float = 0.5,
+    device: str | None = None,
+    progress: bool = False,
+) -> np.ndarray:
+    """Class probabilities (n, classes), in the order of `examples`: the softmax of the logits divided by
+    the model's calibration temperature (`temperature_of`)."""
+    logits = predict_logits(model, tokenizer, examples, max_length, batch_size, max_claim_share, device, progress)
+    return CAL.softmax(logits, temperature_of(model)) if len(logits) else logits
 
 
 def macro_f1(gold: Sequence[int], pred: Sequence[int], n_classes: int) -> float:
@@ -267,6 +296,7 @@ def train(
                 break
     if best_state is not None:
         model.load_state_dict(best_state)
+    calibration = _calibrate(model, tok, validation, val_gold, s, device) if s.calibrate and validation else None
     report = {
         "settings": asdict(s),
         "device": device,
@@ -280,6 +310,7 @@ def train(
         "stopped_early": bool(curve) and curve[-1]["step"] < len(steps),
         "best": best,
         "curve": curve,
+        "calibration": calibration,
         "seconds": round(time.perf_counter() - start, 1),
         "train_seconds": round(train_seconds, 1),
         "examples_per_second": round(seen / max(train_seconds, 1e-9), 2),
@@ -294,6 +325,24 @@ def train(
     if out_dir is not None:
         save(model, tok, report, out_dir)
     return model, tok, report
+
+
+def _calibrate(model, tok, validation: Sequence[Example], gold: Sequence[int], s: NLISettings, device: str) -> dict:
+    """Fit the temperature on the validation logits and set it on the model's config; the validation
+    NLL and ECE before and after."""
+    logits = predict_logits(model, tok, validation, s.max_length, s.eval_batch_size, s.max_claim_share, device)
+    t = CAL.fit_temperature(logits, gold)
+    setattr(model.config, TEMPERATURE_KEY, t)
+    before, after = CAL.softmax(logits), CAL.softmax(logits, t)
+    return {
+        "temperature": t,
+        "validation_nll": {"before": CAL.nll(logits, gold), "after": CAL.nll(logits, gold, t)},
+        "validation_ece": {
+            "before": CAL.expected_calibration_error(before, gold),
+            "after": CAL.expected_calibration_error(after, gold),
+        },
+        "validation_mean_top_probability": {"before": float(before.max(1).mean()), "after": float(after.max(1).mean())},
+    }
 
 
 def save(model, tokenizer, report: Mapping[str, Any], out_dir: Path | str) -> None:

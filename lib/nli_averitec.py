@@ -1,7 +1,9 @@
 """Stage `nli_averitec` (`python -m lib.nli_averitec`) -> `outputs/nli/averitec/`: the AVeriTeC verifier.
 
-Train on AVeriTeC train (the train split has no pooled store, so its evidence is the gold QA answers),
-minus a stratified validation share for early stopping; predict the dev claims with:
+Train on AVeriTeC train (the train split has no pooled store, so its evidence is the gold QA answers:
+`gold`, or, with `training_evidence: mixed`, gold answers mixed with other claims' answers so that training
+looks like retrieved evidence), minus a stratified validation share for early stopping and temperature
+scaling; predict the dev claims with:
 - `naive`: the majority train label;
 - `claim_only_no_evidence`: a classifier trained and tested on the claim alone;
 - `gold`: the gold-evidence classifier on the dev claims' own gold answers (first k, every k of
@@ -49,6 +51,62 @@ def gold_evidence(claim: averitec.Claim, k: int | None = None) -> tuple[str, ...
     return tuple(texts if k is None else texts[:k])
 
 
+TRAINING_EVIDENCE = ("gold", "mixed")
+
+
+def mixed_evidence(
+    claims: Sequence[averitec.Claim], k: int, distractor_share: float, seed: int
+) -> dict[int, tuple[str, ...]]:
+    """Training evidence that looks like retrieved evidence: k pieces per claim, in random order.
+
+    The claim's own gold answers come first (without "No answer could be found.", the text of an
+    unanswerable question, which no retrieved sentence contains); each of them is replaced, with
+    probability `distractor_share`, by a gold answer of another claim in `claims` (a sentence of the
+    store that is not the claim's own: the train answers are the store's distractors), and the slots its
+    answers do not fill are distractors too. Deterministic for a seed."""
+    if k < 1:
+        raise ValueError(f"k = {k}: the number of evidence pieces must be >= 1")
+    if not 0 <= distractor_share <= 1:
+        raise ValueError(f"distractor_share must be in [0, 1], got {distractor_share}")
+    rng = np.random.default_rng(seed)
+    own = {
+        c.claim_id: [
+            averitec.gold_answer_text(a).strip()
+            for q in c.questions
+            for a in q.answers
+            if a.answer_type != "Unanswerable" and averitec.gold_answer_text(a).strip()
+        ][:k]
+        for c in claims
+    }
+    pool = [(cid, t) for cid, texts in own.items() for t in texts]
+    if len({cid for cid, _ in pool}) < 2:
+        raise ValueError("mixed evidence needs answers from at least two claims (the distractors are other claims')")
+    out = {}
+    for c in claims:
+        pieces = [t if rng.random() >= distractor_share else None for t in own[c.claim_id]]
+        pieces += [None] * (k - len(pieces))
+        for i, t in enumerate(pieces):
+            while t is None:
+                cid, text = pool[int(rng.integers(len(pool)))]
+                t = text if cid != c.claim_id else None
+            pieces[i] = t
+        out[c.claim_id] = tuple(pieces[i] for i in rng.permutation(k))
+    return out
+
+
+def training_evidence(
+    claims: Sequence[averitec.Claim], k: int, kind: str, mixed: Mapping[str, Any] | None = None
+) -> dict[int, tuple[str, ...]]:
+    """The evidence the gold-evidence classifier trains (and early-stops) on: `gold` (the first k gold
+    answers, `gold_evidence`) or `mixed` (`mixed_evidence` with params `mixed`)."""
+    if kind == "gold":
+        return {c.claim_id: gold_evidence(c, k) for c in claims}
+    if kind == "mixed":
+        m = dict(mixed or {})
+        return mixed_evidence(claims, k, float(m["distractor_share"]), int(m["seed"]))
+    raise ValueError(f"training evidence {kind!r}: expected one of {TRAINING_EVIDENCE}")
+
+
 def examples(
     claims: Sequence[averitec.Claim], evidence: Mapping[int, Sequence[str]] | None, label_set: str, prefix: str = ""
 ) -> list[N.Example]:
@@ -63,6 +121,24 @@ def examples(
     return out
 
 
+def claims_of(
+    params: Mapping[str, Any], data_dir: Path | str = DATA_DIR
+) -> tuple[list[averitec.Claim], list[averitec.Claim], list[averitec.Claim], list[averitec.Claim]]:
+    """(train, fit, validation, dev) claims of params `nli_averitec`: the train claims in the label set
+    split into the fitting share and the stratified validation share (seeded by the classifier's seed)."""
+    data_dir = Path(data_dir)
+    s = N.NLISettings.from_params(params["classifier"])
+    train = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
+    dev = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
+    if params.get("max_train_claims"):
+        train = train[: int(params["max_train_claims"])]
+    if params.get("max_dev_claims"):
+        dev = dev[: int(params["max_dev_claims"])]
+    train = [c for c in train if LB.map_label(c.label, params["label_set"]) is not None]
+    fit_idx, val_idx = stratified_split([c.label for c in train], s.validation_fraction, s.seed)
+    return train, [train[i] for i in fit_idx], [train[i] for i in val_idx], dev
+
+
 def averitec_stage(
     params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, out_dir: Path | str = NLI_DIR / "averitec"
 ) -> pd.DataFrame:
@@ -74,21 +150,14 @@ def averitec_stage(
     start = time.perf_counter()
     s = N.NLISettings.from_params(p["classifier"])
     label_set, k, seeds = p["label_set"], int(p["k"]), list(p["seeds"])
+    kind = p.get("training_evidence", "gold")
     labels = LB.LABEL_SETS[label_set]
-    train = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
-    dev = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
-    if p.get("max_train_claims"):
-        train = train[: int(p["max_train_claims"])]
-    if p.get("max_dev_claims"):
-        dev = dev[: int(p["max_dev_claims"])]
-    train = [c for c in train if LB.map_label(c.label, label_set) is not None]
-    fit_idx, val_idx = stratified_split([c.label for c in train], s.validation_fraction, s.seed)
-    fit, val = [train[i] for i in fit_idx], [train[i] for i in val_idx]
+    train, fit, val, dev = claims_of(p, data_dir)
     variants = {
         "claim_only": (examples(fit, None, label_set), examples(val, None, label_set)),
         "gold": (
-            examples(fit, {c.claim_id: gold_evidence(c, k) for c in fit}, label_set),
-            examples(val, {c.claim_id: gold_evidence(c, k) for c in val}, label_set),
+            examples(fit, training_evidence(fit, k, kind, p.get("mixed")), label_set),
+            examples(val, training_evidence(val, k, kind, p.get("mixed")), label_set),
         ),
     }
     models = _train_models(variants, labels, s, seeds, out_dir / "models")
@@ -127,6 +196,8 @@ def averitec_stage(
         "labels": list(labels),
         "k": k,
         "ks": ks,
+        "training_evidence": kind,
+        "mixed": p.get("mixed") if kind == "mixed" else None,
         "seeds": seeds,
         "train_claims": len(fit),
         "validation_claims": len(val),
