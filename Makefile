@@ -11,7 +11,7 @@ FIND_LINKS := $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null 
 # also where PYTHONDONTWRITEBYTECODE is set (a no-change `dvc repro` went from 4.8 s to 2.5 s).
 UV := $(VENV)/bin/uv pip install --compile-bytecode --python $(VENV)/bin/python $(if $(FIND_LINKS),--find-links $(FIND_LINKS))
 
-.PHONY: all setup env params wordnet nltk data pipeline test lint check-pipeline bench lock clean
+.PHONY: all setup env params wordnet nltk data pipeline test lint check-pipeline bench sweep-verifier lock clean
 
 all: setup pipeline ## set up everything, pull the data, run the DVC pipeline
 
@@ -75,6 +75,11 @@ check-pipeline: pipeline ## slow check: a second repro has nothing to do, and th
 bench: setup ## slow: BM25, fusion and AVeriTeC scoring against straightforward implementations (~25 min; needs `make pipeline`)
 	python -m benchmarks.bench_retrieval
 	python -m benchmarks.bench_scoring
+
+sweep-verifier: setup ## slow: the verifier's learning-rate sweep, mixed training evidence, seeds -> sweeps/verifier.json (~1 h; needs `make pipeline`)
+	python -m lib.verifier_sweep --learning-rates 2e-5 5e-5 1e-4 2e-4 --epochs 2
+	python -m lib.verifier_sweep --learning-rates $$(python -c "from lib import verifier_sweep as VS; print(VS.pick(VS.read_sweep())['learning_rate'])") --epochs 2 --training-evidence mixed
+	python -m lib.verifier_sweep --learning-rates $$(python -c "from lib import verifier_sweep as VS; print(VS.pick(VS.read_sweep())['learning_rate'])") --epochs 2 --seeds 1 2
 
 lock: env ## regenerate requirements.lock from the current environment
 	{ echo "# Pinned environment (pip freeze of a working .venv; torch is the CPU build pip finds as torch==2.13.0)."; \

@@ -232,6 +232,8 @@ class QueryPlanning(Section):
     measures: Annotated[list[Measure], Field(min_length=1)]
     focus: Focus
     example_claim: NonNegInt
+    n_resamples: PosInt  # bootstrap intervals of the temporal filter's per-claim effect
+    seed: NonNegInt
 
 
 class Aggregation(Section):
@@ -483,6 +485,8 @@ class NLIVeracity(Section):
     alpha: OpenShare
     main_level: Level
     retrieval_measure: Measure
+    power: OpenShare  # of the minimum detectable difference (lib.significance.minimum_detectable_difference)
+    sweep_path: Text  # the committed verifier sweep (lib.verifier_sweep, `make sweep-verifier`)
 
 
 class Rules(Section):

@@ -226,12 +226,3 @@ def read_trec_qrels(path: Path | str) -> dict[str, dict[str, int]]:
     for qid, _, did, grade in _trec_lines(path, "qid 0 doc grade"):
         qrels.setdefault(qid, {})[did] = int(grade)
     return qrels
-
-
-def grade_view(qrels: Qrels, grades: Iterable[int]) -> dict[str, dict[str, int]]:
-    """Qrels where only the given grades count as relevant (kept at their grade; others become 0).
-
-    The store's grades come from different processes (2: annotators' answers, 1: sentences whose URL is a
-    gold source), so metrics are reported for each grade alone as well as combined."""
-    keep = set(grades)
-    return {q: {d: (g if g in keep else 0) for d, g in docs.items()} for q, docs in qrels.items()}

@@ -9,6 +9,8 @@ Every test here is seeded, so a rerun gives the same intervals and p-values.
 - `randomisation_test`: two-sided approximate randomisation (sign flips of the paired differences).
 - `paired_bootstrap_statistic`: the same test for a statistic that is not a mean of per-claim values
   (macro-F1 of two classifiers' predictions on the same claims).
+- `paired_difference_se`, `minimum_detectable_difference`: the power analysis of those tests (the
+  smallest true difference they detect with a given power).
 - `mcnemar`: exact McNemar test of two classifiers' per-claim correctness.
 - `holm`: Holm-Bonferroni adjusted p-values, for many comparisons against one baseline.
 - `p_floor`, `p_floor_note`: the smallest p-value B resamples can give, 1/(B+1), and how to read it.
@@ -168,6 +170,38 @@ def paired_bootstrap_statistic(
     diffs = np.array([statistic(gold[i], a[i]) - statistic(gold[i], b[i]) for i in idx])
     p = (np.sum(np.abs(diffs - observed) >= abs(observed) - 1e-12) + 1) / (n_resamples + 1)
     return float(observed), float(p)
+
+
+def paired_difference_se(
+    gold: Sequence,
+    pred_a: Sequence,
+    pred_b: Sequence,
+    statistic: Callable[[np.ndarray, np.ndarray], float],
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> float:
+    """Bootstrap standard error of statistic(a) - statistic(b), claims resampled with replacement (the
+    spread `paired_bootstrap_statistic` tests against)."""
+    gold, a, b = np.asarray(gold), np.asarray(pred_a), np.asarray(pred_b)
+    if not (len(gold) == len(a) == len(b)) or len(gold) < 2:
+        raise ValueError(f"need at least two aligned predictions, got {len(gold)}, {len(a)} and {len(b)}")
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(gold), size=(n_resamples, len(gold)))
+    diffs = np.array([statistic(gold[i], a[i]) - statistic(gold[i], b[i]) for i in idx])
+    return float(diffs.std(ddof=1))
+
+
+def minimum_detectable_difference(se: float, alpha: float = 0.05, power: float = 0.8) -> float:
+    """The smallest true difference a two-sided test at level `alpha` detects with probability `power`
+    when its estimate has standard error `se` (normal approximation): (z_{1-alpha/2} + z_power) * se.
+    At alpha 0.05 and power 0.8 that is 2.80 standard errors."""
+    from scipy.stats import norm
+
+    if not (0 < alpha < 1 and 0 < power < 1):
+        raise ValueError(f"alpha and power must be in (0, 1), got {alpha} and {power}")
+    if se < 0:
+        raise ValueError(f"a standard error cannot be negative, got {se}")
+    return float((norm.ppf(1 - alpha / 2) + norm.ppf(power)) * se)
 
 
 def mcnemar(correct_a: Sequence[bool], correct_b: Sequence[bool]) -> float:

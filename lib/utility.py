@@ -397,3 +397,81 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+# --------------------------------------------------------------------------- conclusion sentences (notebook 09)
+
+
+def scale_sentence(mean_top: float, n_labels: int, margin: float = 0.1) -> str:
+    """Whether the verifier's distributions are nearly flat (mean top probability within `margin` of the
+    uniform 1/n), which sets the absolute size of every divergence."""
+    uniform = 1 / n_labels
+    head = f"mean top probability {mean_top:.3f} (uniform: {uniform:.2f})"
+    if mean_top < uniform + margin:
+        return (
+            f"This verifier is nearly flat: {head}. So the divergences are small in absolute terms; rank "
+            "correlations do not depend on that scale, but a sharper verifier is where FER's divergence has its "
+            "intended size."
+        )
+    return f"This verifier's distributions are peaked: {head}, so the divergences have a size that can be read."
+
+
+def selector_sentence(
+    selected: Mapping[str, float],
+    ranked: Mapping[str, float],
+    within: float,
+    label: str,
+    gold_share: float,
+    alpha: float = 0.05,
+    within_floor: float = 0.1,
+    shift: float = 0.05,
+) -> str:
+    """What the utility selector did, each clause checked: `selected` and `ranked` hold the utility and the
+    relevance selections' `macro_f1`, `evidence_f1` and `share` (of predictions with `label`), `selected` also
+    `p` (paired bootstrap against the relevance ranking); `within` is the mean within-claim Spearman of
+    predicted and true utility."""
+    u, r = selected, ranked
+    if u["p"] < alpha:
+        verdicts = (
+            f"{'higher' if u['macro_f1'] > r['macro_f1'] else 'lower'} than the relevance ranking's, significantly"
+        )
+    else:
+        verdicts = "not significantly different from the relevance ranking's"
+    out = [
+        f"Reranking by predicted utility gives macro-F1 {u['macro_f1']:.3f} against {r['macro_f1']:.3f} "
+        f"(bootstrap p = {u['p']:.3f}): {verdicts}."
+    ]
+    if u["evidence_f1"] < r["evidence_f1"]:
+        out.append(
+            f"Its evidence F1 against the qrels is lower ({u['evidence_f1']:.3f} vs {r['evidence_f1']:.3f}): what "
+            "the verifier finds useful is not what the qrels call relevant."
+        )
+    else:
+        out.append(
+            f"Its evidence F1 against the qrels is not lower ({u['evidence_f1']:.3f} vs {r['evidence_f1']:.3f})."
+        )
+    if within < within_floor:
+        out.append(
+            f"The predicted utility barely ranks a claim's candidates (mean within-claim Spearman {within:.3f} "
+            "against the true utility): the selector learned little about *which* candidate helps."
+        )
+    else:
+        out.append(
+            f"The predicted utility ranks a claim's candidates with a mean within-claim Spearman of {within:.3f}."
+        )
+    if u["share"] > r["share"] + shift and u["share"] > gold_share:
+        out.append(
+            f'It predicts "{label}" for {u["share"]:.0%} of claims (relevance ranking {r["share"]:.0%}, gold labels '
+            f"{gold_share:.0%}): read a verdict gain as a shift towards that label rather than as better evidence."
+        )
+    elif u["share"] <= r["share"] + shift:
+        out.append(
+            f'Its share of "{label}" verdicts, {u["share"]:.0%}, is within {shift:.0%} of the relevance '
+            f"ranking's ({r['share']:.0%}): no shift towards that label."
+        )
+    else:
+        out.append(
+            f'Its share of "{label}" verdicts rises to {u["share"]:.0%} (relevance ranking {r["share"]:.0%}) but '
+            f"stays at or below the gold share ({gold_share:.0%})."
+        )
+    return " ".join(out)

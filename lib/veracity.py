@@ -229,9 +229,12 @@ def paired_tests(
     labels: Sequence[str],
     n_resamples: int = 2000,
     seed: int = 0,
+    alpha: float = 0.05,
+    power: float = 0.8,
 ) -> dict[str, float]:
     """Predictions a against b on the same claims: a's macro-F1, the macro-F1 difference with its paired
-    bootstrap p-value, the accuracy difference with McNemar's p-value."""
+    bootstrap p-value, standard error and minimum detectable difference (at `alpha` with `power`), the
+    accuracy difference with McNemar's p-value."""
     from lib import significance as SIG
 
     index = {lb: i for i, lb in enumerate(labels)}
@@ -241,10 +244,13 @@ def paired_tests(
         return N.macro_f1(gold_, pred, len(labels))
 
     diff, p_boot = SIG.paired_bootstrap_statistic(g, a, b, f1, n_resamples, seed)
+    se = SIG.paired_difference_se(g, a, b, f1, n_resamples, seed) if len(g) > 1 else float("nan")
     return {
         "macro_f1": f1(g, a),
         "delta_macro_f1": diff,
         "p_bootstrap": p_boot,
+        "se_delta_macro_f1": se,
+        "mde_macro_f1": SIG.minimum_detectable_difference(se, alpha, power) if se == se else float("nan"),
         "delta_accuracy": float(np.mean(a == g) - np.mean(b == g)),
         "p_mcnemar": SIG.mcnemar(a == g, b == g),
     }
@@ -258,9 +264,11 @@ def against_baseline(
     seed: int = 0,
     alpha: float = 0.05,
     target: str | None = None,
+    power: float = 0.8,
 ) -> pd.DataFrame:
     """`paired_tests` of every (setting, k) of the first seed against `baseline` (setting, k) on the same
-    claims; `significant` marks a bootstrap p-value below `alpha`."""
+    claims; `significant` marks a bootstrap p-value below `alpha`; `mde_macro_f1` is the smallest
+    difference the test detects with `power`."""
     first = preds[preds["seed"] == preds["seed"].min()]
     base = first[(first["setting"] == baseline[0]) & (first["k"] == baseline[1])].set_index("claim_id")
     if base.empty:
@@ -270,9 +278,30 @@ def against_baseline(
     rows = []
     for (setting, k), group in first.groupby(["setting", "k"], sort=False):
         gold, pred = read_labels(group.set_index("claim_id").loc[base.index].reset_index(), source, target)
-        t = paired_tests(gold, pred, base_pred, labels, n_resamples, seed)
+        t = paired_tests(gold, pred, base_pred, labels, n_resamples, seed, alpha, power)
         rows.append({"setting": setting, "k": k, **t, "significant": bool(t["p_bootstrap"] < alpha)})
     return pd.DataFrame(rows)
+
+
+def power_sentence(deltas: Mapping[str, float], mde: Mapping[str, float], baseline: str, power: float = 0.8) -> str:
+    """What "no significant difference" means here: how many of the settings' macro-F1 differences from
+    the baseline are smaller than the minimum detectable difference of their paired test."""
+    if not deltas or set(deltas) != set(mde):
+        raise ValueError("need the same non-empty settings in deltas and mde")
+    small = [s for s in deltas if abs(deltas[s]) < mde[s]]
+    m = float(np.median(list(mde.values())))
+    span = f"|Δ| up to {max(abs(d) for d in deltas.values()):.3f}"
+    if len(small) == len(deltas):
+        return (
+            f"All {len(deltas)} differences from {baseline} ({span}) are smaller than the smallest difference the "
+            f"paired test detects with {power:.0%} power (median {m:.3f} macro-F1): a non-significant result "
+            "here says the test cannot see differences this small, not that the settings are equal."
+        )
+    return (
+        f"{len(deltas) - len(small)} of {len(deltas)} differences from {baseline} reach the smallest difference the "
+        f"paired test detects with {power:.0%} power (median {m:.3f} macro-F1); the other {len(small)} are below it, "
+        "so their non-significance says the test cannot see them, not that they are zero."
+    )
 
 
 def nli_verdicts(preds: pd.DataFrame, setting: str, k: int, seed: int | None = None) -> dict[int, str]:

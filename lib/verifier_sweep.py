@@ -24,6 +24,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from lib import labels as LB
 from lib import nli as N
 from lib.config import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR, section
@@ -78,6 +81,51 @@ def matches_pick(sweep: Mapping[str, Any], nli_params: Mapping[str, Any]) -> boo
     chosen = pick(sweep, "gold")
     c = N.NLISettings.from_params(nli_params["classifier"])
     return abs(c.learning_rate - chosen["learning_rate"]) < 1e-12 and c.epochs == chosen["epochs"]
+
+
+def runs_table(sweep: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per configuration: the swept keys, the best validation macro-F1 and where, the last
+    training loss, the temperature, and each dev setting's macro-F1 (for reading, not for picking)."""
+    rows = []
+    for r in sweep["runs"]:
+        row = {k: r[k] for k in SWEPT}
+        row["best validation macro-F1"] = r["best"]["macro_f1"]
+        row["at epoch"] = next((pt["epoch"] for pt in r["curve"] if pt["step"] == r["best"]["step"]), float("nan"))
+        row["last training loss"] = r["curve"][-1]["loss"] if r["curve"] else float("nan")
+        row["temperature"] = (r.get("calibration") or {}).get("temperature", float("nan"))
+        row |= {f"dev {name}": v["macro_f1"] for name, v in r["dev"].items()}
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def curves(sweep: Mapping[str, Any]) -> pd.DataFrame:
+    """The validation curves, long: one row per configuration and evaluation."""
+    frames = [pd.DataFrame(r["curve"]).assign(**{k: r[k] for k in SWEPT}) for r in sweep["runs"] if r["curve"]]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def seed_spread(sweep: Mapping[str, Any], chosen: Mapping[str, Any]) -> pd.DataFrame:
+    """Mean, standard deviation, min and max over seeds of each dev macro-F1 of the chosen recipe
+    (learning rate, epochs, training evidence); `seeds` counts them."""
+    table = runs_table(sweep)
+    sel = table[
+        np.isclose(table["learning_rate"], chosen["learning_rate"])
+        & (table["epochs"] == chosen["epochs"])
+        & (table["training_evidence"] == chosen["training_evidence"])
+    ]
+    cols = [c for c in sel.columns if c.startswith("dev ")]
+    out = sel[cols].agg(["mean", "std", "min", "max"]).T
+    out["seeds"] = len(sel)
+    return out
+
+
+def within_seed_range(delta: float, spread: pd.DataFrame, column: str) -> bool:
+    """Whether a difference is no larger than the range (max - min) over seeds of one recipe in `column`
+    (a `seed_spread` table); with a single seed there is no range and nothing counts as within it."""
+    if column not in spread.index:
+        raise ValueError(f"no seed spread for {column!r} (have {list(spread.index)})")
+    row = spread.loc[column]
+    return bool(row["seeds"] > 1 and abs(delta) <= row["max"] - row["min"])
 
 
 def _dev_scores(model, tok, s: N.NLISettings, dev, p: Mapping[str, Any], planners: Sequence[str]) -> dict[str, Any]:

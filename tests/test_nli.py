@@ -180,3 +180,28 @@ def test_classification_scores_averages_equal_scikit_learn():
             assert s[f"{average}_f1"] == pytest.approx(
                 f1_score(gold, pred, labels=labels, average=average, zero_division=0), abs=1e-12
             )
+
+
+def test_training_calibrates_and_the_saved_model_keeps_the_temperature(tiny_bert, tmp_path):
+    s = N.NLISettings(model=tiny_bert, max_length=32, batch_size=8, learning_rate=3e-3, epochs=2, eval_every=1)
+    model, tok, report = N.train(_toy(24), _toy(8, 100), ["Supported", "Refuted"], s, tmp_path / "m", progress=False)
+    t = report["calibration"]["temperature"]
+    assert t == N.temperature_of(model) and t != 1.0
+    assert report["calibration"]["validation_nll"]["after"] <= report["calibration"]["validation_nll"]["before"]
+    test = _toy(6, 300)
+    logits = N.predict_logits(model, tok, test, 32)
+    probs = N.predict_proba(model, tok, test, 32)
+    e = np.exp(logits / t - (logits / t).max(1, keepdims=True))
+    np.testing.assert_allclose(probs, e / e.sum(1, keepdims=True), atol=1e-9)
+    np.testing.assert_array_equal(probs.argmax(1), logits.argmax(1))
+    again, tok2, saved = N.load(tmp_path / "m", "cpu")
+    assert N.temperature_of(again) == t and saved["calibration"]["temperature"] == t
+    off = N.train(
+        _toy(24),
+        _toy(8, 100),
+        ["Supported", "Refuted"],
+        N.NLISettings(**{**s.__dict__, "calibrate": False}),
+        None,
+        progress=False,
+    )
+    assert off[2]["calibration"] is None and N.temperature_of(off[0]) == 1.0

@@ -120,3 +120,25 @@ def test_p_floor_is_the_smallest_p_value_the_tests_return():
     assert "1/(B+1) = 0.005" in SIG.p_floor_note(199)
     with pytest.raises(ValueError):
         SIG.p_floor(0)
+
+
+def test_minimum_detectable_difference_by_hand():
+    # z_0.975 + z_0.8 = 1.95996 + 0.84162
+    assert SIG.minimum_detectable_difference(0.01) == pytest.approx(0.0280158, abs=1e-6)
+    assert SIG.minimum_detectable_difference(0.01, alpha=0.05, power=0.5) == pytest.approx(0.0195996, abs=1e-6)
+    assert SIG.minimum_detectable_difference(0.0) == 0.0
+    with pytest.raises(ValueError, match="alpha and power"):
+        SIG.minimum_detectable_difference(0.01, power=1.0)
+    with pytest.raises(ValueError, match="negative"):
+        SIG.minimum_detectable_difference(-0.01)
+
+
+def test_paired_difference_se_of_a_mean_matches_the_standard_error():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(0, 1, 400), rng.normal(0, 1, 400)
+    mean = lambda g, p: float(np.mean(p))  # noqa: E731
+    se = SIG.paired_difference_se(np.zeros(400), a, b, mean, n_resamples=4000)
+    assert se == pytest.approx(np.std(a - b, ddof=1) / np.sqrt(400), rel=0.05)
+    assert SIG.paired_difference_se(np.zeros(400), a, a, mean) == 0.0
+    with pytest.raises(ValueError, match="at least two aligned"):
+        SIG.paired_difference_se([0], [1], [1], mean)

@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import metrics as MET
 from lib import utility as U
 
 LABELS = ("Supported", "Refuted")
@@ -134,7 +133,10 @@ def test_per_claim_relevance_by_judgement_view():
         }
     )
     qrels = {"0": {"a": 0, "b": 2}, "1": {"c": 1}}
-    views = {"official": qrels, "gold_answers": MET.grade_view(qrels, [2])}
+    views = {
+        "official": qrels,
+        "gold_answers": {q: {d: (g if g == 2 else 0) for d, g in docs.items()} for q, docs in qrels.items()},
+    }
     table = U.per_claim_relevance({"p": run}, views, ["recall@1", "ndcg@2"]).set_index(["view", "claim_id"])
     assert table.loc[("official", 0), "recall@1"] == 0.0 and table.loc[("official", 1), "recall@1"] == 1.0
     assert table.loc[("official", 0), "ndcg@2"] == pytest.approx(1 / math.log2(3))
@@ -170,7 +172,10 @@ def test_selection_scores_by_hand():
         }
     )
     qrels = {"0": {"a": 2, "b": 1}, "1": {"c": 1}}
-    views = {"official": qrels, "gold_answers": MET.grade_view(qrels, [2])}
+    views = {
+        "official": qrels,
+        "gold_answers": {q: {d: (g if g == 2 else 0) for d, g in docs.items()} for q, docs in qrels.items()},
+    }
     t = U.selection_scores(sel, views, LABELS, n_resamples=50).set_index("selection")
     assert t.loc["relevance", "accuracy"] == 0.5 and t.loc["utility", "accuracy"] == 1.0
     assert t.loc["utility", "delta_accuracy"] == 0.5 and t.loc["relevance", "p_mcnemar"] == 1.0
@@ -178,3 +183,31 @@ def test_selection_scores_by_hand():
         0.25
     )
     assert t.loc["utility", "f1 (gold_answers)"] == pytest.approx(2 * 0.5 * 1 / 1.5)  # claim 0 only
+
+
+def test_scale_sentence_on_both_sides():
+    assert U.scale_sentence(0.30, 4).startswith(
+        "This verifier is nearly flat: mean top probability 0.300 (uniform: 0.25)"
+    )
+    assert U.scale_sentence(0.62, 4).startswith("This verifier's distributions are peaked")
+
+
+def test_selector_sentence_checks_each_clause():
+    ranked = {"macro_f1": 0.30, "evidence_f1": 0.20, "share": 0.60}
+    gains = U.selector_sentence(
+        {"macro_f1": 0.35, "evidence_f1": 0.10, "share": 0.80, "p": 0.01}, ranked, 0.02, "Refuted", 0.61
+    )
+    assert "higher than the relevance ranking's, significantly" in gains
+    assert "is lower (0.100 vs 0.200)" in gains and "learned little" in gains
+    assert 'predicts "Refuted" for 80% of claims' in gains
+    same = U.selector_sentence(
+        {"macro_f1": 0.31, "evidence_f1": 0.25, "share": 0.62, "p": 0.4}, ranked, 0.3, "Refuted", 0.61
+    )
+    assert "not significantly different" in same and "is not lower (0.250 vs 0.200)" in same
+    assert "mean within-claim Spearman of 0.300" in same and "no shift towards that label" in same
+    below_gold = U.selector_sentence(
+        {"macro_f1": 0.25, "evidence_f1": 0.25, "share": 0.70, "p": 0.01}, ranked, 0.3, "Refuted", 0.75
+    )
+    assert (
+        "lower than the relevance ranking's, significantly" in below_gold and "at or below the gold share" in below_gold
+    )

@@ -231,3 +231,66 @@ def test_report_paths_are_relative_to_the_repository_when_inside_it(tmp_path):
     assert V.repo_path(ROOT / "outputs" / "nli" / "averitec" / "models" / "gold") == "outputs/nli/averitec/models/gold"
     assert V.from_repo("outputs/nli/averitec/models/gold") == ROOT / "outputs" / "nli" / "averitec" / "models" / "gold"
     assert V.from_repo(V.repo_path(tmp_path)) == tmp_path.resolve()
+
+
+def _claim(cid: int, answers: list[tuple[str, str]]) -> averitec.Claim:
+    qs = tuple(
+        averitec.Question(f"q{i}", (averitec.Answer(t, kind, "u", None),)) for i, (t, kind) in enumerate(answers)
+    )
+    return averitec.Claim(cid, "train", f"claim {cid}", "Refuted", None, (), (), "", None, None, None, qs)
+
+
+def test_mixed_evidence_drops_unanswerable_text_and_mixes_in_other_claims_answers():
+    from lib import nli_averitec as NAV
+
+    claims = [
+        _claim(
+            0,
+            [
+                ("own zero a", "Extractive"),
+                ("No answer could be found.", "Unanswerable"),
+                ("own zero b", "Abstractive"),
+            ],
+        ),
+        _claim(1, [("own one a", "Extractive")]),
+        _claim(2, [("own two a", "Extractive"), ("own two b", "Extractive")]),
+    ]
+    kept = NAV.mixed_evidence(claims, 3, 0.0, seed=0)
+    assert {"own zero a", "own zero b"} < set(kept[0]) and "No answer could be found." not in kept[0]
+    assert (
+        sum(t.startswith("own zero") for t in kept[0]) == 2 and len(kept[1]) == 3
+    )  # free slots: other claims' answers
+    assert kept[1].count("own one a") == 1 and all(
+        t.startswith(("own zero", "own two")) for t in kept[1] if t != "own one a"
+    )
+    swapped = NAV.mixed_evidence(claims, 3, 1.0, seed=0)
+    for c in claims:  # every piece replaced: none is the claim's own
+        assert not any(t.startswith(f"own {('zero', 'one', 'two')[c.claim_id]}") for t in swapped[c.claim_id])
+    assert NAV.mixed_evidence(claims, 3, 0.5, seed=3) == NAV.mixed_evidence(claims, 3, 0.5, seed=3)
+    assert NAV.training_evidence(claims, 2, "gold")[0] == ("own zero a", "No answer could be found.")
+    assert NAV.training_evidence(claims, 3, "mixed", {"distractor_share": 0.0, "seed": 0}) == kept
+    with pytest.raises(ValueError, match="training evidence"):
+        NAV.training_evidence(claims, 3, "retrieved")
+    with pytest.raises(ValueError, match="distractor_share"):
+        NAV.mixed_evidence(claims, 3, 1.5, 0)
+    with pytest.raises(ValueError, match="two claims"):
+        NAV.mixed_evidence(claims[:1], 3, 0.5, 0)
+
+
+def test_power_sentence_on_both_sides():
+    small = V.power_sentence({"A": 0.01, "B": -0.02}, {"A": 0.05, "B": 0.06}, "BASE")
+    assert small.startswith("All 2 differences from BASE (|Δ| up to 0.020) are smaller") and "median 0.055" in small
+    mixed = V.power_sentence({"A": 0.08, "B": -0.02}, {"A": 0.05, "B": 0.06}, "BASE")
+    assert mixed.startswith("1 of 2 differences from BASE reach") and "the other 1 are below it" in mixed
+    with pytest.raises(ValueError, match="same non-empty"):
+        V.power_sentence({"A": 0.1}, {"B": 0.1}, "BASE")
+
+
+def test_against_baseline_gives_the_minimum_detectable_difference():
+    gold = ["Supported", "Refuted"] * 10
+    a = _preds([(i, g, AVERITEC_LABELS.index(g) if i % 3 else 2) for i, g in enumerate(gold)], setting="a")
+    base = _preds([(i, g, 2) for i, g in enumerate(gold)], setting="base")
+    tests = V.against_baseline(pd.concat([a, base]), ("base", 3), "averitec4", n_resamples=300).set_index("setting")
+    assert tests.loc["base", "mde_macro_f1"] == 0.0  # a setting against itself: no spread
+    assert tests.loc["a", "mde_macro_f1"] == pytest.approx(2.8016 * tests.loc["a", "se_delta_macro_f1"], rel=1e-4)
+    assert tests.loc["a", "se_delta_macro_f1"] > 0

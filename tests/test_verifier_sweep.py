@@ -1,0 +1,126 @@
+"""The verifier sweep's file, its pick (validation only), and the seed-range check."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from lib import verifier_sweep as VS
+
+
+def _run(lr, epochs=2, evidence="gold", seed=0, val=0.4, dev_gold=0.5, dev_ret=0.3):
+    return {
+        "learning_rate": lr,
+        "epochs": epochs,
+        "training_evidence": evidence,
+        "seed": seed,
+        "best": {"macro_f1": val, "step": 20},
+        "curve": [
+            {"step": 10, "epoch": 0.5, "loss": 1.3, "val_macro_f1": val - 0.1},
+            {"step": 20, "epoch": 1.0, "loss": 1.0, "val_macro_f1": val},
+        ],
+        "calibration": {"temperature": 0.5},
+        "dev": {"gold": {"macro_f1": dev_gold}, "planner:claim_only": {"macro_f1": dev_ret}},
+    }
+
+
+SWEEP = {
+    "runs": [
+        _run(2e-5, val=0.35, dev_gold=0.9),  # the best on dev: must not be picked
+        _run(1e-4, val=0.50),
+        _run(2e-4, val=0.50),  # a tie: the lower learning rate wins
+        _run(1e-4, evidence="mixed", val=0.60),
+        _run(1e-4, seed=1, val=0.70, dev_gold=0.44),
+        _run(1e-4, seed=2, val=0.40, dev_gold=0.47),
+    ]
+}
+
+
+def test_pick_uses_validation_only_first_seed_and_breaks_ties_low():
+    chosen = VS.pick(SWEEP)
+    assert chosen == {
+        "learning_rate": 1e-4,
+        "epochs": 2,
+        "training_evidence": "gold",
+        "seed": 0,
+        "validation_macro_f1": 0.5,
+    }
+    assert VS.pick(SWEEP, "mixed")["validation_macro_f1"] == 0.6
+    with pytest.raises(ValueError, match="no run with training evidence"):
+        VS.pick({"runs": [_run(1e-4)]}, "mixed")
+
+
+def test_matches_pick_on_both_sides():
+    assert VS.matches_pick(SWEEP, {"classifier": {"learning_rate": 1e-4, "epochs": 2}})
+    assert not VS.matches_pick(SWEEP, {"classifier": {"learning_rate": 2e-5, "epochs": 2}})
+    assert not VS.matches_pick(SWEEP, {"classifier": {"learning_rate": 1e-4, "epochs": 3}})
+
+
+def test_tables_and_the_seed_range():
+    table = VS.runs_table(SWEEP)
+    assert table.loc[1, "at epoch"] == 1.0 and table.loc[1, "last training loss"] == 1.0
+    assert table.loc[0, "dev gold"] == 0.9 and table.loc[0, "temperature"] == 0.5
+    assert len(VS.curves(SWEEP)) == 12
+    spread = VS.seed_spread(SWEEP, VS.pick(SWEEP))
+    assert spread.loc["dev gold", "seeds"] == 3 and spread.loc["dev gold", "min"] == 0.44
+    assert spread.loc["dev gold", "max"] == 0.5
+    assert VS.within_seed_range(0.06, spread, "dev gold") and not VS.within_seed_range(-0.07, spread, "dev gold")
+    one = VS.seed_spread({"runs": SWEEP["runs"][:2]}, VS.pick(SWEEP))
+    assert not VS.within_seed_range(0.0, one, "dev gold")  # one seed: no range to be within
+    with pytest.raises(ValueError, match="no seed spread"):
+        VS.within_seed_range(0.0, spread, "dev oracle")
+
+
+def test_read_sweep_refuses_foreign_files_by_name(tmp_path):
+    assert VS.read_sweep(tmp_path / "none.json") == {"runs": []}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([1, 2]))
+    with pytest.raises(ValueError, match="bad.json: expected an object with a `runs` list"):
+        VS.read_sweep(bad)
+    bad.write_text(json.dumps({"runs": [{"learning_rate": 1e-4}]}))
+    with pytest.raises(ValueError, match=r"run 0 lacks \['epochs'"):
+        VS.read_sweep(bad)
+
+
+def test_config_ids_are_distinct_per_swept_key():
+    ids = {VS.config_id(r) for r in SWEEP["runs"]}
+    assert len(ids) == len(SWEEP["runs"])
+    assert VS.config_id(SWEEP["runs"][1]) == "lr=0.0001,epochs=2,evidence=gold,seed=0"
+
+
+def test_sweep_skips_finished_configurations_and_writes_after_each(tmp_path, tiny_nli, monkeypatch):
+    data, _, _ = tiny_nli
+    out = tmp_path / "sweep.json"
+    params = {
+        "classifier": {"model": "unused", "validation_fraction": 0.25, "seed": 0},
+        "label_set": "averitec4",
+        "k": 2,
+        "mixed": {"distractor_share": 0.5, "seed": 0},
+        "retrieval": {},
+    }
+    calls = []
+
+    def fake_train(train_set, validation, labels, s):
+        calls.append((s.learning_rate, len(train_set), len(validation)))
+        return (
+            None,
+            None,
+            {
+                "curve": [],
+                "best": {"macro_f1": 0.1 * len(calls), "step": 0},
+                "steps_planned": 1,
+                "steps_run": 1,
+                "calibration": None,
+                "train_seconds": 0.0,
+            },
+        )
+
+    monkeypatch.setattr(VS.N, "train", fake_train)
+    monkeypatch.setattr(VS, "_dev_scores", lambda *a, **k: {"gold": {"macro_f1": 0.0}})
+    VS.sweep([1e-4, 2e-4], [1], ["gold"], [0], [], params, out, data)
+    assert [c[0] for c in calls] == [1e-4, 2e-4] and calls[0][2] > 0
+    VS.sweep([1e-4, 5e-5], [1], ["gold"], [0], [], params, out, data)
+    assert [c[0] for c in calls] == [1e-4, 2e-4, 5e-5]  # 1e-4 was in the file already
+    written = VS.read_sweep(out)
+    assert [r["learning_rate"] for r in written["runs"]] == [1e-4, 2e-4, 5e-5] and written["fit_claims"] > 0
+    assert isinstance(VS.runs_table(written), pd.DataFrame)
