@@ -76,10 +76,10 @@ bench: setup ## slow: BM25, fusion and AVeriTeC scoring against straightforward 
 	python -m benchmarks.bench_retrieval
 	python -m benchmarks.bench_scoring
 
-sweep-verifier: setup ## slow: the verifier's learning-rate sweep, mixed training evidence, seeds -> sweeps/verifier.json (~1 h; needs `make pipeline`)
-	python -m lib.verifier_sweep --learning-rates 2e-5 5e-5 1e-4 2e-4 --epochs 2
-	python -m lib.verifier_sweep --learning-rates $$(python -c "from lib import verifier_sweep as VS; print(VS.pick(VS.read_sweep())['learning_rate'])") --epochs 2 --training-evidence mixed
-	python -m lib.verifier_sweep --learning-rates $$(python -c "from lib import verifier_sweep as VS; print(VS.pick(VS.read_sweep())['learning_rate'])") --epochs 2 --seeds 1 2
+sweep-verifier: setup ## slow: the verifier's learning-rate and epoch sweep, mixed training evidence, seeds -> sweeps/verifier.json (~1 h; needs `make pipeline`)
+	python -m lib.verifier_sweep --learning-rates 2e-5 5e-5 1e-4 2e-4 --epochs 2 3
+	python -m lib.verifier_sweep --at-pick --training-evidence mixed
+	python -m lib.verifier_sweep --at-pick --seeds 1 2
 
 lock: env ## regenerate requirements.lock from the current environment
 	{ echo "# Pinned environment (pip freeze of a working .venv; torch is the CPU build pip finds as torch==2.13.0)."; \

@@ -10,8 +10,9 @@ The sweep is too slow for the pipeline (one configuration is a full training, 5-
 so its result is committed, and each configuration is written as soon as it finishes: a killed sweep
 keeps what it finished, and a rerun skips those configurations.
 
-    python -m lib.verifier_sweep --learning-rates 2e-5 5e-5 1e-4 2e-4 --epochs 2
-    python -m lib.verifier_sweep --learning-rates 1e-4 --training-evidence mixed
+    python -m lib.verifier_sweep --learning-rates 2e-5 5e-5 1e-4 2e-4 --epochs 2 3
+    python -m lib.verifier_sweep --at-pick --training-evidence mixed
+    python -m lib.verifier_sweep --at-pick --seeds 1 2
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ def runs_table(sweep: Mapping[str, Any]) -> pd.DataFrame:
         row["temperature"] = (r.get("calibration") or {}).get("temperature", float("nan"))
         row |= {f"dev {name}": v["macro_f1"] for name, v in r["dev"].items()}
         rows.append(row)
-    return pd.DataFrame(rows)
+    order = ["training_evidence", "seed", "epochs", "learning_rate"]
+    return pd.DataFrame(rows).sort_values(order, ignore_index=True) if rows else pd.DataFrame(rows)
 
 
 def curves(sweep: Mapping[str, Any]) -> pd.DataFrame:
@@ -237,16 +239,23 @@ def main(argv: list[str] | None = None) -> None:
         prog="python -m lib.verifier_sweep", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--learning-rates", type=float, nargs="+", default=[2e-5, 5e-5, 1e-4, 2e-4])
-    ap.add_argument("--epochs", type=int, nargs="+", default=[2])
+    ap.add_argument("--epochs", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--training-evidence", nargs="+", default=["gold"], choices=["gold", "mixed"])
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--planners", nargs="*", default=["claim_only", "oracle"], help="dev retrieved evidence to score")
     ap.add_argument("--out", default=str(SWEEP_FILE))
     ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument(
+        "--at-pick", action="store_true", help="train at the learning rate and epochs the sweep in --out picked so far"
+    )
     args = ap.parse_args(argv)
+    learning_rates, epochs = args.learning_rates, args.epochs
+    if args.at_pick:
+        chosen = pick(read_sweep(args.out))
+        learning_rates, epochs = [chosen["learning_rate"]], [chosen["epochs"]]
     sweep(
-        args.learning_rates,
-        args.epochs,
+        learning_rates,
+        epochs,
         args.training_evidence,
         args.seeds,
         args.planners,

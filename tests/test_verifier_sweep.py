@@ -124,3 +124,18 @@ def test_sweep_skips_finished_configurations_and_writes_after_each(tmp_path, tin
     written = VS.read_sweep(out)
     assert [r["learning_rate"] for r in written["runs"]] == [1e-4, 2e-4, 5e-5] and written["fit_claims"] > 0
     assert isinstance(VS.runs_table(written), pd.DataFrame)
+
+
+def test_at_pick_trains_at_the_picked_learning_rate_and_epochs(tmp_path, monkeypatch):
+    out = tmp_path / "verifier.json"
+    out.write_text(json.dumps(SWEEP))
+    seen = {}
+    monkeypatch.setattr(
+        VS, "sweep", lambda lrs, epochs, evidence, seeds, *a: seen.update(lrs=lrs, epochs=epochs, seeds=seeds)
+    )
+    VS.main(["--at-pick", "--seeds", "1", "2", "--out", str(out), "--learning-rates", "3e-3"])
+    assert seen == {"lrs": [1e-4], "epochs": [2], "seeds": [1, 2]}
+    VS.main(["--out", str(out), "--learning-rates", "3e-3", "--epochs", "4"])
+    assert seen == {"lrs": [3e-3], "epochs": [4], "seeds": [0]}
+    with pytest.raises(ValueError, match="no run with training evidence"):
+        VS.main(["--at-pick", "--out", str(tmp_path / "none.json")])
