@@ -146,11 +146,11 @@ def test_pyyaml_alone_reads_2e_5_as_a_string():
 
 
 def test_learning_rate_written_2e_5_passes_the_schema(tmp_path):
-    text = C.PARAMS_FILE.read_text().replace("learning_rate: 2.0e-5", "learning_rate: 2e-5")
+    text = C.PARAMS_FILE.read_text().replace("learning_rate: 1.0e-4", "learning_rate: 2e-5")
     assert "learning_rate: 2e-5" in text
     path = tmp_path / "params.yaml"
     path.write_text(text)
-    assert C.section("nli_averitec", path)["classifier"]["learning_rate"] == 2e-5
+    assert C.section("nli_averitec", path)["classifier"]["learning_rate"] == 2e-5  # YAML 1.2: a float
 
 
 def test_section_and_load_params_check_the_file(tmp_path):

@@ -139,3 +139,16 @@ def test_at_pick_trains_at_the_picked_learning_rate_and_epochs(tmp_path, monkeyp
     assert seen == {"lrs": [3e-3], "epochs": [4], "seeds": [0]}
     with pytest.raises(ValueError, match="no run with training evidence"):
         VS.main(["--at-pick", "--out", str(tmp_path / "none.json")])
+
+
+def test_a_loss_averaged_over_a_few_final_steps_is_not_a_curve_point():
+    run = _run(1e-4)
+    run["curve"] = [
+        {"step": 86, "epoch": 0.5, "loss": 1.3, "val_macro_f1": 0.4},
+        {"step": 172, "epoch": 1.0, "loss": 1.0, "val_macro_f1": 0.45},
+        {"step": 175, "epoch": 1.02, "loss": 0.6, "val_macro_f1": 0.46},
+    ]
+    sweep = {"runs": [run]}
+    assert VS.runs_table(sweep)["last training loss"].tolist() == [1.0]
+    assert VS.curves(sweep)["step"].tolist() == [86, 172, 175]
+    assert VS.curves(sweep, full_intervals=True)["step"].tolist() == [86, 172]
