@@ -92,7 +92,7 @@ def runs_table(sweep: Mapping[str, Any]) -> pd.DataFrame:
         row = {k: r[k] for k in SWEPT}
         row["best validation macro-F1"] = r["best"]["macro_f1"]
         row["at epoch"] = next((pt["epoch"] for pt in r["curve"] if pt["step"] == r["best"]["step"]), float("nan"))
-        full = _full_intervals(pd.DataFrame(r["curve"])) if r["curve"] else pd.DataFrame()
+        full = loss_points(pd.DataFrame(r["curve"])) if r["curve"] else pd.DataFrame()
         row["last training loss"] = full["loss"].iloc[-1] if len(full) else float("nan")
         row["temperature"] = (r.get("calibration") or {}).get("temperature", float("nan"))
         row |= {f"dev {name}": v["macro_f1"] for name, v in r["dev"].items()}
@@ -101,7 +101,7 @@ def runs_table(sweep: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values(order, ignore_index=True) if rows else pd.DataFrame(rows)
 
 
-def _full_intervals(curve: pd.DataFrame) -> pd.DataFrame:
+def loss_points(curve: pd.DataFrame) -> pd.DataFrame:
     """The evaluations whose training loss is a mean over at least half the usual number of steps: the
     evaluation at the very end of training often follows the previous one by a few steps, and the mean
     loss of 3 batches is noise, not a point of the curve."""
@@ -113,7 +113,7 @@ def curves(sweep: Mapping[str, Any], full_intervals: bool = False) -> pd.DataFra
     """The validation curves, long: one row per configuration and evaluation (with `full_intervals`,
     only the evaluations whose training loss averages a full interval of steps)."""
     frames = [
-        (_full_intervals(pd.DataFrame(r["curve"])) if full_intervals else pd.DataFrame(r["curve"])).assign(
+        (loss_points(pd.DataFrame(r["curve"])) if full_intervals else pd.DataFrame(r["curve"])).assign(
             **{k: r[k] for k in SWEPT}
         )
         for r in sweep["runs"]
