@@ -55,7 +55,7 @@ ifneq ($(PROFILE),study)
 endif
 	cd $(WORKSPACE) && python -m lib.closure check
 	cd $(WORKSPACE) && dvc repro
-	cd $(WORKSPACE) && python -m lib.notebooks metrics
+	cd $(WORKSPACE) && python -m lib.notebooks headlines
 	cd $(WORKSPACE) && python -m lib.timing table
 
 test: env nltk data lint ## lint and the test suite

@@ -4,8 +4,9 @@
 `notebooks/01_knowledge_store.ipynb` with the parameters of that `params.yaml` section into
 `outputs/notebooks/` (`--with judgements` adds a shared section whole, as the parameter `judgements`); `python -m lib.notebooks render outputs/notebooks/*.ipynb` writes
 `reports/*.html`; `python -m lib.notebooks index` writes `reports/index.html`, one row per notebook with
-its one-line summary and headline metrics (params section `report`); `python -m lib.notebooks metrics` prints the metrics files one value per line (easier
-to read than the wide table of `dvc metrics show`). Source notebooks stay without outputs; executed copies
+its one-line summary and headline metrics (params section `report`); `python -m lib.notebooks headlines`
+prints those numbers, one line per notebook (the end of `make all`); `python -m lib.notebooks metrics` prints
+the metrics files one value per line (easier to read than the wide table of `dvc metrics show`). Source notebooks stay without outputs; executed copies
 are pipeline outputs.
 """
 
@@ -184,6 +185,21 @@ td,th{{border-bottom:1px solid #ddd;padding:.5em;vertical-align:top;text-align:l
     return out
 
 
+def headline_lines(
+    spec: Mapping[str, Mapping[str, str]],
+    notebooks_dir: Path | str = NOTEBOOKS_DIR,
+    metrics_dir: Path | str = METRICS_DIR,
+) -> list[str]:
+    """The index page's headline numbers as text, one line per notebook (what `make all` ends with)."""
+    lines = []
+    for name in sorted(p.stem for p in Path(notebooks_dir).glob("[0-9][0-9]_*.ipynb")):
+        values = headlines(spec.get(name, {}), metrics_dir)
+        if values:
+            title, _ = summary(Path(notebooks_dir) / f"{name}.ipynb")
+            lines.append(f"{name[:2]} {title}: " + "; ".join(f"{k} {_fmt(v)}" for k, v in values.items()))
+    return lines
+
+
 def _banner_html(banner: str | None) -> str:
     from html import escape
 
@@ -218,6 +234,7 @@ def main(argv: list[str] | None = None) -> None:
     render.add_argument("--params", default=str(PARAMS_FILE))
     index = sub.add_parser("index", help="write reports/index.html from the params section `report`")
     index.add_argument("--params", default=str(PARAMS_FILE))
+    sub.add_parser("headlines", help="print the index page's headline numbers, one line per notebook")
     metrics = sub.add_parser("metrics", help="print the metrics files one `key: value` per line")
     metrics.add_argument("files", nargs="*", help="default: outputs/metrics/*.json")
     args = ap.parse_args(argv)
@@ -243,6 +260,13 @@ def main(argv: list[str] | None = None) -> None:
         report = section("report", args.params)
         note = banner(section("profile", args.params))
         print(f"wrote {write_index(report['headlines'], ROOT / report['index_path'], banner=note)}")
+    elif args.cmd == "headlines":
+        note = banner(section("profile", PARAMS_FILE))
+        if note:
+            print(re.sub(r"\*\*(.+?)\*\*", r"\1", note))
+        for line in headline_lines(section("report", PARAMS_FILE)["headlines"]):
+            print(line)
+        print("All metrics: python -m lib.notebooks metrics; reports: reports/index.html")
     elif args.cmd == "metrics":
         for path in args.files or sorted(METRICS_DIR.glob("*.json")):
             print(f"== {Path(path).relative_to(ROOT) if Path(path).is_relative_to(ROOT) else path}")

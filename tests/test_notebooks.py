@@ -5,6 +5,7 @@ import json
 from conftest import FIXTURE_DATA
 
 from lib import models as MD
+from lib import reports as RP
 from lib.notebooks import render_html, run_notebook
 from lib.store import save_store
 
@@ -29,6 +30,7 @@ def test_notebook_01_runs_on_a_tiny_store(tiny_store, tmp_path):
     assert metrics["documents"] == 12 and metrics["gold_coverage_all_systems"] == 1.0
     assert metrics["quantemp_val_claims"] == 3 and metrics["quantemp_val_without_snippets"] == 1
     html = render_html(executed, tmp_path / "reports").read_text()
+    assert [str(f) for f in RP.scan_notebook(executed)] == []  # clean outputs, readable figures
     assert "The store holds <strong>12 documents</strong>" in html
     assert html.index("Classroom profile") < html.index("The store holds")  # the banner comes first
     assert "Traceback" not in html
@@ -38,6 +40,7 @@ def run_on_fixture(name, params, tmp_path):
     executed = run_notebook(name, params, out_dir=tmp_path / "executed", timeout_s=300)
     html = render_html(executed, tmp_path / "reports").read_text()
     assert "Traceback" not in html and "Error" not in html.split("Conclusion")[-1]
+    assert [str(f) for f in RP.scan_notebook(executed)] == []  # clean outputs, readable figures
     return html
 
 
@@ -276,7 +279,7 @@ def test_index_reads_summaries_and_headline_metrics(tmp_path):
     import nbformat
     import pytest
 
-    from lib.notebooks import banner, headlines, summary, write_index
+    from lib.notebooks import banner, headline_lines, headlines, summary, write_index
 
     nbs, metrics = tmp_path / "nbs", tmp_path / "metrics"
     nbs.mkdir()
@@ -303,6 +306,9 @@ def test_index_reads_summaries_and_headline_metrics(tmp_path):
     ).read_text()
     assert '<a href="01_a.html">01 · Store</a>' in html and "first: <b>0.123</b>" in html and "02_b.html" in html
     assert "profile" not in html
+    assert headline_lines({"01_a": {"first": "m.json:a.b", "second": "m.json:a.c"}}, nbs, metrics) == [
+        "01 Store: first 0.123; second x"
+    ]
     note = banner({"name": "classroom", "note": "200 claims, <short> training."})
     html = write_index({}, tmp_path / "index.html", nbs, metrics, banner=note).read_text()
     assert "<b>Classroom profile, not the study&#x27;s figures.</b> 200 claims, &lt;short&gt; training." in html

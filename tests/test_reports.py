@@ -1,0 +1,109 @@
+"""Clean-output rules of executed notebooks: each rule found, and clean output passes."""
+
+import nbformat
+import pytest
+
+from lib import reports as RP
+
+
+def _notebook(tmp_path, *outputs, name="nb.ipynb"):
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("x = 1")
+    cell.outputs = list(outputs)
+    nb.cells = [nbformat.v4.new_markdown_cell("# title"), cell]
+    path = tmp_path / name
+    nbformat.write(nb, path)
+    return path
+
+
+def stream(text, name="stdout"):
+    return nbformat.v4.new_output("stream", name=name, text=text)
+
+
+def data(mime, text):
+    return nbformat.v4.new_output("display_data", data={mime: text})
+
+
+@pytest.mark.parametrize(
+    "output, rule",
+    [
+        (stream("/tmp/ipykernel_123/456.py:3: FutureWarning: x\n", "stderr"), "stderr"),
+        (stream("model saved in /work/main/outputs/models/qgen\n"), "absolute_path"),
+        (data("text/markdown", "see `/home/ana/study/outputs/x.json`"), "absolute_path"),
+        (stream("train: 45%|████▌     | 9/20 [00:01<00:02]\n"), "tqdm_bar"),
+        (stream("Loading weights: done\n"), "loading_weights"),
+        (stream("wrote outputs/metrics/x.json\n"), "wrote"),
+        (data("text/plain", "{'retrieval': 0.8712827341322681}"), "raw_float"),
+        (data("text/html", "<td>0.8712827341322681</td>"), "raw_float"),
+        (stream("Figure check: 'Figure 1': legend covers 2 data point(s)\n"), "figure_check"),
+    ],
+)
+def test_each_rule_is_found(tmp_path, output, rule):
+    found = RP.scan_notebook(_notebook(tmp_path, output))
+    assert rule in {f.rule for f in found}
+    assert all(f.cell == 1 and f.notebook == "nb.ipynb" for f in found)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        stream("500 claims; macro-F1 0.521 [0.47, 0.57]\n"),
+        data("text/markdown", "Read from `outputs/metrics/nli.json`; see https://example.org/2020/05/01/story"),
+        data("text/html", "<td>0.871</td><td>D1a2b3c4d5e6</td><td>v1.2.3456789</td>"),
+        data("text/plain", "claim 4 was coded 'missed implicit aspect'; it wrote itself into history"),
+    ],
+)
+def test_clean_output_passes(tmp_path, output):
+    assert RP.scan_notebook(_notebook(tmp_path, output)) == []
+
+
+def test_the_command_exits_1_with_findings_and_0_without(tmp_path, capsys):
+    bad = _notebook(tmp_path, stream("wrote x\n"), name="bad.ipynb")
+    good = _notebook(tmp_path, stream("fine\n"), name="good.ipynb")
+    with pytest.raises(SystemExit) as err:
+        RP.main([str(bad), str(good)])
+    assert err.value.code == 1 and "bad.ipynb: cell 1: wrote: 'wrote x'" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as err:
+        RP.main([str(good)])
+    assert err.value.code == 0
+    with pytest.raises(SystemExit) as err:
+        RP.main([str(tmp_path / "missing.ipynb")])
+    assert "no such notebook" in str(err.value.code)
+
+
+def test_paths_are_shown_relative_to_the_repository_or_by_name():
+    from lib.config import ROOT
+
+    assert RP.shown_path(ROOT / "outputs" / "judging" / "sheet.csv") == "outputs/judging/sheet.csv"
+    assert RP.shown_path("annotations/coding_sheet_filled.csv") == "annotations/coding_sheet_filled.csv"
+    assert RP.shown_path("/tmp/pytest-1/x/filled.csv") == "filled.csv"
+
+
+def test_setup_in_a_kernel_flags_an_unreadable_figure_and_silences_model_loading(tmp_path):
+    """Executed for real: `setup()` installs the figure check in the kernel, and loading the bundled
+    MiniLM leaves nothing on stderr."""
+    import papermill as pm
+
+    from lib.config import ROOT
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "import matplotlib.pyplot as plt\nfrom lib import models as MD\nfrom lib import reports as RP\n\nRP.setup()"
+        ),
+        nbformat.v4.new_code_cell("encoder = MD.load_encoder('sentence-transformers/all-MiniLM-L6-v2')"),
+        nbformat.v4.new_code_cell(
+            "fig, ax = plt.subplots()\nax.set_title('Figure 1. Good')\nax.plot([0, 1], [0, 1], 'o')\nplt.show()"
+        ),
+        nbformat.v4.new_code_cell(
+            "fig, ax = plt.subplots()\nax.set_title('Figure 2. Crowded')\n"
+            "ax.text(0.5, 0.5, 'one', transform=ax.transAxes)\nax.text(0.5, 0.5, 'two', transform=ax.transAxes)\n"
+            "plt.show()"
+        ),
+    ]
+    src, out = tmp_path / "in.ipynb", tmp_path / "out.ipynb"
+    nbformat.write(nb, src)
+    pm.execute_notebook(str(src), str(out), cwd=str(ROOT), kernel_name="python3", progress_bar=False)
+    found = RP.scan_notebook(out)
+    assert [(f.cell, f.rule) for f in found] == [(3, "figure_check")], [str(f) for f in found]
+    assert "'Figure 2. Crowded': text 'one' overlaps text 'two'" in found[0].excerpt
