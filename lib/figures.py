@@ -159,6 +159,42 @@ def legends_over_data(fig, min_px: float = 2.0) -> list[str]:
     return out
 
 
+# Offsets (points) tried in turn for a point's label: right above, right below, left above, left below,
+# then further out.
+LABEL_OFFSETS = ((4, 4), (4, -11), (-4, 4), (-4, -11), (4, 14), (4, -21), (-4, 14), (-4, -21), (12, 26), (12, -33))
+
+
+def label_points(ax, xs, ys, labels, fontsize: float = 7, offsets=LABEL_OFFSETS) -> list:
+    """Annotate each point (x, y) with its label at the first offset where the label stays inside the axes
+    and overlaps no label placed before it (greedy, in the order given); where no offset is free the first
+    one is used, and the figure check reports it. Call once the layout is final (after `tight_layout`)."""
+    renderer = ax.figure.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    placed, boxes = [], []
+    for x, y, text in zip(xs, ys, labels):
+        chosen = None
+        for dx, dy in offsets:
+            ann = ax.annotate(
+                str(text), (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=fontsize,
+                ha="left" if dx >= 0 else "right",
+            )  # fmt: skip
+            box = ann.get_window_extent(renderer)
+            inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
+            if inside and all(min(_intersection(box, b)) <= 0 for b in boxes):
+                chosen = ann
+                break
+            ann.remove()
+        if chosen is None:
+            dx, dy = offsets[0]
+            chosen = ax.annotate(
+                str(text), (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=fontsize
+            )  # fmt: skip
+            box = chosen.get_window_extent(renderer)
+        placed.append(chosen)
+        boxes.append(box)
+    return placed
+
+
 def figure_problems(fig) -> list[str]:
     """Every readability problem found in a figure, as sentences."""
     name = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) is not None else ""

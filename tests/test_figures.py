@@ -90,3 +90,31 @@ def test_figure_problems_name_the_figure():
 
 def test_install_is_a_no_op_outside_ipython():
     assert FG.install() is False
+
+
+def test_label_points_moves_labels_apart_where_plain_offsets_collide():
+    xs, ys = [0.5, 0.501, 0.502], [0.5, 0.5, 0.501]
+    names = ["hero_8b", "fever8", "uhh_top3"]
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.scatter(xs, ys)
+    ax.set(xlim=(0, 1), ylim=(0, 1))  # the points a pixel apart
+    for x, y, n in zip(xs, ys, names):
+        ax.annotate(n, (x, y), xytext=(4, 4), textcoords="offset points", fontsize=7)
+    assert FG.overlapping_texts(fig)  # one offset for all: they collide
+    fig2, ax2 = plt.subplots(figsize=(4, 3))
+    ax2.scatter(xs, ys)
+    ax2.set(xlim=(0, 1), ylim=(0, 1))
+    placed = FG.label_points(ax2, xs, ys, names)
+    assert [a.get_text() for a in placed] == names
+    assert FG.overlapping_texts(fig2) == []
+
+
+def test_label_points_keeps_labels_inside_the_axes():
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.scatter([1.0], [1.0])
+    ax.set(xlim=(0, 1.02), ylim=(0, 1.02))
+    (ann,) = FG.label_points(ax, [1.0], [1.0], ["reference_gold"])
+    renderer = fig.canvas.get_renderer()
+    box, frame = ann.get_window_extent(renderer), ax.get_window_extent(renderer)
+    assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and box.y1 <= frame.y1
+    assert ann.xy == (1.0, 1.0) and ann.xyann[0] < 0  # to the left of its point
