@@ -24,19 +24,13 @@ def _drawn_texts(fig) -> list[tuple[str, Any]]:
     """(description, Text) of every non-empty visible text the figure draws."""
     out: list[tuple[str, Any]] = []
 
-    seen: set[int] = set()
-
     def add(kind: str, text) -> None:
-        if text is None or id(text) in seen:  # a suptitle is also one of the figure's texts
-            return
-        seen.add(id(text))
-        if text.get_visible() and text.get_text().strip():
+        if text is not None and text.get_visible() and text.get_text().strip():
             out.append((f"{kind} {text.get_text().strip()[:40]!r}", text))
 
-    if getattr(fig, "_suptitle", None) is not None:
-        add("suptitle", fig._suptitle)
+    suptitle = getattr(fig, "_suptitle", None)  # one of the figure's texts
     for t in fig.texts:
-        add("figure text", t)
+        add("suptitle" if t is suptitle else "figure text", t)
     for ax in fig.axes:
         if not ax.get_visible():
             continue
@@ -102,10 +96,16 @@ def _overlap_depth(a, b) -> float:
     return float(depth)
 
 
-def overlapping_texts(fig, min_px: float = 1.0) -> list[tuple[str, str]]:
-    """Pairs of drawn texts whose rectangles overlap by more than `min_px` pixels."""
+def _drawn(fig):
+    """The figure drawn (so that every position is final) and its renderer."""
     fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+    return fig.canvas.get_renderer()
+
+
+def overlapping_texts(fig, min_px: float = 1.0, renderer=None) -> list[tuple[str, str]]:
+    """Pairs of drawn texts whose rectangles overlap by more than `min_px` pixels (`renderer`: of a figure
+    drawn already)."""
+    renderer = renderer or _drawn(fig)
     shapes = [(name, _corners(t, renderer)) for name, t in _drawn_texts(fig)]
     pairs = []
     for i, (na, a) in enumerate(shapes):
@@ -131,10 +131,10 @@ def _data_points(ax):
     return np.concatenate(pts) if pts else np.zeros((0, 2))
 
 
-def legends_over_data(fig, min_px: float = 2.0) -> list[str]:
-    """Axes whose legend box (inside the axes) holds a data point or overlaps a bar."""
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+def legends_over_data(fig, min_px: float = 2.0, renderer=None) -> list[str]:
+    """Axes whose legend box (inside the axes) holds a data point or overlaps a bar (`renderer`: of a
+    figure drawn already)."""
+    renderer = renderer or _drawn(fig)
     out = []
     for ax in fig.axes:
         legend = ax.get_legend()
@@ -170,37 +170,51 @@ def label_points(ax, xs, ys, labels, fontsize: float = 7, offsets=LABEL_OFFSETS)
     one is used, and the figure check reports it. Call once the layout is final (after `tight_layout`)."""
     renderer = ax.figure.canvas.get_renderer()
     frame = ax.get_window_extent(renderer)
+
+    def annotate(text, x, y, dx, dy):
+        ann = ax.annotate(
+            str(text), (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=fontsize,
+            ha="left" if dx >= 0 else "right",
+        )  # fmt: skip
+        return ann, ann.get_window_extent(renderer)
+
     placed, boxes = [], []
     for x, y, text in zip(xs, ys, labels):
-        chosen = None
         for dx, dy in offsets:
-            ann = ax.annotate(
-                str(text), (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=fontsize,
-                ha="left" if dx >= 0 else "right",
-            )  # fmt: skip
-            box = ann.get_window_extent(renderer)
+            ann, box = annotate(text, x, y, dx, dy)
             inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
             if inside and all(min(_intersection(box, b)) <= 0 for b in boxes):
-                chosen = ann
                 break
             ann.remove()
-        if chosen is None:
-            dx, dy = offsets[0]
-            chosen = ax.annotate(
-                str(text), (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=fontsize
-            )  # fmt: skip
-            box = chosen.get_window_extent(renderer)
-        placed.append(chosen)
+        else:
+            ann, box = annotate(text, x, y, *offsets[0])
+        placed.append(ann)
         boxes.append(box)
     return placed
 
 
+def legend_outside(ax, **kwargs) -> None:
+    """Move the axes' legend to the right of the axes, top-aligned, off the data (`sns.move_legend`
+    keyword arguments such as `title` and `fontsize` pass through)."""
+    import seaborn as sns
+
+    sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1), **kwargs)
+
+
+def slant_xticklabels(ax, rotation: float = 35) -> None:
+    """X tick labels slanted and right-aligned at their ticks: long category names side by side without
+    colliding."""
+    import matplotlib.pyplot as plt
+
+    plt.setp(ax.get_xticklabels(), rotation=rotation, ha="right", rotation_mode="anchor")
+
+
 def figure_problems(fig) -> list[str]:
     """Every readability problem found in a figure, as sentences."""
-    name = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) is not None else ""
-    name = name or next((ax.get_title() for ax in fig.axes if ax.get_title()), "untitled figure")
-    problems = [f"{a} overlaps {b}" for a, b in overlapping_texts(fig)]
-    problems += legends_over_data(fig)
+    name = fig.get_suptitle() or next((ax.get_title() for ax in fig.axes if ax.get_title()), "untitled figure")
+    renderer = _drawn(fig)  # once for both checks
+    problems = [f"{a} overlaps {b}" for a, b in overlapping_texts(fig, renderer=renderer)]
+    problems += legends_over_data(fig, renderer=renderer)
     return [f"{name!r}: {p}" for p in problems]
 
 

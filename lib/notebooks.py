@@ -123,6 +123,11 @@ def summary(notebook: Path | str) -> tuple[str, str]:
     return name.strip(), (rest.strip() or title)
 
 
+def numbered(notebooks_dir: Path | str = NOTEBOOKS_DIR) -> list[str]:
+    """The numbered notebooks' names (`01_knowledge_store`, ...), in order."""
+    return sorted(p.stem for p in Path(notebooks_dir).glob("[0-9][0-9]_*.ipynb"))
+
+
 def headlines(spec: Mapping[str, str], metrics_dir: Path | str = METRICS_DIR) -> dict[str, Any]:
     """{label: value} for `{label: "file.json:flattened.key"}`; a missing file or key is an error, so a
     renamed metric cannot silently vanish from the index."""
@@ -155,7 +160,7 @@ def write_index(
     and the headline metrics of `spec` ({notebook name: {label: "file.json:key"}}), under `banner`."""
     from html import escape
 
-    names = sorted(p.stem for p in Path(notebooks_dir).glob("[0-9][0-9]_*.ipynb"))
+    names = numbered(notebooks_dir)
     unknown = sorted(set(spec) - set(names))
     if unknown:
         raise ValueError(f"headlines for notebooks that do not exist: {unknown}")
@@ -192,7 +197,7 @@ def headline_lines(
 ) -> list[str]:
     """The index page's headline numbers as text, one line per notebook (what `make all` ends with)."""
     lines = []
-    for name in sorted(p.stem for p in Path(notebooks_dir).glob("[0-9][0-9]_*.ipynb")):
+    for name in numbered(notebooks_dir):
         values = headlines(spec.get(name, {}), metrics_dir)
         if values:
             title, _ = summary(Path(notebooks_dir) / f"{name}.ipynb")
@@ -234,7 +239,8 @@ def main(argv: list[str] | None = None) -> None:
     render.add_argument("--params", default=str(PARAMS_FILE))
     index = sub.add_parser("index", help="write reports/index.html from the params section `report`")
     index.add_argument("--params", default=str(PARAMS_FILE))
-    sub.add_parser("headlines", help="print the index page's headline numbers, one line per notebook")
+    heads = sub.add_parser("headlines", help="print the index page's headline numbers, one line per notebook")
+    heads.add_argument("--params", default=str(PARAMS_FILE))
     metrics = sub.add_parser("metrics", help="print the metrics files one `key: value` per line")
     metrics.add_argument("files", nargs="*", help="default: outputs/metrics/*.json")
     args = ap.parse_args(argv)
@@ -261,10 +267,10 @@ def main(argv: list[str] | None = None) -> None:
         note = banner(section("profile", args.params))
         print(f"wrote {write_index(report['headlines'], ROOT / report['index_path'], banner=note)}")
     elif args.cmd == "headlines":
-        note = banner(section("profile", PARAMS_FILE))
+        note = banner(section("profile", args.params))
         if note:
             print(re.sub(r"\*\*(.+?)\*\*", r"\1", note))
-        for line in headline_lines(section("report", PARAMS_FILE)["headlines"]):
+        for line in headline_lines(section("report", args.params)["headlines"]):
             print(line)
         print("All metrics: python -m lib.notebooks metrics; reports: reports/index.html")
     elif args.cmd == "metrics":

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from lib.config import ROOT
 from lib.figures import MARKER as FIGURE_CHECK
 
 # Absolute paths under the usual roots of a machine (URLs such as https://x.org/2020/05/ do not match:
@@ -28,20 +29,20 @@ from lib.figures import MARKER as FIGURE_CHECK
 ABSOLUTE_PATH = re.compile(
     r"(?:^|[\s'\"`(\[=:])(/(?:work|tmp|home|root|Users|opt|usr|var|mnt|private|srv|data)/[^\s'\"<>)\]]+)", re.M
 )
-TQDM_BAR = re.compile(r"\d+%\|[^|]*\|")
-WROTE = re.compile(r"^\s*wrote\b", re.M | re.I)
-LOADING_WEIGHTS = re.compile(r"Loading weights", re.I)
-# A float with seven or more decimals, not part of a longer token (ids, hashes, version strings).
-RAW_FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d{7,}(?:e[-+]?\d+)?(?![\w.])")
-
-RULES = ("stderr", "absolute_path", "tqdm_bar", "loading_weights", "wrote", "raw_float", "figure_check")
+PATTERNS = {
+    "absolute_path": ABSOLUTE_PATH,
+    "tqdm_bar": re.compile(r"\d+%\|[^|]*\|"),
+    "loading_weights": re.compile(r"Loading weights", re.I),
+    "wrote": re.compile(r"^\s*wrote\b", re.M | re.I),
+    # A float with seven or more decimals, not part of a longer token (ids, hashes, version strings).
+    "raw_float": re.compile(r"(?<![\w.])-?\d+\.\d{7,}(?:e[-+]?\d+)?(?![\w.])"),
+}
+RULES = ("stderr", *PATTERNS, "figure_check")
 
 
 def shown_path(path: Path | str) -> str:
     """A path as a report shows it: relative to the repository root, or only its name when it lies
     elsewhere (a temporary folder in the tests): never the machine's absolute path."""
-    from lib.config import ROOT
-
     path = Path(path)
     if not path.is_absolute():
         return path.as_posix()
@@ -58,15 +59,13 @@ def setup(precision: int = 3) -> None:
     import seaborn as sns
 
     from lib import figures
+    from lib.models import quiet_transformers
 
-    warnings.filterwarnings("ignore", message="IProgress not found")
-    try:
-        from transformers.utils import logging
+    warnings.filterwarnings("ignore", message="IProgress not found")  # before transformers imports tqdm
+    from transformers.utils import logging
 
-        logging.disable_progress_bar()
-        logging.set_verbosity_error()
-    except ImportError:  # pragma: no cover - transformers is a core package
-        pass
+    quiet_transformers()  # load-time reports
+    logging.disable_progress_bar()  # and the "Loading weights" bars, which the stages may keep
     sns.set_theme(style="whitegrid", context="notebook")
     pd.set_option("display.precision", precision)
     figures.install()
@@ -110,13 +109,7 @@ def scan_text(kind: str, text: str) -> Iterator[tuple[str, str]]:
             yield "figure_check", line[len(FIGURE_CHECK) :].strip()
     if kind == "stderr" and text.strip():
         yield "stderr", text.strip().splitlines()[0][:120]
-    for rule, pattern in (
-        ("absolute_path", ABSOLUTE_PATH),
-        ("tqdm_bar", TQDM_BAR),
-        ("loading_weights", LOADING_WEIGHTS),
-        ("wrote", WROTE),
-        ("raw_float", RAW_FLOAT),
-    ):
+    for rule, pattern in PATTERNS.items():
         if kind == "text/html" and rule == "wrote":
             continue  # table cells may hold any text; the rule is about progress prints
         m = pattern.search(text)
