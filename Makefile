@@ -11,11 +11,11 @@ FIND_LINKS := $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null 
 # also where PYTHONDONTWRITEBYTECODE is set (a no-change `dvc repro` went from 4.8 s to 2.5 s).
 UV := $(VENV)/bin/uv pip install --compile-bytecode --python $(VENV)/bin/python $(if $(FIND_LINKS),--find-links $(FIND_LINKS))
 
-.PHONY: all setup env params wordnet nltk data pipeline test lint check-pipeline bench sweep-verifier lock clean
+.PHONY: all setup env params wordnet browser plots-template nltk data pipeline test lint check-pipeline bench sweep-verifier lock clean
 
 all: setup pipeline ## set up everything, pull the data, run the DVC pipeline
 
-setup: env params nltk data ## environment, checked params.yaml, offline NLTK data, verified data
+setup: env params nltk data plots-template ## environment, checked params.yaml, offline NLTK data, verified data, offline plots page
 
 env: $(VENV)/.installed
 $(VENV)/.installed: requirements.lock pyproject.toml
@@ -31,8 +31,18 @@ wordnet: ## Debian's WordNet 3.0 for METEOR (needs root; elsewhere see README)
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wordnet-base wordnet-sense-index >/dev/null; \
 	else echo "WordNet not installed and no root: install Debian's wordnet-base and wordnet-sense-index, then make nltk"; fi
 
+browser: ## Debian's Chromium for the test that renders the front page headless (needs root; elsewhere see README)
+	@if command -v chromium >/dev/null || command -v chromium-browser >/dev/null; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	else echo "Chromium not installed and no root: install Debian's chromium (or any Chromium on PATH) for make test"; fi
+
 params: env ## check params.yaml against the schema in lib/config.py (every problem, by dotted key)
 	python -m lib.config check
+
+plots-template: env .dvc/plots/offline.html ## `dvc plots show` without a CDN: the chart libraries from the npm registry, inlined
+.dvc/plots/offline.html: lib/plots.py
+	python -m lib.plots template
 
 NLTK_DATA := $(VENV)/share/nltk_data
 nltk: env wordnet $(NLTK_DATA)/.built ## WordNet and Punkt where NLTK looks by default in .venv
@@ -58,7 +68,7 @@ endif
 	cd $(WORKSPACE) && python -m lib.notebooks headlines
 	cd $(WORKSPACE) && python -m lib.timing table
 
-test: env nltk data lint ## lint and the test suite
+test: env nltk data browser plots-template lint ## lint and the test suite
 	python -m pytest -q
 
 lint: env ## ruff: the lint rules and the formatting of pyproject.toml, on the whole tree

@@ -556,11 +556,16 @@ class RelevanceUtility(Section):
     seed: NonNegInt
 
 
+class Synthesis(Section):
+    metrics_dir: Text
+    focus: Annotated[str, Field(pattern=r"^(bm25|dense|hybrid)/(claim|global)$")]
+
+
 Headline = Annotated[str, Field(pattern=r"^[\w.-]+\.json:\S.*$")]
 
 
 class Report(Section):
-    index_path: Text
+    reports_dir: Text
     headlines: dict[Annotated[str, Field(pattern=r"^\d\d_\w+$")], dict[Text, Headline]]
 
 
@@ -604,6 +609,7 @@ class Params(Section):
     error_analysis: ErrorAnalysis
     utility: Utility
     relevance_utility: RelevanceUtility
+    synthesis: Synthesis
     report: Report
 
 

@@ -2,12 +2,14 @@
 
 `python -m lib.notebooks run 01_knowledge_store --section knowledge_store` executes
 `notebooks/01_knowledge_store.ipynb` with the parameters of that `params.yaml` section into
-`outputs/notebooks/` (`--with judgements` adds a shared section whole, as the parameter `judgements`); `python -m lib.notebooks render outputs/notebooks/*.ipynb` writes
-`reports/*.html`; `python -m lib.notebooks index` writes `reports/index.html`, one row per notebook with
-its one-line summary and headline metrics (params section `report`); `python -m lib.notebooks headlines`
-prints those numbers, one line per notebook (the end of `make all`); `python -m lib.notebooks metrics` prints
-the metrics files one value per line (easier to read than the wide table of `dvc metrics show`). Source notebooks stay without outputs; executed copies
-are pipeline outputs.
+`outputs/notebooks/` (`--with judgements` adds a shared section whole, as the parameter `judgements`);
+`python -m lib.notebooks render --index outputs/notebooks/*.ipynb` writes `reports/*.html` (the students'
+version), `reports/teacher/*.html` (with the exercises' solutions) and the course's pages (`lib.course`:
+the front page with each notebook's question, headline metrics from params section `report` and figure
+thumbnails, the course page, the glossary); `python -m lib.notebooks headlines` prints the headline numbers,
+one line per notebook (the end of `make all`); `python -m lib.notebooks metrics` prints the metrics files
+one value per line (easier to read than the wide table of `dvc metrics show`). Source notebooks stay without
+outputs; executed copies are pipeline outputs.
 """
 
 from __future__ import annotations
@@ -97,15 +99,19 @@ def check_parameters(notebook: Path, parameters: Mapping[str, Any]) -> None:
         )
 
 
-def render_html(executed: Path | str, reports_dir: Path | str = REPORTS_DIR) -> Path:
-    """An executed notebook as a standalone HTML report (code cells kept: the reports teach)."""
+def render_html(executed: Path | str, reports_dir: Path | str = REPORTS_DIR, teacher: bool = False) -> Path:
+    """An executed notebook as a standalone HTML report (code cells kept: the reports teach): the students'
+    version, the exercises' solutions replaced by stubs (`lib.course.strip_solutions`), or with `teacher`
+    the worked solutions, in `reports_dir/teacher/`."""
     import nbformat
     from nbconvert import HTMLExporter
 
+    from lib.course import strip_solutions
+
     executed = Path(executed)
     nb = nbformat.read(executed, as_version=4)
-    body, _ = HTMLExporter().from_notebook_node(nb)
-    out = Path(reports_dir) / f"{executed.stem}.html"
+    body, _ = HTMLExporter().from_notebook_node(nb if teacher else strip_solutions(nb))
+    out = Path(reports_dir) / ("teacher" if teacher else "") / f"{executed.stem}.html"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(body, encoding="utf-8")
     return out
@@ -149,47 +155,6 @@ def _fmt(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
-def write_index(
-    spec: Mapping[str, Mapping[str, str]],
-    out: Path | str = REPORTS_DIR / "index.html",
-    notebooks_dir: Path | str = NOTEBOOKS_DIR,
-    metrics_dir: Path | str = METRICS_DIR,
-    banner: str | None = None,
-) -> Path:
-    """`reports/index.html`: every numbered notebook, linked to its rendered report, with its summary
-    and the headline metrics of `spec` ({notebook name: {label: "file.json:key"}}), under `banner`."""
-    from html import escape
-
-    names = numbered(notebooks_dir)
-    unknown = sorted(set(spec) - set(names))
-    if unknown:
-        raise ValueError(f"headlines for notebooks that do not exist: {unknown}")
-    rows = []
-    for name in names:
-        title, line = summary(Path(notebooks_dir) / f"{name}.ipynb")
-        values = headlines(spec.get(name, {}), metrics_dir)
-        cells = "".join(f"<li>{escape(k)}: <b>{escape(_fmt(v))}</b></li>" for k, v in values.items())
-        rows.append(
-            f'<tr><td><a href="{escape(name)}.html">{escape(name[:2])} · {escape(title)}</a></td>'
-            f"<td>{escape(line)}</td><td><ul>{cells}</ul></td></tr>"
-        )
-    html = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Evidence retrieval for fact verification: reports</title>
-<style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto;}}table{{border-collapse:collapse;}}
-td,th{{border-bottom:1px solid #ddd;padding:.5em;vertical-align:top;text-align:left;}}ul{{margin:0;padding-left:1.2em;}}</style>
-</head><body><h1>Evidence retrieval for fact verification: the notebooks</h1>
-{_banner_html(banner)}<p>Each notebook was executed by the DVC pipeline (<code>dvc repro</code>) with the parameters in
-<code>params.yaml</code>; the headline numbers are read from <code>outputs/metrics/*.json</code> when this page is built.</p>
-<table><tr><th>notebook</th><th>question</th><th>headline metrics</th></tr>
-{chr(10).join(rows)}
-</table></body></html>
-"""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(html, encoding="utf-8")
-    return out
-
-
 def headline_lines(
     spec: Mapping[str, Mapping[str, str]],
     notebooks_dir: Path | str = NOTEBOOKS_DIR,
@@ -205,7 +170,7 @@ def headline_lines(
     return lines
 
 
-def _banner_html(banner: str | None) -> str:
+def banner_html(banner: str | None) -> str:
     from html import escape
 
     if not banner:
@@ -233,12 +198,14 @@ def main(argv: list[str] | None = None) -> None:
     )
     run.add_argument("--params", default=str(PARAMS_FILE))
     run.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="seconds per cell")
-    render = sub.add_parser("render", help="render executed notebooks to reports/*.html")
+    render = sub.add_parser(
+        "render", help="render executed notebooks to reports/*.html (students) and reports/teacher/*.html"
+    )
     render.add_argument("executed", nargs="+")
-    render.add_argument("--index", action="store_true", help="then write reports/index.html (as `index`)")
+    render.add_argument(
+        "--index", action="store_true", help="then write the front page, the course page and the glossary"
+    )
     render.add_argument("--params", default=str(PARAMS_FILE))
-    index = sub.add_parser("index", help="write reports/index.html from the params section `report`")
-    index.add_argument("--params", default=str(PARAMS_FILE))
     heads = sub.add_parser("headlines", help="print the index page's headline numbers, one line per notebook")
     heads.add_argument("--params", default=str(PARAMS_FILE))
     metrics = sub.add_parser("metrics", help="print the metrics files one `key: value` per line")
@@ -261,11 +228,19 @@ def main(argv: list[str] | None = None) -> None:
         run_notebook(args.name, parameters, timeout_s=args.timeout, banner=banner(section("profile", args.params)))
     elif args.cmd == "render":
         for path in args.executed:
-            print(f"rendered {render_html(path)}")
-    if args.cmd == "index" or args.cmd == "render" and args.index:
-        report = section("report", args.params)
-        note = banner(section("profile", args.params))
-        print(f"wrote {write_index(report['headlines'], ROOT / report['index_path'], banner=note)}")
+            render_html(path)
+            render_html(path, teacher=True)
+        if args.index:
+            from lib.course import write_site
+
+            report = section("report", args.params)
+            note = banner(section("profile", args.params))
+            pages = write_site(report["headlines"], args.executed, ROOT / report["reports_dir"], banner=note)
+        n = len(args.executed)
+        print(
+            f"rendered {n} notebooks (students' and teacher's versions)"
+            + (f" and {len(pages)} pages" if args.index else "")
+        )
     elif args.cmd == "headlines":
         note = banner(section("profile", args.params))
         if note:

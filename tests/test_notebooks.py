@@ -1,6 +1,8 @@
 """Notebooks executed by papermill on the tiny fixture (store, plans, runs), then rendered to HTML."""
 
+import html
 import json
+import re
 
 from conftest import FIXTURE_DATA
 
@@ -31,16 +33,40 @@ def test_notebook_01_runs_on_a_tiny_store(tiny_store, tmp_path):
     assert metrics["quantemp_val_claims"] == 3 and metrics["quantemp_val_without_snippets"] == 1
     html = render_html(executed, tmp_path / "reports").read_text()
     assert [str(f) for f in RP.scan_notebook(executed)] == []  # clean outputs, readable figures
+    assert_exercises(executed, tmp_path / "reports")
     assert "The store holds <strong>12 documents</strong>" in html
     assert html.index("Classroom profile") < html.index("The store holds")  # the banner comes first
     assert "Traceback" not in html
 
 
+def assert_exercises(executed, reports):
+    """Every exercise's check passed with the worked solution; the students' report has the stubs instead
+    of the solutions, the teacher's report the solutions; exercises and definitions are well formed."""
+    import nbformat
+
+    from lib import course as CO
+
+    assert CO.exercise_problems(executed) == []
+    CO.definitions(executed)
+    outputs = "".join(
+        o.get("text", "") for c in nbformat.read(executed, as_version=4).cells for o in c.get("outputs", [])
+    )
+    text = lambda page: html.unescape(re.sub(r"<[^>]+>", "", page.read_text()))  # noqa: E731
+    student, teacher = text(render_html(executed, reports)), text(render_html(executed, reports, teacher=True))
+    for ex in CO.exercises(executed):
+        assert f"Exercise {ex.number}: correct." in outputs
+        assert f"NotImplementedError('Exercise {ex.number}')" in student
+        assert f"Exercise {ex.number}: correct." not in student  # the reference answer passing is not shown
+    assert "BEGIN SOLUTION" in teacher and "BEGIN SOLUTION" not in student
+    assert "Traceback" not in teacher
+
+
 def run_on_fixture(name, params, tmp_path):
     executed = run_notebook(name, params, out_dir=tmp_path / "executed", timeout_s=300)
     html = render_html(executed, tmp_path / "reports").read_text()
-    assert "Traceback" not in html and "Error" not in html.split("Conclusion")[-1]
+    assert "Traceback" not in html and "Error" not in html.split("Conclusion")[-1].split(">Exercises<")[0]
     assert [str(f) for f in RP.scan_notebook(executed)] == []  # clean outputs, readable figures
+    assert_exercises(executed, tmp_path / "reports")
     return html
 
 
@@ -275,11 +301,11 @@ def test_notebook_09_runs_on_the_fixture_study(tiny_study, tiny_nli, tiny_utilit
     assert "Reranking by predicted utility" in html
 
 
-def test_index_reads_summaries_and_headline_metrics(tmp_path):
+def test_summaries_headline_metrics_and_banner(tmp_path):
     import nbformat
     import pytest
 
-    from lib.notebooks import banner, headline_lines, headlines, summary, write_index
+    from lib.notebooks import banner, banner_html, headline_lines, headlines, summary
 
     nbs, metrics = tmp_path / "nbs", tmp_path / "metrics"
     nbs.mkdir()
@@ -299,29 +325,34 @@ def test_index_reads_summaries_and_headline_metrics(tmp_path):
     assert headlines({"first": "m.json:a.b"}, metrics) == {"first": 0.12345}
     with pytest.raises(KeyError, match="a.d"):
         headlines({"gone": "m.json:a.d"}, metrics)
-    with pytest.raises(ValueError, match="03_c"):
-        write_index({"03_c": {}}, tmp_path / "index.html", nbs, metrics)
-    html = write_index(
-        {"01_a": {"first": "m.json:a.b", "second": "m.json:a.c"}}, tmp_path / "index.html", nbs, metrics
-    ).read_text()
-    assert '<a href="01_a.html">01 · Store</a>' in html and "first: <b>0.123</b>" in html and "02_b.html" in html
-    assert "profile" not in html
     assert headline_lines({"01_a": {"first": "m.json:a.b", "second": "m.json:a.c"}}, nbs, metrics) == [
         "01 Store: first 0.123; second x"
     ]
     note = banner({"name": "classroom", "note": "200 claims, <short> training."})
-    html = write_index({}, tmp_path / "index.html", nbs, metrics, banner=note).read_text()
-    assert "<b>Classroom profile, not the study&#x27;s figures.</b> 200 claims, &lt;short&gt; training." in html
-    assert banner({"name": "study", "note": None}) is None
+    assert "<b>Classroom profile, not the study&#x27;s figures.</b> 200 claims, &lt;short&gt; training." in banner_html(
+        note
+    )
+    assert banner({"name": "study", "note": None}) is None and banner_html(None) == ""
 
 
-def test_every_notebook_ends_with_try_it_and_has_headlines():
+def test_every_notebook_ends_with_try_it_then_exercises_and_has_headlines():
     import nbformat
 
     from lib.config import NOTEBOOKS_DIR, section
 
     names = sorted(p.stem for p in NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
     for name in names:
-        last = nbformat.read(NOTEBOOKS_DIR / f"{name}.ipynb", as_version=4).cells[-1]
-        assert last.cell_type == "markdown" and last.source.startswith("## Try it"), name
+        cells = nbformat.read(NOTEBOOKS_DIR / f"{name}.ipynb", as_version=4).cells
+        starts = [c.source.split("\n")[0] for c in cells if c.cell_type == "markdown"]
+        # the computed conclusion, then "Try it", then the exercises close every notebook
+        assert starts.index("## Try it") == starts.index("## Exercises") - 1, name
+        heading = next(c for c in cells if c.source.startswith("## Exercises"))
+        assert heading.metadata["tags"] == ["exercises"], name
     assert sorted(section("report")["headlines"]) == names
+
+
+def test_notebook_10_synthesis_runs_on_the_committed_metrics(tmp_path):
+    from lib.config import METRICS_DIR
+
+    html = run_on_fixture("10_synthesis", {"metrics_dir": str(METRICS_DIR), "focus": "bm25/claim"}, tmp_path)
+    assert "NDCG@10 (bm25/claim): ORACLE-QUERIES" in html and "Judgement completeness." in html

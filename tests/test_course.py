@@ -1,0 +1,256 @@
+"""lib.course: exercise checks, the students' and teacher's versions, the course file, the glossary and the
+front page (rendered in headless Chromium); the real notebooks' exercises and definitions."""
+
+import re
+import shutil
+import subprocess
+
+import nbformat
+import pytest
+
+from lib import course as CO
+from lib.config import METRICS_DIR, NOTEBOOKS_DIR, section
+from lib.notebooks import numbered
+
+
+def test_check_passes_within_tolerance_and_names_what_is_wrong(capsys):
+    CO.check("02.1", 0.5000001, 0.5, tol=1e-6)
+    assert capsys.readouterr().out == "Exercise 02.1: correct.\n"
+    with pytest.raises(AssertionError, match=r"Exercise 02.1: 0.51 is not the expected value \(tolerance 1e-06\)"):
+        CO.check("02.1", 0.51, 0.5)
+    with pytest.raises(AssertionError, match="no answer yet"):
+        CO.check("02.1", None, 0.5)
+    with pytest.raises(AssertionError, match="expected a number, got str"):
+        CO.check("02.1", "half", 0.5)
+    with pytest.raises(AssertionError, match="not the expected value"):
+        CO.check("02.1", float("nan"), 0.5)
+    CO.check("02.1", 3, 3, tol=0)  # exact counts
+
+
+def _notebook(path, cells):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = cells
+    nbformat.write(nb, path)
+    return path
+
+
+def _cell(kind, source, *tags):
+    cell = nbformat.v4.new_markdown_cell(source) if kind == "md" else nbformat.v4.new_code_cell(source)
+    cell.metadata["tags"] = list(tags)
+    return cell
+
+
+def _exercise(number, solution="# BEGIN SOLUTION\nanswer = 1\n# END SOLUTION", check=None):
+    return [
+        _cell("md", f"**Exercise {number}** (about 5 min). Compute one.\n\nMore text.", "exercise"),
+        _cell("code", solution, "solution"),
+        _cell("code", check or f'CO.check("{number}", answer, 1)', "check"),
+    ]
+
+
+def test_exercises_are_parsed_and_their_problems_named(tmp_path):
+    good = _notebook(tmp_path / "02_x.ipynb", [*_exercise("02.1"), *_exercise("02.2")])
+    assert [(e.number, e.minutes, e.task) for e in CO.exercises(good)] == [
+        ("02.1", 5, "Compute one."),
+        ("02.2", 5, "Compute one."),
+    ]
+    assert CO.exercise_problems(good) == []
+    one = _notebook(tmp_path / "03_y.ipynb", _exercise("03.1"))
+    assert CO.exercise_problems(one) == ["03_y.ipynb: 1 exercise(s), expected at least 2"]
+    wrong = _notebook(tmp_path / "04_z.ipynb", [*_exercise("04.1"), *_exercise("04.3")])
+    assert "exercises numbered ['04.1', '04.3'], expected ['04.1', '04.2']" in CO.exercise_problems(wrong)[0]
+    broken = _notebook(
+        tmp_path / "05_w.ipynb",
+        [*_exercise("05.1", solution="answer = 1"), *_exercise("05.2", check='CO.check("05.1", answer, 1)')],
+    )
+    assert CO.exercise_problems(broken) == [
+        "05_w.ipynb: the solution of 05.1 lacks `# BEGIN SOLUTION` / `# END SOLUTION`",
+        "05_w.ipynb: the check after exercise 05.2 does not call check('05.2', ...)",
+    ]
+    lone = _notebook(tmp_path / "06_v.ipynb", [_exercise("06.1")[0], *_exercise("06.2")])
+    assert "exercise 06.1 is not followed by a solution and a check cell" in CO.exercise_problems(lone)[0]
+    bad = _notebook(tmp_path / "07_u.ipynb", [_cell("md", "Exercise 1: do it", "exercise")])
+    with pytest.raises(CO.CourseError, match=r"07_u.ipynb: cell 0 is tagged `exercise` but does not start with"):
+        CO.exercises(bad)
+
+
+def test_students_version_replaces_solutions_with_stubs_and_drops_their_outputs(tmp_path):
+    cells = _exercise(
+        "02.1", solution="x = 0\n    # BEGIN SOLUTION\n    answer = x + 1\n    # END SOLUTION\nprint(answer)"
+    )
+    cells[2].outputs = [nbformat.v4.new_output("stream", text="Exercise 02.1: correct.\n")]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = cells
+    student = CO.strip_solutions(nb)
+    assert student.cells[1].source == (
+        "x = 0\n    # Your code here (then run the check below).\n    raise NotImplementedError('Exercise 02.1')\nprint(answer)"
+    )
+    assert student.cells[2].outputs == [] and nb.cells[2].outputs  # a copy: the teacher's version is untouched
+    assert "answer = x + 1" in nb.cells[1].source
+
+
+def test_definitions_need_an_anchor_and_a_bold_term(tmp_path):
+    ok = _notebook(
+        tmp_path / "02_a.ipynb",
+        [_cell("md", '<a id="ndcg"></a>**NDCG@k** (normalised): the gains.\n\nA worked example.', "definition")],
+    )
+    (d,) = CO.definitions(ok)
+    assert (d.anchor, d.term, d.text, d.notebook) == ("ndcg", "NDCG@k", "**NDCG@k** (normalised): the gains.", "02_a")
+    bad = _notebook(tmp_path / "02_b.ipynb", [_cell("md", "**NDCG** is ...", "definition")])
+    with pytest.raises(CO.CourseError, match="cell 0 is tagged `definition` but does not start with"):
+        CO.definitions(bad)
+
+
+def test_the_course_file_is_checked_against_the_notebooks(tmp_path):
+    nbs = tmp_path / "nbs"
+    nbs.mkdir()
+    for name in ("01_a", "02_b"):
+        _notebook(nbs / f"{name}.ipynb", [_cell("md", f"# {name[:2]} · T")])
+    unit = "    objectives: [o]\n    prerequisites: [p]\n    lab: [{minutes: 50, do: a}, {minutes: %d, do: b}]\n"
+    head = "title: T\naudience: A\nbefore_the_course: [x]\nnotebooks:\n"
+    path = tmp_path / "course.yaml"
+    path.write_text(head + "  01_a:\n" + unit % 40 + "  02_b:\n" + unit % 40)
+    assert set(CO.load_course(path, nbs).notebooks) == {"01_a", "02_b"}
+    path.write_text(head + "  01_a:\n" + unit % 41 + "  03_c:\n" + unit % 10)
+    with pytest.raises(CO.CourseError) as err:
+        CO.load_course(path, nbs)
+    assert "no unit for notebook(s) ['02_b']" in str(err.value)
+    assert "units for notebooks that do not exist: ['03_c']" in str(err.value)
+    assert "notebooks.01_a.lab: 91 min, more than one 90-minute session" in str(err.value)
+    path.write_text(head + "  01_a:\n" + unit % 40 + "    homework: x\n")
+    with pytest.raises(CO.CourseError, match=r"notebooks.01_a.homework: Extra inputs are not permitted"):
+        CO.load_course(path, nbs)
+
+
+# The terms issue 17 asks for, and where each is first used (a regex over the notebooks' cells).
+TERMS = {
+    "relevance-grades": r"\bgrade\b",
+    "ndcg": r"NDCG",
+    "recall-at-k": r"Recall@",
+    "precision-at-k": r"\bP@",
+    "mrr": r"\bMRR\b",
+    "map": r"\bMAP\b",
+    "combmax-norm": r"COMBMAX-NORM",
+    "rank-fusion": r"\bRRF\b",
+    "bootstrap-ci": r"bootstrap",
+    "paired-bootstrap": r"paired bootstrap",
+    "holm": r"\bHolm\b",
+    "cohens-kappa": r"kappa",
+    "meteor": r"METEOR",
+    "hungarian": r"Hungarian",
+    "averitec-score": r"AVeriTeC score",
+    "macro-f1": r"macro.F1",
+    "mcnemar": r"McNemar",
+    "kl-divergence": r"\bKL\b",
+    "spearman": r"Spearman",
+}
+
+
+def test_every_term_is_defined_once_in_the_first_notebook_that_uses_it():
+    defined = {d.anchor: d.notebook for n in numbered() for d in CO.definitions(NOTEBOOKS_DIR / f"{n}.ipynb")}
+    anchors = [d.anchor for n in numbered() for d in CO.definitions(NOTEBOOKS_DIR / f"{n}.ipynb")]
+    assert len(anchors) == len(set(anchors)), "a term defined twice"
+    assert set(TERMS) <= set(defined)
+    for anchor, pattern in TERMS.items():
+        first = next(
+            n
+            for n in numbered()
+            if any(re.search(pattern, c.source) for c in nbformat.read(NOTEBOOKS_DIR / f"{n}.ipynb", 4).cells)
+        )
+        assert defined[anchor] == first, f"{anchor} is first used in {first} but defined in {defined[anchor]}"
+
+
+def test_every_notebook_has_checkable_exercises_and_the_course_file_covers_them():
+    course = CO.load_course()
+    assert list(course.notebooks) == numbered()
+    for name in numbered():
+        assert CO.exercise_problems(NOTEBOOKS_DIR / f"{name}.ipynb") == []
+        assert 2 <= len(CO.exercises(NOTEBOOKS_DIR / f"{name}.ipynb")) <= 3
+
+
+def test_exercise_copies_for_students_and_teachers(tmp_path):
+    students = CO.write_exercises(tmp_path / "s")
+    teachers = CO.write_exercises(tmp_path / "t", teacher=True)
+    assert [p.name for p in students] == [f"{n}.ipynb" for n in numbered()]
+    for s, t in zip(students, teachers):
+        assert "BEGIN SOLUTION" not in s.read_text() and "raise NotImplementedError('Exercise" in s.read_text()
+        assert "BEGIN SOLUTION" in t.read_text() and "raise NotImplementedError('Exercise" not in t.read_text()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The front page, course page and glossary from the real notebooks, course file and committed metrics,
+    with one executed figure per notebook (a fixture: the real executed notebooks are pipeline outputs)."""
+    import base64
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tmp = tmp_path_factory.mktemp("site")
+    fig, ax = plt.subplots(figsize=(8, 3))
+    ax.plot([0, 1, 2], [1, 3, 2])
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    png = base64.b64encode(buf.getvalue()).decode()
+    executed = []
+    for name in numbered():
+        cell = nbformat.v4.new_code_cell("plot()")
+        cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": png})]
+        executed.append(_notebook(tmp / f"{name}.ipynb", [cell]))
+    reports = tmp / "reports"
+    pages = CO.write_site(section("report")["headlines"], executed, reports, metrics_dir=METRICS_DIR)
+    return reports, pages
+
+
+def test_the_site_links_every_notebook_term_and_exercise(site):
+    reports, pages = site
+    assert [p.relative_to(reports).as_posix() for p in pages] == [
+        "index.html",
+        "course.html",
+        "glossary.html",
+        "teacher/index.html",
+    ]
+    index, course, glossary = ((reports / f).read_text() for f in ("index.html", "course.html", "glossary.html"))
+    for name in numbered():
+        assert f'href="{name}.html"' in index and f'src="thumbs/{name}_1.png"' in index
+        assert f'<section id="{name}">' in course and f'href="teacher/{name}.html"' in course
+    for anchor, notebook in [("ndcg", "02_query_planning"), ("hungarian", "05_averitec_score")]:
+        assert f'href="{notebook}.html#{anchor}"' in glossary and f'href="{notebook}.html#{anchor}"' in index
+    assert "Exercise" not in glossary and "<b>02.1</b> (about 8 min)" in course
+    assert "Lab plan (90 min)" in course
+    assert 'href="../index.html"' in (reports / "teacher" / "index.html").read_text()
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _chromium(*args):
+    if not CHROMIUM:
+        pytest.fail("Chromium is not installed: `make browser` (Debian's chromium package) installs it")
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=True).stdout
+
+
+@pytest.mark.parametrize("width,height", [(1024, 768), (1366, 768), (1920, 1080)])  # projector, laptop, wide screen
+def test_the_front_page_renders_in_a_browser_without_overflow_or_broken_images(site, width, height):
+    reports, _ = site
+    for page in ("index.html", "course.html", "glossary.html"):
+        dom = _chromium(f"--window-size={width},{height}", "--dump-dom", (reports / page).as_uri())
+        body = re.search(r"<body[^>]*>", dom).group(0)
+        assert 'data-overflow="false"' in body and 'data-broken="0"' in body, (page, width, body)
+
+
+def test_a_screenshot_of_the_front_page_shows_the_page(site, tmp_path):
+    from PIL import Image
+
+    reports, _ = site
+    shot = tmp_path / "front.png"
+    _chromium("--window-size=1366,900", f"--screenshot={shot}", (reports / "index.html").as_uri())
+    img = Image.open(shot).convert("RGB")
+    assert img.size == (1366, 900)
+    colours = img.getcolors(maxcolors=1 << 20)
+    assert colours is not None and len(colours) > 50  # text, links and thumbnails, not a blank page
