@@ -5,6 +5,8 @@ Presentation only: no stage imports this module, so renaming a label reruns note
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 # The plan-name prefix of the post-hoc references (`lib.planners.POST_HOC_PREFIX`; a test keeps them equal).
 POST_HOC = "post_hoc_"
 
@@ -67,3 +69,11 @@ def setting(name: str) -> str:
     if name.startswith(PLANNER_SETTING):
         return planner(name[len(PLANNER_SETTING) :])
     return SETTING_NAMES.get(name, name)
+
+
+def palette(names: Sequence[str], colours: str = "tab10") -> dict[str, tuple[float, float, float]]:
+    """One fixed colour per name, by its place in `names` (a whole vocabulary, e.g. `lib.errors.ERROR_CODES`,
+    not the names one figure happens to show), so a concept keeps its colour in every figure."""
+    import seaborn as sns
+
+    return dict(zip(names, sns.color_palette(colours, len(names))))

@@ -17,3 +17,14 @@ def test_setting_names_follow_the_verifier_settings():
     assert set(DS.SETTING_NAMES) == {NT.NAIVE, NT.CLAIM_ONLY, NT.GOLD, NT.SNIPPETS}
     assert DS.setting("planner:oracle") == "ORACLE-QUERIES" and DS.setting("gold") == "GOLD evidence"
     assert DS.fusion("combmax_norm") == "COMBMAX-NORM"
+
+
+def test_palette_gives_each_name_the_same_colour_whatever_a_figure_shows():
+    import seaborn as sns
+
+    from lib.display import palette
+
+    codes = ["a", "b", "c"]
+    pal = palette(codes)
+    assert pal["b"] == sns.color_palette("tab10", 3)[1]
+    assert palette(codes)["c"] == pal["c"] and len(set(pal.values())) == 3
