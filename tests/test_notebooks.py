@@ -352,7 +352,11 @@ def test_every_notebook_ends_with_try_it_then_exercises_and_has_headlines():
 
 
 def test_notebook_10_synthesis_runs_on_the_committed_metrics(tmp_path):
-    from lib.config import METRICS_DIR
+    from lib.config import METRICS_DIR, section
 
-    html = run_on_fixture("10_synthesis", {"metrics_dir": str(METRICS_DIR), "focus": "bm25/claim"}, tmp_path)
+    html = run_on_fixture(
+        "10_synthesis",
+        {"metrics_dir": str(METRICS_DIR), "focus": "bm25/claim", "averitec": section("averitec")},
+        tmp_path,
+    )
     assert "NDCG@10 (bm25/claim): ORACLE-QUERIES" in html and "Judgement completeness." in html
