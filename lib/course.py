@@ -277,7 +277,7 @@ border:1px solid var(--line);border-radius:4px;object-fit:contain;background:#ff
 .map{display:flex;flex-wrap:wrap;gap:.3rem;align-items:center;margin:.5rem 0}.map a{border:1px solid var(--accent);
 border-radius:1rem;padding:.15rem .7rem;text-decoration:none}
 ul{margin:.2em 0;padding-left:1.2em}dt{font-weight:700;margin-top:.7em}dd{margin-left:1.2em}
-table{border-collapse:collapse}td,th{border-bottom:1px solid var(--line);padding:.3em .6em;text-align:left;vertical-align:top}
+table{border-collapse:collapse}td:first-child{white-space:nowrap}td,th{border-bottom:1px solid var(--line);padding:.3em .6em;text-align:left;vertical-align:top}
 .banner{background:#fff3cd;border:1px solid #e0c060;padding:.7em}
 """
 # Run by the headless-browser test (tests/test_course.py): the page records whether it overflows the
