@@ -36,7 +36,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lib.config import NOTEBOOKS_DIR, REPORTS_DIR, ROOT, read_yaml
+from lib.config import METRICS_DIR, NOTEBOOKS_DIR, REPORTS_DIR, ROOT, read_yaml
+from lib.notebooks import banner_html, format_value, headlines, inline_markdown, numbered, summary
 
 COURSE_FILE = NOTEBOOKS_DIR / "course.yaml"
 LAB_MINUTES = 90  # one lab session
@@ -44,6 +45,7 @@ BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
 STUB = "# Your code here (then run the check below).\nraise NotImplementedError({!r})"
 _EXERCISE = re.compile(r"^\*\*Exercise (\d\d\.\d+)\*\* \(about (\d+) min(?:, (.+?))?\)\.\s*(.+)", re.S)
 _DEFINITION = re.compile(r'^<a id="([a-z0-9-]+)"></a>\*\*(.+?)\*\*')
+_SOLUTION = re.compile(rf"^([ \t]*){re.escape(BEGIN)}\n.*?^[ \t]*{re.escape(END)}[ \t]*$", re.S | re.M)
 _CHECK = re.compile(r"""check\(\s*["'](\d\d\.\d+)["']""")
 
 
@@ -171,12 +173,12 @@ def strip_solutions(nb: Any) -> Any:
     """The student version of a notebook (a copy): every solution block becomes a stub that raises, and
     the outputs of solution and check cells go (they would show the reference answer passing)."""
     nb = copy.deepcopy(nb)
-    for cell in nb.cells:
+    for i, cell in enumerate(nb.cells):
         tags = _tags(cell)
         if "solution" in tags:
-            number = _solution_number(nb, cell)
-            pattern = re.compile(rf"^([ \t]*){re.escape(BEGIN)}\n.*?^[ \t]*{re.escape(END)}[ \t]*$", re.S | re.M)
-            cell.source = pattern.sub(
+            task = _EXERCISE.match(nb.cells[i - 1].source.strip()) if i else None
+            number = task.group(1) if task else "?"
+            cell.source = _SOLUTION.sub(
                 lambda m: "\n".join(m.group(1) + line for line in STUB.format(f"Exercise {number}").splitlines()),
                 cell.source,
             )
@@ -185,19 +187,11 @@ def strip_solutions(nb: Any) -> Any:
     return nb
 
 
-def _solution_number(nb: Any, cell: Any) -> str:
-    i = nb.cells.index(cell)
-    m = _EXERCISE.match(nb.cells[i - 1].source.strip()) if i else None
-    return m.group(1) if m else "?"
-
-
 def write_exercises(
     out_dir: Path | str, teacher: bool = False, notebooks_dir: Path | str = NOTEBOOKS_DIR
 ) -> list[Path]:
     """Runnable copies of the numbered notebooks for a class: without solutions, or with them (`teacher`)."""
     import nbformat
-
-    from lib.notebooks import numbered
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -228,6 +222,11 @@ class Unit(BaseModel):
     prerequisites: list[Line] = Field(min_length=1)
     lab: list[Step] = Field(min_length=2)
 
+    @property
+    def minutes(self) -> int:
+        """The lab's length: its steps summed."""
+        return sum(s.minutes for s in self.lab)
+
 
 class Course(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -240,7 +239,6 @@ class Course(BaseModel):
 def load_course(path: Path | str = COURSE_FILE, notebooks_dir: Path | str = NOTEBOOKS_DIR) -> Course:
     """`notebooks/course.yaml`, checked: every numbered notebook has a unit and no unit lacks a notebook,
     and every lab fits one session of LAB_MINUTES."""
-    from lib.notebooks import numbered
 
     try:
         course = Course.model_validate(read_yaml(path))
@@ -252,9 +250,8 @@ def load_course(path: Path | str = COURSE_FILE, notebooks_dir: Path | str = NOTE
     problems = [f"no unit for notebook(s) {missing}"] if missing else []
     problems += [f"units for notebooks that do not exist: {unknown}"] if unknown else []
     for name, unit in course.notebooks.items():
-        total = sum(s.minutes for s in unit.lab)
-        if total > LAB_MINUTES:
-            problems.append(f"notebooks.{name}.lab: {total} min, more than one {LAB_MINUTES}-minute session")
+        if unit.minutes > LAB_MINUTES:
+            problems.append(f"notebooks.{name}.lab: {unit.minutes} min, more than one {LAB_MINUTES}-minute session")
     if problems:
         raise CourseError(f"{path}: " + "; ".join(problems))
     return course
@@ -291,8 +288,6 @@ b.dataset.broken=String(i.filter(function(x){return !x.complete||x.naturalWidth=
 
 def _page(title: str, body: str, banner: str | None = None, up: str = "") -> str:
     """A page of the reports; `up` prefixes the navigation links of a page in a subfolder (`../`)."""
-    from lib.notebooks import banner_html
-
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>{escape(title)}</title><style>{CSS}</style></head><body>
@@ -301,15 +296,6 @@ def _page(title: str, body: str, banner: str | None = None, up: str = "") -> str
 {banner_html(banner)}{body}
 {LAYOUT_PROBE}</body></html>
 """
-
-
-def _inline(text: str) -> str:
-    """Markdown's `code`, **bold** and [links](url) as HTML, the rest escaped."""
-    out = escape(text)
-    out = re.sub(r"`(.+?)`", r"<code>\1</code>", out)
-    out = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", out)
-    out = re.sub(r"\*(.+?)\*", r"<i>\1</i>", out)
-    return re.sub(r"\[(.+?)\]\((.+?)\)", r'<a href="\2">\1</a>', out)
 
 
 def figures(executed: Path | str) -> list[bytes]:
@@ -339,15 +325,13 @@ def write_site(
     executed: Sequence[Path | str],
     reports_dir: Path | str = REPORTS_DIR,
     notebooks_dir: Path | str = NOTEBOOKS_DIR,
-    metrics_dir: Path | str | None = None,
+    metrics_dir: Path | str = METRICS_DIR,
     course_file: Path | str = COURSE_FILE,
     banner: str | None = None,
     thumbs_per_notebook: int = 4,
 ) -> list[Path]:
     """The front page (`index.html`), the course page and the glossary, with figure thumbnails from the
-    executed notebooks, in `reports_dir` (and the front page again under `teacher/`)."""
-    from lib.config import METRICS_DIR
-    from lib.notebooks import headlines, numbered, summary
+    executed notebooks, in `reports_dir`, and the teacher's index page under `teacher/`."""
 
     reports_dir = Path(reports_dir)
     course = load_course(course_file, notebooks_dir)
@@ -373,7 +357,7 @@ def write_site(
         info[name] = {
             "title": title,
             "question": question,
-            "values": headlines(spec.get(name, {}), metrics_dir or METRICS_DIR),
+            "values": headlines(spec.get(name, {}), metrics_dir),
             "thumbs": thumbs,
             "exercises": exercises(src),
             "terms": definitions(src),
@@ -399,31 +383,27 @@ def _map(names: Sequence[str], info: Mapping[str, Any]) -> str:
     return f'<div class="map">{steps}</div>'
 
 
-def _fmt(value: Any) -> str:
-    return f"{value:.3f}" if isinstance(value, float) else str(value)
-
-
 def _front_page(course: Course, names, info, terms, banner) -> str:
     cards = []
     for n in names:
         i = info[n]
-        values = "".join(f"<li>{escape(k)}: <b>{escape(_fmt(v))}</b></li>" for k, v in i["values"].items())
+        values = "".join(f"<li>{escape(k)}: <b>{escape(format_value(v))}</b></li>" for k, v in i["values"].items())
         thumbs = "".join(
             f'<a href="{n}.html"><img src="thumbs/{t}" alt="{escape(i["title"])}, figure {k}" loading="lazy"></a>'
             for k, t in enumerate(i["thumbs"], 1)
         )
         cards.append(
             f'<div class="card" id="{n}"><h3><a href="{n}.html">{n[:2]} · {escape(i["title"])}</a></h3>'
-            f'<div class="q">{_inline(i["question"])}</div><ul>{values}</ul>'
+            f'<div class="q">{inline_markdown(i["question"])}</div><ul>{values}</ul>'
             f'<div class="thumbs">{thumbs}</div>'
-            f"<div>{len(i['exercises'])} exercises · lab {sum(s.minutes for s in course.notebooks[n].lab)} min · "
+            f"<div>{len(i['exercises'])} exercises · lab {course.notebooks[n].minutes} min · "
             f'<a href="course.html#{n}">course unit</a></div></div>'
         )
     glossary = ", ".join(f'<a href="{d.notebook}.html#{d.anchor}">{escape(d.term)}</a>' for d in terms)
     return _page(
         course.title,
         f"""<h1>{escape(course.title)}</h1>
-<p>{_inline(course.audience)} The notebooks were executed by the DVC pipeline (<code>dvc repro</code>) with the
+<p>{inline_markdown(course.audience)} The notebooks were executed by the DVC pipeline (<code>dvc repro</code>) with the
 parameters in <code>params.yaml</code>; the numbers below are read from <code>outputs/metrics/*.json</code> when this
 page is built.</p>
 <h2>Course map</h2>{_map(names, info)}
@@ -441,28 +421,27 @@ def _course_page(course: Course, names, info, banner) -> str:
         unit, i = course.notebooks[n], info[n]
         prev = f'<a href="#{names[k - 1]}">← {names[k - 1][:2]}</a>' if k else ""
         nxt = f'<a href="#{names[k + 1]}">{names[k + 1][:2]} →</a>' if k + 1 < len(names) else ""
-        lab = "".join(f"<tr><td>{s.minutes} min</td><td>{_inline(s.do)}</td></tr>" for s in unit.lab)
-        total = sum(s.minutes for s in unit.lab)
+        lab = "".join(f"<tr><td>{s.minutes} min</td><td>{inline_markdown(s.do)}</td></tr>" for s in unit.lab)
         ex = "".join(
             f"<li><b>{e.number}</b> (about {e.minutes} min{', ' + escape(e.needs) if e.needs else ''}): "
-            f"{_inline(e.task)}</li>"
+            f"{inline_markdown(e.task)}</li>"
             for e in i["exercises"]
         )
         terms = ", ".join(f'<a href="{n}.html#{d.anchor}">{escape(d.term)}</a>' for d in i["terms"]) or "none new"
         units.append(
             f"""<section id="{n}"><h2>{n[:2]} · <a href="{n}.html">{escape(i["title"])}</a></h2>
-<p class="q">{_inline(i["question"])}</p>
-<p><b>You will be able to</b></p><ul>{"".join(f"<li>{_inline(o)}</li>" for o in unit.objectives)}</ul>
-<p><b>Before this notebook</b></p><ul>{"".join(f"<li>{_inline(p)}</li>" for p in unit.prerequisites)}</ul>
+<p class="q">{inline_markdown(i["question"])}</p>
+<p><b>You will be able to</b></p><ul>{"".join(f"<li>{inline_markdown(o)}</li>" for o in unit.objectives)}</ul>
+<p><b>Before this notebook</b></p><ul>{"".join(f"<li>{inline_markdown(p)}</li>" for p in unit.prerequisites)}</ul>
 <p><b>Terms defined here:</b> {terms}</p>
-<p><b>Lab plan ({total} min)</b></p><table>{lab}</table>
+<p><b>Lab plan ({unit.minutes} min)</b></p><table>{lab}</table>
 <p><b>Exercises</b> (checks in the notebook; solutions in the <a href="teacher/{n}.html">teacher's version</a>)</p><ul>{ex}</ul>
 <p>{prev} {nxt}</p></section>"""
         )
-    before = "".join(f"<li>{_inline(b)}</li>" for b in course.before_the_course)
+    before = "".join(f"<li>{inline_markdown(b)}</li>" for b in course.before_the_course)
     return _page(
         f"{course.title}: the course",
-        f"""<h1>The course</h1><p>{_inline(course.audience)}</p>
+        f"""<h1>The course</h1><p>{inline_markdown(course.audience)}</p>
 <h2>Before the first lab</h2><ul>{before}</ul>
 <h2>Order</h2>{_map(names, info)}
 <p>Notebooks 01 to 05 build on each other; 06 to 09 each need 01 to 04 and can be taught in any order; 10 closes.</p>
@@ -473,7 +452,7 @@ def _course_page(course: Course, names, info, banner) -> str:
 
 def _glossary_page(terms: Sequence[Definition], info, banner) -> str:
     items = "".join(
-        f'<dt id="{d.anchor}">{escape(d.term)}</dt><dd>{_inline(d.text)} '
+        f'<dt id="{d.anchor}">{escape(d.term)}</dt><dd>{inline_markdown(d.text)} '
         f'<a href="{d.notebook}.html#{d.anchor}">In notebook {d.notebook[:2]} ({escape(info[d.notebook]["title"])}), '
         "with a worked example →</a></dd>"
         for d in terms
@@ -512,8 +491,6 @@ def main(argv: list[str] | None = None) -> None:
         for path in write_exercises(out, teacher=args.teacher):
             print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
     else:
-        from lib.notebooks import numbered
-
         try:
             load_course()
             problems = [p for n in numbered() for p in exercise_problems(NOTEBOOKS_DIR / f"{n}.ipynb")]

@@ -151,7 +151,8 @@ def headlines(spec: Mapping[str, str], metrics_dir: Path | str = METRICS_DIR) ->
     return out
 
 
-def _fmt(value: Any) -> str:
+def format_value(value: Any) -> str:
+    """A headline number as the pages and `make all` show it: floats to three decimals."""
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
@@ -166,18 +167,26 @@ def headline_lines(
         values = headlines(spec.get(name, {}), metrics_dir)
         if values:
             title, _ = summary(Path(notebooks_dir) / f"{name}.ipynb")
-            lines.append(f"{name[:2]} {title}: " + "; ".join(f"{k} {_fmt(v)}" for k, v in values.items()))
+            lines.append(f"{name[:2]} {title}: " + "; ".join(f"{k} {format_value(v)}" for k, v in values.items()))
     return lines
 
 
-def banner_html(banner: str | None) -> str:
+def inline_markdown(text: str) -> str:
+    """Markdown's `code`, **bold**, *italics* and [links](url) as HTML, the rest escaped (one-line texts of the
+    report pages: banners, questions, the course file)."""
     from html import escape
 
+    out = escape(text)
+    out = re.sub(r"`(.+?)`", r"<code>\1</code>", out)
+    out = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", out)
+    out = re.sub(r"\*(.+?)\*", r"<i>\1</i>", out)
+    return re.sub(r"\[(.+?)\]\((.+?)\)", r'<a href="\2">\1</a>', out)
+
+
+def banner_html(banner: str | None) -> str:
     if not banner:
         return ""
-    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", escape(banner))
-    text = re.sub(r"`(.+?)`", r"<code>\1</code>", text)
-    return f'<p style="background:#fff3cd;border:1px solid #e0c060;padding:.7em">{text}</p>\n'
+    return f'<p style="background:#fff3cd;border:1px solid #e0c060;padding:.7em">{inline_markdown(banner)}</p>\n'
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -18,7 +18,6 @@ from lib.config import METRICS_DIR
 from lib.display import setting as setting_name
 from lib.notebooks import flatten
 
-FILES = ("store", "query_planning", "aggregation", "retrieval", "averitec", "generative", "nli", "errors", "utility")
 NOTEBOOK = {  # metrics file -> the notebook that writes it (the link of each finding)
     "store": "01_knowledge_store",
     "query_planning": "02_query_planning",
@@ -30,6 +29,7 @@ NOTEBOOK = {  # metrics file -> the notebook that writes it (the link of each fi
     "errors": "08_error_analysis",
     "utility": "09_relevance_vs_utility",
 }
+FILES = tuple(NOTEBOOK)  # the metrics files the synthesis reads
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,21 @@ from lib import models as MD
 from lib.store import Store, StoreSettings, build_store
 
 FIXTURE_DATA = Path(__file__).parent / "fixtures" / "data"
+
+
+def chromium(*args: str) -> str:
+    """Headless Chromium's stdout (the browser tests of the report pages); fails the test naming the fix when
+    Debian's chromium is not installed."""
+    import shutil
+    import subprocess
+
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not binary:
+        pytest.fail("Chromium is not installed: `make browser` (Debian's chromium package) installs it")
+    cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=True).stdout
+
+
 REAL_DATA = Path(__file__).resolve().parent.parent / "data"
 
 

@@ -2,11 +2,10 @@
 front page (rendered in headless Chromium); the real notebooks' exercises and definitions."""
 
 import re
-import shutil
-import subprocess
 
 import nbformat
 import pytest
+from conftest import chromium
 
 from lib import course as CO
 from lib.config import METRICS_DIR, NOTEBOOKS_DIR, section
@@ -225,21 +224,11 @@ def test_the_site_links_every_notebook_term_and_exercise(site):
     assert 'href="../index.html"' in (reports / "teacher" / "index.html").read_text()
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def _chromium(*args):
-    if not CHROMIUM:
-        pytest.fail("Chromium is not installed: `make browser` (Debian's chromium package) installs it")
-    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=True).stdout
-
-
 @pytest.mark.parametrize("width,height", [(1024, 768), (1366, 768), (1920, 1080)])  # projector, laptop, wide screen
 def test_the_front_page_renders_in_a_browser_without_overflow_or_broken_images(site, width, height):
     reports, _ = site
     for page in ("index.html", "course.html", "glossary.html"):
-        dom = _chromium(f"--window-size={width},{height}", "--dump-dom", (reports / page).as_uri())
+        dom = chromium(f"--window-size={width},{height}", "--dump-dom", (reports / page).as_uri())
         body = re.search(r"<body[^>]*>", dom).group(0)
         assert 'data-overflow="false"' in body and 'data-broken="0"' in body, (page, width, body)
 
@@ -249,7 +238,7 @@ def test_a_screenshot_of_the_front_page_shows_the_page(site, tmp_path):
 
     reports, _ = site
     shot = tmp_path / "front.png"
-    _chromium("--window-size=1366,900", f"--screenshot={shot}", (reports / "index.html").as_uri())
+    chromium("--window-size=1366,900", f"--screenshot={shot}", (reports / "index.html").as_uri())
     img = Image.open(shot).convert("RGB")
     assert img.size == (1366, 900)
     colours = img.getcolors(maxcolors=1 << 20)

@@ -4,11 +4,11 @@ import base64
 import hashlib
 import io
 import os
-import shutil
 import subprocess
 import tarfile
 
 import pytest
+from conftest import chromium
 
 from lib import plots as PL
 from lib.config import ROOT
@@ -58,26 +58,9 @@ def test_the_template_inlines_each_script_and_keeps_dvcs_placeholder(tmp_path, m
 def test_dvc_plots_show_renders_the_committed_plots_offline(tmp_path):
     if not PL.TEMPLATE.exists():
         pytest.fail("no .dvc/plots/offline.html: `make plots-template` builds it")
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not chromium:
-        pytest.fail("Chromium is not installed: `make browser` installs Debian's chromium")
     env = {**os.environ, "PATH": f"{ROOT / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}"}
     subprocess.run(["dvc", "plots", "show", "-o", str(tmp_path)], cwd=ROOT, env=env, check=True, capture_output=True)
     page = (tmp_path / "index.html").read_text()
     assert "cdn.jsdelivr" not in page and "vegaEmbed(" in page
-    dom = subprocess.run(
-        [
-            chromium,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--virtual-time-budget=5000",
-            "--dump-dom",
-            (tmp_path / "index.html").as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
+    dom = chromium("--virtual-time-budget=5000", "--dump-dom", (tmp_path / "index.html").as_uri())
     assert dom.count("<canvas") == 2  # both plots of dvc.yaml drew their charts, with no network
