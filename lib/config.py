@@ -296,6 +296,7 @@ Level = Annotated[float, Field(ge=0, le=1)]
 
 class AveritecScore(Section):
     scores_path: Text
+    averitec_2025_dir: Text  # stage averitec_2025: the 2025 METEOR path and Ev2R
     metrics_path: Text
     levels: Annotated[list[Level], Field(min_length=1)]
     main_level: Level
@@ -304,6 +305,22 @@ class AveritecScore(Section):
     def _main_level_is_a_level(self) -> AveritecScore:
         _member(self.main_level, self.levels, "main_level", "levels")
         return self
+
+
+class Ev2RJudge(Section):
+    model: Text
+    temperature: Annotated[float, Field(ge=0, le=2)]
+    max_tokens: PosInt
+
+
+class Averitec2025(Section):
+    judge: Ev2RJudge
+    threshold: Level
+    comparison: Literal[">", ">="]  # lib.ev2r.COMPARISONS
+    prompt_file: Text | None
+    cache: Text
+    max_claims: PosInt | None
+    jobs: PosInt
 
 
 class QGen(Section):
@@ -598,6 +615,7 @@ class Params(Section):
     retrieval_metrics: RetrievalMetrics
     averitec: Averitec
     averitec_score: AveritecScore
+    averitec_2025: Averitec2025
     qgen: QGen
     llm: LLMParams
     generative: Generative

@@ -50,6 +50,18 @@ SETTING_NAMES = {
 }
 PLANNER_SETTING = "planner:"
 
+RETRIEVERS = ("bm25", "dense", "hybrid")  # `lib.retrieval.RETRIEVERS` (a test keeps them equal)
+
+# One palette per concept, over the concept's whole vocabulary (display names), so that a planner, an
+# aggregation method, a retriever or a reference setting keeps its colour in every figure of every notebook.
+CONCEPT_PALETTES = (
+    (tuple(PLANNER_NAMES.values()), "tab20"),
+    (tuple(FUSION_NAMES.values()), "Set2"),
+    (RETRIEVERS, "Dark2"),
+    (tuple(SETTING_NAMES.values()), "Greys_r"),
+)
+OTHERS_PALETTE = "husl"  # names outside every vocabulary (published systems, post-hoc references), in order
+
 
 def planner(name: str) -> str:
     """Display name of a plan: `oracle` -> `ORACLE-QUERIES`, `post_hoc_hero_qa` -> `POST-HOC (hero_qa)`;
@@ -77,3 +89,21 @@ def palette(names: Sequence[str], colours: str = "tab10") -> dict[str, tuple[flo
     import seaborn as sns
 
     return dict(zip(names, sns.color_palette(colours, len(names))))
+
+
+def colours(shown) -> dict[str, tuple[float, float, float]]:
+    """A seaborn `palette` for the display names `shown`: each planner, aggregation method, retriever and
+    reference setting its fixed colour (`CONCEPT_PALETTES`), so CLAIM-ONLY is the same blue in notebooks
+    02, 04, 06 and 07; names outside the vocabularies (published systems, post-hoc references) get distinct
+    colours of `OTHERS_PALETTE` in the order shown."""
+    import seaborn as sns
+
+    fixed: dict[str, tuple[float, float, float]] = {}
+    for names, colours_ in CONCEPT_PALETTES:
+        # Greys start past pure black and stop before white; other palettes as they are
+        shades = sns.color_palette(colours_, len(names) + 2)[:-2] if colours_.startswith("Greys") else None
+        fixed.update(zip(names, shades or sns.color_palette(colours_, len(names))))
+    shown = list(dict.fromkeys(shown))
+    others = [n for n in shown if n not in fixed]
+    extra = dict(zip(others, sns.color_palette(OTHERS_PALETTE, len(others)))) if others else {}
+    return {n: fixed.get(n) or extra[n] for n in shown}

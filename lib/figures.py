@@ -10,7 +10,9 @@ the bounding box of each drawn text, and
   data coordinates, a scatter point) or a bar.
 
 A figure with a problem gets a `Figure check:` line under it in the executed notebook; `lib.reports`
-counts those lines as findings, so the test suite fails on them.
+counts those lines as findings, so the test suite fails on them. Every figure also carries its
+alternative text (`describe`: title, panels, axis labels) in its output's metadata, which the rendered
+reports put on the image for screen readers.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 MARKER = "Figure check:"
+ALT = "alt"  # the key of a figure's alternative text in its image/png output metadata (`describe`)
 
 
 def _drawn_texts(fig) -> list[tuple[str, Any]]:
@@ -218,6 +221,26 @@ def figure_problems(fig) -> list[str]:
     return [f"{name!r}: {p}" for p in problems]
 
 
+def describe(fig, max_chars: int = 300) -> str:
+    """A figure's alternative text, from what it draws: its title, then each panel's title and axis labels
+    (`Figure: T. Panel "a": x = ..., y = ...`), cut at `max_chars`. Screen readers read it, and a
+    report's images are never left without a description."""
+    parts = [f"Figure: {fig.get_suptitle() or 'untitled'}."] if fig.get_suptitle() else []
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        axes = [f"{n} = {t}" for n, t in (("x", ax.get_xlabel()), ("y", ax.get_ylabel())) if t.strip()]
+        title = ax.get_title().strip()
+        if not parts and title:
+            parts.append(f"Figure: {title}.")
+            title = ""
+        panel = (f"Panel {title!r}: " if title else "") + ", ".join(axes)
+        if panel and panel not in parts:
+            parts.append(panel + ".")
+    text = " ".join(parts) or "Figure without a title."
+    return text if len(text) <= max_chars else text[: max_chars - 1].rstrip() + "…"
+
+
 def _plain_repr(fig, printer, cycle) -> None:
     """IPython's text/plain formatter for figures: the usual repr, after printing the figure's problems."""
     for problem in figure_problems(fig):
@@ -242,4 +265,16 @@ def install() -> bool:
     # figures; start it first.
     plt.close(plt.figure())
     ip.display_formatter.formatters["text/plain"].for_type(Figure, _plain_repr)
+    png = ip.display_formatter.formatters["image/png"]
+    try:
+        draw = png.lookup_by_type(Figure)
+    except KeyError:  # pragma: no cover - an inline backend without a PNG formatter
+        return True
+
+    def with_alt(fig):
+        out = draw(fig)
+        data, md = out if isinstance(out, tuple) else (out, {})
+        return data, {**(md or {}), ALT: describe(fig)}
+
+    png.for_type(Figure, with_alt)
     return True

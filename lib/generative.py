@@ -268,15 +268,15 @@ def runs_and_scores(
         grid, docs, claims, plans, RU.retrievers(grid, docs, doc_emb, q_emb), progress=progress, workers=grid.workers
     )
     report["seconds_retrieval"] = round(time.perf_counter() - start, 1)
-    if q_emb is not None:  # plan statistics with redundancy (the dense grid embedded every query already)
-        ids = {c.claim_id for c in claims}
-        report["plan_stats"] = {
-            name: P.plan_stats(
-                {cid: P.distinct(qs) for cid, qs in plan.items() if cid in ids},
-                lambda qs: np.stack([q_emb[q] for q in qs]),
-            )
-            for name, plan in plans.items()
-        }
+    # plan statistics (notebook 06), with redundancy when a dense retriever ran (it embedded every query already)
+    ids = {c.claim_id for c in claims}
+    report["plan_stats"] = {
+        name: P.plan_stats(
+            {cid: P.distinct(qs) for cid, qs in plan.items() if cid in ids},
+            None if q_emb is None else lambda qs: np.stack([q_emb[q] for q in qs]),
+        )
+        for name, plan in plans.items()
+    }
     sel = RU.select(answers, retriever=gr["answers"]["retriever"], scope=gr["answers"]["scope"], temporal=False)
     train = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
     labels = E.verdicts(av["verdict_source"], claims, train)

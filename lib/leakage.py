@@ -24,6 +24,38 @@ def system_names(store: Store) -> list[str]:
     return list(store.report["settings"]["systems"])
 
 
+def identical_systems(store: Store) -> list[list[str]]:
+    """Groups of two or more pooled systems that returned exactly the same (claim, document) pairs
+    (Jaccard overlap 1), in the order of the parameters: one run under several names."""
+    pairs = {o: frozenset(zip(g["claim_id"], g["doc_id"])) for o, g in store.hits.groupby("origin", observed=True)}
+    groups: dict[frozenset, list[str]] = {}
+    for name in system_names(store):
+        if pairs.get(name):
+            groups.setdefault(pairs[name], []).append(name)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def merge_identical_systems(store: Store) -> Store:
+    """The store with each group of `identical_systems` as one system named `a = b` (hits, documents'
+    origins and the systems in the report), so that figures draw an identical run once, not as two bars."""
+    import copy
+    from dataclasses import replace
+
+    rename = {name: " = ".join(g) for g in identical_systems(store) for name in g}
+    if not rename:
+        return store
+    hits = store.hits.assign(origin=store.hits["origin"].map(lambda o: rename.get(o, o)))
+    hits = hits.drop_duplicates(["origin", "claim_id", "doc_id"], keep="first").reset_index(drop=True)
+    docs = store.docs.assign(origin=[list(dict.fromkeys(rename.get(o, o) for o in os)) for os in store.docs["origin"]])
+    report = copy.deepcopy(store.report)
+    systems = report["settings"]["systems"]
+    report["settings"]["systems"] = {
+        rename.get(n, n): " = ".join(systems[m] for m in systems if rename.get(m) == rename[n]) if n in rename else f
+        for n, f in systems.items()
+    }
+    return replace(store, docs=docs, hits=hits, report=report)
+
+
 def claim_table(claims: Iterable[averitec.Claim]) -> pd.DataFrame:
     """One row per claim: id, date, label, types, gold source URLs and own fact-check article URL."""
     return pd.DataFrame(

@@ -99,6 +99,26 @@ def check_parameters(notebook: Path, parameters: Mapping[str, Any]) -> None:
         )
 
 
+def with_alt_text(nb):
+    """A copy of an executed notebook whose figures are HTML images carrying their alternative text
+    (`lib.figures.describe`, kept in each PNG output's metadata): nbconvert's lab template drops that
+    metadata and would label every figure "No description has been provided for this image"."""
+    import copy
+    import html
+
+    from lib.figures import ALT
+
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data") or {}
+            alt = (output.get("metadata") or {}).get("image/png", {}).get(ALT)
+            if "image/png" in data and alt and "text/html" not in data:
+                png = "".join(data["image/png"]).replace("\n", "")
+                data["text/html"] = f'<img src="data:image/png;base64,{png}" alt="{html.escape(alt)}">'
+    return nb
+
+
 def render_html(executed: Path | str, reports_dir: Path | str = REPORTS_DIR, teacher: bool = False) -> Path:
     """An executed notebook as a standalone HTML report (code cells kept: the reports teach): the students'
     version, the exercises' solutions replaced by stubs (`lib.course.strip_solutions`), or with `teacher`
@@ -110,7 +130,7 @@ def render_html(executed: Path | str, reports_dir: Path | str = REPORTS_DIR, tea
 
     executed = Path(executed)
     nb = nbformat.read(executed, as_version=4)
-    body, _ = HTMLExporter().from_notebook_node(nb if teacher else strip_solutions(nb))
+    body, _ = HTMLExporter().from_notebook_node(with_alt_text(nb if teacher else strip_solutions(nb)))
     out = Path(reports_dir) / ("teacher" if teacher else "") / f"{executed.stem}.html"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(body, encoding="utf-8")

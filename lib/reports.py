@@ -3,8 +3,9 @@
 An executed notebook is a course handout. Its outputs must not carry machine noise: absolute paths
 (they name the machine, not the study), anything on stderr (kernel warnings with `/tmp/ipykernel_…`
 paths, tqdm bars, "Loading weights" lines), "wrote …" progress prints, or raw floats such as
-`0.8712827341322681` (numbers are rounded for reading; the metrics files keep full precision), and no
-figure that `lib.figures` finds unreadable (its `Figure check:` lines).
+`0.8712827341322681` (numbers are rounded for reading; the metrics files keep full precision), no
+figure that `lib.figures` finds unreadable (its `Figure check:` lines), and no figure without its
+alternative text (`lib.figures.describe`, in the output's metadata).
 
 `setup()` is every notebook's first call: the common look (seaborn theme, three decimals in tables),
 library noise off, and the figure check on.
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lib.config import ROOT
+from lib.figures import ALT
 from lib.figures import MARKER as FIGURE_CHECK
 
 # Absolute paths under the usual roots of a machine (URLs such as https://x.org/2020/05/ do not match:
@@ -37,7 +39,7 @@ PATTERNS = {
     # A float with seven or more decimals, not part of a longer token (ids, hashes, version strings).
     "raw_float": re.compile(r"(?<![\w.])-?\d+\.\d{7,}(?:e[-+]?\d+)?(?![\w.])"),
 }
-RULES = ("stderr", *PATTERNS, "figure_check")
+RULES = ("stderr", *PATTERNS, "figure_check", "figure_without_alt")
 
 
 def shown_path(path: Path | str) -> str:
@@ -126,6 +128,10 @@ def scan_notebook(path: Path | str) -> list[Finding]:
     found = []
     for i, cell in enumerate(nb.cells):
         for output in cell.get("outputs", []):
+            if "image/png" in (output.get("data") or {}) and not (output.get("metadata") or {}).get(
+                "image/png", {}
+            ).get(ALT):
+                found.append(Finding(path.name, i, "figure_without_alt", "a PNG output without alternative text"))
             for kind, text in _texts(output):
                 found.extend(Finding(path.name, i, rule, excerpt) for rule, excerpt in scan_text(kind, text))
     return found

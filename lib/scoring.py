@@ -64,6 +64,7 @@ class Evidence:
     strings: tuple[str, ...]  # "question answer" strings, then any string evidence
     has_questions: bool = True
     claim_types: tuple[str, ...] = ()
+    pairs: tuple[tuple[str, str], ...] = ()  # (question, answer as compared) per answer: the 2025 CSV's blocks
 
 
 def qa_string(question: str, answer: str, answer_type: str | None = None, explanation: str | None = None) -> str:
@@ -77,11 +78,40 @@ def qa_string(question: str, answer: str, answer_type: str | None = None, explan
 def reference_evidence(claim: averitec.Claim) -> Evidence:
     """The gold side from a loaded AVeriTeC claim."""
     strings: list[str] = []
+    pairs: list[tuple[str, str]] = []
     for q in claim.questions:
-        strings.extend(qa_string(q.text, a.text, a.answer_type, a.boolean_explanation) for a in q.answers)
+        for a in q.answers:
+            strings.append(qa_string(q.text, a.text, a.answer_type, a.boolean_explanation))
+            pairs.append((q.text, strings[-1][len(q.text) + 1 :]))
         if not q.answers:
             strings.append(q.text + NO_ANSWER)
-    return Evidence(claim.label, tuple(q.text for q in claim.questions), tuple(strings), True, claim.claim_types)
+    questions = tuple(q.text for q in claim.questions)
+    return Evidence(claim.label, questions, tuple(strings), True, claim.claim_types, tuple(pairs))
+
+
+def submission_evidence(row: averitec.LeaderboardRow) -> Evidence:
+    """A 2025 submission's row: its questions (the first 10 count) and "question answer" strings."""
+    return Evidence(
+        row.label,
+        tuple(q for q, _ in row.qa_pairs),
+        tuple(qa_string(q, a) for q, a in row.qa_pairs),
+        True,
+        (),
+        row.qa_pairs,
+    )
+
+
+def solution_evidence(row: averitec.LeaderboardRow) -> Evidence:
+    """The gold side of the 2025 edition from a solution row: the same strings, but each distinct
+    question once (a question with two answers is two blocks of `evi`, and FEVER-8's Q-only de-duplicates)."""
+    return Evidence(
+        row.label,
+        tuple(dict.fromkeys(q for q, _ in row.qa_pairs)),
+        tuple(qa_string(q, a) for q, a in row.qa_pairs),
+        True,
+        (),
+        row.qa_pairs,
+    )
 
 
 # --------------------------------------------------------------------------- reading predictions
@@ -196,7 +226,7 @@ def _official(path: Path, record: int, raw: Any) -> Prediction:
         raise DataError(
             path, record, "questions", "missing: the official format needs `questions` (or `string_evidence`)"
         )
-    questions, strings = [], []
+    questions, strings, pairs = [], [], []
     q_list = raw.get("questions", [])
     if not isinstance(q_list, list):
         raise DataError(path, record, "questions", f"expected a list (or no `questions` key), got {q_list!r:.40}")
@@ -220,6 +250,7 @@ def _official(path: Path, record: int, raw: Any) -> Prediction:
                 if a.get(opt) is not None:
                     _string(path, record, a[opt], f"{at}.{opt}", empty_ok=True)
             strings.append(qa_string(question, answer, a.get("answer_type"), a.get("boolean_explanation")))
+            pairs.append((question, strings[-1][len(question) + 1 :]))
         if not answers:
             strings.append(question + NO_ANSWER)
     string_evidence = raw.get("string_evidence", [])
@@ -231,7 +262,7 @@ def _official(path: Path, record: int, raw: Any) -> Prediction:
         record,
         _claim_id(path, record, raw),
         claim,
-        Evidence(label, tuple(questions), tuple(strings), "questions" in raw),
+        Evidence(label, tuple(questions), tuple(strings), "questions" in raw, (), tuple(pairs)),
     )
 
 
@@ -245,7 +276,7 @@ def _shared_2024(path: Path, record: int, raw: Any) -> Prediction:
     items = raw.get("evidence")
     if not isinstance(items, list):
         raise DataError(path, record, "evidence", f"expected a list of {{question, answer, url}}, got {items!r:.40}")
-    questions, strings = [], []
+    questions, strings, pairs = [], [], []
     for i, item in enumerate(items):
         where = f"evidence[{i}]"
         if not isinstance(item, dict):
@@ -255,8 +286,11 @@ def _shared_2024(path: Path, record: int, raw: Any) -> Prediction:
         answer = _string(path, record, item.get("answer"), f"{where}.answer", empty_ok=True)
         questions.append(question)
         strings.append(qa_string(question, answer))
+        pairs.append((question, answer))
     claim = _string(path, record, raw["claim"], "claim") if "claim" in raw else None
-    return Prediction(record, claim_id, claim, Evidence(label, tuple(questions), tuple(strings), True))
+    return Prediction(
+        record, claim_id, claim, Evidence(label, tuple(questions), tuple(strings), True, (), tuple(pairs))
+    )
 
 
 def _same_claim(a: str, b: str) -> bool:
@@ -325,7 +359,7 @@ def read_predictions(path: Path | str, references: Sequence[averitec.Claim], len
                 record,
                 r.claim_id,
                 r.claim,
-                Evidence(r.label, tuple(q for q, _ in r.qa_pairs), tuple(qa_string(q, a) for q, a in r.qa_pairs), True),
+                submission_evidence(r),
             )
             for record, r in rows
         ]
@@ -452,6 +486,113 @@ def read_predictions(path: Path | str, references: Sequence[averitec.Claim], len
 def load_predictions(path: Path | str, references: Sequence[averitec.Claim], lenient: bool = False) -> list[Evidence]:
     """Predictions aligned with `references` (`read_predictions` without the report)."""
     return read_predictions(path, references, lenient).evidence
+
+
+# --------------------------------------------------------------------------- the 2025 edition (FEVER-8)
+
+EDITION_2024 = "2024 (AVeriTeC shared task)"
+EDITION_2025 = "2025 (FEVER-8)"
+LEVELS_2025 = (0.25,)  # FEVER-8 reports its "old AVeriTeC score" (Hungarian METEOR) at 0.25 only
+SOLUTION_SPLIT = "gold"  # the solution rows FEVER-8's leaderboard scores (its public split)
+# Where the 2025 METEOR path differs from the 2024 one (each has a test in tests/test_scoring.py):
+DIFFERENCES_2025 = (
+    "format: CSV rows id, claim, evi, label(, split), each question-answer pair a block "
+    "'question\\t\\t\\nanswer\\t\\t\\n\\n' of evi, instead of JSON questions with answer lists",
+    "Q-only gold questions: each distinct question once (a question with two answers is two blocks)",
+    "a gold question without answers has no block, so it is not scored at all; 2024 scores it as "
+    "'question No answer could be found.' in Q+A and keeps its question in Q-only",
+    "only the solution rows whose split is 'gold' are scored",
+    "the AVeriTeC score (Q+A > l and the right label) is reported at l = 0.25 only",
+    "alignment: the organisers sort both files by id and pair rows by position, so a missing row shifts "
+    "every later claim; here rows are paired by id and a missing, extra or duplicate id is an error",
+)
+
+
+def edition(path: Path | str) -> str:
+    """The edition a reference file belongs to, from its format: a CSV solution is 2025, JSON is 2024."""
+    kind, _ = _parse_records(Path(path))
+    return EDITION_2025 if kind == CSV_2025 else EDITION_2024
+
+
+def read_solution(path: Path | str) -> tuple[list[averitec.LeaderboardRow], int]:
+    """The scored rows of a 2025 solution CSV (split `gold`, or every row when the file has no split
+    column), and how many rows were left out."""
+    rows = averitec.load_leaderboard(path)
+    if not rows:
+        raise DataError(path, "-", None, "no rows in the solution")
+    scored = [r for r in rows if r.split in (SOLUTION_SPLIT, "")]
+    if not scored:
+        raise DataError(path, "-", "split", f"no row has split {SOLUTION_SPLIT!r}: nothing to score")
+    return scored, len(rows) - len(scored)
+
+
+def read_submission(
+    path: Path | str, solution: Sequence[averitec.LeaderboardRow], lenient: bool = False
+) -> Predictions:
+    """A 2025 submission CSV aligned with the solution's rows by id. Rows for ids outside the scored
+    rows are ignored when the full solution has them (the leaderboard's private split) and otherwise an
+    error, like a missing id or a claim text that differs; `lenient` skips and lists instead."""
+    path = Path(path)
+    kind, _ = _parse_records(path)
+    if kind != CSV_2025:
+        raise DataError(
+            path, "-", None, "the references are a 2025 solution CSV, so the predictions must be a 2025 "
+            "submission CSV (convert a JSON run with `python -m lib.scoring --predictions RUN --to-csv OUT`)"
+        )  # fmt: skip
+    log = LoadLog()
+    rows = averitec.load_leaderboard(path, strict=not lenient, log=log)
+    skipped = [str(err) for err in log.skipped]
+    wanted = {r.claim_id: r for r in solution}
+    by_id: dict[int, averitec.LeaderboardRow] = {}
+    for r in rows:
+        ref = wanted.get(r.claim_id)
+        if ref is None:
+            continue  # not scored; load_leaderboard already refused duplicate ids
+        if not _same_claim(r.claim, ref.claim):
+            err = DataError(
+                path,
+                f"with id {r.claim_id}",
+                "claim",
+                f"differs from the solution's claim: {r.claim[:60]!r} vs {ref.claim[:60]!r}",
+            )
+            if not lenient:
+                raise err
+            skipped.append(str(err))
+            continue
+        by_id[r.claim_id] = r
+    missing = [i for i in wanted if i not in by_id]
+    if missing:
+        err = DataError(path, None, "id", f"no row for {len(missing)} solution ids (first: {missing[:5]})")
+        if not lenient:
+            raise err
+        skipped.append(f"{err}: they score 0 with no verdict")
+    empty = Evidence(None, (), (), True)
+    evidence = [submission_evidence(by_id[i]) if i in by_id else empty for i in wanted]
+    return Predictions(evidence, CSV_2025, "id", len(rows) + len(log.skipped), skipped)
+
+
+def leaderboard_evi(pairs: Iterable[tuple[str, str]]) -> str:
+    """The 2025 `evi` string of question-answer pairs: `question\\t\\t\\nanswer\\t\\t\\n\\n` each."""
+    return "".join(f"{q}\t\t\n{a}\t\t\n\n" for q, a in pairs)
+
+
+def write_leaderboard(
+    path: Path | str, claims: Sequence[averitec.Claim], evidence: Sequence[Evidence], split: str
+) -> Path:
+    """Write predictions (or, with `split` "gold", references) as a 2025 CSV: one row per claim, id =
+    claim id. Every answer is one block (a Boolean answer's explanation appended as in `qa_string`); a
+    question without answers has none; string evidence (no questions) becomes blocks with empty answers."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow([*averitec.LEADERBOARD_COLUMNS, "split"])
+        for c, e in zip(claims, evidence, strict=True):
+            pairs = e.pairs if e.has_questions else tuple((s, "") for s in e.strings)
+            w.writerow([c.claim_id, c.text, leaderboard_evi(pairs), e.label or "", split])
+    tmp.replace(path)  # a killed write leaves the old file, never half a CSV
+    return path
 
 
 # --------------------------------------------------------------------------- METEOR and the assignment
@@ -635,6 +776,24 @@ def score_file(
     return summarise(table), table
 
 
+def score_file_2025(
+    predictions: Path | str, references: Path | str, jobs: int = 1, lenient: bool = False, log: Any = None
+) -> tuple[dict[str, Any], pd.DataFrame]:
+    """Score a 2025 submission CSV against a 2025 solution CSV with FEVER-8's METEOR path (see
+    `DIFFERENCES_2025`): (summary at `LEVELS_2025`, per-claim table)."""
+    solution, left_out = read_solution(references)
+    preds = read_submission(predictions, solution, lenient)
+    if log is not None:
+        print(
+            f"{predictions}: {preds.describe()}; {len(solution)} solution rows scored, {left_out} left out (split)",
+            file=log,
+        )
+        for line in preds.skipped:
+            print(f"skipped: {line}", file=log)
+    table = per_claim(preds.evidence, [solution_evidence(r) for r in solution], [r.claim_id for r in solution], jobs)
+    return summarise(table, LEVELS_2025), table
+
+
 def main(argv: list[str] | None = None) -> None:
     """`python -m lib.scoring --predictions P --references R`: one JSON object on stdout."""
     ap = argparse.ArgumentParser(prog="python -m lib.scoring", description=main.__doc__)
@@ -648,15 +807,31 @@ def main(argv: list[str] | None = None) -> None:
         help="score what can be scored: bad records are skipped (and listed on stderr), "
         "claims without a usable prediction score 0",
     )
+    ap.add_argument(
+        "--to-csv",
+        metavar="OUT",
+        help="instead of scoring, write the predictions (aligned with --references, a JSON reference file) as a "
+        "2025 submission CSV; with --split gold, as a solution",
+    )
+    ap.add_argument("--split", default="pred", help="the split column written by --to-csv (default pred)")
     args = ap.parse_args(argv)
     if args.jobs < 1:
         ap.error("--jobs must be >= 1")
     try:
-        summary, _ = score_file(args.predictions, args.references, args.jobs, args.lenient, log=sys.stderr)
+        if args.to_csv:
+            claims = averitec.load_averitec("dev", args.references)
+            preds = read_predictions(args.predictions, claims, args.lenient)
+            out = write_leaderboard(args.to_csv, claims, preds.evidence, args.split)
+            print(f"{args.predictions}: {preds.describe()} -> {out} ({len(claims)} rows)", file=sys.stderr)
+            return
+        which = edition(args.references)
+        score = score_file_2025 if which == EDITION_2025 else score_file
+        summary, _ = score(args.predictions, args.references, args.jobs, args.lenient, log=sys.stderr)
     except DataError as err:
         sys.exit(f"error: {err}")
     keys = ["q_only", "qa", "accuracy", "macro_f1", "f1", "averitec"]
-    print(json.dumps(summary if args.all else {k: summary[k] for k in keys}, indent=2))
+    out = {"edition": which, **(summary if args.all else {k: summary[k] for k in keys})}
+    print(json.dumps(out, indent=2))
 
 
 if __name__ == "__main__":

@@ -221,3 +221,145 @@ def tiny_utility(tiny_study, tiny_nli, tmp_path_factory):
         "device": "cpu",
     }
     return out, U.stage(params, data, tiny_study / "store", planners_dir, out)
+
+
+@pytest.fixture(scope="session")
+def tiny_generative(tiny_study, tiny_qgen, tiny_bert, tmp_path_factory):
+    """Stages `embed_queries` (the plans' queries, tiny BERT as encoder), `generative_plans` (llm.mode off:
+    QGEN, PURSUIT Seq+Seq, MMR-POOL) and `generative_runs` (BM25 only: the dense runs read document
+    embeddings from outputs/) on the fixture study: (params, query embeddings folder, generative folder)."""
+    from lib import generative as G
+    from lib import retrieval as R
+    from lib import runs as RU
+    from lib.data import averitec
+
+    root = tmp_path_factory.mktemp("tiny_generative")
+    params = {
+        "llm": {"mode": "off", "model": "none"},
+        # the tiny BERT as query encoder (MMR-POOL): 64 positions, so at most 48 tokens
+        "retrieval": {"model": tiny_bert, "max_seq_length": 48, "bm25": {}, "workers": 1, "depth": 10},
+        "generative": {
+            "prompted": ["claimdecomp", "pgmfc", "all_at_once", "agq"],
+            "mmr": {"alpha": 0.8, "lam": 0.4, "gamma": 0.2, "lambda_weights": "diversity"},
+            "mmr_pool": ["bloom_qg", "heuristic"],
+            "qgen": TINY_DECODING,
+            "pursuit": {
+                "variants": ["seq_seq", "seq_llm", "llm_llm"],
+                "max_questions": 3,
+                "alternatives": 2,
+                "retriever": "bm25",
+                "scope": "claim",
+            },
+        },
+        "generative_runs": {
+            "baselines": ["claim_only", "oracle", "bloom_qg"],
+            "retrievers": ["bm25"],
+            "scopes": ["claim", "global"],
+            "temporal": [False],
+            "answers": {"retriever": "bm25", "scope": "claim"},
+        },
+        "averitec": {"verdict_source": "majority", "max_pairs": 10, "jobs": 1},
+    }
+    r = params["retrieval"]
+    names = sorted(p.stem for p in (tiny_study / "plans").glob("*.jsonl"))
+    grid = RU.RunGrid.from_params({**r, "plans": names, "retrievers": ["dense"]})
+    claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    texts = RU.queries_needed(grid, RU.load_plans(names, tiny_study / "plans"), claims)
+    encoder = MD.load_encoder(r["model"], None, r["max_seq_length"])
+    emb_dir = root / "embeddings"
+    R.save_embeddings(emb_dir / MD.model_slug(r["model"]), texts, MD.encode(encoder, texts, progress=False), r["model"])
+    gen = root / "generative"
+    G.build(
+        params,
+        FIXTURE_DATA,
+        tiny_study / "store",
+        tiny_study / "plans",
+        tiny_qgen[0],
+        gen,
+        emb_dir=emb_dir,
+        cache_path=root / "llm" / "cache.jsonl",
+        progress=False,
+    )
+    G.runs_and_scores(params, FIXTURE_DATA, tiny_study / "store", tiny_study / "plans", gen, progress=False)
+    return params, emb_dir, gen
+
+
+@pytest.fixture(scope="session")
+def tiny_quantemp(tiny_bert, tmp_path_factory):
+    """Stage `nli_quantemp` on a small QuanTemp-like data folder (30 validation claims with BM25 snippets, a
+    labelled taxonomy sample, the gold-labelled subset and two published systems), tiny BERT classifiers and
+    taxonomy encoder: its output folder."""
+    import json
+
+    import pandas as pd
+
+    from lib import nli_quantemp as NQ
+
+    root = tmp_path_factory.mktemp("tiny_quantemp")
+    q = root / "data" / "quantemp"
+    q.mkdir(parents=True)
+    labels = ["True", "False", "Half True/False"]
+    claims = [f"In {2000 + i} the rate rose {i} percent." for i in range(30)]
+    (q / "val_claims_bm25_evidence.json").write_text(
+        json.dumps(
+            [
+                {
+                    "claim": text,
+                    "label": labels[i % 3],
+                    "evidences": [
+                        {"questions": text, "top_k_doc": [f"snippet {i} a", f"snippet {i} b"] if i % 4 else []}
+                    ],
+                }
+                for i, text in enumerate(claims)
+            ]
+        )
+    )
+    taxonomy = [[f"In {2000 + i} the rate was {i}", "temporal"] for i in range(4)]
+    taxonomy += [[f"{i} percent of people agree", "statistical"] for i in range(4)]
+    taxonomy += [[f"Prices are {i} times higher than in 1990", "comparison"] for i in range(4)]
+    pd.DataFrame(taxonomy, columns=["claim", "taxonomy_labels"]).to_csv(
+        q / "taxonomy_labelled_claims.csv", index=False, sep="@"
+    )
+    gold = claims[:6]
+    pd.DataFrame(
+        {
+            "features": [f"[Claim]:{text}[Evidences]:an article" for text in gold],
+            "true_label": [labels[i % 3] for i in range(6)],
+            "pred_label": [labels[(i + 1) % 3] for i in range(6)],
+        }
+    ).to_csv(q / "test_subset_gold_with_article.csv")
+    published = {"claim_only": "claim_only.csv", "unified_claimdecomp": "unified.csv"}
+    for shift, file in enumerate(published.values()):
+        pd.DataFrame({"claim": gold, "verdict": [labels[(i + shift) % 3] for i in range(6)]}).to_csv(
+            q / file, index=False
+        )
+    params = {
+        "classifier": tiny_classifier(tiny_bert),
+        "seeds": [0],
+        "k": 3,
+        "test_fraction": 0.2,
+        "split_seed": 0,
+        "taxonomy": {"model": tiny_bert, "folds": 2, "seed": 0},
+        "published": published,
+    }
+    out = root / "quantemp"
+    NQ.quantemp_stage(params, root / "data", out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def tiny_veracity(tiny_study, tiny_nli, tiny_generative, tmp_path_factory):
+    """Stage `nli_planners` as the study runs it, on both runs files (the retrieval study's and the generative
+    planners'), with the classifiers of `tiny_nli`: its output folder."""
+    from lib import veracity as V
+
+    data, averitec_dir, _ = tiny_nli
+    out = tmp_path_factory.mktemp("tiny_veracity") / "planners"
+    params = {
+        "planners": ["claim_only", "oracle", "bloom_qg", "heuristic", "qgen", "pursuit_seq_seq", "mmr_pool"],
+        "ablation_planners": ["claim_only", "oracle", "qgen"],
+        "runs": [str(tiny_study / "runs" / "runs.parquet"), str(tiny_generative[2] / "runs.parquet")],
+        "retrieval": {"retriever": "bm25", "scope": "claim", "temporal": False, "fusion": "combmax_norm"},
+    }
+    V.planners_stage(params, data, tiny_study / "store", averitec_dir, out)
+    return out

@@ -249,7 +249,11 @@ def test_notebook_run_with_a_bad_section_exits_1(tmp_path):
     import sys
 
     bad = tmp_path / "params.yaml"
-    bad.write_text(C.PARAMS_FILE.read_text().replace("main_level: 0.25\n\nqgen", "main_level: 0.25\n  mian: 1\n\nqgen"))
+    bad.write_text(
+        C.PARAMS_FILE.read_text().replace(
+            "main_level: 0.25\n\naveritec_2025", "main_level: 0.25\n  mian: 1\n\naveritec_2025"
+        )
+    )
     proc = subprocess.run(
         [
             sys.executable,

@@ -28,3 +28,20 @@ def test_palette_gives_each_name_the_same_colour_whatever_a_figure_shows():
     pal = palette(codes)
     assert pal["b"] == sns.color_palette("tab10", 3)[1]
     assert palette(codes)["c"] == pal["c"] and len(set(pal.values())) == 3
+
+
+def test_a_concept_keeps_its_colour_in_every_figure_and_others_get_distinct_ones():
+    import seaborn as sns
+
+    from lib import fusion as F
+    from lib import retrieval as R
+
+    assert DS.RETRIEVERS == R.RETRIEVERS and set(DS.FUSION_NAMES) == set(F.FUSIONS)
+    alone = DS.colours(["CLAIM-ONLY"])
+    crowded = DS.colours(["PURSUIT Seq+Seq", "hero_qa", "CLAIM-ONLY", "COMBMAX-NORM", "bm25"])
+    assert alone["CLAIM-ONLY"] == crowded["CLAIM-ONLY"] == sns.color_palette("tab20", len(DS.PLANNER_NAMES))[0]
+    assert crowded["COMBMAX-NORM"] == sns.color_palette("Set2", len(DS.FUSION_NAMES))[4]
+    assert crowded["hero_qa"] == sns.color_palette(DS.OTHERS_PALETTE, 1)[0]  # the first name outside the vocabularies
+    assert len(set(crowded.values())) == 5 and list(crowded) == list(dict.fromkeys(crowded))
+    refs = DS.colours(DS.SETTING_NAMES.values())
+    assert len(set(refs.values())) == len(DS.SETTING_NAMES) and all(max(c) < 0.95 for c in refs.values())  # no white

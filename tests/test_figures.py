@@ -118,3 +118,25 @@ def test_label_points_keeps_labels_inside_the_axes():
     box, frame = ann.get_window_extent(renderer), ax.get_window_extent(renderer)
     assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and box.y1 <= frame.y1
     assert ann.xy == (1.0, 1.0) and ann.xyann[0] < 0  # to the left of its point
+
+
+def test_describe_names_the_title_then_each_panel_and_its_axes():
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2)
+    fig.suptitle("Figure 3. Two panels")
+    axes[0].plot([0, 1], [1, 2])
+    axes[0].set(title="left", xlabel="k", ylabel="NDCG@k")
+    axes[1].plot([0, 1], [1, 2])
+    axes[1].set(xlabel="k")
+    assert FG.describe(fig) == "Figure: Figure 3. Two panels. Panel 'left': x = k, y = NDCG@k. x = k."
+    assert FG.describe(fig, max_chars=20) == "Figure: Figure 3. T…"
+    plt.close(fig)
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 2])
+    ax.set(title="Only an axes title", xlabel="x")
+    assert FG.describe(fig) == "Figure: Only an axes title. x = x."
+    plt.close(fig)
+    fig, ax = plt.subplots()
+    assert FG.describe(fig) == "Figure without a title."
+    plt.close(fig)

@@ -1,10 +1,11 @@
 """Leakage and coverage on the tiny fixture store, computed by hand (see test_store.py's docstring)."""
 
 import pytest
-from conftest import FIXTURE_DATA
+from conftest import FIXTURE_DATA, fixture_settings
 
 from lib import leakage as LK
 from lib.data import averitec
+from lib.store import build_store
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +104,28 @@ def test_document_source_and_retrieved_by_systems(tiny_store):
     retrieved = dict(zip(text, LK.retrieved_by_systems(tiny_store)))
     assert retrieved["The moon is made of rock and dust."] and not retrieved["NASA never said the moon is cheese."]
     assert int(LK.retrieved_by_systems(tiny_store).sum()) == 8
+
+
+def test_identical_systems_are_merged_into_one_and_distinct_ones_kept(tiny_store, claims):
+    assert LK.identical_systems(tiny_store) == [] and LK.merge_identical_systems(tiny_store) is tiny_store
+    twice = build_store(
+        fixture_settings(systems={"sys_a": "sys_a.jsonl", "sys_b": "sys_b.json", "sys_a_again": "sys_a.jsonl"}),
+        FIXTURE_DATA,
+    )
+    assert LK.identical_systems(twice) == [["sys_a", "sys_a_again"]]
+    merged = LK.merge_identical_systems(twice)
+    assert LK.system_names(merged) == ["sys_a = sys_a_again", "sys_b"]
+    assert merged.report["settings"]["systems"]["sys_a = sys_a_again"] == "sys_a.jsonl = sys_a.jsonl"
+    assert twice.report["settings"]["systems"] == {
+        "sys_a": "sys_a.jsonl",
+        "sys_b": "sys_b.json",
+        "sys_a_again": "sys_a.jsonl",
+    }
+    a = twice.hits[twice.hits["origin"] == "sys_a"]
+    m = merged.hits[merged.hits["origin"] == "sys_a = sys_a_again"]
+    assert set(zip(a["claim_id"], a["doc_id"])) == set(zip(m["claim_id"], m["doc_id"])) and len(m) == len(a)
+    assert not (merged.docs["origin"].map(lambda o: "sys_a" in o or "sys_a_again" in o)).any()
+    # the per-system tables: one row for the merged run, the same numbers as either name had
+    assert LK.gold_coverage(merged, claims).loc["sys_a = sys_a_again", "gold_coverage"] == pytest.approx(
+        LK.gold_coverage(twice, claims).loc["sys_a", "gold_coverage"]
+    )

@@ -32,7 +32,8 @@ def test_notebook_01_runs_on_a_tiny_store(tiny_store, tmp_path):
     assert metrics["documents"] == 12 and metrics["gold_coverage_all_systems"] == 1.0
     assert metrics["quantemp_val_claims"] == 3 and metrics["quantemp_val_without_snippets"] == 1
     html = render_html(executed, tmp_path / "reports").read_text()
-    assert [str(f) for f in RP.scan_notebook(executed)] == []  # clean outputs, readable figures
+    assert [str(f) for f in RP.scan_notebook(executed)] == []  # clean outputs, readable figures with alt text
+    assert "No description has been provided" not in html and 'alt="Figure: ' in html
     assert_exercises(executed, tmp_path / "reports")
     assert "The store holds <strong>12 documents</strong>" in html
     assert html.index("Classroom profile") < html.index("The store holds")  # the banner comes first
@@ -65,7 +66,9 @@ def run_on_fixture(name, params, tmp_path):
     executed = run_notebook(name, params, out_dir=tmp_path / "executed", timeout_s=300)
     html = render_html(executed, tmp_path / "reports").read_text()
     assert "Traceback" not in html and "Error" not in html.split("Conclusion")[-1].split(">Exercises<")[0]
-    assert [str(f) for f in RP.scan_notebook(executed)] == []  # clean outputs, readable figures
+    assert [str(f) for f in RP.scan_notebook(executed)] == []  # clean outputs, readable figures with alt text
+    assert "No description has been provided" not in html
+    assert html.count("<img") == html.count('alt="Figure') + html.count('alt="Figure without')  # every figure described
     assert_exercises(executed, tmp_path / "reports")
     return html
 
@@ -203,15 +206,123 @@ def test_notebook_05_runs_on_fixture_scores(tmp_path):
         ignore_index=True,
     )
     table.to_parquet(tmp_path / "scores.parquet", index=False)
+    y25 = _averitec_2025(tmp_path)
     metrics_path = tmp_path / "averitec.json"
     html = run_on_fixture(
         "05_averitec_score",
-        {"scores_path": str(tmp_path / "scores.parquet"), "metrics_path": str(metrics_path)},
+        {
+            "scores_path": str(tmp_path / "scores.parquet"),
+            "averitec_2025_dir": str(y25),
+            "metrics_path": str(metrics_path),
+        },
         tmp_path,
     )
     metrics = json.loads(metrics_path.read_text())
     assert set(metrics["runs"]) == set(runs) and metrics["runs"]["reference_gold"]["accuracy"] == 1.0
     assert "Best published system at level 0.25: sys_x" in html
+    assert set(metrics["fever8_meteor"]) == {"oracle", "sys_x", "reference_gold"}
+    gold = metrics["fever8_meteor"]["reference_gold"]  # METEOR of a string with itself is just under 1
+    assert gold["averitec"] == 1.0 and 0.99 < gold["q_only"] < 1 and 0.99 < gold["qa"] < 1
+    assert set(metrics["ev2r"]) == {"oracle", "sys_x", "reference_gold"}
+    assert "Rank agreement of the old and the new score over 3 runs: Kendall" in html
+    assert "Ev2R judge stub-judge (temperature 0, max 3000 tokens, prompt sha256" in html
+
+
+def _averitec_2025(tmp_path):
+    """Stage averitec_2025 on three fixture runs, judged by the stub server (live)."""
+    from test_ev2r import judge_answer, llm_params
+    from test_ev2r import params as ev2r_params
+
+    from lib import ev2r as EV
+    from tests.llm_stub import StubLLM
+
+    dev = json.loads((FIXTURE_DATA / "averitec" / "dev.json").read_text())
+    preds = tmp_path / "averitec" / "predictions"
+    preds.mkdir(parents=True)
+    one = [{**c, "label": "Refuted", "questions": c["questions"][:1]} for c in dev]
+    cheese = [{"label": "Supported", "questions": [{"question": "What?", "answers": [{"answer": "Cheese."}]}]}] * len(
+        dev
+    )
+    for name, records in {"reference_gold": dev, "oracle": one, "sys_x": cheese}.items():
+        (preds / f"{name}.json").write_text(json.dumps(records))
+    out = tmp_path / "averitec_2025"
+    with StubLLM(judge_answer) as stub:
+        EV.stage(
+            ev2r_params(tmp_path),
+            llm_params("live", stub.base_url),
+            {"systems": {}},
+            FIXTURE_DATA,
+            tmp_path / "averitec",
+            out,
+        )
+    return out
+
+
+def test_notebook_06_runs_on_the_fixture_study(tiny_study, tiny_qgen, tiny_generative, tmp_path):
+    params, emb_dir, gen = tiny_generative
+    metrics_path = tmp_path / "generative.json"
+    html = run_on_fixture(
+        "06_generative_planners",
+        {
+            "gen_dir": str(gen),
+            "plans_dir": str(tiny_study / "plans"),
+            "store_dir": str(tiny_study / "store"),
+            "data_dir": str(FIXTURE_DATA),
+            "model_dir": str(tiny_qgen[0]),
+            "embeddings_dir": str(emb_dir),
+            "metrics_path": str(metrics_path),
+            "n_resamples": 200,
+            "mmr_gammas": [0.0, 0.2, 0.4],
+            "examples": 1,
+            "generative": params["generative"],
+            "retrieval": params["retrieval"],
+        },
+        tmp_path,
+    )
+    metrics = json.loads(metrics_path.read_text())
+    plans = {"claim_only", "oracle", "bloom_qg", "mmr_pool", "pursuit_seq_seq", "qgen"}
+    assert metrics["llm_mode"] == "off" and set(metrics["retrieval"]) == set(metrics["evidence"]) == plans
+    assert set(metrics["retrieval"]["qgen"]) == {"bm25/claim", "bm25/global"}
+    assert set(metrics["skipped"]) == {
+        "claimdecomp",
+        "pgmfc",
+        "all_at_once",
+        "agq",
+        "pursuit_seq_llm",
+        "pursuit_llm_llm",
+    }
+    assert "No LLM was configured" in html and "Not run here (llm.mode <code>off</code>)" in html
+    assert "the best generative planner by NDCG@10 is" in html
+
+
+def test_notebook_07_runs_on_the_fixture_study(
+    tiny_study, tiny_nli, tiny_generative, tiny_veracity, tiny_quantemp, tmp_path
+):
+    data, averitec_dir, _ = tiny_nli
+    gen = tiny_generative[2]
+    metrics_path = tmp_path / "nli.json"
+    html = run_on_fixture(
+        "07_nli_veracity",
+        {
+            "averitec_dir": str(averitec_dir),
+            "planners_dir": str(tiny_veracity),
+            "quantemp_dir": str(tiny_quantemp),
+            "runs_dir": str(tiny_study / "runs"),
+            "gen_dir": str(gen),
+            "store_dir": str(tiny_study / "store"),
+            "data_dir": str(data),
+            "averitec_scores": [str(gen / "scores.parquet")],
+            "metrics_path": str(metrics_path),
+            "n_resamples": 200,
+        },
+        tmp_path,
+    )
+    metrics = json.loads(metrics_path.read_text())
+    settings = set(metrics["averitec"]["settings"])
+    assert {"naive", "claim_only_no_evidence", "gold", "planner:claim_only", "planner:qgen"} <= settings
+    assert set(metrics["quantemp"]["settings"]) == {"naive", "claim_only_no_evidence", "bm25_snippets"}
+    assert set(metrics["quantemp"]["published"]) == {"gpt4o_gold_article", "claim_only", "unified_claimdecomp"}
+    assert "Retrieval vs verdicts: the planner with the largest ndcg@10 gain" in html
 
 
 def _doc_embeddings(tiny_study, tmp_path):

@@ -36,6 +36,7 @@ def data(mime, text):
         (data("text/plain", "{'retrieval': 0.8712827341322681}"), "raw_float"),
         (data("text/html", "<td>0.8712827341322681</td>"), "raw_float"),
         (stream("Figure check: 'Figure 1': legend covers 2 data point(s)\n"), "figure_check"),
+        (data("image/png", "iVBORw0KGgo="), "figure_without_alt"),
     ],
 )
 def test_each_rule_is_found(tmp_path, output, rule):
@@ -51,6 +52,9 @@ def test_each_rule_is_found(tmp_path, output, rule):
         data("text/markdown", "Read from `outputs/metrics/nli.json`; see https://example.org/2020/05/01/story"),
         data("text/html", "<td>0.871</td><td>D1a2b3c4d5e6</td><td>v1.2.3456789</td>"),
         data("text/plain", "claim 4 was coded 'missed implicit aspect'; it wrote itself into history"),
+        nbformat.v4.new_output(
+            "display_data", data={"image/png": "iVBORw0KGgo="}, metadata={"image/png": {"alt": "Figure: x."}}
+        ),
     ],
 )
 def test_clean_output_passes(tmp_path, output):
@@ -107,3 +111,15 @@ def test_setup_in_a_kernel_flags_an_unreadable_figure_and_silences_model_loading
     found = RP.scan_notebook(out)
     assert [(f.cell, f.rule) for f in found] == [(3, "figure_check")], [str(f) for f in found]
     assert "'Figure 2. Crowded': text 'one' overlaps text 'two'" in found[0].excerpt
+    # every figure carries its alternative text, and the report puts it on the image
+    from lib.notebooks import render_html
+
+    alts = [
+        o.metadata["image/png"]["alt"]
+        for c in nbformat.read(out, 4).cells
+        for o in c.outputs
+        if "image/png" in o.get("data", {})
+    ]
+    assert alts == ["Figure: Figure 1. Good.", "Figure: Figure 2. Crowded."]
+    html = render_html(out, tmp_path / "reports").read_text()
+    assert 'alt="Figure: Figure 1. Good."' in html and "No description has been provided" not in html

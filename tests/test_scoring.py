@@ -27,7 +27,8 @@ def test_gold_against_itself_gives_the_organisers_figures(dev, real_data, tmp_pa
     out = run_cli(capsys, tmp_path / "gold.json", real_data / "averitec" / "dev.json")
     assert round(out["q_only"], 5) == 0.99890 and round(out["qa"], 5) == 0.99900
     assert out["accuracy"] == 1.0 and out["averitec"]["0.25"] == 1.0
-    assert set(out) == {"q_only", "qa", "accuracy", "macro_f1", "f1", "averitec"}
+    assert set(out) == {"edition", "q_only", "qa", "accuracy", "macro_f1", "f1", "averitec"}
+    assert out["edition"] == SC.EDITION_2024
     assert list(out["averitec"]) == ["0.1", "0.2", "0.25", "0.3", "0.4", "0.5"]
 
 
@@ -495,3 +496,106 @@ def test_the_gold_2025_csv_scores_as_the_gold_json(real_data, capsys):
         capsys, real_data / "averitec" / "leaderboard" / "solution_dev.csv", real_data / "averitec" / "dev.json"
     )
     assert round(out["qa"], 5) == 0.99900 and out["accuracy"] == 1.0
+
+
+# ---------------------------------------------------------------- the 2025 edition (FEVER-8)
+
+# The organisers' FEVER-8 evaluation (evaluation/run_evaluation.py of the FEVER-8 shared-task repository,
+# AVeriTeCEvaluator and compute(): Q only, Q + A, "old AVeriTeC Score" at 0.25) run on
+# data/averitec/leaderboard/{submission_dev_baseline,solution_dev}.csv on 2026-11-23, outside this
+# repository: full precision of its means, before its rounding to 4 places.
+ORGANISERS_2025_DEV_BASELINE = {"q_only": 0.5429497485895731, "qa": 0.3636449493309365, "averitec@0.25": 0.556}
+
+
+def test_2025_dev_baseline_scores_as_the_organisers_script(real_data, capsys):
+    board = real_data / "averitec" / "leaderboard"
+    out = run_cli(capsys, board / "submission_dev_baseline.csv", board / "solution_dev.csv")
+    assert out["edition"] == SC.EDITION_2025 and list(out["averitec"]) == ["0.25"]
+    assert out["q_only"] == pytest.approx(ORGANISERS_2025_DEV_BASELINE["q_only"], abs=5e-4)
+    assert out["qa"] == pytest.approx(ORGANISERS_2025_DEV_BASELINE["qa"], abs=5e-4)
+    assert out["averitec"]["0.25"] == pytest.approx(ORGANISERS_2025_DEV_BASELINE["averitec@0.25"], abs=5e-4)
+
+
+def test_dev_gold_converts_to_the_organisers_solution_byte_for_byte(real_data, tmp_path):
+    SC.main(
+        [
+            "--predictions",
+            str(real_data / "averitec" / "dev.json"),
+            "--to-csv",
+            str(tmp_path / "s.csv"),
+            "--split",
+            "gold",
+        ]
+    )
+    assert (tmp_path / "s.csv").read_bytes() == (
+        real_data / "averitec" / "leaderboard" / "solution_dev.csv"
+    ).read_bytes()
+
+
+def leaderboard(path, rows, split=None):
+    """rows: (id, claim, [(q, a), ...], label)."""
+    header = ("id", "claim", "evi", "label", "split") if split else ("id", "claim", "evi", "label")
+    return write_csv(
+        path, [[i, c, SC.leaderboard_evi(p), lb, *([split] if split else [])] for i, c, p, lb in rows], header
+    )
+
+
+def score_2025(tmp_path, pred_rows, gold_rows, gold_split="gold"):
+    sol = leaderboard(tmp_path / "sol.csv", gold_rows, gold_split)
+    sub = leaderboard(tmp_path / "sub.csv", pred_rows)
+    return SC.score_file_2025(sub, sol)
+
+
+def test_2025_q_only_counts_a_gold_question_with_two_answers_once(tmp_path):
+    gold = [(0, "c", [("Who said it?", "Ann"), ("Who said it?", "Bob")], "Supported")]
+    summary, table = score_2025(tmp_path, [(0, "c", [("Who said it?", "Ann")], "Supported")], gold)
+    assert table.loc[0, "q_only"] == pytest.approx(SC.Meteor().score("Who said it?", "Who said it?"))  # 1 of 1
+    ref_2024 = SC.Evidence("Supported", ("Who said it?", "Who said it?"), (), True)  # 2024: both count
+    assert SC.claim_scores(SC.Evidence("Supported", ("Who said it?",), (), True), ref_2024, SC.Meteor())[
+        0
+    ] == pytest.approx(table.loc[0, "q_only"] / 2)
+
+
+def test_2025_drops_a_gold_question_without_answers_which_2024_scores_as_no_answer(fixture_claims, tmp_path):
+    claim = fixture_claims[0]
+    from dataclasses import replace
+
+    no_answer = replace(claim, questions=(averitec.Question("Was it said?", ()),))
+    ref = SC.reference_evidence(no_answer)
+    assert ref.strings == ("Was it said? No answer could be found.",) and ref.questions == ("Was it said?",)
+    SC.write_leaderboard(tmp_path / "s.csv", [no_answer], [ref], "gold")
+    assert averitec.load_leaderboard(tmp_path / "s.csv")[0].qa_pairs == ()  # no block: nothing to score
+
+
+def test_2025_scores_only_the_gold_split_and_reports_one_level(tmp_path):
+    sol = write_csv(
+        tmp_path / "sol.csv",
+        [
+            [0, "a", SC.leaderboard_evi([("q a?", "x")]), "Refuted", "gold"],
+            [1, "b", SC.leaderboard_evi([("q b?", "y")]), "Refuted", "private"],
+        ],
+        ("id", "claim", "evi", "label", "split"),
+    )
+    sub = leaderboard(tmp_path / "sub.csv", [(0, "a", [("q a?", "x")], "Refuted"), (1, "b", [], "Supported")])
+    summary, table = SC.score_file_2025(sub, sol)
+    assert table["claim_id"].tolist() == [0] and summary["accuracy"] == 1.0 and list(summary["averitec"]) == ["0.25"]
+
+
+def test_2025_pairs_rows_by_id_and_names_a_missing_or_foreign_row(tmp_path):
+    gold = [(i, f"claim {i}", [(f"question {i}?", f"answer {i}")], "Refuted") for i in range(3)]
+    in_order = score_2025(tmp_path, gold, gold)[1]
+    shuffled = score_2025(tmp_path, [gold[2], gold[0], gold[1]], gold)[1]
+    assert shuffled[["q_only", "qa"]].equals(in_order[["q_only", "qa"]]) and in_order["qa"].gt(0.9).all()
+    with pytest.raises(DataError, match=r"sub.csv.*field 'id': no row for 1 solution ids \(first: \[1\]\)"):
+        score_2025(tmp_path, [gold[0], gold[2]], gold)  # the organisers' script would pair claim 2 with gold 1
+    with pytest.raises(DataError, match=r"with id 1: field 'claim': differs from the solution's claim"):
+        score_2025(tmp_path, [gold[0], (1, "another claim", [], "Refuted"), gold[2]], gold)
+    sol = leaderboard(tmp_path / "sol.csv", gold, "gold")
+    (tmp_path / "run.json").write_text(json.dumps([{"label": "Refuted", "questions": []}]))
+    with pytest.raises(DataError, match=r"predictions must be a 2025 submission CSV"):
+        SC.score_file_2025(tmp_path / "run.json", sol)
+
+
+def test_every_2025_difference_is_written_down():
+    assert len(SC.DIFFERENCES_2025) == 6 and SC.LEVELS_2025 == (0.25,)
+    assert SC.edition(FIXTURE_DEV) == SC.EDITION_2024
