@@ -360,7 +360,10 @@ def stage(
         print(f"2025 METEOR {run:34s} Q+A {t['qa'].mean():.4f}  ({seconds[run]:.1f} s)")
     pd.concat(meteor, ignore_index=True).to_parquet(out_dir / "meteor.parquet", index=False)
 
-    llm = judge_llm(judge, llm_params, params["cache"])
+    cache = Path(params["cache"]) if Path(params["cache"]).is_absolute() else ROOT / params["cache"]
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.touch(exist_ok=True)  # the stage's persistent output exists even when no judge ran
+    llm = judge_llm(judge, llm_params, cache)
     report: dict[str, Any] = {
         "claims": len(claims),
         "runs": list(runs),

@@ -208,7 +208,15 @@ def test_the_stage_runs_live_then_replays_byte_for_byte_and_off_skips(tmp_path):
             averitec_dir,
             tmp_path / "x",
         )
-    off = EV.stage(params(tmp_path), llm_params("off"), systems, data, averitec_dir, tmp_path / "off")
+    off = EV.stage(
+        params(tmp_path, cache=str(tmp_path / "off" / "cache.jsonl")),
+        llm_params("off"),
+        systems,
+        data,
+        averitec_dir,
+        tmp_path / "off",
+    )
+    assert (tmp_path / "off" / "cache.jsonl").read_bytes() == b""  # the stage's persistent output, even when off
     assert off["ev2r"].startswith("skipped: llm.mode is off")
     assert pd.read_parquet(tmp_path / "off" / "ev2r.parquet").empty
     m = pd.read_parquet(tmp_path / "off" / "meteor.parquet")
