@@ -126,10 +126,8 @@ def render(template: str, claim: str, reference: str, prediction: str) -> str:
 
 def evidence_text(ev: SC.Evidence, mode: str) -> str:
     """One side as the judge reads it: the questions joined by spaces (q), or the 2025 `evi` string (qa)."""
-    pairs = ev.pairs if ev.has_questions else tuple((s, "") for s in ev.strings)
-    if mode == "q":
-        return " ".join(q for q, _ in pairs) if ev.has_questions or not pairs else " ".join(ev.strings)
-    return SC.leaderboard_evi(pairs)
+    pairs = SC.leaderboard_pairs(ev)
+    return " ".join(q for q, _ in pairs) if mode == "q" else SC.leaderboard_evi(pairs)
 
 
 # --------------------------------------------------------------------------- parsing the judge's answer
@@ -360,10 +358,9 @@ def stage(
         print(f"2025 METEOR {run:34s} Q+A {t['qa'].mean():.4f}  ({seconds[run]:.1f} s)")
     pd.concat(meteor, ignore_index=True).to_parquet(out_dir / "meteor.parquet", index=False)
 
-    cache = Path(params["cache"]) if Path(params["cache"]).is_absolute() else ROOT / params["cache"]
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.touch(exist_ok=True)  # the stage's persistent output exists even when no judge ran
-    llm = judge_llm(judge, llm_params, cache)
+    llm = judge_llm(judge, llm_params, params["cache"])
+    llm.cache.path.parent.mkdir(parents=True, exist_ok=True)
+    llm.cache.path.touch()  # the stage's persistent output exists even when no judge ran (as generative_plans)
     report: dict[str, Any] = {
         "claims": len(claims),
         "runs": list(runs),

@@ -24,10 +24,15 @@ def system_names(store: Store) -> list[str]:
     return list(store.report["settings"]["systems"])
 
 
+def _pair_sets(store: Store) -> dict[str, frozenset]:
+    """Per origin: the (claim, document) pairs it returned."""
+    return {o: frozenset(zip(g["claim_id"], g["doc_id"])) for o, g in store.hits.groupby("origin", observed=True)}
+
+
 def identical_systems(store: Store) -> list[list[str]]:
     """Groups of two or more pooled systems that returned exactly the same (claim, document) pairs
     (Jaccard overlap 1), in the order of the parameters: one run under several names."""
-    pairs = {o: frozenset(zip(g["claim_id"], g["doc_id"])) for o, g in store.hits.groupby("origin", observed=True)}
+    pairs = _pair_sets(store)
     groups: dict[frozenset, list[str]] = {}
     for name in system_names(store):
         if pairs.get(name):
@@ -41,7 +46,8 @@ def merge_identical_systems(store: Store) -> Store:
     import copy
     from dataclasses import replace
 
-    rename = {name: " = ".join(g) for g in identical_systems(store) for name in g}
+    groups = identical_systems(store)
+    rename = {name: " = ".join(g) for g in groups for name in g}
     if not rename:
         return store
     hits = store.hits.assign(origin=store.hits["origin"].map(lambda o: rename.get(o, o)))
@@ -49,10 +55,8 @@ def merge_identical_systems(store: Store) -> Store:
     docs = store.docs.assign(origin=[list(dict.fromkeys(rename.get(o, o) for o in os)) for os in store.docs["origin"]])
     report = copy.deepcopy(store.report)
     systems = report["settings"]["systems"]
-    report["settings"]["systems"] = {
-        rename.get(n, n): " = ".join(systems[m] for m in systems if rename.get(m) == rename[n]) if n in rename else f
-        for n, f in systems.items()
-    }
+    files = {" = ".join(g): " = ".join(systems[n] for n in g) for g in groups}
+    report["settings"]["systems"] = {rename.get(n, n): files.get(rename.get(n), f) for n, f in systems.items()}
     return replace(store, docs=docs, hits=hits, report=report)
 
 
@@ -123,7 +127,7 @@ def pool_sizes(store: Store) -> pd.DataFrame:
 def origin_overlap(store: Store, origins: list[str] | None = None) -> pd.DataFrame:
     """Jaccard overlap of the (claim, document) pairs each origin returned."""
     origins = origins or system_names(store)
-    sets = {o: set(zip(g["claim_id"], g["doc_id"])) for o, g in store.hits.groupby("origin") if o in origins}
+    sets = _pair_sets(store)
     m = np.zeros((len(origins), len(origins)))
     for i, a in enumerate(origins):
         for j, b in enumerate(origins):

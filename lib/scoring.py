@@ -67,12 +67,14 @@ class Evidence:
     pairs: tuple[tuple[str, str], ...] = ()  # (question, answer as compared) per answer: the 2025 CSV's blocks
 
 
+def compared_answer(answer: str, answer_type: str | None = None, explanation: str | None = None) -> str:
+    """An answer as it is compared (and written into a 2025 `evi` block): a Boolean answer + ". explanation"."""
+    return answer + ". " + (explanation or "") if answer_type == "Boolean" else answer
+
+
 def qa_string(question: str, answer: str, answer_type: str | None = None, explanation: str | None = None) -> str:
     """The comparison string of one answer: "question answer" (+ ". explanation" for a Boolean answer)."""
-    s = question + " " + answer
-    if answer_type == "Boolean":
-        s += ". " + (explanation or "")
-    return s
+    return question + " " + compared_answer(answer, answer_type, explanation)
 
 
 def reference_evidence(claim: averitec.Claim) -> Evidence:
@@ -81,8 +83,8 @@ def reference_evidence(claim: averitec.Claim) -> Evidence:
     pairs: list[tuple[str, str]] = []
     for q in claim.questions:
         for a in q.answers:
-            strings.append(qa_string(q.text, a.text, a.answer_type, a.boolean_explanation))
-            pairs.append((q.text, strings[-1][len(q.text) + 1 :]))
+            pairs.append((q.text, compared_answer(a.text, a.answer_type, a.boolean_explanation)))
+            strings.append(qa_string(*pairs[-1]))
         if not q.answers:
             strings.append(q.text + NO_ANSWER)
     questions = tuple(q.text for q in claim.questions)
@@ -91,27 +93,17 @@ def reference_evidence(claim: averitec.Claim) -> Evidence:
 
 def submission_evidence(row: averitec.LeaderboardRow) -> Evidence:
     """A 2025 submission's row: its questions (the first 10 count) and "question answer" strings."""
-    return Evidence(
-        row.label,
-        tuple(q for q, _ in row.qa_pairs),
-        tuple(qa_string(q, a) for q, a in row.qa_pairs),
-        True,
-        (),
-        row.qa_pairs,
-    )
+    questions = tuple(q for q, _ in row.qa_pairs)
+    return Evidence(row.label, questions, tuple(qa_string(q, a) for q, a in row.qa_pairs), True, (), row.qa_pairs)
 
 
 def solution_evidence(row: averitec.LeaderboardRow) -> Evidence:
     """The gold side of the 2025 edition from a solution row: the same strings, but each distinct
     question once (a question with two answers is two blocks of `evi`, and FEVER-8's Q-only de-duplicates)."""
-    return Evidence(
-        row.label,
-        tuple(dict.fromkeys(q for q, _ in row.qa_pairs)),
-        tuple(qa_string(q, a) for q, a in row.qa_pairs),
-        True,
-        (),
-        row.qa_pairs,
-    )
+    from dataclasses import replace
+
+    ev = submission_evidence(row)
+    return replace(ev, questions=tuple(dict.fromkeys(ev.questions)))
 
 
 # --------------------------------------------------------------------------- reading predictions
@@ -249,8 +241,8 @@ def _official(path: Path, record: int, raw: Any) -> Prediction:
             for opt in ("answer_type", "boolean_explanation", "source_url", "source_medium", "cached_source_url"):
                 if a.get(opt) is not None:
                     _string(path, record, a[opt], f"{at}.{opt}", empty_ok=True)
-            strings.append(qa_string(question, answer, a.get("answer_type"), a.get("boolean_explanation")))
-            pairs.append((question, strings[-1][len(question) + 1 :]))
+            pairs.append((question, compared_answer(answer, a.get("answer_type"), a.get("boolean_explanation"))))
+            strings.append(qa_string(*pairs[-1]))
         if not answers:
             strings.append(question + NO_ANSWER)
     string_evidence = raw.get("string_evidence", [])
@@ -508,6 +500,22 @@ DIFFERENCES_2025 = (
 )
 
 
+def edition_change_sentence(q_only_change: pd.Series, qa_change: pd.Series, tol: float = 5e-5) -> str:
+    """What the 2025 METEOR path does to the same runs, from their per-run changes (2025 - 2024): no
+    change beyond `tol` for any run, or how far Q-only and Q+A move and how many runs move by over 0.005."""
+    q, qa = q_only_change.abs(), qa_change.abs()
+    if max(q.max(), qa.max()) < tol:
+        return (
+            f"the two editions agree to 4 decimals for every one of the {len(qa)} runs: on these references "
+            "the 2025 path's differences (each distinct gold question once in Q-only, gold questions without "
+            "answers not scored) change nothing; they matter for reference files where they apply."
+        )
+    return (
+        f"the format change moves Q-only by at most {q.max():.4f} and Q+A by at most {qa.max():.4f} over the "
+        f"{len(qa)} runs; {int(((q > 0.005) | (qa > 0.005)).sum())} move by more than 0.005."
+    )
+
+
 def edition(path: Path | str) -> str:
     """The edition a reference file belongs to, from its format: a CSV solution is 2025, JSON is 2024."""
     kind, _ = _parse_records(Path(path))
@@ -571,6 +579,12 @@ def read_submission(
     return Predictions(evidence, CSV_2025, "id", len(rows) + len(log.skipped), skipped)
 
 
+def leaderboard_pairs(ev: Evidence) -> tuple[tuple[str, str], ...]:
+    """The (question, answer) blocks of one side in the 2025 format; string evidence (no questions)
+    becomes blocks with empty answers."""
+    return ev.pairs if ev.has_questions else tuple((s, "") for s in ev.strings)
+
+
 def leaderboard_evi(pairs: Iterable[tuple[str, str]]) -> str:
     """The 2025 `evi` string of question-answer pairs: `question\\t\\t\\nanswer\\t\\t\\n\\n` each."""
     return "".join(f"{q}\t\t\n{a}\t\t\n\n" for q, a in pairs)
@@ -589,8 +603,7 @@ def write_leaderboard(
         w = csv.writer(f)
         w.writerow([*averitec.LEADERBOARD_COLUMNS, "split"])
         for c, e in zip(claims, evidence, strict=True):
-            pairs = e.pairs if e.has_questions else tuple((s, "") for s in e.strings)
-            w.writerow([c.claim_id, c.text, leaderboard_evi(pairs), e.label or "", split])
+            w.writerow([c.claim_id, c.text, leaderboard_evi(leaderboard_pairs(e)), e.label or "", split])
     tmp.replace(path)  # a killed write leaves the old file, never half a CSV
     return path
 

@@ -599,3 +599,15 @@ def test_2025_pairs_rows_by_id_and_names_a_missing_or_foreign_row(tmp_path):
 def test_every_2025_difference_is_written_down():
     assert len(SC.DIFFERENCES_2025) == 6 and SC.LEVELS_2025 == (0.25,)
     assert SC.edition(FIXTURE_DEV) == SC.EDITION_2024
+
+
+def test_the_edition_change_sentence_on_both_sides():
+    import pandas as pd
+
+    same = SC.edition_change_sentence(pd.Series([0.0, 2e-5]), pd.Series([-1e-5, 0.0]))
+    assert same.startswith("the two editions agree to 4 decimals for every one of the 2 runs")
+    moved = SC.edition_change_sentence(pd.Series([0.0, -0.01, 0.001]), pd.Series([0.002, 0.0, 0.0001]))
+    assert (
+        moved
+        == "the format change moves Q-only by at most 0.0100 and Q+A by at most 0.0020 over the 3 runs; 1 move by more than 0.005."
+    )
