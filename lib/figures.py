@@ -234,9 +234,10 @@ def describe(fig, max_chars: int = 300) -> str:
         if not parts and title:
             parts.append(f"Figure: {title}.")
             title = ""
-        panel = (f"Panel {title!r}: " if title else "") + ", ".join(axes)
-        if panel and panel not in parts:
-            parts.append(panel + ".")
+        panel = ", ".join(axes)
+        panel = (f"Panel {title!r}: {panel}." if panel else f"Panel {title!r}.") if title else (panel and panel + ".")
+        if panel and panel not in parts:  # panels that say the same thing are said once
+            parts.append(panel)
     text = " ".join(parts) or "Figure without a title."
     return text if len(text) <= max_chars else text[: max_chars - 1].rstrip() + "…"
 

@@ -137,6 +137,14 @@ def test_describe_names_the_title_then_each_panel_and_its_axes():
     ax.set(title="Only an axes title", xlabel="x")
     assert FG.describe(fig) == "Figure: Only an axes title. x = x."
     plt.close(fig)
+    fig, axes = plt.subplots(1, 3)
+    fig.suptitle("Facets")
+    axes[0].set(title="a", xlabel="k")
+    axes[1].set(title="b")  # a panel without axis labels: its title alone
+    axes[2].set(xlabel="k")
+    axes[0].figure.add_subplot(2, 2, 4).set(xlabel="k")  # says what axes[2] says: once
+    assert FG.describe(fig) == "Figure: Facets. Panel 'a': x = k. Panel 'b'. x = k."
+    plt.close(fig)
     fig, ax = plt.subplots()
     assert FG.describe(fig) == "Figure without a title."
     plt.close(fig)
