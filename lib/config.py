@@ -418,6 +418,7 @@ class GenerativePlanning(Section):
     main_level: Level
     mmr_gammas: Annotated[list[Annotated[float, Field(ge=-1, le=1)]], Field(min_length=1)]
     examples: NonNegInt
+    timings_dir: Text
 
 
 class Classifier(Section):

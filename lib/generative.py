@@ -35,6 +35,7 @@ from lib import prompted as PR
 from lib import pursuit as PU
 from lib import runs as RU
 from lib import scoring as SC
+from lib import timing as TM
 from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, load_params
 from lib.data import averitec, claimdecomp
 from lib.llm import LLM, LLMSettings
@@ -143,8 +144,16 @@ def build(
     traces: dict[str, list[PU.Trace]] = {}
     report: dict[str, Any] = {"claims": len(claims), "skipped": {}, "seconds": {}, "prompted": {}}
 
+    device = MD.device_name(getattr(encoder, "device", None))
+    how = {
+        "mmr_pool": "measured: MMR over the pool's queries (the pool planners' own cost not included)",
+        **{f"pursuit_{v}": "measured: questions and the retrieval that answers them" for v in PURSUITS},
+    }
+
     def timed(name: str, start: float) -> None:
-        report["seconds"][name] = round(time.perf_counter() - start, 1)
+        seconds = time.perf_counter() - start
+        report["seconds"][name] = round(seconds, 1)
+        TM.cost(name, "planning", seconds, len(claims), "generative_plans", device, how.get(name, "measured"))
 
     start = time.perf_counter()
     generator = Generator(Decoding.from_params(g["qgen"]), model_dir or MODEL_DIR)

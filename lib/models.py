@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +44,17 @@ def pick_device(name: str) -> str:
     import torch
 
     return ("cuda" if torch.cuda.is_available() else "cpu") if name == "auto" else name
+
+
+def device_name(device: Any = None) -> str:
+    """A torch device as the compute budget names it: `cpu`, or the GPU's model (`cuda:0 NVIDIA H200`)."""
+    name = str(device) if device is not None else "cpu"
+    if not name.startswith("cuda"):
+        return name
+    import torch
+
+    index = torch.device(name).index or 0
+    return f"cuda:{index} {torch.cuda.get_device_name(index)}"
 
 
 def quiet_transformers() -> None:

@@ -30,6 +30,7 @@ from lib import fusion as F
 from lib import models as MD
 from lib import planners as P
 from lib import retrieval as R
+from lib import timing as TM
 from lib.config import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, section
 from lib.data import averitec
 from lib.store import claim_pools, load_store
@@ -168,16 +169,21 @@ class _Job:
 _JOB: _Job | None = None
 
 
-def _retrieve_pass(pair: tuple[str, str]) -> tuple[list[tuple], dict[str, np.ndarray], dict[str, int], list[tuple]]:
-    """All plans, temporal settings and fusions for one (retriever, scope) over every claim, and the
-    best document of every single query (the answer `lib.evidence` pairs with it)."""
+def _retrieve_pass(
+    pair: tuple[str, str],
+) -> tuple[list[tuple], dict[str, np.ndarray], dict[str, int], list[tuple], dict[tuple, float]]:
+    """All plans, temporal settings and fusions for one (retriever, scope) over every claim, the best
+    document of every single query (the answer `lib.evidence` pairs with it), and each (plan, temporal,
+    fusion)'s seconds: its own fusion plus its queries' share of the claim's scoring (per query)."""
     job, (kind, scope) = _JOB, pair
     grid, retriever = job.grid, job.retr[pair]
     configs: list[tuple] = []
     chunks: dict[str, list[np.ndarray]] = {"config": [], "claim_id": [], "row": [], "rank": [], "score": []}
     counts_sum: dict[str, int] = {}
     answers: list[tuple] = []
+    seconds: dict[tuple, float] = {}
     for claim in job.claims:
+        start = time.perf_counter()
         cid = claim.claim_id
         cands = retriever.candidates(cid)
         status = R.date_status(job.published[cands], job.captured[cands], claim.claim_date)
@@ -187,7 +193,9 @@ def _retrieve_pass(pair: tuple[str, str]) -> tuple[list[tuple], dict[str, np.nda
         plain = {q for name in job.plans for q in job.resolved[name][cid]}
         where = {q: i for i, q in enumerate(qlist)}
         unfiltered = retriever.score(cid, qlist, cands)
+        scored = time.perf_counter() - start
         for temporal in grid.temporal:
+            start = time.perf_counter()
             keep = R.temporal_mask(status, grid.keep_undated) if temporal else np.ones(len(cands), dtype=bool)
             rows = cands[keep]
             # hybrid normalises over the candidates, so a filtered candidate set is scored anew
@@ -199,9 +207,11 @@ def _retrieve_pass(pair: tuple[str, str]) -> tuple[list[tuple], dict[str, np.nda
                     best = F.top_k(scores[qi], 1, tb)
                     if len(best):
                         answers.append((temporal, cid, q, int(rows[best[0]]), float(scores[qi, best[0]])))
+            per_query = (scored + time.perf_counter() - start) / len(qlist)
             for name in job.plans:
                 idx = [where[q] for q in job.resolved[name][cid]]
                 for fusion in grid.fusions_for(name):
+                    start = time.perf_counter()
                     if fusion == "concat":
                         fused = F.fuse(scores[[where[concat[name]]]], "concat")
                     else:
@@ -214,7 +224,10 @@ def _retrieve_pass(pair: tuple[str, str]) -> tuple[list[tuple], dict[str, np.nda
                     chunks["row"].append(rows[top])
                     chunks["rank"].append(np.arange(1, n + 1, dtype=np.int16))
                     chunks["score"].append(fused[top])
-    return configs, {k: np.concatenate(v) for k, v in chunks.items()}, counts_sum, answers
+                    key = (name, temporal, fusion)
+                    queries = 1 if fusion == "concat" else len(idx)
+                    seconds[key] = seconds.get(key, 0.0) + time.perf_counter() - start + per_query * queries
+    return configs, {k: np.concatenate(v) for k, v in chunks.items()}, counts_sum, answers, seconds
 
 
 def retrieve(
@@ -260,7 +273,16 @@ def retrieve(
     parts: dict[str, list[np.ndarray]] = {"config": [], "claim_id": [], "row": [], "rank": [], "score": []}
     temporal_counts: dict[str, dict[str, int]] = {}
     answer_rows = []
-    for (kind, scope), (cfg, chunk, counts, answers) in zip(pairs, results):
+    for (kind, scope), (cfg, chunk, counts, answers, seconds) in zip(pairs, results):
+        for (name, temporal, fusion), secs in seconds.items():
+            TM.cost(
+                name,
+                "retrieval",
+                secs,
+                len(claims),
+                f"{kind}/{scope}/{fusion}" + ("/temporal" if temporal else ""),
+                how="measured: its fusion, plus its queries' share of each claim's scoring (per query)",
+            )
         for k, v in chunk.items():
             parts[k].append(v + len(configs) if k == "config" else v)
         configs.extend(cfg)

@@ -10,6 +10,13 @@ module out of the stages' deps.
 `python -m lib.timing table` prints the stages' timings (in `dvc.yaml` order) as a Markdown table;
 `python -m lib.timing table --readme README.md` writes it between the README's timing markers, so the
 README's table comes from a run, not from typing.
+
+**The compute budget.** FEVER-8 bounded a system's cost (seconds per claim on named hardware). A stage
+calls `cost(planner, kind, seconds, claims, ...)` for each planner's share of its work (kind: planning,
+retrieval, verification); under the timer these lines go to a scratch file whose path the child reads
+from `$LIB_TIMING_COSTS`, and the timing file of a finished stage gets them as `per_claim` with the
+machine's `hardware()`. Outside the timer (tests, a notebook) `cost` records nothing. `lib.budget` reads
+them back (notebook 06's cost against evidence quality).
 """
 
 from __future__ import annotations
@@ -20,8 +27,10 @@ import platform
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from lib.closure import ROOT, stages
 
@@ -29,7 +38,80 @@ TIMINGS_DIR = ROOT / "outputs" / "timings"
 BEGIN, END = "<!-- timings: begin (python -m lib.timing table --readme README.md) -->", "<!-- timings: end -->"
 
 
-def record(stage: str, seconds: float, command: list[str], out_dir: Path | str = TIMINGS_DIR) -> Path:
+COSTS_ENV = "LIB_TIMING_COSTS"
+KINDS = ("planning", "retrieval", "verification")
+
+
+def hardware() -> dict[str, Any]:
+    """The machine, named: CPU model, cores, memory (GPUs are named by the stage, as each cost's `device`)."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        memory = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
+    except (ValueError, OSError, AttributeError):
+        memory = None
+    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": memory, "machine": platform.machine()}
+
+
+def cost(
+    planner: str,
+    kind: str,
+    seconds: float,
+    claims: int,
+    part: str = "",
+    device: str = "cpu",
+    how: str = "measured",
+) -> dict[str, Any]:
+    """Record `planner`'s `seconds` of `kind` work over `claims` claims in this stage's timing file.
+
+    `part` says which piece of the stage (a retriever and scope), `how` whether the seconds were measured
+    for the planner alone or are its share of pooled work. Returns the record; writes it only under the
+    timer (`$LIB_TIMING_COSTS` set)."""
+    if kind not in KINDS:
+        raise ValueError(f"cost kind {kind!r}: expected one of {KINDS}")
+    if claims < 0 or seconds < 0:
+        raise ValueError(f"cost of {planner!r}: seconds {seconds} and claims {claims} must not be negative")
+    rec = {
+        "planner": planner,
+        "kind": kind,
+        "part": part,
+        "seconds": round(float(seconds), 4),
+        "claims": int(claims),
+        "seconds_per_claim": round(float(seconds) / claims, 6) if claims else None,
+        "device": device,
+        "how": how,
+    }
+    path = os.environ.get(COSTS_ENV)
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(rec) + "\n")
+    return rec
+
+
+def shares(seconds: float, units: Mapping[str, float], processed: float | None = None) -> dict[str, float]:
+    """Each planner's share of pooled work: `seconds / processed` per unit (query, input) times its units.
+
+    `processed` defaults to the sum of the units; pass the number of units actually processed when
+    planners' units were pooled into one call, so a planner's share is what its units cost there."""
+    total = sum(units.values()) if processed is None else processed
+    if total < 0 or any(u < 0 for u in units.values()):
+        raise ValueError(f"units must not be negative: {dict(units)}, processed {processed}")
+    return {name: seconds * u / total if total else 0.0 for name, u in units.items()}
+
+
+def record(
+    stage: str,
+    seconds: float,
+    command: list[str],
+    out_dir: Path | str = TIMINGS_DIR,
+    per_claim: list[dict] | None = None,
+) -> Path:
     """Write `<out_dir>/<stage>.json` (atomically: a reader never sees half a file)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -42,7 +124,10 @@ def record(stage: str, seconds: float, command: list[str], out_dir: Path | str =
         "cpus": os.cpu_count(),
         "machine": platform.machine(),
         "python": platform.python_version(),
+        "hardware": hardware(),
     }
+    if per_claim:
+        body["per_claim"] = per_claim
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(body, indent=2) + "\n")
     os.replace(tmp, path)
@@ -54,15 +139,27 @@ def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMI
     if not command:
         raise SystemExit("usage: python -m lib.timing run -- <command ...>")
     stage = stage or os.environ.get("DVC_STAGE")
+    env = dict(os.environ)
+    costs = None
+    if stage:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        costs = Path(out_dir) / f"{stage}.costs.tmp"
+        costs.unlink(missing_ok=True)
+        env[COSTS_ENV] = str(costs)
     start = time.perf_counter()
     try:
-        code = subprocess.call(command)
-    except FileNotFoundError as err:
-        print(f"error: cannot run {command[0]!r}: {err}", file=sys.stderr)
-        return 127
-    if code == 0 and stage:
-        record(stage, time.perf_counter() - start, command, out_dir)
-    return code
+        try:
+            code = subprocess.call(command, env=env)
+        except FileNotFoundError as err:
+            print(f"error: cannot run {command[0]!r}: {err}", file=sys.stderr)
+            return 127
+        if code == 0 and stage:
+            lines = costs.read_text(encoding="utf-8").splitlines() if costs.exists() else []
+            record(stage, time.perf_counter() - start, command, out_dir, [json.loads(x) for x in lines if x])
+        return code
+    finally:
+        if costs is not None:
+            costs.unlink(missing_ok=True)
 
 
 def read(out_dir: Path | str = TIMINGS_DIR) -> dict[str, dict]:

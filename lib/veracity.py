@@ -22,8 +22,10 @@ import numpy as np
 import pandas as pd
 
 from lib import labels as LB
+from lib import models as MD
 from lib import nli as N
 from lib import runs as RU
+from lib import timing as TM
 from lib.config import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR, section
 from lib.data import averitec
 from lib.nli_averitec import examples, gold_evidence  # noqa: F401  (re-exported for notebooks and lib.utility)
@@ -127,10 +129,23 @@ def planners_stage(
             for name in (p["planners"] if kk == k else p.get("ablation_planners", []))
         ]
         # one call: inputs shared between planners and between k are classified once
+        start_call = time.perf_counter()
         probs = N.predict_proba(
             model, tok, [e for *_, exs in jobs for e in exs], s.max_length, s.eval_batch_size, s.max_claim_share
         )
         bounds = np.cumsum([0] + [len(exs) for *_, exs in jobs])
+        for name, secs in TM.shares(
+            time.perf_counter() - start_call, {name: len(exs) for name, kk, exs in jobs if kk == k}, int(bounds[-1])
+        ).items():
+            TM.cost(
+                name,
+                "verification",
+                secs,
+                len(dev),
+                f"k={k}, seed {seed}",
+                MD.device_name(next(model.parameters()).device),
+                "its inputs' share of one pooled classifier call (per input)",
+            )
         for (name, kk, exs), lo, hi in zip(jobs, bounds, bounds[1:]):
             frames.append(_rows(PLANNER + name, "planner", kk, seed, exs, probs[lo:hi], labels))
             print(f"seed {seed} k={kk:2d} {name:26s} accuracy {np.mean(frames[-1]['label'] == frames[-1]['pred']):.3f}")

@@ -227,10 +227,15 @@ def tiny_utility(tiny_study, tiny_nli, tmp_path_factory):
 def tiny_generative(tiny_study, tiny_qgen, tiny_bert, tmp_path_factory):
     """Stages `embed_queries` (the plans' queries, tiny BERT as encoder), `generative_plans` (llm.mode off:
     QGEN, PURSUIT Seq+Seq, MMR-POOL) and `generative_runs` (BM25 only: the dense runs read document
-    embeddings from outputs/) on the fixture study: (params, query embeddings folder, generative folder)."""
+    embeddings from outputs/) on the fixture study: (params, query embeddings folder, generative folder).
+    Their costs land in `timings/` beside the generative folder, as the timer would write them."""
+    import json
+    import os
+
     from lib import generative as G
     from lib import retrieval as R
     from lib import runs as RU
+    from lib import timing as TM
     from lib.data import averitec
 
     root = tmp_path_factory.mktemp("tiny_generative")
@@ -269,18 +274,37 @@ def tiny_generative(tiny_study, tiny_qgen, tiny_bert, tmp_path_factory):
     emb_dir = root / "embeddings"
     R.save_embeddings(emb_dir / MD.model_slug(r["model"]), texts, MD.encode(encoder, texts, progress=False), r["model"])
     gen = root / "generative"
-    G.build(
-        params,
-        FIXTURE_DATA,
-        tiny_study / "store",
-        tiny_study / "plans",
-        tiny_qgen[0],
-        gen,
-        emb_dir=emb_dir,
-        cache_path=root / "llm" / "cache.jsonl",
-        progress=False,
+
+    def timed(stage, run):  # as under `python -m lib.timing run --`: the stage's costs into its timing file
+        costs = root / f"{stage}.costs.jsonl"
+        os.environ[TM.COSTS_ENV] = str(costs)
+        try:
+            run()
+        finally:
+            del os.environ[TM.COSTS_ENV]
+        lines = [json.loads(line) for line in costs.read_text().splitlines()]
+        TM.record(stage, sum(c["seconds"] for c in lines), ["fixture"], root / "timings", lines)
+
+    timed(
+        "generative_plans",
+        lambda: G.build(
+            params,
+            FIXTURE_DATA,
+            tiny_study / "store",
+            tiny_study / "plans",
+            tiny_qgen[0],
+            gen,
+            emb_dir=emb_dir,
+            cache_path=root / "llm" / "cache.jsonl",
+            progress=False,
+        ),
     )
-    G.runs_and_scores(params, FIXTURE_DATA, tiny_study / "store", tiny_study / "plans", gen, progress=False)
+    timed(
+        "generative_runs",
+        lambda: G.runs_and_scores(
+            params, FIXTURE_DATA, tiny_study / "store", tiny_study / "plans", gen, progress=False
+        ),
+    )
     return params, emb_dir, gen
 
 

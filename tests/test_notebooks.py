@@ -276,6 +276,7 @@ def test_notebook_06_runs_on_the_fixture_study(tiny_study, tiny_qgen, tiny_gener
             "examples": 1,
             "generative": params["generative"],
             "retrieval": params["retrieval"],
+            "timings_dir": str(gen.parent / "timings"),
         },
         tmp_path,
     )
@@ -293,6 +294,12 @@ def test_notebook_06_runs_on_the_fixture_study(tiny_study, tiny_qgen, tiny_gener
     }
     assert "No LLM was configured" in html and "Not run here (llm.mode <code>off</code>)" in html
     assert "the best generative planner by NDCG@10 is" in html
+    # the compute budget: the fixture stages' costs (no planning costs of the baselines, no verification)
+    assert "Cost against evidence quality, one point per planner" in html
+    assert (
+        "Not counted, some work unrecorded: CLAIM-ONLY, ORACLE-QUERIES, BLOOM-QG, MMR-POOL (oracle-informed), PURSUIT Seq+Seq, QGEN."
+        in html
+    )
 
 
 def test_notebook_07_runs_on_the_fixture_study(

@@ -139,3 +139,37 @@ def test_answers_are_each_querys_best_document(grid_and_runs, tiny_store, claims
     assert got["doc_id"].iloc[0] in set(docs["doc_id"].to_numpy()[scores == scores.max()])
     concat = F.concat_query(claims[0].text, plans["oracle"][0])
     assert concat not in set(answers["query"])  # CONCAT queries are not plan queries
+
+
+def test_every_plan_and_configuration_records_its_retrieval_cost(tiny_store, claims, tmp_path, monkeypatch):
+    import json
+
+    from lib import timing as TM
+
+    docs = tiny_store.docs
+    plans = {
+        "claim_only": {c.claim_id: [c.text] for c in claims},
+        "two": {c.claim_id: [c.text, "moon"] for c in claims},
+    }
+    grid = RU.RunGrid.from_params(
+        {
+            "plans": list(plans),
+            "retrievers": ["bm25"],
+            "scopes": ["claim"],
+            "temporal": [False, True],
+            "all_fusions_for": ["two"],
+            "depth": 5,
+        }
+    )
+    monkeypatch.setenv(TM.COSTS_ENV, str(tmp_path / "costs.jsonl"))
+    RU.retrieve(grid, docs, claims, plans, RU.retrievers(grid, docs, None, None), progress=False)
+    costs = [json.loads(line) for line in (tmp_path / "costs.jsonl").read_text().splitlines()]
+    parts = {(c["planner"], c["part"]) for c in costs}
+    expected = {
+        (name, f"bm25/claim/{fusion}{suffix}")
+        for name in plans
+        for fusion in grid.fusions_for(name)
+        for suffix in ("", "/temporal")
+    }
+    assert parts == expected and len(costs) == len(expected)
+    assert all(c["kind"] == "retrieval" and c["claims"] == len(claims) and c["seconds"] > 0 for c in costs)

@@ -55,6 +55,9 @@ def test_the_timer_is_not_a_dep_but_what_it_runs_is():
     modules, _ = CL.stage_entry_points("python -m lib.timing run -- python -m lib.store")
     assert modules == {"lib.store"}
     assert TM.main(["nonsense"]) == 2
+    # stages import it to record their costs (lib.runs does), and it stays out of their deps all the same
+    assert "lib/timing.py" not in CL.stage_closure("python -m lib.timing run -- python -m lib.runs retrieve")
+    assert "lib/runs.py" in CL.stage_closure("python -m lib.timing run -- python -m lib.runs retrieve")
 
 
 def test_the_committed_metrics_hold_no_timings_or_machine_details():
@@ -75,3 +78,66 @@ def test_the_committed_metrics_hold_no_timings_or_machine_details():
         if any(word in k.rsplit(".", 1)[-1].lower() for word in ("second", "device", "host", "timing", "duration"))
     ]
     assert bad == []
+
+
+# --------------------------------------------------------------------------- the compute budget
+
+
+def test_a_cost_outside_the_timer_is_returned_and_written_nowhere(tmp_path, monkeypatch):
+    monkeypatch.delenv(TM.COSTS_ENV, raising=False)
+    monkeypatch.chdir(tmp_path)
+    rec = TM.cost("qgen", "planning", 3.0, 4, "generative_plans")
+    assert rec == {
+        "planner": "qgen",
+        "kind": "planning",
+        "part": "generative_plans",
+        "seconds": 3.0,
+        "claims": 4,
+        "seconds_per_claim": 0.75,
+        "device": "cpu",
+        "how": "measured",
+    }
+    assert list(tmp_path.iterdir()) == []
+    assert TM.cost("x", "retrieval", 0.0, 0)["seconds_per_claim"] is None
+
+
+@pytest.mark.parametrize(
+    ("kind", "seconds", "claims", "match"),
+    [("training", 1.0, 1, "expected one of"), ("planning", -1.0, 1, "negative"), ("planning", 1.0, -2, "negative")],
+)
+def test_a_cost_with_a_wrong_kind_or_a_negative_count_is_an_error(kind, seconds, claims, match):
+    with pytest.raises(ValueError, match=match):
+        TM.cost("qgen", kind, seconds, claims)
+
+
+def test_shares_divide_pooled_seconds_per_unit():
+    assert TM.shares(6.0, {"a": 2, "b": 1}) == {"a": 4.0, "b": 2.0}
+    # four inputs submitted, three classified (one shared): each planner pays 2 s an input
+    assert TM.shares(6.0, {"a": 2, "b": 2}, processed=3) == {"a": 4.0, "b": 4.0}
+    assert TM.shares(5.0, {"a": 0}) == {"a": 0.0}
+    with pytest.raises(ValueError, match="negative"):
+        TM.shares(1.0, {"a": -1})
+
+
+def test_costs_of_a_finished_stage_land_in_its_timing_file_with_the_hardware(tmp_path, monkeypatch):
+    monkeypatch.setenv("DVC_STAGE", "plans")
+    child = (
+        "from lib import timing as TM; "
+        "TM.cost('claim_only', 'planning', 0.5, 10, 'plans'); "
+        "TM.cost('oracle', 'planning', 2.0, 10, 'plans', how='read')"
+    )
+    assert TM.run([sys.executable, "-c", child], out_dir=tmp_path) == 0
+    rec = json.loads((tmp_path / "plans.json").read_text())
+    assert [(c["planner"], c["seconds_per_claim"], c["how"]) for c in rec["per_claim"]] == [
+        ("claim_only", 0.05, "measured"),
+        ("oracle", 0.2, "read"),
+    ]
+    assert rec["hardware"]["cores"] == TM.os.cpu_count() and rec["hardware"]["cpu"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plans.json"]  # the scratch file is gone
+
+
+def test_a_failed_stage_leaves_neither_costs_nor_scratch(tmp_path, monkeypatch):
+    monkeypatch.setenv("DVC_STAGE", "plans")
+    child = "from lib import timing as TM; TM.cost('qgen', 'planning', 1.0, 1); raise SystemExit(2)"
+    assert TM.run([sys.executable, "-c", child], out_dir=tmp_path) == 2
+    assert list(tmp_path.iterdir()) == []
