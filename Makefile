@@ -85,6 +85,7 @@ check-pipeline: pipeline ## slow check: a second repro has nothing to do, and th
 bench: setup ## slow: BM25, fusion and AVeriTeC scoring against straightforward implementations (~25 min; needs `make pipeline`)
 	python -m benchmarks.bench_retrieval
 	python -m benchmarks.bench_scoring
+	python -m benchmarks.bench_knowledge_store
 
 sweep-verifier: setup ## slow: the verifier's learning-rate and epoch sweep, mixed training evidence, seeds -> sweeps/verifier.json (~1 h; needs `make pipeline`)
 	python -m lib.verifier_sweep --learning-rates 2e-5 5e-5 1e-4 2e-4 --epochs 2 3

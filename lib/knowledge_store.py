@@ -1,0 +1,498 @@
+"""The official knowledge store, per claim: passages, a BM25 index per claim, retrieval, a synthetic store.
+
+The organisers' store holds up to about 1,000 scraped pages per claim (`lib.data.knowledge_store` reads
+it as a stream). Everything here works on one claim at a time, so memory is bounded by the largest claim,
+whatever the store's size, and claims are independent: `lib.compute.map_claims` spreads them over a
+process pool or a Ray cluster.
+
+- **Passages** (`PassageSettings`): the page's sentences, as the 2024 baseline indexes them, or chunks of
+  about `chunk_chars` characters (whole sentences joined) with up to `context_chars` of the neighbouring
+  chunks' text before and after, as the 2025 winner indexes them. Each passage keeps its URL, the page's
+  line in the file and its position in the page.
+- **Per-claim BM25** (`claim_index`): `lib.retrieval.BM25` (rank_bm25's BM25Okapi, vectorised) over a
+  claim's passages, every query of the claim scored in one sparse product. Saved per claim under a content
+  address (`index_key`: the passages' texts, the BM25 parameters), so a rerun, or another planner's
+  queries, load it instead of tokenising the claim's passages again: indexing is paid once per claim.
+- **Synthetic store** (`synthesise`): the official layout with sentences drawn from real documents, for
+  tests and the benchmark.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from lib import retrieval as R
+from lib.data import knowledge_store as KS
+
+PASSAGE_COLUMNS = ["claim_id", "url", "line", "position", "text", "before", "after"]
+
+
+@dataclass(frozen=True)
+class PassageSettings:
+    """How pages become passages: `sentence` (each sentence) or `chunk` (about `chunk_chars` characters of
+    whole sentences, with up to `context_chars` of the neighbouring chunks on each side)."""
+
+    unit: Literal["sentence", "chunk"] = "sentence"
+    chunk_chars: int = 1000
+    context_chars: int = 200
+
+    def __post_init__(self) -> None:
+        if self.unit not in ("sentence", "chunk"):
+            raise ValueError(f"passages: unit {self.unit!r}, expected 'sentence' or 'chunk'")
+        if self.chunk_chars < 1 or self.context_chars < 0:
+            raise ValueError(
+                f"passages: chunk_chars must be >= 1 and context_chars >= 0 (got {self.chunk_chars}, {self.context_chars})"
+            )
+
+
+def _chunks(sentences: Sequence[str], size: int) -> list[str]:
+    """Whole sentences joined until a chunk reaches `size` characters (a longer sentence stands alone)."""
+    out, current = [], ""
+    for s in sentences:
+        current = f"{current} {s}" if current else s
+        if len(current) >= size:
+            out.append(current)
+            current = ""
+    if current:
+        out.append(current)
+    return out
+
+
+def page_passages(page: KS.Page, settings: PassageSettings = PassageSettings()) -> list[tuple]:
+    """The passages of one page as rows of `PASSAGE_COLUMNS`; blank sentences are left out."""
+    sentences = [" ".join(s.split()) for s in page.sentences]
+    sentences = [s for s in sentences if s]
+    if settings.unit == "sentence":
+        return [(page.claim_id, page.url, page.line, i, s, "", "") for i, s in enumerate(sentences)]
+    chunks, n = _chunks(sentences, settings.chunk_chars), settings.context_chars
+    return [
+        (
+            page.claim_id,
+            page.url,
+            page.line,
+            i,
+            c,
+            chunks[i - 1][-n:] if i and n else "",
+            chunks[i + 1][:n] if i + 1 < len(chunks) and n else "",
+        )
+        for i, c in enumerate(chunks)
+    ]
+
+
+def claim_passages(
+    store: Path | str,
+    claim_id: int,
+    name: str,
+    settings: PassageSettings = PassageSettings(),
+    counts: Counter | None = None,
+) -> pd.DataFrame:
+    """One claim's passages (`PASSAGE_COLUMNS`), read as a stream from its file `name` in the store."""
+    rows = [row for page in KS.read_pages(store, claim_id, name, counts) for row in page_passages(page, settings)]
+    return pd.DataFrame(rows, columns=PASSAGE_COLUMNS)
+
+
+# --------------------------------------------------------------------------- per-claim BM25
+
+
+def claim_index(texts: Sequence[str], params: R.BM25Params = R.BM25Params()) -> R.BM25:
+    """The BM25 index of one claim's passages (statistics from that claim's passages only)."""
+    return R.BM25.from_texts(texts, params)
+
+
+def index_key(texts: Sequence[str], params: R.BM25Params) -> str:
+    """The content address of a claim's index: its passages' texts and the BM25 parameters."""
+    h = hashlib.sha256(json.dumps(asdict(params), sort_keys=True).encode())
+    for t in texts:
+        h.update(t.encode("utf-8"))
+        h.update(b"\x00")
+    return h.hexdigest()[:20]
+
+
+def save_index(bm25: R.BM25, path: Path | str) -> None:
+    """The index's term matrix, vocabulary and parameters (the weights are recomputed on load in
+    milliseconds), written atomically: a killed run leaves no half index behind."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tf = bm25.tf
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(
+        tmp,
+        data=tf.data.astype(np.int32),
+        indices=tf.indices,
+        indptr=tf.indptr,
+        shape=np.asarray(tf.shape),
+        vocab=np.array(json.dumps(list(bm25.vocab), ensure_ascii=False)),
+        params=np.array(json.dumps(asdict(bm25.params))),
+    )
+    os.replace(tmp, path)
+
+
+def load_index(path: Path | str) -> R.BM25:
+    """A saved per-claim index, as the `lib.retrieval.BM25` it was."""
+    with np.load(path) as z:
+        tf = sp.csr_matrix((z["data"].astype(np.float64), z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+        vocab = {t: i for i, t in enumerate(json.loads(str(z["vocab"])))}
+        params = R.BM25Params(**json.loads(str(z["params"])))
+    return R.BM25(tf, vocab, params)
+
+
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """The `k` best passages of one query: by score (rounded to 1e-9, so float noise does not reorder),
+    ties by position. The same order for this BM25 and rank_bm25's scores."""
+    order = np.lexsort((np.arange(len(scores)), -np.round(scores, 9)))
+    return order[:k]
+
+
+def retrieve_claim(
+    texts: Sequence[str],
+    queries: Sequence[str],
+    depth: int = 100,
+    params: R.BM25Params = R.BM25Params(),
+    index_dir: Path | str | None = None,
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Top-`depth` passages (rows of `texts`) and their scores for each query, and whether a saved index
+    was used. With `index_dir`, the claim's index is loaded from its content address or built and saved."""
+    loaded = False
+    if index_dir is not None:
+        path = Path(index_dir) / f"{index_key(texts, params)}.npz"
+        if path.exists():
+            index, loaded = load_index(path), True
+        else:
+            index = claim_index(texts, params)
+            save_index(index, path)
+    else:
+        index = claim_index(texts, params)
+    scores = index.scores(list(queries))
+    top = np.stack([top_k(s, depth) for s in scores]) if len(queries) else np.empty((0, 0), dtype=np.int64)
+    return top, np.take_along_axis(scores, top, axis=1) if len(queries) else scores, loaded
+
+
+# --------------------------------------------------------------------------- per-claim dense
+
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    """The passage encoder: a model name or path, its batch size and device (auto: CUDA when present);
+    `fp16`: encode in half precision on a GPU and keep the vectors as float16 (half the disk); and how
+    many passages each saved chunk holds (what a killed run loses at most)."""
+
+    model: str = "sentence-transformers/all-MiniLM-L6-v2"
+    batch_size: int = 64
+    device: str = "auto"
+    fp16: bool = True
+    chunk_size: int = 4096
+    max_seq_length: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.batch_size < 1 or self.chunk_size < 1:
+            raise ValueError(
+                f"embeddings: batch_size and chunk_size must be >= 1 (got {self.batch_size}, {self.chunk_size})"
+            )
+
+
+def chunk_key(texts: Sequence[str], settings: EmbeddingSettings) -> str:
+    """The content address of one chunk's vectors: the model, its input length and the chunk's texts
+    (not the batch size or device, which do not change the vectors beyond float noise)."""
+    h = hashlib.sha256(f"{settings.model}\x00{settings.max_seq_length}".encode())
+    for t in texts:
+        h.update(b"\x00" + t.encode("utf-8"))
+    return h.hexdigest()[:24]
+
+
+def load_encoder(settings: EmbeddingSettings):
+    """The passage encoder on its device, in fp16 on a GPU when `fp16` (CPU inference stays fp32)."""
+    from lib import models as MD
+
+    device = MD.pick_device(settings.device)
+    encoder = MD.load_encoder(settings.model, device, settings.max_seq_length)
+    if settings.fp16 and device.startswith("cuda"):
+        encoder = encoder.half()
+    return encoder
+
+
+def embed_passages(
+    texts: Sequence[str], encoder, settings: EmbeddingSettings, emb_dir: Path | str
+) -> tuple[np.ndarray, dict[str, int]]:
+    """The passages' normalised vectors (float32), computed `chunk_size` at a time; each chunk is saved
+    under its content address as it finishes, so a killed run resumes at the first chunk not saved, and
+    identical passages of another claim or run are never encoded twice. Returns the vectors and counts
+    of chunks loaded and encoded."""
+    from lib import models as MD
+
+    emb_dir = Path(emb_dir)
+    emb_dir.mkdir(parents=True, exist_ok=True)
+    parts, counts = [], {"loaded": 0, "encoded": 0}
+    for lo in range(0, len(texts), settings.chunk_size):
+        chunk = list(texts[lo : lo + settings.chunk_size])
+        path = emb_dir / f"{chunk_key(chunk, settings)}.npy"
+        if path.exists():
+            parts.append(np.load(path))
+            counts["loaded"] += 1
+            continue
+        vec = MD.encode(encoder, chunk, settings.batch_size, progress=False).astype(
+            np.float16 if settings.fp16 else np.float32
+        )
+        tmp = path.with_name(path.name + ".tmp.npy")
+        np.save(tmp, vec)
+        os.replace(tmp, path)
+        parts.append(vec)
+        counts["encoded"] += 1
+    dim = encoder.get_sentence_embedding_dimension()
+    vectors = np.concatenate(parts) if parts else np.zeros((0, dim))
+    return np.ascontiguousarray(vectors, dtype=np.float32), counts
+
+
+def dense_claim(
+    passage_vectors: np.ndarray, query_vectors: np.ndarray, depth: int = 100
+) -> tuple[np.ndarray, np.ndarray]:
+    """Top-`depth` passages of one claim for each query vector: faiss' exact inner-product search over the
+    claim's passages only (`lib.retrieval.DenseIndex`, a flat index per claim)."""
+    index = R.DenseIndex(passage_vectors)
+    scores, rows = index.index.search(np.ascontiguousarray(query_vectors, dtype=np.float32), min(depth, index.n_docs))
+    return rows, scores
+
+
+@dataclass(frozen=True)
+class ClaimJob:
+    """Everything one claim's retrieval needs, small enough to send to another process or machine."""
+
+    store: str
+    claim_id: int
+    name: str
+    queries: tuple[str, ...]
+    passages: PassageSettings = PassageSettings()
+    depth: int = 100
+    bm25: R.BM25Params = R.BM25Params()
+    index_dir: str | None = None
+
+
+RUN_COLUMNS = ["claim_id", "query_index", "query", "rank", "url", "line", "position", "score"]
+
+
+def run_claim(job: ClaimJob) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One claim: read its passages, index (or load its index), score every query, keep the top `depth`.
+
+    Returns the ranked rows (`RUN_COLUMNS`) and the claim's measurements (passages, seconds, the worker's
+    peak memory), kept apart because they differ from run to run and the rows must not."""
+    import resource
+    import time
+
+    start = time.perf_counter()
+    counts: Counter = Counter()
+    passages = claim_passages(job.store, job.claim_id, job.name, job.passages, counts)
+    top, scores, loaded = retrieve_claim(passages["text"].tolist(), job.queries, job.depth, job.bm25, job.index_dir)
+    rows = []
+    for qi, (idx, sc) in enumerate(zip(top, scores)):
+        hit = passages.iloc[idx]
+        rows.append(
+            pd.DataFrame(
+                {
+                    "claim_id": job.claim_id,
+                    "query_index": qi,
+                    "query": job.queries[qi],
+                    "rank": np.arange(1, len(idx) + 1),
+                    "url": hit["url"].to_numpy(),
+                    "line": hit["line"].to_numpy(),
+                    "position": hit["position"].to_numpy(),
+                    "score": sc,
+                }
+            )
+        )
+    frame = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=RUN_COLUMNS)
+    stats = {
+        "claim_id": job.claim_id,
+        **{k: counts[k] for k in ("pages", "empty_url2text", "sentences")},
+        "passages": len(passages),
+        "queries": len(job.queries),
+        "index_loaded": loaded,
+        "seconds": time.perf_counter() - start,
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+    return frame, stats
+
+
+def retrieve_store(
+    store: Path | str,
+    plan: dict[int, Sequence[str]],
+    compute: Any = None,
+    passages: PassageSettings = PassageSettings(),
+    depth: int = 100,
+    bm25: R.BM25Params = R.BM25Params(),
+    index_dir: Path | str | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """BM25 per claim over the store for every claim of `plan` ({claim_id: queries}), on the backend of
+    `compute` (`lib.compute.ComputeSettings`; default: this process). Returns the runs (`RUN_COLUMNS`, by
+    claim) and one row of measurements per claim. A claim of the plan that the store lacks is an error."""
+    from lib import compute as C
+    from lib.data import DataError
+
+    files = KS.claim_files(store)
+    missing = sorted(set(plan) - set(files))
+    if missing:
+        raise DataError(store, missing[0], None, f"{len(missing)} claim(s) of the plan have no file in the store")
+    jobs = [
+        ClaimJob(
+            str(store),
+            cid,
+            files[cid],
+            tuple(plan[cid]),
+            passages,
+            depth,
+            bm25,
+            None if index_dir is None else str(index_dir),
+        )
+        for cid in sorted(plan)
+    ]
+    results = C.map_claims(run_claim, jobs, compute or C.ComputeSettings(), desc="knowledge store")
+    frames = [f for f, _ in results if len(f)]
+    runs = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=RUN_COLUMNS)
+    return runs, pd.DataFrame([s for _, s in results])
+
+
+# --------------------------------------------------------------------------- synthetic store
+
+
+def synthesise(
+    out: Path | str,
+    source: Sequence[str],
+    claims: int | Sequence[int],
+    pages: int,
+    sentences: int,
+    seed: int = 0,
+    gold: dict[int, Sequence[tuple[str, str]]] | None = None,
+) -> dict[str, Any]:
+    """Write a synthetic store in the official layout to the directory `out`: for each claim
+    (`claims`: how many, numbered from 0, or the ids), `pages` pages of `sentences` sentences each, drawn
+    with a fixed seed from `source` (real documents, so the token statistics are those of real text).
+
+    `gold` ({claim_id: [(url, text)]}) puts a claim's gold evidence into its store: the first pages take
+    those URLs and each text as a sentence, as the scraped page of a gold source would hold it."""
+    if not source:
+        raise ValueError("synthesise: no source texts to draw sentences from")
+    if pages < 1 or sentences < 1:
+        raise ValueError(f"synthesise: pages and sentences must be >= 1 (got {pages}, {sentences})")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    ids = list(range(claims)) if isinstance(claims, int) else list(claims)
+    rng = random.Random(seed)
+    for cid in ids:
+        golds = list((gold or {}).get(cid, []))
+        tmp = out / f"{cid}.json.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            for p in range(pages):
+                body = [source[rng.randrange(len(source))] for _ in range(sentences)]
+                url = f"https://synthetic.example/{cid}/{p}"
+                if p < len(golds):
+                    url = golds[p][0]
+                    body[rng.randrange(sentences)] = golds[p][1]
+                page = {"url": url, "url2text": body, "type": "synthetic", "query": f"claim {cid}"}
+                f.write(json.dumps(page, ensure_ascii=False) + "\n")
+        os.replace(tmp, out / f"{cid}.json")
+    return {"claims": len(ids), "pages": pages, "sentences": sentences, "seed": seed}
+
+
+def iter_store(
+    store: Path | str, settings: PassageSettings = PassageSettings(), first: int | None = None, last: int | None = None
+) -> Iterator[tuple[int, pd.DataFrame, Counter]]:
+    """(claim_id, passages, counts) for every claim of the store in [first, last], one claim at a time."""
+    files = KS.claim_files(store)
+    for cid in KS.select_claims(list(files), first, last):
+        counts: Counter = Counter()
+        yield cid, claim_passages(store, cid, files[cid], settings, counts), counts
+
+
+def source_texts(texts: Iterable[str], min_words: int = 3) -> list[str]:
+    """Distinct texts of at least `min_words` words: the pool a synthetic store draws its sentences from."""
+    return sorted({" ".join(t.split()) for t in texts if len(t.split()) >= min_words})
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m lib.knowledge_store synth ...` writes a synthetic store; `... retrieve ...` runs per-claim
+    BM25 for a plan over a store (a directory or the organisers' zip) on the local or Ray backend."""
+    import argparse
+    import time
+
+    from lib import compute as C
+    from lib import planners as P
+    from lib.config import DATA_DIR, STORE_DIR
+    from lib.data import averitec
+    from lib.store import load_store
+
+    ap = argparse.ArgumentParser(prog="python -m lib.knowledge_store", description=main.__doc__)
+    sub = ap.add_subparsers(dest="command", required=True)
+    syn = sub.add_parser("synth", help="write a synthetic store in the official layout")
+    syn.add_argument("--out", required=True)
+    syn.add_argument("--claims", type=int, default=20)
+    syn.add_argument("--pages", type=int, default=1000)
+    syn.add_argument("--sentences", type=int, default=50)
+    syn.add_argument("--seed", type=int, default=0)
+    syn.add_argument("--store-dir", default=str(STORE_DIR), help="the pooled store whose documents are drawn")
+    syn.add_argument("--gold", action="store_true", help="put each dev claim's gold answers on pages of their URLs")
+    syn.add_argument("--data-dir", default=str(DATA_DIR))
+    ret = sub.add_parser("retrieve", help="per-claim BM25 of a plan's queries over a store")
+    ret.add_argument("--store", required=True, help="a directory or zip of <claim_id>.json files")
+    ret.add_argument("--plan", required=True, help="a plan file (outputs/plans/<name>.jsonl)")
+    ret.add_argument("--out", required=True, help="the runs, a parquet file")
+    ret.add_argument("--unit", choices=["sentence", "chunk"], default="sentence")
+    ret.add_argument("--chunk-chars", type=int, default=1000)
+    ret.add_argument("--depth", type=int, default=100)
+    ret.add_argument("--index-dir", default=None, help="keep each claim's index here (content-addressed)")
+    ret.add_argument("--backend", choices=list(C.BACKENDS), default="local")
+    ret.add_argument("--workers", type=int, default=1)
+    ret.add_argument("--address", default=None, help="the Ray cluster (default: $RAY_ADDRESS, else local)")
+    ret.add_argument("--first", type=int, default=None, help="first claim id (inclusive)")
+    ret.add_argument("--last", type=int, default=None, help="last claim id (inclusive)")
+    args = ap.parse_args(argv)
+    if args.command == "synth":
+        source = source_texts(load_store(args.store_dir).docs["text"])
+        gold = None
+        if args.gold:
+            dev = averitec.load_averitec("dev", Path(args.data_dir) / "averitec" / "dev.json")
+            gold = {
+                c.claim_id: [
+                    (a.source_url, averitec.gold_answer_text(a)) for q in c.questions for a in q.answers if a.source_url
+                ]
+                for c in dev[: args.claims]
+            }
+        report = synthesise(args.out, source, args.claims, args.pages, args.sentences, args.seed, gold)
+        print(f"synthetic store: {report} -> {args.out}")
+        return
+    plan = P.load_plan(args.plan)
+    keep = set(KS.select_claims(sorted(plan), args.first, args.last))
+    plan = {cid: qs for cid, qs in plan.items() if cid in keep and qs}
+    start = time.perf_counter()
+    runs, stats = retrieve_store(
+        args.store,
+        plan,
+        C.ComputeSettings(args.backend, args.workers, args.address),
+        PassageSettings(args.unit, args.chunk_chars),
+        args.depth,
+        index_dir=args.index_dir,
+    )
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    runs.to_parquet(tmp, index=False)
+    os.replace(tmp, out)
+    took = time.perf_counter() - start
+    print(
+        f"{len(stats)} claims, {int(stats['passages'].sum()):,} passages ({int(stats['empty_url2text'].sum()):,} empty pages "
+        f"skipped), {len(runs):,} ranked rows in {took:.1f} s ({took / max(len(stats), 1):.2f} s per claim; peak memory per "
+        f"worker {stats['peak_rss_mib'].max():.0f} MiB) -> {out}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,302 @@
+"""The official knowledge store: the streamed reader (lib.data.knowledge_store), passages, per-claim BM25
+equal to rank_bm25, content-addressed indexes, the synthetic store, and the local and Ray backends."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+import pytest
+from rank_bm25 import BM25Okapi
+
+from lib import compute as C
+from lib import knowledge_store as K
+from lib import retrieval as R
+from lib.data import DataError
+from lib.data import knowledge_store as KS
+
+PAGES = [
+    {"url": "https://a.example/1", "url2text": ["The moon is made of rock.", "  NASA  said so. "], "type": "news"},
+    {"url": "https://b.example/2", "url2text": []},
+    {"url": "https://c.example/3", "url2text": ["Cheese is made of milk.", ""], "query": "moon cheese"},
+]
+
+
+def write_store(root, pages_by_claim: dict[int, list], zip_path=None, folder="output_dev/"):
+    if zip_path is None:
+        root.mkdir(parents=True, exist_ok=True)
+        for cid, pages in pages_by_claim.items():
+            (root / f"{cid}.json").write_text("".join(json.dumps(p) + "\n" for p in pages) + "\n")
+        return root
+    with zipfile.ZipFile(zip_path, "w") as z:
+        for cid, pages in pages_by_claim.items():
+            z.writestr(f"{folder}{cid}.json", "".join(json.dumps(p) + "\n" for p in pages))
+    return zip_path
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def test_a_directory_and_a_zip_give_the_same_pages_and_counts(tmp_path):
+    d = write_store(tmp_path / "store", {0: PAGES, 12: PAGES[:1]})
+    (d / "README.txt").write_text("not a claim")
+    z = write_store(None, {0: PAGES, 12: PAGES[:1]}, tmp_path / "store.zip")
+    for store in (d, z):
+        files = KS.claim_files(store)
+        assert list(files) == [0, 12]
+        counts = Counter()
+        pages = list(KS.read_pages(store, 0, files[0], counts))
+        assert [(p.url, p.line) for p in pages] == [("https://a.example/1", 1), ("https://c.example/3", 3)]
+        assert pages[0].fields == {"type": "news"} and pages[1].fields == {"query": "moon cheese"}
+        assert counts == Counter(pages=3, empty_url2text=1, sentences=4)
+
+
+@pytest.mark.parametrize(
+    ("line", "field", "problem"),
+    [
+        ("{not json", None, "malformed JSONL"),
+        ('["a list"]', None, "expected a JSON object"),
+        ('{"url2text": ["x"]}', "url", "missing required field"),
+        ('{"url": "u", "url2text": "one string"}', "url2text", "expected a list of strings"),
+        ('{"url": "u", "url2text": ["ok", 3]}', "url2text[1]", "expected str"),
+        ('{"url": 5, "url2text": ["x"]}', "url", "expected str"),
+        ('{"url": "u", "url": "v", "url2text": ["x"]}', None, "names the key 'url' twice"),
+    ],
+)
+def test_a_bad_line_names_the_file_the_line_and_the_field(tmp_path, line, field, problem):
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "7.json").write_text(json.dumps(PAGES[0]) + "\n" + line + "\n")
+    with pytest.raises(DataError, match=problem) as err:
+        list(KS.read_pages(store, 7, "7.json"))
+    assert err.value.path.endswith("7.json") and err.value.record == "at line 2" and err.value.field == field
+
+
+def test_a_store_that_is_no_store_is_an_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such knowledge store"):
+        KS.claim_files(tmp_path / "missing")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(DataError, match="no <claim_id>.json files"):
+        KS.claim_files(tmp_path / "empty")
+    (tmp_path / "plain.txt").write_text("x")
+    with pytest.raises(DataError, match="not a directory or a zip"):
+        KS.claim_files(tmp_path / "plain.txt")
+    with zipfile.ZipFile(tmp_path / "twice.zip", "w") as z:
+        z.writestr("a/3.json", "{}")
+        z.writestr("b/3.json", "{}")
+    with pytest.raises(DataError, match="claim 3 is stored twice"):
+        KS.claim_files(tmp_path / "twice.zip")
+    (tmp_path / "latin1").mkdir()
+    (tmp_path / "latin1" / "1.json").write_bytes('{"url": "caf\xe9"}'.encode("latin-1"))
+    with pytest.raises(DataError, match="not UTF-8"):
+        list(KS.read_pages(tmp_path / "latin1", 1, "1.json"))
+
+
+def test_claim_ranges():
+    assert KS.select_claims([0, 3, 5, 9], 3, 5) == [3, 5]
+    assert KS.select_claims([0, 3, 5, 9], None, 3) == [0, 3] and KS.select_claims([0, 3], 4) == []
+
+
+# --------------------------------------------------------------------------- passages
+
+
+def page(sentences, claim_id=1):
+    return KS.Page(claim_id, "https://x.example/p", tuple(sentences), 4)
+
+
+def test_sentence_passages_keep_url_line_and_position():
+    rows = K.page_passages(page(["  One  two three. ", "", "Four five."]))
+    assert rows == [
+        (1, "https://x.example/p", 4, 0, "One two three.", "", ""),
+        (1, "https://x.example/p", 4, 1, "Four five.", "", ""),
+    ]
+
+
+def test_chunks_join_whole_sentences_and_carry_their_neighbours():
+    s = K.PassageSettings("chunk", chunk_chars=6, context_chars=3)
+    rows = K.page_passages(page(["aaaa", "bb", "cccccc", "d"]), s)
+    assert [(r[3], r[4], r[5], r[6]) for r in rows] == [
+        (0, "aaaa bb", "", "ccc"),
+        (1, "cccccc", " bb", "d"),
+        (2, "d", "ccc", ""),
+    ]
+    no_context = K.page_passages(page(["aaaa", "bb"]), K.PassageSettings("chunk", 100, 0))
+    assert [(r[4], r[5], r[6]) for r in no_context] == [("aaaa bb", "", "")]
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [({"unit": "page"}, "unit"), ({"chunk_chars": 0}, "chunk_chars")])
+def test_passage_settings_are_checked(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        K.PassageSettings(**kwargs)
+
+
+# --------------------------------------------------------------------------- per-claim BM25
+
+
+@pytest.fixture(scope="module")
+def texts(tiny_store):
+    return K.source_texts(tiny_store.docs["text"])
+
+
+def rank_bm25_top(texts, queries, depth):
+    bm = BM25Okapi([R.tokenize(t) for t in texts])
+    scores = [bm.get_scores(R.tokenize(q)) for q in queries]
+    return [K.top_k(s, depth) for s in scores], scores
+
+
+def test_per_claim_retrieval_equals_rank_bm25(texts):
+    queries = ["Is the moon made of cheese?", "NASA", "unemployment growth", "zzz-unknown"]
+    top, scores, loaded = K.retrieve_claim(texts, queries, depth=10)
+    ref_top, ref_scores = rank_bm25_top(texts, queries, 10)
+    assert not loaded and [list(t) for t in top] == [list(t) for t in ref_top]
+    for t, s, rs in zip(top, scores, ref_scores):
+        np.testing.assert_allclose(s, rs[t], rtol=0, atol=1e-9)
+
+
+def test_an_index_is_saved_under_its_content_and_loaded_the_next_time(texts, tmp_path):
+    queries = ["moon cheese", "growth"]
+    first = K.retrieve_claim(texts, queries, 5, index_dir=tmp_path)
+    second = K.retrieve_claim(texts, queries, 5, index_dir=tmp_path)
+    assert (first[2], second[2]) == (False, True)
+    np.testing.assert_array_equal(first[0], second[0])
+    np.testing.assert_array_equal(first[1], second[1])
+    assert [p.name for p in tmp_path.iterdir()] == [f"{K.index_key(texts, R.BM25Params())}.npz"]
+    assert K.index_key(texts[1:], R.BM25Params()) != K.index_key(texts, R.BM25Params())
+    assert K.index_key(texts, R.BM25Params(k1=1.2)) != K.index_key(texts, R.BM25Params())
+
+
+# --------------------------------------------------------------------------- synthetic store
+
+
+def test_a_synthetic_store_is_seeded_official_and_holds_the_gold_evidence(texts, tmp_path):
+    gold = {1: [("https://gold.example/a", "The gold sentence itself.")]}
+    K.synthesise(tmp_path / "a", texts, [0, 1], pages=3, sentences=4, seed=5, gold=gold)
+    K.synthesise(tmp_path / "b", texts, [0, 1], pages=3, sentences=4, seed=5, gold=gold)
+    assert (tmp_path / "a" / "1.json").read_bytes() == (tmp_path / "b" / "1.json").read_bytes()
+    files = KS.claim_files(tmp_path / "a")
+    pages = list(KS.read_pages(tmp_path / "a", 1, files[1]))
+    assert len(pages) == 3 and all(len(p.sentences) == 4 for p in pages)
+    assert pages[0].url == "https://gold.example/a" and "The gold sentence itself." in pages[0].sentences
+    assert set(pages[1].sentences) <= set(texts)
+    with pytest.raises(ValueError, match="no source texts"):
+        K.synthesise(tmp_path / "c", [], 1, 1, 1)
+    with pytest.raises(ValueError, match="must be >= 1"):
+        K.synthesise(tmp_path / "c", texts, 1, 0, 1)
+
+
+# --------------------------------------------------------------------------- backends
+
+
+@pytest.fixture(scope="module")
+def synthetic(texts, tmp_path_factory):
+    root = tmp_path_factory.mktemp("ks")
+    K.synthesise(root / "store", texts, 6, pages=20, sentences=10, seed=1)
+    plan = {cid: [f"claim {cid} moon", "growth of the economy", "cheese"] for cid in range(6)}
+    return root / "store", plan
+
+
+def parquet_bytes(frame: pd.DataFrame) -> bytes:
+    buf = io.BytesIO()
+    frame.to_parquet(buf, index=False)
+    return buf.getvalue()
+
+
+def test_the_local_pool_and_ray_give_the_same_runs_byte_for_byte(synthetic):
+    store, plan = synthetic
+    serial, stats = K.retrieve_store(store, plan, C.ComputeSettings(), depth=20)
+    assert list(serial.columns) == K.RUN_COLUMNS and len(serial) == 6 * 3 * 20
+    assert stats["passages"].tolist() == [200] * 6 and (stats["peak_rss_mib"] > 0).all()
+    pooled, _ = K.retrieve_store(store, plan, C.ComputeSettings(workers=2), depth=20)
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        on_ray, _ = K.retrieve_store(store, plan, C.ComputeSettings(backend="ray", workers=2), depth=20)
+    finally:
+        ray.shutdown()
+    assert parquet_bytes(serial) == parquet_bytes(pooled) == parquet_bytes(on_ray)
+
+
+def test_a_plan_claim_missing_from_the_store_is_an_error(synthetic):
+    store, plan = synthetic
+    with pytest.raises(DataError, match="1 claim\\(s\\) of the plan have no file"):
+        K.retrieve_store(store, {**plan, 99: ["x"]})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [({"backend": "dask"}, "expected one of"), ({"workers": 0}, "workers"), ({"cpus_per_task": 0}, "cpus")],
+)
+def test_compute_settings_are_checked(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        C.ComputeSettings(**kwargs)
+
+
+def test_the_benchmark_checks_and_reports_on_a_small_store(tiny_study, tmp_path, capsys):
+    from conftest import FIXTURE_DATA
+
+    from benchmarks import bench_knowledge_store as BK
+
+    BK.main(
+        ["--claims", "2", "--pages", "6", "--sentences", "4", "--growth", "3", "6", "--growth-claims", "1"]
+        + ["--store-dir", str(tiny_study / "store"), "--out-dir", str(tmp_path), "--data-dir", str(FIXTURE_DATA)]
+    )
+    out = json.loads((tmp_path / "knowledge_store.json").read_text())
+    assert [g["pages"] for g in out["growth"]] == [3, 6] and set(out["ratio"]) == {"first_run", "index_built"}
+    printed = capsys.readouterr().out
+    assert "identical top-100 for every query" in printed and "target 20x per claim" in printed
+
+
+# --------------------------------------------------------------------------- per-claim dense
+
+
+class FakeEncoder:
+    """A deterministic encoder (vectors from the texts' hashes) that can be made to die mid-run."""
+
+    def __init__(self, die_at_call: int | None = None):
+        self.calls, self.die_at_call = 0, die_at_call
+
+    def get_sentence_embedding_dimension(self) -> int:
+        return 8
+
+    def encode(self, texts, **kwargs):
+        self.calls += 1
+        if self.die_at_call == self.calls:
+            raise KeyboardInterrupt("killed")
+        import hashlib
+
+        rows = [
+            np.frombuffer(hashlib.sha256(t.encode()).digest()[:8], dtype=np.uint8).astype(np.float32) + 1 for t in texts
+        ]
+        v = np.stack(rows)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def test_embeddings_resume_after_a_kill_and_equal_an_uninterrupted_run(tmp_path):
+    texts = [f"passage number {i}" for i in range(5)]
+    settings = K.EmbeddingSettings(model="fake", chunk_size=2, fp16=False)
+    with pytest.raises(KeyboardInterrupt):
+        K.embed_passages(texts, FakeEncoder(die_at_call=2), settings, tmp_path / "run")
+    assert len(list((tmp_path / "run").glob("*.npy"))) == 1 and not list((tmp_path / "run").glob("*.tmp*"))
+    resumed = FakeEncoder()
+    vectors, counts = K.embed_passages(texts, resumed, settings, tmp_path / "run")
+    assert counts == {"loaded": 1, "encoded": 2} and resumed.calls == 2
+    fresh, _ = K.embed_passages(texts, FakeEncoder(), settings, tmp_path / "fresh")
+    np.testing.assert_array_equal(vectors, fresh)
+    assert K.chunk_key(texts[:2], settings) != K.chunk_key(texts[:2], K.EmbeddingSettings(model="other", chunk_size=2))
+    half, _ = K.embed_passages(texts, FakeEncoder(), K.EmbeddingSettings(model="fake", chunk_size=2), tmp_path / "half")
+    assert half.dtype == np.float32 and np.abs(half - fresh).max() < 1e-3  # stored as float16
+
+
+def test_dense_per_claim_is_the_exact_inner_product_top_k():
+    rng = np.random.default_rng(0)
+    docs = rng.normal(size=(50, 8)).astype(np.float32)
+    queries = rng.normal(size=(3, 8)).astype(np.float32)
+    rows, scores = K.dense_claim(docs, queries, depth=5)
+    expected = np.argsort(-(queries @ docs.T), axis=1, kind="stable")[:, :5]
+    np.testing.assert_array_equal(rows, expected)
+    np.testing.assert_allclose(scores, np.take_along_axis(queries @ docs.T, expected, axis=1), rtol=1e-5)
