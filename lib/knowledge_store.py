@@ -37,6 +37,7 @@ from lib import retrieval as R
 from lib.data import knowledge_store as KS
 
 PASSAGE_COLUMNS = ["claim_id", "url", "line", "position", "text", "before", "after"]
+INDEX_FORMAT = 2  # saved per-claim indexes hold the BM25 weights (format 1 held term counts)
 
 
 @dataclass(frozen=True)
@@ -112,8 +113,8 @@ def claim_index(texts: Sequence[str], params: R.BM25Params = R.BM25Params()) -> 
 
 
 def index_key(texts: Sequence[str], params: R.BM25Params) -> str:
-    """The content address of a claim's index: its passages' texts and the BM25 parameters."""
-    h = hashlib.sha256(json.dumps(asdict(params), sort_keys=True).encode())
+    """The content address of a claim's index: its passages' texts, the BM25 parameters and the index format."""
+    h = hashlib.sha256(json.dumps({**asdict(params), "format": INDEX_FORMAT}, sort_keys=True).encode())
     for t in texts:
         h.update(t.encode("utf-8"))
         h.update(b"\x00")
@@ -121,38 +122,53 @@ def index_key(texts: Sequence[str], params: R.BM25Params) -> str:
 
 
 def save_index(bm25: R.BM25, path: Path | str) -> None:
-    """The index's term matrix, vocabulary and parameters (the weights are recomputed on load in
-    milliseconds), written atomically: a killed run leaves no half index behind."""
+    """The index's scoring state (vocabulary, terms x passages weights, parameters), written atomically:
+    a killed run leaves no half index behind."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tf = bm25.tf
+    w = bm25._weights_t
     tmp = path.with_name(path.name + ".tmp.npz")
     np.savez(
         tmp,
-        data=tf.data.astype(np.int32),
-        indices=tf.indices,
-        indptr=tf.indptr,
-        shape=np.asarray(tf.shape),
+        data=w.data,
+        indices=w.indices,
+        indptr=w.indptr,
+        shape=np.asarray(w.shape),
         vocab=np.array(json.dumps(list(bm25.vocab), ensure_ascii=False)),
         params=np.array(json.dumps(asdict(bm25.params))),
     )
     os.replace(tmp, path)
 
 
-def load_index(path: Path | str) -> R.BM25:
-    """A saved per-claim index, as the `lib.retrieval.BM25` it was."""
+@dataclass
+class SavedBM25:
+    """A saved per-claim index, scored exactly as the `lib.retrieval.BM25` it was: the weights are stored,
+    not recomputed, and the scoring is BM25's own methods (borrowed, not copied)."""
+
+    vocab: dict[str, int]
+    _weights_t: sp.csr_matrix
+    params: R.BM25Params
+    tokenizer: Any = R.tokenize
+
+    query_matrix = R.BM25.query_matrix
+    scores = R.BM25.scores
+
+
+def load_index(path: Path | str) -> SavedBM25:
     with np.load(path) as z:
-        tf = sp.csr_matrix((z["data"].astype(np.float64), z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+        w = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
         vocab = {t: i for i, t in enumerate(json.loads(str(z["vocab"])))}
         params = R.BM25Params(**json.loads(str(z["params"])))
-    return R.BM25(tf, vocab, params)
+    return SavedBM25(vocab, w, params)
 
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     """The `k` best passages of one query: by score (rounded to 1e-9, so float noise does not reorder),
-    ties by position. The same order for this BM25 and rank_bm25's scores."""
-    order = np.lexsort((np.arange(len(scores)), -np.round(scores, 9)))
-    return order[:k]
+    ties by position; the same order for this BM25 and rank_bm25's scores. Only the candidates at or above
+    the k-th best score are sorted."""
+    r = np.round(scores, 9)
+    cand = np.flatnonzero(r >= np.partition(r, len(r) - k)[len(r) - k]) if len(r) > k else np.arange(len(r))
+    return cand[np.lexsort((cand, -r[cand]))][:k]
 
 
 def retrieve_claim(

@@ -300,3 +300,12 @@ def test_dense_per_claim_is_the_exact_inner_product_top_k():
     expected = np.argsort(-(queries @ docs.T), axis=1, kind="stable")[:, :5]
     np.testing.assert_array_equal(rows, expected)
     np.testing.assert_allclose(scores, np.take_along_axis(queries @ docs.T, expected, axis=1), rtol=1e-5)
+
+
+def test_top_k_sorts_only_candidates_and_agrees_with_a_full_sort():
+    rng = np.random.default_rng(3)
+    for scores in (rng.integers(0, 4, 200).astype(float), rng.normal(size=300), np.zeros(5), np.array([1.0])):
+        full = np.lexsort((np.arange(len(scores)), -np.round(scores, 9)))
+        for k in (1, 3, 100, 1000):
+            np.testing.assert_array_equal(K.top_k(scores, k), full[:k])
+    assert K.top_k(np.array([1.0, 1.0 + 1e-12, 0.5]), 2).tolist() == [0, 1]  # float noise does not reorder
