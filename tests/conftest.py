@@ -223,19 +223,33 @@ def tiny_utility(tiny_study, tiny_nli, tmp_path_factory):
     return out, U.stage(params, data, tiny_study / "store", planners_dir, out)
 
 
+def timed_stage(stage: str, run, timings_dir: Path) -> None:
+    """Run a stage's function as `python -m lib.timing run --` would: its costs into its timing file."""
+    import json
+    import os
+
+    from lib import timing as TM
+
+    costs = timings_dir.parent / f"{stage}.costs.jsonl"
+    os.environ[TM.COSTS_ENV] = str(costs)
+    try:
+        run()
+    finally:
+        del os.environ[TM.COSTS_ENV]
+    lines = [json.loads(line) for line in costs.read_text().splitlines()]
+    TM.record(stage, sum(c["seconds"] for c in lines), ["fixture"], timings_dir, lines)
+
+
 @pytest.fixture(scope="session")
 def tiny_generative(tiny_study, tiny_qgen, tiny_bert, tmp_path_factory):
     """Stages `embed_queries` (the plans' queries, tiny BERT as encoder), `generative_plans` (llm.mode off:
     QGEN, PURSUIT Seq+Seq, MMR-POOL) and `generative_runs` (BM25 only: the dense runs read document
     embeddings from outputs/) on the fixture study: (params, query embeddings folder, generative folder).
     Their costs land in `timings/` beside the generative folder, as the timer would write them."""
-    import json
-    import os
 
     from lib import generative as G
     from lib import retrieval as R
     from lib import runs as RU
-    from lib import timing as TM
     from lib.data import averitec
 
     root = tmp_path_factory.mktemp("tiny_generative")
@@ -275,15 +289,8 @@ def tiny_generative(tiny_study, tiny_qgen, tiny_bert, tmp_path_factory):
     R.save_embeddings(emb_dir / MD.model_slug(r["model"]), texts, MD.encode(encoder, texts, progress=False), r["model"])
     gen = root / "generative"
 
-    def timed(stage, run):  # as under `python -m lib.timing run --`: the stage's costs into its timing file
-        costs = root / f"{stage}.costs.jsonl"
-        os.environ[TM.COSTS_ENV] = str(costs)
-        try:
-            run()
-        finally:
-            del os.environ[TM.COSTS_ENV]
-        lines = [json.loads(line) for line in costs.read_text().splitlines()]
-        TM.record(stage, sum(c["seconds"] for c in lines), ["fixture"], root / "timings", lines)
+    def timed(stage, run):
+        timed_stage(stage, run, root / "timings")
 
     timed(
         "generative_plans",
@@ -374,7 +381,8 @@ def tiny_quantemp(tiny_bert, tmp_path_factory):
 @pytest.fixture(scope="session")
 def tiny_veracity(tiny_study, tiny_nli, tiny_generative, tmp_path_factory):
     """Stage `nli_planners` as the study runs it, on both runs files (the retrieval study's and the generative
-    planners'), with the classifiers of `tiny_nli`: its output folder."""
+    planners'), with the classifiers of `tiny_nli`: its output folder. Its costs go to `tiny_generative`'s
+    timings folder."""
     from lib import veracity as V
 
     data, averitec_dir, _ = tiny_nli
@@ -385,5 +393,10 @@ def tiny_veracity(tiny_study, tiny_nli, tiny_generative, tmp_path_factory):
         "runs": [str(tiny_study / "runs" / "runs.parquet"), str(tiny_generative[2] / "runs.parquet")],
         "retrieval": {"retriever": "bm25", "scope": "claim", "temporal": False, "fusion": "combmax_norm"},
     }
-    V.planners_stage(params, data, tiny_study / "store", averitec_dir, out)
+    # its costs join those of the generative fixture stages (notebook 06's compute budget)
+    timed_stage(
+        "nli_planners",
+        lambda: V.planners_stage(params, data, tiny_study / "store", averitec_dir, out),
+        tiny_generative[2].parent / "timings",
+    )
     return out
