@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from tqdm import tqdm
 
@@ -43,10 +43,6 @@ class ComputeSettings:
             raise ValueError(f"compute.workers must be >= 1 (got {self.workers})")
         if self.cpus_per_task <= 0:
             raise ValueError(f"compute.cpus_per_task must be > 0 (got {self.cpus_per_task})")
-
-    @classmethod
-    def from_params(cls, p: dict[str, Any] | None) -> ComputeSettings:
-        return cls(**(p or {}))
 
 
 def _ray(settings: ComputeSettings):

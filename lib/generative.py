@@ -144,13 +144,13 @@ def build(
     traces: dict[str, list[PU.Trace]] = {}
     report: dict[str, Any] = {"claims": len(claims), "skipped": {}, "seconds": {}, "prompted": {}}
 
-    device = MD.device_name(getattr(encoder, "device", None))
+    encoder_device = MD.device_name(getattr(encoder, "device", None))
     how = {
         "mmr_pool": "measured: MMR over the pool's queries (the pool planners' own cost not included)",
         **{f"pursuit_{v}": "measured: questions and the retrieval that answers them" for v in PURSUITS},
     }
 
-    def timed(name: str, start: float) -> None:
+    def timed(name: str, start: float, device: str = encoder_device) -> None:
         seconds = time.perf_counter() - start
         report["seconds"][name] = round(seconds, 1)
         TM.cost(name, "planning", seconds, len(claims), "generative_plans", device, how.get(name, "measured"))
@@ -158,7 +158,8 @@ def build(
     start = time.perf_counter()
     generator = Generator(Decoding.from_params(g["qgen"]), model_dir or MODEL_DIR)
     plans["qgen"] = generator.plans(claims)
-    timed("qgen", start)
+    generator_device = MD.device_name(generator.device)  # QGEN and the pursuits run on the generator's device
+    timed("qgen", start, generator_device)
 
     mmr = MMR.MMRParams(**g.get("mmr", {}))
     start = time.perf_counter()
@@ -216,7 +217,7 @@ def build(
         traces[f"pursuit_{variant}"] = t
         plans[f"pursuit_{variant}"] = PU.as_plan(t)
         report.setdefault("pursuit_stops", {})[f"pursuit_{variant}"] = PU.stop_counts(t)
-        timed(f"pursuit_{variant}", start)
+        timed(f"pursuit_{variant}", start, generator_device)
 
     (out_dir / "plans").mkdir(parents=True, exist_ok=True)
     (out_dir / "traces").mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,7 @@ process pool or a Ray cluster.
   about `chunk_chars` characters (whole sentences joined) with up to `context_chars` of the neighbouring
   chunks' text before and after, as the 2025 winner indexes them. Each passage keeps its URL, the page's
   line in the file and its position in the page.
-- **Per-claim BM25** (`claim_index`): `lib.retrieval.BM25` (rank_bm25's BM25Okapi, vectorised) over a
+- **Per-claim BM25** (`retrieve_claim`): `lib.retrieval.BM25` (rank_bm25's BM25Okapi, vectorised) over a
   claim's passages, every query of the claim scored in one sparse product. Saved per claim under a content
   address (`index_key`: the passages' texts, the BM25 parameters), so a rerun, or another planner's
   queries, load it instead of tokenising the claim's passages again: indexing is paid once per claim.
@@ -23,8 +23,10 @@ import hashlib
 import json
 import os
 import random
+import resource
+import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -33,8 +35,12 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from lib import compute as C
+from lib import fusion as F
 from lib import retrieval as R
+from lib.data import DataError
 from lib.data import knowledge_store as KS
+from lib.store import clean_text
 
 PASSAGE_COLUMNS = ["claim_id", "url", "line", "position", "text", "before", "after"]
 INDEX_FORMAT = 2  # saved per-claim indexes hold the BM25 weights (format 1 held term counts)
@@ -73,8 +79,7 @@ def _chunks(sentences: Sequence[str], size: int) -> list[str]:
 
 def page_passages(page: KS.Page, settings: PassageSettings = PassageSettings()) -> list[tuple]:
     """The passages of one page as rows of `PASSAGE_COLUMNS`; blank sentences are left out."""
-    sentences = [" ".join(s.split()) for s in page.sentences]
-    sentences = [s for s in sentences if s]
+    sentences = [s for s in map(clean_text, page.sentences) if s]
     if settings.unit == "sentence":
         return [(page.claim_id, page.url, page.line, i, s, "", "") for i, s in enumerate(sentences)]
     chunks, n = _chunks(sentences, settings.chunk_chars), settings.context_chars
@@ -105,11 +110,6 @@ def claim_passages(
 
 
 # --------------------------------------------------------------------------- per-claim BM25
-
-
-def claim_index(texts: Sequence[str], params: R.BM25Params = R.BM25Params()) -> R.BM25:
-    """The BM25 index of one claim's passages (statistics from that claim's passages only)."""
-    return R.BM25.from_texts(texts, params)
 
 
 def index_key(texts: Sequence[str], params: R.BM25Params) -> str:
@@ -163,12 +163,9 @@ def load_index(path: Path | str) -> SavedBM25:
 
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:
-    """The `k` best passages of one query: by score (rounded to 1e-9, so float noise does not reorder),
-    ties by position; the same order for this BM25 and rank_bm25's scores. Only the candidates at or above
-    the k-th best score are sorted."""
-    r = np.round(scores, 9)
-    cand = np.flatnonzero(r >= np.partition(r, len(r) - k)[len(r) - k]) if len(r) > k else np.arange(len(r))
-    return cand[np.lexsort((cand, -r[cand]))][:k]
+    """The `k` best passages of one query: by score rounded to 1e-9 (so float noise does not reorder), ties
+    by position; the same order for this BM25 and rank_bm25's scores (`lib.fusion.top_k`, lower row first)."""
+    return F.top_k(np.round(scores, 9), k, -np.arange(len(scores)))
 
 
 def retrieve_claim(
@@ -180,16 +177,14 @@ def retrieve_claim(
 ) -> tuple[np.ndarray, np.ndarray, bool]:
     """Top-`depth` passages (rows of `texts`) and their scores for each query, and whether a saved index
     was used. With `index_dir`, the claim's index is loaded from its content address or built and saved."""
-    loaded = False
-    if index_dir is not None:
-        path = Path(index_dir) / f"{index_key(texts, params)}.npz"
-        if path.exists():
-            index, loaded = load_index(path), True
-        else:
-            index = claim_index(texts, params)
-            save_index(index, path)
+    path = None if index_dir is None else Path(index_dir) / f"{index_key(texts, params)}.npz"
+    loaded = path is not None and path.exists()
+    if loaded:
+        index = load_index(path)
     else:
-        index = claim_index(texts, params)
+        index = R.BM25.from_texts(texts, params)
+        if path is not None:
+            save_index(index, path)
     scores = index.scores(list(queries))
     top = np.stack([top_k(s, depth) for s in scores]) if len(queries) else np.empty((0, 0), dtype=np.int64)
     return top, np.take_along_axis(scores, top, axis=1) if len(queries) else scores, loaded
@@ -302,9 +297,6 @@ def run_claim(job: ClaimJob) -> tuple[pd.DataFrame, dict[str, Any]]:
 
     Returns the ranked rows (`RUN_COLUMNS`) and the claim's measurements (passages, seconds, the worker's
     peak memory), kept apart because they differ from run to run and the rows must not."""
-    import resource
-    import time
-
     start = time.perf_counter()
     counts: Counter = Counter()
     passages = claim_passages(job.store, job.claim_id, job.name, job.passages, counts)
@@ -351,9 +343,6 @@ def retrieve_store(
     """BM25 per claim over the store for every claim of `plan` ({claim_id: queries}), on the backend of
     `compute` (`lib.compute.ComputeSettings`; default: this process). Returns the runs (`RUN_COLUMNS`, by
     claim) and one row of measurements per claim. A claim of the plan that the store lacks is an error."""
-    from lib import compute as C
-    from lib.data import DataError
-
     files = KS.claim_files(store)
     missing = sorted(set(plan) - set(files))
     if missing:
@@ -419,28 +408,16 @@ def synthesise(
     return {"claims": len(ids), "pages": pages, "sentences": sentences, "seed": seed}
 
 
-def iter_store(
-    store: Path | str, settings: PassageSettings = PassageSettings(), first: int | None = None, last: int | None = None
-) -> Iterator[tuple[int, pd.DataFrame, Counter]]:
-    """(claim_id, passages, counts) for every claim of the store in [first, last], one claim at a time."""
-    files = KS.claim_files(store)
-    for cid in KS.select_claims(list(files), first, last):
-        counts: Counter = Counter()
-        yield cid, claim_passages(store, cid, files[cid], settings, counts), counts
-
-
 def source_texts(texts: Iterable[str], min_words: int = 3) -> list[str]:
     """Distinct texts of at least `min_words` words: the pool a synthetic store draws its sentences from."""
-    return sorted({" ".join(t.split()) for t in texts if len(t.split()) >= min_words})
+    return sorted({clean_text(t) for t in texts if len(t.split()) >= min_words})
 
 
 def main(argv: list[str] | None = None) -> None:
     """`python -m lib.knowledge_store synth ...` writes a synthetic store; `... retrieve ...` runs per-claim
     BM25 for a plan over a store (a directory or the organisers' zip) on the local or Ray backend."""
     import argparse
-    import time
 
-    from lib import compute as C
     from lib import planners as P
     from lib.config import DATA_DIR, STORE_DIR
     from lib.data import averitec

@@ -130,6 +130,34 @@ def tiny_qgen(tmp_path_factory):
 TINY_DECODING = {"num_beams": 2, "max_new_tokens": 12, "max_questions": 5, "device": "cpu"}
 
 
+def tiny_generative_sections(baselines: list[str]) -> dict:
+    """The `generative`, `generative_runs` and `averitec` params of the generative stages on the fixtures
+    (every prompted planner and pursuit asked for; BM25 runs in both scopes)."""
+    return {
+        "generative": {
+            "prompted": ["claimdecomp", "pgmfc", "all_at_once", "agq"],
+            "mmr": {"alpha": 0.8, "lam": 0.4, "gamma": 0.2, "lambda_weights": "diversity"},
+            "mmr_pool": ["bloom_qg", "heuristic"],
+            "qgen": TINY_DECODING,
+            "pursuit": {
+                "variants": ["seq_seq", "seq_llm", "llm_llm"],
+                "max_questions": 3,
+                "alternatives": 2,
+                "retriever": "bm25",
+                "scope": "claim",
+            },
+        },
+        "generative_runs": {
+            "baselines": baselines,
+            "retrievers": ["bm25"],
+            "scopes": ["claim", "global"],
+            "temporal": [False],
+            "answers": {"retriever": "bm25", "scope": "claim"},
+        },
+        "averitec": {"verdict_source": "majority", "max_pairs": 10, "jobs": 1},
+    }
+
+
 @pytest.fixture(scope="session")
 def tiny_bert(tmp_path_factory) -> str:
     """A two-layer, 32-wide BERT with MiniLM's vocabulary, randomly initialised, saved as a model path for
@@ -257,27 +285,7 @@ def tiny_generative(tiny_study, tiny_qgen, tiny_bert, tmp_path_factory):
         "llm": {"mode": "off", "model": "none"},
         # the tiny BERT as query encoder (MMR-POOL): 64 positions, so at most 48 tokens
         "retrieval": {"model": tiny_bert, "max_seq_length": 48, "bm25": {}, "workers": 1, "depth": 10},
-        "generative": {
-            "prompted": ["claimdecomp", "pgmfc", "all_at_once", "agq"],
-            "mmr": {"alpha": 0.8, "lam": 0.4, "gamma": 0.2, "lambda_weights": "diversity"},
-            "mmr_pool": ["bloom_qg", "heuristic"],
-            "qgen": TINY_DECODING,
-            "pursuit": {
-                "variants": ["seq_seq", "seq_llm", "llm_llm"],
-                "max_questions": 3,
-                "alternatives": 2,
-                "retriever": "bm25",
-                "scope": "claim",
-            },
-        },
-        "generative_runs": {
-            "baselines": ["claim_only", "oracle", "bloom_qg"],
-            "retrievers": ["bm25"],
-            "scopes": ["claim", "global"],
-            "temporal": [False],
-            "answers": {"retriever": "bm25", "scope": "claim"},
-        },
-        "averitec": {"verdict_source": "majority", "max_pairs": 10, "jobs": 1},
+        **tiny_generative_sections(["claim_only", "oracle", "bloom_qg"]),
     }
     r = params["retrieval"]
     names = sorted(p.stem for p in (tiny_study / "plans").glob("*.jsonl"))

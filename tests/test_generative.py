@@ -8,38 +8,19 @@ import pytest
 
 from lib import generative as G
 from lib import models as MD
-from tests.conftest import FIXTURE_DATA, TINY_DECODING
+from tests.conftest import FIXTURE_DATA, tiny_generative_sections
 from tests.llm_stub import StubLLM
 from tests.test_prompted import stub_answer
 
 
 def params(mode: str, base_url: str | None = None) -> dict:
-    return {
+    p = {
         "llm": {"mode": mode, "base_url": base_url, "model": "stub", "backoff": 0.01, "max_retries": 2},
         "retrieval": {"model": MD.BUNDLED_MINILM, "max_seq_length": 128, "bm25": {}, "workers": 1, "depth": 10},
-        "generative": {
-            "prompted": ["claimdecomp", "pgmfc", "all_at_once", "agq"],
-            "claimdecomp_examples": 2,
-            "mmr": {"alpha": 0.8, "lam": 0.4, "gamma": 0.2, "lambda_weights": "diversity"},
-            "mmr_pool": ["bloom_qg", "heuristic"],
-            "qgen": TINY_DECODING,
-            "pursuit": {
-                "variants": ["seq_seq", "seq_llm", "llm_llm"],
-                "max_questions": 3,
-                "alternatives": 2,
-                "retriever": "bm25",
-                "scope": "claim",
-            },
-        },
-        "generative_runs": {
-            "baselines": ["claim_only", "oracle"],
-            "retrievers": ["bm25"],
-            "scopes": ["claim", "global"],
-            "temporal": [False],
-            "answers": {"retriever": "bm25", "scope": "claim"},
-        },
-        "averitec": {"verdict_source": "majority", "max_pairs": 10, "jobs": 1},
+        **tiny_generative_sections(["claim_only", "oracle"]),
     }
+    p["generative"]["claimdecomp_examples"] = 2
+    return p
 
 
 def build(tiny_study, tiny_qgen, out, p, cache):
