@@ -45,6 +45,11 @@ class ComputeSettings:
             raise ValueError(f"compute.cpus_per_task must be > 0 (got {self.cpus_per_task})")
 
 
+def from_params(p: dict) -> ComputeSettings:
+    """The `compute` section of params.yaml (checked by lib.config) as settings."""
+    return ComputeSettings(p["backend"], p["workers"], p["address"], p["cpus_per_task"])
+
+
 def _ray(settings: ComputeSettings):
     """Ray, connected: to `address` (shipping this checkout's code, not its data) or a local instance."""
     import ray

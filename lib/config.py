@@ -151,13 +151,44 @@ class Section(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)
 
 
+class KnowledgeStoreSource(Section):
+    """`store.knowledge_store`: the organisers' per-claim store read when `store.source` is knowledge_store."""
+
+    path: Annotated[str, Field(pattern=r"^data/averitec/\S")]  # a directory or zip of <claim_id>.json, under the
+    # store stage's dep data/averitec/ (so DVC sees the store change)
+    split: Literal["dev"]  # whose claims the store serves: the stages plan and score the dev claims
+    first: NonNegInt | None  # claim range, both ends inclusive (null: open)
+    last: NonNegInt | None
+    unit: Literal["sentence", "chunk"]  # lib.knowledge_store.PassageSettings
+    chunk_chars: PosInt
+    context_chars: NonNegInt
+
+
 class Store(Section):
+    source: Literal["pooled", "knowledge_store"]  # lib.store.SOURCES
     systems: Annotated[dict[str, Text], Field(min_length=1)]
     include_gold: bool
     distractor_splits: list[Literal["train", "test"]]
     min_words: PosInt
     news_sites_with_fact_check_section: list[Text]
     extra_fact_check_domains: list[Text]
+    knowledge_store: KnowledgeStoreSource
+
+    @model_validator(mode="after")
+    def _claim_range(self) -> Store:
+        ks = self.knowledge_store
+        if ks.first is not None and ks.last is not None and ks.first > ks.last:
+            raise ValueError(f"store.knowledge_store: first ({ks.first}) is after last ({ks.last})")
+        return self
+
+
+class Compute(Section):
+    """Where per-claim work runs (lib.compute.ComputeSettings): this machine's processes or a Ray cluster."""
+
+    backend: Literal["local", "ray"]  # lib.compute.BACKENDS
+    workers: PosInt  # local processes (1: the stage's own process); Ray: CPUs of a local instance
+    address: Text | None  # the Ray cluster (null: $RAY_ADDRESS, else a Ray instance on this machine)
+    cpus_per_task: PosFloat
 
 
 class Judgements(Section):
@@ -606,6 +637,7 @@ class Params(Section):
     """The whole `params.yaml`: one section per stage or notebook (dvc.yaml lists who reads which)."""
 
     profile: Profile
+    compute: Compute
     store: Store
     judgements: Judgements
     knowledge_store: KnowledgeStore

@@ -109,6 +109,31 @@ def claim_passages(
     return pd.DataFrame(rows, columns=PASSAGE_COLUMNS)
 
 
+def indexed_texts(passages: pd.DataFrame) -> list[str]:
+    """What is indexed of each passage: its text with its context before and after (a sentence has none)."""
+    return [" ".join(p for p in parts if p) for parts in zip(passages["before"], passages["text"], passages["after"])]
+
+
+@dataclass(frozen=True)
+class ReadJob:
+    """One claim's file to turn into documents for the study's store (`lib.store`, source knowledge_store)."""
+
+    store: str
+    claim_id: int
+    name: str
+    passages: PassageSettings = PassageSettings()
+
+
+def read_claim(job: ReadJob) -> tuple[list[tuple[str, str]], dict[str, int]]:
+    """One claim's passages as (indexed text, URL), in page and position order, and its counts (pages,
+    empty pages, sentences, passages): the per-claim work of building the study's store from a knowledge
+    store, run by `lib.compute.map_claims`."""
+    counts: Counter = Counter()
+    passages = claim_passages(job.store, job.claim_id, job.name, job.passages, counts)
+    counts["passages"] = len(passages)
+    return list(zip(indexed_texts(passages), passages["url"])), dict(counts)
+
+
 # --------------------------------------------------------------------------- per-claim BM25
 
 
@@ -300,7 +325,7 @@ def run_claim(job: ClaimJob) -> tuple[pd.DataFrame, dict[str, Any]]:
     start = time.perf_counter()
     counts: Counter = Counter()
     passages = claim_passages(job.store, job.claim_id, job.name, job.passages, counts)
-    top, scores, loaded = retrieve_claim(passages["text"].tolist(), job.queries, job.depth, job.bm25, job.index_dir)
+    top, scores, loaded = retrieve_claim(indexed_texts(passages), job.queries, job.depth, job.bm25, job.index_dir)
     rows = []
     for qi, (idx, sc) in enumerate(zip(top, scores)):
         hit = passages.iloc[idx]
@@ -413,6 +438,30 @@ def source_texts(texts: Iterable[str], min_words: int = 3) -> list[str]:
     return sorted({clean_text(t) for t in texts if len(t.split()) >= min_words})
 
 
+def gold_evidence(claims: Iterable[Any]) -> dict[int, list[tuple[str, str]]]:
+    """{claim_id: [(source URL, gold answer text)]} of AVeriTeC claims: what `synthesise(gold=...)` puts on
+    the pages of a synthetic store, as the scraped gold source pages would hold it."""
+    from lib.data import averitec
+
+    return {
+        c.claim_id: [
+            (a.source_url, averitec.gold_answer_text(a)) for q in c.questions for a in q.answers if a.source_url
+        ]
+        for c in claims
+    }
+
+
+def compute_settings(args: Any) -> C.ComputeSettings:
+    """params.yaml's `compute` section, each setting overridden by its command-line flag when given."""
+    from lib.config import PARAMS_FILE, section
+
+    p = section("compute", args.params or PARAMS_FILE)
+    for key in ("backend", "workers", "address"):
+        if getattr(args, key) is not None:
+            p[key] = getattr(args, key)
+    return C.from_params(p)
+
+
 def main(argv: list[str] | None = None) -> None:
     """`python -m lib.knowledge_store synth ...` writes a synthetic store; `... retrieve ...` runs per-claim
     BM25 for a plan over a store (a directory or the organisers' zip) on the local or Ray backend."""
@@ -442,9 +491,12 @@ def main(argv: list[str] | None = None) -> None:
     ret.add_argument("--chunk-chars", type=int, default=1000)
     ret.add_argument("--depth", type=int, default=100)
     ret.add_argument("--index-dir", default=None, help="keep each claim's index here (content-addressed)")
-    ret.add_argument("--backend", choices=list(C.BACKENDS), default="local")
-    ret.add_argument("--workers", type=int, default=1)
-    ret.add_argument("--address", default=None, help="the Ray cluster (default: $RAY_ADDRESS, else local)")
+    ret.add_argument("--backend", choices=list(C.BACKENDS), default=None, help="default: params.yaml compute.backend")
+    ret.add_argument("--workers", type=int, default=None, help="default: params.yaml compute.workers")
+    ret.add_argument(
+        "--address", default=None, help="the Ray cluster (default: compute.address, $RAY_ADDRESS, else local)"
+    )
+    ret.add_argument("--params", default=None, help="parameter file for the compute section (default: params.yaml)")
     ret.add_argument("--first", type=int, default=None, help="first claim id (inclusive)")
     ret.add_argument("--last", type=int, default=None, help="last claim id (inclusive)")
     args = ap.parse_args(argv)
@@ -452,13 +504,9 @@ def main(argv: list[str] | None = None) -> None:
         source = source_texts(load_store(args.store_dir).docs["text"])
         gold = None
         if args.gold:
-            dev = averitec.load_averitec("dev", Path(args.data_dir) / "averitec" / "dev.json")
-            gold = {
-                c.claim_id: [
-                    (a.source_url, averitec.gold_answer_text(a)) for q in c.questions for a in q.answers if a.source_url
-                ]
-                for c in dev[: args.claims]
-            }
+            gold = gold_evidence(
+                averitec.load_averitec("dev", Path(args.data_dir) / "averitec" / "dev.json")[: args.claims]
+            )
         report = synthesise(args.out, source, args.claims, args.pages, args.sentences, args.seed, gold)
         print(f"synthetic store: {report} -> {args.out}")
         return
@@ -469,7 +517,7 @@ def main(argv: list[str] | None = None) -> None:
     runs, stats = retrieve_store(
         args.store,
         plan,
-        C.ComputeSettings(args.backend, args.workers, args.address),
+        compute_settings(args),
         PassageSettings(args.unit, args.chunk_chars),
         args.depth,
         index_dir=args.index_dir,

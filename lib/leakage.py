@@ -20,8 +20,9 @@ ALL_SYSTEMS = "all systems"
 
 
 def system_names(store: Store) -> list[str]:
-    """The systems pooled, in the order of the parameters."""
-    return list(store.report["settings"]["systems"])
+    """The systems pooled, in the order of the parameters (from a knowledge store: `knowledge_store`, the
+    organisers' search results for each claim)."""
+    return list(store.report["systems"])
 
 
 def _pair_sets(store: Store) -> dict[str, frozenset]:
@@ -54,9 +55,9 @@ def merge_identical_systems(store: Store) -> Store:
     hits = hits.drop_duplicates(["origin", "claim_id", "doc_id"], keep="first").reset_index(drop=True)
     docs = store.docs.assign(origin=[list(dict.fromkeys(rename.get(o, o) for o in os)) for os in store.docs["origin"]])
     report = copy.deepcopy(store.report)
-    systems = report["settings"]["systems"]
+    systems = report["systems"]
     files = {" = ".join(g): " = ".join(systems[n] for n in g) for g in groups}
-    report["settings"]["systems"] = {rename.get(n, n): files.get(rename.get(n), f) for n, f in systems.items()}
+    report["systems"] = {rename.get(n, n): files.get(rename.get(n), f) for n, f in systems.items()}
     return replace(store, docs=docs, hits=hits, report=report)
 
 
@@ -237,6 +238,16 @@ def relevance_coverage(store: Store) -> dict[str, int]:
         "with_any_relevant": int(q.loc[q["grade"] >= 1, "qid"].nunique()),
         "without_gold_answers": int(q.loc[(q["grade"] == 1) & q["doc_id"].isin(system_docs), "qid"].nunique()),
     }
+
+
+def grade1_reach(share_without_gold: float) -> str:
+    """How many claims a result resting on grade 1 alone speaks for, from the share of claims that have a
+    relevant document when gold answers are not documents."""
+    if share_without_gold < 0.5:
+        return "Results that rest on grade 1 alone speak for a minority of claims."
+    if share_without_gold < 1:
+        return "Results that rest on grade 1 alone speak for most claims, not all."
+    return "Results that rest on grade 1 alone speak for every claim."
 
 
 def store_metrics(store: Store, claims: pd.DataFrame) -> dict:

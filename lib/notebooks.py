@@ -36,14 +36,39 @@ from lib.config import (
 DEFAULT_TIMEOUT_S = 1800  # per cell: a hung kernel fails the stage instead of blocking it
 
 
-def banner(profile: Mapping[str, Any]) -> str | None:
-    """The warning that outputs of a smaller profile carry (params section `profile`); None for the study."""
-    if profile["name"] == "study":
-        return None
-    return (
-        f"**{profile['name'].capitalize()} profile, not the study's figures.** {profile['note']} "
-        "The study's numbers are in the repository's `outputs/metrics/`."
-    )
+# What the banner reads: every stage that runs a notebook declares these params (tests/test_notebooks.py).
+BANNER_PARAMS = ("profile", "store.source", "store.knowledge_store")
+
+
+def banner(profile: Mapping[str, Any], store: Mapping[str, Any] | None = None) -> str | None:
+    """The warning that outputs of a smaller profile (params section `profile`) or of another evidence
+    store than the pooled one (`store.source`) carry; None for the study on the pooled store."""
+    parts = []
+    if profile["name"] != "study":
+        parts.append(
+            f"**{profile['name'].replace('_', ' ').capitalize()} profile, not the study's figures.** {profile['note']} "
+            "The study's numbers are in the repository's `outputs/metrics/`."
+        )
+    if store is not None and store["source"] != "pooled":
+        ks = store["knowledge_store"]
+        ends = (ks["first"], ks["last"])
+        claims = (
+            "every claim it holds"
+            if ends == (None, None)
+            else f"claims {ks['first'] or 0} to {ks['last'] or 'the last'}"
+        )
+        parts.append(
+            f"**Evidence store: the knowledge store at `{ks['path']}`** ({ks['split']} {claims}, {ks['unit']} "
+            "passages), not the published systems' pooled evidence: a claim's documents are the passages of "
+            "its pages."
+        )
+    return " ".join(parts) or None
+
+
+def params_banner(params: Path | str | None = None) -> str | None:
+    """`banner` from a parameter file (default: params.yaml)."""
+    path = PARAMS_FILE if params is None else params
+    return banner(section("profile", path), section("store", path))
 
 
 def run_notebook(
@@ -254,7 +279,7 @@ def main(argv: list[str] | None = None) -> None:
             check_parameters(NOTEBOOKS_DIR / f"{args.name}.ipynb", parameters)
         except (ValueError, KeyError, FileNotFoundError) as err:  # ParamsError is a ValueError
             raise SystemExit(f"error: {err.args[0] if isinstance(err, KeyError) else err}") from None
-        run_notebook(args.name, parameters, timeout_s=args.timeout, banner=banner(section("profile", args.params)))
+        run_notebook(args.name, parameters, timeout_s=args.timeout, banner=params_banner(args.params))
     elif args.cmd == "render":
         for path in args.executed:
             render_html(path)
@@ -263,7 +288,7 @@ def main(argv: list[str] | None = None) -> None:
             from lib.course import write_site
 
             report = section("report", args.params)
-            note = banner(section("profile", args.params))
+            note = params_banner(args.params)
             pages = write_site(report["headlines"], args.executed, ROOT / report["reports_dir"], banner=note)
         n = len(args.executed)
         print(
@@ -271,7 +296,7 @@ def main(argv: list[str] | None = None) -> None:
             + (f" and {len(pages)} pages" if args.index else "")
         )
     elif args.cmd == "headlines":
-        note = banner(section("profile", args.params))
+        note = params_banner(args.params)
         if note:
             print(re.sub(r"\*\*(.+?)\*\*", r"\1", note))
         for line in headline_lines(section("report", args.params)["headlines"]):

@@ -15,7 +15,11 @@ A profile file, `profiles/<name>.yaml`:
 - `data`: records kept per data file, relative to `data/` (a folder: each file in it). A file whose
   records all carry an integer `claim_id` keeps the records of claims 0..n-1; any other keeps its first
   n records (AVeriTeC claim ids are positions in the split's file, so both keep the same claims);
-- `params`: overrides of `params.yaml`, nested as there; every key must exist there (a typo is an error).
+- `params`: overrides of `params.yaml`, nested as there; every key must exist there (a typo is an error);
+- `synthetic_store` (optional): `claims`, `pages`, `sentences`, `seed` and `gold` of a synthetic knowledge
+  store (`lib.knowledge_store.synthesise`, sentences drawn from the workspace's pooled documents, `gold`:
+  each claim's gold answers on pages of their source URLs) written at the workspace's
+  `store.knowledge_store.path`, for a profile that sets `store.source: knowledge_store`.
 """
 
 from __future__ import annotations
@@ -58,9 +62,9 @@ def load_profile(name: str, profiles_dir: Path | str = PROFILES_DIR) -> dict[str
     raw = YAML(typ="safe").load(path.read_text())
     if not isinstance(raw, dict):
         raise ProfileError(f"{path}: expected a mapping with note, data and params")
-    unknown = sorted(set(raw) - {"note", "data", "params"})
+    unknown = sorted(set(raw) - {"note", "data", "params", "synthetic_store"})
     if unknown:
-        raise ProfileError(f"{path}: unknown keys {unknown} (expected note, data, params)")
+        raise ProfileError(f"{path}: unknown keys {unknown} (expected note, data, params, synthetic_store)")
     if not isinstance(raw.get("note"), str) or not raw["note"].strip():
         raise ProfileError(f"{path}: note: expected a sentence saying how the profile differs from the study")
     data = raw.get("data") or {}
@@ -71,13 +75,44 @@ def load_profile(name: str, profiles_dir: Path | str = PROFILES_DIR) -> dict[str
             raise ProfileError(f"{path}: data.{file}: expected a number of records >= 1, got {n!r}")
     if not isinstance(raw.get("params") or {}, dict):
         raise ProfileError(f"{path}: params: expected a mapping of params.yaml sections")
+    synthetic = raw.get("synthetic_store")
+    if synthetic is not None:
+        keys = {"claims": 1, "pages": 1, "sentences": 1, "seed": 0}
+        if not isinstance(synthetic, dict) or set(synthetic) != {*keys, "gold"}:
+            raise ProfileError(f"{path}: synthetic_store: expected exactly the keys {sorted({*keys, 'gold'})}")
+        for key, least in keys.items():
+            n = synthetic[key]
+            if isinstance(n, bool) or not isinstance(n, int) or n < least:
+                raise ProfileError(f"{path}: synthetic_store.{key}: expected an integer >= {least}, got {n!r}")
+        if not isinstance(synthetic["gold"], bool):
+            raise ProfileError(f"{path}: synthetic_store.gold: expected true or false, got {synthetic['gold']!r}")
     return {
         "name": name,
         "path": path,
         "note": " ".join(raw["note"].split()),
         "data": data,
         "params": raw.get("params") or {},
+        "synthetic_store": synthetic,
     }
+
+
+def write_synthetic_store(work: Path, spec: Mapping[str, Any], store_params: Mapping[str, Any]) -> Path:
+    """The profile's synthetic knowledge store at the workspace's `store.knowledge_store.path`: sentences
+    drawn from the pooled store of the workspace's data (built here as stage `store` builds it with
+    `source: pooled`), the gold evidence of the workspace's dev claims when `gold`."""
+    from lib import knowledge_store as K
+    from lib import store as S
+    from lib.data import averitec
+
+    params = {**store_params, "source": "pooled"}
+    pooled = S.build_store(S.StoreSettings.from_params(params), work / "data")
+    out = work / store_params["knowledge_store"]["path"]
+    dev = averitec.load_averitec("dev", work / "data" / "averitec" / "dev.json")[: spec["claims"]]
+    gold = K.gold_evidence(dev) if spec["gold"] else None
+    K.synthesise(
+        out, K.source_texts(pooled.docs["text"]), spec["claims"], spec["pages"], spec["sentences"], spec["seed"], gold
+    )
+    return out
 
 
 def merge(base: Any, override: Mapping[str, Any], where: str = "") -> None:
@@ -178,6 +213,8 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
     text = StringIO()
     yaml.dump(params, text)
     _write(work / "params.yaml", text.getvalue().encode())
+    if profile["synthetic_store"]:
+        write_synthetic_store(work, profile["synthetic_store"], params["store"])
 
     if not (work / ".dvc" / "config.local").exists():
         _write(work / ".dvc" / "config.local", b"[core]\n    no_scm = true\n")

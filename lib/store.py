@@ -1,14 +1,20 @@
-"""The pooled evidence store: what published systems retrieved for the AVeriTeC dev claims, pooled
-the way TREC builds pools, plus (optionally) the gold answers, with graded relevance judgements.
+"""The study's evidence store: documents per dev claim, plus (optionally) the gold answers, with graded
+relevance judgements. Two sources give the same tables (`store.source`):
 
-The AVeriTeC knowledge store itself is not available offline. Its retrieved sentences are: every
-system output in `data/averitec/systems` lists sentences and their source URLs per dev claim.
+- `pooled` (the default): what published systems retrieved for the AVeriTeC dev claims, pooled the way
+  TREC builds pools. The organisers' knowledge store is not available offline; the systems' retrieved
+  sentences are: every system output in `data/averitec/systems` lists sentences and their source URLs.
+- `knowledge_store`: the organisers' per-claim store itself (`lib.data.knowledge_store`), each claim's
+  pages cut into passages (`lib.knowledge_store`); a claim's documents are its passages, read claim by
+  claim on the `compute` backend.
+
 A document is a unique (normalised URL, text) pair.
 
 Relevance (qrels) per dev claim:
   2  one of the claim's own gold answer texts (only when gold answers are documents);
   1  a pooled sentence whose normalised URL is one of the claim's gold source URLs;
-  0  any other document pooled for the claim (judged non-relevant).
+  0  any other document pooled for the claim (judged non-relevant): from a knowledge store, every
+     passage of the claim's pages that is not from a gold source URL.
 Documents never pooled for a claim are unjudged (non-relevant to trec_eval).
 """
 
@@ -26,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib.config import DATA_DIR, SCOPES, STORE_DIR
+from lib.config import DATA_DIR, ROOT, SCOPES, STORE_DIR
 from lib.data import DataError, averitec
 from lib.urls import (
     domain_of,
@@ -38,6 +44,23 @@ from lib.urls import (
 )
 
 GOLD = "gold"  # origin name of the dev claims' own gold answers
+KNOWLEDGE_STORE = "knowledge_store"  # origin name of a knowledge store's passages
+SOURCES = ("pooled", KNOWLEDGE_STORE)
+KNOWLEDGE_STORE_ROOT = "data/averitec"  # a knowledge store lies under the store stage's dep
+
+
+@dataclass(frozen=True)
+class KnowledgeStoreSettings:
+    """`store.knowledge_store`: where the organisers' store lies, whose claims to read and how pages
+    become passages (`lib.knowledge_store.PassageSettings`)."""
+
+    path: str = f"{KNOWLEDGE_STORE_ROOT}/knowledge_store/dev"
+    split: str = "dev"
+    first: int | None = None
+    last: int | None = None
+    unit: str = "sentence"
+    chunk_chars: int = 1000
+    context_chars: int = 200
 
 
 @dataclass(frozen=True)
@@ -45,11 +68,13 @@ class StoreSettings:
     """Every choice that changes the store; written beside it so later numbers can state them."""
 
     systems: dict[str, str]
+    source: str = "pooled"
     include_gold: bool = True
     distractor_splits: tuple[str, ...] = ("train", "test")
     min_words: int = 3
     news_sites_with_fact_check_section: tuple[str, ...] = ()
     extra_fact_check_domains: tuple[str, ...] = ()
+    knowledge_store: KnowledgeStoreSettings = KnowledgeStoreSettings()
 
     @classmethod
     def from_params(cls, p: dict[str, Any]) -> StoreSettings:
@@ -61,13 +86,22 @@ class StoreSettings:
             raise ValueError("store params: 'systems' must name at least one system output")
         if int(p.get("min_words", 3)) < 1:
             raise ValueError("store params: min_words must be >= 1")
+        source = p.get("source", "pooled")
+        if source not in SOURCES:
+            raise ValueError(f"store params: source {source!r}, expected one of {SOURCES}")
+        ks = dict(p.get("knowledge_store") or {})
+        unknown = set(ks) - set(KnowledgeStoreSettings.__dataclass_fields__)
+        if unknown:
+            raise ValueError(f"store params: knowledge_store: unknown keys {sorted(unknown)}")
         return cls(
             systems=dict(p["systems"]),
+            source=source,
             include_gold=bool(p.get("include_gold", True)),
             distractor_splits=tuple(p.get("distractor_splits", ("train", "test"))),
             min_words=int(p.get("min_words", 3)),
             news_sites_with_fact_check_section=tuple(p.get("news_sites_with_fact_check_section", ())),
             extra_fact_check_domains=tuple(p.get("extra_fact_check_domains", ())),
+            knowledge_store=KnowledgeStoreSettings(**ks),
         )
 
 
@@ -316,22 +350,91 @@ class Store:
     report: dict
 
 
-def build_store(settings: StoreSettings, data_dir: Path | str = DATA_DIR) -> Store:
-    """Build the store from the files under `data_dir`."""
+def knowledge_store_path(settings: KnowledgeStoreSettings, root: Path | str = ROOT) -> Path:
+    """The store's path (relative to the repository), which must lie under `data/averitec/`: the store
+    stage's dep, so that DVC sees a changed store as a change."""
+    root = Path(root).resolve()
+    path = (root / settings.path).resolve()
+    if not path.is_relative_to(root / KNOWLEDGE_STORE_ROOT):
+        raise ValueError(
+            f"store.knowledge_store.path {settings.path!r}: expected a path under {KNOWLEDGE_STORE_ROOT}/ "
+            "(the store stage's dependency), e.g. data/averitec/knowledge_store/dev or a zip there"
+        )
+    return path
+
+
+def knowledge_store_candidates(
+    settings: KnowledgeStoreSettings, claims: list[averitec.Claim], compute: Any = None, root: Path | str = ROOT
+) -> tuple[list[averitec.Claim], list[Candidate], dict[str, Any]]:
+    """The dev claims in the range, their passages as candidates (origin `knowledge_store`, ranked in page
+    and position order) and what was read. Every claim in the range must have a file in the store; its
+    file is read on the `compute` backend (`lib.compute.ComputeSettings`; default: this process)."""
+    from lib import compute as C
+    from lib import knowledge_store as K
+    from lib.data import knowledge_store as KS
+
+    path = knowledge_store_path(settings, root)
+    files = KS.claim_files(path)
+    in_range = set(KS.select_claims([c.claim_id for c in claims], settings.first, settings.last))
+    wanted = [c for c in claims if c.claim_id in in_range]
+    if not wanted:
+        raise DataError(
+            path, "-", None, f"no {settings.split} claim in the range first={settings.first}, last={settings.last}"
+        )
+    missing = [c.claim_id for c in wanted if c.claim_id not in files]
+    if missing:
+        raise DataError(
+            path,
+            missing[0],
+            None,
+            f"{len(missing)} {settings.split} claim(s) of the range have no <claim_id>.json in the store",
+        )
+    passages = K.PassageSettings(settings.unit, settings.chunk_chars, settings.context_chars)
+    jobs = [K.ReadJob(str(path), c.claim_id, files[c.claim_id], passages) for c in wanted]
+    results = C.map_claims(K.read_claim, jobs, compute or C.ComputeSettings(), desc="knowledge store")
+    candidates = [
+        Candidate(KNOWLEDGE_STORE, text, url, claim.claim_id, None, rank)
+        for claim, (rows, _) in zip(wanted, results)
+        for rank, (text, url) in enumerate(rows)
+    ]
+    totals: Counter = Counter()
+    for _, counts in results:
+        totals.update(counts)
+    read = {
+        "path": settings.path,
+        "claims_read": len(wanted),
+        "claims_in_store": len(files),
+        **dict(sorted(totals.items())),
+    }
+    return wanted, candidates, read
+
+
+def build_store(settings: StoreSettings, data_dir: Path | str = DATA_DIR, compute: Any = None) -> Store:
+    """Build the store from the files under `data_dir` (and, with source `knowledge_store`, the store at
+    `settings.knowledge_store.path`, read on the `compute` backend)."""
     data_dir = Path(data_dir)
     dev = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
     train = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
     stats = BuildStats()
+    judged, read, systems = dev, None, dict(settings.systems)
+    if settings.source == KNOWLEDGE_STORE:
+        judged, ks_candidates, read = knowledge_store_candidates(
+            settings.knowledge_store, dev, compute, data_dir.resolve().parent
+        )
+        systems = {KNOWLEDGE_STORE: settings.knowledge_store.path}
 
     def candidates() -> Iterator[Candidate]:
         if settings.include_gold:
-            yield from gold_candidates(dev, GOLD, pooled=True)
-        for name, file in settings.systems.items():
-            outputs = averitec.load_system_output(data_dir / "averitec" / "systems" / file)
-            unknown = {o.claim_id for o in outputs} - {c.claim_id for c in dev}
-            if unknown:
-                raise DataError(file, sorted(unknown)[0], "claim_id", "not a dev claim id")
-            yield from system_candidates(name, outputs)
+            yield from gold_candidates(judged, GOLD, pooled=True)
+        if settings.source == KNOWLEDGE_STORE:
+            yield from ks_candidates
+        else:
+            for name, file in settings.systems.items():
+                outputs = averitec.load_system_output(data_dir / "averitec" / "systems" / file)
+                unknown = {o.claim_id for o in outputs} - {c.claim_id for c in dev}
+                if unknown:
+                    raise DataError(file, sorted(unknown)[0], "claim_id", "not a dev claim id")
+                yield from system_candidates(name, outputs)
         for split in settings.distractor_splits:
             claims = (
                 train if split == "train" else averitec.load_averitec(split, data_dir / "averitec" / f"{split}.json")
@@ -346,9 +449,12 @@ def build_store(settings: StoreSettings, data_dir: Path | str = DATA_DIR) -> Sto
         settings.news_sites_with_fact_check_section,
         averitec.load_misinfo_domains(data_dir / "averitec" / "misinfo_domains.txt"),
     )
-    qrels = build_qrels(docs, dev)
+    qrels = build_qrels(docs, judged)
     report = {
         "settings": asdict(settings),
+        "source": settings.source,
+        "systems": systems,  # the origins that retrieved documents per claim: {name: file or store}
+        **({"knowledge_store": read} if read else {}),
         "fact_check_domains": sorted(fc),
         "n_documents": len(docs),
         "n_judgements": len(qrels),
@@ -400,12 +506,21 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--data-dir", default=str(DATA_DIR))
     ap.add_argument("--out-dir", default=str(STORE_DIR))
     args = ap.parse_args(argv)
-    settings = StoreSettings.from_params(section("store", args.params) if args.params else section("store"))
-    store = build_store(settings, args.data_dir)
+    from lib import compute as C
+
+    params = (lambda name: section(name, args.params)) if args.params else section
+    settings = StoreSettings.from_params(params("store"))
+    store = build_store(settings, args.data_dir, C.from_params(params("compute")))
     save_store(store, args.out_dir)
     skipped = {o: sum(v.values()) for o, v in store.report["skipped"].items()}
+    read = store.report.get("knowledge_store")
+    if read:
+        print(
+            f"knowledge store {read['path']}: {read['claims_read']} claims, {read.get('pages', 0):,} pages "
+            f"({read.get('empty_url2text', 0):,} empty), {read.get('passages', 0):,} {settings.knowledge_store.unit} passages"
+        )
     print(
-        f"store: {len(store.docs):,} documents from {sum(store.report['candidates'].values()):,} candidates "
+        f"store ({settings.source}): {len(store.docs):,} documents from {sum(store.report['candidates'].values()):,} candidates "
         f"(skipped: {skipped}); {len(store.qrels):,} judgements; {len(store.hits):,} hits -> {args.out_dir}"
     )
 

@@ -89,6 +89,12 @@ def test_the_committed_params_file_is_valid():
         ("retrieval_metrics.incomplete_measures", ["bpref@10"], "retrieval_metrics.incomplete_measures[0]"),
         ("retrieval_metrics.judging.per_stratum", 0, "retrieval_metrics.judging.per_stratum"),
         ("retrieval_metrics.judging.sheet_path", DELETE, "retrieval_metrics.judging.sheet_path: required key"),
+        ("store.source", "web", "store.source: Input should be 'pooled' or 'knowledge_store'"),
+        ("store.knowledge_store.path", "/data/ks", "store.knowledge_store.path: String should match pattern"),
+        ("store.knowledge_store.split", "train", "store.knowledge_store.split: Input should be 'dev'"),
+        ("store.knowledge_store.unit", "page", "store.knowledge_store.unit: Input should be 'sentence' or 'chunk'"),
+        ("compute.backend", "dask", "compute.backend: Input should be 'local' or 'ray'"),
+        ("compute.workers", 0, "compute.workers: Input should be greater than or equal to 1"),
     ],
 )
 def test_bad_values_name_their_key(key, value, expected):
@@ -102,6 +108,14 @@ def test_a_profile_other_than_the_study_must_say_how_it_differs():
     with pytest.raises(C.ParamsError, match="profile: profile 'classroom' needs a note"):
         C.check(with_value("profile.name", "classroom"))
     assert C.check(with_value("profile.note", "Fewer claims."))["profile"]["note"] == "Fewer claims."
+
+
+def test_a_claim_range_must_not_end_before_it_starts():
+    params = with_value("store.knowledge_store.first", 9)
+    C.check(params)  # open at the end
+    params["store"]["knowledge_store"]["last"] = 5
+    with pytest.raises(C.ParamsError, match=r"store: .*first \(9\) is after last \(5\)"):
+        C.check(params)
 
 
 def test_every_problem_is_reported_at_once():
@@ -181,7 +195,7 @@ def test_cli(tmp_path, capsys):
 def test_vocabularies_match_the_modules_that_implement_them():
     from typing import get_args
 
-    from lib import evidence, fusion, llm, prompted, retrieval
+    from lib import compute, evidence, fusion, llm, prompted, retrieval, store
 
     assert get_args(C.Retriever) == retrieval.RETRIEVERS
     assert get_args(C.Scope) == C.SCOPES == ("claim", "global")
@@ -190,6 +204,9 @@ def test_vocabularies_match_the_modules_that_implement_them():
     assert get_args(C.Prompted) == prompted.PROMPTED
     assert get_args(C.LLMParams.model_fields["mode"].annotation) == llm.MODES
     assert get_args(C.Averitec.model_fields["verdict_source"].annotation) == evidence.VERDICT_SOURCES
+    assert get_args(C.Store.model_fields["source"].annotation) == store.SOURCES
+    assert get_args(C.Compute.model_fields["backend"].annotation) == compute.BACKENDS
+    assert get_args(C.KnowledgeStoreSource.model_fields["unit"].annotation) == ("sentence", "chunk")
 
 
 def test_the_measure_pattern_accepts_what_the_metrics_module_parses():

@@ -236,6 +236,24 @@ def test_compute_settings_are_checked(kwargs, match):
         C.ComputeSettings(**kwargs)
 
 
+def test_the_retrieve_command_takes_compute_from_params_and_flags_override_it():
+    from argparse import Namespace
+
+    none = Namespace(params=None, backend=None, workers=None, address=None)
+    assert K.compute_settings(none) == C.ComputeSettings("local", 1, None, 1.0)
+    flags = Namespace(params=None, backend="ray", workers=3, address="ray://h:10001")
+    assert K.compute_settings(flags) == C.ComputeSettings("ray", 3, "ray://h:10001", 1.0)
+
+
+def test_compute_settings_come_from_the_params_section():
+    from lib.config import section
+
+    assert C.from_params(section("compute")) == C.ComputeSettings("local", 1, None, 1.0)
+    assert C.from_params({"backend": "ray", "workers": 4, "address": "ray://head:10001", "cpus_per_task": 2.0}) == (
+        C.ComputeSettings("ray", 4, "ray://head:10001", 2.0)
+    )
+
+
 def test_the_benchmark_checks_and_reports_on_a_small_store(tiny_study, tmp_path, capsys):
     from conftest import FIXTURE_DATA
 

@@ -115,8 +115,8 @@ def test_identical_systems_are_merged_into_one_and_distinct_ones_kept(tiny_store
     assert LK.identical_systems(twice) == [["sys_a", "sys_a_again"]]
     merged = LK.merge_identical_systems(twice)
     assert LK.system_names(merged) == ["sys_a = sys_a_again", "sys_b"]
-    assert merged.report["settings"]["systems"]["sys_a = sys_a_again"] == "sys_a.jsonl = sys_a.jsonl"
-    assert twice.report["settings"]["systems"] == {
+    assert merged.report["systems"]["sys_a = sys_a_again"] == "sys_a.jsonl = sys_a.jsonl"
+    assert twice.report["systems"] == {
         "sys_a": "sys_a.jsonl",
         "sys_b": "sys_b.json",
         "sys_a_again": "sys_a.jsonl",
@@ -129,3 +129,16 @@ def test_identical_systems_are_merged_into_one_and_distinct_ones_kept(tiny_store
     assert LK.gold_coverage(merged, claims).loc["sys_a = sys_a_again", "gold_coverage"] == pytest.approx(
         LK.gold_coverage(twice, claims).loc["sys_a", "gold_coverage"]
     )
+
+
+@pytest.mark.parametrize(
+    ("share", "reach"),
+    [
+        (0.3, "a minority of claims"),
+        (0.5, "most claims, not all"),
+        (0.99, "most claims, not all"),
+        (1.0, "every claim"),
+    ],
+)
+def test_grade1_reach_says_how_many_claims_grade_1_speaks_for(share, reach):
+    assert LK.grade1_reach(share) == f"Results that rest on grade 1 alone speak for {reach}."

@@ -453,6 +453,36 @@ def test_summaries_headline_metrics_and_banner(tmp_path):
     assert banner({"name": "study", "note": None}) is None and banner_html(None) == ""
 
 
+def test_the_banner_names_a_knowledge_store_and_only_then():
+    from lib.config import section
+    from lib.notebooks import banner, params_banner
+
+    study, store = {"name": "study", "note": None}, section("store")
+    assert store["source"] == "pooled" and banner(study, store) is None and params_banner() is None
+    ks = {**store, "source": "knowledge_store", "knowledge_store": {**store["knowledge_store"], "first": 0, "last": 59}}
+    note = banner(study, ks)
+    assert note.startswith(
+        "**Evidence store: the knowledge store at `data/averitec/knowledge_store/dev`** (dev claims 0 to 59,"
+    )
+    both = banner({"name": "synthetic", "note": "A synthetic store."}, ks)
+    assert both.startswith("**Synthetic profile") and "A synthetic store." in both and "Evidence store" in both
+    ks["knowledge_store"] = {**ks["knowledge_store"], "first": None, "last": None, "unit": "chunk"}
+    assert "(dev every claim it holds, chunk passages)" in banner(study, ks)
+
+
+def test_every_stage_that_runs_the_notebooks_declares_the_banners_params():
+    from lib import closure as CL
+    from lib.notebooks import BANNER_PARAMS
+
+    missing = {}
+    for name, stage in CL.stages().items():
+        if "lib.notebooks run" in stage["cmd"] or "lib.notebooks render" in stage["cmd"]:
+            declared = {p for entry in stage.get("params", []) for p in ([entry] if isinstance(entry, str) else entry)}
+            if set(BANNER_PARAMS) - declared:
+                missing[name] = sorted(set(BANNER_PARAMS) - declared)
+    assert missing == {}
+
+
 def test_every_notebook_ends_with_try_it_then_exercises_and_has_headlines():
     import nbformat
 

@@ -21,6 +21,36 @@ def test_the_classroom_profile_applies_to_the_committed_params():
     assert all((C.DATA_DIR / key).exists() for key in profile["data"])
 
 
+def test_the_synthetic_store_profile_reads_a_knowledge_store():
+    profile = PR.load_profile("synthetic_store")
+    params = C.load_params()
+    PR.merge(params, profile["params"])
+    params["profile"] = {"name": "synthetic_store", "note": profile["note"]}
+    assert C.check(params)["store"]["source"] == "knowledge_store"
+    assert profile["synthetic_store"]["claims"] == profile["data"]["averitec/dev.json"]  # a store file per dev claim
+
+
+def test_a_profile_writes_its_synthetic_store_where_the_store_stage_reads_it(tmp_path):
+    import shutil
+
+    from conftest import FIXTURE_DATA
+
+    from lib import store as S
+
+    work = tmp_path / "work"
+    shutil.copytree(FIXTURE_DATA, work / "data")
+    store_params = {**C.section("store"), "systems": {"sys_a": "sys_a.jsonl", "sys_b": "sys_b.json"}}
+    spec = {"claims": 3, "pages": 2, "sentences": 4, "seed": 0, "gold": True}
+    out = PR.write_synthetic_store(work, spec, store_params)
+    assert out == work / "data" / "averitec" / "knowledge_store" / "dev"
+    assert sorted(p.name for p in out.iterdir()) == ["0.json", "1.json", "2.json"]
+    first = json.loads((out / "0.json").read_text().splitlines()[0])
+    assert first["url"].endswith("https://www.nasa.gov/moon/") and "The moon is made of rock and dust." in first["url2text"]
+    settings = S.StoreSettings.from_params({**store_params, "source": "knowledge_store"})
+    store = S.build_store(settings, work / "data")
+    assert store.report["knowledge_store"]["pages"] == 6 and {1, 2} <= set(store.qrels["grade"])
+
+
 def test_merge_replaces_leaves_and_rejects_unknown_keys():
     base = {"a": {"b": 1, "c": [1, 2]}, "d": None}
     PR.merge(base, {"a": {"c": [3]}, "d": 4})
@@ -41,6 +71,15 @@ def test_merge_replaces_leaves_and_rejects_unknown_keys():
         ("note: x\nextra: 1\n", "unknown keys ['extra']"),
         ("- 1\n", "expected a mapping"),
         ("note: x\ndata: [a.json]\n", "data: expected a mapping of data files"),
+        ("note: x\nsynthetic_store: {claims: 2}\n", "synthetic_store: expected exactly the keys"),
+        (
+            "note: x\nsynthetic_store: {claims: 0, pages: 1, sentences: 1, seed: 0, gold: true}\n",
+            "synthetic_store.claims: expected an integer >= 1, got 0",
+        ),
+        (
+            "note: x\nsynthetic_store: {claims: 1, pages: 1, sentences: 1, seed: 0, gold: yes please}\n",
+            "synthetic_store.gold: expected true or false",
+        ),
     ],
 )
 def test_bad_profile_files_are_named_errors(tmp_path, text, problem):

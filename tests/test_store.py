@@ -187,3 +187,134 @@ def test_real_store_builds_with_default_params(real_store):
     assert len(store.docs) > 20_000 and store.docs["doc_id"].is_unique
     assert store.qrels["qid"].nunique() == 500
     assert set(store.qrels["grade"]) == {0, 1, 2}
+
+
+# --------------------------------------------------------------------------- source: knowledge_store
+
+KS_PAGES = {  # claim id: pages of its store file (the claims of tests/fixtures/data/averitec/dev.json)
+    0: [
+        {
+            "url": "https://www.nasa.gov/moon",
+            "url2text": ["The moon is made of rock and dust.", "Rockets fly to the moon often."],
+        },
+        {"url": "https://blog.example.com/a", "url2text": ["Cheese is a dairy product made from milk.", "Ok."]},
+        {"url": "https://empty.example.com/", "url2text": []},
+    ],
+    1: [
+        {
+            "url": "https://stats.example.org/growth",
+            "url2text": ["Growth was 5 percent in 2019.", "Other economic news of the year."],
+        }
+    ],
+    2: [{"url": "https://other.example.net/x", "url2text": ["Vaccines do not contain microchips at all."]}],
+}
+
+
+@pytest.fixture
+def ks_data(tmp_path):
+    """The fixture data with a knowledge store for its three dev claims under data/averitec/knowledge_store/dev."""
+    import json
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(FIXTURE_DATA, data)
+    store = data / "averitec" / "knowledge_store" / "dev"
+    store.mkdir(parents=True)
+    for cid, pages in KS_PAGES.items():
+        (store / f"{cid}.json").write_text("".join(json.dumps(p) + "\n" for p in pages))
+    return data
+
+
+def ks_settings(**overrides):
+    from lib.store import KnowledgeStoreSettings
+
+    return fixture_settings(source="knowledge_store", knowledge_store=KnowledgeStoreSettings(**overrides))
+
+
+def graded(store, qid):
+    lookup = dict(zip(store.docs["doc_id"], store.docs["text"]))
+    q = store.qrels[store.qrels["qid"] == qid]
+    return {lookup[d]: (g, why) for d, g, why in zip(q["doc_id"], q["grade"], q["reason"])}
+
+
+def test_a_knowledge_store_gives_the_same_tables_with_its_passages_as_documents(ks_data):
+    store = build_store(ks_settings(), ks_data)
+    moon = by_text(store, "The moon is made of rock and dust.")  # the gold answer, found on its source page
+    assert moon["origin"] == ["gold", "knowledge_store"] and moon["claim_ids"] == [0]
+    assert by_text(store, "Rockets fly to the moon often.")["origin"] == ["knowledge_store"]
+    assert graded(store, "0") == {
+        "The moon is made of rock and dust.": (2, "gold_answer"),
+        "NASA never said the moon is cheese.": (2, "gold_answer"),
+        "Rockets fly to the moon often.": (1, "gold_url"),  # another sentence of a gold source page
+        "Cheese is a dairy product made from milk.": (0, "pooled"),
+        "Distractor sentence about rock and dust.": (1, "gold_url"),  # a train answer from the same URL, as pooled
+    }
+    assert graded(store, "1") == {
+        "Growth was 5 percent in 2019.": (2, "gold_answer"),
+        "Other economic news of the year.": (1, "gold_url"),
+    }
+    assert graded(store, "2")["Vaccines do not contain microchips at all."] == (0, "pooled")
+    hits = store.hits[store.hits["origin"] == "knowledge_store"]
+    assert hits.groupby("claim_id")["rank"].apply(list).to_dict() == {0: [0, 1, 2], 1: [0, 1], 2: [0]}
+    assert store.report["source"] == "knowledge_store"
+    assert store.report["systems"] == {"knowledge_store": "data/averitec/knowledge_store/dev"}
+    assert store.report["knowledge_store"] == {
+        "path": "data/averitec/knowledge_store/dev",
+        "claims_read": 3,
+        "claims_in_store": 3,
+        "empty_url2text": 1,
+        "pages": 5,
+        "passages": 7,  # 2 + 2 + 2 + 1 sentences on the four pages with text
+        "sentences": 7,
+    }
+    assert store.report["skipped"]["knowledge_store"] == {"fewer_than_3_words": 1}  # "Ok."
+    assert "Distractor sentence about rock and dust." in set(store.docs["text"])  # distractors as before
+
+
+def test_a_knowledge_store_without_gold_documents_judges_by_url_only(ks_data):
+    store = build_store(fixture_settings(source="knowledge_store", include_gold=False, distractor_splits=()), ks_data)
+    assert set(store.docs["origin"].map(tuple)) == {("knowledge_store",)}
+    assert graded(store, "0")["The moon is made of rock and dust."] == (1, "gold_url")
+    assert set(store.qrels["grade"]) == {0, 1}
+
+
+def test_a_claim_range_reads_and_judges_only_its_claims(ks_data):
+    store = build_store(ks_settings(first=1, last=1), ks_data)
+    assert sorted(store.qrels["qid"].unique()) == ["1"]
+    assert store.docs["claim_ids"].map(tuple).isin([(), (1,)]).all()
+    assert store.report["knowledge_store"]["claims_read"] == 1
+    assert store.report["candidates"]["gold"] == 3  # claim 1's answers only (of 6)
+
+
+def test_a_process_pool_builds_the_same_store(ks_data):
+    from lib.compute import ComputeSettings
+
+    serial = build_store(ks_settings(), ks_data)
+    pooled = build_store(ks_settings(), ks_data, ComputeSettings("local", workers=2))
+    pd.testing.assert_frame_equal(serial.docs, pooled.docs)
+    pd.testing.assert_frame_equal(serial.qrels, pooled.qrels)
+    assert serial.report == pooled.report
+
+
+def test_knowledge_store_errors_name_the_store_and_claim(ks_data):
+    (ks_data / "averitec" / "knowledge_store" / "dev" / "2.json").unlink()
+    with pytest.raises(DataError, match=r"dev.*record 2: 1 dev claim\(s\) of the range have no <claim_id>.json"):
+        build_store(ks_settings(), ks_data)
+    with pytest.raises(DataError, match="no dev claim in the range"):
+        build_store(ks_settings(first=7), ks_data)
+    with pytest.raises(ValueError, match="expected a path under data/averitec/"):
+        build_store(ks_settings(path="data/../outside"), ks_data)
+    with pytest.raises(FileNotFoundError, match="no such knowledge store"):
+        build_store(ks_settings(path="data/averitec/knowledge_store/test"), ks_data)
+    with pytest.raises(ValueError, match="source 'web'"):
+        StoreSettings.from_params({"systems": {"a": "a.json"}, "source": "web"})
+    with pytest.raises(ValueError, match=r"knowledge_store: unknown keys \['pth'\]"):
+        StoreSettings.from_params({"systems": {"a": "a.json"}, "knowledge_store": {"pth": "x"}})
+
+
+def test_chunk_passages_are_indexed_with_their_context(ks_data):
+    store = build_store(ks_settings(unit="chunk", chunk_chars=20, context_chars=5), ks_data)
+    texts = set(store.docs.loc[store.docs["origin"].map(lambda o: "knowledge_store" in o), "text"])
+    # claim 0's first page: two chunks of one sentence each, each with 5 characters of the other
+    assert "The moon is made of rock and dust. Rocke" in texts
+    assert "dust. Rockets fly to the moon often." in texts
