@@ -516,6 +516,18 @@ def edition_change_sentence(q_only_change: pd.Series, qa_change: pd.Series, tol:
     )
 
 
+def check_figures_sentence(agree: int, total: int) -> str:
+    """Whether this scorer reproduces the organisers' check figures (`agree` of `total` equal to 4 decimals).
+    The figures are the organisers' scores of published systems on the whole dev split, so a run on fewer
+    claims (a profile) cannot reproduce them."""
+    if total and agree == total:
+        return f"The scorer reproduces the organisers' check figures: all {total} agree to 4 decimals."
+    return (
+        f"The scorer does not reproduce the organisers' check figures here: {agree} of {total} agree to 4 "
+        "decimals (they score the whole dev split; a run on fewer claims differs)."
+    )
+
+
 def edition(path: Path | str) -> str:
     """The edition a reference file belongs to, from its format: a CSV solution is 2025, JSON is 2024."""
     kind, _ = _parse_records(Path(path))

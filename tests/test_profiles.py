@@ -45,7 +45,10 @@ def test_a_profile_writes_its_synthetic_store_where_the_store_stage_reads_it(tmp
     assert out == work / "data" / "averitec" / "knowledge_store" / "dev"
     assert sorted(p.name for p in out.iterdir()) == ["0.json", "1.json", "2.json"]
     first = json.loads((out / "0.json").read_text().splitlines()[0])
-    assert first["url"].endswith("https://www.nasa.gov/moon/") and "The moon is made of rock and dust." in first["url2text"]
+    assert (
+        first["url"].endswith("https://www.nasa.gov/moon/")
+        and "The moon is made of rock and dust." in first["url2text"]
+    )
     settings = S.StoreSettings.from_params({**store_params, "source": "knowledge_store"})
     store = S.build_store(settings, work / "data")
     assert store.report["knowledge_store"]["pages"] == 6 and {1, 2} <= set(store.qrels["grade"])

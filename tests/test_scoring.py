@@ -611,3 +611,16 @@ def test_the_edition_change_sentence_on_both_sides():
         moved
         == "the format change moves Q-only by at most 0.0100 and Q+A by at most 0.0020 over the 3 runs; 1 move by more than 0.005."
     )
+
+
+def test_the_check_figures_sentence_says_reproduced_only_when_all_agree():
+    from lib.scoring import check_figures_sentence
+
+    assert (
+        check_figures_sentence(6, 6)
+        == "The scorer reproduces the organisers' check figures: all 6 agree to 4 decimals."
+    )
+    assert check_figures_sentence(5, 6).startswith(
+        "The scorer does not reproduce the organisers' check figures here: 5 of 6"
+    )
+    assert check_figures_sentence(0, 0).startswith("The scorer does not reproduce")
