@@ -33,6 +33,7 @@ from rank_bm25 import BM25Okapi
 from tqdm import tqdm
 
 from lib import knowledge_store as K
+from lib import passages as PS
 from lib import retrieval as R
 from lib.config import DATA_DIR, OUTPUTS_DIR, STORE_DIR
 from lib.data import averitec
@@ -73,7 +74,7 @@ def run(store: Path, queries: dict[int, list[str]], index_dir: Path, desc: str) 
     shutil.rmtree(index_dir, ignore_errors=True)
     total = {"read": 0.0, "rank_bm25": 0.0, "first_run": 0.0, "index_built": 0.0, "sentences": 0, "claims": 0}
     for cid in tqdm(sorted(queries), desc=desc):
-        passages, t_read = timed(K.claim_passages, store, cid, files[cid])
+        passages, t_read = timed(PS.claim_passages, store, cid, files[cid])
         texts, qs = passages["text"].tolist(), queries[cid]
         ref, t_ref = timed(rank_bm25_claim, texts, qs)
         (first, loaded1), t_first = timed(ours_claim, texts, qs, index_dir)
@@ -130,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"| {name} | {secs:.3f} | {n / c / secs:,.0f} | {ratio:.1f}x |")
     files = KS.claim_files(store)
     first_cid = sorted(queries)[0]
-    texts = K.claim_passages(store, first_cid, files[first_cid])["text"].tolist()
+    texts = PS.claim_passages(store, first_cid, files[first_cid])["text"].tolist()
     memory = {
         "rank_bm25": peak_mib(rank_bm25_claim, texts, queries[first_cid]),
         "first_run": peak_mib(K.retrieve_claim, texts, queries[first_cid], DEPTH, R.BM25Params(), work / "memory"),

@@ -159,7 +159,7 @@ class KnowledgeStoreSource(Section):
     split: Literal["dev"]  # whose claims the store serves: the stages plan and score the dev claims
     first: NonNegInt | None  # claim range, both ends inclusive (null: open)
     last: NonNegInt | None
-    unit: Literal["sentence", "chunk"]  # lib.knowledge_store.PassageSettings
+    unit: Literal["sentence", "chunk"]  # lib.passages.PassageSettings
     chunk_chars: PosInt
     context_chars: NonNegInt
 

@@ -5,10 +5,8 @@ it as a stream). Everything here works on one claim at a time, so memory is boun
 whatever the store's size, and claims are independent: `lib.compute.map_claims` spreads them over a
 process pool or a Ray cluster.
 
-- **Passages** (`PassageSettings`): the page's sentences, as the 2024 baseline indexes them, or chunks of
-  about `chunk_chars` characters (whole sentences joined) with up to `context_chars` of the neighbouring
-  chunks' text before and after, as the 2025 winner indexes them. Each passage keeps its URL, the page's
-  line in the file and its position in the page.
+- **Passages** (`lib.passages`): sentences, or chunks of whole sentences with their neighbours' text as
+  context; each keeps its URL, line and position.
 - **Per-claim BM25** (`retrieve_claim`): `lib.retrieval.BM25` (rank_bm25's BM25Okapi, vectorised) over a
   claim's passages, every query of the claim scored in one sparse product. Saved per claim under a content
   address (`index_key`: the passages' texts, the BM25 parameters), so a rerun, or another planner's
@@ -29,7 +27,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,101 +35,13 @@ import scipy.sparse as sp
 
 from lib import compute as C
 from lib import fusion as F
+from lib import passages as PS
 from lib import retrieval as R
 from lib.data import DataError
 from lib.data import knowledge_store as KS
 from lib.store import clean_text
 
-PASSAGE_COLUMNS = ["claim_id", "url", "line", "position", "text", "before", "after"]
 INDEX_FORMAT = 2  # saved per-claim indexes hold the BM25 weights (format 1 held term counts)
-
-
-@dataclass(frozen=True)
-class PassageSettings:
-    """How pages become passages: `sentence` (each sentence) or `chunk` (about `chunk_chars` characters of
-    whole sentences, with up to `context_chars` of the neighbouring chunks on each side)."""
-
-    unit: Literal["sentence", "chunk"] = "sentence"
-    chunk_chars: int = 1000
-    context_chars: int = 200
-
-    def __post_init__(self) -> None:
-        if self.unit not in ("sentence", "chunk"):
-            raise ValueError(f"passages: unit {self.unit!r}, expected 'sentence' or 'chunk'")
-        if self.chunk_chars < 1 or self.context_chars < 0:
-            raise ValueError(
-                f"passages: chunk_chars must be >= 1 and context_chars >= 0 (got {self.chunk_chars}, {self.context_chars})"
-            )
-
-
-def _chunks(sentences: Sequence[str], size: int) -> list[str]:
-    """Whole sentences joined until a chunk reaches `size` characters (a longer sentence stands alone)."""
-    out, current = [], ""
-    for s in sentences:
-        current = f"{current} {s}" if current else s
-        if len(current) >= size:
-            out.append(current)
-            current = ""
-    if current:
-        out.append(current)
-    return out
-
-
-def page_passages(page: KS.Page, settings: PassageSettings = PassageSettings()) -> list[tuple]:
-    """The passages of one page as rows of `PASSAGE_COLUMNS`; blank sentences are left out."""
-    sentences = [s for s in map(clean_text, page.sentences) if s]
-    if settings.unit == "sentence":
-        return [(page.claim_id, page.url, page.line, i, s, "", "") for i, s in enumerate(sentences)]
-    chunks, n = _chunks(sentences, settings.chunk_chars), settings.context_chars
-    return [
-        (
-            page.claim_id,
-            page.url,
-            page.line,
-            i,
-            c,
-            chunks[i - 1][-n:] if i and n else "",
-            chunks[i + 1][:n] if i + 1 < len(chunks) and n else "",
-        )
-        for i, c in enumerate(chunks)
-    ]
-
-
-def claim_passages(
-    store: Path | str,
-    claim_id: int,
-    name: str,
-    settings: PassageSettings = PassageSettings(),
-    counts: Counter | None = None,
-) -> pd.DataFrame:
-    """One claim's passages (`PASSAGE_COLUMNS`), read as a stream from its file `name` in the store."""
-    rows = [row for page in KS.read_pages(store, claim_id, name, counts) for row in page_passages(page, settings)]
-    return pd.DataFrame(rows, columns=PASSAGE_COLUMNS)
-
-
-def indexed_texts(passages: pd.DataFrame) -> list[str]:
-    """What is indexed of each passage: its text with its context before and after (a sentence has none)."""
-    return [" ".join(p for p in parts if p) for parts in zip(passages["before"], passages["text"], passages["after"])]
-
-
-@dataclass(frozen=True)
-class ReadJob:
-    """One claim's file to turn into documents for the study's store (`lib.store`, source knowledge_store)."""
-
-    store: str
-    claim_id: int
-    name: str
-    passages: PassageSettings = PassageSettings()
-
-
-def read_claim(job: ReadJob) -> tuple[list[tuple[str, str]], dict[str, int]]:
-    """One claim's passages as (indexed text, URL), in page and position order, and its counts (pages,
-    empty pages, sentences, passages): the per-claim work of building the study's store from a knowledge
-    store, run by `lib.compute.map_claims`."""
-    counts: Counter = Counter()
-    passages = claim_passages(job.store, job.claim_id, job.name, job.passages, counts)
-    counts["passages"] = len(passages)
-    return list(zip(indexed_texts(passages), passages["url"])), dict(counts)
 
 
 # --------------------------------------------------------------------------- per-claim BM25
@@ -308,7 +218,7 @@ class ClaimJob:
     claim_id: int
     name: str
     queries: tuple[str, ...]
-    passages: PassageSettings = PassageSettings()
+    passages: PS.PassageSettings = PS.PassageSettings()
     depth: int = 100
     bm25: R.BM25Params = R.BM25Params()
     index_dir: str | None = None
@@ -324,8 +234,8 @@ def run_claim(job: ClaimJob) -> tuple[pd.DataFrame, dict[str, Any]]:
     peak memory), kept apart because they differ from run to run and the rows must not."""
     start = time.perf_counter()
     counts: Counter = Counter()
-    passages = claim_passages(job.store, job.claim_id, job.name, job.passages, counts)
-    top, scores, loaded = retrieve_claim(indexed_texts(passages), job.queries, job.depth, job.bm25, job.index_dir)
+    passages = PS.claim_passages(job.store, job.claim_id, job.name, job.passages, counts)
+    top, scores, loaded = retrieve_claim(PS.indexed_texts(passages), job.queries, job.depth, job.bm25, job.index_dir)
     rows = []
     for qi, (idx, sc) in enumerate(zip(top, scores)):
         hit = passages.iloc[idx]
@@ -360,7 +270,7 @@ def retrieve_store(
     store: Path | str,
     plan: dict[int, Sequence[str]],
     compute: Any = None,
-    passages: PassageSettings = PassageSettings(),
+    passages: PS.PassageSettings = PS.PassageSettings(),
     depth: int = 100,
     bm25: R.BM25Params = R.BM25Params(),
     index_dir: Path | str | None = None,
@@ -518,7 +428,7 @@ def main(argv: list[str] | None = None) -> None:
         args.store,
         plan,
         compute_settings(args),
-        PassageSettings(args.unit, args.chunk_chars),
+        PS.PassageSettings(args.unit, args.chunk_chars),
         args.depth,
         index_dir=args.index_dir,
     )

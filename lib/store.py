@@ -52,7 +52,7 @@ KNOWLEDGE_STORE_ROOT = "data/averitec"  # a knowledge store lies under the store
 @dataclass(frozen=True)
 class KnowledgeStoreSettings:
     """`store.knowledge_store`: where the organisers' store lies, whose claims to read and how pages
-    become passages (`lib.knowledge_store.PassageSettings`)."""
+    become passages (`lib.passages.PassageSettings`)."""
 
     path: str = f"{KNOWLEDGE_STORE_ROOT}/knowledge_store/dev"
     split: str = "dev"
@@ -370,7 +370,7 @@ def knowledge_store_candidates(
     and position order) and what was read. Every claim in the range must have a file in the store; its
     file is read on the `compute` backend (`lib.compute.ComputeSettings`; default: this process)."""
     from lib import compute as C
-    from lib import knowledge_store as K
+    from lib import passages as PS
     from lib.data import knowledge_store as KS
 
     path = knowledge_store_path(settings, root)
@@ -389,9 +389,9 @@ def knowledge_store_candidates(
             None,
             f"{len(missing)} {settings.split} claim(s) of the range have no <claim_id>.json in the store",
         )
-    passages = K.PassageSettings(settings.unit, settings.chunk_chars, settings.context_chars)
-    jobs = [K.ReadJob(str(path), c.claim_id, files[c.claim_id], passages) for c in wanted]
-    results = C.map_claims(K.read_claim, jobs, compute or C.ComputeSettings(), desc="knowledge store")
+    passages = PS.PassageSettings(settings.unit, settings.chunk_chars, settings.context_chars)
+    jobs = [PS.ReadJob(str(path), c.claim_id, files[c.claim_id], passages) for c in wanted]
+    results = C.map_claims(PS.read_claim, jobs, compute or C.ComputeSettings(), desc="knowledge store")
     candidates = [
         Candidate(KNOWLEDGE_STORE, text, url, claim.claim_id, None, rank)
         for claim, (rows, _) in zip(wanted, results)

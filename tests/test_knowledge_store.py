@@ -101,39 +101,6 @@ def test_claim_ranges():
     assert KS.select_claims([0, 3, 5, 9], None, 3) == [0, 3] and KS.select_claims([0, 3], 4) == []
 
 
-# --------------------------------------------------------------------------- passages
-
-
-def page(sentences, claim_id=1):
-    return KS.Page(claim_id, "https://x.example/p", tuple(sentences), 4)
-
-
-def test_sentence_passages_keep_url_line_and_position():
-    rows = K.page_passages(page(["  One  two three. ", "", "Four five."]))
-    assert rows == [
-        (1, "https://x.example/p", 4, 0, "One two three.", "", ""),
-        (1, "https://x.example/p", 4, 1, "Four five.", "", ""),
-    ]
-
-
-def test_chunks_join_whole_sentences_and_carry_their_neighbours():
-    s = K.PassageSettings("chunk", chunk_chars=6, context_chars=3)
-    rows = K.page_passages(page(["aaaa", "bb", "cccccc", "d"]), s)
-    assert [(r[3], r[4], r[5], r[6]) for r in rows] == [
-        (0, "aaaa bb", "", "ccc"),
-        (1, "cccccc", " bb", "d"),
-        (2, "d", "ccc", ""),
-    ]
-    no_context = K.page_passages(page(["aaaa", "bb"]), K.PassageSettings("chunk", 100, 0))
-    assert [(r[4], r[5], r[6]) for r in no_context] == [("aaaa bb", "", "")]
-
-
-@pytest.mark.parametrize(("kwargs", "match"), [({"unit": "page"}, "unit"), ({"chunk_chars": 0}, "chunk_chars")])
-def test_passage_settings_are_checked(kwargs, match):
-    with pytest.raises(ValueError, match=match):
-        K.PassageSettings(**kwargs)
-
-
 # --------------------------------------------------------------------------- per-claim BM25
 
 
