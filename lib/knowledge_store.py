@@ -195,19 +195,23 @@ def embed_passages(
         os.replace(tmp, path)
         parts.append(vec)
         counts["encoded"] += 1
-    dim = encoder.get_sentence_embedding_dimension()
+    dim = encoder.get_embedding_dimension()
     vectors = np.concatenate(parts) if parts else np.zeros((0, dim))
     return np.ascontiguousarray(vectors, dtype=np.float32), counts
 
 
 def dense_claim(
     passage_vectors: np.ndarray, query_vectors: np.ndarray, depth: int = 100
-) -> tuple[np.ndarray, np.ndarray]:
-    """Top-`depth` passages of one claim for each query vector: faiss' exact inner-product search over the
-    claim's passages only (`lib.retrieval.DenseIndex`, a flat index per claim)."""
-    index = R.DenseIndex(passage_vectors)
-    scores, rows = index.index.search(np.ascontiguousarray(query_vectors, dtype=np.float32), min(depth, index.n_docs))
-    return rows, scores
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Top-`depth` passages of one claim for each query vector, by exact inner product over the claim's
+    passages only (what a flat faiss index computes), ties broken by the lower row as `top_k` does for
+    BM25: faiss' own order among equal scores is not fixed, and a store repeats sentences."""
+    scores = (
+        np.ascontiguousarray(query_vectors, dtype=np.float32)
+        @ np.ascontiguousarray(passage_vectors, dtype=np.float32).T
+    )
+    rows = [top_k(s.astype(np.float64), depth) for s in scores]
+    return rows, [s[r] for s, r in zip(scores, rows)]
 
 
 @dataclass(frozen=True)
@@ -222,20 +226,48 @@ class ClaimJob:
     depth: int = 100
     bm25: R.BM25Params = R.BM25Params()
     index_dir: str | None = None
+    dense: EmbeddingSettings | None = None  # None: BM25; else dense retrieval with this encoder
+    emb_dir: str | None = None  # dense: where the passages' vector chunks are kept (content-addressed)
 
 
 RUN_COLUMNS = ["claim_id", "query_index", "query", "rank", "url", "line", "position", "score"]
 
 
+_ENCODERS: dict[EmbeddingSettings, Any] = {}  # one encoder per worker process, loaded at its first dense claim
+
+
+def _dense(job: ClaimJob, texts: list[str]) -> tuple[list[np.ndarray], list[np.ndarray], dict[str, int]]:
+    """Dense retrieval for one claim: its passages' vectors (saved chunks loaded, the rest encoded and
+    saved), its queries encoded, a flat index over the claim's passages."""
+    from lib import models as MD
+
+    if job.emb_dir is None:
+        raise ValueError("dense retrieval over a knowledge store needs emb_dir (where the vector chunks are kept)")
+    if job.dense not in _ENCODERS:
+        _ENCODERS[job.dense] = load_encoder(job.dense)
+    encoder = _ENCODERS[job.dense]
+    vectors, chunks = embed_passages(texts, encoder, job.dense, job.emb_dir)
+    queries = MD.encode(encoder, job.queries, job.dense.batch_size, progress=False)
+    rows, scores = dense_claim(vectors, queries, job.depth)
+    return rows, scores, {f"chunks_{k}": v for k, v in chunks.items()}
+
+
 def run_claim(job: ClaimJob) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """One claim: read its passages, index (or load its index), score every query, keep the top `depth`.
+    """One claim: read its passages, index (or load its index), score every query, keep the top `depth`
+    (BM25, or dense when `job.dense` names an encoder).
 
     Returns the ranked rows (`RUN_COLUMNS`) and the claim's measurements (passages, seconds, the worker's
     peak memory), kept apart because they differ from run to run and the rows must not."""
     start = time.perf_counter()
     counts: Counter = Counter()
     passages = PS.claim_passages(job.store, job.claim_id, job.name, job.passages, counts)
-    top, scores, loaded = retrieve_claim(PS.indexed_texts(passages), job.queries, job.depth, job.bm25, job.index_dir)
+    texts = PS.indexed_texts(passages)
+    extra: dict[str, Any] = {}
+    if job.dense is None:
+        top, scores, loaded = retrieve_claim(texts, job.queries, job.depth, job.bm25, job.index_dir)
+        extra["index_loaded"] = loaded
+    else:
+        top, scores, extra = _dense(job, texts)
     rows = []
     for qi, (idx, sc) in enumerate(zip(top, scores)):
         hit = passages.iloc[idx]
@@ -259,7 +291,7 @@ def run_claim(job: ClaimJob) -> tuple[pd.DataFrame, dict[str, Any]]:
         **{k: counts[k] for k in ("pages", "empty_url2text", "sentences")},
         "passages": len(passages),
         "queries": len(job.queries),
-        "index_loaded": loaded,
+        **extra,
         "seconds": time.perf_counter() - start,
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
@@ -274,10 +306,13 @@ def retrieve_store(
     depth: int = 100,
     bm25: R.BM25Params = R.BM25Params(),
     index_dir: Path | str | None = None,
+    dense: EmbeddingSettings | None = None,
+    emb_dir: Path | str | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """BM25 per claim over the store for every claim of `plan` ({claim_id: queries}), on the backend of
-    `compute` (`lib.compute.ComputeSettings`; default: this process). Returns the runs (`RUN_COLUMNS`, by
-    claim) and one row of measurements per claim. A claim of the plan that the store lacks is an error."""
+    """BM25 (or, with `dense`, dense retrieval with vectors kept in `emb_dir`) per claim over the store for
+    every claim of `plan` ({claim_id: queries}), on the backend of `compute` (`lib.compute.ComputeSettings`;
+    default: this process). Returns the runs (`RUN_COLUMNS`, by claim) and one row of measurements per
+    claim. A claim of the plan that the store lacks is an error."""
     files = KS.claim_files(store)
     missing = sorted(set(plan) - set(files))
     if missing:
@@ -292,6 +327,8 @@ def retrieve_store(
             depth,
             bm25,
             None if index_dir is None else str(index_dir),
+            dense,
+            None if emb_dir is None else str(emb_dir),
         )
         for cid in sorted(plan)
     ]
@@ -372,6 +409,26 @@ def compute_settings(args: Any) -> C.ComputeSettings:
     return C.from_params(p)
 
 
+def embedding_settings(args: Any) -> EmbeddingSettings | None:
+    """The `retrieve` command's encoder for `--retriever dense` (None for BM25); `--emb-dir` is required."""
+    if args.retriever != "dense":
+        return None
+    if args.emb_dir is None:
+        raise SystemExit(
+            "error: --retriever dense needs --emb-dir (where the passages' vectors are kept, so a killed run resumes)"
+        )
+    from lib.config import PARAMS_FILE, section
+
+    retrieval = section("retrieval", args.params or PARAMS_FILE)
+    return EmbeddingSettings(
+        args.model or retrieval["model"],
+        args.batch_size,
+        args.device,
+        not args.no_fp16,
+        max_seq_length=retrieval["max_seq_length"],
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     """`python -m lib.knowledge_store synth ...` writes a synthetic store; `... retrieve ...` runs per-claim
     BM25 for a plan over a store (a directory or the organisers' zip) on the local or Ray backend."""
@@ -401,6 +458,12 @@ def main(argv: list[str] | None = None) -> None:
     ret.add_argument("--chunk-chars", type=int, default=1000)
     ret.add_argument("--depth", type=int, default=100)
     ret.add_argument("--index-dir", default=None, help="keep each claim's index here (content-addressed)")
+    ret.add_argument("--retriever", choices=["bm25", "dense"], default="bm25")
+    ret.add_argument("--model", default=None, help="dense: the encoder (default: params.yaml retrieval.model)")
+    ret.add_argument("--device", default="auto", help="dense: auto (CUDA when present), cpu, cuda, cuda:1, mps")
+    ret.add_argument("--batch-size", type=int, default=64, help="dense: passages per encoder batch")
+    ret.add_argument("--no-fp16", action="store_true", help="dense: full precision on a GPU too")
+    ret.add_argument("--emb-dir", default=None, help="dense: keep the passages' vector chunks here (content-addressed)")
     ret.add_argument("--backend", choices=list(C.BACKENDS), default=None, help="default: params.yaml compute.backend")
     ret.add_argument("--workers", type=int, default=None, help="default: params.yaml compute.workers")
     ret.add_argument(
@@ -431,6 +494,8 @@ def main(argv: list[str] | None = None) -> None:
         PS.PassageSettings(args.unit, args.chunk_chars),
         args.depth,
         index_dir=args.index_dir,
+        dense=embedding_settings(args),
+        emb_dir=args.emb_dir,
     )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -245,7 +245,7 @@ class FakeEncoder:
     def __init__(self, die_at_call: int | None = None):
         self.calls, self.die_at_call = 0, die_at_call
 
-    def get_sentence_embedding_dimension(self) -> int:
+    def get_embedding_dimension(self) -> int:
         return 8
 
     def encode(self, texts, **kwargs):
@@ -294,3 +294,35 @@ def test_top_k_sorts_only_candidates_and_agrees_with_a_full_sort():
         for k in (1, 3, 100, 1000):
             np.testing.assert_array_equal(K.top_k(scores, k), full[:k])
     assert K.top_k(np.array([1.0, 1.0 + 1e-12, 0.5]), 2).tolist() == [0, 1]  # float noise does not reorder
+
+
+def test_dense_retrieval_over_a_store_is_exact_and_resumes_from_its_saved_vectors(synthetic, tmp_path):
+    """The bundled MiniLM on two claims: the runs equal a numpy inner-product ranking of the same vectors,
+    and a second run encodes nothing (every chunk of passage vectors is loaded)."""
+    from lib import models as MD
+    from lib import passages as PS
+
+    store, plan = synthetic
+    plan = {cid: plan[cid] for cid in (0, 1)}
+    settings = K.EmbeddingSettings("all-MiniLM-L6-v2", 32, "cpu", fp16=False, chunk_size=64, max_seq_length=64)
+    runs, stats = K.retrieve_store(store, plan, depth=5, dense=settings, emb_dir=tmp_path / "emb")
+    assert stats["chunks_encoded"].tolist() == [4, 4] and stats["chunks_loaded"].tolist() == [0, 0]  # 200 passages
+    again, stats2 = K.retrieve_store(store, plan, depth=5, dense=settings, emb_dir=tmp_path / "emb")
+    assert stats2["chunks_encoded"].tolist() == [0, 0] and parquet_bytes(again) == parquet_bytes(runs)
+    encoder = MD.load_encoder("all-MiniLM-L6-v2", "cpu", 64)
+    files = KS.claim_files(store)
+    passages = PS.claim_passages(store, 0, files[0])
+    scores = (
+        MD.encode(encoder, plan[0], progress=False) @ MD.encode(encoder, PS.indexed_texts(passages), progress=False).T
+    )
+    first = runs[(runs["claim_id"] == 0) & (runs["query_index"] == 0)]
+    expected = passages.iloc[
+        np.argsort(-scores[0], kind="stable")[:5]
+    ]  # a store repeats sentences: ties, lower row first
+    assert (
+        first["position"].tolist() == expected["position"].tolist()
+        and first["line"].tolist() == expected["line"].tolist()
+    )
+    np.testing.assert_allclose(first["score"], np.sort(scores[0])[::-1][:5], atol=1e-5)
+    with pytest.raises(ValueError, match="needs emb_dir"):
+        K.retrieve_store(store, plan, depth=5, dense=settings)
