@@ -303,7 +303,7 @@ def power_sentence(deltas: Mapping[str, float], mde: Mapping[str, float], baseli
     the baseline are smaller than the minimum detectable difference of their paired test."""
     if not deltas or set(deltas) != set(mde):
         raise ValueError("need the same non-empty settings in deltas and mde")
-    small = [s for s in deltas if abs(deltas[s]) < mde[s]]
+    small = [s for s in deltas if abs(deltas[s]) < mde[s] or deltas[s] == 0]  # no difference reaches nothing
     m = float(np.median(list(mde.values())))
     span = f"|Δ| up to {max(abs(d) for d in deltas.values()):.3f}"
     if len(small) == len(deltas):

@@ -294,3 +294,9 @@ def test_against_baseline_gives_the_minimum_detectable_difference():
     assert tests.loc["base", "mde_macro_f1"] == 0.0  # a setting against itself: no spread
     assert tests.loc["a", "mde_macro_f1"] == pytest.approx(2.8016 * tests.loc["a", "se_delta_macro_f1"], rel=1e-4)
     assert tests.loc["a", "se_delta_macro_f1"] > 0
+
+
+def test_a_zero_difference_never_reaches_a_zero_detectable_difference():
+    """A degenerate paired test (every pair identical: MDE 0) and no difference: nothing reaches it."""
+    assert V.power_sentence({"A": 0.0, "B": 0.0}, {"A": 0.0, "B": 0.0}, "BASE").startswith("All 2 differences")
+    assert V.power_sentence({"A": 0.01, "B": 0.0}, {"A": 0.0, "B": 0.0}, "BASE").startswith("1 of 2 differences")
