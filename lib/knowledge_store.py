@@ -241,8 +241,6 @@ def _dense(job: ClaimJob, texts: list[str]) -> tuple[list[np.ndarray], list[np.n
     saved), its queries encoded, a flat index over the claim's passages."""
     from lib import models as MD
 
-    if job.emb_dir is None:
-        raise ValueError("dense retrieval over a knowledge store needs emb_dir (where the vector chunks are kept)")
     if job.dense not in _ENCODERS:
         _ENCODERS[job.dense] = load_encoder(job.dense)
     encoder = _ENCODERS[job.dense]
@@ -313,6 +311,8 @@ def retrieve_store(
     every claim of `plan` ({claim_id: queries}), on the backend of `compute` (`lib.compute.ComputeSettings`;
     default: this process). Returns the runs (`RUN_COLUMNS`, by claim) and one row of measurements per
     claim. A claim of the plan that the store lacks is an error."""
+    if dense is not None and emb_dir is None:  # checked before any claim is read or sent to a worker
+        raise ValueError("dense retrieval over a knowledge store needs emb_dir (where the vector chunks are kept)")
     files = KS.claim_files(store)
     missing = sorted(set(plan) - set(files))
     if missing:
