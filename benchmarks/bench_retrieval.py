@@ -8,7 +8,11 @@
 2. fusion of each claim's sub-query scores (ORACLE-QUERIES, BM25, whole collection): `lib.fusion.fuse`
    (arrays) versus `benchmarks.reference.fuse_dicts` (dicts, document by document), checking that both
    give the same top-100 ranking and scores.
-Each line ends with the speed ratio (reference time / vectorised time).
+3. the global scope's dense index: faiss' approximate `ivf` and `hnsw` indexes (`retrieval.global_index`)
+   against the exact flat index, over the store's document embeddings, for the same sub-queries: build
+   and search seconds and the share of the flat top-k each finds (recall@k).
+Lines 1 and 2 end with the speed ratio (reference time / vectorised time); line 3 with the search speed
+ratio (flat search time / approximate search time).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from lib import planners as P
 from lib import retrieval as R
 from lib.config import section
 from lib.data import averitec
-from lib.runs import load_plans
+from lib.runs import document_embeddings, load_plans, query_embeddings
 from lib.store import load_store
 
 
@@ -83,6 +87,33 @@ def bench_fusion(texts: list[str], doc_ids: np.ndarray, plan: P.Plan, methods: l
     )
 
 
+def bench_global_index(
+    doc_emb: np.ndarray, query_emb: dict[str, np.ndarray], queries: list[str], settings: dict, k: int
+) -> None:
+    """Each approximate index's top k and top `candidates` (what a run rescores) against the flat top k."""
+    queries = [q for q in queries if q in query_emb]
+    c = max(k, settings["candidates"])
+    timings, found = {}, {}
+    for kind in R.GLOBAL_INDEXES:
+        start = time.perf_counter()
+        index = R.DenseIndex(doc_emb, query_emb, index=R.GlobalIndex(**{**settings, "kind": kind}))
+        build = time.perf_counter() - start
+        start = time.perf_counter()
+        found[kind] = index.search(queries, c)[1]
+        timings[kind] = (build, time.perf_counter() - start)
+    exact = found["flat"][:, :k]
+    for kind in R.GLOBAL_INDEXES[1:]:
+        top, cands = found[kind][:, :k], found[kind]
+        recall = np.mean([len(set(a) & set(e)) / k for a, e in zip(top, exact)])
+        within = np.mean([len(set(a) & set(e)) / k for a, e in zip(cands, exact)])
+        (b, t), t_flat = timings[kind], timings["flat"][1]
+        print(
+            f"Global index {kind} over {len(doc_emb):,} documents, {len(queries):,} sub-queries: build {b:.2f} s, "
+            f"top-{c} search {t:.2f} s (flat {t_flat:.2f} s); of the flat top {k}, {recall:.4f} in its top {k}, "
+            f"{within:.4f} in its {c} candidates -> ratio {t_flat / t:.1f}x"
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
@@ -106,6 +137,14 @@ def main(argv: list[str] | None = None) -> None:
     bench_bm25(texts, queries, args.batch)
     plan = P.resolve(plans[args.fusion_plan], claims)[0]
     bench_fusion(texts, doc_ids, plan, [m for m in F.FUSIONS if m != "concat"], grid.get("depth", 100))
+    model = grid["model"]
+    bench_global_index(
+        document_embeddings(model, doc_ids.tolist()),
+        query_embeddings(model),
+        queries,
+        grid["global_index"],
+        grid.get("depth", 100),
+    )
 
 
 if __name__ == "__main__":

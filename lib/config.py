@@ -137,6 +137,7 @@ Url = Annotated[str, Field(pattern=r"^https?://\S+$")]
 # Vocabularies; tests/test_config.py checks each against the module that implements it.
 Retriever = Literal["bm25", "dense", "hybrid"]  # lib.retrieval.RETRIEVERS
 Scope = Literal["claim", "global"]
+GlobalIndexKind = Literal["flat", "ivf", "hnsw"]  # lib.retrieval.GLOBAL_INDEXES
 SCOPES: tuple[str, ...] = get_args(Scope)  # claim: the claim's own pool; global: the whole collection
 Fusion = Literal["top1", "concat", "combmax", "combsum", "combmax_norm", "combsum_norm", "rrf", "combmnz"]  # lib.fusion
 Split = Literal["train", "dev", "test"]
@@ -223,6 +224,17 @@ class BM25(Section):
     epsilon: NonNegFloat
 
 
+class GlobalIndex(Section):
+    """lib.retrieval.GlobalIndex: the global scope's faiss index (flat = exact)."""
+
+    kind: GlobalIndexKind
+    candidates: PosInt  # per query, from an approximate index; their union is scored exactly
+    nlist: NonNegInt  # IVF cells (0: 4 * sqrt(documents))
+    nprobe: PosInt
+    hnsw_m: PosInt
+    ef_search: PosInt
+
+
 class Retrieval(Section):
     plans: Annotated[list[Text], Field(min_length=1)]
     retrievers: Annotated[list[Retriever], Field(min_length=1)]
@@ -240,6 +252,7 @@ class Retrieval(Section):
     max_seq_length: PosInt
     batch_size: PosInt
     workers: PosInt
+    global_index: GlobalIndex
 
     @model_validator(mode="after")
     def _fusion_plans_are_run(self) -> Retrieval:

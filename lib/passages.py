@@ -21,7 +21,6 @@ from typing import Literal
 import pandas as pd
 
 from lib.data import knowledge_store as KS
-from lib.store import clean_text
 
 PASSAGE_COLUMNS = ["claim_id", "url", "line", "position", "text", "before", "after"]
 
@@ -59,6 +58,8 @@ def _chunks(sentences: Sequence[str], size: int) -> list[str]:
 
 def page_passages(page: KS.Page, settings: PassageSettings = PassageSettings()) -> list[tuple]:
     """The passages of one page as rows of `PASSAGE_COLUMNS`; blank sentences are left out."""
+    from lib.store import clean_text  # lazily: lib.store builds its settings on PassageSettings
+
     sentences = [s for s in map(clean_text, page.sentences) if s]
     if settings.unit == "sentence":
         return [(page.claim_id, page.url, page.line, i, s, "", "") for i, s in enumerate(sentences)]
@@ -91,6 +92,8 @@ def claim_passages(
 
 def indexed_texts(passages: pd.DataFrame) -> list[str]:
     """What is indexed of each passage: its text with its context before and after (a sentence has none)."""
+    from lib.store import clean_text
+
     return [clean_text(" ".join(parts)) for parts in zip(passages["before"], passages["text"], passages["after"])]
 
 

@@ -133,7 +133,7 @@ class Answerer:
         self.tiebreak = F.id_tiebreak(ids)  # as lib.runs ranks ties
 
     def __call__(self, claim_id: int, question: str) -> tuple[str | None, str]:
-        rows = self.retriever.candidates(claim_id)
+        rows = self.retriever.candidates(claim_id, [question])
         if len(rows) == 0:
             return None, averitec.NO_ANSWER
         scores = self.retriever.score(claim_id, [question], rows)[0]

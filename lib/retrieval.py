@@ -9,6 +9,13 @@ Scopes: `claim` ranks only the claim's pool (the per-claim knowledge store of AV
 come from that pool, as the AVeriTeC baseline builds one BM25 index per claim), `global` ranks the whole
 collection (open domain; statistics from the whole collection).
 
+Global index (`GlobalIndex`, params `retrieval.global_index`): `flat` (the default) scores every document
+of the collection exactly. For a collection too large for that (the organisers' store holds millions of
+passages), `ivf` or `hnsw` builds faiss' approximate index: the dense candidates of a claim in the global
+scope are the union of each of its queries' `candidates` nearest documents by that index (for hybrid, with
+each query's `candidates` best BM25 documents), and only they are scored, exactly. A run then misses what
+the index missed, and min-max normalisation runs over that union rather than the whole collection.
+
 Temporal filter (`temporal_mask`): a document whose URL path dates it after the claim date is removed;
 a document with no publication date is kept or removed by `keep_undated`. A Wayback capture date is an
 upper bound on publication: captured before the claim means published before it (kept); captured after
@@ -20,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import date
 from pathlib import Path
 
@@ -169,22 +176,90 @@ def load_embeddings(path_stem: Path | str, model: str | None = None) -> tuple[li
     return meta["keys"], emb
 
 
+GLOBAL_INDEXES = ("flat", "ivf", "hnsw")
+
+
+@dataclass(frozen=True)
+class GlobalIndex:
+    """`retrieval.global_index`: the faiss index of the global scope's dense retrieval (module docstring).
+
+    `nlist` IVF cells (0: 4 * sqrt(documents), at most one per 39 documents, faiss' training minimum),
+    `nprobe` of them searched per query; `hnsw_m` links per node, `ef_search` the HNSW search breadth."""
+
+    kind: str = "flat"
+    candidates: int = 1000
+    nlist: int = 0
+    nprobe: int = 16
+    hnsw_m: int = 32
+    ef_search: int = 256
+
+    def __post_init__(self) -> None:
+        if self.kind not in GLOBAL_INDEXES:
+            raise ValueError(f"retrieval.global_index.kind: {self.kind!r}, expected one of {GLOBAL_INDEXES}")
+        small = {k: v for k, v in asdict(self).items() if k != "kind" and v < (0 if k == "nlist" else 1)}
+        if small:
+            raise ValueError(f"retrieval.global_index: {small} (nlist must be >= 0, the others >= 1)")
+
+    @property
+    def approximate(self) -> bool:
+        return self.kind != "flat"
+
+
+def build_faiss_index(emb: np.ndarray, settings: GlobalIndex = GlobalIndex()):
+    """A faiss inner-product index over `emb` of the kind `settings` names. Approximate indexes are built
+    on one thread: faiss' multi-threaded k-means and HNSW insertion do not give the same index twice."""
+    import faiss
+
+    n, dim = emb.shape
+    if settings.kind == "flat":
+        index = faiss.IndexFlatIP(dim)
+        index.add(emb)
+        return index
+    threads = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)
+    try:
+        if settings.kind == "ivf":
+            nlist = settings.nlist or max(1, min(round(4 * n**0.5), n // 39))
+            if nlist > n:
+                raise ValueError(f"retrieval.global_index.nlist: {nlist} cells for {n} documents")
+            index = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, nlist, faiss.METRIC_INNER_PRODUCT)
+            index.cp.seed = 0
+            index.train(emb)
+            index.nprobe = min(settings.nprobe, nlist)
+        else:
+            index = faiss.IndexHNSWFlat(dim, settings.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+            index.hnsw.efSearch = settings.ef_search
+        index.add(emb)
+    finally:
+        faiss.omp_set_num_threads(threads)
+    return index
+
+
 class DenseIndex:
-    """Normalised document embeddings in a faiss `IndexFlatIP`; `search` is faiss' exact top-k, `scores`
-    the same inner products for every candidate (what min-max normalisation needs)."""
+    """Normalised document embeddings in a faiss index (`GlobalIndex`; flat by default); `search` is that
+    index's top-k (exact when flat), `scores` the exact inner products for any rows (what min-max
+    normalisation needs)."""
 
-    def __init__(self, doc_emb: np.ndarray, query_emb: dict[str, np.ndarray] | None = None, encoder=None):
-        import faiss
-
+    def __init__(
+        self,
+        doc_emb: np.ndarray,
+        query_emb: dict[str, np.ndarray] | None = None,
+        encoder=None,
+        index: GlobalIndex = GlobalIndex(),
+    ):
         self.doc_emb = np.ascontiguousarray(doc_emb, dtype=np.float32)
-        self.index = faiss.IndexFlatIP(self.doc_emb.shape[1])
-        self.index.add(self.doc_emb)
+        self.settings = index
+        self.index = build_faiss_index(self.doc_emb, index)
         self.query_emb = dict(query_emb or {})
         self.encoder = encoder
 
     @property
     def n_docs(self) -> int:
         return self.index.ntotal
+
+    @property
+    def approximate(self) -> bool:
+        return self.settings.approximate
 
     def embed(self, queries: Sequence[str]) -> np.ndarray:
         """Query vectors from the cache; missing ones are encoded when an encoder was given."""
@@ -210,8 +285,16 @@ class DenseIndex:
         return scores if rows is None else scores[:, np.asarray(rows, dtype=np.int64)]
 
     def search(self, queries: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
-        """faiss top-k over the whole collection: (scores, row indices), each queries x k."""
+        """The index's top-k over the whole collection: (scores, row indices), each queries x k; an
+        approximate index may return fewer than k (row -1)."""
         return self.index.search(self.embed(queries), min(k, self.n_docs))
+
+
+def top_rows(scores: np.ndarray, k: int) -> np.ndarray:
+    """Row indices of each query's k best scores (any order; ties at the k-th score resolved arbitrarily)."""
+    if k >= scores.shape[1]:
+        return np.broadcast_to(np.arange(scores.shape[1]), scores.shape)
+    return np.argpartition(-scores, k - 1, axis=1)[:, :k]
 
 
 class Retriever:
@@ -219,6 +302,7 @@ class Retriever:
 
     `score(claim_id, queries, rows)` returns (queries x rows) scores for candidate rows of the claim.
     Hybrid: the mean of BM25 and dense scores, each min-max normalised per query over the candidates.
+    With an approximate global index, the global scope's candidates depend on the claim's queries.
     """
 
     def __init__(
@@ -240,12 +324,29 @@ class Retriever:
         self.kind, self.scope, self.bm25, self.dense, self.pools = kind, scope, bm25, dense, pools
         self._pool_bm25: dict[int, BM25] = {}
 
-    def candidates(self, claim_id: int) -> np.ndarray:
-        """Row indices the claim may retrieve in this scope (sorted)."""
-        if self.scope == "global":
-            n = self.bm25.n_docs if self.bm25 is not None else self.dense.n_docs
-            return np.arange(n)
-        return self.pools.get(claim_id, np.empty(0, dtype=np.int64))
+    @property
+    def approximate(self) -> bool:
+        """Whether this retriever's candidates come from an approximate index (global scope, dense part)."""
+        return self.scope == "global" and self.kind != "bm25" and self.dense.approximate
+
+    def candidates(self, claim_id: int, queries: Sequence[str] = ()) -> np.ndarray:
+        """Row indices the claim may retrieve in this scope (sorted). With an approximate global index
+        they are found from the claim's `queries` (module docstring), which must then be given."""
+        if self.scope == "claim":
+            return self.pools.get(claim_id, np.empty(0, dtype=np.int64))
+        if not self.approximate:
+            return np.arange(self.bm25.n_docs if self.bm25 is not None else self.dense.n_docs)
+        if not len(queries):
+            raise ValueError(
+                f"claim {claim_id}: the global scope with a {self.dense.settings.kind!r} index finds candidates "
+                "from the claim's queries; none were given"
+            )
+        k = self.dense.settings.candidates
+        found = [self.dense.search(queries, k)[1].ravel()]
+        if self.kind == "hybrid":
+            found.append(top_rows(self.bm25.scores(queries), k).ravel())
+        rows = np.unique(np.concatenate(found))
+        return rows[rows >= 0]
 
     def _bm25_scores(self, claim_id: int, queries: Sequence[str], rows: np.ndarray) -> np.ndarray:
         if self.scope == "global":

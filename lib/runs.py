@@ -61,11 +61,13 @@ class RunGrid:
     max_seq_length: int = 128
     batch_size: int = 64
     workers: int = 2
+    global_index: R.GlobalIndex = R.GlobalIndex()
 
     @classmethod
     def from_params(cls, p: Mapping[str, Any]) -> RunGrid:
         p = dict(p)
         p["bm25"] = R.BM25Params(**p.get("bm25", {}))
+        p["global_index"] = R.GlobalIndex(**p.get("global_index", {}))
         grid = cls(**p)
         for name, allowed, values in (
             ("retrievers", R.RETRIEVERS, grid.retrievers),
@@ -145,7 +147,7 @@ def retrievers(
 ) -> dict[tuple[str, str], R.Retriever]:
     """{(retriever, scope): Retriever} for the grid."""
     bm25 = R.BM25.from_texts(docs["text"], grid.bm25) if any(r in ("bm25", "hybrid") for r in grid.retrievers) else None
-    dense = R.DenseIndex(doc_emb, query_emb, encoder) if grid.needs_dense else None
+    dense = R.DenseIndex(doc_emb, query_emb, encoder, grid.global_index) if grid.needs_dense else None
     pools = claim_pools(docs)
     return {
         (kind, scope): R.Retriever(kind, scope, bm25, dense, pools) for kind in grid.retrievers for scope in grid.scopes
@@ -185,11 +187,11 @@ def _retrieve_pass(
     for claim in job.claims:
         start = time.perf_counter()
         cid = claim.claim_id
-        cands = retriever.candidates(cid)
+        qlist, concat = claim_queries(grid, job.resolved, claim)
+        cands = retriever.candidates(cid, qlist)
         status = R.date_status(job.published[cands], job.captured[cands], claim.claim_date)
         for k, v in R.temporal_report(status, grid.keep_undated).items():
             counts_sum[k] = counts_sum.get(k, 0) + v
-        qlist, concat = claim_queries(grid, job.resolved, claim)
         plain = {q for name in job.plans for q in job.resolved[name][cid]}
         where = {q: i for i, q in enumerate(qlist)}
         unfiltered = retriever.score(cid, qlist, cands)

@@ -5,7 +5,7 @@ relevance judgements. Two sources give the same tables (`store.source`):
   TREC builds pools. The organisers' knowledge store is not available offline; the systems' retrieved
   sentences are: every system output in `data/averitec/systems` lists sentences and their source URLs.
 - `knowledge_store`: the organisers' per-claim store itself (`lib.data.knowledge_store`), each claim's
-  pages cut into passages (`lib.knowledge_store`); a claim's documents are its passages, read claim by
+  pages cut into passages (`lib.passages`); a claim's documents are its passages, read claim by
   claim on the `compute` backend.
 
 A document is a unique (normalised URL, text) pair.
@@ -34,6 +34,7 @@ import pandas as pd
 
 from lib.config import DATA_DIR, ROOT, SCOPES, STORE_DIR
 from lib.data import DataError, averitec
+from lib.passages import PassageSettings
 from lib.urls import (
     domain_of,
     in_domains,
@@ -50,17 +51,14 @@ KNOWLEDGE_STORE_ROOT = "data/averitec"  # a knowledge store lies under the store
 
 
 @dataclass(frozen=True)
-class KnowledgeStoreSettings:
-    """`store.knowledge_store`: where the organisers' store lies, whose claims to read and how pages
-    become passages (`lib.passages.PassageSettings`)."""
+class KnowledgeStoreSettings(PassageSettings):
+    """`store.knowledge_store`: where the organisers' store lies and whose claims to read, besides how pages
+    become passages (the inherited `PassageSettings` fields)."""
 
     path: str = f"{KNOWLEDGE_STORE_ROOT}/knowledge_store/dev"
     split: str = "dev"
     first: int | None = None
     last: int | None = None
-    unit: str = "sentence"
-    chunk_chars: int = 1000
-    context_chars: int = 200
 
 
 @dataclass(frozen=True)
@@ -389,8 +387,7 @@ def knowledge_store_candidates(
             None,
             f"{len(missing)} {settings.split} claim(s) of the range have no <claim_id>.json in the store",
         )
-    passages = PS.PassageSettings(settings.unit, settings.chunk_chars, settings.context_chars)
-    jobs = [PS.ReadJob(str(path), c.claim_id, files[c.claim_id], passages) for c in wanted]
+    jobs = [PS.ReadJob(str(path), c.claim_id, files[c.claim_id], settings) for c in wanted]  # settings: passages too
     results = C.map_claims(PS.read_claim, jobs, compute or C.ComputeSettings(), desc="knowledge store")
     candidates = [
         Candidate(KNOWLEDGE_STORE, text, url, claim.claim_id, None, rank)
@@ -499,7 +496,7 @@ def main(argv: list[str] | None = None) -> None:
     """`python -m lib.store`: build the store from params.yaml's `store` section."""
     import argparse
 
-    from lib.config import section
+    from lib.config import PARAMS_FILE, section
 
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("--params", default=None, help="parameter file (default: params.yaml)")
@@ -508,9 +505,9 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     from lib import compute as C
 
-    params = (lambda name: section(name, args.params)) if args.params else section
-    settings = StoreSettings.from_params(params("store"))
-    store = build_store(settings, args.data_dir, C.from_params(params("compute")))
+    params = args.params or PARAMS_FILE
+    settings = StoreSettings.from_params(section("store", params))
+    store = build_store(settings, args.data_dir, C.from_params(section("compute", params)))
     save_store(store, args.out_dir)
     skipped = {o: sum(v.values()) for o, v in store.report["skipped"].items()}
     read = store.report.get("knowledge_store")

@@ -86,6 +86,50 @@ def test_dense_index_faiss_search_agrees_with_exhaustive_scores():
         index.scores(["unseen"])
 
 
+def clustered(n, dim=32, centres=40, seed=0):
+    """Unit vectors around `centres` random directions: the kind of structure IVF and HNSW rely on."""
+    rng = np.random.default_rng(seed)
+    points = rng.normal(size=(centres, dim))[rng.integers(centres, size=n)] + 0.4 * rng.normal(size=(n, dim))
+    return unit(points)
+
+
+def recall_at(k, settings, docs, queries):
+    """Share of the flat index's top k that the approximate index also returns in its top k."""
+    names = [f"q{i}" for i in range(len(queries))]
+    cache = dict(zip(names, queries))
+    _, exact = R.DenseIndex(docs, cache).search(names, k)
+    _, approx = R.DenseIndex(docs, cache, index=settings).search(names, k)
+    return np.mean([len(set(a) & set(e)) / k for a, e in zip(approx, exact)])
+
+
+def test_approximate_indexes_find_most_of_the_exact_top_10_and_a_starved_one_does_not():
+    vecs = clustered(4050)
+    docs, queries = vecs[:4000], vecs[4000:]
+    assert recall_at(10, R.GlobalIndex("ivf", nprobe=16), docs, queries) >= 0.95
+    assert recall_at(10, R.GlobalIndex("hnsw", ef_search=128), docs, queries) >= 0.95
+    # one of 256 cells per query misses much of the answer: the measure can fail
+    assert recall_at(10, R.GlobalIndex("ivf", nlist=256, nprobe=1), docs, queries) < 0.8
+    assert recall_at(10, R.GlobalIndex("ivf", nlist=256, nprobe=256), docs, queries) == 1.0  # every cell: exact
+
+
+@pytest.mark.parametrize("kind", ["ivf", "hnsw"])
+def test_approximate_indexes_are_built_the_same_twice(kind):
+    docs = clustered(3000, seed=2)
+    cache = {"q": docs[7]}
+    first, second = (R.DenseIndex(docs, cache, index=R.GlobalIndex(kind)).search(["q"], 50) for _ in range(2))
+    assert np.array_equal(first[1], second[1]) and np.array_equal(first[0], second[0])
+
+
+def test_global_index_settings_are_checked():
+    assert R.GlobalIndex().kind == "flat" and not R.GlobalIndex().approximate
+    with pytest.raises(ValueError, match="expected one of"):
+        R.GlobalIndex("annoy")
+    with pytest.raises(ValueError, match="candidates"):
+        R.GlobalIndex("hnsw", candidates=0)
+    with pytest.raises(ValueError, match="nlist"):
+        R.DenseIndex(unit(np.eye(4)), index=R.GlobalIndex("ivf", nlist=5))
+
+
 def test_bundled_minilm_encodes_normalised_vectors_that_rank_by_meaning():
     assert MD.resolve_model("sentence-transformers/all-MiniLM-L6-v2").endswith("model")
     assert MD.model_slug("sentence-transformers/all-MiniLM-L6-v2") == "all-MiniLM-L6-v2"
@@ -128,6 +172,12 @@ def test_retriever_scopes_and_hybrid(tiny_store):
     assert np.allclose(hybrid, expect)
     with pytest.raises(ValueError, match="outside its pool"):
         claim.score(0, ["moon"], rows=np.array([int(np.setdiff1d(np.arange(len(docs)), pools[0])[0])]))
+    approx = R.DenseIndex(dense.doc_emb, dense.query_emb, index=R.GlobalIndex("hnsw", candidates=2))
+    near = R.Retriever("dense", "global", bm25, approx, pools)
+    assert np.array_equal(near.candidates(0, ["moon rock"]), np.sort(approx.search(["moon rock"], 2)[1][0]))
+    assert np.array_equal(claim.candidates(0, ["moon rock"]), pools[0])  # the claim scope ignores queries
+    with pytest.raises(ValueError, match="'hnsw' index finds candidates from the claim's queries"):
+        near.candidates(0)
     with pytest.raises(ValueError, match="unknown scope"):
         R.Retriever("bm25", "web", bm25)
     with pytest.raises(ValueError, match="dense index"):

@@ -17,13 +17,15 @@ def claims():
     return averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
 
 
-@pytest.fixture(scope="module")
-def grid_and_runs(tiny_store, claims):
-    docs = tiny_store.docs
-    plans = {
-        "claim_only": {c.claim_id: [c.text] for c in claims},
-        "oracle": {0: ["What is the moon made of?", "Did NASA say it?"], 1: ["What was growth?"], 2: []},
-    }
+PLANS = {
+    "claim_only": None,  # each claim's own text (filled in by `run_grid`)
+    "oracle": {0: ["What is the moon made of?", "Did NASA say it?"], 1: ["What was growth?"], 2: []},
+}
+
+
+def run_grid(docs, claims, **extra):
+    """The fixture grid (every retriever, scope and temporal setting) on seeded random vectors."""
+    plans = {**PLANS, "claim_only": {c.claim_id: [c.text] for c in claims}}
     grid = RU.RunGrid.from_params(
         {
             "plans": list(plans),
@@ -33,6 +35,7 @@ def grid_and_runs(tiny_store, claims):
             "keep_undated": False,
             "all_fusions_for": ["oracle"],
             "depth": 5,
+            **extra,
         }
     )
     rng = np.random.default_rng(0)
@@ -42,8 +45,13 @@ def grid_and_runs(tiny_store, claims):
     q = rng.normal(size=(len(texts), 6)).astype(np.float32)
     q_emb = dict(zip(texts, q / np.linalg.norm(q, axis=1, keepdims=True)))
     retr = RU.retrievers(grid, docs, vecs, q_emb)
-    runs, report, answers = RU.retrieve(grid, docs, claims, plans, retr, progress=False)
+    runs, report, _ = RU.retrieve(grid, docs, claims, plans, retr, progress=False)
     return grid, plans, retr, runs, report
+
+
+@pytest.fixture(scope="module")
+def grid_and_runs(tiny_store, claims):
+    return run_grid(tiny_store.docs, claims)
 
 
 def test_every_configuration_is_present(grid_and_runs):
@@ -173,3 +181,35 @@ def test_every_plan_and_configuration_records_its_retrieval_cost(tiny_store, cla
     }
     assert parts == expected and len(costs) == len(expected)
     assert all(c["kind"] == "retrieval" and c["claims"] == len(claims) and c["seconds"] > 0 for c in costs)
+
+
+@pytest.mark.parametrize("kind", ["ivf", "hnsw"])
+def test_an_approximate_global_index_that_returns_every_document_gives_the_flat_runs(
+    grid_and_runs, tiny_store, claims, kind
+):
+    *_, flat, flat_report = grid_and_runs
+    n = len(tiny_store.docs)
+    index = {"kind": kind, "candidates": n, "nlist": 2, "nprobe": 2}  # every cell probed, every document kept
+    *_, runs, report = run_grid(tiny_store.docs, claims, global_index=index)
+    pd.testing.assert_frame_equal(runs, flat)
+    assert report["grid"]["global_index"]["kind"] == kind
+    assert report["temporal_filter"] == flat_report["temporal_filter"]
+
+
+def test_an_approximate_global_index_ranks_only_what_it_found(grid_and_runs, tiny_store, claims):
+    *_, flat, _ = grid_and_runs
+    grid, plans, retr, runs, _ = run_grid(tiny_store.docs, claims, global_index={"kind": "hnsw", "candidates": 1})
+    dense = retr[("dense", "global")]
+    sel = dict(plan="oracle", scope="global", temporal=False, fusion="combsum")
+    got = RU.runs_dict(runs, retriever="dense", **sel)["0"]
+    queries, _ = RU.claim_queries(grid, plans, claims[0])  # every plan's queries for claim 0, CONCAT too
+    found = dense.candidates(0, queries)
+    assert len(found) <= len(queries) == 4 and set(got) == set(tiny_store.docs["doc_id"].to_numpy()[found])
+    exact = dense.score(0, PLANS["oracle"][0], found).sum(axis=0)  # CombSUM's exact scores of what was found
+    assert list(got.values()) == sorted(got.values(), reverse=True)
+    assert np.allclose([got[d] for d in tiny_store.docs["doc_id"].to_numpy()[found]], exact)
+    assert len(RU.runs_dict(flat, retriever="dense", **sel)["0"]) == 5 > len(got)
+    # hybrid adds each query's best BM25 document to the dense candidates; BM25 alone stays exact
+    assert set(found) < set(retr[("hybrid", "global")].candidates(0, queries))
+    bm25 = RU.runs_dict(runs, retriever="bm25", **sel)
+    assert bm25 == RU.runs_dict(flat, retriever="bm25", **sel)
