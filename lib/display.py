@@ -5,7 +5,8 @@ Presentation only: no stage imports this module, so renaming a label reruns note
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 
 # The plan-name prefix of the post-hoc references (`lib.planners.POST_HOC_PREFIX`; a test keeps them equal).
 POST_HOC = "post_hoc_"
@@ -81,6 +82,21 @@ def setting(name: str) -> str:
     if name.startswith(PLANNER_SETTING):
         return planner(name[len(PLANNER_SETTING) :])
     return SETTING_NAMES.get(name, name)
+
+
+def best_of(values: Mapping[str, float], name: Callable[[str], str] = str, fmt: str = ".3f") -> str:
+    """The best entry by value, naming every entry tied with it (equal to 1e-9): "A (0.512)",
+    "A and B, tied (0.512)", or "all 6, tied (0.512)" when nothing separates them."""
+    if not values:
+        raise ValueError("best_of: no values")
+    top = max(values.values())
+    tied = [k for k, v in values.items() if math.isclose(v, top, rel_tol=1e-9, abs_tol=1e-12)]
+    if len(tied) == 1:
+        return f"{name(tied[0])} ({top:{fmt}})"
+    if len(tied) == len(values):
+        return f"all {len(values)}, tied ({top:{fmt}})"
+    names = [name(k) for k in tied]
+    return f"{', '.join(names[:-1])} and {names[-1]}, tied ({top:{fmt}})"
 
 
 def palette(names: Sequence[str], colours: str = "tab10") -> dict[str, tuple[float, float, float]]:

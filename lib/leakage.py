@@ -7,7 +7,7 @@ Every per-system table has one row per system plus `ALL_SYSTEMS`, the union of t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -123,6 +123,26 @@ def pool_sizes(store: Store) -> pd.DataFrame:
     sys_ = hits[hits["origin"].isin(systems)].groupby("claim_id")["doc_id"].nunique().rename("systems")
     gold = hits[hits["origin"] == GOLD].groupby("claim_id")["doc_id"].nunique().rename("gold")
     return pd.concat([all_, sys_, gold], axis=1).fillna(0).astype(int)
+
+
+def pool_scale(sizes: Sequence[int], source: str) -> str:
+    """How large the claim pools (`pool_sizes`' "all") are and what retrieving from them means, for the
+    store's `source`: the organisers' store holds up to about 1,000 scraped pages per claim."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    if not len(sizes):
+        raise ValueError("pool_scale: no claim pool")
+    size = f"a median of {int(np.median(sizes)):,} documents ({int(sizes.min()):,} to {int(sizes.max()):,})"
+    if source == "pooled":
+        return (
+            f"The organisers' knowledge store holds up to about 1,000 scraped pages per claim; these pools hold {size}, "
+            "sentences that systems already chose from it, so retrieval in the `claim` scope re-ranks likely candidates."
+        )
+    if source == "knowledge_store":
+        return (
+            f"Each claim's pool is the passages of its own pages in the knowledge store (and its gold answers when "
+            f"they are documents): {size}, the candidates a system of the shared task retrieves from."
+        )
+    raise ValueError(f"pool_scale: store source {source!r}, expected 'pooled' or 'knowledge_store'")
 
 
 def origin_overlap(store: Store, origins: list[str] | None = None) -> pd.DataFrame:
@@ -264,7 +284,10 @@ def store_metrics(store: Store, claims: pd.DataFrame) -> dict:
         return round(float(tl.loc[key, col]), 4) if key in tl.index else None
 
     return {
-        "settings": {k: store.report["settings"][k] for k in ("include_gold", "distractor_splits", "min_words")},
+        "settings": {
+            "source": store.report["source"],
+            **{k: store.report["settings"][k] for k in ("include_gold", "distractor_splits", "min_words")},
+        },
         "documents": int(len(docs)),
         "documents_from_systems": int(retrieved_by_systems(store).sum()),
         "judgements": int(len(store.qrels)),

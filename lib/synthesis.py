@@ -16,6 +16,7 @@ from typing import Any
 
 from lib.config import METRICS_DIR
 from lib.display import setting as setting_name
+from lib.judgements import judgement_limit
 from lib.notebooks import flatten
 
 NOTEBOOK = {  # metrics file -> the notebook that writes it (the link of each finding)
@@ -259,9 +260,12 @@ def limits(m: Mapping[str, Mapping[str, Any]]) -> list[Finding]:
             "judgement completeness",
             f"{with_gold:.1%} of the dev claims have a relevant document; without the annotators' own answers as "
             f"documents only {without:.1%} would, so for {with_gold - without:.1%} of the claims every relevant document "
-            "is a gold answer. Judgements are pooled from what systems retrieved, so a planner that finds other "
-            "relevant sentences is scored as if it had not.",
-            ("store.json:claims_with_relevant_share", "store.json:claims_with_relevant_without_gold_share"),
+            f"is a gold answer. {judgement_limit(value(m, 'store.json:settings.source'))}",
+            (
+                "store.json:claims_with_relevant_share",
+                "store.json:claims_with_relevant_without_gold_share",
+                "store.json:settings.source",
+            ),
         ),
         Finding(
             "verifier strength",

@@ -206,3 +206,24 @@ def test_a_wrongly_filled_sheet_is_a_named_error(tmp_path, content, message):
 
 def test_no_sheet_is_none(tmp_path):
     assert J.read_judging_sheet(tmp_path / "missing.csv") is None
+
+
+def test_claim_scope_depth_says_whether_a_run_holds_the_whole_pool():
+    small = J.claim_scope_depth([12, 40, 99, 100], 100)
+    assert small.startswith("Every claim's pool holds at most 100 documents (median 69), no more than the 100")
+    assert "Recall@100 is the same for all of them there" in small
+    some = J.claim_scope_depth([12, 40, 600], 100)
+    assert some.startswith("In the `claim` scope 1 of 3 claims' pools hold more than the 100 documents")
+    assert "(median 40, at most 600), so Recall@100 separates methods there on those claims" in some
+    every = J.claim_scope_depth([600, 620], 100)
+    assert "every claim's pool holds more than the 100 documents a run keeps (median 610, at most 620)" in every
+    assert "separates methods there as well as their order" in every
+    with pytest.raises(ValueError, match="pool sizes and a depth"):
+        J.claim_scope_depth([], 100)
+
+
+def test_judgement_limit_follows_the_store_source():
+    assert J.judgement_limit("pooled").startswith("Only documents that a system retrieved for a claim are judged")
+    assert "passages of other claims' pages" in J.judgement_limit("knowledge_store")
+    with pytest.raises(ValueError, match="store source 'web'"):
+        J.judgement_limit("web")

@@ -142,3 +142,17 @@ def test_identical_systems_are_merged_into_one_and_distinct_ones_kept(tiny_store
 )
 def test_grade1_reach_says_how_many_claims_grade_1_speaks_for(share, reach):
     assert LK.grade1_reach(share) == f"Results that rest on grade 1 alone speak for {reach}."
+
+
+def test_pool_scale_states_the_sizes_and_what_the_pools_are_for_each_source():
+    pooled = LK.pool_scale([30, 10, 50], "pooled")
+    assert "these pools hold a median of 30 documents (10 to 50), sentences that systems already chose" in pooled
+    store = LK.pool_scale([600, 580, 1200], "knowledge_store")
+    assert (
+        "the passages of its own pages in the knowledge store" in store
+        and "a median of 600 documents (580 to 1,200)" in store
+    )
+    with pytest.raises(ValueError, match="store source 'web'"):
+        LK.pool_scale([1], "web")
+    with pytest.raises(ValueError, match="no claim pool"):
+        LK.pool_scale([], "pooled")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 
 import pytest
@@ -28,6 +29,16 @@ def test_the_synthetic_store_profile_reads_a_knowledge_store():
     params["profile"] = {"name": "synthetic_store", "note": profile["note"]}
     assert C.check(params)["store"]["source"] == "knowledge_store"
     assert profile["synthetic_store"]["claims"] == profile["data"]["averitec/dev.json"]  # a store file per dev claim
+
+
+@pytest.mark.parametrize("name", ["classroom", "synthetic_store"])
+def test_a_profile_note_states_the_resamples_every_bootstrap_uses(name):
+    profile = PR.load_profile(name)
+    params = C.load_params()
+    PR.merge(params, profile["params"])
+    stated = {int(n.replace(",", "")) for n in re.findall(r"([\d,]+) resamples", profile["note"])}
+    used = {s: p["n_resamples"] for s, p in params.items() if isinstance(p, dict) and "n_resamples" in p}
+    assert len(stated) == 1 and len(used) == 5 and set(used.values()) == stated, used
 
 
 def test_a_profile_writes_its_synthetic_store_where_the_store_stage_reads_it(tmp_path):
