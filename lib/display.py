@@ -86,7 +86,9 @@ def setting(name: str) -> str:
 
 def best_of(values: Mapping[str, float], name: Callable[[str], str] = str, fmt: str = ".3f") -> str:
     """The best entry by value, naming every entry tied with it (equal to 1e-9): "A (0.512)",
-    "A and B, tied (0.512)", or "all 6, tied (0.512)" when nothing separates them."""
+    "A and B, tied (0.512)"; "both, tied" or "all 6, tied" when nothing separates them. Missing values
+    (NaN) are left out."""
+    values = {k: v for k, v in values.items() if not math.isnan(v)}
     if not values:
         raise ValueError("best_of: no values")
     top = max(values.values())
@@ -94,7 +96,7 @@ def best_of(values: Mapping[str, float], name: Callable[[str], str] = str, fmt: 
     if len(tied) == 1:
         return f"{name(tied[0])} ({top:{fmt}})"
     if len(tied) == len(values):
-        return f"all {len(values)}, tied ({top:{fmt}})"
+        return f"{'both' if len(values) == 2 else f'all {len(values)}'}, tied ({top:{fmt}})"
     names = [name(k) for k in tied]
     return f"{', '.join(names[:-1])} and {names[-1]}, tied ({top:{fmt}})"
 

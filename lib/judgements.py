@@ -374,6 +374,10 @@ def best_under_variants(
 # --------------------------------------------------------------------------- what the judgements cover
 
 
+def _size(x: float) -> str:
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"
+
+
 def claim_scope_depth(sizes: Sequence[int], depth: int) -> str:
     """What a run of `depth` documents means in the `claim` scope, given the claims' pool sizes: when no
     pool is larger than `depth`, every method that ranks the whole pool returns all of it, so Recall@depth
@@ -381,33 +385,40 @@ def claim_scope_depth(sizes: Sequence[int], depth: int) -> str:
     sizes = np.asarray(sizes, dtype=np.int64)
     if not len(sizes) or depth < 1:
         raise ValueError(f"claim_scope_depth: expected pool sizes and a depth >= 1, got {len(sizes)} pools, {depth}")
-    n, over, median, top = len(sizes), int((sizes > depth).sum()), int(np.median(sizes)), int(sizes.max())
+    n, over, median, top = len(sizes), int((sizes > depth).sum()), _size(np.median(sizes)), int(sizes.max())
     if over == 0:
         return (
-            f"Every claim's pool holds at most {top:,} documents (median {median:,}), no more than the {depth} a run "
+            f"Every claim's pool holds at most {top:,} documents (median {median}), no more than the {depth} a run "
             f"keeps, so in the `claim` scope every method that ranks the whole pool returns all of it: Recall@{depth} "
             "is the same for all of them there, and only the order of the pool separates them."
         )
-    which = "every claim's pool holds" if over == n else f"{over:,} of {n:,} claims' pools hold"
+    which = (
+        "every claim's pool holds"
+        if over == n
+        else f"{over:,} of {n:,} claims' pools {'holds' if over == 1 else 'hold'}"
+    )
     return (
-        f"In the `claim` scope {which} more than the {depth} documents a run keeps (median {median:,}, at most "
-        f"{top:,}), so Recall@{depth} separates methods there{'' if over == n else ' on those claims'} as well as "
-        "their order."
+        f"In the `claim` scope {which} more than the {depth} documents a run keeps (median {median}, at most "
+        f"{top:,}), so both Recall@{depth} and the order can separate methods there"
+        + ("." if over == n else f", Recall@{depth} only on {'that claim' if over == 1 else 'those claims'}.")
     )
 
 
 def judgement_limit(source: str) -> str:
     """Which documents the store's judgements leave out, for the store's `source` (`lib.store.SOURCES`):
-    an unjudged document counts as non-relevant to trec_eval's measures."""
+    an unjudged document counts as non-relevant to trec_eval's measures. Whatever the source, a document
+    from one of a claim's gold source URLs is judged relevant to it (`lib.store.build_qrels`)."""
     if source == "pooled":
         return (
-            "Only documents that a system retrieved for a claim are judged for it, and the pool is shallow: a "
-            "planner that finds other relevant sentences is scored as if they were not relevant."
+            "A claim's judgements cover its pool (what systems retrieved for it, and its gold answers) and the "
+            "documents from its gold source URLs; the pool is shallow, so a planner that finds other relevant "
+            "sentences is scored as if they were not relevant."
         )
     if source == "knowledge_store":
         return (
-            "Every passage of a claim's own pages is judged for it, but not the passages of other claims' pages: "
-            "in the `global` scope a planner that finds relevant text there is scored as if it were not. Grade 1 "
-            "marks every passage of a gold source page, whether or not it states the evidence."
+            "A claim's judgements cover every passage of its own pages (and its gold answers) and the passages "
+            "from its gold source URLs, but no other passage of other claims' pages: in the `global` scope a "
+            "planner that finds relevant text there is scored as if it were not. Grade 1 marks every passage of "
+            "a gold source page, whether or not it states the evidence."
         )
     raise ValueError(f"judgement_limit: store source {source!r}, expected 'pooled' or 'knowledge_store'")

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from lib.data import averitec
-from lib.store import GOLD, Store, gold_source_urls
+from lib.store import GOLD, SOURCES, Store, gold_source_urls
 from lib.urls import normalise_url
 
 ALL_SYSTEMS = "all systems"
@@ -131,18 +131,22 @@ def pool_scale(sizes: Sequence[int], source: str) -> str:
     sizes = np.asarray(sizes, dtype=np.int64)
     if not len(sizes):
         raise ValueError("pool_scale: no claim pool")
-    size = f"a median of {int(np.median(sizes)):,} documents ({int(sizes.min()):,} to {int(sizes.max()):,})"
+    median = np.median(sizes)
+    size = (
+        f"a median of {median:,.0f}" if float(median).is_integer() else f"a median of {median:,.1f}"
+    ) + f" documents ({int(sizes.min()):,} to {int(sizes.max()):,})"
     if source == "pooled":
         return (
-            f"The organisers' knowledge store holds up to about 1,000 scraped pages per claim; these pools hold {size}, "
-            "sentences that systems already chose from it, so retrieval in the `claim` scope re-ranks likely candidates."
+            f"The organisers' knowledge store holds up to about 1,000 scraped pages per claim; these pools hold {size}: "
+            "sentences that systems already chose from it (and the claim's gold answers when they are documents), "
+            "so retrieval in the `claim` scope re-ranks likely candidates."
         )
     if source == "knowledge_store":
         return (
-            f"Each claim's pool is the passages of its own pages in the knowledge store (and its gold answers when "
-            f"they are documents): {size}, the candidates a system of the shared task retrieves from."
+            f"Each claim's pool is the passages of its own pages in the knowledge store, what a system of the "
+            f"shared task retrieves from (and the claim's gold answers when they are documents): {size}."
         )
-    raise ValueError(f"pool_scale: store source {source!r}, expected 'pooled' or 'knowledge_store'")
+    raise ValueError(f"pool_scale: store source {source!r}, expected one of {SOURCES}")
 
 
 def origin_overlap(store: Store, origins: list[str] | None = None) -> pd.DataFrame:

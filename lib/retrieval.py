@@ -11,10 +11,11 @@ collection (open domain; statistics from the whole collection).
 
 Global index (`GlobalIndex`, params `retrieval.global_index`): `flat` (the default) scores every document
 of the collection exactly. For a collection too large for that (the organisers' store holds millions of
-passages), `ivf` or `hnsw` builds faiss' approximate index: the dense candidates of a claim in the global
-scope are the union of each of its queries' `candidates` nearest documents by that index (for hybrid, with
-each query's `candidates` best BM25 documents), and only they are scored, exactly. A run then misses what
-the index missed, and min-max normalisation runs over that union rather than the whole collection.
+passages), `ivf` or `hnsw` builds faiss' approximate index: the candidates of a set of queries in the
+global scope are the union of each query's (up to) `candidates` nearest documents by that index (for
+hybrid, with each query's `candidates` best BM25 documents that match it), and only they are scored,
+exactly. `lib.runs` gives each plan the candidates of its own queries. A run then misses what the index
+missed, and min-max normalisation runs over those candidates rather than the whole collection.
 
 Temporal filter (`temporal_mask`): a document whose URL path dates it after the claim date is removed;
 a document with no publication date is kept or removed by `keep_undated`. A Wayback capture date is an
@@ -35,6 +36,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from lib import fusion as F
 from lib.config import OUTPUTS_DIR, SCOPES
 from lib.fusion import minmax_rows
 from lib.models import encode
@@ -285,16 +287,13 @@ class DenseIndex:
         return scores if rows is None else scores[:, np.asarray(rows, dtype=np.int64)]
 
     def search(self, queries: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
-        """The index's top-k over the whole collection: (scores, row indices), each queries x k; an
-        approximate index may return fewer than k (row -1)."""
-        return self.index.search(self.embed(queries), min(k, self.n_docs))
-
-
-def top_rows(scores: np.ndarray, k: int) -> np.ndarray:
-    """Row indices of each query's k best scores (any order; ties at the k-th score resolved arbitrarily)."""
-    if k >= scores.shape[1]:
-        return np.broadcast_to(np.arange(scores.shape[1]), scores.shape)
-    return np.argpartition(-scores, k - 1, axis=1)[:, :k]
+        """The index's top-k over the whole collection: (scores, row indices), each queries x k. An
+        approximate index may return fewer than k (row -1): IVF returns at most what its `nprobe` cells
+        hold; HNSW searches at least k deep (`ef_search` raised to k)."""
+        k = min(k, self.n_docs)
+        if self.settings.kind == "hnsw":
+            self.index.hnsw.efSearch = max(self.settings.ef_search, k)
+        return self.index.search(self.embed(queries), k)
 
 
 class Retriever:
@@ -343,8 +342,9 @@ class Retriever:
             )
         k = self.dense.settings.candidates
         found = [self.dense.search(queries, k)[1].ravel()]
-        if self.kind == "hybrid":
-            found.append(top_rows(self.bm25.scores(queries), k).ravel())
+        if self.kind == "hybrid":  # each query's best BM25 documents that match it at all, lower row first on ties
+            lower_first = -np.arange(self.bm25.n_docs)
+            found += [F.top_k(np.where(s > 0, s, -np.inf), k, lower_first) for s in self.bm25.scores(queries)]
         rows = np.unique(np.concatenate(found))
         return rows[rows >= 0]
 
@@ -360,7 +360,7 @@ class Retriever:
         return self._pool_bm25[claim_id].scores(queries, local)
 
     def score(self, claim_id: int, queries: Sequence[str], rows: np.ndarray | None = None) -> np.ndarray:
-        rows = self.candidates(claim_id) if rows is None else np.asarray(rows, dtype=np.int64)
+        rows = self.candidates(claim_id, queries) if rows is None else np.asarray(rows, dtype=np.int64)
         if len(rows) == 0 or len(queries) == 0:
             return np.zeros((len(queries), len(rows)))
         if self.kind == "bm25":

@@ -77,6 +77,11 @@ class RunGrid:
             bad = [v for v in values if v not in allowed]
             if bad:
                 raise ValueError(f"retrieval.{name}: unknown {bad} (expected some of {allowed})")
+        if grid.global_index.approximate and grid.global_index.candidates < grid.depth:
+            raise ValueError(
+                f"retrieval.global_index.candidates ({grid.global_index.candidates}) is below retrieval.depth "
+                f"({grid.depth}): a one-query plan could not fill its run"
+            )
         missing = [p for p in grid.all_fusions_for if p not in grid.plans]
         if missing:
             raise ValueError(f"retrieval.all_fusions_for names plans not in retrieval.plans: {missing}")
@@ -171,12 +176,30 @@ class _Job:
 _JOB: _Job | None = None
 
 
+def _groups(job: _Job, retriever: R.Retriever, claim: averitec.Claim) -> list[tuple[list[str], list[str], bool]]:
+    """How one claim's work splits into (plans, queries, answer the plain queries?) groups that share their
+    candidates. Exact candidates do not depend on the queries: one group. With an approximate index each
+    plan ranks only what its own queries found, and each plain query is answered from what it found alone
+    (as `lib.pursuit.Answerer` answers it), so no plan's run depends on the other plans run beside it."""
+    qlist, concat = claim_queries(job.grid, job.resolved, claim)
+    if not retriever.approximate:
+        return [(job.plans, qlist, True)]
+    cid = claim.claim_id
+    plain = dict.fromkeys(q for name in job.plans for q in job.resolved[name][cid])
+    own = [
+        ([name], list(dict.fromkeys([*job.resolved[name][cid], *([concat[name]] if name in concat else [])])), False)
+        for name in job.plans
+    ]
+    return own + [([], [q], True) for q in plain]
+
+
 def _retrieve_pass(
     pair: tuple[str, str],
 ) -> tuple[list[tuple], dict[str, np.ndarray], dict[str, int], list[tuple], dict[tuple, float]]:
     """All plans, temporal settings and fusions for one (retriever, scope) over every claim, the best
     document of every single query (the answer `lib.evidence` pairs with it), and each (plan, temporal,
-    fusion)'s seconds: its own fusion plus its queries' share of the claim's scoring (per query)."""
+    fusion)'s seconds: its own fusion plus its queries' share of the claim's scoring (per query). The
+    temporal counts are over each claim's candidates (with an approximate index: the union of its groups')."""
     job, (kind, scope) = _JOB, pair
     grid, retriever = job.grid, job.retr[pair]
     configs: list[tuple] = []
@@ -185,50 +208,57 @@ def _retrieve_pass(
     answers: list[tuple] = []
     seconds: dict[tuple, float] = {}
     for claim in job.claims:
-        start = time.perf_counter()
         cid = claim.claim_id
-        qlist, concat = claim_queries(grid, job.resolved, claim)
-        cands = retriever.candidates(cid, qlist)
-        status = R.date_status(job.published[cands], job.captured[cands], claim.claim_date)
-        for k, v in R.temporal_report(status, grid.keep_undated).items():
-            counts_sum[k] = counts_sum.get(k, 0) + v
-        plain = {q for name in job.plans for q in job.resolved[name][cid]}
-        where = {q: i for i, q in enumerate(qlist)}
-        unfiltered = retriever.score(cid, qlist, cands)
-        scored = time.perf_counter() - start
-        for temporal in grid.temporal:
+        _, concat = claim_queries(grid, job.resolved, claim)
+        found, statuses = [], []
+        for plans, qlist, answer in _groups(job, retriever, claim):
             start = time.perf_counter()
-            keep = R.temporal_mask(status, grid.keep_undated) if temporal else np.ones(len(cands), dtype=bool)
-            rows = cands[keep]
-            # hybrid normalises over the candidates, so a filtered candidate set is scored anew
-            scores = retriever.score(cid, qlist, rows) if kind == "hybrid" and temporal else unfiltered[:, keep]
-            norm = F.minmax_rows(scores)  # per query, so it serves every plan's sub-matrix
-            tb = job.tiebreak[rows]
-            for qi, q in enumerate(qlist):
-                if q in plain:  # CONCAT queries get no answer of their own
-                    best = F.top_k(scores[qi], 1, tb)
-                    if len(best):
-                        answers.append((temporal, cid, q, int(rows[best[0]]), float(scores[qi, best[0]])))
-            per_query = (scored + time.perf_counter() - start) / len(qlist)
-            for name in job.plans:
-                idx = [where[q] for q in job.resolved[name][cid]]
-                for fusion in grid.fusions_for(name):
-                    start = time.perf_counter()
-                    if fusion == "concat":
-                        fused = F.fuse(scores[[where[concat[name]]]], "concat")
-                    else:
-                        fused = F.fuse(scores[idx], fusion, tb, grid.depth, grid.rrf_k, norm=norm[idx])
-                    top = F.top_k(fused, grid.depth, tb)
-                    configs.append((name, kind, scope, temporal, fusion))
-                    n = len(top)
-                    chunks["config"].append(np.full(n, len(configs) - 1, dtype=np.int32))
-                    chunks["claim_id"].append(np.full(n, cid, dtype=np.int32))
-                    chunks["row"].append(rows[top])
-                    chunks["rank"].append(np.arange(1, n + 1, dtype=np.int16))
-                    chunks["score"].append(fused[top])
-                    key = (name, temporal, fusion)
-                    queries = 1 if fusion == "concat" else len(idx)
-                    seconds[key] = seconds.get(key, 0.0) + time.perf_counter() - start + per_query * queries
+            cands = retriever.candidates(cid, qlist)
+            status = R.date_status(job.published[cands], job.captured[cands], claim.claim_date)
+            found.append(cands)
+            statuses.append(status)
+            plain = {q for name in plans for q in job.resolved[name][cid]} if plans else set(qlist)
+            where = {q: i for i, q in enumerate(qlist)}
+            unfiltered = retriever.score(cid, qlist, cands)
+            scored = time.perf_counter() - start
+            for temporal in grid.temporal:
+                start = time.perf_counter()
+                keep = R.temporal_mask(status, grid.keep_undated) if temporal else np.ones(len(cands), dtype=bool)
+                rows = cands[keep]
+                # hybrid normalises over the candidates, so a filtered candidate set is scored anew
+                scores = retriever.score(cid, qlist, rows) if kind == "hybrid" and temporal else unfiltered[:, keep]
+                norm = F.minmax_rows(scores)  # per query, so it serves every plan's sub-matrix
+                tb = job.tiebreak[rows]
+                for qi, q in enumerate(qlist):
+                    if answer and q in plain:  # CONCAT queries get no answer of their own
+                        best = F.top_k(scores[qi], 1, tb)
+                        if len(best):
+                            answers.append((temporal, cid, q, int(rows[best[0]]), float(scores[qi, best[0]])))
+                per_query = (scored + time.perf_counter() - start) / len(qlist)
+                for name in plans:
+                    idx = [where[q] for q in job.resolved[name][cid]]
+                    for fusion in grid.fusions_for(name):
+                        start = time.perf_counter()
+                        if fusion == "concat":
+                            fused = F.fuse(scores[[where[concat[name]]]], "concat")
+                        else:
+                            fused = F.fuse(scores[idx], fusion, tb, grid.depth, grid.rrf_k, norm=norm[idx])
+                        top = F.top_k(fused, grid.depth, tb)
+                        configs.append((name, kind, scope, temporal, fusion))
+                        n = len(top)
+                        chunks["config"].append(np.full(n, len(configs) - 1, dtype=np.int32))
+                        chunks["claim_id"].append(np.full(n, cid, dtype=np.int32))
+                        chunks["row"].append(rows[top])
+                        chunks["rank"].append(np.arange(1, n + 1, dtype=np.int16))
+                        chunks["score"].append(fused[top])
+                        key = (name, temporal, fusion)
+                        queries = 1 if fusion == "concat" else len(idx)
+                        seconds[key] = seconds.get(key, 0.0) + time.perf_counter() - start + per_query * queries
+        if len(found) > 1:
+            union = np.unique(np.concatenate(found))
+            statuses = [R.date_status(job.published[union], job.captured[union], claim.claim_date)]
+        for k, v in R.temporal_report(statuses[0], grid.keep_undated).items():
+            counts_sum[k] = counts_sum.get(k, 0) + v
     return configs, {k: np.concatenate(v) for k, v in chunks.items()}, counts_sum, answers, seconds
 
 
@@ -274,6 +304,7 @@ def retrieve(
     configs: list[tuple] = []
     parts: dict[str, list[np.ndarray]] = {"config": [], "claim_id": [], "row": [], "rank": [], "score": []}
     temporal_counts: dict[str, dict[str, int]] = {}
+    approximate: dict[str, dict[str, int]] = {}  # passes whose candidates an approximate index found
     answer_rows = []
     for (kind, scope), (cfg, chunk, counts, answers, seconds) in zip(pairs, results):
         for (name, temporal, fusion), secs in seconds.items():
@@ -288,7 +319,10 @@ def retrieve(
         for k, v in chunk.items():
             parts[k].append(v + len(configs) if k == "config" else v)
         configs.extend(cfg)
-        temporal_counts.setdefault(scope, counts)
+        if retr[(kind, scope)].approximate:
+            approximate[f"{kind}/{scope}"] = counts
+        else:  # exact candidates are the same for every retriever of a scope
+            temporal_counts.setdefault(scope, counts)
         answer_rows.extend((kind, scope, *a) for a in answers)
     cat = {k: np.concatenate(v) for k, v in parts.items()}
     cfg = pd.DataFrame(configs, columns=CONFIG_COLUMNS)
@@ -309,7 +343,8 @@ def retrieve(
         "claims": len(claims),
         "rows": len(runs),
         "fallbacks": {name: {"count": len(ids), "claim_ids": ids} for name, ids in fallbacks.items()},
-        "temporal_filter": temporal_counts,
+        "temporal_filter": {**{k.split("/")[1]: v for k, v in approximate.items()}, **temporal_counts},
+        **({"temporal_filter_approximate": approximate} if approximate else {}),
     }
     answers = pd.DataFrame(answer_rows, columns=["retriever", "scope", "temporal", "claim_id", "query", "row", "score"])
     answers["doc_id"] = doc_ids[answers["row"].to_numpy(dtype=np.int64)]

@@ -199,6 +199,7 @@ def test_vocabularies_match_the_modules_that_implement_them():
 
     assert get_args(C.Retriever) == retrieval.RETRIEVERS
     assert get_args(C.Scope) == C.SCOPES == ("claim", "global")
+    assert get_args(C.GlobalIndexKind) == retrieval.GLOBAL_INDEXES
     assert get_args(C.Fusion) == fusion.FUSIONS
     assert set(get_args(C.LabelSet)) == set(LB.LABEL_SETS) - {"quantemp3"}
     assert get_args(C.Prompted) == prompted.PROMPTED

@@ -53,6 +53,8 @@ def test_best_of_names_every_entry_tied_with_the_best():
     assert DS.best_of({"a": 0.5, "b": 0.7, "c": 0.6}) == "b (0.700)"
     assert DS.best_of({"a": 0.7, "b": 0.7, "c": 0.6}, str.upper) == "A and B, tied (0.700)"
     assert DS.best_of({"a": 0.4, "b": 0.7, "c": 0.7, "d": 0.7}) == "b, c and d, tied (0.700)"
-    assert DS.best_of({"claim_only": 0.3, "oracle": 0.3}, DS.planner) == "all 2, tied (0.300)"
+    assert DS.best_of({"claim_only": 0.3, "oracle": 0.3}, DS.planner) == "both, tied (0.300)"
+    assert DS.best_of({"a": 0.3, "b": 0.3, "c": 0.3}) == "all 3, tied (0.300)"
+    assert DS.best_of({"a": float("nan"), "b": 0.2}) == "b (0.200)"
     with pytest.raises(ValueError, match="no values"):
         DS.best_of({})

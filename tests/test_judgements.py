@@ -210,20 +210,24 @@ def test_no_sheet_is_none(tmp_path):
 
 def test_claim_scope_depth_says_whether_a_run_holds_the_whole_pool():
     small = J.claim_scope_depth([12, 40, 99, 100], 100)
-    assert small.startswith("Every claim's pool holds at most 100 documents (median 69), no more than the 100")
+    assert small.startswith("Every claim's pool holds at most 100 documents (median 69.5), no more than the 100")
     assert "Recall@100 is the same for all of them there" in small
-    some = J.claim_scope_depth([12, 40, 600], 100)
-    assert some.startswith("In the `claim` scope 1 of 3 claims' pools hold more than the 100 documents")
-    assert "(median 40, at most 600), so Recall@100 separates methods there on those claims" in some
+    one = J.claim_scope_depth([12, 40, 600], 100)
+    assert one == (
+        "In the `claim` scope 1 of 3 claims' pools holds more than the 100 documents a run keeps (median 40, at most "
+        "600), so both Recall@100 and the order can separate methods there, Recall@100 only on that claim."
+    )
+    assert "2 of 3 claims' pools hold more" in J.claim_scope_depth([12, 400, 600], 100)
+    assert J.claim_scope_depth([12, 400, 600], 100).endswith("Recall@100 only on those claims.")
     every = J.claim_scope_depth([600, 620], 100)
     assert "every claim's pool holds more than the 100 documents a run keeps (median 610, at most 620)" in every
-    assert "separates methods there as well as their order" in every
+    assert every.endswith("so both Recall@100 and the order can separate methods there.")
     with pytest.raises(ValueError, match="pool sizes and a depth"):
         J.claim_scope_depth([], 100)
 
 
 def test_judgement_limit_follows_the_store_source():
-    assert J.judgement_limit("pooled").startswith("Only documents that a system retrieved for a claim are judged")
-    assert "passages of other claims' pages" in J.judgement_limit("knowledge_store")
+    assert J.judgement_limit("pooled").startswith("A claim's judgements cover its pool (what systems retrieved")
+    assert "but no other passage of other claims' pages" in J.judgement_limit("knowledge_store")
     with pytest.raises(ValueError, match="store source 'web'"):
         J.judgement_limit("web")

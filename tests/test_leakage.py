@@ -146,7 +146,8 @@ def test_grade1_reach_says_how_many_claims_grade_1_speaks_for(share, reach):
 
 def test_pool_scale_states_the_sizes_and_what_the_pools_are_for_each_source():
     pooled = LK.pool_scale([30, 10, 50], "pooled")
-    assert "these pools hold a median of 30 documents (10 to 50), sentences that systems already chose" in pooled
+    assert "these pools hold a median of 30 documents (10 to 50): sentences that systems already chose" in pooled
+    assert "a median of 20.5 documents (1 to 40)" in LK.pool_scale([1, 40], "pooled")
     store = LK.pool_scale([600, 580, 1200], "knowledge_store")
     assert (
         "the passages of its own pages in the knowledge store" in store

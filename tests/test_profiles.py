@@ -32,7 +32,7 @@ def test_the_synthetic_store_profile_reads_a_knowledge_store():
 
 
 @pytest.mark.parametrize("name", ["classroom", "synthetic_store"])
-def test_a_profile_note_states_the_resamples_every_bootstrap_uses(name):
+def test_a_profile_note_states_the_resamples_of_every_bootstrap_set_in_params(name):
     profile = PR.load_profile(name)
     params = C.load_params()
     PR.merge(params, profile["params"])

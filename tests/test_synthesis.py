@@ -76,7 +76,7 @@ def test_the_completeness_limit_states_the_share_that_rests_on_gold_answers():
         in SY.limits({**metrics, "store": {**metrics["store"], "settings.source": "pooled"}})[0].sentence
     )
     metrics["store"]["settings.source"] = "knowledge_store"
-    assert "passages of other claims' pages" in SY.limits(metrics)[0].sentence
+    assert "no other passage of other claims' pages" in SY.limits(metrics)[0].sentence
     metrics["store"]["claims_with_relevant_without_gold_share"] = 0.95
     with pytest.raises(ValueError, match="more than with them"):
         SY.limits(metrics)
