@@ -72,7 +72,7 @@ def test_the_completeness_limit_states_the_share_that_rests_on_gold_answers():
     metrics["store"].update({"claims_with_relevant_share": 0.9, "claims_with_relevant_without_gold_share": 0.3})
     assert "for 60.0% of the claims every relevant document is a gold answer" in SY.limits(metrics)[0].sentence
     assert (
-        "Only documents that a system retrieved"
+        "cover its pool (what systems retrieved for it"
         in SY.limits({**metrics, "store": {**metrics["store"], "settings.source": "pooled"}})[0].sentence
     )
     metrics["store"]["settings.source"] = "knowledge_store"
