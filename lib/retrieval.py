@@ -38,7 +38,6 @@ import scipy.sparse as sp
 
 from lib import fusion as F
 from lib.config import OUTPUTS_DIR, SCOPES
-from lib.fusion import minmax_rows
 from lib.models import encode
 
 EMBEDDINGS_DIR = OUTPUTS_DIR / "embeddings"
@@ -368,8 +367,8 @@ class Retriever:
         if self.kind == "dense":
             return self.dense.scores(queries, rows).astype(np.float64)
         return 0.5 * (
-            minmax_rows(self._bm25_scores(claim_id, queries, rows))
-            + minmax_rows(self.dense.scores(queries, rows).astype(np.float64))
+            F.minmax_rows(self._bm25_scores(claim_id, queries, rows))
+            + F.minmax_rows(self.dense.scores(queries, rows).astype(np.float64))
         )
 
 

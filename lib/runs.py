@@ -176,15 +176,16 @@ class _Job:
 _JOB: _Job | None = None
 
 
-def _groups(job: _Job, retriever: R.Retriever, claim: averitec.Claim) -> list[tuple[list[str], list[str], bool]]:
-    """How one claim's work splits into (plans, queries, answer the plain queries?) groups that share their
-    candidates. Exact candidates do not depend on the queries: one group. With an approximate index each
-    plan ranks only what its own queries found, and each plain query is answered from what it found alone
-    (as `lib.pursuit.Answerer` answers it), so no plan's run depends on the other plans run beside it."""
-    qlist, concat = claim_queries(job.grid, job.resolved, claim)
+def _groups(
+    job: _Job, retriever: R.Retriever, cid: int, qlist: list[str], concat: Mapping[str, str]
+) -> list[tuple[list[str], list[str], bool]]:
+    """How one claim's work (its queries `qlist` and plans' CONCAT queries, `claim_queries`) splits into
+    (plans, queries, answer the plain queries?) groups that share their candidates. Exact candidates do not
+    depend on the queries: one group. With an approximate index each plan ranks only what its own queries
+    found, and each plain query is answered from what it found alone (as `lib.pursuit.Answerer` answers
+    it), so no plan's run depends on the other plans run beside it."""
     if not retriever.approximate:
         return [(job.plans, qlist, True)]
-    cid = claim.claim_id
     plain = dict.fromkeys(q for name in job.plans for q in job.resolved[name][cid])
     own = [
         ([name], list(dict.fromkeys([*job.resolved[name][cid], *([concat[name]] if name in concat else [])])), False)
@@ -209,14 +210,13 @@ def _retrieve_pass(
     seconds: dict[tuple, float] = {}
     for claim in job.claims:
         cid = claim.claim_id
-        _, concat = claim_queries(grid, job.resolved, claim)
-        found, statuses = [], []
-        for plans, qlist, answer in _groups(job, retriever, claim):
+        claim_qlist, concat = claim_queries(grid, job.resolved, claim)
+        found = []
+        for plans, qlist, answer in _groups(job, retriever, cid, claim_qlist, concat):
             start = time.perf_counter()
             cands = retriever.candidates(cid, qlist)
             status = R.date_status(job.published[cands], job.captured[cands], claim.claim_date)
             found.append(cands)
-            statuses.append(status)
             plain = {q for name in plans for q in job.resolved[name][cid]} if plans else set(qlist)
             where = {q: i for i, q in enumerate(qlist)}
             unfiltered = retriever.score(cid, qlist, cands)
@@ -254,10 +254,10 @@ def _retrieve_pass(
                         key = (name, temporal, fusion)
                         queries = 1 if fusion == "concat" else len(idx)
                         seconds[key] = seconds.get(key, 0.0) + time.perf_counter() - start + per_query * queries
-        if len(found) > 1:
+        if len(found) > 1:  # the temporal counts are over the union of the groups' candidates
             union = np.unique(np.concatenate(found))
-            statuses = [R.date_status(job.published[union], job.captured[union], claim.claim_date)]
-        for k, v in R.temporal_report(statuses[0], grid.keep_undated).items():
+            status = R.date_status(job.published[union], job.captured[union], claim.claim_date)
+        for k, v in R.temporal_report(status, grid.keep_undated).items():
             counts_sum[k] = counts_sum.get(k, 0) + v
     return configs, {k: np.concatenate(v) for k, v in chunks.items()}, counts_sum, answers, seconds
 
