@@ -37,12 +37,12 @@ browser: ## Debian's Chromium for the test that renders the front page headless 
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
 	else echo "Chromium not installed and no root: install Debian's chromium (or any Chromium on PATH) for make test"; fi
 
-params: env ## check params.yaml against the schema in lib/config.py (every problem, by dotted key)
-	python -m lib.config check
+params: env ## check params.yaml against the schema in lib/params.py (every problem, by dotted key)
+	python -m lib.schema check
 
 plots-template: env .dvc/plots/offline.html ## `dvc plots show` without a CDN: the chart libraries from the npm registry, inlined
-.dvc/plots/offline.html: lib/plots.py
-	python -m lib.plots template
+.dvc/plots/offline.html: lib/site/plots.py
+	python -m lib.site.plots template
 
 NLTK_DATA := $(VENV)/share/nltk_data
 nltk: env wordnet $(NLTK_DATA)/.built ## WordNet and Punkt where NLTK looks by default in .venv
@@ -65,7 +65,7 @@ ifneq ($(PROFILE),study)
 endif
 	cd $(WORKSPACE) && python -m lib.closure check
 	cd $(WORKSPACE) && dvc repro
-	cd $(WORKSPACE) && python -m lib.notebooks headlines
+	cd $(WORKSPACE) && python -m lib.site.render headlines
 	cd $(WORKSPACE) && python -m lib.timing table
 
 test: env nltk data browser plots-template lint ## lint and the test suite
@@ -88,9 +88,9 @@ bench: setup ## slow: BM25, fusion and AVeriTeC scoring against straightforward 
 	python -m benchmarks.bench_knowledge_store
 
 sweep-verifier: setup ## slow: the verifier's learning-rate and epoch sweep, mixed training evidence, seeds -> sweeps/verifier.json (~1 h; needs `make pipeline`)
-	python -m lib.verifier_sweep --learning-rates 2e-5 5e-5 1e-4 2e-4 --epochs 2 3
-	python -m lib.verifier_sweep --at-pick --training-evidence mixed
-	python -m lib.verifier_sweep --at-pick --seeds 1 2
+	python -m lib.verifier.sweep --learning-rates 2e-5 5e-5 1e-4 2e-4 --epochs 2 3
+	python -m lib.verifier.sweep --at-pick --training-evidence mixed
+	python -m lib.verifier.sweep --at-pick --seeds 1 2
 
 lock: env ## regenerate requirements.lock from the current environment
 	{ echo "# Pinned environment (pip freeze of a working .venv; torch is the CPU build pip finds as torch==2.13.0)."; \

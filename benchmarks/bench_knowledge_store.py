@@ -8,7 +8,7 @@ process, on the same passages:
 
 - **rank_bm25**, the straightforward approach (the 2024 and 2025 baselines'): tokenise, one `BM25Okapi`
   per claim, `get_scores` per query, top 100;
-- **this project, first run** (`lib.knowledge_store.retrieve_claim` with an index folder): build the
+- **this project, first run** (`lib.retrieval.per_claim.retrieve_claim` with an index folder): build the
   claim's vectorised BM25 index, save it under its content address, score all queries in one product;
 - **this project, index built** (what every later planner, setting and rerun pays): load the index and
   score.
@@ -32,13 +32,13 @@ import numpy as np
 from rank_bm25 import BM25Okapi
 from tqdm import tqdm
 
-from lib import knowledge_store as K
-from lib import passages as PS
-from lib import retrieval as R
-from lib.config import DATA_DIR, OUTPUTS_DIR, STORE_DIR
 from lib.data import averitec
 from lib.data import knowledge_store as KS
-from lib.store import load_store
+from lib.paths import DATA_DIR, OUTPUTS_DIR, STORE_DIR
+from lib.retrieval import per_claim as K
+from lib.retrieval import retrievers as R
+from lib.store import passages as PS
+from lib.store.build import load_store
 
 OUT_DIR = OUTPUTS_DIR / "benchmarks"
 DEPTH = 100

@@ -2,10 +2,10 @@
 
 `make bench` (or `python -m benchmarks.bench_retrieval`) needs the pipeline's store and plans. It prints:
 1. BM25 over the whole collection for every distinct sub-query of the dev decomposition plans (ORACLE-QUERIES,
-   BLOOM-QG, HEURISTIC; POST-HOC question sets are references, not plans): `lib.retrieval.BM25`
+   BLOOM-QG, HEURISTIC; POST-HOC question sets are references, not plans): `lib.retrieval.retrievers.BM25`
    (one sparse product per batch) versus rank_bm25's `BM25Okapi.get_scores` (one query at a time), with
    the largest absolute score difference;
-2. fusion of each claim's sub-query scores (ORACLE-QUERIES, BM25, whole collection): `lib.fusion.fuse`
+2. fusion of each claim's sub-query scores (ORACLE-QUERIES, BM25, whole collection): `lib.retrieval.fusion.fuse`
    (arrays) versus `benchmarks.reference.fuse_dicts` (dicts, document by document), checking that both
    give the same top-100 ranking and scores.
 3. the global scope's dense index: faiss' approximate `ivf` and `hnsw` indexes (`retrieval.global_index`)
@@ -26,13 +26,13 @@ from rank_bm25 import BM25Okapi
 from tqdm import tqdm
 
 from benchmarks.reference import fuse_dicts, ranked
-from lib import fusion as F
-from lib import planners as P
-from lib import retrieval as R
-from lib.config import section
 from lib.data import averitec
-from lib.runs import document_embeddings, load_plans, query_embeddings
-from lib.store import load_store
+from lib.params import section
+from lib.planning import planners as P
+from lib.retrieval import fusion as F
+from lib.retrieval import retrievers as R
+from lib.retrieval.runs import document_embeddings, load_plans, query_embeddings
+from lib.store.build import load_store
 
 
 def bench_bm25(texts: list[str], queries: list[str], batch: int) -> None:

@@ -1,7 +1,7 @@
 """Benchmark: the AVeriTeC scorer against a straightforward implementation, same process, same inputs.
 
 `python -m benchmarks.bench_scoring` scores published system runs on the 500 dev claims both ways:
-`lib.scoring` (strings tokenised once, pair scores memoised, claims over `--jobs` processes) and
+`lib.averitec.scoring` (strings tokenised once, pair scores memoised, claims over `--jobs` processes) and
 `benchmarks.reference.averitec_claim_scores` (the organisers' loop: every pair tokenised and scored
 afresh, one process). It checks that the per-claim scores are identical and prints the speed ratio.
 """
@@ -14,9 +14,10 @@ import time
 import numpy as np
 
 from benchmarks.reference import averitec_claim_scores
-from lib import scoring as SC
-from lib.config import DATA_DIR, section
+from lib.averitec import scoring as SC
 from lib.data import averitec
+from lib.params import section
+from lib.paths import DATA_DIR
 from lib.resources import use_nltk_data
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 
 def ranked(scores: Mapping[str, float]) -> list[str]:
     """Doc ids by score descending, then doc id descending."""
@@ -53,8 +55,7 @@ def fuse_dicts(runs: Sequence[Mapping[str, float]], method: str, depth: int = 10
 def averitec_claim_scores(preds, refs) -> list[tuple[float, float]]:
     """(Q-only, Q+A) per claim the organisers' way: every pair tokenised and scored afresh, one process.
 
-    `preds` and `refs` are `lib.scoring.Evidence` lists (the same parsed inputs the fast scorer gets)."""
-    import numpy as np
+    `preds` and `refs` are `lib.averitec.scoring.Evidence` lists (the same parsed inputs the fast scorer gets)."""
     from nltk import word_tokenize
     from nltk.translate.meteor_score import single_meteor_score
     from scipy.optimize import linear_sum_assignment

@@ -1,6 +1,8 @@
-"""Evidence retrieval for automated fact verification: the study's code.
+"""Evidence retrieval for automated fact verification: the study's code, one subpackage per layer.
 
-Modules are named after domain concepts: `data` (loaders), `urls` (URL normalisation and
-dates), `store` (the pooled evidence store and its qrels), `leakage` (what the store holds and
-how far to trust it), `resources` (offline NLTK data), `notebooks` (papermill runs and reports).
+`data` (loaders), `store` (the evidence store and its judgements), `retrieval` (retrievers, fusion, runs),
+`planning` (query planners, the LLM client, QGEN, the pursuit), `evaluation` (metrics and statistics),
+`averitec` (the task's score), `verifier` (the NLI verifier), `analysis` (errors, utility, synthesis), `site`
+(running and rendering the notebooks, the course); `paths`, `params` and `schema` say where things are and
+which settings hold; the remaining modules are operations (compute, models, training, timing, profiles).
 """

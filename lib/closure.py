@@ -1,9 +1,11 @@
 """The `lib/` files a DVC stage runs: the import closure of its command, so `dvc.yaml` can list them all.
 
-A stage's code is the module of each `python -m lib.X` in its command and, for `python -m lib.notebooks
-run NAME`, the code cells of `notebooks/NAME.ipynb`. Imports are read from the syntax tree, at any depth
+A stage's code is the module of each `python -m lib.X` in its command and, for `python -m lib.site.execute
+NAME`, the code cells of `notebooks/NAME.ipynb`. Imports are read from the syntax tree, at any depth
 (an import inside a function counts), and followed transitively; a module inside a package also runs
-the package's `__init__.py`. Nothing is imported, so a broken module is still read.
+the package's `__init__.py`. A stage also runs the model of each params section it declares (`params:` in
+`dvc.yaml`; `lib.params.section` imports the model named in `lib.params.SECTIONS`), so those modules and
+their imports are deps too. Nothing is imported, so a broken module is still read.
 
 `python -m lib.closure check` compares every stage's `lib/` deps in `dvc.yaml` with its closure and
 exits 1 naming each missing or superfluous file; `python -m lib.closure write` rewrites those deps (the
@@ -20,8 +22,14 @@ import shlex
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent  # the repository (lib.config.ROOT, without importing the schema)
+import yaml
+from ruamel.yaml import YAML
+
+from lib.cli import run_main
+
+ROOT = Path(__file__).resolve().parent.parent  # the repository (lib.paths.ROOT, without importing anything)
 
 LIB = "lib"
 # Modules a command runs that are not deps: the timer (`python -m lib.timing run -- <command>`) measures
@@ -54,7 +62,7 @@ def _imported(tree: ast.AST, package: str, root: Path) -> set[str]:
             if base.split(".")[0] != LIB:
                 continue
             out.add(base)
-            for alias in node.names:  # `from lib import runs`: a submodule, not a name
+            for alias in node.names:  # `from lib.retrieval import runs`: a submodule, not a name
                 if module_path(f"{base}.{alias.name}", root) is not None:
                     out.add(f"{base}.{alias.name}")
     return out
@@ -130,22 +138,36 @@ def stage_entry_points(cmd: str | list[str], root: Path = ROOT) -> tuple[set[str
                 mod = words[i + 1]
                 main = f"{mod}.__main__"
                 modules.add(main if module_path(main, root) is not None else mod)
-                if mod == "lib.notebooks" and words[i + 2 : i + 3] == ["run"]:
-                    notebooks.append(root / "notebooks" / f"{words[i + 3]}.ipynb")
+                if mod == "lib.site.execute":
+                    notebooks.append(root / "notebooks" / f"{words[i + 2]}.ipynb")
     return modules, notebooks
 
 
-def stage_closure(cmd: str | list[str], root: Path = ROOT) -> list[str]:
-    """The `lib/` files (repository-relative, sorted) that a stage command runs."""
+def section_modules(root: Path = ROOT) -> dict[str, str]:
+    """{params section: the module of its model}, read from `lib.params.SECTIONS` without importing it."""
+    tree = ast.parse((root / "lib" / "params.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "SECTIONS":
+            return {name: ref.partition(":")[0] for name, ref in ast.literal_eval(node.value).items()}
+    raise ValueError(f"{root / 'lib' / 'params.py'} defines no SECTIONS mapping")
+
+
+def stage_closure(cmd: str | list[str], root: Path = ROOT, params: Iterable[Any] = ()) -> list[str]:
+    """The `lib/` files (repository-relative, sorted) that a stage command runs; `params`: the stage's
+    `params:` entries in dvc.yaml, whose sections' models it imports when it reads them."""
     modules, notebooks = stage_entry_points(cmd, root)
     for nb in notebooks:
         modules |= notebook_imports(nb, root)
+    homes = section_modules(root) if params else {}
+    for entry in params:
+        for key in entry if isinstance(entry, dict) else [entry]:  # `- file.yaml: [keys]` entries name other files
+            if isinstance(key, str) and key.split(".")[0] in homes:
+                modules.add(homes[key.split(".")[0]])
     return sorted(str(module_path(m, root).relative_to(root)) for m in closure(modules, root))
 
 
 def stages(dvc_yaml: Path | str = ROOT / "dvc.yaml") -> dict:
     """The `stages` mapping of `dvc.yaml`, in file order."""
-    import yaml
 
     return yaml.load(Path(dvc_yaml).read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))[
         "stages"
@@ -156,7 +178,7 @@ def differences(dvc_yaml: Path | str = ROOT / "dvc.yaml", root: Path = ROOT) -> 
     """{stage: {"missing": [...], "extra": [...]}} for every stage whose `lib/` deps differ from its closure."""
     out = {}
     for name, stage in stages(dvc_yaml).items():
-        want = set(stage_closure(stage["cmd"], root))
+        want = set(stage_closure(stage["cmd"], root, stage.get("params", [])))
         have = {str(d) for d in stage.get("deps", []) if re.match(rf"{LIB}/", str(d))}
         if want != have:
             out[name] = {"missing": sorted(want - have), "extra": sorted(have - want)}
@@ -165,7 +187,6 @@ def differences(dvc_yaml: Path | str = ROOT / "dvc.yaml", root: Path = ROOT) -> 
 
 def write(dvc_yaml: Path | str = ROOT / "dvc.yaml", root: Path = ROOT) -> list[str]:
     """Rewrite every stage's `lib/` deps as its closure (after its other deps); the stages changed."""
-    from ruamel.yaml import YAML
 
     yaml = YAML()
     yaml.width = 4096
@@ -175,7 +196,7 @@ def write(dvc_yaml: Path | str = ROOT / "dvc.yaml", root: Path = ROOT) -> list[s
     changed = []
     for name, stage in doc["stages"].items():
         deps = stage.setdefault("deps", [])
-        want = stage_closure(stage["cmd"], root)
+        want = stage_closure(stage["cmd"], root, stage.get("params", []))
         if sorted(str(d) for d in deps if str(d).startswith(f"{LIB}/")) != want:
             for i in reversed(range(len(deps))):  # in place, so the other deps keep their comments
                 if str(deps[i]).startswith(f"{LIB}/"):
@@ -212,4 +233,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main)

@@ -13,13 +13,28 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Literal, TypeVar, get_args
 
 from tqdm import tqdm
 
-from lib.config import ROOT
+from lib.params import PosFloat, PosInt, Section, Text
+from lib.paths import ROOT
 
-BACKENDS = ("local", "ray")
+# --------------------------------------------------------------------------- params
+
+Backend = Literal["local", "ray"]
+
+
+class ComputeSection(Section):
+    """Where per-claim work runs (lib.compute.ComputeSettings): this machine's processes or a Ray cluster."""
+
+    backend: Backend
+    workers: PosInt  # local processes (1: the stage's own process); Ray: CPUs of a local instance
+    address: Text | None  # the Ray cluster (null: $RAY_ADDRESS, else a Ray instance on this machine)
+    cpus_per_task: PosFloat
+
+
+BACKENDS: tuple[str, ...] = get_args(Backend)
 T = TypeVar("T")
 R = TypeVar("R")
 # not shipped to a remote cluster's workers with the code (`runtime_env.working_dir`)
@@ -46,7 +61,7 @@ class ComputeSettings:
 
 
 def from_params(p: dict) -> ComputeSettings:
-    """The `compute` section of params.yaml (checked by lib.config) as settings."""
+    """The `compute` section of params.yaml (checked by lib.params) as settings."""
     return ComputeSettings(p["backend"], p["workers"], p["address"], p["cpus_per_task"])
 
 

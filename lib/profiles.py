@@ -17,7 +17,7 @@ A profile file, `profiles/<name>.yaml`:
   n records (AVeriTeC claim ids are positions in the split's file, so both keep the same claims);
 - `params`: overrides of `params.yaml`, nested as there; every key must exist there (a typo is an error);
 - `synthetic_store` (optional): `claims`, `pages`, `sentences`, `seed` and `gold` of a synthetic knowledge
-  store (`lib.knowledge_store.synthesise`, sentences drawn from the workspace's pooled documents, `gold`:
+  store (`lib.retrieval.per_claim.synthesise`, sentences drawn from the workspace's pooled documents, `gold`:
   each claim's gold answers on pages of their source URLs) written at the workspace's
   `store.knowledge_store.path`, for a profile that sets `store.source: knowledge_store`.
 """
@@ -33,7 +33,13 @@ from io import StringIO
 from pathlib import Path
 from typing import Any
 
-from lib.config import ROOT
+from ruamel.yaml import YAML
+
+from lib.cli import NamedError, run_main
+from lib.data import averitec
+from lib.paths import ROOT
+from lib.retrieval import per_claim as K
+from lib.store import build as S
 
 PROFILES_DIR = ROOT / "profiles"
 # Kept in a workspace across `prepare` runs: what its pipeline made, and the data (rewritten only where
@@ -43,13 +49,12 @@ KEPT = ("outputs", "reports", "data", ".dvc", "dvc.lock")
 NOT_COPIED = ("workspaces/", "outputs/", "dvc.lock", "data.dvc")
 
 
-class ProfileError(ValueError):
+class ProfileError(NamedError, ValueError):
     """A profile file that cannot be applied: names the file and the key."""
 
 
 def load_profile(name: str, profiles_dir: Path | str = PROFILES_DIR) -> dict[str, Any]:
     """`profiles/<name>.yaml`, checked: a note, record counts that are positive integers, a params mapping."""
-    from ruamel.yaml import YAML
 
     if not re.fullmatch(r"[a-z][a-z0-9_-]*", name):
         raise ProfileError(f"profile name {name!r}: expected lower-case letters, digits, _ or - (a file in profiles/)")
@@ -100,9 +105,6 @@ def write_synthetic_store(work: Path, spec: Mapping[str, Any], store_params: Map
     """The profile's synthetic knowledge store at the workspace's `store.knowledge_store.path`: sentences
     drawn from the pooled store of the workspace's data (built here as stage `store` builds it with
     `source: pooled`), the gold evidence of the workspace's dev claims when `gold`."""
-    from lib import knowledge_store as K
-    from lib import store as S
-    from lib.data import averitec
 
     params = {**store_params, "source": "pooled"}
     pooled = S.build_store(S.StoreSettings.from_params(params), work / "data")
@@ -173,7 +175,6 @@ def checkout_files(root: Path = ROOT) -> list[str]:
 
 def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None) -> Path:
     """Write (or update) `workspaces/<name>/` for profile `name`; returns its path."""
-    from ruamel.yaml import YAML
 
     profile = load_profile(name, profiles_dir or root / "profiles")
     work = root / "workspaces" / name
@@ -238,4 +239,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

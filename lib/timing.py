@@ -15,7 +15,7 @@ README's table comes from a run, not from typing.
 calls `cost(planner, kind, seconds, claims, ...)` for each planner's share of its work (kind: planning,
 retrieval, verification); under the timer these lines go to a scratch file whose path the child reads
 from `$LIB_TIMING_COSTS`, and the timing file of a finished stage gets them as `per_claim` with the
-machine's `hardware()`. Outside the timer (tests, a notebook) `cost` records nothing. `lib.budget` reads
+machine's `hardware()`. Outside the timer (tests, a notebook) `cost` records nothing. `lib.analysis.budget` reads
 them back (notebook 06's cost against evidence quality).
 """
 
@@ -32,6 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from lib.cli import run_main
 from lib.closure import ROOT, stages
 
 TIMINGS_DIR = ROOT / "outputs" / "timings"
@@ -226,4 +227,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main)

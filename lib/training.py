@@ -1,5 +1,5 @@
 """What every fine-tuning loop here shares: seeded length-bucketed batches, AdamW with linear warm-up
-and decay, and one optimisation step. QGEN (`lib.qgen_training`) and the verifier (`lib.nli`) use it,
+and decay, and one optimisation step. QGEN (`lib.planning.qgen_training`) and the verifier (`lib.verifier.nli`) use it,
 so the two loops cannot drift apart."""
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lib import models as MD
-from lib.store import Store, StoreSettings, build_store
+from lib.store.build import Store, StoreSettings, build_store
 
 FIXTURE_DATA = Path(__file__).parent / "fixtures" / "data"
 
@@ -61,7 +61,7 @@ def real_data() -> Path:
 @pytest.fixture(scope="session")
 def real_store(real_data) -> Store:
     """The store built from the real data with the default params (tests need no pipeline run)."""
-    from lib.config import section
+    from lib.params import section
 
     return build_store(StoreSettings.from_params(section("store")), real_data)
 
@@ -73,11 +73,11 @@ def tiny_study(tiny_store, tmp_path_factory):
 
     import numpy as np
 
-    from lib import planners as P
-    from lib import retrieval as R
-    from lib import runs as RU
     from lib.data import averitec
-    from lib.store import save_store
+    from lib.planning import planners as P
+    from lib.retrieval import retrievers as R
+    from lib.retrieval import runs as RU
+    from lib.store.build import save_store
 
     root = tmp_path_factory.mktemp("study")
     save_store(tiny_store, root / "store")
@@ -118,8 +118,8 @@ def tiny_study(tiny_store, tmp_path_factory):
 @pytest.fixture(scope="session")
 def tiny_qgen(tmp_path_factory):
     """A QGEN model trained for one step on the fixture train claims (mechanics only, not quality)."""
-    from lib import qgen_training as QT
     from lib.data import averitec
+    from lib.planning import qgen_training as QT
 
     out = tmp_path_factory.mktemp("qgen")
     s = QT.QGenSettings.from_params(batch_size=8, max_source_tokens=48, max_target_tokens=24)
@@ -166,7 +166,7 @@ def tiny_bert(tmp_path_factory) -> str:
     from transformers import AutoTokenizer, BertConfig, BertModel
 
     from lib.models import resolve_model
-    from lib.nli import NLISettings
+    from lib.verifier.nli import NLISettings
 
     tok = AutoTokenizer.from_pretrained(resolve_model(NLISettings().model))
     torch.manual_seed(0)
@@ -205,8 +205,8 @@ def tiny_nli(tiny_study, tiny_bert, tmp_path_factory):
     stage's folder, planner stage's folder)."""
     import json
 
-    from lib import nli_averitec as NAV
-    from lib import veracity as V
+    from lib.verifier import averitec as NAV
+    from lib.verifier import veracity as V
 
     root = tmp_path_factory.mktemp("tiny_nli")
     data = root / "data" / "averitec"
@@ -234,7 +234,7 @@ def tiny_nli(tiny_study, tiny_bert, tmp_path_factory):
 @pytest.fixture(scope="session")
 def tiny_utility(tiny_study, tiny_nli, tmp_path_factory):
     """Stage `utility` on the fixture study, once for the session: (its output folder, its report)."""
-    from lib import utility as U
+    from lib.analysis import utility as U
 
     data, _, planners_dir = tiny_nli
     out = tmp_path_factory.mktemp("tiny_utility")
@@ -275,10 +275,10 @@ def tiny_generative(tiny_study, tiny_qgen, tiny_bert, tmp_path_factory):
     embeddings from outputs/) on the fixture study: (params, query embeddings folder, generative folder).
     Their costs land in `timings/` beside the generative folder, as the timer would write them."""
 
-    from lib import generative as G
-    from lib import retrieval as R
-    from lib import runs as RU
     from lib.data import averitec
+    from lib.planning import generative as G
+    from lib.retrieval import retrievers as R
+    from lib.retrieval import runs as RU
 
     root = tmp_path_factory.mktemp("tiny_generative")
     params = {
@@ -332,7 +332,7 @@ def tiny_quantemp(tiny_bert, tmp_path_factory):
 
     import pandas as pd
 
-    from lib import nli_quantemp as NQ
+    from lib.verifier import quantemp as NQ
 
     root = tmp_path_factory.mktemp("tiny_quantemp")
     q = root / "data" / "quantemp"
@@ -391,7 +391,7 @@ def tiny_veracity(tiny_study, tiny_nli, tiny_generative, tmp_path_factory):
     """Stage `nli_planners` as the study runs it, on both runs files (the retrieval study's and the generative
     planners'), with the classifiers of `tiny_nli`: its output folder. Its costs go to `tiny_generative`'s
     timings folder."""
-    from lib import veracity as V
+    from lib.verifier import veracity as V
 
     data, averitec_dir, _ = tiny_nli
     out = tmp_path_factory.mktemp("tiny_veracity") / "planners"

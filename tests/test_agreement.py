@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lib import agreement as AG
+from lib.evaluation import agreement as AG
 
 
 def test_cohen_kappa_by_hand_and_against_scikit_learn():

@@ -1,4 +1,4 @@
-"""lib.budget: the timing files' per-planner costs read back, per planner and kind, and the budget sentence."""
+"""lib.analysis.budget: the timing files' per-planner costs read back, per planner and kind, and the budget sentence."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from lib import budget as B
 from lib import timing as TM
+from lib.analysis import budget as B
 
 HW = {"cpu": "Xeon", "cores": 2, "memory_gib": 22.9}
 

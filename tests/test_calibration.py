@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lib import calibration as CAL
+from lib.evaluation import calibration as CAL
 
 
 def test_softmax_with_temperature_by_hand():

@@ -8,19 +8,19 @@ import shutil
 import pytest
 
 from lib import closure as CL
-from lib.config import ROOT
+from lib.paths import ROOT
 
 TRAINING_STAGES = ("qgen", "nli_averitec", "nli_quantemp")
 ANALYSIS_ONLY = (
-    "lib/generative.py",
-    "lib/pursuit.py",
-    "lib/errors.py",
-    "lib/utility.py",
-    "lib/display.py",
-    "lib/veracity.py",
-    "lib/significance.py",
-    "lib/notebooks.py",
-    "lib/qgen.py",
+    "lib/planning/generative.py",
+    "lib/planning/pursuit.py",
+    "lib/analysis/errors.py",
+    "lib/analysis/utility.py",
+    "lib/site/display.py",
+    "lib/verifier/veracity.py",
+    "lib/evaluation/significance.py",
+    "lib/site/notebooks.py",
+    "lib/planning/qgen.py",
 )
 
 
@@ -48,7 +48,10 @@ def mini(tmp_path):
     (lib / "pkg" / "helpers.py").write_text("")
     (lib / "pkg" / "c.py").write_text("NAME = 1\n")
     (lib / "d.py").write_text("")
-    (lib / "notebooks.py").write_text("")
+    (lib / "site").mkdir()
+    (lib / "site" / "__init__.py").write_text("")
+    (lib / "site" / "execute.py").write_text("")
+    (lib / "params.py").write_text('SECTIONS: dict[str, str] = {"x": "lib.pkg.c:XSection", "y": "lib.d:YSection"}\n')
     (tmp_path / "notebooks").mkdir()
     cell = {"cell_type": "code", "source": ["%matplotlib inline\n", "from lib import d as D\n"], "metadata": {}}
     (tmp_path / "notebooks" / "n.ipynb").write_text(
@@ -70,11 +73,20 @@ def test_closure_follows_imports_inside_functions_packages_and_relative_imports(
 
 
 def test_notebook_stages_add_the_code_cells_imports_not_the_markdown(mini):
-    assert CL.stage_closure("python -m lib.notebooks run n --section x", mini) == [
+    assert CL.stage_closure("python -m lib.site.execute n --section x", mini) == [
         "lib/__init__.py",
         "lib/d.py",
-        "lib/notebooks.py",
+        "lib/site/__init__.py",
+        "lib/site/execute.py",
     ]
+
+
+def test_a_stage_runs_the_models_of_the_params_sections_it_declares(mini):
+    assert CL.section_modules(mini) == {"x": "lib.pkg.c", "y": "lib.d"}
+    cmd = "python -m lib.b"
+    assert "lib/d.py" not in CL.stage_closure(cmd, mini)
+    assert "lib/d.py" in CL.stage_closure(cmd, mini, ["y.some_key"])  # a key of the section: its model too
+    assert CL.stage_closure(cmd, mini, [{"other.yaml": ["y"]}, "unknown"]) == CL.stage_closure(cmd, mini)
 
 
 def test_an_import_of_a_missing_module_is_named(mini):

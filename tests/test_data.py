@@ -12,7 +12,6 @@ from lib.data import (
     PUBLISHED_EMPTY_TEXTS,
     DataError,
     LoadLog,
-    _req,
     averitec,
     checksums,
     claimdecomp,
@@ -20,8 +19,9 @@ from lib.data import (
     parse_claim_date,
     quantemp,
     read_json_records,
+    required_field,
 )
-from lib.labels import normalise_label
+from lib.data.labels import normalise_label
 
 
 def write(path, text):
@@ -750,9 +750,9 @@ def test_bad_csv_rows_are_named_errors(tmp_path, load, text, record, field, prob
 
 def test_bool_is_not_an_int_unless_asked_for():
     with pytest.raises(DataError, match="field 'n': expected int, got bool"):
-        _req(Path("f.json"), 0, {"n": False}, "n", int)
-    assert _req(Path("f.json"), 0, {"n": 0}, "n", int) == 0
-    assert _req(Path("f.json"), 0, {"n": True}, "n", (bool, int)) is True
+        required_field(Path("f.json"), 0, {"n": False}, "n", int)
+    assert required_field(Path("f.json"), 0, {"n": 0}, "n", int) == 0
+    assert required_field(Path("f.json"), 0, {"n": True}, "n", (bool, int)) is True
 
 
 def test_published_empty_texts_are_accepted_only_where_published(tmp_path):

@@ -1,12 +1,12 @@
-"""lib.display: display names, one home for every table and figure."""
+"""lib.site.display: display names, one home for every table and figure."""
 
 from __future__ import annotations
 
 import pytest
 
-from lib import display as DS
-from lib import nli_training as NT
-from lib import planners as P
+from lib.planning import planners as P
+from lib.site import display as DS
+from lib.verifier import stages as NT
 
 
 def test_planner_names():
@@ -24,7 +24,7 @@ def test_setting_names_follow_the_verifier_settings():
 def test_palette_gives_each_name_the_same_colour_whatever_a_figure_shows():
     import seaborn as sns
 
-    from lib.display import palette
+    from lib.site.display import palette
 
     codes = ["a", "b", "c"]
     pal = palette(codes)
@@ -35,8 +35,8 @@ def test_palette_gives_each_name_the_same_colour_whatever_a_figure_shows():
 def test_a_concept_keeps_its_colour_in_every_figure_and_others_get_distinct_ones():
     import seaborn as sns
 
-    from lib import fusion as F
-    from lib import retrieval as R
+    from lib.retrieval import fusion as F
+    from lib.retrieval import retrievers as R
 
     assert DS.RETRIEVERS == R.RETRIEVERS and set(DS.FUSION_NAMES) == set(F.FUSIONS)
     alone = DS.colours(["CLAIM-ONLY"])

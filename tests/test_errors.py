@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import errors as ER
+from lib.analysis import errors as ER
 from lib.data import averitec
 
 

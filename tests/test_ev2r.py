@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 from conftest import FIXTURE_DATA
 
-from lib import ev2r as EV
-from lib import scoring as SC
+from lib.averitec import ev2r as EV
+from lib.averitec import scoring as SC
 from lib.data import averitec
-from lib.llm import CacheMiss
+from lib.planning.llm import CacheMiss
 from tests.llm_stub import StubLLM
 
 OWN = '{"predicted_facts": 4, "predicted_facts_supported": 3, "reference_facts": 5, "reference_facts_supported": 2}'

@@ -4,10 +4,10 @@ import pandas as pd
 import pytest
 from conftest import FIXTURE_DATA
 
-from lib import evidence as E
-from lib import labels as LB
-from lib import scoring as SC
+from lib.averitec import evidence as E
+from lib.averitec import scoring as SC
 from lib.data import averitec
+from lib.data import labels as LB
 
 
 @pytest.fixture(scope="module")

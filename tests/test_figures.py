@@ -6,7 +6,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from lib import figures as FG  # noqa: E402
+from lib.site import figures as FG  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from benchmarks.reference import fuse_dicts
-from lib import fusion as F
+from lib.retrieval import fusion as F
 
 # two sub-queries over four candidates (doc ids d0 < d1 < d2 < d3, so tie-break key = column index)
 S = np.array([[4.0, 2.0, 0.0, 2.0], [1.0, 3.0, 1.0, 0.0]])

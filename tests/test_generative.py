@@ -1,4 +1,4 @@
-"""lib.generative: both stages end to end on the fixtures, LLM off, live (stub server) and replay."""
+"""lib.planning.generative: both stages end to end on the fixtures, LLM off, live (stub server) and replay."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from lib import generative as G
 from lib import models as MD
+from lib.planning import generative as G
 from tests.conftest import FIXTURE_DATA, tiny_generative_sections
 from tests.llm_stub import StubLLM
 from tests.test_prompted import stub_answer
@@ -86,7 +86,7 @@ def test_live_then_replay_reproduces_every_plan_byte_for_byte(tiny_study, tiny_q
 
 
 def test_replay_with_an_empty_cache_names_what_is_missing(tiny_study, tiny_qgen, tmp_path):
-    from lib.llm import CacheMiss
+    from lib.planning.llm import CacheMiss
 
     with pytest.raises(CacheMiss, match="not in the cache"):
         build(tiny_study, tiny_qgen, tmp_path / "gen", params("replay"), tmp_path / "empty.jsonl")

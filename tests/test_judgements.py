@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import judgements as J
 from lib.data import averitec
+from lib.store import judgements as J
 
 ANSWER = "The council raised the budget by twelve million dollars in March"  # 10 distinct tokens
 

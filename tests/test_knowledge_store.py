@@ -14,10 +14,10 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from lib import compute as C
-from lib import knowledge_store as K
-from lib import retrieval as R
 from lib.data import DataError
 from lib.data import knowledge_store as KS
+from lib.retrieval import per_claim as K
+from lib.retrieval import retrievers as R
 
 PAGES = [
     {"url": "https://a.example/1", "url2text": ["The moon is made of rock.", "  NASA  said so. "], "type": "news"},
@@ -213,7 +213,7 @@ def test_the_retrieve_command_takes_compute_from_params_and_flags_override_it():
 
 
 def test_compute_settings_come_from_the_params_section():
-    from lib.config import section
+    from lib.params import section
 
     assert C.from_params(section("compute")) == C.ComputeSettings("local", 1, None, 1.0)
     assert C.from_params({"backend": "ray", "workers": 4, "address": "ray://head:10001", "cpus_per_task": 2.0}) == (
@@ -300,7 +300,7 @@ def test_dense_retrieval_over_a_store_is_exact_and_resumes_from_its_saved_vector
     """The bundled MiniLM on two claims: the runs equal a numpy inner-product ranking of the same vectors,
     and a second run encodes nothing (every chunk of passage vectors is loaded)."""
     from lib import models as MD
-    from lib import passages as PS
+    from lib.store import passages as PS
 
     store, plan = synthetic
     plan = {cid: plan[cid] for cid in (0, 1)}
@@ -326,3 +326,24 @@ def test_dense_retrieval_over_a_store_is_exact_and_resumes_from_its_saved_vector
     np.testing.assert_allclose(first["score"], np.sort(scores[0])[::-1][:5], atol=1e-5)
     with pytest.raises(ValueError, match="needs emb_dir"):
         K.retrieve_store(store, plan, depth=5, dense=settings)
+
+
+def test_the_retrieve_command_ends_a_bad_store_with_one_named_line(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "store").mkdir()
+    (tmp_path / "store" / "0.json").write_text('{"url": 5}\n')
+    (tmp_path / "plan.jsonl").write_text('{"claim_id": 0, "queries": ["q"]}\n')
+    args = ["--plan", str(tmp_path / "plan.jsonl"), "--out", str(tmp_path / "out")]
+    for store, named in [
+        ("store", "0.json: record at line 1: field 'url': expected str"),
+        ("nope", "no such knowledge"),
+    ]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "lib.retrieval.per_claim", "retrieve", "--store", str(tmp_path / store), *args],
+            capture_output=True,
+            text=True,
+        )
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr
+        assert proc.stderr.strip().splitlines()[-1].startswith("error: ") and named in proc.stderr

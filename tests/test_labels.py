@@ -1,4 +1,4 @@
-"""lib.labels: label vocabularies, reductions and the one verdict-text matcher."""
+"""lib.data.labels: label vocabularies, reductions and the one verdict-text matcher."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from lib import labels as LB
+from lib.data import labels as LB
 
 
 @pytest.mark.parametrize(

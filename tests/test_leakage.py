@@ -3,9 +3,9 @@
 import pytest
 from conftest import FIXTURE_DATA, fixture_settings
 
-from lib import leakage as LK
 from lib.data import averitec
-from lib.store import build_store
+from lib.store import leakage as LK
+from lib.store.build import build_store
 
 
 @pytest.fixture(scope="module")

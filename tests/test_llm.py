@@ -1,4 +1,4 @@
-"""lib.llm against a real HTTP stub server (tests/llm_stub.py) with the real openai SDK."""
+"""lib.planning.llm against a real HTTP stub server (tests/llm_stub.py) with the real openai SDK."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import warnings
 
 import pytest
 
-from lib import llm as LM
+from lib.planning import llm as LM
 from tests.llm_stub import StubLLM
 
 MSG = [{"role": "user", "content": "Which questions verify: the moon is made of cheese?"}]

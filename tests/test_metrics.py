@@ -6,7 +6,8 @@ import random
 import ir_measures
 import pytest
 
-from lib import metrics as MET
+from lib.evaluation import metrics as MET
+from lib.store import trec as TREC
 
 QRELS = {
     "q1": {"a": 2, "b": 1, "c": 0, "e": 1},  # 3 relevant (a, b, e), e never retrieved
@@ -18,7 +19,7 @@ RUN = {"q1": {"a": 0.5, "c": 0.9, "d": 0.9, "b": 0.1}, "q2": {"x": 1.0}}
 
 
 def test_ranking_breaks_ties_by_doc_id_descending():
-    assert MET.rank({"a": 0.5, "c": 0.9, "d": 0.9, "b": 0.1}) == ["d", "c", "a", "b"]
+    assert TREC.rank({"a": 0.5, "c": 0.9, "d": 0.9, "b": 0.1}) == ["d", "c", "a", "b"]
 
 
 def test_hand_computed_values_for_one_query():
@@ -44,7 +45,7 @@ def test_means_exclude_queries_without_relevant_documents_and_missing_runs_score
 
 
 def _only(qrels, grades):
-    """Qrels where only `grades` count as relevant (the judgement variants of lib.judgements do this)."""
+    """Qrels where only `grades` count as relevant (the judgement variants of lib.store.judgements do this)."""
     return {q: {d: (g if g in grades else 0) for d, g in docs.items()} for q, docs in qrels.items()}
 
 
@@ -163,12 +164,12 @@ def test_metric_curves_equal_evaluate_at_each_cutoff():
 
 
 def test_trec_files_round_trip(tmp_path):
-    MET.write_trec_run(RUN, tmp_path / "run.txt", tag="t")
+    TREC.write_trec_run(RUN, tmp_path / "run.txt", tag="t")
     lines = (tmp_path / "run.txt").read_text().splitlines()
     assert lines[0] == "q1 Q0 d 1 0.9 t" and lines[1] == "q1 Q0 c 2 0.9 t"
-    assert MET.read_trec_run(tmp_path / "run.txt") == RUN
-    MET.write_trec_qrels(QRELS, tmp_path / "qrels.txt")
-    assert MET.read_trec_qrels(tmp_path / "qrels.txt") == QRELS
+    assert TREC.read_trec_run(tmp_path / "run.txt") == RUN
+    TREC.write_trec_qrels(QRELS, tmp_path / "qrels.txt")
+    assert TREC.read_trec_qrels(tmp_path / "qrels.txt") == QRELS
     (tmp_path / "bad.txt").write_text("q1 Q0 d 1\n")
     with pytest.raises(ValueError, match="bad.txt:1"):
-        MET.read_trec_run(tmp_path / "bad.txt")
+        TREC.read_trec_run(tmp_path / "bad.txt")

@@ -1,11 +1,11 @@
-"""lib.mmr: the thesis' MMR filter, on hand-computed 2-d examples and against the literal formula."""
+"""lib.planning.mmr: the thesis' MMR filter, on hand-computed 2-d examples and against the literal formula."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from lib.mmr import MMRParams, mmr_filter
+from lib.planning.mmr import MMRParams, mmr_filter
 
 C = np.array([1.0, 0.0])
 Q = np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]])

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from lib import labels as LB
-from lib import nli as N
+from lib.data import labels as LB
+from lib.verifier import nli as N
 
 MINILM = N.NLISettings().model
 

@@ -7,9 +7,10 @@ import re
 from conftest import FIXTURE_DATA
 
 from lib import models as MD
-from lib import reports as RP
-from lib.notebooks import render_html, run_notebook
-from lib.store import save_store
+from lib.site import reports as RP
+from lib.site.execute import run_notebook
+from lib.site.render import render_html
+from lib.store.build import save_store
 
 
 def test_notebook_01_runs_on_a_tiny_store(tiny_store, tmp_path):
@@ -45,7 +46,7 @@ def assert_exercises(executed, reports):
     of the solutions, the teacher's report the solutions; exercises and definitions are well formed."""
     import nbformat
 
-    from lib import course as CO
+    from lib.site import course as CO
 
     assert CO.exercise_problems(executed) == []
     CO.definitions(executed)
@@ -177,7 +178,7 @@ def test_notebook_04_runs_on_the_fixture_study(tiny_study, tmp_path):
 
 
 def test_metrics_are_flattened_with_dvc_style_keys():
-    from lib.notebooks import flatten
+    from lib.site.catalogue import flatten
 
     assert flatten({"a": {"b": 1, "c": {"d": [2]}}, "e": "x"}) == {"a.b": 1, "a.c.d": [2], "e": "x"}
 
@@ -185,8 +186,8 @@ def test_metrics_are_flattened_with_dvc_style_keys():
 def test_notebook_05_runs_on_fixture_scores(tmp_path):
     import pandas as pd
 
-    from lib import evidence as E
-    from lib import scoring as SC
+    from lib.averitec import evidence as E
+    from lib.averitec import scoring as SC
     from lib.data import averitec
 
     claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
@@ -233,7 +234,7 @@ def _averitec_2025(tmp_path):
     from test_ev2r import judge_answer, llm_params
     from test_ev2r import params as ev2r_params
 
-    from lib import ev2r as EV
+    from lib.averitec import ev2r as EV
     from tests.llm_stub import StubLLM
 
     dev = json.loads((FIXTURE_DATA / "averitec" / "dev.json").read_text())
@@ -337,7 +338,7 @@ def _doc_embeddings(tiny_study, tmp_path):
     import numpy as np
     import pandas as pd
 
-    from lib import retrieval as R
+    from lib.retrieval import retrievers as R
 
     ids = pd.read_parquet(tiny_study / "store" / "documents.parquet")["doc_id"].tolist()
     v = np.random.default_rng(0).normal(size=(len(ids), 8)).astype(np.float32)
@@ -349,7 +350,7 @@ def _doc_embeddings(tiny_study, tmp_path):
 
 
 def test_notebook_08_runs_on_the_fixture_study(tiny_study, tiny_nli, tmp_path):
-    from lib import errors as ER
+    from lib.analysis import errors as ER
 
     data, _, planners_dir = tiny_nli
     metrics_path = tmp_path / "errors.json"
@@ -423,7 +424,8 @@ def test_summaries_headline_metrics_and_banner(tmp_path):
     import nbformat
     import pytest
 
-    from lib.notebooks import banner, banner_html, headline_lines, headlines, summary
+    from lib.site.banner import banner, banner_html
+    from lib.site.catalogue import headline_lines, headlines, summary
 
     nbs, metrics = tmp_path / "nbs", tmp_path / "metrics"
     nbs.mkdir()
@@ -454,8 +456,8 @@ def test_summaries_headline_metrics_and_banner(tmp_path):
 
 
 def test_the_banner_names_a_knowledge_store_and_only_then():
-    from lib.config import section
-    from lib.notebooks import banner, params_banner
+    from lib.params import section
+    from lib.site.banner import banner, params_banner
 
     study, store = {"name": "study", "note": None}, section("store")
     assert store["source"] == "pooled" and banner(study, store) is None and params_banner() is None
@@ -472,11 +474,11 @@ def test_the_banner_names_a_knowledge_store_and_only_then():
 
 def test_every_stage_that_runs_the_notebooks_declares_the_banners_params():
     from lib import closure as CL
-    from lib.notebooks import BANNER_PARAMS
+    from lib.site.banner import BANNER_PARAMS
 
     missing = {}
     for name, stage in CL.stages().items():
-        if "lib.notebooks run" in stage["cmd"] or "lib.notebooks render" in stage["cmd"]:
+        if "lib.site.notebooks run" in stage["cmd"] or "lib.site.notebooks render" in stage["cmd"]:
             declared = {p for entry in stage.get("params", []) for p in ([entry] if isinstance(entry, str) else entry)}
             if set(BANNER_PARAMS) - declared:
                 missing[name] = sorted(set(BANNER_PARAMS) - declared)
@@ -486,7 +488,8 @@ def test_every_stage_that_runs_the_notebooks_declares_the_banners_params():
 def test_every_notebook_ends_with_try_it_then_exercises_and_has_headlines():
     import nbformat
 
-    from lib.config import NOTEBOOKS_DIR, section
+    from lib.params import section
+    from lib.paths import NOTEBOOKS_DIR
 
     names = sorted(p.stem for p in NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
     for name in names:
@@ -500,7 +503,8 @@ def test_every_notebook_ends_with_try_it_then_exercises_and_has_headlines():
 
 
 def test_notebook_10_synthesis_runs_on_the_committed_metrics(tmp_path):
-    from lib.config import METRICS_DIR, section
+    from lib.params import section
+    from lib.paths import METRICS_DIR
 
     html = run_on_fixture(
         "10_synthesis",

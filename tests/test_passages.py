@@ -1,10 +1,10 @@
-"""lib.passages: a knowledge store's pages as sentence or chunk passages, with their URL, line and position."""
+"""lib.store.passages: a knowledge store's pages as sentence or chunk passages, with their URL, line and position."""
 
 import pandas as pd
 import pytest
 
-from lib import passages as PS
 from lib.data import knowledge_store as KS
+from lib.store import passages as PS
 
 
 def page(sentences, claim_id=1):

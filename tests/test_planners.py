@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from conftest import FIXTURE_DATA
 
-from lib import display as DS
-from lib import planners as P
 from lib.data import DataError, averitec
+from lib.planning import planners as P
+from lib.site import display as DS
 
 
 @pytest.fixture(scope="module")

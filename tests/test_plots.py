@@ -1,4 +1,4 @@
-"""lib.plots: the offline `dvc plots show` template, its integrity checks, and a real render in Chromium."""
+"""lib.site.plots: the offline `dvc plots show` template, its integrity checks, and a real render in Chromium."""
 
 import base64
 import hashlib
@@ -10,8 +10,8 @@ import tarfile
 import pytest
 from conftest import chromium
 
-from lib import plots as PL
-from lib.config import ROOT
+from lib.paths import ROOT
+from lib.site import plots as PL
 
 
 def _tgz(files):

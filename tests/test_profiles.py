@@ -9,32 +9,34 @@ import subprocess
 import pytest
 import yaml
 
-from lib import config as C
 from lib import profiles as PR
+from lib import schema as SCH
+from lib.params import section
+from lib.paths import DATA_DIR
 
 
 def test_the_classroom_profile_applies_to_the_committed_params():
     profile = PR.load_profile("classroom")
-    params = C.load_params()
+    params = SCH.load_params()
     PR.merge(params, profile["params"])
     params["profile"] = {"name": "classroom", "note": profile["note"]}
-    assert C.check(params)["nli_averitec"]["classifier"]["epochs"] == 1
-    assert all((C.DATA_DIR / key).exists() for key in profile["data"])
+    assert SCH.check(params)["nli_averitec"]["classifier"]["epochs"] == 1
+    assert all((DATA_DIR / key).exists() for key in profile["data"])
 
 
 def test_the_synthetic_store_profile_reads_a_knowledge_store():
     profile = PR.load_profile("synthetic_store")
-    params = C.load_params()
+    params = SCH.load_params()
     PR.merge(params, profile["params"])
     params["profile"] = {"name": "synthetic_store", "note": profile["note"]}
-    assert C.check(params)["store"]["source"] == "knowledge_store"
+    assert SCH.check(params)["store"]["source"] == "knowledge_store"
     assert profile["synthetic_store"]["claims"] == profile["data"]["averitec/dev.json"]  # a store file per dev claim
 
 
 @pytest.mark.parametrize("name", ["classroom", "synthetic_store"])
 def test_a_profile_note_states_the_resamples_of_every_bootstrap_set_in_params(name):
     profile = PR.load_profile(name)
-    params = C.load_params()
+    params = SCH.load_params()
     PR.merge(params, profile["params"])
     stated = {int(n.replace(",", "")) for n in re.findall(r"([\d,]+) resamples", profile["note"])}
     used = {s: p["n_resamples"] for s, p in params.items() if isinstance(p, dict) and "n_resamples" in p}
@@ -46,11 +48,11 @@ def test_a_profile_writes_its_synthetic_store_where_the_store_stage_reads_it(tmp
 
     from conftest import FIXTURE_DATA
 
-    from lib import store as S
+    from lib.store import build as S
 
     work = tmp_path / "work"
     shutil.copytree(FIXTURE_DATA, work / "data")
-    store_params = {**C.section("store"), "systems": {"sys_a": "sys_a.jsonl", "sys_b": "sys_b.json"}}
+    store_params = {**section("store"), "systems": {"sys_a": "sys_a.jsonl", "sys_b": "sys_b.json"}}
     spec = {"claims": 3, "pages": 2, "sentences": 4, "seed": 0, "gold": True}
     out = PR.write_synthetic_store(work, spec, store_params)
     assert out == work / "data" / "averitec" / "knowledge_store" / "dev"

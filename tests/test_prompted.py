@@ -1,12 +1,12 @@
-"""lib.prompted: prompts, parsers, and planners against the stub server (tests/llm_stub.py)."""
+"""lib.planning.prompted: prompts, parsers, and planners against the stub server (tests/llm_stub.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from lib import llm as LM
-from lib import prompted as PR
 from lib.data import averitec, claimdecomp
+from lib.planning import llm as LM
+from lib.planning import prompted as PR
 from tests.conftest import FIXTURE_DATA
 from tests.llm_stub import StubLLM
 

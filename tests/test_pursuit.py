@@ -1,14 +1,14 @@
-"""lib.pursuit: Algorithm 1 with scripted question sources, and answers equal to lib.runs' best documents."""
+"""lib.planning.pursuit: Algorithm 1 with scripted question sources, and answers equal to lib.retrieval.runs' best documents."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from lib import pursuit as PU
-from lib import retrieval as R
 from lib.data import averitec
-from lib.store import claim_pools
+from lib.planning import pursuit as PU
+from lib.retrieval import retrievers as R
+from lib.store.build import claim_pools
 from tests.conftest import FIXTURE_DATA
 
 
@@ -112,7 +112,7 @@ def test_seq_source_stops_by_the_verdict_probability_not_the_beam_rank(claims, m
 def test_verdict_probability_is_a_probability(tiny_qgen, claims):
     from conftest import TINY_DECODING
 
-    from lib.qgen import Decoding, Generator
+    from lib.planning.qgen import Decoding, Generator
 
     g = Generator(Decoding.from_params(TINY_DECODING), tiny_qgen[0])
     p = g.verdict_probability([g.next_source(c, []) for c in claims])

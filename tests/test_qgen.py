@@ -1,4 +1,4 @@
-"""lib.qgen_text, lib.qgen_training, lib.qgen: the two tasks' texts, a tiny training run that saves, and
+"""lib.planning.qgen_text, lib.planning.qgen_training, lib.planning.qgen: the two tasks' texts, a tiny training run that saves, and
 the Generator that loads it and writes."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from datetime import date
 import pytest
 from conftest import FIXTURE_DATA, TINY_DECODING
 
-from lib import qgen as Q
-from lib import qgen_text as QX
-from lib import qgen_training as QT
 from lib.data import averitec
+from lib.planning import qgen as Q
+from lib.planning import qgen_text as QX
+from lib.planning import qgen_training as QT
 
 
 def claim(questions, label="Refuted", text="The moon  is made of cheese."):

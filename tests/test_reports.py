@@ -3,7 +3,7 @@
 import nbformat
 import pytest
 
-from lib import reports as RP
+from lib.site import reports as RP
 
 
 def _notebook(tmp_path, *outputs, name="nb.ipynb"):
@@ -76,7 +76,7 @@ def test_the_command_exits_1_with_findings_and_0_without(tmp_path, capsys):
 
 
 def test_paths_are_shown_relative_to_the_repository_or_by_name():
-    from lib.config import ROOT
+    from lib.paths import ROOT
 
     assert RP.shown_path(ROOT / "outputs" / "judging" / "sheet.csv") == "outputs/judging/sheet.csv"
     assert RP.shown_path("annotations/coding_sheet_filled.csv") == "annotations/coding_sheet_filled.csv"
@@ -88,12 +88,12 @@ def test_setup_in_a_kernel_flags_an_unreadable_figure_and_silences_model_loading
     MiniLM leaves nothing on stderr."""
     import papermill as pm
 
-    from lib.config import ROOT
+    from lib.paths import ROOT
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [
         nbformat.v4.new_code_cell(
-            "import matplotlib.pyplot as plt\nfrom lib import models as MD\nfrom lib import reports as RP\n\nRP.setup()"
+            "import matplotlib.pyplot as plt\nfrom lib import models as MD\nfrom lib.site import reports as RP\n\nRP.setup()"
         ),
         nbformat.v4.new_code_cell("encoder = MD.load_encoder('sentence-transformers/all-MiniLM-L6-v2')"),
         nbformat.v4.new_code_cell(
@@ -112,7 +112,7 @@ def test_setup_in_a_kernel_flags_an_unreadable_figure_and_silences_model_loading
     assert [(f.cell, f.rule) for f in found] == [(3, "figure_check")], [str(f) for f in found]
     assert "'Figure 2. Crowded': text 'one' overlaps text 'two'" in found[0].excerpt
     # every figure carries its alternative text, and the report puts it on the image
-    from lib.notebooks import render_html
+    from lib.site.render import render_html
 
     alts = [
         o.metadata["image/png"]["alt"]

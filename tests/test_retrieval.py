@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 from rank_bm25 import BM25Okapi
 
-from lib import fusion as F
 from lib import models as MD
-from lib import retrieval as R
-from lib.store import claim_pools
+from lib.retrieval import fusion as F
+from lib.retrieval import retrievers as R
+from lib.store.build import claim_pools
 
 CORPUS = [
     "The moon is made of rock and dust.",

@@ -5,11 +5,11 @@ import pandas as pd
 import pytest
 from conftest import FIXTURE_DATA
 
-from lib import fusion as F
-from lib import retrieval as R
-from lib import runs as RU
 from lib.data import averitec
-from lib.metrics import evaluate
+from lib.evaluation.metrics import evaluate
+from lib.retrieval import fusion as F
+from lib.retrieval import retrievers as R
+from lib.retrieval import runs as RU
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +102,7 @@ def test_temporal_filter_removes_documents_and_counts_them(grid_and_runs, tiny_s
 
 def test_runs_evaluate_with_the_store_qrels(grid_and_runs, tiny_store):
     *_, runs, _ = grid_and_runs
-    from lib.store import qrels_dict
+    from lib.store.build import qrels_dict
 
     run = RU.runs_dict(runs, plan="oracle", retriever="bm25", scope="claim", temporal=False, fusion="combmax_norm")
     values = evaluate(qrels_dict(tiny_store.qrels), run, ["ndcg@10", "recall@100"])

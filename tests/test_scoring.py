@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from conftest import FIXTURE_DATA
 
-from lib import scoring as SC
-from lib.config import ROOT
+from lib.averitec import scoring as SC
 from lib.data import DataError, averitec
+from lib.paths import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -342,7 +342,7 @@ def test_cli_exits_1_with_the_error_and_prints_the_format(fixture_claims, tmp_pa
         [
             sys.executable,
             "-m",
-            "lib.scoring",
+            "lib.averitec.scoring",
             "--jobs",
             "1",
             "--references",
@@ -614,7 +614,7 @@ def test_the_edition_change_sentence_on_both_sides():
 
 
 def test_the_check_figures_sentence_says_reproduced_only_when_all_agree():
-    from lib.scoring import check_figures_sentence
+    from lib.averitec.scoring import check_figures_sentence
 
     assert (
         check_figures_sentence(6, 6)

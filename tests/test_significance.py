@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lib import significance as SIG
+from lib.evaluation import significance as SIG
 
 
 def test_bootstrap_ci_of_a_constant_is_the_constant_and_is_seeded():

@@ -13,7 +13,7 @@ import pytest
 from conftest import FIXTURE_DATA, fixture_settings
 
 from lib.data import DataError
-from lib.store import (
+from lib.store.build import (
     BuildStats,
     Candidate,
     StoreSettings,
@@ -226,7 +226,7 @@ def ks_data(tmp_path):
 
 
 def ks_settings(**overrides):
-    from lib.store import KnowledgeStoreSettings
+    from lib.store.build import KnowledgeStoreSettings
 
     return fixture_settings(source="knowledge_store", knowledge_store=KnowledgeStoreSettings(**overrides))
 

@@ -1,11 +1,11 @@
-"""lib.synthesis: each sentence on both sides of its condition, and the findings of the committed metrics."""
+"""lib.analysis.synthesis: each sentence on both sides of its condition, and the findings of the committed metrics."""
 
 import json
 
 import pytest
 
-from lib import synthesis as SY
-from lib.config import section
+from lib.analysis import synthesis as SY
+from lib.params import section
 
 
 def test_compare_says_higher_lower_better_worse_or_level():

@@ -2,7 +2,7 @@ from datetime import date
 
 import pytest
 
-from lib.urls import (
+from lib.store.urls import (
     domain_of,
     in_domains,
     marks_fact_check,

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import utility as U
+from lib.analysis import utility as U
 
 LABELS = ("Supported", "Refuted")
 

@@ -8,18 +8,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import labels as LB
-from lib import nli as N
-from lib import nli_quantemp as NQ
-from lib import nli_training as NT
-from lib import veracity as V
 from lib.data import averitec
-from lib.labels import AVERITEC_LABELS
+from lib.data import labels as LB
+from lib.data.labels import AVERITEC_LABELS
+from lib.verifier import nli as N
+from lib.verifier import quantemp as NQ
+from lib.verifier import stages as NT
+from lib.verifier import veracity as V
 from tests.conftest import FIXTURE_DATA, tiny_classifier
 
 
 def test_majority_and_stratified_split():
-    # the naive setting's label: lib.evidence.majority_label, ties alphabetical first
+    # the naive setting's label: lib.averitec.evidence.majority_label, ties alphabetical first
     assert LB.majority_label([SimpleNamespace(label=x) for x in ["b", "a", "b", "a", "c"]]) == "a"
     labels = ["x"] * 40 + ["y"] * 10
     tr, te = NT.stratified_split(labels, 0.2, seed=0)
@@ -226,7 +226,7 @@ def test_over_seeds_and_against_baseline():
 
 
 def test_report_paths_are_relative_to_the_repository_when_inside_it(tmp_path):
-    from lib.config import ROOT
+    from lib.paths import ROOT
 
     assert V.repo_path(ROOT / "outputs" / "nli" / "averitec" / "models" / "gold") == "outputs/nli/averitec/models/gold"
     assert V.from_repo("outputs/nli/averitec/models/gold") == ROOT / "outputs" / "nli" / "averitec" / "models" / "gold"
@@ -241,7 +241,7 @@ def _claim(cid: int, answers: list[tuple[str, str]]) -> averitec.Claim:
 
 
 def test_mixed_evidence_drops_unanswerable_text_and_mixes_in_other_claims_answers():
-    from lib import nli_averitec as NAV
+    from lib.verifier import averitec as NAV
 
     claims = [
         _claim(

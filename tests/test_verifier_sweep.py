@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import pytest
 
-from lib import verifier_sweep as VS
+from lib.verifier import sweep as VS
 
 
 def _run(lr, epochs=2, evidence="gold", seed=0, val=0.4, dev_gold=0.5, dev_ret=0.3):

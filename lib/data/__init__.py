@@ -26,14 +26,15 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TypeVar
 
-from lib.labels import normalise_label
+from lib.cli import NamedError
+from lib.data.labels import normalise_label
 
 T = TypeVar("T")
 
 # --------------------------------------------------------------------------- errors and logs
 
 
-class DataError(ValueError):
+class DataError(NamedError, ValueError):
     """A bad input record: says which file, which record and which field."""
 
     def __init__(self, path: Path | str, record: Any, field_name: str | None, problem: str):
@@ -58,7 +59,7 @@ class LoadLog:
         return len(self.skipped)
 
 
-def _collect(
+def collect_records(
     path: Path,
     rows: Iterator[tuple[Any, dict]],
     parse: Callable[[Any, dict], T],
@@ -117,7 +118,7 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _json(path: Path, text: str, where: str, kind: str) -> Any:
+def parse_json(path: Path, text: str, where: str, kind: str) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as err:
@@ -143,12 +144,12 @@ def read_json_records(path: Path | str) -> list[tuple[int, Any]]:
         raise DataError(path, "-", None, "a directory, not a file") from None
     stripped = text.lstrip()
     if stripped.startswith("["):
-        return list(enumerate(_json(path, text, "-", "JSON")))
+        return list(enumerate(parse_json(path, text, "-", "JSON")))
     records = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        records.append((len(records), _json(path, line, f"at line {lineno}", "JSONL")))
+        records.append((len(records), parse_json(path, line, f"at line {lineno}", "JSONL")))
     if not records:
         raise DataError(path, "-", None, "no records (empty file?)")
     return records
@@ -188,8 +189,8 @@ def read_csv_records(path: Path | str, required: tuple[str, ...], sep: str = ","
 # --------------------------------------------------------------------------- fields
 #
 # One helper per kind of field, each naming the field as `at + name` (e.g. `questions[2].question`):
-# `_req` (a required field of a type), `_opt` (an optional one), `_text` (a claim or question: a string
-# with some text), `_str_list` (a list of strings), `_int_text` (an integer id written in a CSV cell).
+# `required_field` (a required field of a type), `optional_field` (an optional one), `text_field` (a claim or question: a string
+# with some text), `str_list_field` (a list of strings), `int_text_field` (an integer id written in a CSV cell).
 
 # Published records with an empty claim or question. They are kept, so that every file loads as
 # published (claim ids are positions in the file), and they are the only empty texts accepted.
@@ -216,7 +217,7 @@ def _is_kind(value: Any, kind: type | tuple[type, ...]) -> bool:
     return isinstance(value, kinds)
 
 
-def _req(
+def required_field(
     path: Path,
     record: Any,
     raw: dict,
@@ -238,7 +239,7 @@ def _req(
     return value
 
 
-def _opt(
+def optional_field(
     path: Path,
     record: Any,
     raw: dict,
@@ -251,22 +252,22 @@ def _opt(
     """An optional field: missing or null gives `default`, anything else must be of `kind`."""
     if raw.get(name) is None:
         return default
-    return _req(path, record, raw, name, kind, at=at)
+    return required_field(path, record, raw, name, kind, at=at)
 
 
-def _nonempty(path: Path, record: Any, field_name: str, value: str) -> str:
+def nonempty_field(path: Path, record: Any, field_name: str, value: str) -> str:
     """`value` unless it is blank (and not one of the `PUBLISHED_EMPTY_TEXTS`)."""
     if not value.strip() and ("/".join(Path(path).parts[-2:]), record, field_name) not in PUBLISHED_EMPTY_TEXTS:
         raise DataError(path, record, field_name, "empty text (expected a non-empty string)")
     return value
 
 
-def _text(path: Path, record: Any, raw: dict, name: str, *, at: str = "") -> str:
+def text_field(path: Path, record: Any, raw: dict, name: str, *, at: str = "") -> str:
     """A claim or question text: a required string with something besides whitespace."""
-    return _nonempty(path, record, at + name, _req(path, record, raw, name, at=at))
+    return nonempty_field(path, record, at + name, required_field(path, record, raw, name, at=at))
 
 
-def _str_list(
+def str_list_field(
     path: Path,
     record: Any,
     raw: dict,
@@ -297,11 +298,11 @@ def _str_list(
                 path, record, f"{at}{name}[{i}]", f"expected str, got {type(item).__name__} (a list of strings)"
             )
         if texts:
-            _nonempty(path, record, f"{at}{name}[{i}]", item)
+            nonempty_field(path, record, f"{at}{name}[{i}]", item)
     return tuple(value)
 
 
-def _int_text(path: Path, record: Any, raw: dict, name: str, default: int | None = None) -> int:
+def int_text_field(path: Path, record: Any, raw: dict, name: str, default: int | None = None) -> int:
     """An integer id in a CSV cell: ASCII digits only (no sign, space, '1_0' or 'True'); blank gives `default`."""
     value = raw[name]
     if not value and default is not None:
@@ -336,17 +337,17 @@ def parse_claim_date(value: str | None) -> date | None:
         raise ValueError(f"invalid date {value!r}: {err}") from None
 
 
-def _label(path: Path, record: Any, raw: dict, name: str, scheme: str) -> str:
+def label_field(path: Path, record: Any, raw: dict, name: str, scheme: str) -> str:
     try:
-        return normalise_label(_req(path, record, raw, name), scheme)
+        return normalise_label(required_field(path, record, raw, name), scheme)
     except ValueError as err:
         if isinstance(err, DataError):
             raise
         raise DataError(path, record, name, str(err)) from None
 
 
-def _choice(path: Path, record: Any, raw: dict, name: str, allowed: tuple[str, ...], *, at: str = "") -> str:
-    value = _req(path, record, raw, name, at=at)
+def choice_field(path: Path, record: Any, raw: dict, name: str, allowed: tuple[str, ...], *, at: str = "") -> str:
+    value = required_field(path, record, raw, name, at=at)
     if value not in allowed:
         raise DataError(path, record, at + name, f"unknown label {value!r} (expected one of {list(allowed)})")
     return value

@@ -1,7 +1,6 @@
 """`python -m lib.data verify [DATA_DIR]` and `python -m lib.data remote-check [REPO_ROOT]`."""
 
-import sys
-
+from lib.cli import run_main
 from lib.data.checksums import main
 
-sys.exit(main())
+run_main(main)

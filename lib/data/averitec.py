@@ -9,21 +9,21 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from lib.config import DATA_DIR
 from lib.data import (
     DataError,
     LoadLog,
-    _collect,
-    _int_text,
-    _label,
-    _opt,
-    _req,
-    _str_list,
-    _text,
+    collect_records,
+    int_text_field,
+    label_field,
+    optional_field,
     parse_claim_date,
     read_csv_records,
     read_json_records,
+    required_field,
+    str_list_field,
+    text_field,
 )
+from lib.paths import DATA_DIR
 
 # --------------------------------------------------------------------------- AVeriTeC claims
 
@@ -69,11 +69,11 @@ def _answer(path: Path, record: Any, raw: Any, where: str) -> Answer:
         raise DataError(path, record, where, "expected an answer object")
     at = where + "."
     return Answer(
-        _req(path, record, raw, "answer", at=at),
-        _opt(path, record, raw, "answer_type", at=at),
-        _req(path, record, raw, "source_url", at=at),
-        _opt(path, record, raw, "source_medium", at=at),
-        _opt(path, record, raw, "boolean_explanation", at=at),
+        required_field(path, record, raw, "answer", at=at),
+        optional_field(path, record, raw, "answer_type", at=at),
+        required_field(path, record, raw, "source_url", at=at),
+        optional_field(path, record, raw, "source_medium", at=at),
+        optional_field(path, record, raw, "boolean_explanation", at=at),
     )
 
 
@@ -87,10 +87,10 @@ def _averitec_claim(path: Path, split: str, record: int, raw: dict) -> Claim:
             f"file ({record}): a subset or a re-ordered file would misalign every claim after it",
         )
     questions = []
-    for qi, q in enumerate(_req(path, record, raw, "questions", list)):
+    for qi, q in enumerate(required_field(path, record, raw, "questions", list)):
         if not isinstance(q, dict):
             raise DataError(path, record, f"questions[{qi}]", f"expected an object, got {type(q).__name__}")
-        text = _text(path, record, q, "question", at=f"questions[{qi}].")
+        text = text_field(path, record, q, "question", at=f"questions[{qi}].")
         answers = [] if q.get("answers") is None else q["answers"]
         if not isinstance(answers, list):
             raise DataError(path, record, f"questions[{qi}].answers", f"expected a list, got {type(answers).__name__}")
@@ -100,7 +100,7 @@ def _averitec_claim(path: Path, split: str, record: int, raw: dict) -> Claim:
             )
         )
     try:
-        claim_date = parse_claim_date(_req(path, record, raw, "claim_date", allow_none=True))
+        claim_date = parse_claim_date(required_field(path, record, raw, "claim_date", allow_none=True))
     except ValueError as err:
         if isinstance(err, DataError):
             raise
@@ -108,15 +108,15 @@ def _averitec_claim(path: Path, split: str, record: int, raw: dict) -> Claim:
     return Claim(
         claim_id=record,
         split=split,
-        text=_text(path, record, raw, "claim"),
-        label=_label(path, record, raw, "label", "averitec"),
+        text=text_field(path, record, raw, "claim"),
+        label=label_field(path, record, raw, "label", "averitec"),
         claim_date=claim_date,
-        claim_types=_str_list(path, record, raw, "claim_types"),
-        fact_checking_strategies=_str_list(path, record, raw, "fact_checking_strategies"),
-        justification=_opt(path, record, raw, "justification", str, ""),
-        fact_checking_article=_opt(path, record, raw, "fact_checking_article"),
-        speaker=_opt(path, record, raw, "speaker"),
-        reporting_source=_opt(path, record, raw, "reporting_source"),
+        claim_types=str_list_field(path, record, raw, "claim_types"),
+        fact_checking_strategies=str_list_field(path, record, raw, "fact_checking_strategies"),
+        justification=optional_field(path, record, raw, "justification", str, ""),
+        fact_checking_article=optional_field(path, record, raw, "fact_checking_article"),
+        speaker=optional_field(path, record, raw, "speaker"),
+        reporting_source=optional_field(path, record, raw, "reporting_source"),
         questions=tuple(questions),
     )
 
@@ -127,7 +127,7 @@ def load_averitec(
     """AVeriTeC claims of `split` (train, dev, test) with their gold QA evidence."""
     path = Path(path) if path else DATA_DIR / "averitec" / f"{split}.json"
     rows = read_json_records(path)
-    return _collect(path, iter(rows), lambda r, raw: _averitec_claim(path, split, r, raw), strict, log)
+    return collect_records(path, iter(rows), lambda r, raw: _averitec_claim(path, split, r, raw), strict, log)
 
 
 def load_generated_questions(
@@ -167,30 +167,30 @@ class SystemOutput:
 
 
 def _system_output(path: Path, record: int, raw: dict) -> SystemOutput:
-    claim_id = _req(path, record, raw, "claim_id", int)
-    claim = _text(path, record, raw, "claim")
+    claim_id = required_field(path, record, raw, "claim_id", int)
+    claim = text_field(path, record, raw, "claim")
     keys = [k for k in raw if k == "evidence" or re.fullmatch(r"top_\d+", k)]
     if len(keys) != 1:
         raise DataError(path, record, "evidence", "expected exactly one of 'evidence' or 'top_<k>'")
     qa = keys[0] == "evidence"
-    items = _req(path, record, raw, keys[0], list)
+    items = required_field(path, record, raw, keys[0], list)
     evidence = []
     for i, item in enumerate(items):
         where = f"{keys[0]}[{i}]"
         if not isinstance(item, dict):
             raise DataError(path, record, where, "expected an object")
-        text = _req(path, record, item, "answer" if qa else "sentence", at=where + ".")
+        text = required_field(path, record, item, "answer" if qa else "sentence", at=where + ".")
         url = item.get("url")
         urls = (url,) if isinstance(url, str) else tuple(url) if isinstance(url, list) else None
         if urls is None or not all(isinstance(u, str) for u in urls):
             raise DataError(path, record, f"{where}.url", "expected a string or a list of strings")
         question = None
         if qa and item.get("question") is not None:  # optional, but a question when given
-            question = _text(path, record, item, "question", at=where + ".")
+            question = text_field(path, record, item, "question", at=where + ".")
         evidence.append(RetrievedEvidence(text, urls, question))
     pred = raw.get("pred_label")
     if pred is not None:
-        pred = _label(path, record, raw, "pred_label", "averitec")
+        pred = label_field(path, record, raw, "pred_label", "averitec")
     return SystemOutput(claim_id, claim, tuple(evidence), pred)
 
 
@@ -201,7 +201,7 @@ def load_system_output(path: Path | str, *, strict: bool = True, log: LoadLog | 
     (UHH), or top-k sentences `{sentence, url}` (HerO reranking, baseline BM25 sample).
     """
     path = Path(path)
-    return _collect(
+    return collect_records(
         path,
         iter(read_json_records(path)),
         lambda r, raw: _system_output(path, r, raw),
@@ -266,11 +266,11 @@ def load_leaderboard(path: Path | str, *, strict: bool = True, log: LoadLog | No
         except ValueError as err:
             raise DataError(path, record, "evi", str(err)) from None
         return LeaderboardRow(
-            _int_text(path, record, raw, "id"),
-            _text(path, record, raw, "claim"),
+            int_text_field(path, record, raw, "id"),
+            text_field(path, record, raw, "claim"),
             pairs,
-            _label(path, record, raw, "label", "averitec"),
+            label_field(path, record, raw, "label", "averitec"),
             raw.get("split", ""),
         )
 
-    return _collect(path, iter(rows), parse, strict, log, unique=("id", lambda row: row.claim_id))
+    return collect_records(path, iter(rows), parse, strict, log, unique=("id", lambda row: row.claim_id))

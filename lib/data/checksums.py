@@ -11,8 +11,9 @@ import warnings
 from collections.abc import Container
 from pathlib import Path, PurePosixPath
 
-from lib.config import DATA_DIR, ROOT
+from lib.cli import NamedError, run_main
 from lib.data import DataError
+from lib.paths import DATA_DIR, ROOT
 
 # --------------------------------------------------------------------------- checksums
 
@@ -135,7 +136,7 @@ def verify_checksums(data_dir: Path | str = DATA_DIR) -> int:
 # --------------------------------------------------------------------------- the DVC remote
 
 
-class RemoteError(RuntimeError):
+class RemoteError(NamedError, RuntimeError):
     """The DVC configuration names no usable default remote, or its folder is not there."""
 
 
@@ -218,4 +219,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main)

@@ -5,19 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from lib.config import DATA_DIR
 from lib.data import (
     DataError,
     LoadLog,
-    _choice,
-    _collect,
-    _opt,
-    _req,
-    _str_list,
-    _text,
+    choice_field,
+    collect_records,
+    optional_field,
     read_json_records,
+    required_field,
+    str_list_field,
+    text_field,
 )
-from lib.labels import CLAIMDECOMP_LABELS
+from lib.data.labels import CLAIMDECOMP_LABELS
+from lib.paths import DATA_DIR
 
 # --------------------------------------------------------------------------- ClaimDecomp, CLIMATE-FEVER
 
@@ -52,29 +52,29 @@ def load_claimdecomp(
 
     def parse(record: int, raw: dict) -> ClaimDecompClaim:
         anns = []
-        for i, a in enumerate(_req(path, record, raw, "annotations", list)):
+        for i, a in enumerate(required_field(path, record, raw, "annotations", list)):
             at = f"annotations[{i}]."
             if not isinstance(a, dict):
                 raise DataError(path, record, f"annotations[{i}]", f"expected an object, got {type(a).__name__}")
             anns.append(
                 Decomposition(
-                    _str_list(path, record, a, "questions", at=at, required=True, texts=True),
-                    tuple(x.lower() for x in _str_list(path, record, a, "answers", at=at)),
-                    tuple(x.lower() for x in _str_list(path, record, a, "question_source", at=at)),
+                    str_list_field(path, record, a, "questions", at=at, required=True, texts=True),
+                    tuple(x.lower() for x in str_list_field(path, record, a, "answers", at=at)),
+                    tuple(x.lower() for x in str_list_field(path, record, a, "question_source", at=at)),
                 )
             )
         return ClaimDecompClaim(
-            _req(path, record, raw, "example_id", int),
-            _text(path, record, raw, "claim"),
-            _choice(path, record, raw, "label", CLAIMDECOMP_LABELS),
-            _opt(path, record, raw, "url", str, ""),
-            _opt(path, record, raw, "person", str, ""),
-            _opt(path, record, raw, "venue", str, ""),
-            _str_list(path, record, raw, "justification"),
-            _str_list(path, record, raw, "full_article"),
+            required_field(path, record, raw, "example_id", int),
+            text_field(path, record, raw, "claim"),
+            choice_field(path, record, raw, "label", CLAIMDECOMP_LABELS),
+            optional_field(path, record, raw, "url", str, ""),
+            optional_field(path, record, raw, "person", str, ""),
+            optional_field(path, record, raw, "venue", str, ""),
+            str_list_field(path, record, raw, "justification"),
+            str_list_field(path, record, raw, "full_article"),
             tuple(anns),
         )
 
-    return _collect(
+    return collect_records(
         path, iter(read_json_records(path)), parse, strict, log, unique=("example_id", lambda c: c.example_id)
     )

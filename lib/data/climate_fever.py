@@ -5,19 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from lib.config import DATA_DIR
 from lib.data import (
     DataError,
     LoadLog,
-    _choice,
-    _collect,
-    _opt,
-    _req,
-    _str_list,
-    _text,
+    choice_field,
+    collect_records,
+    optional_field,
     read_json_records,
+    required_field,
+    str_list_field,
+    text_field,
 )
-from lib.labels import CLIMATE_FEVER_LABELS
+from lib.data.labels import CLIMATE_FEVER_LABELS
+from lib.paths import DATA_DIR
 
 
 @dataclass(frozen=True)
@@ -46,25 +46,27 @@ def load_climate_fever(
 
     def parse(record: int, raw: dict) -> ClimateClaim:
         evs = []
-        for i, e in enumerate(_req(path, record, raw, "evidences", list)):
+        for i, e in enumerate(required_field(path, record, raw, "evidences", list)):
             at = f"evidences[{i}]."
             if not isinstance(e, dict):
                 raise DataError(path, record, f"evidences[{i}]", "expected an object")
-            votes = _str_list(path, record, e, "votes", at=at, none_items=True)
+            votes = str_list_field(path, record, e, "votes", at=at, none_items=True)
             evs.append(
                 ClimateEvidence(
-                    _opt(path, record, e, "evidence_id", str, "", at=at),
-                    _opt(path, record, e, "article", str, "", at=at),
-                    _req(path, record, e, "evidence", at=at),
-                    _choice(path, record, e, "evidence_label", ev_labels, at=at),
+                    optional_field(path, record, e, "evidence_id", str, "", at=at),
+                    optional_field(path, record, e, "article", str, "", at=at),
+                    required_field(path, record, e, "evidence", at=at),
+                    choice_field(path, record, e, "evidence_label", ev_labels, at=at),
                     tuple(v for v in votes if v),
                 )
             )
         return ClimateClaim(
-            str(_req(path, record, raw, "claim_id", (str, int))),
-            _text(path, record, raw, "claim"),
-            _choice(path, record, raw, "claim_label", CLIMATE_FEVER_LABELS),
+            str(required_field(path, record, raw, "claim_id", (str, int))),
+            text_field(path, record, raw, "claim"),
+            choice_field(path, record, raw, "claim_label", CLIMATE_FEVER_LABELS),
             tuple(evs),
         )
 
-    return _collect(path, iter(read_json_records(path)), parse, strict, log, unique=("claim_id", lambda c: c.claim_id))
+    return collect_records(
+        path, iter(read_json_records(path)), parse, strict, log, unique=("claim_id", lambda c: c.claim_id)
+    )

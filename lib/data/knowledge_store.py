@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lib.data import DataError, _json, _req, _str_list
+from lib.data import DataError, parse_json, required_field, str_list_field
 
 _CLAIM_FILE = re.compile(r"(?:^|/)(\d+)\.json$")
 
@@ -93,11 +93,11 @@ def read_pages(path: Path | str, claim_id: int, name: str, counts: Counter | Non
             if not line.strip():
                 continue
             at = f"at line {lineno}"
-            raw = _json(Path(where), line, at, "JSONL")
+            raw = parse_json(Path(where), line, at, "JSONL")
             if not isinstance(raw, dict):
                 raise DataError(where, at, None, f"expected a JSON object (a page), got {type(raw).__name__}")
-            url = _req(Path(where), at, raw, "url")
-            sentences = _str_list(Path(where), at, raw, "url2text", required=True)
+            url = required_field(Path(where), at, raw, "url")
+            sentences = str_list_field(Path(where), at, raw, "url2text", required=True)
             counts["pages"] += 1
             if not any(s.strip() for s in sentences):
                 counts["empty_url2text"] += 1

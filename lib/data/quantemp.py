@@ -6,21 +6,21 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from lib.config import DATA_DIR
 from lib.data import (
     DataError,
     LoadLog,
-    _collect,
-    _int_text,
-    _label,
-    _nonempty,
-    _opt,
-    _req,
-    _str_list,
-    _text,
+    collect_records,
+    int_text_field,
+    label_field,
+    nonempty_field,
+    optional_field,
     read_csv_records,
     read_json_records,
+    required_field,
+    str_list_field,
+    text_field,
 )
+from lib.paths import DATA_DIR
 
 # --------------------------------------------------------------------------- QuanTemp
 
@@ -42,22 +42,22 @@ def load_quantemp_val(
     path = Path(path) if path else DATA_DIR / "quantemp" / "val_claims_bm25_evidence.json"
 
     def parse(record: int, raw: dict) -> QuanTempClaim:
-        evs = _req(path, record, raw, "evidences", list)
+        evs = required_field(path, record, raw, "evidences", list)
         queries, snippets = [], []
         for i, ev in enumerate(evs):
             if not isinstance(ev, dict):
                 raise DataError(path, record, f"evidences[{i}]", "expected an object {questions, top_k_doc}")
-            queries.append(_opt(path, record, ev, "questions", str, "", at=f"evidences[{i}]."))
-            snippets.extend(_str_list(path, record, ev, "top_k_doc", at=f"evidences[{i}]."))
+            queries.append(optional_field(path, record, ev, "questions", str, "", at=f"evidences[{i}]."))
+            snippets.extend(str_list_field(path, record, ev, "top_k_doc", at=f"evidences[{i}]."))
         return QuanTempClaim(
             record,
-            _text(path, record, raw, "claim"),
-            _label(path, record, raw, "label", "quantemp"),
+            text_field(path, record, raw, "claim"),
+            label_field(path, record, raw, "label", "quantemp"),
             " ".join(queries),
             tuple(snippets),
         )
 
-    return _collect(path, iter(read_json_records(path)), parse, strict, log)
+    return collect_records(path, iter(read_json_records(path)), parse, strict, log)
 
 
 QUANTEMP_TAXONOMY = ("statistical", "temporal", "interval", "comparison")
@@ -77,10 +77,10 @@ def load_quantemp_taxonomy(path: Path | str | None = None) -> list[TaxonomyClaim
         label = raw["taxonomy_labels"].strip().lower()
         if label not in QUANTEMP_TAXONOMY:
             raise DataError(path, record, "taxonomy_labels", f"unknown label {label!r} (expected {QUANTEMP_TAXONOMY})")
-        return TaxonomyClaim(_text(path, record, raw, "claim").strip(), label)
+        return TaxonomyClaim(text_field(path, record, raw, "claim").strip(), label)
 
     rows = read_csv_records(path, ("claim", "taxonomy_labels"), sep="@")
-    return _collect(path, iter(rows), parse, True, None)
+    return collect_records(path, iter(rows), parse, True, None)
 
 
 @dataclass(frozen=True)
@@ -97,9 +97,9 @@ def load_quantemp_decompositions(path: Path | str | None = None) -> list[Decompo
         qs = [q.strip() for q in re.split(r"\n?Next Question:", raw["questions"]) if q.strip()]
         if not qs:
             raise DataError(path, record, "questions", "no questions")
-        return DecomposedClaim(_text(path, record, raw, "claims"), tuple(qs))
+        return DecomposedClaim(text_field(path, record, raw, "claims"), tuple(qs))
 
-    return _collect(path, iter(read_csv_records(path, ("claims", "questions"), sep="@")), parse, True, None)
+    return collect_records(path, iter(read_csv_records(path, ("claims", "questions"), sep="@")), parse, True, None)
 
 
 @dataclass(frozen=True)
@@ -112,10 +112,12 @@ def load_quantemp_predictions(path: Path | str) -> list[ClaimPrediction]:
     """A published QuanTemp system's test predictions (claim, verdict)."""
     path = Path(path)
     rows = read_csv_records(path, ("claim", "verdict"))
-    return _collect(
+    return collect_records(
         path,
         iter(rows),
-        lambda r, raw: ClaimPrediction(_text(path, r, raw, "claim"), _label(path, r, raw, "verdict", "quantemp")),
+        lambda r, raw: ClaimPrediction(
+            text_field(path, r, raw, "claim"), label_field(path, r, raw, "verdict", "quantemp")
+        ),
         True,
         None,
     )
@@ -144,12 +146,12 @@ def load_quantemp_gold_subset(path: Path | str | None = None) -> list[GoldArticl
         if not m:
             raise DataError(path, record, "features", "expected '[Claim]:...[Evidences]:...'")
         return GoldArticleClaim(
-            _int_text(path, record, raw, "", default=record),
-            _nonempty(path, record, "features", m["claim"].strip()),
+            int_text_field(path, record, raw, "", default=record),
+            nonempty_field(path, record, "features", m["claim"].strip()),
             m["article"].strip(),
-            _label(path, record, raw, "true_label", "quantemp"),
-            _label(path, record, raw, "pred_label", "quantemp"),
+            label_field(path, record, raw, "true_label", "quantemp"),
+            label_field(path, record, raw, "pred_label", "quantemp"),
         )
 
     rows = read_csv_records(path, ("", "features", "true_label", "pred_label"))
-    return _collect(path, iter(rows), parse, True, None, unique=("", lambda c: c.row_id))
+    return collect_records(path, iter(rows), parse, True, None, unique=("", lambda c: c.row_id))

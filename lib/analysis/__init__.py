@@ -1,0 +1,1 @@
+"""Analyses over the study's outputs: error codes, relevance versus utility, the compute budget, the synthesis."""

@@ -1,0 +1,470 @@
+"""Automatic error codes per claim and method, after the thesis' error taxonomy (notebook 08).
+
+A *method* is a planner whose top-k documents the gold-evidence classifier of notebook 07 read
+(`outputs/nli/planners/predictions.parquet`, settings `planner:<name>`). Each wrong verdict gets exactly
+one code; the rules run in this order and the first that holds wins:
+
+1. `evidence unavailable` (unverifiable): the store holds no relevant document for the claim (no qrel
+   of grade >= `min_grade`). Nothing a retriever does could have found evidence.
+2. `possible label error` (unverifiable, for a person to check): the published AVeriTeC systems agree on
+   one label (share >= `label_error_share` of at least `min_systems` systems), that label is not the
+   annotated one, and our classifier predicted it too.
+3. Retrieval errors, when the top-k are *mostly irrelevant*: the share of top-k documents with grade >=
+   `min_grade` is below `found_share`. In this order:
+   - `homogeneous retrieval`: the top-k are near-duplicates (mean pairwise cosine of their MiniLM
+     embeddings >= `homogeneity`). Checked first because it is a property of the ranking itself: k slots
+     spent on one text (e.g. the claim copied k times) miss evidence whichever aspect was missing.
+   - `missed implicit aspect`: the gold questions whose evidence the top-k missed are, on average, about
+     things the claim does not say (mean content-word coverage of those questions by the claim below
+     `implicit_coverage`). A claim-driven retriever could not have asked for them.
+   - `noisy retrieval`: otherwise (a missed explicit aspect, varied but off-topic top-k).
+4. `NLI error`: relevant evidence was found (share >= `found_share`) and the verdict is still wrong.
+
+A question's evidence is "found" when a top-k document is one of its gold answers (grade 2, traced
+through the store's `gold` hits) or comes from one of its answers' source URLs (grade 1). Coverage is
+the share of a question's content words (lower-cased, stop words removed, Porter-stemmed) that occur
+in the claim. Every threshold is a parameter (`params.yaml`, section `error_analysis.rules`).
+
+Also here: the seeded manual-coding sheet (codes hidden, so people code blind) and Cohen's kappa
+between a filled sheet and the automatic codes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lib.data import averitec
+from lib.evaluation.agreement import cohen_kappa
+from lib.retrieval import runs as RU
+from lib.retrieval.retrievers import tokenize
+from lib.store.build import load_store, qrels_dict
+from lib.store.urls import normalise_url
+from lib.verifier import veracity as V
+
+CORRECT = "correct"
+EVIDENCE_UNAVAILABLE = "evidence unavailable"
+LABEL_ERROR = "possible label error"
+IMPLICIT = "missed implicit aspect"
+HOMOGENEOUS = "homogeneous retrieval"
+NOISY = "noisy retrieval"
+NLI_ERROR = "NLI error"
+ERROR_CODES = (EVIDENCE_UNAVAILABLE, LABEL_ERROR, IMPLICIT, HOMOGENEOUS, NOISY, NLI_ERROR)
+FAMILY = {
+    EVIDENCE_UNAVAILABLE: "unverifiable",
+    LABEL_ERROR: "unverifiable",
+    IMPLICIT: "retrieval",
+    HOMOGENEOUS: "retrieval",
+    NOISY: "retrieval",
+    NLI_ERROR: "NLI",
+    CORRECT: "correct",
+}
+SHEET_COLUMNS = (
+    "sheet_id",
+    "method",
+    "claim_id",
+    "claim",
+    "label",
+    "prediction",
+    "evidence",
+    "gold_questions",
+    "manual_code",
+    "comment",
+)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The thresholds of the rules above (defaults as in params.yaml)."""
+
+    min_grade: int = 1  # a qrel grade that counts as relevant (2: gold answers only)
+    found_share: float = 0.5  # top-k share of relevant documents below which retrieval failed
+    homogeneity: float = 0.85  # mean pairwise cosine at or above which the top-k are near-duplicates
+    implicit_coverage: float = 0.5  # mean claim coverage of the missed questions below which they are implicit
+    label_error_share: float = 0.85  # share of published systems that must agree on the other label
+    min_systems: int = 3  # fewer published predictions than this: no label-error flag
+
+    @classmethod
+    def from_params(cls, p: Mapping[str, Any] | None) -> Rules:
+        p = dict(p or {})
+        unknown = set(p) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown error-rule parameters {sorted(unknown)}")
+        rules = cls(**p)
+        for name in ("found_share", "homogeneity", "implicit_coverage", "label_error_share"):
+            if not 0 <= getattr(rules, name) <= 1:
+                raise ValueError(f"{name} must be in [0, 1], got {getattr(rules, name)}")
+        return rules
+
+
+@dataclass(frozen=True)
+class Case:
+    """What the rules look at for one claim and method."""
+
+    label: str
+    pred: str
+    store_grades: tuple[int, ...]  # grades of the claim's judged documents in the whole store
+    top_grades: tuple[int, ...]  # grades of the top-k documents (0 when unjudged)
+    homogeneity: float  # mean pairwise cosine of the top-k documents (nan below 2)
+    question_found: tuple[int, ...]  # per gold question: best grade of its own evidence in the top-k (0: missed)
+    question_coverage: tuple[float, ...]  # per gold question: share of its content words in the claim
+    consensus_label: str | None = None  # the published systems' most frequent label
+    consensus_share: float = 0.0
+    n_systems: int = 0
+
+
+def relevant_share(grades: Sequence[int], min_grade: int) -> float:
+    """Share of the top-k with grade >= min_grade (0 for an empty top-k)."""
+    return float(np.mean([g >= min_grade for g in grades])) if len(grades) else 0.0
+
+
+def missed_coverage(case: Case, min_grade: int) -> float:
+    """Mean claim coverage of the gold questions whose evidence the top-k missed (nan: none missed)."""
+    missed = [cov for found, cov in zip(case.question_found, case.question_coverage) if found < min_grade]
+    return float(np.mean(missed)) if missed else float("nan")
+
+
+def code(case: Case, rules: Rules = Rules()) -> str:
+    """The case's error code (`correct` when the verdict is right); rules in the module docstring's order."""
+    if case.pred == case.label:
+        return CORRECT
+    if not any(g >= rules.min_grade for g in case.store_grades):
+        return EVIDENCE_UNAVAILABLE
+    if (
+        case.n_systems >= rules.min_systems
+        and case.consensus_label not in (None, case.label)
+        and case.consensus_label == case.pred
+        and case.consensus_share >= rules.label_error_share
+    ):
+        return LABEL_ERROR
+    if relevant_share(case.top_grades, rules.min_grade) < rules.found_share:
+        if case.homogeneity >= rules.homogeneity:
+            return HOMOGENEOUS
+        if missed_coverage(case, rules.min_grade) < rules.implicit_coverage:  # False for nan
+            return IMPLICIT
+        return NOISY
+    return NLI_ERROR
+
+
+# --------------------------------------------------------------------------- the quantities the rules read
+
+
+@lru_cache(maxsize=1)
+def _stop_words() -> frozenset[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer()
+
+
+def content_words(text: str) -> set[str]:
+    """Stemmed, lower-cased word tokens without English stop words."""
+    stop, stem = _stop_words(), _stemmer().stem
+    return {stem(t) for t in tokenize(text) if t not in stop}
+
+
+def coverage(question: str, claim: str) -> float:
+    """Share of the question's content words that the claim contains (1.0 for a question with none)."""
+    q = content_words(question)
+    return len(q & content_words(claim)) / len(q) if q else 1.0
+
+
+def homogeneity(vectors: np.ndarray) -> float:
+    """Mean pairwise cosine similarity of the rows (nan for fewer than two rows)."""
+    v = np.asarray(vectors, dtype=float)
+    if len(v) < 2:
+        return float("nan")
+    v = v / np.clip(np.linalg.norm(v, axis=1, keepdims=True), 1e-12, None)
+    sims = v @ v.T
+    return float(np.mean([sims[i, j] for i, j in combinations(range(len(v)), 2)]))
+
+
+def consensus(labels: Iterable[str | None]) -> tuple[str | None, float, int]:
+    """(most frequent label, its share, number of labels) of the published systems' predictions;
+    ties go to the label first seen."""
+    given = [x for x in labels if x is not None]
+    if not given:
+        return None, 0.0, 0
+    label, count = Counter(given).most_common(1)[0]
+    return label, count / len(given), len(given)
+
+
+def question_docs(
+    claim: averitec.Claim, gold_hits: Mapping[int, str], docs_by_url: Mapping[str, Sequence[str]]
+) -> list[dict[str, int]]:
+    """For each gold question of the claim, {doc_id: grade} of the store documents that are its
+    evidence: its answers' own documents (grade 2; `gold_hits`: {answer index in claim order: doc_id})
+    and the documents from its answers' source URLs (grade 1)."""
+    out, i = [], 0
+    for q in claim.questions:
+        ids: dict[str, int] = {}
+        for a in q.answers:
+            url = normalise_url(a.source_url)
+            for did in docs_by_url.get(url, ()) if url else ():
+                ids.setdefault(did, 1)
+            if i in gold_hits:
+                ids[gold_hits[i]] = 2
+            i += 1
+        out.append(ids)
+    return out
+
+
+# --------------------------------------------------------------------------- every claim and method
+
+
+def published_consensus(
+    systems: Mapping[str, Sequence[averitec.SystemOutput]],
+) -> dict[int, tuple[str | None, float, int]]:
+    """{claim_id: consensus(...)} over the published systems' predicted labels."""
+    labels: dict[int, list[str | None]] = defaultdict(list)
+    for outputs in systems.values():
+        for o in outputs:
+            labels[o.claim_id].append(o.pred_label)
+    return {cid: consensus(ls) for cid, ls in labels.items()}
+
+
+def cases(
+    preds: pd.DataFrame,
+    top_docs: Mapping[str, Mapping[int, Sequence[str]]],
+    claims: Sequence[averitec.Claim],
+    qrels: Mapping[str, Mapping[str, int]],
+    docs: pd.DataFrame,
+    hits: pd.DataFrame,
+    doc_vectors: np.ndarray,
+    consensus_of: Mapping[int, tuple[str | None, float, int]],
+) -> pd.DataFrame:
+    """One row per (method, claim) with the fields of its `Case` (the rules' inputs, no thresholds yet).
+
+    `preds`: one row per method and claim (columns method, claim_id, label, pred); `top_docs`:
+    {method: {claim_id: top-k doc_ids}}; `doc_vectors`: embeddings in the row order of `docs`;
+    `hits`: the store's hits (its `gold` rows tie answers to documents).
+    """
+    by_id = {c.claim_id: c for c in claims}
+    row_of = {d: i for i, d in enumerate(docs["doc_id"])}
+    docs_by_url: dict[str, list[str]] = defaultdict(list)
+    for did, url in zip(docs["doc_id"], docs["norm_url"]):
+        if url:
+            docs_by_url[url].append(did)
+    gold = hits[hits["origin"] == "gold"]
+    gold_hits: dict[int, dict[int, str]] = defaultdict(dict)
+    for cid, rank, did in zip(gold["claim_id"], gold["rank"], gold["doc_id"]):
+        gold_hits[int(cid)][int(rank)] = did
+    q_docs = {cid: question_docs(c, gold_hits.get(cid, {}), docs_by_url) for cid, c in by_id.items()}
+    q_cov = {cid: tuple(coverage(q.text, c.text) for q in c.questions) for cid, c in by_id.items()}
+    rows = []
+    for method, cid, label, pred in zip(preds["method"], preds["claim_id"], preds["label"], preds["pred"]):
+        cid = int(cid)
+        judged = qrels.get(str(cid), {})
+        top = tuple(top_docs[method].get(cid, ()))
+        vecs = doc_vectors[[row_of[d] for d in top]] if top else np.zeros((0, doc_vectors.shape[1]))
+        found = tuple(max((ids.get(d, 0) for d in top), default=0) for ids in q_docs[cid])
+        rows.append(
+            {
+                "method": method,
+                "claim_id": cid,
+                **Case(
+                    label,
+                    pred,
+                    tuple(sorted(g for g in judged.values() if g > 0)),
+                    tuple(judged.get(d, 0) for d in top),
+                    homogeneity(vecs),
+                    found,
+                    q_cov[cid],
+                    *consensus_of.get(cid, (None, 0.0, 0)),
+                ).__dict__,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def study_cases(
+    planners_dir: Path | str,
+    runs: Sequence[Path | str],
+    store_dir: Path | str,
+    data_dir: Path | str,
+    systems: Mapping[str, str],
+    embeddings_model: str,
+    embeddings_dir: Path | str | None = None,
+    seed: int | None = None,
+    qrels: Mapping[str, Mapping[str, int]] | None = None,
+) -> tuple[pd.DataFrame, list[averitec.Claim], dict[str, dict[int, tuple[str, ...]]]]:
+    """The study's cases: every planner of notebook 07 at its main k (first seed) on the AVeriTeC dev
+    claims, judged by `qrels` (default: the store's official grades; e.g. a `lib.store.judgements` variant).
+    Returns (case table, dev claims, {method: {claim_id: top-k texts}})."""
+
+    planners_dir, data_dir = Path(planners_dir), Path(data_dir)
+    report = json.loads((planners_dir / "report.json").read_text())
+    preds = pd.read_parquet(planners_dir / "predictions.parquet")
+    seed = report["seeds"][0] if seed is None else seed
+    preds = preds[(preds["kind"] == "planner") & (preds["k"] == report["k"]) & (preds["seed"] == seed)]
+    preds = preds.assign(method=preds["setting"].str.removeprefix(V.PLANNER))
+    methods = list(dict.fromkeys(preds["method"]))
+    top = {m: V.top_k_docs(r, report["k"]) for m, r in V.planner_runs(runs, methods, report["retrieval"]).items()}
+    store = load_store(store_dir)
+    claims = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
+    vectors = RU.document_embeddings(
+        embeddings_model, store.docs["doc_id"].tolist(), RU.EMB_DOCS_DIR if embeddings_dir is None else embeddings_dir
+    )
+    published = {
+        name: averitec.load_system_output(data_dir / "averitec" / "systems" / f) for name, f in systems.items()
+    }
+    table = cases(
+        preds[["method", "claim_id", "label", "pred"]],
+        top,
+        claims,
+        qrels_dict(store.qrels) if qrels is None else qrels,
+        store.docs,
+        store.hits,
+        vectors,
+        published_consensus(published),
+    )
+    text = dict(zip(store.docs["doc_id"], store.docs["text"]))
+    evidence = {m: {c: tuple(text[d] for d in ids) for c, ids in t.items()} for m, t in top.items()}
+    return table, claims, evidence
+
+
+def largest_family(shares: Mapping[str, float]) -> str | None:
+    """The error family with the largest share of wrong verdicts (None on a tie for first place)."""
+    top = max(shares.values())
+    leaders = [f for f, v in shares.items() if np.isclose(v, top)]
+    return leaders[0] if len(leaders) == 1 else None
+
+
+def main_source_sentence(
+    shares: Mapping[str, float], sweep: Sequence[Mapping[str, float]], settings: str = "settings of the threshold sweep"
+) -> str:
+    """Which family of codes is the largest, at the defaults and in how many rows of a sensitivity table
+    (each a {family: share}, described by `settings`), as a sentence from the checked condition."""
+    at_default = largest_family(shares)
+    if at_default is None:
+        return (
+            "No single family of codes is the largest at the default thresholds: "
+            + ", ".join(f"{f} {v:.0%}" for f, v in shares.items())
+            + "."
+        )
+    held = sum(largest_family(row) == at_default for row in sweep)
+    head = f"The rules code {at_default} as the largest family ({shares[at_default]:.0%})"
+    if held == len(sweep):
+        return f"{head}, and it stays the largest in all {len(sweep)} {settings}."
+    return f"{head}; it is the largest in {held} of the {len(sweep)} {settings}."
+
+
+def apply_rules(table: pd.DataFrame, rules: Rules = Rules()) -> pd.DataFrame:
+    """The case table with the derived quantities and each row's `code` and `family` under `rules`."""
+    names = [f.name for f in fields(Case)]
+    out = table.copy()
+    derived = []
+    for values in zip(*(table[n] for n in names)):
+        case = Case(*values)
+        derived.append(
+            {
+                "top_relevant": sum(g >= rules.min_grade for g in case.top_grades),
+                "relevant_share": relevant_share(case.top_grades, rules.min_grade),
+                "missed_questions": sum(f < rules.min_grade for f in case.question_found),
+                "missed_coverage": missed_coverage(case, rules.min_grade),
+                "code": code(case, rules),
+            }
+        )
+    derived = pd.DataFrame(derived, index=table.index)
+    for col in derived:
+        out[col] = derived[col]
+    out["correct"] = out["pred"] == out["label"]
+    out["family"] = out["code"].map(FAMILY)
+    return out
+
+
+def distribution(table: pd.DataFrame, by: str | Sequence[str], normalise: bool = True) -> pd.DataFrame:
+    """Error codes (rows: the groups of `by`, columns: the codes in taxonomy order) over wrong verdicts;
+    shares of each group's errors when `normalise`."""
+    errors = table[table["code"] != CORRECT]
+    counts = pd.crosstab([errors[b] for b in ([by] if isinstance(by, str) else by)], errors["code"])
+    counts = counts.reindex(columns=list(ERROR_CODES), fill_value=0)
+    return counts.div(counts.sum(axis=1), axis=0).fillna(0.0) if normalise else counts
+
+
+# --------------------------------------------------------------------------- manual coding
+
+
+def coding_sheet(
+    table: pd.DataFrame,
+    claims: Sequence[averitec.Claim],
+    evidence: Mapping[str, Mapping[int, Sequence[str]]],
+    per_method: int = 25,
+    seed: int = 0,
+    max_chars: int = 400,
+) -> pd.DataFrame:
+    """A seeded sample of `per_method` wrong verdicts per method, without the automatic code, for
+    people to code blind (`manual_code` one of ERROR_CODES, `comment` free text)."""
+    by_id = {c.claim_id: c for c in claims}
+    rows = []
+    for i, method in enumerate(sorted(table["method"].unique())):
+        errors = table[(table["method"] == method) & (table["code"] != CORRECT)].sort_values("claim_id")
+        rng = np.random.default_rng([seed, i])
+        pick = np.sort(rng.choice(len(errors), size=min(per_method, len(errors)), replace=False))
+        for r in errors.iloc[pick].itertuples(index=False):
+            c = by_id[r.claim_id]
+            ev = evidence[method].get(r.claim_id, ())
+            rows.append(
+                {
+                    "method": method,
+                    "claim_id": r.claim_id,
+                    "claim": c.text,
+                    "label": r.label,
+                    "prediction": r.pred,
+                    "evidence": "\n".join(f"[{j + 1}] {t[:max_chars]}" for j, t in enumerate(ev)),
+                    "gold_questions": "\n".join(q.text for q in c.questions),
+                    "manual_code": "",
+                    "comment": "",
+                }
+            )
+    sheet = pd.DataFrame(rows, columns=[c for c in SHEET_COLUMNS if c != "sheet_id"])
+    sheet.insert(0, "sheet_id", range(1, len(sheet) + 1))
+    return sheet
+
+
+def read_filled_sheet(path: Path | str) -> pd.DataFrame | None:
+    """The rows of a filled coding sheet that carry a manual code (None when there is no such file).
+    Unknown codes are an error, so a typo cannot lower the agreement silently."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    sheet = pd.read_csv(path, dtype={"manual_code": str}, keep_default_na=False)
+    missing = {"method", "claim_id", "manual_code"} - set(sheet.columns)
+    if missing:
+        raise ValueError(f"{path}: a coding sheet needs the columns {sorted(missing)}")
+    sheet = sheet[sheet["manual_code"].str.strip() != ""].copy()
+    sheet["manual_code"] = sheet["manual_code"].str.strip()
+    bad = sorted(set(sheet["manual_code"]) - set(ERROR_CODES))
+    if bad:
+        raise ValueError(f"{path}: unknown manual codes {bad}; use one of {list(ERROR_CODES)}")
+    return sheet
+
+
+def agreement(filled: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """Cohen's kappa and raw agreement between manual and automatic codes, per method and overall."""
+    merged = filled.merge(table[["method", "claim_id", "code"]], on=["method", "claim_id"], how="left")
+    if merged["code"].isna().any():
+        raise ValueError("the filled sheet has (method, claim_id) pairs the automatic codes do not")
+    rows = {}
+    for name, group in [*merged.groupby("method"), ("all", merged)]:
+        rows[name] = {
+            "items": len(group),
+            "agreement": float((group["manual_code"] == group["code"]).mean()),
+            "kappa": cohen_kappa(list(group["manual_code"]), list(group["code"])),
+        }
+    return pd.DataFrame(rows).T

@@ -1,0 +1,277 @@
+"""The closing synthesis (notebook 10): each finding of notebooks 02-09 as a sentence computed from the
+metrics files, with the table it comes from.
+
+Every sentence is produced by a function that checks its condition (`compare`, `interval`, `significance`),
+so a changed number changes the sentence, never only the number inside it. A missing metric is a KeyError
+naming the file and key: the synthesis never skips a finding silently.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lib.paths import METRICS_DIR
+from lib.site.catalogue import flatten
+from lib.site.display import setting as setting_name
+from lib.store.judgements import judgement_limit
+
+NOTEBOOK = {  # metrics file -> the notebook that writes it (the link of each finding)
+    "store": "01_knowledge_store",
+    "query_planning": "02_query_planning",
+    "aggregation": "03_aggregation",
+    "retrieval": "04_retrieval_metrics",
+    "averitec": "05_averitec_score",
+    "generative": "06_generative_planners",
+    "nli": "07_nli_veracity",
+    "errors": "08_error_analysis",
+    "utility": "09_relevance_vs_utility",
+}
+FILES = tuple(NOTEBOOK)  # the metrics files the synthesis reads
+
+
+@dataclass(frozen=True)
+class Finding:
+    topic: str
+    sentence: str
+    sources: tuple[str, ...]  # "file.json:key"
+
+    def notebook(self) -> str:
+        return NOTEBOOK[self.sources[0].split(".json", 1)[0]]
+
+
+def load_metrics(metrics_dir: Path | str = METRICS_DIR) -> dict[str, dict[str, Any]]:
+    """Every metrics file, flattened to {"a.b.c": value}."""
+    out = {}
+    for name in FILES:
+        path = Path(metrics_dir) / f"{name}.json"
+        if not path.exists():
+            raise FileNotFoundError(f"{path} is missing: run `dvc repro` first")
+        out[name] = flatten(json.loads(path.read_text()))
+    return out
+
+
+def value(metrics: Mapping[str, Mapping[str, Any]], ref: str) -> Any:
+    """`metrics["file"]["key"]` for "file.json:key", or a KeyError naming both."""
+    file, _, key = ref.partition(".json:")
+    if key not in metrics.get(file, {}):
+        raise KeyError(f"{file}.json has no metric {key!r} (needed by the synthesis)")
+    return metrics[file][key]
+
+
+def compare(a_name: str, a: float, b_name: str, b: float, measure: str, lower_is_better: bool = False) -> str:
+    """ "NDCG@10: A 0.384 against B 0.153, A higher by 151%", with the right word: higher or lower (better or
+    worse where `lower_is_better`, e.g. a rank), or level when equal."""
+    if a == b:
+        return f"{measure}: {a_name} and {b_name} are level at {a:.3f}"
+    if lower_is_better:
+        word = "better" if a < b else "worse"
+    else:
+        word = "higher" if a > b else "lower"
+    ratio = a / b if b else None
+    if lower_is_better or not ratio or ratio <= 0:
+        by = ""
+    elif ratio >= 2 or ratio <= 0.5:
+        by = f" ({ratio:.1f}×)"
+    else:
+        by = f" by {abs(a - b) / abs(b):.0%}"
+    return f"{measure}: {a_name} {a:.3f} against {b_name} {b:.3f}, {a_name} {word}{by}"
+
+
+def association(x: Sequence[float], y: Sequence[float], what: str, alpha: float = 0.05) -> str:
+    """Spearman's rho of two aligned lists with its p-value, and whether it is evidence of a rank relation."""
+    from scipy.stats import spearmanr
+
+    if len(x) != len(y) or len(x) < 3:
+        raise ValueError(f"{what}: need at least 3 aligned pairs, got {len(x)} and {len(y)}")
+    rho, p = spearmanr(x, y)
+    head = f"{what}: Spearman's ρ = {rho:.2f} over {len(x)} pairs (p = {p:.2f})"
+    if p < alpha:
+        return f"{head}, a {'positive' if rho > 0 else 'negative'} rank relation at the {alpha:g} level"
+    return f"{head}, no evidence of a rank relation at the {alpha:g} level"
+
+
+def interval(what: str, estimate: float, low: float, high: float) -> str:
+    """A correlation or difference with its 95% interval, and what the interval says about its sign."""
+    if low > 0:
+        says = "positive: the interval excludes 0"
+    elif high < 0:
+        says = "negative: the interval excludes 0"
+    else:
+        says = "indistinguishable from 0: the interval contains it"
+    return f"{what} is {estimate:.3f} (95% interval {low:.3f} to {high:.3f}), {says}"
+
+
+def significance(names_significant: Mapping[str, bool], against: str) -> str:
+    """Which comparisons survived their test, and which did not."""
+    yes = [n for n, s in names_significant.items() if s]
+    no = [n for n, s in names_significant.items() if not s]
+    parts = [f"significantly different from {against}: {', '.join(yes) if yes else 'none'}"]
+    if no:
+        parts.append(f"not significant: {', '.join(no)}")
+    return "; ".join(parts)
+
+
+def findings(m: Mapping[str, Mapping[str, Any]], systems: Sequence[str], focus: str = "bm25/claim") -> list[Finding]:
+    """The synthesis' findings, in the order of the notebooks; `systems` are the published runs of notebook 05
+    (params `averitec.systems`), among which the best is found."""
+    v = lambda ref: value(m, ref)  # noqa: E731
+    out = []
+    qp = f"query_planning.json:ndcg@10.{focus}"
+    out.append(
+        Finding(
+            "planners",
+            compare("ORACLE-QUERIES", v(f"{qp}.oracle"), "CLAIM-ONLY", v(f"{qp}.claim_only"), f"NDCG@10 ({focus})")
+            + "; "
+            + compare("BLOOM-QG", v(f"{qp}.bloom_qg"), "CLAIM-ONLY", v(f"{qp}.claim_only"), "NDCG@10"),
+            (f"{qp}.oracle", f"{qp}.claim_only", f"{qp}.bloom_qg"),
+        )
+    )
+    sig = {k.split(".", 1)[1]: val for k, val in m["retrieval"].items() if k.startswith("significant_vs_baseline.")}
+    out.append(
+        Finding(
+            "planners",
+            "Paired bootstrap, Holm-corrected, in the setting in focus of notebook 04: "
+            + significance(sig, "CLAIM-ONLY"),
+            ("retrieval.json:significant_vs_baseline",),
+        )
+    )
+    ranks = {k.split(".", 1)[1]: val for k, val in m["aggregation"].items() if k.startswith("mean_rank_by_ndcg@10.")}
+    best = min(ranks, key=ranks.get)
+    settings = {k.split(".")[1] for k in m["aggregation"] if k.startswith("ndcg@10.")}
+    out.append(
+        Finding(
+            "aggregation",
+            f"Over {len(settings)} retriever/scope settings the best mean rank by NDCG@10 is {best}'s ({ranks[best]:.3f}); "
+            + compare(
+                "COMBMAX-NORM", ranks["COMBMAX-NORM"], "TOP-1", ranks["TOP-1"], "mean rank", lower_is_better=True
+            ),
+            ("aggregation.json:mean_rank_by_ndcg@10",),
+        )
+    )
+    scores = {name: v(f"averitec.json:runs.{name}.averitec@0.25") for name in systems}
+    top = max(scores, key=scores.get)
+    scores = {name: v(f"averitec.json:runs.{name}.averitec@0.25") for name in systems}
+    top = max(scores, key=scores.get)
+    out.append(
+        Finding(
+            "scoring",
+            compare(
+                "ORACLE-QUERIES",
+                v("averitec.json:runs.oracle.qa"),
+                "CLAIM-ONLY",
+                v("averitec.json:runs.claim_only.qa"),
+                "Q+A evidence score",
+            )
+            + f"; the best of the {len(systems)} published runs at AVeriTeC@0.25 is {top} ({scores[top]:.3f})",
+            (
+                "averitec.json:runs.oracle.qa",
+                "averitec.json:runs.claim_only.qa",
+                f"averitec.json:runs.{top}.averitec@0.25",
+            ),
+        )
+    )
+    g = "generative.json:retrieval"
+    out.append(
+        Finding(
+            "planners",
+            compare(
+                "QGEN (distilled generator)",
+                v(f"{g}.qgen.{focus}.ndcg@10"),
+                "CLAIM-ONLY",
+                v(f"{g}.claim_only.{focus}.ndcg@10"),
+                f"NDCG@10 ({focus})",
+            ),
+            (f"{g}.qgen.{focus}.ndcg@10", f"{g}.claim_only.{focus}.ndcg@10"),
+        )
+    )
+    s = "nli.json:averitec.settings"
+    out.append(
+        Finding(
+            "verdicts",
+            compare(
+                "GOLD evidence",
+                v(f"{s}.gold.macro_f1"),
+                "CLAIM-ONLY-NO-EVIDENCE",
+                v(f"{s}.claim_only_no_evidence.macro_f1"),
+                "Verdict macro-F1",
+            ),
+            (f"{s}.gold.macro_f1", f"{s}.claim_only_no_evidence.macro_f1"),
+        )
+    )
+    tested = {
+        setting_name(k.split(".")[2]): val
+        for k, val in m["nli"].items()
+        if k.startswith("averitec.against_baseline.planner:") and k.endswith(".significant")
+    }
+    out.append(
+        Finding(
+            "verdicts",
+            "Planners' top-k evidence against the CLAIM-ONLY evidence (paired bootstrap on macro-F1, p < 0.05 "
+            "without a correction for the number of planners): " + significance(tested, "CLAIM-ONLY"),
+            ("nli.json:averitec.against_baseline",),
+        )
+    )
+    f = "errors.json:family_share"
+    out.append(
+        Finding(
+            "errors",
+            compare(
+                "retrieval errors",
+                v(f"{f}.retrieval"),
+                "verifier (NLI) errors",
+                v(f"{f}.NLI"),
+                "Share of wrong verdicts",
+            ),
+            (f"{f}.retrieval", f"{f}.NLI"),
+        )
+    )
+    u = "utility.json:spearman.official|ndcg@10|utility (-KL)"
+    c = "utility.json:spearman.official|ndcg@10|correct"
+    out.append(
+        Finding(
+            "utility",
+            interval(
+                "Spearman's ρ of per-claim NDCG@10 with utility (−KL)", v(f"{u}.rho"), v(f"{u}.low"), v(f"{u}.high")
+            )
+            + "; "
+            + interval("with a correct verdict", v(f"{c}.rho"), v(f"{c}.low"), v(f"{c}.high")),
+            (f"{u}.rho", f"{c}.rho"),
+        )
+    )
+    return out
+
+
+def limits(m: Mapping[str, Mapping[str, Any]]) -> list[Finding]:
+    """The limits of the evidence, stated once: judgement completeness and the verifier's strength."""
+    with_gold = value(m, "store.json:claims_with_relevant_share")
+    without = value(m, "store.json:claims_with_relevant_without_gold_share")
+    if without > with_gold:
+        raise ValueError(
+            f"store.json: {without} of claims keep a relevant document without gold answers, more than with them ({with_gold})"
+        )
+    s = "nli.json:averitec.settings"
+    gold, naive = value(m, f"{s}.gold.macro_f1"), value(m, f"{s}.naive.macro_f1")
+    return [
+        Finding(
+            "judgement completeness",
+            f"{with_gold:.1%} of the dev claims have a relevant document; without the annotators' own answers as "
+            f"documents only {without:.1%} would, so for {with_gold - without:.1%} of the claims every relevant document "
+            f"is a gold answer. {judgement_limit(value(m, 'store.json:settings.source'))}",
+            (
+                "store.json:claims_with_relevant_share",
+                "store.json:claims_with_relevant_without_gold_share",
+                "store.json:settings.source",
+            ),
+        ),
+        Finding(
+            "verifier strength",
+            f"Even with the gold evidence the verifier reaches macro-F1 {gold:.3f} (the majority class: {naive:.3f}). "
+            "It is the small classifier trained in notebook 07; the verdict-level findings are about this verifier, "
+            "and a stronger one could separate the planners' evidence differently.",
+            (f"{s}.gold.macro_f1", f"{s}.naive.macro_f1"),
+        ),
+    ]

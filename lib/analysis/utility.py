@@ -1,0 +1,504 @@
+"""Relevance versus utility of evidence (notebook 09), after FER.
+
+FER judges retrieved evidence by what it does to the verifier: the divergence between the verifier's
+label distribution given the gold evidence and given the retrieved evidence. Here the verifier is the
+gold-evidence classifier of notebook 07 (`outputs/nli/averitec/models/gold`, named by stage `nli_planners`), and per claim:
+- `kl`: KL(p_gold || p_retrieved), in nats: how far the retrieved evidence moves the verdict
+  distribution away from where the gold evidence puts it (0: the evidence is as useful as the gold);
+- `drop`: p_gold(y*) - p_retrieved(y*), the loss in probability of the annotated label y*.
+
+The selector (`python -m lib.analysis.utility`, stage `utility`) is the simplest honest form of FER's idea we
+could justify on CPU. FER trains the retriever with the divergence as its loss; we keep the retriever
+and rerank its coarse candidates with a model of the divergence:
+1. Candidates: the top `candidates` documents of one planner's run (the retrieval setting of notebook 07).
+2. Feedback: the verifier reads the claim with each candidate alone, with no evidence, and with the gold
+   evidence; a candidate's utility is -KL(p_gold || p_candidate).
+3. A ridge regression predicts the utility from label-free features (the retriever's rank and score,
+   the verifier's distribution given the candidate, its entropy, and how far the candidate moves the
+   verifier from its no-evidence distribution: KL(p_candidate || p_empty)). It is cross-fitted over claims
+   (each claim's candidates are scored by a model fitted on the other folds), because the training
+   split has no retrieved candidates in the store: only the dev claims have pools.
+4. Selections of k documents: `relevance` (the retriever's top-k, the baseline), `utility` (the
+   predicted utility's top-k), and two references that read the answers: `relevance_oracle` (by qrel
+   grade) and `utility_oracle` (by the true utility). The verifier then reads each selection.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import pandas as pd
+from pydantic import Field, model_validator
+
+from lib.cli import run_main
+from lib.data import averitec
+from lib.data import labels as LB
+from lib.evaluation.metrics import evaluate
+from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Text, section
+from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR
+from lib.retrieval.runs import runs_dict
+from lib.store.build import load_store, qrels_dict
+from lib.verifier import nli as N
+from lib.verifier import veracity as V
+
+# --------------------------------------------------------------------------- params
+
+
+class UtilitySection(Section):
+    planners: Annotated[list[Text], Field(min_length=1)]
+    runs: Annotated[list[Text], Field(min_length=1)]
+    candidates: PosInt
+    k: PosInt
+    folds: Annotated[int, Field(ge=2)]
+    alpha: PosFloat
+    seed: NonNegInt
+    device: Device
+    max_claims: PosInt | None
+
+    @model_validator(mode="after")
+    def _k_within_candidates(self) -> UtilitySection:
+        if self.k > self.candidates:
+            raise ValueError(
+                f"k = {self.k} documents cannot be selected from {self.candidates} candidates "
+                "(expected k <= candidates)"
+            )
+        return self
+
+
+UTILITY_DIR = OUTPUTS_DIR / "utility"
+SELECTIONS = ("relevance", "utility", "relevance_oracle", "utility_oracle")
+EPS = 1e-6
+
+
+def kl_divergence(p: np.ndarray, q: np.ndarray, eps: float = EPS) -> np.ndarray:
+    """Row-wise KL(p || q) in nats; both rows are renormalised (float32 softmax sums miss 1 by ~1e-7,
+    enough for a negative KL) and q is floored at `eps` first (0 log 0 = 0)."""
+    p, q = np.atleast_2d(np.asarray(p, dtype=float)), np.atleast_2d(np.asarray(q, dtype=float))
+    if p.shape != q.shape:
+        raise ValueError(f"distributions of different shapes {p.shape} and {q.shape}")
+    p = p / p.sum(axis=1, keepdims=True)
+    q = np.clip(q, eps, None)
+    q = q / q.sum(axis=1, keepdims=True)
+    terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0) / q), 0.0)
+    return terms.sum(axis=1)
+
+
+def entropy(p: np.ndarray) -> np.ndarray:
+    """Row-wise Shannon entropy in nats."""
+    p = np.atleast_2d(np.asarray(p, dtype=float))
+    return -np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0).sum(axis=1)
+
+
+def probability_columns(labels: Sequence[str]) -> list[str]:
+    return [f"p:{lb}" for lb in labels]
+
+
+def gold_label_probability(frame: pd.DataFrame, labels: Sequence[str]) -> np.ndarray:
+    """Each row's probability of its own `label`."""
+    probs = frame[probability_columns(labels)].to_numpy()
+    idx = frame["label"].map({lb: i for i, lb in enumerate(labels)})
+    if idx.isna().any():
+        raise ValueError(f"labels outside {tuple(labels)}: {sorted(set(frame['label'][idx.isna()]))}")
+    return probs[np.arange(len(frame)), idx.to_numpy(dtype=int)]
+
+
+def utility_table(preds: pd.DataFrame, labels: Sequence[str], reference: str, settings: Sequence[str]) -> pd.DataFrame:
+    """Per (setting, claim): `kl` and `drop` against the `reference` rows (same claims, one k and seed),
+    with both rows' correctness. `preds` holds notebook 07's predictions for one k and seed."""
+    cols = probability_columns(labels)
+    ref = preds[preds["setting"] == reference].set_index("claim_id").sort_index()
+    if ref.empty:
+        raise ValueError(f"no {reference!r} rows to compare with")
+    frames = []
+    for setting in settings:
+        ret = preds[preds["setting"] == setting].set_index("claim_id").sort_index()
+        if not ret.index.equals(ref.index):
+            raise ValueError(f"{setting} and {reference} cover different claims")
+        frames.append(
+            pd.DataFrame(
+                {
+                    "setting": setting,
+                    "claim_id": ret.index,
+                    "label": ret["label"].to_numpy(),
+                    "kl": kl_divergence(ref[cols].to_numpy(), ret[cols].to_numpy()),
+                    "drop": gold_label_probability(ref.reset_index(), labels)
+                    - gold_label_probability(ret.reset_index(), labels),
+                    "correct": (ret["pred"] == ret["label"]).to_numpy(),
+                    "reference_correct": (ref["pred"] == ref["label"]).to_numpy(),
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def evidence_prf(selected: Sequence[str], relevant: set[str] | frozenset[str]) -> tuple[float, float, float]:
+    """(precision, recall, F1) of a set of selected documents against the relevant ones; recall and F1
+    are nan when nothing is relevant, precision is nan when nothing is selected."""
+    hits = len(set(selected) & set(relevant))
+    p = hits / len(selected) if len(selected) else float("nan")
+    r = hits / len(relevant) if relevant else float("nan")
+    if np.isnan(p) or np.isnan(r):
+        return p, r, float("nan")
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def relevant_sets(qrels: Mapping[str, Mapping[str, int]]) -> dict[int, frozenset[str]]:
+    """{claim_id: its relevant documents (grade >= 1)}."""
+    return {int(q): frozenset(d for d, g in docs.items() if g >= 1) for q, docs in qrels.items()}
+
+
+def per_claim_relevance(
+    runs: Mapping[str, pd.DataFrame],
+    views: Mapping[str, Mapping[str, Mapping[str, int]]],
+    measures: Sequence[str],
+) -> pd.DataFrame:
+    """Per (planner, judgement view, claim) retrieval measures (`lib.evaluation.metrics` semantics). `views` maps a
+    name to qrels, e.g. the judgement variants of `lib.store.judgements.variants`; claims without a relevant
+    document in a view are left out of it."""
+
+    rows = []
+    for view, q in views.items():
+        for planner, run in runs.items():
+            per = evaluate(q, runs_dict(run), measures, per_query=True)
+            rows.extend({"setting": planner, "view": view, "claim_id": int(cid), **vals} for cid, vals in per.items())
+    return pd.DataFrame(rows)
+
+
+def contrasts(table: pd.DataFrame, measure: str) -> dict[str, pd.DataFrame]:
+    """The two kinds of disagreement between relevance and utility, most striking first:
+    `relevant_but_useless`: top relevance (`measure` = 1) yet the verdict is wrong where the gold
+    evidence got it right; `irrelevant_but_useful`: no relevant document (`measure` = 0) yet the
+    verdict is right where the gold evidence got it wrong."""
+    useless = table[(table[measure] >= 1.0) & ~table["correct"] & table["reference_correct"]]
+    useful = table[(table[measure] == 0.0) & table["correct"] & ~table["reference_correct"]]
+    return {
+        "relevant_but_useless": useless.sort_values(["kl", "claim_id"], ascending=[False, True]),
+        "irrelevant_but_useful": useful.sort_values(["drop", "claim_id"]),
+    }
+
+
+# --------------------------------------------------------------------------- the selector
+
+
+FEATURES = ("reciprocal_rank", "score", "entropy", "confidence", "shift")
+
+
+def feature_matrix(frame: pd.DataFrame, labels: Sequence[str]) -> np.ndarray:
+    """Label-free features of each candidate: retrieval (reciprocal rank, score) and verifier feedback
+    (its distribution, entropy, top probability, KL from its no-evidence distribution)."""
+    return frame[[*FEATURES, *probability_columns(labels)]].to_numpy(dtype=float)
+
+
+def fold_of(claim_ids: Sequence[int], folds: int, seed: int) -> dict[int, int]:
+    """Seeded assignment of claims to folds (every claim's candidates stay together)."""
+    ids = np.array(sorted(set(int(c) for c in claim_ids)))
+    if folds < 2 or folds > len(ids):
+        raise ValueError(f"need 2 <= folds <= claims, got {folds} folds for {len(ids)} claims")
+    perm = np.random.default_rng(seed).permutation(len(ids))
+    return {int(ids[j]): i % folds for i, j in enumerate(perm)}
+
+
+def cross_fitted(
+    x: np.ndarray, y: np.ndarray, groups: Sequence[int], folds: int, seed: int, alpha: float = 1.0
+) -> np.ndarray:
+    """Out-of-fold predictions of a standardised ridge regression; rows of one group share a fold."""
+    from sklearn.linear_model import Ridge
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    fold = fold_of(groups, folds, seed)
+    f = np.array([fold[int(g)] for g in groups])
+    out = np.zeros(len(y))
+    for i in range(folds):
+        model = make_pipeline(StandardScaler(), Ridge(alpha=alpha)).fit(x[f != i], y[f != i])
+        out[f == i] = model.predict(x[f == i])
+    return out
+
+
+def select(frame: pd.DataFrame, by: str, k: int, ascending: bool = False) -> dict[int, tuple[str, ...]]:
+    """{claim_id: the k candidates best by column `by`}, ties broken by retrieval rank."""
+    order = frame.sort_values(["claim_id", by, "rank"], ascending=[True, ascending, True], kind="stable")
+    return {int(c): tuple(g["doc_id"].head(k)) for c, g in order.groupby("claim_id", sort=True)}
+
+
+def _probs_frame(frame: pd.DataFrame, probs: np.ndarray, labels: Sequence[str]) -> pd.DataFrame:
+    for i, col in enumerate(probability_columns(labels)):
+        frame[col] = probs[:, i]
+    return frame
+
+
+def candidate_feedback(
+    model,
+    tok,
+    claims: Sequence[averitec.Claim],
+    candidates: Mapping[int, Sequence[str]],
+    scores: Mapping[tuple[int, str], float],
+    texts: Mapping[str, str],
+    labels: Sequence[str],
+    s: N.NLISettings,
+    label_set: str,
+    gold_k: int,
+) -> pd.DataFrame:
+    """One row per (claim, candidate): retrieval rank and score, the verifier's distribution given the
+    candidate alone, the features, and the utility -KL(p_gold || p_candidate)."""
+    keep = [c for c in claims if LB.map_label(c.label, label_set) is not None and candidates.get(c.claim_id)]
+    predict = lambda exs: N.predict_proba(
+        model, tok, exs, s.max_length, s.eval_batch_size, s.max_claim_share, progress=True
+    )
+    p_empty = predict(V.examples(keep, None, label_set))
+    p_gold = predict(V.examples(keep, {c.claim_id: V.gold_evidence(c, gold_k) for c in keep}, label_set))
+    rows, exs = [], []
+    for i, c in enumerate(keep):
+        for rank, did in enumerate(candidates[c.claim_id], start=1):
+            rows.append(
+                {
+                    "claim_id": c.claim_id,
+                    "doc_id": did,
+                    "rank": rank,
+                    "reciprocal_rank": 1 / rank,
+                    "score": scores[(c.claim_id, did)],
+                    "label": LB.map_label(c.label, label_set),
+                    "_i": i,
+                }
+            )
+            exs.append(N.Example(str(c.claim_id), c.text, (texts[did],), rows[-1]["label"]))
+    frame = _probs_frame(pd.DataFrame(rows), predict(exs), labels)
+    p_doc = frame[probability_columns(labels)].to_numpy()
+    at = frame.pop("_i").to_numpy()
+    frame["entropy"] = entropy(p_doc)
+    frame["confidence"] = p_doc.max(axis=1)
+    frame["shift"] = kl_divergence(p_doc, p_empty[at])
+    frame["utility"] = -kl_divergence(p_gold[at], p_doc)
+    y = frame["label"].map({lb: j for j, lb in enumerate(labels)}).to_numpy()
+    frame["helps"] = p_doc[np.arange(len(frame)), y] > p_empty[at, y]  # raises the annotated label's probability
+    return frame
+
+
+def selections(
+    frame: pd.DataFrame, qrels: Mapping[str, Mapping[str, int]], k: int
+) -> dict[str, dict[int, tuple[str, ...]]]:
+    """The four selections of k candidates per claim (see the module docstring)."""
+    graded = frame.assign(grade=[qrels.get(str(c), {}).get(d, 0) for c, d in zip(frame["claim_id"], frame["doc_id"])])
+    return {
+        "relevance": select(frame, "rank", k, ascending=True),
+        "utility": select(frame, "predicted", k),
+        "relevance_oracle": select(graded, "grade", k),
+        "utility_oracle": select(frame, "utility", k),
+    }
+
+
+def selection_scores(
+    sel: pd.DataFrame,
+    views: Mapping[str, Mapping[str, Mapping[str, int]]],
+    labels: Sequence[str],
+    baseline: str = "relevance",
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Per (planner, selection): the verifier's accuracy and macro-F1 with paired tests against the
+    `baseline` selection, and the evidence precision/recall/F1 of the selected documents under each
+    judgement view (`views`: name -> qrels; means over the claims with a relevant document in that view)."""
+    relevant = {view: relevant_sets(q) for view, q in views.items()}
+    rows = []
+    for planner, group in sel.groupby("planner", sort=False):
+        base = group[group["selection"] == baseline].set_index("claim_id").sort_index()
+        for name, g in group.groupby("selection", sort=False):
+            g = g.set_index("claim_id").loc[base.index]
+            row = {
+                "planner": planner,
+                "selection": name,
+                "claims": len(g),
+                "accuracy": float((g["pred"] == g["label"]).mean()),
+                **V.paired_tests(list(g["label"]), list(g["pred"]), list(base["pred"]), labels, n_resamples, seed),
+            }
+            for view, rel in relevant.items():
+                prf = np.array([evidence_prf(d, rel.get(c, frozenset())) for c, d in zip(g.index, g["doc_ids"])])
+                keep = ~np.isnan(prf[:, 1])
+                for j, m in enumerate(("precision", "recall", "f1")):
+                    row[f"{m} ({view})"] = float(prf[keep, j].mean()) if keep.any() else float("nan")
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def stage(
+    params: Mapping[str, Any],
+    data_dir: Path | str = DATA_DIR,
+    store_dir: Path | str = STORE_DIR,
+    planners_dir: Path | str = V.PLANNERS_DIR,
+    out_dir: Path | str = UTILITY_DIR,
+) -> dict[str, Any]:
+    """Stage `utility`: candidate feedback, the cross-fitted selector and the verifier on each selection."""
+    p = dict(params)
+    start = time.perf_counter()
+    data_dir, planners_dir, out_dir = Path(data_dir), Path(planners_dir), Path(out_dir)
+    report_07 = json.loads((planners_dir / "report.json").read_text())  # stage nli_planners: verifier, retrieval
+    label_set, labels = report_07["label_set"], report_07["labels"]
+    model, tok, training = N.load(V.from_repo(report_07["verifier"]), p.get("device", "auto"))
+    s = N.NLISettings.from_params(training["settings"], device=p.get("device", "auto"))
+    dev = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
+    if p.get("max_claims"):
+        dev = dev[: int(p["max_claims"])]
+    store = load_store(store_dir)
+    qrels = qrels_dict(store.qrels)
+    texts = dict(zip(store.docs["doc_id"], store.docs["text"]))
+    k, n_cand = int(p["k"]), int(p["candidates"])
+    frames, sel_rows = [], []
+    for planner, run in V.planner_runs(p["runs"], p["planners"], report_07["retrieval"]).items():
+        t0 = time.perf_counter()
+        run = run[run["claim_id"].isin([c.claim_id for c in dev])]
+        cands = V.top_k_docs(run, n_cand)
+        scores = {(int(c), str(d)): float(v) for c, d, v in zip(run["claim_id"], run["doc_id"], run["score"])}
+        frame = candidate_feedback(model, tok, dev, cands, scores, texts, labels, s, label_set, int(report_07["k"]))
+        frame["predicted"] = cross_fitted(
+            feature_matrix(frame, labels),
+            frame["utility"].to_numpy(),
+            frame["claim_id"].to_numpy(),
+            int(p["folds"]),
+            int(p["seed"]),
+            float(p["alpha"]),
+        )
+        frame.insert(0, "planner", planner)
+        frames.append(frame)
+        fed = set(frame["claim_id"])
+        claims = [c for c in dev if c.claim_id in fed]
+        for name, chosen in selections(frame, qrels, k).items():
+            exs = V.examples(claims, {c: [texts[d] for d in ids] for c, ids in chosen.items()}, label_set)
+            probs = N.predict_proba(model, tok, exs, s.max_length, s.eval_batch_size, s.max_claim_share)
+            rows = pd.DataFrame(
+                {
+                    "planner": planner,
+                    "selection": name,
+                    "claim_id": [int(e.uid) for e in exs],
+                    "label": [e.label for e in exs],
+                    "pred": [labels[i] for i in probs.argmax(1)],
+                    "doc_ids": [list(chosen[int(e.uid)]) for e in exs],
+                }
+            )
+            sel_rows.append(_probs_frame(rows, probs, labels))
+        print(
+            f"{planner}: {len(frame)} candidates for {frame['claim_id'].nunique()} claims "
+            f"({time.perf_counter() - t0:.1f} s)"
+        )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    candidates = pd.concat(frames, ignore_index=True)
+    candidates.to_parquet(out_dir / "candidates.parquet", index=False)
+    pd.concat(sel_rows, ignore_index=True).to_parquet(out_dir / "selections.parquet", index=False)
+    report = {
+        "verifier": report_07["verifier"],
+        "label_set": label_set,
+        "labels": list(labels),
+        "k": k,
+        "candidates": n_cand,
+        "planners": list(p["planners"]),
+        "retrieval": report_07["retrieval"],
+        "features": [*FEATURES, *probability_columns(labels)],
+        "folds": int(p["folds"]),
+        "alpha": float(p["alpha"]),
+        "seed": int(p["seed"]),
+        "device": str(model.device),
+        "verifier_calls": int(
+            len(candidates)
+            + 2 * candidates.groupby("planner")["claim_id"].nunique().sum()
+            + sum(len(f) for f in sel_rows)
+        ),
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    return report
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(
+        prog="python -m lib.analysis.utility", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--params", default=str(PARAMS_FILE))
+    args = ap.parse_args(argv)
+    print(json.dumps(stage(section("utility", args.params)), indent=2))
+
+
+if __name__ == "__main__":
+    run_main(main)
+
+
+# --------------------------------------------------------------------------- conclusion sentences (notebook 09)
+
+
+def scale_sentence(mean_top: float, n_labels: int, margin: float = 0.1) -> str:
+    """Whether the verifier's distributions are nearly flat (mean top probability within `margin` of the
+    uniform 1/n), which sets the absolute size of every divergence."""
+    uniform = 1 / n_labels
+    head = f"mean top probability {mean_top:.3f} (uniform: {uniform:.2f})"
+    if mean_top < uniform + margin:
+        return (
+            f"This verifier is nearly flat: {head}. So the divergences are small in absolute terms; rank "
+            "correlations do not depend on that scale, but a sharper verifier is where FER's divergence has its "
+            "intended size."
+        )
+    return f"This verifier's distributions are peaked: {head}, so the divergences have a size that can be read."
+
+
+def selector_sentence(
+    selected: Mapping[str, float],
+    ranked: Mapping[str, float],
+    within: float,
+    label: str,
+    gold_share: float,
+    alpha: float = 0.05,
+    within_floor: float = 0.1,
+    shift: float = 0.05,
+) -> str:
+    """What the utility selector did, each clause checked: `selected` and `ranked` hold the utility and the
+    relevance selections' `macro_f1`, `evidence_f1` and `share` (of predictions with `label`), `selected` also
+    `p` (paired bootstrap against the relevance ranking); `within` is the mean within-claim Spearman of
+    predicted and true utility."""
+    u, r = selected, ranked
+    if u["p"] < alpha:
+        verdicts = (
+            f"{'higher' if u['macro_f1'] > r['macro_f1'] else 'lower'} than the relevance ranking's, significantly"
+        )
+    else:
+        verdicts = "not significantly different from the relevance ranking's"
+    out = [
+        f"Reranking by predicted utility gives macro-F1 {u['macro_f1']:.3f} against {r['macro_f1']:.3f} "
+        f"(bootstrap p = {u['p']:.3f}): {verdicts}."
+    ]
+    if u["evidence_f1"] < r["evidence_f1"]:
+        out.append(
+            f"Its evidence F1 against the qrels is lower ({u['evidence_f1']:.3f} vs {r['evidence_f1']:.3f}): what "
+            "the verifier finds useful is not what the qrels call relevant."
+        )
+    else:
+        out.append(
+            f"Its evidence F1 against the qrels is not lower ({u['evidence_f1']:.3f} vs {r['evidence_f1']:.3f})."
+        )
+    if within < within_floor:
+        out.append(
+            f"The predicted utility barely ranks a claim's candidates (mean within-claim Spearman {within:.3f} "
+            "against the true utility): the selector learned little about *which* candidate helps."
+        )
+    else:
+        out.append(
+            f"The predicted utility ranks a claim's candidates with a mean within-claim Spearman of {within:.3f}."
+        )
+    if u["share"] > r["share"] + shift and u["share"] > gold_share:
+        out.append(
+            f'It predicts "{label}" for {u["share"]:.0%} of claims (relevance ranking {r["share"]:.0%}, gold labels '
+            f"{gold_share:.0%}): read a verdict gain as a shift towards that label rather than as better evidence."
+        )
+    elif u["share"] <= r["share"] + shift:
+        out.append(
+            f'Its share of "{label}" verdicts, {u["share"]:.0%}, is within {shift:.0%} of the relevance '
+            f"ranking's ({r['share']:.0%}): no shift towards that label."
+        )
+    else:
+        out.append(
+            f'Its share of "{label}" verdicts rises to {u["share"]:.0%} (relevance ranking {r["share"]:.0%}) but '
+            f"stays at or below the gold share ({gold_share:.0%})."
+        )
+    return " ".join(out)

@@ -1,0 +1,463 @@
+"""Ev2R, the evidence score of the 2025 AVeriTeC task (FEVER-8), and the new AVeriTeC score.
+
+Ev2R (Akhtar et al., arXiv 2411.05375) asks an LLM judge to compare a claim's reference evidence with
+the evidence a system predicted: split each side into atomic facts, count them, and count how many facts
+of each side the other side supports. Four counts come back as JSON; from them
+
+    precision = supported predicted facts / predicted facts
+    recall    = supported reference facts / reference facts
+
+The judge runs twice per claim: on the questions alone (the questions of a side joined by spaces,
+"Q-only") and on the question-answer pairs (the side's 2025 `evi` string, "Q+A"). The **new AVeriTeC
+score** is the mean over claims of `[Q+A recall > 0.5] x [label correct]`.
+
+What the judge is matters: FEVER-8 used Llama-3.3-70B-Instruct at temperature 0 with up to 3,000 output
+tokens and `recall > 0.5`, while a draft used a Gemini judge at 0.46 and a copy `>=`; scores from
+different judges are not comparable. So the judge model, the prompt's sha256, the comparison and the
+threshold are printed with every score (`Judge.describe`) and stored in the report.
+
+The prompt is this project's own wording of the method (`prompts/ev2r.txt`); `prompt_file` points
+at another one, for example the organisers' prompt to compare with the leaderboard. A prompt holds the
+placeholders `{claim}`, `{reference}` and `{prediction}`, or three positional `{}` in that order. The
+rendered prompt is the message, so the prompt (and its hash) is part of every cache key: a changed prompt
+is never answered from the cache of another.
+
+Answers are parsed leniently (`parse_counts`): the last JSON object in the text that holds the four
+counts, under this project's keys or the organisers' ("facts count predicted evidence", "support
+reference questions", ...). A claim whose answer cannot be used (no answer after the retries, no JSON,
+a missing or negative count, zero facts on a side, more supported facts than facts) gets precision and
+recall 0 and a counted error, as the organisers' script gives recall 0 to an answer it cannot parse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import operator
+import re
+import string
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import Field
+
+from lib.averitec import scoring as SC
+from lib.cli import NamedError, run_main
+from lib.data import averitec
+from lib.params import Level, PosInt, Section, Text, section
+from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, ROOT
+from lib.planning.llm import LLM, LLMSettings
+
+# --------------------------------------------------------------------------- params
+
+Comparison = Literal[">", ">="]
+
+
+class Ev2RJudgeSection(Section):
+    model: Text
+    temperature: Annotated[float, Field(ge=0, le=2)]
+    max_tokens: PosInt
+
+
+class Averitec2025Section(Section):
+    judge: Ev2RJudgeSection
+    threshold: Level
+    comparison: Comparison
+    prompt_file: Text | None
+    cache: Text
+    max_claims: PosInt | None
+    jobs: PosInt
+
+
+PROMPT_FILE = ROOT / "prompts" / "ev2r.txt"
+OUT_DIR = OUTPUTS_DIR / "averitec_2025"
+AVERITEC_DIR = OUTPUTS_DIR / "averitec"  # the `averitec` stage's predictions (lib.averitec.evidence.AVERITEC_DIR)
+COMPARISONS = {">": operator.gt, ">=": operator.ge}
+MODES = ("q", "qa")  # questions only, question-answer pairs
+COUNTS = ("predicted_facts", "predicted_facts_supported", "reference_facts", "reference_facts_supported")
+COLUMNS = [
+    "run",
+    "kind",
+    "claim_id",
+    *(f"{m}_{x}" for m in MODES for x in ("precision", "recall", "error")),
+    "label",
+    "pred_label",
+    "correct",
+]
+
+
+# --------------------------------------------------------------------------- the judge and its prompt
+
+
+@dataclass(frozen=True)
+class Judge:
+    """What a score depends on, printed with it."""
+
+    model: str
+    prompt_sha256: str
+    threshold: float = 0.5
+    comparison: str = ">"
+    temperature: float = 0.0
+    max_tokens: int = 3000
+
+    def __post_init__(self):
+        if self.comparison not in COMPARISONS:
+            raise ValueError(f"Ev2R comparison {self.comparison!r}: expected one of {sorted(COMPARISONS)}")
+        if not 0.0 <= self.threshold <= 1.0:
+            raise ValueError(f"Ev2R threshold {self.threshold}: expected a recall between 0 and 1")
+
+    def describe(self) -> str:
+        return (
+            f"Ev2R judge {self.model} (temperature {self.temperature:g}, max {self.max_tokens} tokens, prompt "
+            f"sha256 {self.prompt_sha256[:12]}); new AVeriTeC score: Q+A recall {self.comparison} "
+            f"{self.threshold:g} and the right label"
+        )
+
+
+def load_prompt(path: Path | str | None = None) -> tuple[str, str]:
+    """(template, sha256) of a prompt file (None: this project's); a template without the three
+    placeholders is an error naming the file."""
+    path = Path(path) if path else PROMPT_FILE
+    path = path if path.is_absolute() else ROOT / path
+    if not path.is_file():
+        raise FileNotFoundError(f"Ev2R prompt_file {path}: no such file")
+    text = path.read_text(encoding="utf-8")
+    try:
+        render(text, "c", "r", "p")
+    except ValueError as err:
+        raise ValueError(
+            f"Ev2R prompt_file {path}: expected the placeholders {{claim}}, {{reference}} and {{prediction}} "
+            f"(or three positional {{}}), literal braces doubled ({type(err).__name__}: {err})"
+        ) from None
+    return text, hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def render(template: str, claim: str, reference: str, prediction: str) -> str:
+    """The prompt for one comparison: named placeholders, or three positional ones (claim, reference,
+    prediction); any other set of placeholders is a ValueError naming them."""
+
+    fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+    if fields == ["", "", ""]:
+        return template.format(claim, reference, prediction)
+    if sorted(fields) == ["claim", "prediction", "reference"]:
+        return template.format(claim=claim, reference=reference, prediction=prediction)
+    raise ValueError(f"placeholders {fields}")
+
+
+def evidence_text(ev: SC.Evidence, mode: str) -> str:
+    """One side as the judge reads it: the questions joined by spaces (q), or the 2025 `evi` string (qa)."""
+    pairs = SC.leaderboard_pairs(ev)
+    return " ".join(q for q, _ in pairs) if mode == "q" else SC.leaderboard_evi(pairs)
+
+
+# --------------------------------------------------------------------------- parsing the judge's answer
+
+
+class JudgeAnswerError(NamedError, ValueError):
+    """An answer the score cannot use; `reason` is the counter's name."""
+
+    def __init__(self, reason: str, detail: str):
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Counts:
+    predicted_facts: int
+    predicted_facts_supported: int
+    reference_facts: int
+    reference_facts_supported: int
+
+    @property
+    def precision(self) -> float:
+        return self.predicted_facts_supported / self.predicted_facts
+
+    @property
+    def recall(self) -> float:
+        return self.reference_facts_supported / self.reference_facts
+
+
+def _count_name(key: str) -> str | None:
+    """Which of the four counts a key names, in this project's words or the organisers'
+    ("facts count predicted evidence", "support reference questions"); None for any other key."""
+    k = re.sub(r"[^a-z]+", " ", key.lower())
+    side = "predicted" if "predict" in k else "reference" if "reference" in k else None
+    if side is None:
+        return None
+    if "support" in k:
+        return f"{side}_facts_supported"
+    if "fact" in k or "count" in k:
+        return f"{side}_facts"
+    return None
+
+
+def _json_objects(text: str) -> list[dict]:
+    """Every JSON object in the text that parses, in order (nested braces allowed)."""
+    out, decoder = [], json.JSONDecoder()
+    for m in re.finditer(r"\{", text):
+        try:
+            obj, _ = decoder.raw_decode(text, m.start())
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out
+
+
+def parse_counts(text: str | None) -> Counts:
+    """The four counts from a judge's answer: the last JSON object holding all four (chatty text and
+    code fences around it are fine). Raises `JudgeAnswerError` with the reason otherwise."""
+    if text is None or not text.strip():
+        raise JudgeAnswerError("no_answer", "the judge gave no answer")
+    objects = _json_objects(text)
+    if not objects:
+        raise JudgeAnswerError("no_json", f"no JSON object in {text[:80]!r}")
+    for obj in reversed(objects):
+        found = {}
+        for key, value in obj.items():
+            name = _count_name(str(key))
+            if name is not None:
+                found[name] = value
+        if set(found) != set(COUNTS):
+            continue
+        counts = {}
+        for name in COUNTS:
+            v = found[name]
+            if isinstance(v, str) and v.strip().isdigit():
+                v = int(v.strip())
+            if isinstance(v, float) and v.is_integer():
+                v = int(v)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise JudgeAnswerError("bad_count", f"{name} is {found[name]!r}, expected a count >= 0")
+            counts[name] = v
+        c = Counts(**counts)
+        if c.predicted_facts == 0 or c.reference_facts == 0:
+            raise JudgeAnswerError("zero_facts", f"{c}: a side without facts has no precision or recall")
+        if c.predicted_facts_supported > c.predicted_facts or c.reference_facts_supported > c.reference_facts:
+            raise JudgeAnswerError("supported_above_facts", f"{c}: more supported facts than facts")
+        return c
+    raise JudgeAnswerError("missing_counts", f"no JSON object with the four counts {list(COUNTS)}")
+
+
+def claim_result(answer: str | None) -> tuple[float, float, str | None]:
+    """(precision, recall, error reason or None); an unusable answer scores 0 and 0."""
+    try:
+        c = parse_counts(answer)
+    except JudgeAnswerError as err:
+        return 0.0, 0.0, err.reason
+    return c.precision, c.recall, None
+
+
+# --------------------------------------------------------------------------- scoring runs
+
+
+def messages(template: str, claim: str, ref: SC.Evidence, pred: SC.Evidence, mode: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": render(template, claim, evidence_text(ref, mode), evidence_text(pred, mode))}]
+
+
+def judge_run(
+    llm: Any,
+    template: str,
+    claims: Sequence[averitec.Claim],
+    refs: Sequence[SC.Evidence],
+    preds: Sequence[SC.Evidence],
+    run: str,
+    kind: str = "",
+) -> pd.DataFrame:
+    """One row per claim: Q-only and Q+A precision, recall and error, with the verdicts (`COLUMNS`)."""
+    cols: dict[str, list] = {c: [] for c in COLUMNS}
+    answers = {
+        mode: llm.chat_many(
+            [messages(template, c.text, r, p, mode) for c, r, p in zip(claims, refs, preds)], desc=f"Ev2R {run} {mode}"
+        )
+        for mode in MODES
+    }
+    for i, (c, r, p) in enumerate(zip(claims, refs, preds)):
+        cols["run"].append(run)
+        cols["kind"].append(kind)
+        cols["claim_id"].append(c.claim_id)
+        for mode in MODES:
+            precision, recall, error = claim_result(answers[mode][i])
+            cols[f"{mode}_precision"].append(precision)
+            cols[f"{mode}_recall"].append(recall)
+            cols[f"{mode}_error"].append(error)
+        cols["label"].append(r.label)
+        cols["pred_label"].append(p.label)
+        cols["correct"].append(p.label == r.label)
+    return pd.DataFrame(cols, columns=COLUMNS)
+
+
+def new_score(table: pd.DataFrame, judge: Judge) -> pd.Series:
+    """Per claim: 1.0 when its Q+A recall passes the judge's comparison with the threshold and its label
+    is right, else 0.0. The mean is the new AVeriTeC score."""
+    passed = COMPARISONS[judge.comparison](table["qa_recall"].to_numpy(), judge.threshold)
+    return pd.Series(np.where(passed & table["correct"].to_numpy(dtype=bool), 1.0, 0.0), index=table.index)
+
+
+def summarise(table: pd.DataFrame, judge: Judge) -> dict[str, Any]:
+    """Means over claims, the new AVeriTeC score, errors by reason, and the judge they depend on."""
+    errors = Counter(e for m in MODES for e in table[f"{m}_error"] if isinstance(e, str) and e)
+    return {
+        "claims": len(table),
+        **{f"{m}_{x}": float(table[f"{m}_{x}"].mean()) for m in MODES for x in ("precision", "recall")},
+        "accuracy": float(table["correct"].mean()),
+        "new_averitec": float(new_score(table, judge).mean()),
+        "errors": dict(sorted(errors.items())),
+        "judge": judge.describe(),
+    }
+
+
+# --------------------------------------------------------------------------- the stage
+
+
+def judge_settings(p: Mapping[str, Any]) -> tuple[Judge, str]:
+    """(Judge, prompt template) from the `averitec_2025` params section."""
+    template, sha = load_prompt(p.get("prompt_file"))
+    j = p["judge"]
+    judge = Judge(j["model"], sha, p["threshold"], p["comparison"], j["temperature"], j["max_tokens"])
+    return judge, template
+
+
+def judge_llm(judge: Judge, llm_params: Mapping[str, Any], cache: Path | str):
+    """The project's LLM client with the judge's model, temperature and token limit, and its own cache."""
+
+    s = replace(
+        LLMSettings.from_params(llm_params),
+        model=judge.model,
+        temperature=judge.temperature,
+        max_tokens=judge.max_tokens,
+        cache=str(cache),
+    )
+    return LLM(s)
+
+
+def runs_to_score(
+    averitec_params: Mapping[str, Any], claims: Sequence[averitec.Claim], data_dir: Path, averitec_dir: Path
+) -> dict[str, tuple[str, list[SC.Evidence]]]:
+    """Every run the `averitec` stage scored: the planners' predictions it wrote, and the published systems."""
+    runs: dict[str, tuple[str, list[SC.Evidence]]] = {}
+    for path in sorted((averitec_dir / "predictions").glob("*.json")):
+        runs[path.stem] = ("planner", SC.load_predictions(path, claims))
+    for name, file in averitec_params["systems"].items():
+        runs[name] = ("system", SC.load_predictions(data_dir / "averitec" / "systems" / file, claims))
+    return runs
+
+
+def stage(
+    params: Mapping[str, Any],
+    llm_params: Mapping[str, Any],
+    averitec_params: Mapping[str, Any],
+    data_dir: Path | str,
+    averitec_dir: Path | str,
+    out_dir: Path | str = OUT_DIR,
+) -> dict[str, Any]:
+    """Every run as a 2025 submission CSV with the dev solution beside it; each scored with FEVER-8's
+    METEOR path (`meteor.parquet`); with `llm.mode` live or replay, judged by Ev2R (`ev2r.parquet`,
+    whose rows are empty when the judge is off). Returns (and writes) `report.json`."""
+
+    data_dir, averitec_dir, out_dir = Path(data_dir), Path(averitec_dir), Path(out_dir)
+    judge, template = judge_settings(params)
+    claims = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
+    if params.get("max_claims"):
+        claims = claims[: params["max_claims"]]
+    refs = [SC.reference_evidence(c) for c in claims]
+    runs = runs_to_score(averitec_params, claims, data_dir, averitec_dir)
+    (out_dir / "submissions").mkdir(parents=True, exist_ok=True)
+    solution = SC.write_leaderboard(out_dir / "solution.csv", claims, refs, SC.SOLUTION_SPLIT)
+    meteor, seconds = [], {}
+    for run, (kind, preds) in runs.items():
+        start = time.perf_counter()
+        sub = SC.write_leaderboard(out_dir / "submissions" / f"{run}.csv", claims, preds, "pred")
+        _, t = SC.score_file_2025(sub, solution, jobs=params.get("jobs", 2))
+        meteor.append(t.drop(columns="claim_types").assign(run=run, kind=kind))
+        seconds[run] = time.perf_counter() - start
+        print(f"2025 METEOR {run:34s} Q+A {t['qa'].mean():.4f}  ({seconds[run]:.1f} s)")
+    pd.concat(meteor, ignore_index=True).to_parquet(out_dir / "meteor.parquet", index=False)
+
+    llm = judge_llm(judge, llm_params, params["cache"])
+    llm.cache.path.parent.mkdir(parents=True, exist_ok=True)
+    llm.cache.path.touch()  # the stage's persistent output exists even when no judge ran (as generative_plans)
+    report: dict[str, Any] = {
+        "claims": len(claims),
+        "runs": list(runs),
+        "judge": {**judge.__dict__, "describe": judge.describe()},
+        "meteor_seconds": seconds,
+    }
+    tables = []
+    if not llm.enabled:
+        report["ev2r"] = "skipped: llm.mode is off (set llm.mode to live with an endpoint, or replay with a cache)"
+        print(f"Ev2R {report['ev2r']}")
+    else:
+        summaries = {}
+        for run, (kind, preds) in runs.items():
+            t = judge_run(llm, template, claims, refs, preds, run, kind)
+            tables.append(t)
+            summaries[run] = summarise(t, judge)
+            print(
+                f"Ev2R {run:34s} Q+A recall {summaries[run]['qa_recall']:.4f}  new {summaries[run]['new_averitec']:.4f}"
+            )
+        report["ev2r"] = summaries
+        report["llm"] = llm.report()
+    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=COLUMNS)
+    table.to_parquet(out_dir / "ev2r.parquet", index=False)
+    (out_dir / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    return report
+
+
+def main(argv: list[str] | None = None) -> None:
+
+    ap = argparse.ArgumentParser(
+        prog="python -m lib.averitec.ev2r", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--params", default=str(PARAMS_FILE))
+    args = ap.parse_args(argv)
+    stage(
+        section("averitec_2025", args.params),
+        section("llm", args.params),
+        section("averitec", args.params),
+        DATA_DIR,
+        AVERITEC_DIR,
+    )
+
+
+if __name__ == "__main__":
+    run_main(main)
+
+
+# --------------------------------------------------------------------------- the two metrics side by side
+
+
+def rank_agreement(per_claim: pd.DataFrame, n_resamples: int = 1000, seed: int = 0) -> dict[str, float]:
+    """Kendall's tau between two per-run scores (columns `old`, `new` of a table with `run`, `claim_id`,
+    e.g. the 2025 METEOR AVeriTeC score and the new score per claim), with a bootstrap interval over claims
+    (the same resampled claims for every run). Needs at least three runs."""
+    from scipy.stats import kendalltau
+
+    wide_old = per_claim.pivot(index="claim_id", columns="run", values="old")
+    wide_new = per_claim.pivot(index="claim_id", columns="run", values="new")[wide_old.columns]
+    if wide_old.shape[1] < 3:
+        raise ValueError(f"rank agreement needs at least 3 runs, got {wide_old.shape[1]}")
+    old, new = wide_old.to_numpy(), wide_new.to_numpy()
+    tau = float(kendalltau(old.mean(0), new.mean(0)).statistic)
+    rng = np.random.default_rng(seed)
+    taus = []
+    for _ in range(n_resamples):
+        idx = rng.integers(0, len(old), len(old))
+        t = kendalltau(old[idx].mean(0), new[idx].mean(0)).statistic
+        taus.append(0.0 if np.isnan(t) else t)
+    low, high = np.percentile(taus, [2.5, 97.5])
+    return {"tau": tau, "low": float(low), "high": float(high), "runs": int(old.shape[1]), "claims": int(len(old))}
+
+
+def disagreements(meteor: pd.DataFrame, ev2r: pd.DataFrame, k: int = 3) -> pd.DataFrame:
+    """The k (run, claim) pairs where the 2025 METEOR Q+A score and the Ev2R Q+A recall differ most."""
+    both = meteor[["run", "claim_id", "qa"]].merge(ev2r[["run", "claim_id", "qa_recall"]], on=["run", "claim_id"])
+    both["gap"] = both["qa_recall"] - both["qa"]
+    return both.reindex(both["gap"].abs().sort_values(ascending=False, kind="stable").index).head(k)

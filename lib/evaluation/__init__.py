@@ -1,0 +1,1 @@
+"""Evaluation instruments: retrieval metrics with trec_eval semantics, significance tests, rater agreement, calibration."""

@@ -1,0 +1,254 @@
+"""The study's parameters from `params.yaml`: a YAML 1.2 reader, the types the sections share, and
+`section(name)`, which reads one section checked against its own model.
+
+Each section's model lives next to the code it configures (the registry `SECTIONS` says where), so a stage
+depends on this module, the shared types and the models of the sections it reads, and editing one
+section's model reruns only the stages that read it. `lib.schema` assembles every model into the schema of
+the whole file (`python -m lib.schema check`, run first by `make`).
+
+Models are strict: types (no string for a number, no "false" for a boolean, no single string for a list),
+ranges (no negative depth, k or workers), choices (retrievers, fusions, label sets...), required and
+unknown keys (a typo is an error, not a silently unused key). Every problem is reported with its dotted
+key, all at once (`ParamsError`).
+
+The file is read as YAML 1.2, as DVC reads it (PyYAML alone speaks YAML 1.1, where `2e-5` is a string,
+`010` is 8, `1:20` is 80 and `off` is false), and a key written twice in one mapping is an error
+(PyYAML alone keeps the last silently).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import importlib
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from lib.cli import NamedError
+from lib.paths import PARAMS_FILE
+
+# Where each section's model lives ("module:Class"), next to the code it configures. `lib.closure` reads
+# this mapping (without importing anything) to add the models of the sections a stage declares to its deps.
+SECTIONS: dict[str, str] = {
+    "profile": "lib.site.banner:ProfileSection",
+    "compute": "lib.compute:ComputeSection",
+    "store": "lib.store.build:StoreSection",
+    "judgements": "lib.store.judgements:JudgementsSection",
+    "knowledge_store": "lib.site.sections.knowledge_store:KnowledgeStoreNotebookSection",
+    "planners": "lib.planning.planners:PlannersSection",
+    "retrieval": "lib.retrieval.runs:RetrievalSection",
+    "query_planning": "lib.site.sections.query_planning:QueryPlanningSection",
+    "aggregation": "lib.site.sections.aggregation:AggregationSection",
+    "retrieval_metrics": "lib.site.sections.retrieval_metrics:RetrievalMetricsSection",
+    "averitec": "lib.averitec.evidence:AveritecSection",
+    "averitec_score": "lib.site.sections.averitec_score:AveritecScoreSection",
+    "averitec_2025": "lib.averitec.ev2r:Averitec2025Section",
+    "qgen": "lib.planning.qgen_training:QGenSection",
+    "llm": "lib.planning.llm:LLMSection",
+    "generative": "lib.planning.generative:GenerativeSection",
+    "generative_runs": "lib.planning.generative:GenerativeRunsSection",
+    "generative_planning": "lib.site.sections.generative_planning:GenerativePlanningSection",
+    "nli_averitec": "lib.verifier.averitec:NLIAveritecSection",
+    "nli_quantemp": "lib.verifier.quantemp:NLIQuanTempSection",
+    "nli_veracity": "lib.site.sections.nli_veracity:NLIVeracitySection",
+    "error_analysis": "lib.site.sections.error_analysis:ErrorAnalysisSection",
+    "utility": "lib.analysis.utility:UtilitySection",
+    "relevance_utility": "lib.site.sections.relevance_utility:RelevanceUtilitySection",
+    "synthesis": "lib.site.sections.synthesis:SynthesisSection",
+    "report": "lib.site.course:ReportSection",
+}
+
+
+class ParamsError(NamedError, ValueError):
+    """A parameter file that does not match the schema: every problem, one line each, by dotted key."""
+
+    def __init__(self, path: Path | str, problems: list[str]):
+        self.path, self.problems = str(path), problems
+        super().__init__(f"{path}: {len(problems)} problem(s):\n  " + "\n  ".join(problems))
+
+
+# --------------------------------------------------------------------------- reading YAML
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader with YAML 1.2 core scalars (booleans, integers, floats; no timestamps) and no
+    duplicate keys."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    f"key {key!r} written twice (first on line {seen[key] + 1}); YAML would keep the last silently",
+                    key_node.start_mark,
+                )
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep)
+
+
+_YAML_1_1 = {
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:timestamp",
+}
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in _YAML_1_1]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+for _tag, _rx, _first in [  # YAML 1.2 core schema; integers before floats ("3" matches both)
+    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
+    (
+        "float",
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        "-+0123456789.",
+    ),
+]:
+    _Loader.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}", re.compile(_rx), list(_first))
+
+
+def _yaml_1_2_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    """`010` is 10 (YAML 1.1: 8); `0o10` is 8 and `0x10` is 16, as YAML 1.2 writes them."""
+    value = loader.construct_scalar(node)
+    base = {"0o": 8, "0x": 16}.get(value[:2], 10)
+    return int(value[2:] if base != 10 else value, base)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _yaml_1_2_int)
+
+
+def read_yaml(path: Path | str) -> Any:
+    """A YAML file with YAML 1.2 floats; a syntax error names the file and line."""
+    path = Path(path)
+    if not path.is_file():
+        raise ParamsError(path, ["no such file" if not path.exists() else "not a file"])
+    try:
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+    except yaml.YAMLError as err:
+        raise ParamsError(path, [f"not valid YAML: {err}".replace("\n", " ")]) from None
+    except UnicodeDecodeError as err:
+        raise ParamsError(path, [f"not UTF-8 text ({err.reason} at byte {err.start})"]) from None
+
+
+# --------------------------------------------------------------------------- types the sections share
+
+PosInt = Annotated[int, Field(ge=1)]
+NonNegInt = Annotated[int, Field(ge=0)]
+PosFloat = Annotated[float, Field(gt=0)]
+NonNegFloat = Annotated[float, Field(ge=0)]
+Share = Annotated[float, Field(ge=0, le=1)]  # a fraction, 0 and 1 included
+OpenShare = Annotated[float, Field(gt=0, lt=1)]  # a fraction strictly between 0 and 1
+Level = Share  # a METEOR level of the AVeriTeC score
+Threshold = Annotated[float, Field(gt=0, le=1)]  # a share above 0, 1 included
+Text = Annotated[str, Field(pattern=r"\S")]  # something besides whitespace
+Device = Annotated[str, Field(pattern=r"^(auto|cpu|mps|cuda(:\d+)?)$")]
+Url = Annotated[str, Field(pattern=r"^https?://\S+$")]
+
+
+class Section(BaseModel):
+    """Strict: no type coercion ("3" is not 3, "false" is not a boolean) and no unknown keys."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)
+
+
+def subset(values: list[str], allowed: list[str], name: str, where: str) -> None:
+    """A model check: every one of `values` is in `allowed` (`name` and `where` say which keys)."""
+    missing = [v for v in values if v not in allowed]
+    if missing:
+        raise ValueError(f"{name} names {missing}, which are not in {where} {allowed}")
+
+
+def member(value: Any, allowed: list[Any], name: str, where: str) -> None:
+    """A model check: `value` is one of `allowed`."""
+    if value not in allowed:
+        raise ValueError(f"{name} = {value!r} is not one of {where} {allowed}")
+
+
+# --------------------------------------------------------------------------- checking
+
+
+def _key(loc: tuple[Any, ...]) -> str:
+    """('retrieval', 'bm25', 'k1') -> 'retrieval.bm25.k1'; list positions as [i]."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def problems(err: ValidationError, prefix: tuple[Any, ...] = ()) -> list[str]:
+    """One readable line per schema error: dotted key, what is wrong, what was given."""
+    lines = []
+    for e in err.errors():
+        loc = prefix + tuple(
+            p for p in e["loc"] if not (isinstance(p, str) and p.startswith(("function-after", "union")))
+        )
+        key = _key(loc) or "(file)"
+        if e["type"] == "extra_forbidden":
+            lines.append(f"{key}: unknown key (a typo? remove it or see the section's model, lib.params.SECTIONS)")
+        elif e["type"] == "missing":
+            lines.append(f"{key}: required key is missing")
+        elif e["type"] == "string_pattern_mismatch" and e.get("ctx", {}).get("pattern") == r"\S":
+            lines.append(f"{key}: expected some text, got {e['input']!r}")
+        elif e["type"] == "value_error":
+            lines.append(f"{key}: {e['msg'].removeprefix('Value error, ')}")
+        else:
+            hint = " (write true or false, without quotes)" if e["type"] == "bool_type" else ""
+            lines.append(f"{key}: {e['msg']}{hint}, got {e['input']!r}")
+    return sorted(dict.fromkeys(lines))
+
+
+def section_model(name: str) -> type[Section]:
+    """The model of one section, imported from the module that it configures."""
+    if name not in SECTIONS:
+        raise KeyError(f"no params section {name!r} (sections: {', '.join(SECTIONS)})")
+    module, _, cls = SECTIONS[name].partition(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def check_section(name: str, raw: Any, path: Path | str = PARAMS_FILE) -> dict[str, Any]:
+    """`raw` (one parsed section) if it matches the section's model; else `ParamsError` listing every problem."""
+    try:
+        section_model(name).model_validate(raw)
+    except ValidationError as err:
+        raise ParamsError(path, problems(err, (name,))) from None
+    return raw
+
+
+@functools.lru_cache(maxsize=8)
+def _read(path: str, mtime_ns: int, size: int) -> Any:
+    return read_yaml(path)
+
+
+def read_params(path: Path | str = PARAMS_FILE) -> dict[str, Any]:
+    """The parameter file as parsed YAML (a mapping of sections), not checked against any model."""
+    path = Path(path)
+    if not path.is_file():
+        read_yaml(path)  # raises, naming the path
+    stat = path.stat()
+    raw = _read(str(path), stat.st_mtime_ns, stat.st_size)
+    if not isinstance(raw, dict):
+        raise ParamsError(path, [f"expected a mapping of sections, got {type(raw).__name__}"])
+    return copy.deepcopy(raw)
+
+
+def section(name: str, path: Path | str = PARAMS_FILE) -> dict[str, Any]:
+    """One section of the parameter file, checked against its model; a clear error names a missing section."""
+    raw = read_params(path)
+    if name not in raw:
+        raise KeyError(f"{path}: no section {name!r} (sections: {', '.join(raw)})")
+    return check_section(name, raw[name], path)
+
+
+def settings(name: str, path: Path | str = PARAMS_FILE) -> Section:
+    """One section as its typed model (`section` gives the checked mapping)."""
+    return section_model(name).model_validate(section(name, path))

@@ -1,0 +1,663 @@
+"""An OpenAI-compatible chat client with an on-disk answer cache, for the prompted planners.
+
+Any endpoint that speaks the OpenAI chat API works (OpenAI, vLLM, llama.cpp's server, Ollama): base_url,
+model, temperature, seed and max_tokens come from the `llm` params section. The API key comes from the
+environment variable named by `api_key_env` only, and is never written to params, the cache, reports, logs
+or exception messages. `api_key_env: null` sends no key (a fixed placeholder, not a secret, for local
+servers); a variable that is named but not set is an error in live mode (`LLMAuthError`). A key about to
+go over plain http to a host that is not loopback (127.0.0.0/8, ::1, localhost) draws a warning first.
+
+Every answer is appended to a JSONL cache (a DVC output) under a key computed from the model id, the
+messages and the generation parameters, so a rerun is deterministic, free and offline. No complete answer
+is ever lost, whatever process is killed when:
+- an append is one write of one line under an exclusive `flock`, flushed to disk, and always begins on a
+  new line (a line cut short by a killed writer is ended first, so the next answer is never glued to it);
+- opening the cache checks it under the same lock; a line that does not parse (cut short, damaged bytes)
+  is moved to `<cache>.rejected.jsonl` with its line number and its exact bytes (`text`, decode with
+  `.encode("utf-8", "surrogateescape")`), never deleted, and the complete entries inside it (an answer
+  that an older writer glued to a cut line) are kept in the cache; a valid last line without its newline
+  is kept and the newline added. Damage that still parses as an entry (a changed letter inside an
+  answer) cannot be told from an answer without checksums;
+- the repair rewrites the same file in place (never a rename, which would cut off a process holding the
+  file open); a rewrite that moves good lines first saves them to `<cache>.repair` (atomically), so a
+  repair killed half-way is finished by the next open (which may record a damaged line aside twice).
+
+Modes (`llm.mode`):
+- `off`: no calls; planners that need an LLM are skipped (`LLM.enabled` is False) and the notebooks say so.
+- `replay`: cache only; a missing entry is an error listing what is missing (`CacheMiss`).
+- `live`: call the endpoint for what the cache lacks, then cache it.
+
+Errors: rate limits (429), server errors (5xx), timeouts and connection errors are retried with
+exponential backoff; an answer that still fails is counted and returned as None (the caller's plan falls
+back). Some failures stop the stage at once instead, with the setting to fix: a refused key (401/403,
+`LLMAuthError`: llm.api_key_env), a wrong model or path (404, `LLMNotFoundError`: llm.model, llm.base_url),
+and an endpoint that cannot be reached for `UNREACHABLE_AFTER` prompts in a row (`LLMUnreachableError`:
+llm.base_url). A malformed answer (a body that is not a chat completion, such as an HTML page with status
+200, no `choices`, `content: null`) is counted (`Counters.malformed`), returned as None and never cached.
+The parsers (`parse_list`, `first_question`) survive chatty output, as Papelo's did: they take the first
+JSON list, or else the numbered/question lines, or the first question.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import ipaddress
+import json
+import os
+import re
+import time
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal, get_args
+from urllib.parse import urlsplit
+
+from pydantic import Field
+from tqdm import tqdm
+
+from lib.cli import NamedError
+from lib.params import NonNegInt, PosInt, Section, Text, Url, section
+from lib.paths import OUTPUTS_DIR, ROOT
+
+# --------------------------------------------------------------------------- params
+
+Mode = Literal["off", "replay", "live"]
+
+
+class LLMSection(Section):
+    mode: Mode
+    base_url: Url | None
+    model: Text
+    temperature: Annotated[float, Field(ge=0, le=2)]
+    seed: NonNegInt | None
+    max_tokens: PosInt
+    timeout: Annotated[float, Field(gt=0, le=3600)]  # seconds per request
+    max_retries: Annotated[int, Field(ge=0, le=20)]
+    backoff: Annotated[float, Field(ge=0, le=600)]  # first wait in seconds, doubled per retry
+    api_key_env: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] | None
+    cache: Text
+
+
+MODES: tuple[str, ...] = get_args(Mode)
+CACHE_FILE = OUTPUTS_DIR / "llm" / "cache.jsonl"
+UNREACHABLE_AFTER = 3  # prompts in a row that failed with connection errors (after their retries): stop
+NO_KEY = "no-key"  # sent when llm.api_key_env is null (the SDK needs some key); not a secret
+Messages = list[dict[str, str]]
+
+
+class LLMError(NamedError, RuntimeError):
+    """A problem with the LLM settings or the endpoint."""
+
+
+class LLMAuthError(LLMError):
+    """The key is missing (its variable is not set) or refused (401/403): fix llm.api_key_env."""
+
+
+class LLMNotFoundError(LLMError):
+    """The endpoint answered 404: the model or the path does not exist; fix llm.model or llm.base_url."""
+
+
+class LLMUnreachableError(LLMError):
+    """Several prompts in a row could not connect: nothing answers at llm.base_url."""
+
+
+class CacheMiss(LLMError):
+    """Replay mode asked for answers the cache does not hold."""
+
+    def __init__(self, missing: Sequence[Messages]):
+        self.missing = list(missing)
+        shown = "\n".join(f"  - {_preview(m)}" for m in self.missing[:10])
+        more = f"\n  ... and {len(self.missing) - 10} more" if len(self.missing) > 10 else ""
+        super().__init__(
+            f"llm.mode is 'replay' but {len(self.missing)} answer(s) are not in the cache:\n{shown}{more}\n"
+            "run once with llm.mode: live against an endpoint (or pull the cache with `dvc pull`)"
+        )
+
+
+def _preview(messages: Messages, width: int = 100) -> str:
+    text = " | ".join(m.get("content", "") for m in messages if m.get("role") != "system")
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@dataclass
+class LLMSettings:
+    """The `llm` params section. No key here: `api_key_env` names the environment variable holding it
+    (None: send no key, for local servers)."""
+
+    model: str  # no default: params.yaml's `llm.model` is the one source
+    mode: str = "off"
+    base_url: str | None = None  # None: the SDK's default (api.openai.com); e.g. http://localhost:8000/v1
+    temperature: float = 0.0
+    seed: int | None = 0
+    max_tokens: int = 256
+    timeout: float = 60.0  # seconds per request
+    max_retries: int = 5  # retries after the first attempt (429, 5xx, timeouts, connection errors)
+    backoff: float = 1.0  # first wait in seconds; doubles with every retry
+    api_key_env: str | None = None  # params.yaml names OPENAI_API_KEY; None: no key is sent
+    cache: str = str(CACHE_FILE.relative_to(OUTPUTS_DIR.parent))
+
+    @classmethod
+    def from_params(cls, p: Mapping[str, Any] | None = None) -> LLMSettings:
+        """From an `llm` params mapping (None: params.yaml's section)."""
+        p = dict(section("llm") if p is None else p)
+        if "api_key" in p or any("key" in k and k != "api_key_env" for k in p):
+            raise ValueError("params llm: API keys never go in params; set the variable named by llm.api_key_env")
+        unknown = sorted(set(p) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise ValueError(
+                f"params llm: unknown keys {unknown} (expected some of {sorted(cls.__dataclass_fields__)})"
+            )
+        if p.get("mode", "off") not in MODES:
+            raise ValueError(f"params llm.mode: {p['mode']!r} is not one of {MODES}")
+        if "model" not in p:
+            raise ValueError("params llm.model: required (the model name the endpoint serves)")
+        s = cls(**p)
+        if s.api_key_env is not None and (not isinstance(s.api_key_env, str) or not s.api_key_env):
+            raise ValueError("params llm.api_key_env: the name of an environment variable, or null for no key")
+        return s
+
+
+def cache_key(model: str, messages: Messages, params: Mapping[str, Any]) -> str:
+    """sha256 of the model id, the messages and the generation parameters (canonical JSON)."""
+    blob = json.dumps(
+        {"model": model, "messages": messages, "params": dict(params)},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+# --------------------------------------------------------------------------- the answer cache
+
+
+def _entry(line: bytes) -> dict | None:
+    """A cache line (with or without its newline) as an entry, or None (cut short, not JSON, no entry)."""
+    try:
+        rec = json.loads(line)
+    except (ValueError, RecursionError):  # UnicodeDecodeError (a flipped byte) is a ValueError
+        return None
+    return (
+        rec
+        if isinstance(rec, dict) and isinstance(rec.get("key"), str) and isinstance(rec.get("answer"), str)
+        else None
+    )
+
+
+def _lines(raw: bytes) -> list[bytes]:
+    """The lines of a file, split on b"\\n" only (a flipped byte may be a \\r); the last may lack its newline."""
+    parts = raw.split(b"\n")
+    return [p + b"\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+_ENTRY_START = re.compile(rb'\{"(?:answer|key)": ')  # where a cache entry can begin (quotes in strings are escaped)
+
+
+def _salvage(line: bytes) -> list[bytes]:
+    """The complete entries inside a damaged line, each as a line of its own: an answer that an older
+    writer glued to a line cut short, or two entries joined by `cat` without a newline between them."""
+    text = line.decode("latin-1")  # one character per byte: positions match, JSON structure is ASCII
+    decoder, out, pos = json.JSONDecoder(), [], 0
+    for m in _ENTRY_START.finditer(line):
+        if m.start() < pos:
+            continue
+        try:
+            _, end = decoder.raw_decode(text, m.start())
+        except ValueError:
+            continue
+        piece = line[m.start() : end] + b"\n"
+        if _entry(piece):
+            out.append(piece)
+            pos = end
+    return out
+
+
+def rejected_path(path: Path | str) -> Path:
+    """Where damaged lines of the cache at `path` go: `cache.jsonl` -> `cache.rejected.jsonl`."""
+    path = Path(path)
+    return path.with_name(
+        f"{path.stem}.rejected{path.suffix}" if path.suffix == ".jsonl" else f"{path.name}.rejected.jsonl"
+    )
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+class AnswerCache:
+    """The JSONL answer cache: `{"key", "model", "params", "messages", "answer"}` per line.
+
+    Opening it checks and repairs the file under the writers' lock (see the module docstring); `rejected`
+    counts the damaged lines this open moved to `rejected_file`."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.rejected_file = rejected_path(self.path)
+        self.entries: dict[str, str] = {}
+        self.rejected = 0  # damaged lines moved to rejected_file by this open
+        self.newline_added = False  # the last line was complete but lacked its newline
+        self.salvaged = 0  # complete entries recovered from damaged lines (kept in the cache)
+        self._load()
+
+    @property
+    def dropped(self) -> int:
+        """The old name of `rejected` (lines are no longer dropped but moved aside)."""
+        return self.rejected
+
+    @property
+    def _journal(self) -> Path:
+        return self.path.with_name(self.path.name + ".repair")
+
+    def _load(self) -> None:
+        if self.path.is_dir():
+            raise LLMError(f"llm.cache: {self.path} is a directory; expected the path of a JSONL file")
+        if not self.path.exists():
+            return
+        with open(self.path, "r+b") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                raw = f.read()
+                # a repair killed half-way left its journal: every good line it had, before it moved any
+                saved = self._journal.read_bytes() if self._journal.exists() else None
+                good: list[bytes] = [line for line in _lines(saved or b"") if _entry(line)]
+                seen = set(good)
+                bad: list[tuple[int, bytes]] = []
+                for number, line in enumerate(_lines(raw), 1):
+                    whole = line if line.endswith(b"\n") else line + b"\n"  # only the last line may lack it
+                    if _entry(line) is None:
+                        bad.append((number, line))  # kept whole in the side file; its complete entries stay here
+                        pieces = [piece for piece in _salvage(line) if piece not in seen]
+                        good.extend(pieces)
+                        self.salvaged += len(pieces)
+                    elif whole not in seen:
+                        good.append(whole)
+                        self.newline_added |= whole is not line
+                for line in good:
+                    rec = _entry(line)
+                    self.entries[rec["key"]] = rec["answer"]
+                self._repair(f, raw, b"".join(good), bad, saved is not None)
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+    def _repair(self, f, raw: bytes, new: bytes, bad: list[tuple[int, bytes]], journaled: bool) -> None:
+        """Make the file hold `new`, in place, under the lock the caller holds; damaged lines go aside first."""
+        if bad:
+            records = b"".join(
+                json.dumps(
+                    {
+                        "line": n,
+                        "cache": self.path.name,
+                        "rejected_at": round(time.time()),
+                        "text": line.decode("utf-8", "surrogateescape"),
+                    }
+                ).encode()
+                + b"\n"
+                for n, line in bad
+            )
+            fd = os.open(self.rejected_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                _write_all(fd, records)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            self.rejected = len(bad)
+        if new != raw:
+            if new.startswith(raw):  # only a newline to add: append it
+                f.seek(0, os.SEEK_END)
+                f.write(new[len(raw) :])
+            elif raw.startswith(new):  # only a damaged tail to cut: no good line moves
+                f.truncate(len(new))
+            else:  # good lines move: journal them, then rewrite the same file
+                tmp = self._journal.with_name(self._journal.name + ".tmp")
+                with open(tmp, "wb") as j:
+                    j.write(new)
+                    j.flush()
+                    os.fsync(j.fileno())
+                os.replace(tmp, self._journal)  # the journal, not the cache: nobody holds it open
+                _fsync_dir(self.path.parent)
+                journaled = True
+                f.seek(0)
+                f.write(new)
+                f.truncate()
+            f.flush()
+            os.fsync(f.fileno())
+        if journaled:
+            self._journal.unlink(missing_ok=True)
+
+    def get(self, key: str) -> str | None:
+        return self.entries.get(key)
+
+    def put(self, key: str, model: str, params: Mapping[str, Any], messages: Messages, answer: str) -> None:
+        """Append one entry: one write of one line, on a line of its own, under an exclusive lock, flushed."""
+        line = (
+            json.dumps(
+                {"key": key, "model": model, "params": dict(params), "messages": messages, "answer": answer},
+                ensure_ascii=False,
+                sort_keys=True,
+            ).encode("utf-8")
+            + b"\n"
+        )
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":  # a writer was killed mid-line: end that line
+                line = b"\n" + line
+            _write_all(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)  # closing releases the lock
+        self.entries[key] = answer
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+# --------------------------------------------------------------------------- the client
+
+
+@dataclass
+class Counters:
+    """What happened in a session: reported by the stages and notebook 06."""
+
+    requests: int = 0  # HTTP requests sent (retries included)
+    cache_hits: int = 0
+    answered: int = 0  # new answers from the endpoint
+    retries: int = 0
+    failures: int = 0  # prompts given up on (after the retries, or malformed): returned as None
+    malformed: int = 0  # answers that were no chat completion (HTML, no choices, null content)
+    parse_failures: int = 0  # answers the parsers could not use (counted by the callers)
+    errors: dict[str, int] = field(default_factory=dict)
+
+
+def _key_in_clear(url: str) -> bool:
+    """True when a key sent to `url` crosses the network unencrypted: plain http to a non-loopback host."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() != "http":
+        return False
+    host = (parts.hostname or "").lower()
+    if host == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name
+        return True
+
+
+def _shown(url: str) -> str:
+    """A URL for messages: without user:password@ or a query."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}{parts.path}"
+
+
+_SECRETISH = re.compile(r"\b(?:sk|key|pk)-[A-Za-z0-9_*.\-]{4,}")
+
+
+def _answer_text(resp: Any) -> tuple[str | None, str | None]:
+    """The answer text of a chat completion, or (None, what is wrong) for a malformed one."""
+    if not hasattr(resp, "choices"):
+        return None, "not_a_completion"  # e.g. an HTML page with status 200 (the SDK hands back the text)
+    choices = resp.choices
+    if not isinstance(choices, list) or not choices:
+        return None, "no_choices"
+    message = getattr(choices[0], "message", None)
+    if message is None:
+        return None, "no_message"
+    content = getattr(message, "content", None)
+    if content is None:
+        return None, "null_content"
+    if not isinstance(content, str):
+        return None, "not_text"
+    return content, None
+
+
+class LLM:
+    """The client: `chat(messages)` returns the answer text (cached), or None after repeated failures;
+    a wrong key, model or base_url raises at once (`LLMAuthError`, `LLMNotFoundError`,
+    `LLMUnreachableError`)."""
+
+    def __init__(self, settings: LLMSettings, cache_path: Path | str | None = None):
+        self.settings = settings
+        path = Path(cache_path or settings.cache)
+        self.cache = AnswerCache(path if path.is_absolute() else ROOT / path)  # relative: to the project root
+        self.counters = Counters()
+        self._client = None
+        self._unreachable = 0  # prompts in a row that failed with connection errors
+        if settings.mode == "live":
+            self._sdk()  # a missing key, and a key about to go out in clear, are said before any work
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.mode != "off"
+
+    def params(self, **overrides: Any) -> dict[str, Any]:
+        s = self.settings
+        p = {"temperature": s.temperature, "seed": s.seed, "max_tokens": s.max_tokens}
+        p.update(overrides)
+        return p
+
+    def _key(self) -> str:
+        """The key from the variable llm.api_key_env names; NO_KEY when it is null."""
+        name = self.settings.api_key_env
+        if name is None:
+            return NO_KEY
+        key = os.environ.get(name)
+        if not key:
+            raise LLMAuthError(
+                f"llm.api_key_env names the environment variable {name}, which is not set (or empty): "
+                f"export {name}, or set llm.api_key_env: null for a local server that needs no key"
+            )
+        return key
+
+    def _sdk(self):
+        if self._client is None:
+            from openai import OpenAI
+
+            key = self._key()
+            client = OpenAI(
+                api_key=key, base_url=self.settings.base_url, timeout=self.settings.timeout, max_retries=0
+            )  # retries are ours, so they are counted
+            if self.settings.api_key_env is not None and _key_in_clear(str(client.base_url)):
+                warnings.warn(
+                    f"llm.base_url {_shown(str(client.base_url))} is plain http to a host that is not "
+                    f"loopback: the key from ${self.settings.api_key_env} will cross the network "
+                    "unencrypted; use https",
+                    stacklevel=3,
+                )
+            self._client = client
+        return self._client
+
+    @property
+    def _base_url(self) -> str:
+        """The endpoint as the messages show it (the SDK's default when llm.base_url is null)."""
+        url = str(self._client.base_url) if self._client is not None else self.settings.base_url or "(SDK default)"
+        return _shown(url) if "://" in url else url
+
+    def _redact(self, text: str) -> str:
+        """A server's message without the key (and anything that looks like one), shortened."""
+        name = self.settings.api_key_env
+        key = os.environ.get(name) if name else None
+        if key:
+            text = text.replace(key, "***")
+        text = _SECRETISH.sub("***", " ".join(str(text).split()))
+        return text if len(text) <= 200 else text[:199] + "…"
+
+    def missing(self, batch: Iterable[Messages], **overrides: Any) -> list[Messages]:
+        p = self.params(**overrides)
+        return [m for m in batch if self.cache.get(cache_key(self.settings.model, m, p)) is None]
+
+    def chat(self, messages: Messages, **overrides: Any) -> str | None:
+        if not self.enabled:
+            raise LLMError("llm.mode is 'off': no LLM calls (planners that need one are skipped)")
+        p = self.params(**overrides)
+        key = cache_key(self.settings.model, messages, p)
+        hit = self.cache.get(key)
+        if hit is not None:
+            self.counters.cache_hits += 1
+            return hit
+        if self.settings.mode == "replay":
+            raise CacheMiss([messages])
+        answer = self._call(messages, p)
+        if answer is not None:
+            self.cache.put(key, self.settings.model, p, messages, answer)
+            self.counters.answered += 1
+        return answer
+
+    def chat_many(
+        self, batch: Sequence[Messages], progress: bool = True, desc: str = "llm", **overrides: Any
+    ) -> list[str | None]:
+        """`chat` for each; in replay mode every missing entry is listed in one error before any work."""
+        if self.settings.mode == "replay":
+            missing = self.missing(batch, **overrides)
+            if missing:
+                raise CacheMiss(missing)
+
+        return [self.chat(m, **overrides) for m in tqdm(batch, desc=desc, disable=not progress)]
+
+    def _count(self, name: str) -> None:
+        self.counters.errors[name] = self.counters.errors.get(name, 0) + 1
+
+    def _fatal(self, err: Any) -> LLMError | None:
+        """The error that stops the stage for a status no retry can fix (401, 403, 404), else None."""
+        s, code = self.settings, err.status_code
+        if code in (401, 403):
+            sent = f"the key from ${s.api_key_env}" if s.api_key_env else "no key (llm.api_key_env is null)"
+            return LLMAuthError(
+                f"{self._base_url} refused {sent} (HTTP {code}, model {s.model!r}): fix "
+                "llm.api_key_env (the variable it names must hold a valid key with access to llm.model)"
+            )
+        if code == 404:
+            detail = self._redact(getattr(err, "message", ""))
+            return LLMNotFoundError(
+                f"{self._base_url} answered HTTP 404 for model {s.model!r} ({detail}): fix "
+                "llm.model (a model this endpoint serves) or llm.base_url (it usually ends in /v1)"
+            )
+        return None
+
+    def _call(self, messages: Messages, p: Mapping[str, Any]) -> str | None:
+        import openai
+
+        s = self.settings
+        kwargs = {k: v for k, v in p.items() if v is not None}
+        connection_failed = False
+        for attempt in range(s.max_retries + 1):
+            self.counters.requests += 1
+            try:
+                resp = self._sdk().chat.completions.create(model=s.model, messages=messages, **kwargs)
+            except openai.APIStatusError as err:
+                self._count(f"http_{err.status_code}")
+                fatal = self._fatal(err)
+                if fatal is not None:
+                    raise fatal from None  # the SDK's error holds the request and the server's words
+                connection_failed = False
+                if not (err.status_code == 429 or err.status_code >= 500):
+                    break  # 4xx other than 429: retrying will not help
+            except openai.APIConnectionError as err:  # timeouts included
+                self._count(type(err).__name__)
+                connection_failed = (
+                    not isinstance(err, openai.APITimeoutError) or type(err.__cause__).__name__ == "ConnectTimeout"
+                )  # slow, not absent, when the read timed out
+            except (ValueError, openai.APIResponseValidationError) as err:  # a body that is not JSON
+                return self._malformed(type(err).__name__)
+            else:
+                text, problem = _answer_text(resp)
+                if problem:
+                    return self._malformed(problem)
+                self._unreachable = 0
+                return text
+            if attempt < s.max_retries:
+                self.counters.retries += 1
+                time.sleep(s.backoff * 2**attempt)
+        self.counters.failures += 1
+        self._unreachable = self._unreachable + 1 if connection_failed else 0
+        if self._unreachable >= UNREACHABLE_AFTER:
+            raise LLMUnreachableError(
+                f"the LLM endpoint at {self._base_url} is unreachable: {self._unreachable} prompts in a row failed "
+                f"with connection errors after {s.max_retries} retries each: fix llm.base_url (or start the server)"
+            )
+        return None
+
+    def _malformed(self, problem: str) -> None:
+        """A 200 that is no chat completion: counted, not retried, not cached."""
+        self._count(f"malformed_{problem}")
+        self.counters.malformed += 1
+        self.counters.failures += 1
+        self._unreachable = 0
+        return None
+
+    def report(self) -> dict[str, Any]:
+        """Settings (no key) and counters, for the stage reports."""
+        s = asdict(self.settings)
+        return {
+            "settings": s,
+            "cache_entries": len(self.cache),
+            "cache_lines_rejected": self.cache.rejected,
+            "cache_entries_salvaged": self.cache.salvaged,
+            **asdict(self.counters),
+        }
+
+
+# --------------------------------------------------------------------------- parsing chatty output
+
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.):]|Q\d*[.:)]|Question\s*\d*\s*[.:)])\s*(.+?)\s*$", re.IGNORECASE)
+_QUESTION = re.compile(r"[^.?!\n]*?\?")
+_LABEL = re.compile(r"^(?:next\s+)?(?:question|query|q)\s*\d*\s*[:.)-]\s*", re.IGNORECASE)
+
+
+def _clean(item: str) -> str:
+    """Whitespace collapsed, quotes and a leading 'Next question:' label removed."""
+    return _LABEL.sub("", " ".join(item.split()).strip(" \"'"))
+
+
+def _json_lists(text: str) -> Iterable[Any]:
+    """Every decodable JSON value that starts at a '[' in the text, in order."""
+    decoder = json.JSONDecoder()
+    for m in re.finditer(r"\[", text):
+        try:
+            value, _ = decoder.raw_decode(text, m.start())
+        except ValueError:
+            continue
+        yield value
+
+
+def parse_list(text: str | None) -> list[str]:
+    """The questions in an answer: the first JSON list of strings (objects: their 'question'/'query'
+    field), else bulleted or numbered lines, else every sentence ending in '?'. Empty when none."""
+    if not text:
+        return []
+    for value in _json_lists(text):
+        if isinstance(value, list):
+            items = [
+                v if isinstance(v, str) else (v.get("question") or v.get("query")) if isinstance(v, dict) else None
+                for v in value
+            ]
+            items = [_clean(i) for i in items if isinstance(i, str) and _clean(i)]
+            if items:
+                return items
+    lines = [m.group(1) for m in map(_LIST_ITEM.match, text.splitlines()) if m]
+    if lines:
+        return [_clean(line) for line in lines if _clean(line)]
+    return [_clean(q) for q in _QUESTION.findall(text) if len(q.split()) >= 2]
+
+
+def first_question(text: str | None) -> str | None:
+    """The first question in an answer (Papelo's parsing of a next-question reply), or None."""
+    qs = [q for q in parse_list(text) if q.endswith("?")] or parse_list(text)
+    return qs[0] if qs else None

@@ -1,0 +1,377 @@
+"""Query planners that need no language model, one plan format, and plan statistics.
+
+A plan is `{claim_id: [queries]}`, saved as JSONL (`{"claim_id": 0, "queries": [...]}` per line).
+
+- CLAIM-ONLY (`claim_only`): the claim text as the single query.
+- ORACLE-QUERIES (`oracle`): the claim's gold questions, written by the annotators who verified it: the
+  upper bound for decomposition (they know which evidence was needed).
+- BLOOM-QG (`bloom_qg`): the questions the original AVeriTeC baseline generated from the claim alone
+  (BLOOM, before retrieval) in `data/averitec/systems/bloom_dev_generated_questions.json`.
+- POST-HOC (`post_hoc`): the questions of a published system's QA evidence. The systems wrote them after
+  retrieval, looking at the evidence, so they are a *reference*, not a plan a retriever could have used.
+- HEURISTIC (`heuristic`): a rule-based decomposition, see `heuristic_queries`.
+
+`resolve` turns a plan into the queries actually run: a claim whose plan is empty or missing falls back to
+its claim text, and the fallbacks are returned so that callers count and report them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+
+from lib import timing as TM
+from lib.cli import run_main
+from lib.data import DataError, averitec
+from lib.params import PosInt, Section, Text, section
+from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE
+from lib.retrieval.retrievers import tokenize
+
+# --------------------------------------------------------------------------- params
+
+
+class HeuristicSection(Section):
+    window: PosInt
+    max_queries: PosInt
+
+
+class PlannersSection(Section):
+    bloom_file: Text
+    post_hoc: dict[str, Text]
+    heuristic: HeuristicSection
+
+
+Plan = dict[int, list[str]]
+PLANS_DIR = OUTPUTS_DIR / "plans"
+POST_HOC_PREFIX = "post_hoc_"
+
+
+def distinct(queries: Iterable[str]) -> list[str]:
+    """Stripped, non-empty queries, first occurrence kept (case and spacing ignored for duplicates)."""
+    seen, out = set(), []
+    for q in queries:
+        q = " ".join((q or "").split())
+        key = q.lower()
+        if q and key not in seen:
+            seen.add(key)
+            out.append(q)
+    return out
+
+
+def claim_only(claims: Iterable[averitec.Claim]) -> Plan:
+    return {c.claim_id: [c.text] for c in claims}
+
+
+def oracle(claims: Iterable[averitec.Claim]) -> Plan:
+    return {c.claim_id: distinct(q.text for q in c.questions) for c in claims}
+
+
+def bloom_qg(claims: Iterable[averitec.Claim], generated: Mapping[int, list[str]]) -> Plan:
+    """The published BLOOM questions for the given claims (a claim without any gets an empty plan)."""
+    return {c.claim_id: distinct(generated.get(c.claim_id, [])) for c in claims}
+
+
+def post_hoc(claims: Iterable[averitec.Claim], outputs: Iterable[averitec.SystemOutput]) -> Plan:
+    """The distinct questions of a system's QA evidence, in the system's order."""
+    by_id = {o.claim_id: o for o in outputs}
+    return {
+        c.claim_id: distinct(e.question for e in by_id[c.claim_id].evidence if e.question)
+        if c.claim_id in by_id
+        else []
+        for c in claims
+    }
+
+
+# --------------------------------------------------------------------------- heuristic decomposition
+
+# Rule 1: clause boundaries. Sentence ends and semicolons always split; these connectives split when
+# both sides keep at least MIN_CLAUSE_WORDS words ("Biden and Harris" stays whole).
+_SENTENCE = re.compile(r"(?<=[.!?…])\s+(?=[A-Z“\"‘'])|;\s*")
+_CONNECTIVES = re.compile(
+    r",?\s+\b(?:but|while|whereas|although|though|because|since|so that|and|or)\b\s+|,\s+which\s+", re.IGNORECASE
+)
+MIN_CLAUSE_WORDS = 4
+# Rule 2: numbers (amounts, percentages, money, counts with a magnitude word).
+_NUMBER = re.compile(
+    r"(?:[$£€₹]\s?)?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent|per cent|million|billion|trillion|"
+    r"thousand|crore|lakh))?",
+    re.IGNORECASE,
+)
+# Rule 3: dates (years 1800-2099, month names with an optional day or year).
+_MONTHS = (
+    "January|February|March|April|May|June|July|August|September|October|November|December|"
+    "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
+)
+_DATE = re.compile(
+    rf"\b(?:(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?(?:{_MONTHS})\.?(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?|"
+    r"(?:18|19|20)\d{2}s?)\b"
+)
+# Rule 4: named entities, approximated as runs of capitalised words (a leading function word or
+# sentence opener on its own is not an entity; an acronym such as WHO is).
+_ENTITY = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+(?:of|the|de|for|and)?\s*[A-Z][\w'’.-]*)*")
+_NOT_ENTITIES = {
+    "a",
+    "an",
+    "the",
+    "in",
+    "on",
+    "at",
+    "this",
+    "that",
+    "these",
+    "those",
+    "it",
+    "he",
+    "she",
+    "they",
+    "we",
+    "i",
+    "you",
+    "says",
+    "said",
+    "photo",
+    "video",
+    "image",
+    "there",
+    "if",
+    "when",
+    "as",
+    "according",
+    "after",
+    "before",
+    "during",
+    "no",
+    "yes",
+    "not",
+    "why",
+    "what",
+    "how",
+    "who",
+    "his",
+    "her",
+    "their",
+    "our",
+    "my",
+    "and",
+    "but",
+    "so",
+    "now",
+    "by",
+    "for",
+    "from",
+    "with",
+    "well",
+    "remember",
+    "speaking",
+    "almost",
+    "more",
+    "less",
+    "than",
+    "some",
+    "all",
+    "every",
+}
+
+
+def split_clauses(text: str, min_words: int = MIN_CLAUSE_WORDS) -> list[str]:
+    """Rule 1: sentences and semicolon parts, then connective splits that leave both sides long enough."""
+    clauses: list[str] = []
+    for sentence in _SENTENCE.split(text):
+        parts = [sentence]
+        for m in reversed(list(_CONNECTIVES.finditer(sentence))):
+            left, right = parts[0][: m.start()], parts[0][m.end() :]
+            if len(tokenize(left)) >= min_words and len(tokenize(right)) >= min_words:
+                parts = [left, right] + parts[1:]
+        clauses.extend(p.strip(" ,.;:…") for p in parts)
+    return [c for c in clauses if tokenize(c)]
+
+
+def _window(text: str, start: int, end: int, width: int) -> str:
+    """The words overlapping text[start:end] with `width` more words on each side, as written."""
+    words = [m.span() for m in re.finditer(r"\S+", text)]
+    inside = [i for i, (s, e) in enumerate(words) if s < end and e > start]
+    if not inside:
+        return text[start:end].strip()
+    lo, hi = max(inside[0] - width, 0), min(inside[-1] + width, len(words) - 1)
+    return text[words[lo][0] : words[hi][1]].strip(" ,.;:…")
+
+
+def aspects(clause: str, width: int) -> list[tuple[str, str]]:
+    """Rules 2-4 on one clause: (kind, query) for every number, date and entity mention."""
+    out: list[tuple[str, str]] = []
+    dates = [m.span() for m in _DATE.finditer(clause) if m.group().strip()]
+    for s, e in dates:
+        out.append(("date", _window(clause, s, e, width)))
+    for m in _NUMBER.finditer(clause):
+        if not any(s <= m.start() < e for s, e in dates):
+            out.append(("number", _window(clause, m.start(), m.end(), width)))
+    for m in _ENTITY.finditer(clause):
+        words = m.group().split()
+        while (
+            words and words[0].lower().strip("'’") in _NOT_ENTITIES and not (len(words[0]) > 1 and words[0].isupper())
+        ):
+            words = words[1:]
+        start = m.start() + m.group().find(words[0]) if words else -1
+        if words and not any(s <= start < e for s, e in dates):
+            out.append(("entity", _window(clause, start, start + len(" ".join(words)), width)))
+    return out
+
+
+def heuristic_queries(claim: str, width: int = 4, max_queries: int = 8) -> list[str]:
+    """Rule-based decomposition of one claim.
+
+    1. Clauses (`split_clauses`): every clause is a query; a claim that does not split is its own query.
+    2-4. Aspects (`aspects`): one query per number, date and named-entity mention: the mention with
+       `width` words on each side, within its clause.
+    Duplicates (same words in any order) are dropped; at most `max_queries`, clauses first.
+    """
+    clauses = split_clauses(claim) or [claim]
+    candidates = list(clauses)
+    for clause in clauses:
+        candidates.extend(q for _, q in aspects(clause, width))
+    seen, out = set(), []
+    for q in candidates:
+        key = frozenset(tokenize(q))
+        if key and key not in seen:
+            seen.add(key)
+            out.append(q)
+    return out[:max_queries]
+
+
+def heuristic(claims: Iterable[averitec.Claim], width: int = 4, max_queries: int = 8) -> Plan:
+    return {c.claim_id: heuristic_queries(c.text, width, max_queries) for c in claims}
+
+
+# --------------------------------------------------------------------------- format, fallback, statistics
+
+
+def save_plan(plan: Mapping[int, Sequence[str]], path: Path | str) -> None:
+    """One JSON line per claim, in claim order."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        for cid in sorted(plan):
+            f.write(json.dumps({"claim_id": int(cid), "queries": list(plan[cid])}, ensure_ascii=False) + "\n")
+
+
+def load_plan(path: Path | str) -> Plan:
+    """A plan saved by `save_plan`; errors name the file and line."""
+    plan: Plan = {}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                cid, queries = int(rec["claim_id"]), rec["queries"]
+            except (ValueError, KeyError, TypeError) as e:
+                raise DataError(path, n, None, f"not a plan line ({e})") from e
+            if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
+                raise DataError(path, n, "queries", "expected a list of strings")
+            if cid in plan:
+                raise DataError(path, n, "claim_id", f"claim {cid} appears twice")
+            plan[cid] = queries
+    return plan
+
+
+def resolve(plan: Mapping[int, Sequence[str]], claims: Iterable[averitec.Claim]) -> tuple[Plan, list[int]]:
+    """The queries to run per claim, and the claims that fell back to their text (empty or missing plan)."""
+    out: Plan = {}
+    fallback: list[int] = []
+    for c in claims:
+        queries = distinct(plan.get(c.claim_id, []))
+        if not queries:
+            fallback.append(c.claim_id)
+            queries = [c.text]
+        out[c.claim_id] = queries
+    return out, fallback
+
+
+def redundancy(embeddings: np.ndarray) -> float:
+    """Mean pairwise cosine similarity of one claim's (normalised) query embeddings; NaN below 2 queries."""
+    n = len(embeddings)
+    if n < 2:
+        return float("nan")
+    sims = embeddings @ embeddings.T
+    return float(np.mean([sims[i, j] for i, j in combinations(range(n), 2)]))
+
+
+def plan_stats(
+    plan: Mapping[int, Sequence[str]], embed: Callable[[list[str]], np.ndarray] | None = None
+) -> dict[str, float]:
+    """Queries per claim, tokens per query (`lib.retrieval.retrievers.tokenize` tokens), empty plans and, given an
+    `embed` function returning normalised vectors, redundancy averaged over claims with 2+ queries."""
+    sizes = np.array([len(q) for q in plan.values()])
+    tokens = np.array([len(tokenize(q)) for qs in plan.values() for q in qs])
+    stats = {
+        "claims": int(len(sizes)),
+        "empty_plans": int((sizes == 0).sum()),
+        "queries_per_claim": float(sizes.mean()) if len(sizes) else float("nan"),
+        "queries_per_claim_median": float(np.median(sizes)) if len(sizes) else float("nan"),
+        "tokens_per_query": float(tokens.mean()) if len(tokens) else float("nan"),
+    }
+    if embed is not None:
+        per_claim = [redundancy(embed(list(qs))) for qs in plan.values() if len(qs) >= 2]
+        stats["redundancy"] = float(np.mean(per_claim)) if per_claim else float("nan")
+    return stats
+
+
+# --------------------------------------------------------------------------- the `plans` stage
+
+
+def build_plans(settings: Mapping, data_dir: Path | str = DATA_DIR) -> dict[str, Plan]:
+    """Every plan named in the `planners` params section, for the AVeriTeC dev claims.
+
+    Each planner's seconds go to the stage's timing file (`lib.timing.cost`, planning)."""
+    data_dir = Path(data_dir)
+    claims = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
+    systems = data_dir / "averitec" / "systems"
+    h = settings.get("heuristic", {})
+    build: dict[str, tuple[Callable[[], Plan], str]] = {
+        "claim_only": (lambda: claim_only(claims), "measured"),
+        "oracle": (lambda: oracle(claims), "measured: the annotators' questions, read"),
+        "bloom_qg": (
+            lambda: bloom_qg(claims, averitec.load_generated_questions(systems / settings["bloom_file"])),
+            "measured: the organisers' generated questions, read (their generation did not run here)",
+        ),
+        "heuristic": (lambda: heuristic(claims, h.get("window", 4), h.get("max_queries", 8)), "measured"),
+    }
+    for name, file in settings.get("post_hoc", {}).items():
+        build[POST_HOC_PREFIX + name] = (
+            lambda file=file: post_hoc(claims, averitec.load_system_output(systems / file)),
+            "measured: a published system's questions, read",
+        )
+    plans: dict[str, Plan] = {}
+    for name, (make, how) in build.items():
+        start = time.perf_counter()
+        plans[name] = {cid: distinct(qs) for cid, qs in make().items()}
+        TM.cost(name, "planning", time.perf_counter() - start, len(claims), "plans", how=how)
+    return plans
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m lib.planning.planners`: write every plan to outputs/plans/<name>.jsonl."""
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--out-dir", default=str(PLANS_DIR))
+    args = ap.parse_args(argv)
+    plans = build_plans(section("planners", args.params))
+    for name, plan in plans.items():
+        save_plan(plan, Path(args.out_dir) / f"{name}.jsonl")
+        s = plan_stats(plan)
+        print(
+            f"{name:28s} {s['queries_per_claim']:5.2f} queries/claim, {s['tokens_per_query']:5.2f} "
+            f"tokens/query, {s['empty_plans']} empty"
+        )
+
+
+if __name__ == "__main__":
+    run_main(main)

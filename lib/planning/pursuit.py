@@ -1,0 +1,215 @@
+"""Multi-hop evidence pursuit (Papelo, FEVER 2024, Algorithms 1 and 2).
+
+    q1 = first(claim)
+    for i in 1..n:  a_i = answer(q_i) from the store;  next = next(claim, (q1, a1) ... (q_i, a_i))
+                    stop when `next` is a verdict (or repeats an asked question, or i = n)
+    optional fill-up to n pairs with paraphrases of the asked questions
+
+Question generators (`QuestionSource`):
+- `seq`: the QGEN model's `next:` task (`lib.planning.qgen`): the first question from the claim alone, the next from
+  the claim and the QA pairs so far; it stops by writing `verdict: <label>`. Paraphrases for the fill-up
+  are its other beam outputs.
+- `llm`: Papelo's prompts (`lib.planning.prompted.first_messages`, `next_messages`) through `lib.planning.llm`.
+Variants: Seq+Seq (both `seq`), Seq+LLM, LLM+LLM. ALL-AT-ONCE is the ablation (QGEN's `plan:` task, or
+the prompted ALL-AT-ONCE planner).
+
+Answers: the best document of the question in the claim's pool (BM25 in the claim scope by default), the
+same rule as `lib.averitec.evidence` uses for the static plans, so a pursuit's questions scored as a plan give the
+same QA pairs. The verdict of the AVeriTeC predictions comes from the verdict source of `lib.averitec.evidence`;
+the generator's own stop verdict is kept in the trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import pandas as pd
+from tqdm import tqdm
+
+from lib.data import averitec
+from lib.planning.llm import first_question
+from lib.planning.prompted import first_messages, next_messages, parse_next
+from lib.planning.qgen_text import parse_next as qgen_parse_next
+from lib.retrieval import fusion as F
+from lib.retrieval import retrievers as R
+
+
+@dataclass
+class Hop:
+    question: str
+    doc_id: str | None
+    answer: str
+    fill_up: bool = False
+
+
+@dataclass
+class Trace:
+    claim_id: int
+    hops: list[Hop] = field(default_factory=list)
+    stop: str = "max_questions"  # verdict | max_questions | repeat | no_question
+    stop_verdict: str | None = None  # the generator's own verdict, when it stopped with one
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "claim_id": self.claim_id,
+            "stop": self.stop,
+            "stop_verdict": self.stop_verdict,
+            "hops": [vars(h) for h in self.hops],
+        }
+
+    @classmethod
+    def from_json(cls, rec: Mapping[str, Any]) -> Trace:
+        return cls(int(rec["claim_id"]), [Hop(**h) for h in rec["hops"]], rec["stop"], rec.get("stop_verdict"))
+
+
+class QuestionSource(Protocol):
+    """Batched question generation: for each claim, candidates best first (a verdict is ("verdict", label))."""
+
+    def first(self, claims: Sequence[averitec.Claim]) -> list[list[tuple[str, str]]]: ...
+
+    def next(
+        self, claims: Sequence[averitec.Claim], pairs: Sequence[Sequence[tuple[str, str]]]
+    ) -> list[list[tuple[str, str]]]: ...
+
+
+class SeqSource:
+    """QGEN's `next:` task; `alternatives` beam outputs per step (the fill-up paraphrases).
+
+    Whether to stop is the model's probability that its output starts with `verdict` (`stop_threshold`,
+    default 0.5: stop when the model finds stopping more likely than asking), not the beam ranking, which
+    prefers any short verdict over a longer question."""
+
+    def __init__(self, generator, alternatives: int = 4, batch_size: int = 32, stop_threshold: float | None = 0.5):
+        self.g, self.k, self.batch_size, self.stop_threshold = generator, alternatives, batch_size, stop_threshold
+
+    def _run(self, claims, pairs) -> list[list[tuple[str, str]]]:
+        sources = [self.g.next_source(c, p) for c, p in zip(claims, pairs)]
+        outs = self.g.generate(sources, num_return=self.k, batch_size=self.batch_size, max_new_tokens=32)
+        cands = [[qgen_parse_next(t) for t in texts] for texts in outs]
+        if self.stop_threshold is None:  # the beam ranking decides (the naive reading)
+            return cands
+        p_stop = self.g.verdict_probability(sources, self.batch_size)
+        out = []
+        for options, p in zip(cands, p_stop):
+            verdicts = [o for o in options if o[0] == "verdict"][:1] or [("verdict", None)]
+            questions = [o for o in options if o[0] == "question"]
+            out.append(verdicts + questions if p >= self.stop_threshold else questions)
+        return out
+
+    def first(self, claims):
+        return self._run(claims, [[] for _ in claims])
+
+    def next(self, claims, pairs):
+        return self._run(claims, pairs)
+
+
+class LLMSource:
+    """Papelo's first- and next-question prompts through `lib.planning.llm` (one candidate per step)."""
+
+    def __init__(self, llm):
+        self.llm = llm
+
+    def first(self, claims):
+
+        texts = self.llm.chat_many([first_messages(c) for c in claims], desc="llm first question")
+        return [[("question", q)] if (q := first_question(t)) else [] for t in texts]
+
+    def next(self, claims, pairs):
+
+        texts = self.llm.chat_many([next_messages(c, p) for c, p in zip(claims, pairs)], desc="llm next question")
+        return [[r] if (r := parse_next(t)) else [] for t in texts]
+
+
+class Answerer:
+    """The best document for a question among a claim's candidates (one retriever and scope)."""
+
+    def __init__(self, retriever: R.Retriever, docs: pd.DataFrame):
+        self.retriever = retriever
+        ids = docs["doc_id"].to_numpy()
+        self.doc_ids, self.texts = ids, docs["text"].to_numpy()
+        self.tiebreak = F.id_tiebreak(ids)  # as lib.retrieval.runs ranks ties
+
+    def __call__(self, claim_id: int, question: str) -> tuple[str | None, str]:
+        rows = self.retriever.candidates(claim_id, [question])
+        if len(rows) == 0:
+            return None, averitec.NO_ANSWER
+        scores = self.retriever.score(claim_id, [question], rows)[0]
+        best = F.top_k(scores, 1, self.tiebreak[rows])
+        if not len(best):
+            return None, averitec.NO_ANSWER
+        row = int(rows[best[0]])
+        return str(self.doc_ids[row]), str(self.texts[row])
+
+
+def _pick(cands: Sequence[tuple[str, str]], asked: set[str], verdict_allowed: bool) -> tuple[str, str] | None:
+    """The best candidate: a verdict (once there is evidence), or the first question not asked yet."""
+    for kind, text in cands:
+        if kind == "verdict" and verdict_allowed or kind == "question" and text and text.lower() not in asked:
+            return kind, text
+    return None
+
+
+def pursue(
+    claims: Sequence[averitec.Claim],
+    first: QuestionSource,
+    nxt: QuestionSource,
+    answer: Callable[[int, str], tuple[str | None, str]],
+    max_questions: int = 5,
+    fill_up: bool = False,
+    progress: bool = True,
+) -> list[Trace]:
+    """Algorithm 1 for every claim, hop by hop in batches (claims still pursuing move on together)."""
+    traces = {c.claim_id: Trace(c.claim_id) for c in claims}
+    spare: dict[int, list[str]] = {c.claim_id: [] for c in claims}  # other beam outputs: fill-up paraphrases
+    active = list(claims)
+    cands = first.first(active)
+    bar = tqdm(total=max_questions, desc="pursuit hops", disable=not progress)
+    for hop in range(max_questions):
+        still, pending = [], []
+        for c, options in zip(active, cands):
+            t = traces[c.claim_id]
+            asked = {h.question.lower() for h in t.hops}
+            choice = _pick(options, asked, verdict_allowed=hop > 0)  # no verdict before any evidence
+            spare[c.claim_id].extend(q for k, q in options if k == "question" and q and q.lower() not in asked)
+            if choice is None:
+                t.stop = "repeat" if any(k == "question" for k, _ in options) else "no_question"
+                continue
+            if choice[0] == "verdict":
+                t.stop, t.stop_verdict = "verdict", choice[1]
+                continue
+            doc_id, text = answer(c.claim_id, choice[1])
+            t.hops.append(Hop(choice[1], doc_id, text))
+            if hop + 1 < max_questions:
+                still.append(c)
+                pending.append([(h.question, h.answer) for h in t.hops])
+        bar.update()
+        active = still
+        if not active:
+            break
+        cands = nxt.next(active, pending)
+    bar.close()
+    if fill_up:
+        for cid, t in traces.items():
+            asked = {h.question.lower() for h in t.hops}
+            for q in spare[cid]:
+                if len(t.hops) >= max_questions:
+                    break
+                if q.lower() not in asked:
+                    asked.add(q.lower())
+                    doc_id, text = answer(cid, q)
+                    t.hops.append(Hop(q, doc_id, text, fill_up=True))
+    return [traces[c.claim_id] for c in claims]
+
+
+def as_plan(traces: Sequence[Trace]) -> dict[int, list[str]]:
+    """The questions a pursuit asked, as a plan (for the retrieval metrics)."""
+    return {t.claim_id: [h.question for h in t.hops] for t in traces}
+
+
+def stop_counts(traces: Sequence[Trace]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for t in traces:
+        out[t.stop] = out.get(t.stop, 0) + 1
+    return out

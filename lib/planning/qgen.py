@@ -1,0 +1,130 @@
+"""QGEN inference: a trained QGEN model (stage `qgen`, `lib.planning.qgen_training`) writing query plans and
+next questions. Beam search and output lengths are inference settings (params `generative.qgen`); the
+texts' shapes (source length, history) are the model's own, read from its `training.json`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lib.data import averitec
+from lib.models import pick_device, quiet_transformers
+from lib.params import Device, PosInt, Section
+from lib.planning.qgen_text import MODEL_DIR, VERDICT, next_source, plan_source, split_questions
+
+# --------------------------------------------------------------------------- params
+
+
+class QGenDecodingSection(Section):  # lib.qgen.Decoding: inference only, so changing it never retrains QGEN
+    num_beams: PosInt
+    max_new_tokens: PosInt
+    max_questions: PosInt
+    device: Device
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """How QGEN writes (params `generative.qgen`)."""
+
+    num_beams: int
+    max_new_tokens: int
+    max_questions: int  # questions kept from a QGEN plan
+    device: str = "auto"  # auto: cuda when present
+
+    @classmethod
+    def from_params(cls, p: Mapping[str, Any]) -> Decoding:
+        unknown = sorted(set(p) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise ValueError(f"params generative.qgen: unknown keys {unknown}")
+        return cls(**p)
+
+
+class Generator:
+    """A trained QGEN model: `plans(claims)` and `next(sources)`; batched, beam search, deterministic."""
+
+    def __init__(self, decoding: Decoding, model_dir: Path | str = MODEL_DIR):
+        import torch
+        from transformers import (
+            AutoConfig,
+            AutoModelForSeq2SeqLM,
+            AutoTokenizer,
+            EncoderDecoderModel,
+        )
+
+        quiet_transformers()
+        model_dir = Path(model_dir)
+        if not (model_dir / "config.json").exists():
+            raise FileNotFoundError(
+                f"{model_dir} holds no trained model: run `dvc repro qgen` (python -m lib.planning.qgen_training)"
+            )
+        trained = json.loads((model_dir / "training.json").read_text())["settings"]
+        self.decoding = decoding
+        self.max_source_tokens = int(trained["max_source_tokens"])
+        self.history_pairs, self.answer_words = int(trained["history_pairs"]), int(trained["answer_words"])
+        self.device = pick_device(decoding.device)
+        cls = (
+            EncoderDecoderModel
+            if AutoConfig.from_pretrained(model_dir).model_type == "encoder-decoder"
+            else AutoModelForSeq2SeqLM
+        )
+        self.model = cls.from_pretrained(model_dir).to(self.device).eval()
+        self.tok = AutoTokenizer.from_pretrained(model_dir)
+        self._torch = torch
+
+    def _encode(self, sources: Sequence[str]):
+        return self.tok(
+            list(sources), padding=True, truncation=True, max_length=self.max_source_tokens, return_tensors="pt"
+        ).to(self.device)
+
+    def generate(
+        self, sources: Sequence[str], num_return: int = 1, batch_size: int = 32, max_new_tokens: int | None = None
+    ) -> list[list[str]]:
+        """`num_return` beam outputs per source (best first)."""
+        out: list[list[str]] = []
+        beams = max(self.decoding.num_beams, num_return)
+        with self._torch.inference_mode():
+            for i in range(0, len(sources), batch_size):
+                enc = self._encode(sources[i : i + batch_size])
+                ids = self.model.generate(
+                    input_ids=enc.input_ids,
+                    attention_mask=enc.attention_mask,
+                    num_beams=beams,
+                    num_return_sequences=num_return,
+                    do_sample=False,
+                    max_new_tokens=max_new_tokens or self.decoding.max_new_tokens,
+                )
+                texts = self.tok.batch_decode(ids, skip_special_tokens=True)
+                out.extend(texts[j : j + num_return] for j in range(0, len(texts), num_return))
+        return out
+
+    def plans(self, claims: Sequence[averitec.Claim], batch_size: int = 32) -> dict[int, list[str]]:
+        """The QGEN plan of each claim: up to `max_questions` distinct questions."""
+        texts = self.generate([plan_source(c.text) for c in claims], batch_size=batch_size)
+        return {c.claim_id: split_questions(t[0])[: self.decoding.max_questions] for c, t in zip(claims, texts)}
+
+    def next_source(self, claim: averitec.Claim, pairs: Sequence[tuple[str, str]]) -> str:
+        return next_source(claim.text, pairs, self.history_pairs, self.answer_words)
+
+    def verdict_probability(self, sources: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """P(the output starts with `verdict`) for each `next:` source: the model's own stop decision, read
+        from its first decoding step. Beam search cannot make this decision: it compares whole sequences,
+        and a 4-token verdict beats any 12-token question on total log-probability."""
+        torch = self._torch
+        first_id = self.tok(VERDICT.rstrip(":"), add_special_tokens=False).input_ids[0]
+        start = self.model.generation_config.decoder_start_token_id
+        out = []
+        with torch.inference_mode():
+            for i in range(0, len(sources), batch_size):
+                enc = self._encode(sources[i : i + batch_size])
+                dec = torch.full((len(enc.input_ids), 1), start, dtype=torch.long, device=self.device)
+                logits = self.model(
+                    input_ids=enc.input_ids, attention_mask=enc.attention_mask, decoder_input_ids=dec
+                ).logits
+                out.append(torch.softmax(logits[:, 0, :].float(), dim=-1)[:, first_id].cpu().numpy())
+        return np.concatenate(out) if out else np.zeros(0)

@@ -1,0 +1,275 @@
+"""QGEN training (stage `qgen`): a small seq2seq query generator distilled from the annotators' questions
+(AVeriTeC train), on both tasks of `lib.planning.qgen_text`.
+
+The thesis fine-tuned flan-t5-large on oracle queries; no T5 weights ship offline, so the default warm-starts
+an encoder-decoder from the bundled MiniLM (`EncoderDecoderModel.from_encoder_decoder_pretrained`, a BERT2BERT
+model with new cross-attention). `qgen.model` takes any local path or Hugging Face name: an encoder-only
+checkpoint is warm-started the same way, a seq2seq checkpoint (t5, bart) is fine-tuned as it is.
+Answers in training are the gold answers; in pursuit, the retrieved ones.
+
+CPU defaults (params `qgen`) keep training within about 15 minutes on 2 cores: a 3-layer decoder, a frozen
+encoder, one epoch. `python -m lib.planning.qgen_training` trains and saves to `outputs/models/qgen` (a DVC output);
+`lib.planning.qgen.Generator` loads it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+from pydantic import Field
+from tqdm import tqdm
+
+from lib import training as TR
+from lib.cli import run_main
+from lib.data import averitec
+from lib.models import pick_device, quiet_transformers, resolve_model
+from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Text, section
+from lib.paths import DATA_DIR, PARAMS_FILE
+from lib.planning.qgen_text import (
+    MODEL_DIR,
+    as_question,
+    next_source,
+    plan_source,
+    plan_target,
+    verdict_target,
+)
+
+# --------------------------------------------------------------------------- params
+
+
+class QGenSection(Section):
+    model: Text
+    decoder_layers: PosInt | None
+    freeze_encoder: bool
+    epochs: PosInt
+    batch_size: PosInt
+    learning_rate: PosFloat
+    warmup: Annotated[float, Field(ge=0, lt=1)]
+    max_source_tokens: PosInt
+    max_target_tokens: PosInt
+    history_pairs: NonNegInt
+    answer_words: PosInt
+    max_train_claims: PosInt | None
+    seed: NonNegInt
+    device: Device
+
+
+@dataclass(frozen=True)
+class QGenSettings:
+    """The `qgen` params section (params.yaml is the one source of its values)."""
+
+    model: str  # encoder-only: warm-started BERT2BERT; or a seq2seq checkpoint
+    decoder_layers: int | None  # warm-started decoder depth (None: as deep as the encoder)
+    freeze_encoder: bool
+    epochs: int
+    batch_size: int
+    learning_rate: float
+    warmup: float  # fraction of the steps with a linear warm-up
+    max_source_tokens: int
+    max_target_tokens: int
+    history_pairs: int  # most recent QA pairs shown to the next-question task
+    answer_words: int  # words kept of each answer in the history
+    max_train_claims: int | None
+    seed: int
+    device: str  # auto: cuda when present
+
+    @classmethod
+    def from_params(cls, p: Mapping[str, Any] | None = None, **override: Any) -> QGenSettings:
+        """From a `qgen` params mapping (default: params.yaml's), with keyword overrides."""
+        p = {**(section("qgen") if p is None else p), **override}
+        unknown = sorted(set(p) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise ValueError(f"params qgen: unknown keys {unknown}")
+        return cls(**p)
+
+
+def training_examples(claims: Sequence[averitec.Claim], s: QGenSettings) -> list[tuple[str, str]]:
+    """(source, target) pairs of both tasks for every claim with gold questions."""
+    out = []
+    for c in claims:
+        qa = [
+            (q.text, " ".join(averitec.gold_answer_text(a) for a in q.answers[:1]) or averitec.NO_ANSWER)
+            for q in c.questions
+            if q.text.strip()
+        ]
+        if not qa:
+            continue
+        out.append((plan_source(c.text), plan_target([q for q, _ in qa])))
+        for i in range(len(qa) + 1):
+            target = as_question(qa[i][0]) if i < len(qa) else verdict_target(c.label)
+            out.append((next_source(c.text, qa[:i], s.history_pairs, s.answer_words), target))
+    return out
+
+
+# --------------------------------------------------------------------------- model
+
+
+def new_model(s: QGenSettings):
+    """(model, tokenizer) to train: a seq2seq checkpoint as it is, an encoder-only one warm-started."""
+    from transformers import (
+        AutoConfig,
+        AutoModelForSeq2SeqLM,
+        AutoTokenizer,
+        EncoderDecoderModel,
+    )
+
+    quiet_transformers()
+    path = resolve_model(s.model)
+    tok = AutoTokenizer.from_pretrained(path)
+    if getattr(AutoConfig.from_pretrained(path), "is_encoder_decoder", False):
+        return AutoModelForSeq2SeqLM.from_pretrained(path), tok
+    kwargs = {"decoder_num_hidden_layers": s.decoder_layers} if s.decoder_layers else {}
+    model = EncoderDecoderModel.from_encoder_decoder_pretrained(path, path, **kwargs)
+    model.config.decoder_start_token_id = tok.cls_token_id
+    model.config.eos_token_id = tok.sep_token_id
+    model.config.pad_token_id = tok.pad_token_id
+    model.generation_config.decoder_start_token_id = tok.cls_token_id
+    model.generation_config.eos_token_id = tok.sep_token_id
+    model.generation_config.pad_token_id = tok.pad_token_id
+    return model, tok
+
+
+def encoder_states(model, tok, sources: Sequence[str], max_tokens: int, device: str, batch_size: int = 64) -> list:
+    """Each source's hidden states from the (frozen) encoder in eval mode, unpadded, computed once.
+
+    A frozen encoder is a fixed function of its input, so training need not run it again every step
+    (it was a third of QGEN's step time on 2 CPU cores). Float32, about 1 GB for the default 11k examples."""
+    import torch
+
+    ids = tok(list(sources), truncation=True, max_length=max_tokens)["input_ids"]
+    order = sorted(range(len(ids)), key=lambda i: (len(ids[i]), i))
+    out: list = [None] * len(ids)
+    encoder = model.get_encoder().eval()
+    with torch.inference_mode():
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            batch = tok.pad({"input_ids": [ids[i] for i in idx]}, return_tensors="pt").to(device)
+            hidden = encoder(**batch).last_hidden_state
+            for row, i in enumerate(idx):
+                out[i] = hidden[row, : len(ids[i])].clone()
+    return out
+
+
+def _stack(states: Sequence[Any]):
+    """(hidden, attention mask): a batch of unpadded encoder states, zero-padded to the longest."""
+    import torch
+
+    hidden = torch.nn.utils.rnn.pad_sequence(list(states), batch_first=True)
+    mask = torch.zeros(hidden.shape[:2], dtype=torch.long, device=hidden.device)
+    for row, h in enumerate(states):
+        mask[row, : len(h)] = 1
+    return hidden, mask
+
+
+def target_loss(model, hidden, mask, labels):
+    """Mean token cross-entropy of `labels` (-100: padding) given encoder states: what the model's own
+    loss computes. A BERT decoder (the default BERT2BERT) applies its vocabulary-sized head to the target
+    tokens only, not to the padding (60% of the positions with mixed plan / question / verdict targets);
+    other architectures use the model's loss."""
+    import torch
+    from transformers.modeling_outputs import BaseModelOutput
+
+    decoder = getattr(model, "decoder", None)
+    if not (hasattr(decoder, "bert") and hasattr(decoder, "cls")):
+        return model(encoder_outputs=BaseModelOutput(last_hidden_state=hidden), attention_mask=mask, labels=labels).loss
+    from transformers.models.encoder_decoder.modeling_encoder_decoder import shift_tokens_right
+
+    start, pad = model.config.decoder_start_token_id, model.config.pad_token_id
+    if getattr(model, "enc_to_dec_proj", None) is not None:
+        hidden = model.enc_to_dec_proj(hidden)
+    states = decoder.bert(
+        input_ids=shift_tokens_right(labels, pad, start), encoder_hidden_states=hidden, encoder_attention_mask=mask
+    ).last_hidden_state
+    keep = labels != -100
+    return torch.nn.functional.cross_entropy(decoder.cls(states[keep]), labels[keep])
+
+
+def train(
+    s: QGenSettings, claims: Sequence[averitec.Claim], out_dir: Path | str = MODEL_DIR, progress: bool = True
+) -> dict[str, Any]:
+    """Fine-tune on both tasks; saves the model, its tokenizer and `training.json` (loss curve, time)."""
+
+    TR.seed_everything(s.seed)
+    device = pick_device(s.device)
+    claims = list(claims)[: s.max_train_claims] if s.max_train_claims else list(claims)
+    examples = training_examples(claims, s)
+    model, tok = new_model(s)
+    model.to(device).train()
+    memory = None
+    if s.freeze_encoder:
+        for p in model.get_encoder().parameters():
+            p.requires_grad = False
+        memory = encoder_states(model, tok, [src for src, _ in examples], s.max_source_tokens, device)
+    lengths = [len(src.split()) for src, _ in examples]
+    steps = [b for epoch in TR.epoch_batches(lengths, s.batch_size, s.seed, s.epochs) for b in epoch]
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = TR.adamw(model.named_parameters(), s.learning_rate, weight_decay=0.01, no_decay=())  # torch's default decay
+    sched = TR.warmup_decay(opt, s.warmup, len(steps))
+    curve, start, running = [], time.perf_counter(), []
+    bar = tqdm(steps, desc="train qgen", disable=not progress)
+
+    def padded(column: int, idx: list[int], max_length: int):
+        texts = [examples[j][column] for j in idx]
+        return tok(texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt").to(device)
+
+    for i, idx in enumerate(bar):
+        labels = padded(1, idx, s.max_target_tokens).input_ids
+        labels[labels == tok.pad_token_id] = -100
+        if memory is not None:
+            loss = target_loss(model, *_stack([memory[j] for j in idx]), labels)
+        else:
+            src = padded(0, idx, s.max_source_tokens)
+            loss = model(input_ids=src.input_ids, attention_mask=src.attention_mask, labels=labels).loss
+        running.append(TR.step(loss, params, opt, sched))
+        if (i + 1) % 25 == 0 or i + 1 == len(steps):
+            curve.append({"step": i + 1, "loss": float(np.mean(running))})
+            bar.set_postfix(loss=f"{curve[-1]['loss']:.3f}")
+            running = []
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out_dir)
+    tok.save_pretrained(out_dir)
+    report = {
+        "settings": asdict(s),
+        "device": device,
+        "claims": len(claims),
+        "examples": len(examples),
+        "steps": len(steps),
+        "seconds": round(time.perf_counter() - start, 1),
+        "loss_curve": curve,
+        "trainable_parameters": int(sum(p.numel() for p in params)),
+        "parameters": int(sum(p.numel() for p in model.parameters())),
+    }
+    (out_dir / "training.json").write_text(json.dumps(report, indent=2) + "\n")
+    return report
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(
+        prog="python -m lib.planning.qgen_training",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--data-dir", default=str(DATA_DIR))
+    ap.add_argument("--out-dir", default=str(MODEL_DIR))
+    args = ap.parse_args(argv)
+    s = QGenSettings.from_params(section("qgen", args.params))
+    claims = averitec.load_averitec("train", Path(args.data_dir) / "averitec" / "train.json")
+    report = train(s, claims, args.out_dir)
+    print(
+        f"qgen: {report['examples']:,} examples from {report['claims']:,} train claims, {report['steps']} steps "
+        f"on {report['device']} in {report['seconds']} s; final loss {report['loss_curve'][-1]['loss']:.3f} "
+        f"-> {args.out_dir}"
+    )
+
+
+if __name__ == "__main__":
+    run_main(main)

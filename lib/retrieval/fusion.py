@@ -1,0 +1,119 @@
+"""Aggregating a claim's sub-query results into one ranking, as the thesis defines the methods.
+
+Input: one claim's score matrix `scores` (sub-queries x candidate documents) from `lib.retrieval.retrievers`, and a
+tie-break key per candidate (its doc id's position in ascending doc-id order: on equal scores the larger
+doc id ranks first, trec_eval's order). Output: one fused score per candidate; `-inf` marks candidates
+the method does not return (TOP-1, RRF and CombMNZ return only what some sub-query ranked).
+
+- TOP-1: the top document of each sub-query, in sub-query order (score n - i for the i-th sub-query's
+  top document; a document that tops several keeps its first position).
+- CONCAT: one query, the claim and its sub-queries joined by a separator (`concat_query`); its scores
+  are the ranking, so `fuse(..., "concat")` takes exactly one row.
+- COMBMAX / COMBSUM: each document's max / sum of raw scores over the sub-queries.
+- COMBMAX-NORM / COMBSUM-NORM: scores min-max normalised per sub-query over the whole scored collection,
+  r' = (r - min_d r) / (max_d r - min_d r), then max / sum. A sub-query whose scores are all equal carries
+  no ranking information and normalises to 0 everywhere (no division by zero).
+- RRF (extension): sum over sub-queries of 1 / (k + rank), over each sub-query's top `depth` (k = 60).
+- CombMNZ (extension): the sum of normalised scores over the sub-queries whose top `depth` holds the
+  document, times how many of them do.
+
+With one sub-query every method returns that sub-query's ranking (TOP-1: its top document only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal, get_args
+
+import numpy as np
+
+ThesisFusion = Literal["top1", "concat", "combmax", "combsum", "combmax_norm", "combsum_norm"]  # the thesis' methods
+Fusion = Literal[ThesisFusion, "rrf", "combmnz"]  # with the extensions
+FUSIONS: tuple[str, ...] = get_args(Fusion)
+THESIS_FUSIONS: tuple[str, ...] = get_args(ThesisFusion)
+
+
+def minmax_rows(scores: np.ndarray) -> np.ndarray:
+    """Min-max normalise each row over its columns; a constant row becomes all zeros (no division by 0)."""
+    lo = scores.min(axis=1, keepdims=True) if scores.shape[1] else np.zeros((len(scores), 1))
+    span = (scores.max(axis=1, keepdims=True) if scores.shape[1] else lo) - lo
+    safe = np.where(span > 0, span, 1.0)
+    return np.where(span > 0, (scores - lo) / safe, 0.0)
+
+
+def concat_query(claim: str, queries: Sequence[str], separator: str = " ") -> str:
+    """CONCAT's single query: the claim followed by its sub-queries (the claim is not repeated)."""
+    parts = [claim] + [q for q in queries if q.strip() and q.strip() != claim.strip()]
+    return separator.join(p.strip() for p in parts)
+
+
+def fuse(
+    scores: np.ndarray,
+    method: str,
+    tiebreak: np.ndarray | None = None,
+    depth: int = 100,
+    rrf_k: int = 60,
+    norm: np.ndarray | None = None,
+) -> np.ndarray:
+    """Fused score per candidate (see the module docstring); `scores` is sub-queries x candidates.
+
+    `norm` may pass `minmax_rows(scores)` when the caller already has it."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.ndim != 2:
+        raise ValueError(f"scores must be 2-D (sub-queries x candidates), got shape {scores.shape}")
+    if method not in FUSIONS:
+        raise ValueError(f"unknown fusion {method!r} (expected one of {FUSIONS})")
+    n_rows, n_cols = scores.shape
+    if n_rows == 0:
+        raise ValueError("no sub-query scores: an empty plan must fall back to the claim before fusion")
+    if n_cols == 0:
+        return np.zeros(0)
+    if method == "concat":
+        if n_rows != 1:
+            raise ValueError(f"CONCAT scores one concatenated query, got {n_rows} rows (use concat_query)")
+        return scores[0].copy()
+    if method == "combmax":
+        return scores.max(axis=0)
+    if method == "combsum":
+        return scores.sum(axis=0)
+    if method in ("combmax_norm", "combsum_norm"):
+        norm = minmax_rows(scores) if norm is None else norm
+        return norm.max(axis=0) if method == "combmax_norm" else norm.sum(axis=0)
+    tiebreak = np.arange(n_cols) if tiebreak is None else np.asarray(tiebreak)
+    fused = np.full(n_cols, -np.inf)
+    if method == "top1":
+        tops = np.array([top_k(row, 1, tiebreak)[0] for row in scores])
+        np.maximum.at(fused, tops, (n_rows - np.arange(n_rows)).astype(np.float64))
+        return fused
+    # each sub-query's top `depth` candidates, in rank order
+    tops = [top_k(row, depth, tiebreak) for row in scores]
+    docs = np.concatenate(tops)
+    ranks = np.concatenate([np.arange(len(t)) for t in tops])
+    fused[np.unique(docs)] = 0.0
+    if method == "rrf":
+        np.add.at(fused, docs, 1.0 / (rrf_k + ranks + 1))
+        return fused
+    norm = minmax_rows(scores) if norm is None else norm  # combmnz
+    sums, counts = np.zeros(n_cols), np.zeros(n_cols)
+    np.add.at(sums, docs, np.concatenate([norm[i, t] for i, t in enumerate(tops)]))
+    np.add.at(counts, docs, 1.0)
+    fused[counts > 0] = (sums * counts)[counts > 0]
+    return fused
+
+
+def id_tiebreak(doc_ids: Sequence) -> np.ndarray:
+    """Each document's rank in ascending doc id order: the tie-break of every ranking in the study (`top_k`
+    puts the higher doc id first among equal scores, as `lib.evaluation.metrics.rank` does)."""
+    return np.argsort(np.argsort(np.asarray(doc_ids), kind="stable"), kind="stable")
+
+
+def top_k(fused: np.ndarray, k: int, tiebreak: np.ndarray | None = None) -> np.ndarray:
+    """Indices of the k best candidates (fused desc, tie-break desc), `-inf` ones left out."""
+    fused = np.asarray(fused, dtype=np.float64)
+    tiebreak = np.arange(len(fused)) if tiebreak is None else np.asarray(tiebreak)
+    keep = np.flatnonzero(np.isfinite(fused))
+    if len(keep) > k > 0:  # only candidates scoring at least the k-th best can make the cut (ties kept)
+        kth = np.partition(fused[keep], len(keep) - k)[len(keep) - k]
+        keep = keep[fused[keep] >= kth]
+    order = np.lexsort((-tiebreak[keep], -fused[keep]))
+    return keep[order[:k]]

@@ -1,0 +1,61 @@
+"""The schema of the whole `params.yaml`: every section's model (each lives next to the code it
+configures; `lib.params.SECTIONS` says where), checked together.
+
+`python -m lib.schema check [FILE]` validates a params file and lists every problem with its dotted key
+(`make` runs it first); a missing or unknown section is named. No stage imports this module: a stage
+checks the sections it reads (`lib.params.section`), so editing one model reruns only its readers.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError, create_model
+
+from lib.cli import run_main
+from lib.params import SECTIONS, ParamsError, Section, problems, read_params, read_yaml, section_model
+from lib.paths import PARAMS_FILE
+
+
+def params_model() -> type[Section]:
+    """The whole file as one model: one required field per section, in `SECTIONS` order."""
+    return create_model("Params", __base__=Section, **{name: (section_model(name), ...) for name in SECTIONS})
+
+
+def check(raw: Any, path: Path | str = PARAMS_FILE) -> dict[str, Any]:
+    """`raw` (a parsed params file) if every section matches its model; else `ParamsError` listing every problem."""
+    if not isinstance(raw, dict):
+        raise ParamsError(path, [f"expected a mapping of sections, got {type(raw).__name__}"])
+    try:
+        params_model().model_validate(raw)
+    except ValidationError as err:
+        raise ParamsError(path, problems(err)) from None
+    return raw
+
+
+def load_params(path: Path | str = PARAMS_FILE) -> dict[str, Any]:
+    """The whole parameter file as a dict (one section per stage), every section checked."""
+    return copy.deepcopy(check(read_params(path), path))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m lib.schema check [FILE]`: validate a params file; every problem with its dotted key."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] != "check" or len(args) > 2:
+        print("usage: python -m lib.schema check [FILE]", file=sys.stderr)
+        return 2
+    path = Path(args[1]) if len(args) == 2 else PARAMS_FILE
+    try:
+        check(read_yaml(path), path)
+    except ParamsError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    print(f"{path}: ok ({len(SECTIONS)} sections)")
+    return 0
+
+
+if __name__ == "__main__":
+    run_main(main)

@@ -1,0 +1,76 @@
+"""The numbered notebooks as a catalogue: their names and one-line summaries, and the headline numbers
+the front page and `make all` show (params section `report`, read from the metrics files)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from lib.paths import METRICS_DIR, NOTEBOOKS_DIR
+
+
+def summary(notebook: Path | str) -> tuple[str, str]:
+    """(title, one-line summary) from a notebook's first cell: `# NN · Title: summary` or
+    `# NN · Title` followed by a `**Question.**` sentence."""
+
+    first = nbformat.read(Path(notebook), as_version=4).cells[0].source.strip()
+    heading = first.splitlines()[0].lstrip("# ").strip()
+    title = heading.split("·", 1)[-1].strip()
+    name, _, rest = title.partition(":")
+    return name.strip(), (rest.strip() or title)
+
+
+def numbered(notebooks_dir: Path | str = NOTEBOOKS_DIR) -> list[str]:
+    """The numbered notebooks' names (`01_knowledge_store`, ...), in order."""
+    return sorted(p.stem for p in Path(notebooks_dir).glob("[0-9][0-9]_*.ipynb"))
+
+
+def headlines(spec: Mapping[str, str], metrics_dir: Path | str = METRICS_DIR) -> dict[str, Any]:
+    """{label: value} for `{label: "file.json:flattened.key"}`; a missing file or key is an error, so a
+    renamed metric cannot silently vanish from the index."""
+    out, cache = {}, {}
+    for label, ref in spec.items():
+        file, _, key = ref.partition(":")
+        path = Path(metrics_dir) / file
+        if path not in cache:
+            if not path.exists():
+                raise FileNotFoundError(f"{path} is missing: run `dvc repro` first")
+            cache[path] = flatten(json.loads(path.read_text()))
+        if key not in cache[path]:
+            raise KeyError(f"{file} has no metric {key!r} (index headline {label!r})")
+        out[label] = cache[path][key]
+    return out
+
+
+def format_value(value: Any) -> str:
+    """A headline number as the pages and `make all` show it: floats to three decimals."""
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def headline_lines(
+    spec: Mapping[str, Mapping[str, str]],
+    notebooks_dir: Path | str = NOTEBOOKS_DIR,
+    metrics_dir: Path | str = METRICS_DIR,
+) -> list[str]:
+    """The index page's headline numbers as text, one line per notebook (what `make all` ends with)."""
+    lines = []
+    for name in numbered(notebooks_dir):
+        values = headlines(spec.get(name, {}), metrics_dir)
+        if values:
+            title, _ = summary(Path(notebooks_dir) / f"{name}.ipynb")
+            lines.append(f"{name[:2]} {title}: " + "; ".join(f"{k} {format_value(v)}" for k, v in values.items()))
+    return lines
+
+
+def flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
+    """Nested dicts as {"a.b.c": leaf} (the keys `dvc metrics show` uses)."""
+    if not isinstance(tree, dict):
+        return {prefix: tree}
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        out.update(flatten(value, f"{prefix}.{key}" if prefix else str(key)))
+    return out

@@ -1,0 +1,128 @@
+"""Display names for tables and figures: planners, aggregation methods and verifier settings.
+
+Presentation only: no stage imports this module, so renaming a label reruns notebooks, never a stage.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+
+from lib.retrieval.retrievers import RETRIEVERS
+
+# The plan-name prefix of the post-hoc references (`lib.planning.planners.POST_HOC_PREFIX`; a test keeps them equal).
+POST_HOC = "post_hoc_"
+
+PLANNER_NAMES = {
+    # non-generative planners (stage `plans`, notebook 02)
+    "claim_only": "CLAIM-ONLY",
+    "oracle": "ORACLE-QUERIES",
+    "bloom_qg": "BLOOM-QG",
+    "heuristic": "HEURISTIC",
+    # generative planners (stage `generative_plans`, notebook 06)
+    "qgen": "QGEN",
+    "pursuit_seq_seq": "PURSUIT Seq+Seq",
+    "pursuit_seq_llm": "PURSUIT Seq+LLM",
+    "pursuit_llm_llm": "PURSUIT LLM+LLM",
+    "mmr_pool": "MMR-POOL (oracle-informed)",
+    "agq_unfiltered": "AGQ before MMR",
+    # prompted planners (`lib.planning.prompted`)
+    "claimdecomp": "CLAIMDECOMP",
+    "pgmfc": "PGMFC",
+    "all_at_once": "ALL-AT-ONCE",
+    "agq": "AGQ (oracle)",
+}
+
+FUSION_NAMES = {
+    "top1": "TOP-1",
+    "concat": "CONCAT",
+    "combmax": "COMBMAX",
+    "combsum": "COMBSUM",
+    "combmax_norm": "COMBMAX-NORM",
+    "combsum_norm": "COMBSUM-NORM",
+    "rrf": "RRF",
+    "combmnz": "CombMNZ",
+}
+
+# Verifier settings (`lib.verifier.veracity`): references, and `planner:<name>` for a planner's retrieved evidence.
+SETTING_NAMES = {
+    "naive": "NAIVE (majority class)",
+    "claim_only_no_evidence": "CLAIM-ONLY-NO-EVIDENCE",
+    "gold": "GOLD evidence",
+    "bm25_snippets": "BM25 snippets (QuanTemp corpus)",
+}
+PLANNER_SETTING = "planner:"
+
+
+# One palette per concept, over the concept's whole vocabulary (display names), so that a planner, an
+# aggregation method, a retriever or a reference setting keeps its colour in every figure of every notebook.
+CONCEPT_PALETTES = (
+    (tuple(PLANNER_NAMES.values()), "tab20"),
+    (tuple(FUSION_NAMES.values()), "Set2"),
+    (RETRIEVERS, "Dark2"),
+    (tuple(SETTING_NAMES.values()), "Greys_r"),
+)
+OTHERS_PALETTE = "husl"  # names outside every vocabulary (published systems, post-hoc references), in order
+
+
+def planner(name: str) -> str:
+    """Display name of a plan: `oracle` -> `ORACLE-QUERIES`, `post_hoc_hero_qa` -> `POST-HOC (hero_qa)`;
+    an unknown name as it is."""
+    if name.startswith(POST_HOC):
+        return f"POST-HOC ({name[len(POST_HOC) :]})"
+    return PLANNER_NAMES.get(name, name)
+
+
+def fusion(name: str) -> str:
+    """Display name of an aggregation method: `combmax_norm` -> `COMBMAX-NORM`."""
+    return FUSION_NAMES.get(name, name)
+
+
+def setting(name: str) -> str:
+    """Display name of a verifier setting; `planner:<name>` by its planner's name."""
+    if name.startswith(PLANNER_SETTING):
+        return planner(name[len(PLANNER_SETTING) :])
+    return SETTING_NAMES.get(name, name)
+
+
+def best_of(values: Mapping[str, float], name: Callable[[str], str] = str, fmt: str = ".3f") -> str:
+    """The best entry by value, naming every entry tied with it (equal to 1e-9): "A (0.512)",
+    "A and B, tied (0.512)"; "both, tied" or "all 6, tied" when nothing separates them. Missing values
+    (NaN) are left out."""
+    values = {k: v for k, v in values.items() if not math.isnan(v)}
+    if not values:
+        raise ValueError("best_of: no values")
+    top = max(values.values())
+    tied = [k for k, v in values.items() if math.isclose(v, top, rel_tol=1e-9, abs_tol=1e-12)]
+    if len(tied) == 1:
+        return f"{name(tied[0])} ({top:{fmt}})"
+    if len(tied) == len(values):
+        return f"{'both' if len(values) == 2 else f'all {len(values)}'}, tied ({top:{fmt}})"
+    names = [name(k) for k in tied]
+    return f"{', '.join(names[:-1])} and {names[-1]}, tied ({top:{fmt}})"
+
+
+def palette(names: Sequence[str], colours: str = "tab10") -> dict[str, tuple[float, float, float]]:
+    """One fixed colour per name, by its place in `names` (a whole vocabulary, e.g. `lib.analysis.errors.ERROR_CODES`,
+    not the names one figure happens to show), so a concept keeps its colour in every figure."""
+    import seaborn as sns
+
+    return dict(zip(names, sns.color_palette(colours, len(names))))
+
+
+def colours(shown) -> dict[str, tuple[float, float, float]]:
+    """A seaborn `palette` for the display names `shown`: each planner, aggregation method, retriever and
+    reference setting its fixed colour (`CONCEPT_PALETTES`), so CLAIM-ONLY is the same blue in notebooks
+    02, 04, 06 and 07; names outside the vocabularies (published systems, post-hoc references) get distinct
+    colours of `OTHERS_PALETTE` in the order shown."""
+    import seaborn as sns
+
+    fixed: dict[str, tuple[float, float, float]] = {}
+    for names, colours_ in CONCEPT_PALETTES:
+        # Greys start past pure black and stop before white; other palettes as they are
+        shades = sns.color_palette(colours_, len(names) + 2)[:-2] if colours_.startswith("Greys") else None
+        fixed.update(zip(names, shades or sns.color_palette(colours_, len(names))))
+    shown = list(dict.fromkeys(shown))
+    others = [n for n in shown if n not in fixed]
+    extra = dict(zip(others, sns.color_palette(OTHERS_PALETTE, len(others)))) if others else {}
+    return {n: fixed.get(n) or extra[n] for n in shown}

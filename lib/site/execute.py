@@ -1,0 +1,114 @@
+"""Execute a numbered notebook with papermill, its parameters from one `params.yaml` section.
+
+`python -m lib.site.execute 01_knowledge_store --section knowledge_store` executes
+`notebooks/01_knowledge_store.ipynb` with the parameters of that section into `outputs/notebooks/`
+(`--with judgements` adds a shared section whole, as the parameter `judgements`). Every parameter must be
+one the notebook's `parameters` cell defines. Source notebooks stay without outputs; executed copies are
+pipeline outputs. Rendering them is `lib.site.render`'s work, so an edit to the site reruns no notebook.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from lib.cli import run_main
+from lib.params import section
+from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, PARAMS_FILE, ROOT
+from lib.site.banner import params_banner
+
+DEFAULT_TIMEOUT_S = 1800  # per cell: a hung kernel fails the stage instead of blocking it
+
+
+def run_notebook(
+    name: str,
+    parameters: dict[str, Any],
+    out_dir: Path | str = EXECUTED_DIR,
+    notebooks_dir: Path | str = NOTEBOOKS_DIR,
+    timeout_s: int = DEFAULT_TIMEOUT_S,
+    banner: str | None = None,
+) -> Path:
+    """Execute `notebooks/<name>.ipynb` with `parameters` from the repository root; return the output path.
+    A `banner` becomes the executed notebook's first cell."""
+    import papermill as pm
+
+    src = Path(notebooks_dir) / f"{name}.ipynb"
+    if not src.exists():
+        raise FileNotFoundError(f"no notebook {src}")
+    check_parameters(src, parameters)
+    out = Path(out_dir) / f"{name}.ipynb"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    start = time.perf_counter()
+    pm.execute_notebook(
+        str(src),
+        str(out),
+        parameters=parameters,
+        cwd=str(ROOT),
+        kernel_name="python3",
+        execution_timeout=timeout_s,
+        progress_bar=False,
+        log_output=False,
+    )
+    if banner:
+        nb = nbformat.read(out, as_version=4)
+        nb.cells.insert(0, nbformat.v4.new_markdown_cell(f"> {banner}", id="profile-banner"))
+        nbformat.write(nb, out)
+    print(f"{name}: executed in {time.perf_counter() - start:.1f} s -> {out}")
+    return out
+
+
+def check_parameters(notebook: Path, parameters: Mapping[str, Any]) -> None:
+    """Every parameter must be defined in the notebook's `parameters` cell: papermill only warns about
+    the others, and the notebook would silently run with its own default instead."""
+    import papermill as pm
+
+    defined = pm.inspect_notebook(str(notebook))
+    unknown = sorted(set(parameters) - set(defined))
+    if unknown:
+        raise ValueError(
+            f"{notebook}: parameter(s) {unknown} are not defined in its parameters cell (defined: {sorted(defined)})"
+        )
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(
+        prog="python -m lib.site.execute", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("name", help="notebook name without .ipynb, e.g. 01_knowledge_store")
+    ap.add_argument("--section", required=True, help="params.yaml section holding its parameters")
+    ap.add_argument(
+        "--with",
+        dest="shared",
+        action="append",
+        default=[],
+        metavar="SECTION",
+        help="a shared params.yaml section passed whole as the parameter of that name (e.g. judgements)",
+    )
+    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="seconds per cell")
+    args = ap.parse_args(argv)
+    if args.timeout < 1:
+        ap.error(f"--timeout must be >= 1 second per cell, got {args.timeout}")
+    try:
+        parameters = section(args.section, args.params)
+        for name in args.shared:
+            if name in parameters:
+                raise ValueError(
+                    f"section {args.section!r} already has a parameter {name!r}; --with {name} would hide it"
+                )
+            parameters[name] = section(name, args.params)
+        check_parameters(NOTEBOOKS_DIR / f"{args.name}.ipynb", parameters)
+    except (ValueError, KeyError, FileNotFoundError) as err:  # ParamsError is a ValueError
+        raise SystemExit(f"error: {err.args[0] if isinstance(err, KeyError) else err}") from None
+    run_notebook(args.name, parameters, timeout_s=args.timeout, banner=params_banner(args.params))
+
+
+if __name__ == "__main__":
+    run_main(main)

@@ -1,0 +1,107 @@
+"""Render executed notebooks to HTML with nbconvert, and the site around them.
+
+`python -m lib.site.render html --index outputs/notebooks/*.ipynb` writes `reports/*.html` (the students'
+version), `reports/teacher/*.html` (with the exercises' solutions) and the course's pages (`lib.site.course`:
+the front page with each notebook's question, headline metrics from params section `report` and figure
+thumbnails, the course page, the glossary); `python -m lib.site.render headlines` prints the headline numbers,
+one line per notebook (the end of `make all`); `python -m lib.site.render metrics` prints the metrics files
+one value per line (easier to read than the wide table of `dvc metrics show`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import html
+import json
+import re
+from pathlib import Path
+
+import nbformat
+
+from lib.cli import run_main
+from lib.params import section
+from lib.paths import METRICS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
+from lib.site.banner import params_banner
+from lib.site.catalogue import flatten, headline_lines
+from lib.site.course import strip_solutions, write_site
+from lib.site.figures import ALT
+
+
+def with_alt_text(nb):
+    """A copy of an executed notebook whose figures are HTML images carrying their alternative text
+    (`lib.site.figures.describe`, kept in each PNG output's metadata): nbconvert's lab template drops that
+    metadata and would label every figure "No description has been provided for this image"."""
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data") or {}
+            alt = (output.get("metadata") or {}).get("image/png", {}).get(ALT)
+            if "image/png" in data and alt and "text/html" not in data:
+                png = "".join(data["image/png"]).replace("\n", "")
+                data["text/html"] = f'<img src="data:image/png;base64,{png}" alt="{html.escape(alt)}">'
+    return nb
+
+
+def render_html(executed: Path | str, reports_dir: Path | str = REPORTS_DIR, teacher: bool = False) -> Path:
+    """An executed notebook as a standalone HTML report (code cells kept: the reports teach): the students'
+    version, the exercises' solutions replaced by stubs (`lib.site.course.strip_solutions`), or with `teacher`
+    the worked solutions, in `reports_dir/teacher/`."""
+    from nbconvert import HTMLExporter
+
+    executed = Path(executed)
+    nb = nbformat.read(executed, as_version=4)
+    body, _ = HTMLExporter().from_notebook_node(with_alt_text(nb if teacher else strip_solutions(nb)))
+    out = Path(reports_dir) / ("teacher" if teacher else "") / f"{executed.stem}.html"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(body, encoding="utf-8")
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(
+        prog="python -m lib.site.render", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    pages = sub.add_parser(
+        "html", help="render executed notebooks to reports/*.html (students) and reports/teacher/*.html"
+    )
+    pages.add_argument("executed", nargs="+")
+    pages.add_argument(
+        "--index", action="store_true", help="then write the front page, the course page and the glossary"
+    )
+    pages.add_argument("--params", default=str(PARAMS_FILE))
+    heads = sub.add_parser("headlines", help="print the index page's headline numbers, one line per notebook")
+    heads.add_argument("--params", default=str(PARAMS_FILE))
+    metrics = sub.add_parser("metrics", help="print the metrics files one `key: value` per line")
+    metrics.add_argument("files", nargs="*", help="default: outputs/metrics/*.json")
+    args = ap.parse_args(argv)
+    if args.cmd == "html":
+        for path in args.executed:
+            render_html(path)
+            render_html(path, teacher=True)
+        if args.index:
+            report = section("report", args.params)
+            note = params_banner(args.params)
+            written = write_site(report["headlines"], args.executed, ROOT / report["reports_dir"], banner=note)
+        n = len(args.executed)
+        print(
+            f"rendered {n} notebooks (students' and teacher's versions)"
+            + (f" and {len(written)} pages" if args.index else "")
+        )
+    elif args.cmd == "headlines":
+        note = params_banner(args.params)
+        if note:
+            print(re.sub(r"\*\*(.+?)\*\*", r"\1", note))
+        for line in headline_lines(section("report", args.params)["headlines"]):
+            print(line)
+        print("All metrics: python -m lib.site.render metrics; reports: reports/index.html")
+    elif args.cmd == "metrics":
+        for path in args.files or sorted(METRICS_DIR.glob("*.json")):
+            print(f"== {Path(path).relative_to(ROOT) if Path(path).is_relative_to(ROOT) else path}")
+            for key, value in flatten(json.loads(Path(path).read_text())).items():
+                print(f"  {key}: {value}")
+
+
+if __name__ == "__main__":
+    run_main(main)

@@ -1,0 +1,162 @@
+"""What a rendered report must not show a reader: the clean-output rules of the executed notebooks.
+
+An executed notebook is a course handout. Its outputs must not carry machine noise: absolute paths
+(they name the machine, not the study), anything on stderr (kernel warnings with `/tmp/ipykernel_…`
+paths, tqdm bars, "Loading weights" lines), "wrote …" progress prints, or raw floats such as
+`0.8712827341322681` (numbers are rounded for reading; the metrics files keep full precision), no
+figure that `lib.site.figures` finds unreadable (its `Figure check:` lines), and no figure without its
+alternative text (`lib.site.figures.describe`, in the output's metadata).
+
+`setup()` is every notebook's first call: the common look (seaborn theme, three decimals in tables),
+library noise off, and the figure check on.
+
+`python -m lib.site.reports outputs/notebooks/*.ipynb` lists every finding (notebook, cell, rule, excerpt) and
+exits 1 when there is one; the test suite runs it on the notebooks of the fixture run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+
+from lib.cli import run_main
+from lib.models import quiet_transformers
+from lib.paths import ROOT
+from lib.site import figures
+from lib.site.figures import ALT
+from lib.site.figures import MARKER as FIGURE_CHECK
+
+# Absolute paths under the usual roots of a machine (URLs such as https://x.org/2020/05/ do not match:
+# the path must start the text or follow a space, quote, bracket or `=`).
+ABSOLUTE_PATH = re.compile(
+    r"(?:^|[\s'\"`(\[=:])(/(?:work|tmp|home|root|Users|opt|usr|var|mnt|private|srv|data)/[^\s'\"<>)\]]+)", re.M
+)
+PATTERNS = {
+    "absolute_path": ABSOLUTE_PATH,
+    "tqdm_bar": re.compile(r"\d+%\|[^|]*\|"),
+    "loading_weights": re.compile(r"Loading weights", re.I),
+    "wrote": re.compile(r"^\s*wrote\b", re.M | re.I),
+    # A float with seven or more decimals, not part of a longer token (ids, hashes, version strings).
+    "raw_float": re.compile(r"(?<![\w.])-?\d+\.\d{7,}(?:e[-+]?\d+)?(?![\w.])"),
+}
+RULES = ("stderr", *PATTERNS, "figure_check", "figure_without_alt")
+
+
+def shown_path(path: Path | str) -> str:
+    """A path as a report shows it: relative to the repository root, or only its name when it lies
+    elsewhere (a temporary folder in the tests): never the machine's absolute path."""
+    path = Path(path)
+    if not path.is_absolute():
+        return path.as_posix()
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
+
+
+def setup(precision: int = 3) -> None:
+    """What every notebook calls first: the common look (seaborn's whitegrid theme, `precision` decimals
+    in tables), transformers' "Loading weights" bars and tqdm's missing-ipywidgets warning off (noise on
+    stderr), and every displayed figure checked for readability (`lib.site.figures.install`)."""
+
+    import seaborn as sns
+
+    warnings.filterwarnings("ignore", message="IProgress not found")  # before transformers imports tqdm
+    from transformers.utils import logging
+
+    quiet_transformers()  # load-time reports
+    logging.disable_progress_bar()  # and the "Loading weights" bars, which the stages may keep
+    sns.set_theme(style="whitegrid", context="notebook")
+    pd.set_option("display.precision", precision)
+    figures.install()
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One rule broken in one cell's outputs."""
+
+    notebook: str
+    cell: int  # index in the notebook
+    rule: str  # one of RULES
+    excerpt: str
+
+    def __str__(self) -> str:
+        return f"{self.notebook}: cell {self.cell}: {self.rule}: {self.excerpt!r}"
+
+
+def _texts(output: dict) -> Iterator[tuple[str, str]]:
+    """(kind, text) of one output: 'stdout' / 'stderr' for streams, else the MIME type of each text part."""
+    if output.get("output_type") == "stream":
+        yield output.get("name", "stdout"), "".join(output.get("text", ""))
+        return
+    if output.get("output_type") == "error":
+        yield "error", "\n".join(output.get("traceback", []))
+        return
+    for mime, value in (output.get("data") or {}).items():
+        if mime.startswith("text/") or mime in ("application/json",):
+            yield mime, "".join(value) if isinstance(value, list) else str(value)
+
+
+def _excerpt(text: str, start: int, end: int, width: int = 40) -> str:
+    return text[max(0, start - width) : end + width].replace("\n", " ").strip()
+
+
+def scan_text(kind: str, text: str) -> Iterator[tuple[str, str]]:
+    """(rule, excerpt) for every rule one output text breaks: one finding per rule, except that each
+    figure problem is its own finding, its whole line."""
+    for line in text.splitlines():
+        if line.startswith(FIGURE_CHECK):
+            yield "figure_check", line[len(FIGURE_CHECK) :].strip()
+    if kind == "stderr" and text.strip():
+        yield "stderr", text.strip().splitlines()[0][:120]
+    for rule, pattern in PATTERNS.items():
+        if kind == "text/html" and rule == "wrote":
+            continue  # table cells may hold any text; the rule is about progress prints
+        m = pattern.search(text)
+        if m:
+            yield rule, _excerpt(text, m.start(), m.end())
+
+
+def scan_notebook(path: Path | str) -> list[Finding]:
+    """Every clean-output rule broken in an executed notebook's outputs."""
+
+    path = Path(path)
+    nb = nbformat.read(path, as_version=4)
+    found = []
+    for i, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            if "image/png" in (output.get("data") or {}) and not (output.get("metadata") or {}).get(
+                "image/png", {}
+            ).get(ALT):
+                found.append(Finding(path.name, i, "figure_without_alt", "a PNG output without alternative text"))
+            for kind, text in _texts(output):
+                found.extend(Finding(path.name, i, rule, excerpt) for rule, excerpt in scan_text(kind, text))
+    return found
+
+
+def scan(paths: Iterable[Path | str]) -> list[Finding]:
+    return [f for p in paths for f in scan_notebook(p)]
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(
+        prog="python -m lib.site.reports", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("notebooks", nargs="+", help="executed notebooks, e.g. outputs/notebooks/*.ipynb")
+    args = ap.parse_args(argv)
+    missing = [p for p in args.notebooks if not Path(p).is_file()]
+    if missing:
+        raise SystemExit(f"error: no such notebook: {', '.join(missing)}")
+    findings = scan(args.notebooks)
+    for f in findings:
+        print(f)
+    print(f"{len(findings)} finding(s) in {len(args.notebooks)} notebook(s)")
+    raise SystemExit(1 if findings else 0)
+
+
+if __name__ == "__main__":
+    run_main(main)

@@ -1,0 +1,42 @@
+"""Params section `error_analysis`: notebook 08 (error codes per claim and method)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from lib.params import NonNegInt, PosInt, Section, Share, Text
+
+
+class RulesSection(Section):
+    min_grade: Annotated[int, Field(ge=1, le=2)]
+    found_share: Annotated[float, Field(gt=0, le=1)]
+    homogeneity: Annotated[float, Field(ge=-1, le=1)]
+    implicit_coverage: Share
+    label_error_share: Annotated[float, Field(gt=0, le=1)]
+    min_systems: PosInt
+
+
+class SensitivitySection(Section):
+    found_share: list[Annotated[float, Field(gt=0, le=1)]] = []
+    homogeneity: list[Annotated[float, Field(ge=-1, le=1)]] = []
+    implicit_coverage: list[Share] = []
+
+
+class ErrorAnalysisSection(Section):
+    planners_dir: Text
+    runs: Annotated[list[Text], Field(min_length=1)]
+    quantemp_dir: Text
+    store_dir: Text
+    data_dir: Text
+    embeddings_model: Text
+    embeddings_dir: Text
+    systems_from: Literal["averitec"]  # the section whose `systems` flag possible label errors
+    out_dir: Text
+    metrics_path: Text
+    rules: RulesSection
+    sensitivity: SensitivitySection
+    sheet_per_method: NonNegInt
+    sheet_seed: NonNegInt
+    filled_sheet: Text

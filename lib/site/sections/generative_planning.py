@@ -1,0 +1,32 @@
+"""Params section `generative_planning`: notebook 06 (generative planners)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from lib.evaluation.metrics import Measure
+from lib.params import Level, NonNegInt, PosInt, Section, Text
+from lib.retrieval.fusion import Fusion
+from lib.retrieval.runs import FocusSection
+
+
+class GenerativePlanningSection(Section):
+    gen_dir: Text
+    plans_dir: Text
+    store_dir: Text
+    data_dir: Text
+    model_dir: Text
+    embeddings_dir: Text
+    metrics_path: Text
+    fusion: Fusion
+    measures: Annotated[list[Measure], Field(min_length=1)]
+    focus: FocusSection
+    baseline: Text
+    n_resamples: PosInt
+    seed: NonNegInt
+    main_level: Level
+    mmr_gammas: Annotated[list[Annotated[float, Field(ge=-1, le=1)]], Field(min_length=1)]
+    examples: NonNegInt
+    timings_dir: Text

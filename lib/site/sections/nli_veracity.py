@@ -1,0 +1,30 @@
+"""Params section `nli_veracity`: notebook 07 (what the evidence does for the verifier)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from lib.evaluation.metrics import Measure
+from lib.params import Level, NonNegInt, OpenShare, PosInt, Section, Text
+
+
+class NLIVeracitySection(Section):
+    averitec_dir: Text
+    planners_dir: Text
+    quantemp_dir: Text
+    runs_dir: Text
+    gen_dir: Text
+    store_dir: Text
+    data_dir: Text
+    averitec_scores: Annotated[list[Text], Field(min_length=1)]
+    metrics_path: Text
+    baseline: Annotated[str, Field(pattern=r"^(naive|claim_only_no_evidence|gold|planner:\S+)$")]
+    n_resamples: PosInt
+    seed: NonNegInt
+    alpha: OpenShare
+    main_level: Level
+    retrieval_measure: Measure
+    power: OpenShare  # of the minimum detectable difference (lib.significance.minimum_detectable_difference)
+    sweep_path: Text  # the committed verifier sweep (lib.verifier_sweep, `make sweep-verifier`)

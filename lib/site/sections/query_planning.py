@@ -1,0 +1,27 @@
+"""Params section `query_planning`: notebook 02 (query planners compared)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from lib.evaluation.metrics import Measure
+from lib.params import NonNegInt, PosInt, Section, Text
+from lib.retrieval.fusion import Fusion
+from lib.retrieval.runs import FocusSection
+
+
+class QueryPlanningSection(Section):
+    runs_dir: Text
+    store_dir: Text
+    plans_dir: Text
+    embeddings_dir: Text
+    data_dir: Text
+    metrics_path: Text
+    fusion: Fusion
+    measures: Annotated[list[Measure], Field(min_length=1)]
+    focus: FocusSection
+    example_claim: NonNegInt
+    n_resamples: PosInt  # bootstrap intervals of the temporal filter's per-claim effect
+    seed: NonNegInt

@@ -1,0 +1,40 @@
+"""Params section `retrieval_metrics`: notebook 04 (retrieval measures, incomplete judgements, the judging kit)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from lib.evaluation.metrics import Measure
+from lib.params import NonNegInt, PosInt, Section, Text
+from lib.retrieval.fusion import Fusion
+from lib.retrieval.runs import FocusSection
+
+
+class JudgingKitSection(Section):
+    """Notebook 04's manual judging kit (lib.judgements): a blind sheet sampled per stratum, read back filled."""
+
+    sheet_path: Text
+    filled_sheet: Text
+    per_stratum: PosInt
+    unjudged_depth: PosInt  # unjudged pairs come from the focus runs' top documents
+    seed: NonNegInt
+
+
+class RetrievalMetricsSection(Section):
+    runs_dir: Text
+    store_dir: Text
+    metrics_path: Text
+    plots_dir: Text
+    fusion: Fusion
+    focus: FocusSection
+    curve_plans: Annotated[list[Text], Field(min_length=1)]
+    max_k: PosInt
+    baseline: Text
+    measure: Measure
+    n_resamples: PosInt
+    seed: NonNegInt
+    data_dir: Text
+    incomplete_measures: Annotated[list[Measure], Field(min_length=1)]
+    judging: JudgingKitSection

@@ -1,0 +1,24 @@
+"""Params section `synthesis`: notebook 10 (the closing synthesis)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import AfterValidator
+
+from lib.params import Section, Text
+from lib.retrieval.retrievers import RETRIEVERS
+from lib.store.scopes import SCOPES
+
+
+def _focus(value: str) -> str:
+    """`retriever/scope`, each one the study knows."""
+    retriever, _, scope = value.partition("/")
+    if retriever not in RETRIEVERS or scope not in SCOPES:
+        raise ValueError(f"expected retriever/scope with a retriever of {RETRIEVERS} and a scope of {SCOPES}")
+    return value
+
+
+class SynthesisSection(Section):
+    metrics_dir: Text
+    focus: Annotated[str, AfterValidator(_focus)]  # the setting whose findings lead, e.g. bm25/claim

@@ -1,0 +1,58 @@
+"""TREC files: runs (`qid Q0 doc_id rank score tag`) and qrels (`qid 0 doc_id grade`), and trec_eval's
+order of a run (score descending, ties by doc id descending)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+Qrels = Mapping[str, Mapping[str, int]]  # {qid: {doc_id: grade}}
+Run = Mapping[str, Mapping[str, float]]  # {qid: {doc_id: score}}
+
+
+def rank(scores: Mapping[str, float]) -> list[str]:
+    """Doc ids in trec_eval order: score descending, then doc id descending."""
+    return [d for d, _ in sorted(scores.items(), key=lambda x: (x[1], x[0]), reverse=True)]
+
+
+def write_trec_run(run: Run, path: Path | str, tag: str = "study", depth: int | None = None) -> None:
+    """TREC run format: `qid Q0 doc_id rank score tag`, ranked as `rank` orders them."""
+    with open(path, "w", encoding="utf-8") as f:
+        for qid in sorted(run, key=lambda q: (len(q), q)):
+            for i, did in enumerate(rank(run[qid])[:depth], start=1):
+                f.write(f"{qid} Q0 {did} {i} {run[qid][did]:.10g} {tag}\n")
+
+
+def trec_lines(path: Path | str, fields: str) -> Iterable[list[str]]:
+    """The whitespace-separated fields of each non-empty line; a wrong field count names the line."""
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, start=1):
+            parts = line.split()
+            if parts and len(parts) != len(fields.split()):
+                raise ValueError(f"{path}:{n}: expected {len(fields.split())} fields ({fields}), got {len(parts)}")
+            if parts:
+                yield parts
+
+
+def read_trec_run(path: Path | str) -> dict[str, dict[str, float]]:
+    """A TREC run file back as `{qid: {doc_id: score}}`."""
+    run: dict[str, dict[str, float]] = {}
+    for qid, _, did, _, score, _ in trec_lines(path, "qid Q0 doc rank score tag"):
+        run.setdefault(qid, {})[did] = float(score)
+    return run
+
+
+def write_trec_qrels(qrels: Qrels, path: Path | str) -> None:
+    """TREC qrels format: `qid 0 doc_id grade`, one judgement a line."""
+    with open(path, "w", encoding="utf-8") as f:
+        for qid, docs in qrels.items():
+            for did, grade in docs.items():
+                f.write(f"{qid} 0 {did} {int(grade)}\n")
+
+
+def read_trec_qrels(path: Path | str) -> dict[str, dict[str, int]]:
+    """A TREC qrels file back as `{qid: {doc_id: grade}}`."""
+    qrels: dict[str, dict[str, int]] = {}
+    for qid, _, did, grade in trec_lines(path, "qid 0 doc grade"):
+        qrels.setdefault(qid, {})[did] = int(grade)
+    return qrels

@@ -1,0 +1,1 @@
+"""The veracity verifier: the NLI classifier, its training stages per dataset, the sweep, and downstream veracity."""

@@ -1,0 +1,271 @@
+"""Stage `nli_averitec` (`python -m lib.verifier.averitec`) -> `outputs/nli/averitec/`: the AVeriTeC verifier.
+
+Train on AVeriTeC train (the train split has no pooled store, so its evidence is the gold QA answers:
+`gold`, or, with `training_evidence: mixed`, gold answers mixed with other claims' answers so that training
+looks like retrieved evidence), minus a stratified validation share for early stopping and temperature
+scaling; predict the dev claims with:
+- `naive`: the majority train label;
+- `claim_only_no_evidence`: a classifier trained and tested on the claim alone;
+- `gold`: the gold-evidence classifier on the dev claims' own gold answers (first k, every k of
+  `ablation_ks`).
+The planners' retrieved evidence goes through the saved gold-evidence models in stage `nli_planners`
+(`python -m lib.verifier.veracity planners`), so a change to retrieval or planning never retrains.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Annotated, Any, Literal, get_args
+
+import numpy as np
+import pandas as pd
+from pydantic import Field
+
+from lib.cli import run_main
+from lib.data import averitec
+from lib.data import labels as LB
+from lib.data.labels import AveritecLabelSet
+from lib.params import NonNegInt, PosInt, Section, Text, section
+from lib.paths import DATA_DIR, PARAMS_FILE
+from lib.retrieval.fusion import Fusion
+from lib.retrieval.retrievers import RetrieverKind
+from lib.store.scopes import Scope
+from lib.verifier import nli as N
+from lib.verifier.nli import ClassifierSection
+from lib.verifier.stages import (
+    CLAIM_ONLY,
+    GOLD,
+    NAIVE,
+    NLI_DIR,
+    model_dir,
+    naive_probabilities,
+    prediction_rows,
+    stratified_split,
+    train_models,
+)
+
+# --------------------------------------------------------------------------- params
+
+TrainingEvidence = Literal["gold", "mixed"]
+
+
+class MixedSection(Section):  # lib.nli_averitec.mixed_evidence
+    distractor_share: Annotated[float, Field(ge=0, le=1)]
+    seed: NonNegInt
+
+
+class RunSelectionSection(Section):
+    retriever: RetrieverKind
+    scope: Scope
+    temporal: bool
+    fusion: Fusion
+
+
+class NLIAveritecSection(Section):
+    classifier: ClassifierSection
+    seeds: Annotated[list[NonNegInt], Field(min_length=1)]
+    label_set: AveritecLabelSet
+    training_evidence: TrainingEvidence
+    mixed: MixedSection
+    k: PosInt
+    ablation_ks: list[PosInt]
+    ablation_planners: list[Text]
+    planners: Annotated[list[Text], Field(min_length=1)]
+    runs: Annotated[list[Text], Field(min_length=1)]
+    retrieval: RunSelectionSection
+    max_train_claims: PosInt | None
+    max_dev_claims: PosInt | None
+
+
+def gold_evidence(claim: averitec.Claim, k: int | None = None) -> tuple[str, ...]:
+    """The claim's gold answer texts in question order (a Boolean answer's explanation where given),
+    first `k` (all with None)."""
+    if k is not None and k < 1:
+        raise ValueError(f"k = {k}: the number of evidence pieces must be >= 1 (None: all)")
+    texts = [averitec.gold_answer_text(a).strip() for q in claim.questions for a in q.answers]
+    texts = [t for t in texts if t]
+    return tuple(texts if k is None else texts[:k])
+
+
+TRAINING_EVIDENCE: tuple[str, ...] = get_args(TrainingEvidence)
+
+
+def mixed_evidence(
+    claims: Sequence[averitec.Claim], k: int, distractor_share: float, seed: int
+) -> dict[int, tuple[str, ...]]:
+    """Training evidence that looks like retrieved evidence: k pieces per claim, in random order.
+
+    The claim's own gold answers come first (without "No answer could be found.", the text of an
+    unanswerable question, which no retrieved sentence contains); each of them is replaced, with
+    probability `distractor_share`, by a gold answer of another claim in `claims` (a sentence of the
+    store that is not the claim's own: the train answers are the store's distractors), and the slots its
+    answers do not fill are distractors too. Deterministic for a seed."""
+    if k < 1:
+        raise ValueError(f"k = {k}: the number of evidence pieces must be >= 1")
+    if not 0 <= distractor_share <= 1:
+        raise ValueError(f"distractor_share must be in [0, 1], got {distractor_share}")
+    rng = np.random.default_rng(seed)
+    own = {
+        c.claim_id: [
+            averitec.gold_answer_text(a).strip()
+            for q in c.questions
+            for a in q.answers
+            if a.answer_type != "Unanswerable" and averitec.gold_answer_text(a).strip()
+        ][:k]
+        for c in claims
+    }
+    pool = [(cid, t) for cid, texts in own.items() for t in texts]
+    if len({cid for cid, _ in pool}) < 2:
+        raise ValueError("mixed evidence needs answers from at least two claims (the distractors are other claims')")
+    out = {}
+    for c in claims:
+        pieces = [t if rng.random() >= distractor_share else None for t in own[c.claim_id]]
+        pieces += [None] * (k - len(pieces))
+        for i, t in enumerate(pieces):
+            while t is None:
+                cid, text = pool[int(rng.integers(len(pool)))]
+                t = text if cid != c.claim_id else None
+            pieces[i] = t
+        out[c.claim_id] = tuple(pieces[i] for i in rng.permutation(k))
+    return out
+
+
+def training_evidence(
+    claims: Sequence[averitec.Claim], k: int, kind: str, mixed: Mapping[str, Any] | None = None
+) -> dict[int, tuple[str, ...]]:
+    """The evidence the gold-evidence classifier trains (and early-stops) on: `gold` (the first k gold
+    answers, `gold_evidence`) or `mixed` (`mixed_evidence` with params `mixed`)."""
+    if kind == "gold":
+        return {c.claim_id: gold_evidence(c, k) for c in claims}
+    if kind == "mixed":
+        m = dict(mixed or {})
+        return mixed_evidence(claims, k, float(m["distractor_share"]), int(m["seed"]))
+    raise ValueError(f"training evidence {kind!r}: expected one of {TRAINING_EVIDENCE}")
+
+
+def examples(
+    claims: Sequence[averitec.Claim], evidence: Mapping[int, Sequence[str]] | None, label_set: str, prefix: str = ""
+) -> list[N.Example]:
+    """Classifier examples; `evidence=None` gives the claim alone. Claims whose label is not in the
+    label set (2-way: NEE, Conflicting) are left out."""
+    out = []
+    for c in claims:
+        label = LB.map_label(c.label, label_set)
+        if label is not None:
+            ev = () if evidence is None else tuple(evidence.get(c.claim_id, ()))
+            out.append(N.Example(f"{prefix}{c.claim_id}", c.text, ev, label))
+    return out
+
+
+def claims_of(
+    params: Mapping[str, Any], data_dir: Path | str = DATA_DIR
+) -> tuple[list[averitec.Claim], list[averitec.Claim], list[averitec.Claim], list[averitec.Claim]]:
+    """(train, fit, validation, dev) claims of params `nli_averitec`: the train claims in the label set
+    split into the fitting share and the stratified validation share (seeded by the classifier's seed)."""
+    data_dir = Path(data_dir)
+    s = N.NLISettings.from_params(params["classifier"])
+    train = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
+    dev = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
+    if params.get("max_train_claims"):
+        train = train[: int(params["max_train_claims"])]
+    if params.get("max_dev_claims"):
+        dev = dev[: int(params["max_dev_claims"])]
+    train = [c for c in train if LB.map_label(c.label, params["label_set"]) is not None]
+    fit_idx, val_idx = stratified_split([c.label for c in train], s.validation_fraction, s.seed)
+    return train, [train[i] for i in fit_idx], [train[i] for i in val_idx], dev
+
+
+def averitec_stage(
+    params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, out_dir: Path | str = NLI_DIR / "averitec"
+) -> pd.DataFrame:
+    """Stage `nli_averitec`: train the claim-only and gold-evidence classifiers (every seed saved), and
+    predict the dev claims' reference settings: majority label, claim alone, gold evidence at every k.
+    The planners' evidence is stage `nli_planners` (`lib.verifier.veracity`), so new runs never retrain."""
+    p = dict(params)
+    data_dir, out_dir = Path(data_dir), Path(out_dir)
+    start = time.perf_counter()
+    s = N.NLISettings.from_params(p["classifier"])
+    label_set, k, seeds = p["label_set"], int(p["k"]), list(p["seeds"])
+    kind = p.get("training_evidence", "gold")
+    labels = LB.LABEL_SETS[label_set]
+    train, fit, val, dev = claims_of(p, data_dir)
+    variants = {
+        "claim_only": (examples(fit, None, label_set), examples(val, None, label_set)),
+        "gold": (
+            examples(fit, training_evidence(fit, k, kind, p.get("mixed")), label_set),
+            examples(val, training_evidence(val, k, kind, p.get("mixed")), label_set),
+        ),
+    }
+    models = train_models(variants, labels, s, seeds, out_dir / "models")
+    ks = sorted({k, *p.get("ablation_ks", [])})
+    naive_label = LB.map_label(LB.majority_label(train), label_set)
+    dev_claim = examples(dev, None, label_set)
+    frames = [
+        prediction_rows(
+            NAIVE, "reference", None, seeds[0], dev_claim, naive_probabilities(dev_claim, naive_label, labels), labels
+        )
+    ]
+    for seed in seeds:
+        model, tok, _ = models[("claim_only", seed)]
+        frames.append(
+            prediction_rows(
+                CLAIM_ONLY,
+                "reference",
+                None,
+                seed,
+                dev_claim,
+                N.predict_proba(model, tok, dev_claim, s.max_length, s.eval_batch_size, s.max_claim_share),
+                labels,
+            )
+        )
+        model, tok, _ = models[("gold", seed)]
+        per_k = [examples(dev, {c.claim_id: gold_evidence(c, kk) for c in dev}, label_set) for kk in ks]
+        # one call: inputs equal at several k (few answers, or truncated) are classified once
+        probs = N.predict_proba(
+            model, tok, [e for exs in per_k for e in exs], s.max_length, s.eval_batch_size, s.max_claim_share
+        )
+        bounds = np.cumsum([0] + [len(exs) for exs in per_k])
+        for kk, exs, lo, hi in zip(ks, per_k, bounds, bounds[1:]):
+            frames.append(prediction_rows(GOLD, "gold", kk, seed, exs, probs[lo:hi], labels))
+    preds = pd.concat(frames, ignore_index=True)
+    preds["claim_id"] = preds["uid"].astype(int)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    preds.to_parquet(out_dir / "predictions.parquet", index=False)
+    report = {
+        "label_set": label_set,
+        "labels": list(labels),
+        "k": k,
+        "ks": ks,
+        "training_evidence": kind,
+        "mixed": p.get("mixed") if kind == "mixed" else None,
+        "seeds": seeds,
+        "train_claims": len(fit),
+        "validation_claims": len(val),
+        "dev_claims": len(dev),
+        "max_dev_claims": p.get("max_dev_claims"),
+        "naive_label": naive_label,
+        "models": {f"{name}/seed{seed}": str(model_dir(out_dir, name, seed, seeds)) for name, seed in models},
+        "training": {f"{name}/seed{seed}": rep for (name, seed), (_, _, rep) in models.items()},
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    return preds
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(
+        prog="python -m lib.verifier.averitec",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("--params", default=str(PARAMS_FILE))
+    args = ap.parse_args(argv)
+    averitec_stage(section("nli_averitec", args.params))
+
+
+if __name__ == "__main__":
+    run_main(main)

@@ -1,0 +1,286 @@
+"""The verifier's learning-rate and epoch sweep (`make sweep-verifier`) -> `sweeps/verifier.json`.
+
+Each configuration trains the gold-evidence classifier of stage `nli_averitec` (same train claims, same
+validation split, params `nli_averitec` with the swept keys replaced) and records its validation curve,
+its calibration, and, for reading only, its dev macro-F1 on the gold evidence and on some planners'
+retrieved top-k (the stage's retrieval setting). The default is picked on the validation split alone
+(`pick`); notebook 07 shows the curves and checks that params.yaml holds the pick (`matches_pick`).
+
+The sweep is too slow for the pipeline (one configuration is a full training, 5-10 min on 2 CPU cores),
+so its result is committed, and each configuration is written as soon as it finishes: a killed sweep
+keeps what it finished, and a rerun skips those configurations.
+
+    python -m lib.verifier.sweep --learning-rates 2e-5 5e-5 1e-4 2e-4 --epochs 2 3
+    python -m lib.verifier.sweep --at-pick --training-evidence mixed
+    python -m lib.verifier.sweep --at-pick --seeds 1 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lib.cli import run_main
+from lib.data import labels as LB
+from lib.params import section
+from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR
+from lib.store.build import load_store
+from lib.verifier import nli as N
+from lib.verifier import veracity as V
+from lib.verifier.averitec import claims_of, examples, gold_evidence, training_evidence
+
+SWEEP_FILE = ROOT / "sweeps" / "verifier.json"
+SWEPT = ("learning_rate", "epochs", "training_evidence", "seed")
+
+
+def config_id(c: Mapping[str, Any]) -> str:
+    """A configuration's key in the sweep file, e.g. `lr=0.0001,epochs=2,evidence=gold,seed=0`."""
+    return f"lr={c['learning_rate']:g},epochs={c['epochs']},evidence={c['training_evidence']},seed={c['seed']}"
+
+
+def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
+    """The sweep file, or an empty sweep when there is none; a file without `runs` is refused by name."""
+    path = Path(path)
+    if not path.exists():
+        return {"runs": []}
+    data = json.loads(path.read_text())
+    if not isinstance(data, dict) or not isinstance(data.get("runs"), list):
+        raise ValueError(f"{path}: expected an object with a `runs` list (a file written by lib.verifier.sweep)")
+    for i, run in enumerate(data["runs"]):
+        missing = [k for k in (*SWEPT, "best", "curve", "dev") if k not in run]
+        if missing:
+            raise ValueError(f"{path}: run {i} lacks {missing}")
+    return data
+
+
+def _write(data: Mapping[str, Any], path: Path) -> None:
+    """Atomic: the old file stays whole until the new one is complete."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    os.replace(tmp, path)
+
+
+def pick(sweep: Mapping[str, Any], training_evidence: str = "gold") -> dict[str, Any]:
+    """The configuration with the best validation macro-F1 among the first seed's runs with this training
+    evidence (ties: the lower learning rate, then fewer epochs). Dev numbers play no part."""
+    runs = [r for r in sweep["runs"] if r["training_evidence"] == training_evidence]
+    if not runs:
+        raise ValueError(f"the sweep has no run with training evidence {training_evidence!r}")
+    first_seed = min(r["seed"] for r in runs)
+    runs = [r for r in runs if r["seed"] == first_seed]
+    best = max(runs, key=lambda r: (round(r["best"]["macro_f1"], 6), -r["learning_rate"], -r["epochs"]))
+    return {k: best[k] for k in SWEPT} | {"validation_macro_f1": best["best"]["macro_f1"]}
+
+
+def matches_pick(sweep: Mapping[str, Any], nli_params: Mapping[str, Any]) -> bool:
+    """Whether params `nli_averitec` train with the sweep's pick (learning rate and epochs)."""
+    chosen = pick(sweep, "gold")
+    c = N.NLISettings.from_params(nli_params["classifier"])
+    return abs(c.learning_rate - chosen["learning_rate"]) < 1e-12 and c.epochs == chosen["epochs"]
+
+
+def runs_table(sweep: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per configuration: the swept keys, the best validation macro-F1 and where, the last
+    training loss, the temperature, and each dev setting's macro-F1 (for reading, not for picking)."""
+    rows = []
+    for r in sweep["runs"]:
+        row = {k: r[k] for k in SWEPT}
+        row["best validation macro-F1"] = r["best"]["macro_f1"]
+        row["at epoch"] = next((pt["epoch"] for pt in r["curve"] if pt["step"] == r["best"]["step"]), float("nan"))
+        full = loss_points(pd.DataFrame(r["curve"])) if r["curve"] else pd.DataFrame()
+        row["last training loss"] = full["loss"].iloc[-1] if len(full) else float("nan")
+        row["temperature"] = (r.get("calibration") or {}).get("temperature", float("nan"))
+        row |= {f"dev {name}": v["macro_f1"] for name, v in r["dev"].items()}
+        rows.append(row)
+    order = ["training_evidence", "seed", "epochs", "learning_rate"]
+    return pd.DataFrame(rows).sort_values(order, ignore_index=True) if rows else pd.DataFrame(rows)
+
+
+def loss_points(curve: pd.DataFrame) -> pd.DataFrame:
+    """The evaluations whose training loss is a mean over at least half the usual number of steps: the
+    evaluation at the very end of training often follows the previous one by a few steps, and the mean
+    loss of 3 batches is noise, not a point of the curve."""
+    steps = curve["step"].diff().fillna(curve["step"])
+    return curve[steps >= 0.5 * steps.median()]
+
+
+def curves(sweep: Mapping[str, Any], full_intervals: bool = False) -> pd.DataFrame:
+    """The validation curves, long: one row per configuration and evaluation (with `full_intervals`,
+    only the evaluations whose training loss averages a full interval of steps)."""
+    frames = [
+        (loss_points(pd.DataFrame(r["curve"])) if full_intervals else pd.DataFrame(r["curve"])).assign(
+            **{k: r[k] for k in SWEPT}
+        )
+        for r in sweep["runs"]
+        if r["curve"]
+    ]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def seed_spread(sweep: Mapping[str, Any], chosen: Mapping[str, Any]) -> pd.DataFrame:
+    """Mean, standard deviation, min and max over seeds of each dev macro-F1 of the chosen recipe
+    (learning rate, epochs, training evidence); `seeds` counts them."""
+    table = runs_table(sweep)
+    sel = table[
+        np.isclose(table["learning_rate"], chosen["learning_rate"])
+        & (table["epochs"] == chosen["epochs"])
+        & (table["training_evidence"] == chosen["training_evidence"])
+    ]
+    cols = [c for c in sel.columns if c.startswith("dev ")]
+    out = sel[cols].agg(["mean", "std", "min", "max"]).T
+    out["seeds"] = len(sel)
+    return out
+
+
+def within_seed_range(delta: float, spread: pd.DataFrame, column: str) -> bool:
+    """Whether a difference is no larger than the range (max - min) over seeds of one recipe in `column`
+    (a `seed_spread` table); with a single seed there is no range and nothing counts as within it."""
+    if column not in spread.index:
+        raise ValueError(f"no seed spread for {column!r} (have {list(spread.index)})")
+    row = spread.loc[column]
+    return bool(row["seeds"] > 1 and abs(delta) <= row["max"] - row["min"])
+
+
+def _dev_scores(model, tok, s: N.NLISettings, dev, p: Mapping[str, Any], planners: Sequence[str]) -> dict[str, Any]:
+    """Macro-F1 on dev with gold evidence and with each planner's retrieved top-k (when the runs exist)."""
+
+    labels = LB.LABEL_SETS[p["label_set"]]
+    k = int(p["k"])
+    sets = {"gold": examples(dev, {c.claim_id: gold_evidence(c, k) for c in dev}, p["label_set"])}
+    if planners:
+        docs = load_store(STORE_DIR).docs
+        runs = V.planner_runs(p["runs"], planners, p["retrieval"])
+        for name in planners:
+            sets[f"planner:{name}"] = examples(dev, V.top_k_evidence(runs[name], docs, k), p["label_set"])
+    out = {}
+    for name, exs in sets.items():
+        probs = N.predict_proba(model, tok, exs, s.max_length, s.eval_batch_size, s.max_claim_share)
+        gold = [labels.index(e.label) for e in exs]
+        pred = probs.argmax(1)
+        out[name] = {
+            "macro_f1": N.macro_f1(gold, pred, len(labels)),
+            "predicted": {lb: int((pred == i).sum()) for i, lb in enumerate(labels)},
+            "mean_top_probability": float(probs.max(1).mean()),
+        }
+    return out
+
+
+def _commit() -> str:
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "lib"], cwd=ROOT, capture_output=True, text=True)
+        return head.stdout.strip() + ("+dirty lib/" if dirty.stdout.strip() else "")
+    except OSError:
+        return "unknown"
+
+
+def sweep(
+    learning_rates: Sequence[float],
+    epochs: Sequence[int],
+    evidence: Sequence[str],
+    seeds: Sequence[int],
+    planners: Sequence[str],
+    params: Mapping[str, Any],
+    out: Path | str = SWEEP_FILE,
+    data_dir: Path | str = DATA_DIR,
+) -> dict[str, Any]:
+    """Train every configuration not yet in `out`, writing the file after each."""
+    out = Path(out)
+    data = read_sweep(out)
+    done = {config_id(r) for r in data["runs"]}
+    p = dict(params)
+    _, fit, val, dev = claims_of(p, data_dir)
+    labels = LB.LABEL_SETS[p["label_set"]]
+    k = int(p["k"])
+    data.update(
+        {
+            "what": "gold-evidence verifier of stage nli_averitec; picked on validation macro-F1 (lib.verifier.sweep.pick)",
+            "base_classifier": dict(p["classifier"]),
+            "k": k,
+            "label_set": p["label_set"],
+            "mixed": dict(p["mixed"]),
+            "retrieval": dict(p["retrieval"]),
+            "fit_claims": len(fit),
+            "validation_claims": len(val),
+            "dev_claims": len(dev),
+        }
+    )
+    grid = [
+        {"learning_rate": float(lr), "epochs": int(e), "training_evidence": ev, "seed": int(sd)}
+        for sd in seeds
+        for ev in evidence
+        for e in epochs
+        for lr in learning_rates
+    ]
+    for c in grid:
+        if config_id(c) in done:
+            print(f"{config_id(c)}: in {out} already")
+            continue
+        s = N.NLISettings.from_params(
+            p["classifier"], learning_rate=c["learning_rate"], epochs=c["epochs"], seed=c["seed"]
+        )
+        kind, mixed = c["training_evidence"], p["mixed"]
+        train_set = examples(fit, training_evidence(fit, k, kind, mixed), p["label_set"])
+        validation = examples(val, training_evidence(val, k, kind, mixed), p["label_set"])
+        print(f"{config_id(c)}: {len(train_set)} training, {len(validation)} validation examples")
+        model, tok, rep = N.train(train_set, validation, labels, s)
+        run = {
+            **c,
+            "commit": _commit(),
+            "curve": rep["curve"],
+            "best": rep["best"],
+            "steps_planned": rep["steps_planned"],
+            "steps_run": rep["steps_run"],
+            "calibration": rep["calibration"],
+            "train_seconds": rep["train_seconds"],
+            "dev": _dev_scores(model, tok, s, dev, p, planners),
+        }
+        data["runs"].append(run)
+        _write(data, out)
+        print(
+            f"{config_id(c)}: best validation macro-F1 {rep['best']['macro_f1']:.3f}; dev gold {run['dev']['gold']['macro_f1']:.3f}"
+        )
+    return data
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(
+        prog="python -m lib.verifier.sweep", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--learning-rates", type=float, nargs="+", default=[2e-5, 5e-5, 1e-4, 2e-4])
+    ap.add_argument("--epochs", type=int, nargs="+", default=[2, 3])
+    ap.add_argument("--training-evidence", nargs="+", default=["gold"], choices=["gold", "mixed"])
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0])
+    ap.add_argument("--planners", nargs="*", default=["claim_only", "oracle"], help="dev retrieved evidence to score")
+    ap.add_argument("--out", default=str(SWEEP_FILE))
+    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument(
+        "--at-pick", action="store_true", help="train at the learning rate and epochs the sweep in --out picked so far"
+    )
+    args = ap.parse_args(argv)
+    learning_rates, epochs = args.learning_rates, args.epochs
+    if args.at_pick:
+        chosen = pick(read_sweep(args.out))
+        learning_rates, epochs = [chosen["learning_rate"]], [chosen["epochs"]]
+    sweep(
+        learning_rates,
+        epochs,
+        args.training_evidence,
+        args.seeds,
+        args.planners,
+        section("nli_averitec", args.params),
+        args.out,
+    )
+
+
+if __name__ == "__main__":
+    run_main(main)

@@ -1,0 +1,403 @@
+"""lib.params and lib.schema: each section checked by its own model, the whole file by `python -m lib.schema check`,
+YAML 1.2 floats, notebook parameters."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from lib import params as P
+from lib import paths
+from lib import schema as SCH
+
+DEFAULT = SCH.load_params()
+
+
+def with_value(dotted: str, value) -> dict:
+    """The default params with one key set (`a.b.c`); value `DELETE` removes the key."""
+    params = copy.deepcopy(DEFAULT)
+    *parents, last = dotted.split(".")
+    node = params
+    for p in parents:
+        node = node[p]
+    if value is DELETE:
+        del node[last]
+    else:
+        node[last] = value
+    return params
+
+
+DELETE = object()
+
+
+def test_the_committed_params_file_is_valid():
+    assert SCH.check(P.read_yaml(paths.PARAMS_FILE)) == DEFAULT
+    assert SCH.main(["check"]) == 0
+
+
+# Each case was a plausible number with exit 0 before the schema (issue 14, part 3).
+@pytest.mark.parametrize(
+    "key, value, expected",
+    [
+        ("retrieval.depth", -1, "retrieval.depth: Input should be greater than or equal to 1, got -1"),
+        ("nli_averitec.k", 0, "nli_averitec.k: Input should be greater than or equal to 1, got 0"),
+        ("utility.k", -1, "utility.k: Input should be greater than or equal to 1, got -1"),
+        ("retrieval.rrf_k", -60, "retrieval.rrf_k: Input should be greater than or equal to 0, got -60"),
+        ("retrieval.workers", 0, "retrieval.workers: Input should be greater than or equal to 1, got 0"),
+        ("retrieval.bm25.k1", -1, "retrieval.bm25.k1: Input should be greater than or equal to 0, got -1"),
+        ("qgen.epochs", -1, "qgen.epochs: Input should be greater than or equal to 1, got -1"),
+        (
+            "nli_averitec.classifier.epochs",
+            -1,
+            "nli_averitec.classifier.epochs: Input should be greater than or equal to 1",
+        ),
+        ("llm.timeout", 0, "llm.timeout: Input should be greater than 0, got 0"),
+        ("store.include_gold", "false", "store.include_gold: Input should be a valid boolean"),
+        (
+            "nli_averitec.classifier.learning_rate",
+            "2e-5",
+            "nli_averitec.classifier.learning_rate: Input should be a valid number",
+        ),
+        ("store.distractor_splits", "test", "store.distractor_splits: Input should be a valid list, got 'test'"),
+        ("averitec.foo", 1, "averitec.foo: unknown key"),
+        ("nli_averitec.kk", 3, "nli_averitec.kk: unknown key"),
+        ("utility.canddiates", 10, "utility.canddiates: unknown key"),
+        ("averitec_score.main_levle", 0.25, "averitec_score.main_levle: unknown key"),
+        (
+            "retrieval.retrievers",
+            ["bm25", "bm52"],
+            "retrieval.retrievers[1]: Input should be 'bm25', 'dense' or 'hybrid'",
+        ),
+        ("retrieval.main_fusion", "combmax-norm", "retrieval.main_fusion: Input should be"),
+        ("retrieval.depth", "100", "retrieval.depth: Input should be a valid integer, got '100'"),
+        ("retrieval.depth", True, "retrieval.depth: Input should be a valid integer, got True"),
+        ("retrieval.depth", DELETE, "retrieval.depth: required key is missing"),
+        ("llm.mode", False, "llm.mode: Input should be 'off', 'replay' or 'live'"),  # YAML 1.1: `mode: off` is False
+        ("llm.api_key_env", "MY KEY", "llm.api_key_env"),
+        ("llm.base_url", "localhost:8000/v1", "llm.base_url"),
+        ("utility.candidates", 2, "utility: k = 3 documents cannot be selected from 2 candidates"),
+        ("averitec_score.main_level", 0.35, "averitec_score: main_level = 0.35 is not one of levels"),
+        ("retrieval.all_fusions_for", ["oracel"], "retrieval: all_fusions_for names ['oracel']"),
+        ("query_planning.measures", ["ndcg@10", "recall"], "query_planning.measures[1]"),
+        ("error_analysis.rules.min_grade", 3, "error_analysis.rules.min_grade"),
+        ("nli_averitec.label_set", "averitec5", "nli_averitec.label_set"),
+        ("report.headlines.01_knowledge_store.documents in the store", "store.json", "report.headlines"),
+        ("judgements.answer_match", 0.0, "judgements.answer_match: Input should be greater than 0"),
+        ("judgements.answer_match", 1.2, "judgements.answer_match: Input should be less than or equal to 1"),
+        ("judgements.answer_match_sweep", [], "judgements.answer_match_sweep"),
+        ("judgements.min_answer_tokens", 0, "judgements.min_answer_tokens"),
+        ("retrieval_metrics.incomplete_measures", ["bpref@10"], "retrieval_metrics.incomplete_measures[0]"),
+        ("retrieval_metrics.judging.per_stratum", 0, "retrieval_metrics.judging.per_stratum"),
+        ("retrieval_metrics.judging.sheet_path", DELETE, "retrieval_metrics.judging.sheet_path: required key"),
+        ("store.source", "web", "store.source: Input should be 'pooled' or 'knowledge_store'"),
+        ("store.knowledge_store.path", "/data/ks", "store.knowledge_store.path: String should match pattern"),
+        ("store.knowledge_store.split", "train", "store.knowledge_store.split: Input should be 'dev'"),
+        ("store.knowledge_store.unit", "page", "store.knowledge_store.unit: Input should be 'sentence' or 'chunk'"),
+        ("compute.backend", "dask", "compute.backend: Input should be 'local' or 'ray'"),
+        ("compute.workers", 0, "compute.workers: Input should be greater than or equal to 1"),
+    ],
+)
+def test_bad_values_name_their_key(key, value, expected):
+    with pytest.raises(P.ParamsError) as err:
+        SCH.check(with_value(key, value), "params.yaml")
+    assert expected in str(err.value)
+    assert str(err.value).startswith("params.yaml: ")
+
+
+def test_a_profile_other_than_the_study_must_say_how_it_differs():
+    with pytest.raises(P.ParamsError, match="profile: profile 'classroom' needs a note"):
+        SCH.check(with_value("profile.name", "classroom"))
+    assert SCH.check(with_value("profile.note", "Fewer claims."))["profile"]["note"] == "Fewer claims."
+
+
+def test_a_claim_range_must_not_end_before_it_starts():
+    params = with_value("store.knowledge_store.first", 9)
+    SCH.check(params)  # open at the end
+    params["store"]["knowledge_store"]["last"] = 5
+    with pytest.raises(P.ParamsError, match=r"store: .*first \(9\) is after last \(5\)"):
+        SCH.check(params)
+
+
+def test_every_problem_is_reported_at_once():
+    params = with_value("retrieval.depth", -1)
+    params["utility"]["k"] = 0
+    params["bogus_section"] = {}
+    with pytest.raises(P.ParamsError) as err:
+        SCH.check(params)
+    assert [p.split(":")[0] for p in err.value.problems] == ["bogus_section", "retrieval.depth", "utility.k"]
+
+
+def test_a_missing_section_is_named():
+    params = copy.deepcopy(DEFAULT)
+    del params["nli_quantemp"]
+    with pytest.raises(P.ParamsError, match="nli_quantemp: required key is missing"):
+        SCH.check(params)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("x: 2e-5", 2e-5),
+        ("x: 1E3", 1000.0),
+        ("x: -3e+2", -300.0),
+        ("x: 2.0e-5", 2e-5),
+        ("x: .5e1", 5.0),
+        ("x: '2e-5'", "2e-5"),
+        ("x: 3", 3),
+        ("x: e5", "e5"),
+        ("x: 1.5", 1.5),
+    ],
+)
+def test_exponent_numbers_are_read_as_numbers(tmp_path, text, expected):
+    path = tmp_path / "p.yaml"
+    path.write_text(text)
+    value = P.read_yaml(path)["x"]
+    assert value == expected and type(value) is type(expected)
+
+
+def test_pyyaml_alone_reads_2e_5_as_a_string():
+    assert yaml.safe_load("x: 2e-5")["x"] == "2e-5"  # why lib.config has its own loader
+
+
+def test_learning_rate_written_2e_5_passes_the_schema(tmp_path):
+    text = paths.PARAMS_FILE.read_text().replace("learning_rate: 1.0e-4", "learning_rate: 2e-5")
+    assert "learning_rate: 2e-5" in text
+    path = tmp_path / "params.yaml"
+    path.write_text(text)
+    assert P.section("nli_averitec", path)["classifier"]["learning_rate"] == 2e-5  # YAML 1.2: a float
+
+
+def test_a_section_is_checked_by_its_own_model_and_the_whole_file_by_the_schema(tmp_path):
+    path = tmp_path / "params.yaml"
+    path.write_text(paths.PARAMS_FILE.read_text().replace("depth: 100", "depth: -1"))
+    assert P.section("store", path)["source"] == "pooled"  # a stage reads only its own sections
+    with pytest.raises(P.ParamsError, match=r"retrieval\.depth: Input should be greater than or equal to 1"):
+        P.section("retrieval", path)
+    with pytest.raises(P.ParamsError, match=r"retrieval\.depth"):
+        SCH.load_params(path)  # `make` checks the whole file first
+    with pytest.raises(KeyError, match="no section 'nope'"):
+        P.section("nope")
+    assert P.settings("retrieval").depth == 100  # the typed model
+
+
+def test_cli(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(paths.PARAMS_FILE.read_text().replace("workers: 2", "workers: 0").replace("rrf_k: 60", "rrf_k: -60"))
+    assert SCH.main(["check", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "2 problem(s)" in err and "retrieval.workers" in err and "retrieval.rrf_k" in err
+    assert SCH.main(["check", str(tmp_path / "missing.yaml")]) == 1
+    assert "no such file" in capsys.readouterr().err
+    (tmp_path / "broken.yaml").write_text("store: [unclosed\n")
+    assert SCH.main(["check", str(tmp_path / "broken.yaml")]) == 1
+    assert "not valid YAML" in capsys.readouterr().err
+    (tmp_path / "list.yaml").write_text("- 1\n")
+    assert SCH.main(["check", str(tmp_path / "list.yaml")]) == 1
+    assert SCH.main(["frobnicate"]) == 2
+
+
+def test_each_vocabulary_is_defined_once_and_the_models_use_it():
+    from typing import get_args
+
+    from lib import compute
+    from lib.averitec import evidence
+    from lib.data import labels
+    from lib.planning import llm, prompted
+    from lib.retrieval import fusion, retrievers, runs
+    from lib.store import build, scopes
+
+    fields = runs.RetrievalSection.model_fields
+    assert get_args(fields["retrievers"].annotation) == (retrievers.RetrieverKind,)
+    assert get_args(fields["scopes"].annotation) == (scopes.Scope,)
+    assert fields["main_fusion"].annotation == fusion.Fusion
+    assert runs.GlobalIndexSection.model_fields["kind"].annotation is retrievers.GlobalIndexKind
+    assert retrievers.RETRIEVERS == get_args(retrievers.RetrieverKind) == ("bm25", "dense", "hybrid")
+    assert scopes.SCOPES == ("claim", "global")
+    assert fusion.FUSIONS == get_args(fusion.Fusion)
+    assert set(get_args(labels.AveritecLabelSet)) == set(labels.LABEL_SETS) - {"quantemp3"}
+    assert prompted.PROMPTED == get_args(prompted.Prompted)
+    assert llm.LLMSection.model_fields["mode"].annotation is llm.Mode and llm.MODES == get_args(llm.Mode)
+    assert evidence.AveritecSection.model_fields["verdict_source"].annotation is evidence.VerdictSource
+    assert build.StoreSection.model_fields["source"].annotation is build.Source
+    assert build.SOURCES == get_args(build.Source)
+    assert compute.ComputeSection.model_fields["backend"].annotation is compute.Backend
+    assert get_args(build.KnowledgeStoreSection.model_fields["unit"].annotation) == ("sentence", "chunk")
+
+
+@pytest.mark.parametrize("good", ["ndcg", "ndcg@10", "recall@100", "p@5", "mrr", "map@3", "bpref", "condensed_ndcg@10"])
+def test_a_measure_in_params_is_what_the_metrics_module_parses(good):
+    assert SCH.check(with_value("aggregation.measures", [good]))["aggregation"]["measures"] == [good]
+
+
+@pytest.mark.parametrize("bad", ["recall", "bpref@10", "condensed_bpref", "condensed_", "ndcg@0", "NDCG@10"])
+def test_a_measure_the_metrics_module_refuses_is_a_params_error(bad):
+    from lib.evaluation.metrics import parse_measure
+
+    with pytest.raises(P.ParamsError, match=r"aggregation\.measures\[0\]"):
+        SCH.check(with_value("aggregation.measures", [bad]))
+    if bad != "NDCG@10":
+        with pytest.raises(ValueError):
+            parse_measure(bad)
+
+
+def test_classifier_keys_match_nli_settings():
+    from dataclasses import asdict
+
+    from lib.verifier.nli import ClassifierSection, NLISettings
+
+    assert ClassifierSection().model_dump() == asdict(NLISettings())
+
+
+def test_notebook_parameters_must_be_defined_in_its_parameters_cell():
+    from lib.site.execute import check_parameters
+
+    nb = paths.NOTEBOOKS_DIR / "05_averitec_score.ipynb"
+    check_parameters(nb, P.section("averitec_score"))
+    with pytest.raises(ValueError, match=r"\['main_levle'\] are not defined in its parameters cell"):
+        check_parameters(nb, {"main_levle": 0.3})
+
+
+NOTEBOOK_SECTIONS = {
+    "01_knowledge_store": "knowledge_store",
+    "02_query_planning": "query_planning",
+    "03_aggregation": "aggregation",
+    "04_retrieval_metrics": "retrieval_metrics",
+    "05_averitec_score": "averitec_score",
+    "06_generative_planners": "generative_planning",
+    "07_nli_veracity": "nli_veracity",
+    "08_error_analysis": "error_analysis",
+    "09_relevance_vs_utility": "relevance_utility",
+}
+
+
+@pytest.mark.parametrize("name, sec", NOTEBOOK_SECTIONS.items())
+def test_every_schema_key_of_a_notebook_section_is_a_notebook_parameter(name, sec):
+    import papermill as pm
+
+    defined = set(pm.inspect_notebook(str(paths.NOTEBOOKS_DIR / f"{name}.ipynb")))
+    assert set(P.section_model(sec).model_fields) <= defined
+
+
+def test_notebook_run_with_a_bad_section_exits_1(tmp_path):
+    import subprocess
+    import sys
+
+    bad = tmp_path / "params.yaml"
+    bad.write_text(
+        paths.PARAMS_FILE.read_text().replace(
+            "main_level: 0.25\n\naveritec_2025", "main_level: 0.25\n  mian: 1\n\naveritec_2025"
+        )
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lib.site.execute",
+            "05_averitec_score",
+            "--section",
+            "averitec_score",
+            "--params",
+            str(bad),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=paths.ROOT,
+    )
+    assert proc.returncode == 1 and "averitec_score.mian: unknown key" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+# ---------------------------------------------------------------- found by a hostile-input pass
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("x: 010", 10),
+        ("x: 0o10", 8),
+        ("x: 0x14", 20),
+        ("x: 1:20", "1:20"),
+        ("x: 1_00", "1_00"),
+        ("x: yes", "yes"),
+        ("x: off", "off"),
+        ("x: True", True),
+        ("x: 2020-01-01", "2020-01-01"),
+        ("x: ~", None),
+    ],
+)
+def test_yaml_1_2_integers_booleans_and_dates(tmp_path, text, expected):
+    """PyYAML alone: 010 is 8, 1:20 is 80, 1_00 is 100, yes/off are booleans, a date is a date."""
+    path = tmp_path / "p.yaml"
+    path.write_text(text)
+    value = P.read_yaml(path)["x"]
+    assert value == expected and type(value) is type(expected)
+
+
+@pytest.mark.parametrize(
+    "text, line", [("a: 1\nb: 2\na: 3\n", 1), ("a: {k: 1, k: 2}\n", 1), ("s:\n  depth: 100\n  depth: 5\n", 2)]
+)
+def test_a_key_written_twice_is_an_error(tmp_path, text, line):
+    path = tmp_path / "p.yaml"
+    path.write_text(text)
+    with pytest.raises(P.ParamsError, match=f"written twice \\(first on line {line}\\)"):
+        P.read_yaml(path)
+
+
+def test_a_section_written_twice_in_params_is_an_error(tmp_path):
+    path = tmp_path / "params.yaml"
+    path.write_text(paths.PARAMS_FILE.read_text() + "\nutility:\n  k: 5\n")
+    with pytest.raises(P.ParamsError, match="key 'utility' written twice"):
+        P.section("utility", path)
+
+
+@pytest.mark.parametrize(
+    "key, value, expected",
+    [
+        ("qgen.learning_rate", float("inf"), "qgen.learning_rate: Input should be a finite number, got inf"),
+        ("llm.timeout", float("inf"), "llm.timeout: Input should be a finite number"),
+        ("utility.alpha", float("nan"), "utility.alpha: Input should be a finite number"),
+        ("llm.backoff", 1e300, "llm.backoff: Input should be less than or equal to 600"),
+        (
+            "error_analysis.rules.min_grade",
+            True,
+            "error_analysis.rules.min_grade: Input should be a valid integer, got True",
+        ),
+        ("retrieval.model", "  ", "retrieval.model: expected some text, got '  '"),
+    ],
+)
+def test_infinities_and_blank_texts_are_refused(key, value, expected):
+    with pytest.raises(P.ParamsError) as err:
+        SCH.check(with_value(key, value))
+    assert expected in str(err.value)
+
+
+def test_a_params_file_that_is_not_utf8_is_named(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_bytes(b"x: caf\xe9\n")
+    with pytest.raises(P.ParamsError, match="not UTF-8 text"):
+        P.read_yaml(path)
+
+
+def test_notebook_runner_arguments(tmp_path):
+    import subprocess
+    import sys
+
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "lib.site.execute", "05_averitec_score", *args],
+            capture_output=True,
+            text=True,
+            cwd=paths.ROOT,
+        )
+
+    proc = run("--section", "nosuch")
+    assert proc.returncode == 1 and proc.stderr.startswith("error: ") and "no section 'nosuch'" in proc.stderr
+    assert not proc.stderr.startswith('error: "')
+    proc = run("--section", "averitec_score", "--with", "nosuch")
+    assert proc.returncode == 1 and "no section 'nosuch'" in proc.stderr
+    proc = run("--section", "averitec_score", "--with", "judgements")  # notebook 05 takes no judgements
+    assert proc.returncode == 1 and "['judgements'] are not defined in its parameters cell" in proc.stderr
+    proc = run("--section", "averitec_score", "--timeout", "0")
+    assert proc.returncode == 2 and "--timeout must be >= 1" in proc.stderr
