@@ -10,13 +10,15 @@ and puts the results back in the claims' order, so both backends return the same
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from typing import Literal, TypeVar, get_args
 
+from pydantic import ConfigDict
 from tqdm import tqdm
 
+from lib.cli import NamedError
 from lib.params import PosFloat, PosInt, Section, Text
 from lib.paths import ROOT
 
@@ -25,13 +27,17 @@ from lib.paths import ROOT
 Backend = Literal["local", "ray"]
 
 
-class ComputeSection(Section):
-    """Where per-claim work runs (lib.compute.ComputeSettings): this machine's processes or a Ray cluster."""
+class ComputeSettings(Section):
+    """Params section `compute`: where per-claim work runs. `backend`: local or ray; `workers`: local
+    processes (1: this process), or the CPUs of a Ray instance started here; `address`: the Ray cluster
+    (None: `$RAY_ADDRESS`, else a Ray instance on this machine); `cpus_per_task`: Ray's `num_cpus` per claim."""
 
-    backend: Backend
-    workers: PosInt  # local processes (1: the stage's own process); Ray: CPUs of a local instance
-    address: Text | None  # the Ray cluster (null: $RAY_ADDRESS, else a Ray instance on this machine)
-    cpus_per_task: PosFloat
+    model_config = ConfigDict(frozen=True)
+
+    backend: Backend = "local"
+    workers: PosInt = 1
+    address: Text | None = None
+    cpus_per_task: PosFloat = 1.0
 
 
 BACKENDS: tuple[str, ...] = get_args(Backend)
@@ -41,28 +47,29 @@ R = TypeVar("R")
 NOT_SHIPPED = [".venv/", "data/", "outputs/", "reports/", "workspaces/", ".git/", ".dvc/cache/", "nltk_data/"]
 
 
-@dataclass(frozen=True)
-class ComputeSettings:
-    """`backend`: local or ray; `workers`: local processes (1: this process); `address`: the Ray cluster
-    (None: `$RAY_ADDRESS`, else a Ray instance on this machine); `cpus_per_task`: Ray's `num_cpus` per claim."""
-
-    backend: str = "local"
-    workers: int = 1
-    address: str | None = None
-    cpus_per_task: float = 1.0
-
-    def __post_init__(self) -> None:
-        if self.backend not in BACKENDS:
-            raise ValueError(f"compute.backend {self.backend!r}: expected one of {BACKENDS}")
-        if self.workers < 1:
-            raise ValueError(f"compute.workers must be >= 1 (got {self.workers})")
-        if self.cpus_per_task <= 0:
-            raise ValueError(f"compute.cpus_per_task must be > 0 (got {self.cpus_per_task})")
+RAY_CONNECT_TIMEOUT_S = 15.0  # how long a Ray address may take to answer before the stage gives up
 
 
-def from_params(p: dict) -> ComputeSettings:
-    """The `compute` section of params.yaml (checked by lib.params) as settings."""
-    return ComputeSettings(p["backend"], p["workers"], p["address"], p["cpus_per_task"])
+class ComputeError(NamedError):
+    """A compute setting that cannot work: an address that does not answer or cannot be read."""
+
+
+def check_reachable(address: str, timeout_s: float = RAY_CONNECT_TIMEOUT_S) -> None:
+    """A named error unless something answers at the Ray `address` (`[ray://]host:port`) within `timeout_s`
+    seconds: Ray itself would wait for minutes at 0 of N claims. `auto` is left to Ray."""
+    if address == "auto":
+        return
+    host, _, port = address.split("://", 1)[-1].rpartition(":")
+    if not host or not port.isdigit():
+        raise ComputeError(f"compute.address {address!r}: expected [ray://]host:port (or auto)")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s):
+            pass
+    except OSError as err:
+        raise ComputeError(
+            f"the Ray cluster at {address!r} did not answer within {timeout_s:g} s ({err.strerror or err}); "
+            "check compute.address or $RAY_ADDRESS"
+        ) from None
 
 
 def _ray(settings: ComputeSettings):
@@ -72,6 +79,7 @@ def _ray(settings: ComputeSettings):
     if not ray.is_initialized():
         address = settings.address or os.environ.get("RAY_ADDRESS")
         if address:
+            check_reachable(address)
             ray.init(address=address, runtime_env={"working_dir": str(ROOT), "excludes": NOT_SHIPPED})
         else:
             ray.init(num_cpus=settings.workers, include_dashboard=False, log_to_driver=False)

@@ -35,7 +35,7 @@ from lib.paths import PARAMS_FILE
 # this mapping (without importing anything) to add the models of the sections a stage declares to its deps.
 SECTIONS: dict[str, str] = {
     "profile": "lib.site.banner:ProfileSection",
-    "compute": "lib.compute:ComputeSection",
+    "compute": "lib.compute:ComputeSettings",
     "store": "lib.store.build:StoreSection",
     "judgements": "lib.store.judgements:JudgementsSection",
     "knowledge_store": "lib.site.sections.knowledge_store:KnowledgeStoreNotebookSection",
@@ -47,8 +47,8 @@ SECTIONS: dict[str, str] = {
     "averitec": "lib.averitec.evidence:AveritecSection",
     "averitec_score": "lib.site.sections.averitec_score:AveritecScoreSection",
     "averitec_2025": "lib.averitec.ev2r:Averitec2025Section",
-    "qgen": "lib.planning.qgen_training:QGenSection",
-    "llm": "lib.planning.llm:LLMSection",
+    "qgen": "lib.planning.qgen_training:QGenSettings",
+    "llm": "lib.planning.llm:LLMSettings",
     "generative": "lib.planning.generative:GenerativeSection",
     "generative_runs": "lib.planning.generative:GenerativeRunsSection",
     "generative_planning": "lib.site.sections.generative_planning:GenerativePlanningSection",

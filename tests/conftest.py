@@ -122,9 +122,17 @@ def tiny_qgen(tmp_path_factory):
     from lib.planning import qgen_training as QT
 
     out = tmp_path_factory.mktemp("qgen")
-    s = QT.QGenSettings.from_params(batch_size=8, max_source_tokens=48, max_target_tokens=24)
+    s = qgen_settings(batch_size=8, max_source_tokens=48, max_target_tokens=24)
     report = QT.train(s, averitec.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json"), out, progress=False)
     return out, report
+
+
+def qgen_settings(**override):
+    """params.yaml's `qgen` section as QGEN's settings, with some keys set."""
+    from lib.params import section
+    from lib.planning.qgen_training import QGenSettings
+
+    return QGenSettings.model_validate({**section("qgen"), **override})
 
 
 TINY_DECODING = {"num_beams": 2, "max_new_tokens": 12, "max_questions": 5, "device": "cpu"}

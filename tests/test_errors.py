@@ -77,11 +77,11 @@ def test_nli_error_at_and_above_the_found_share():
 
 
 def test_rules_from_params_check_names_and_ranges():
-    assert ER.Rules.from_params({"homogeneity": 0.9}).homogeneity == 0.9
-    with pytest.raises(ValueError, match="unknown"):
-        ER.Rules.from_params({"homogenity": 0.9})
+    assert ER.Rules.model_validate({"homogeneity": 0.9}).homogeneity == 0.9
+    with pytest.raises(ValueError, match="homogenity"):
+        ER.Rules.model_validate({"homogenity": 0.9})
     with pytest.raises(ValueError, match="found_share"):
-        ER.Rules.from_params({"found_share": 2})
+        ER.Rules.model_validate({"found_share": 2})
 
 
 def test_content_words_coverage_homogeneity_and_consensus():
@@ -134,7 +134,8 @@ def test_cases_and_rules_end_to_end():
     second = table.iloc[1]  # nothing relevant in the top-2, both (explicit) questions missed, near-duplicates
     assert second["relevant_share"] == 0 and second["missed_questions"] == 2 and second["code"] == ER.HOMOGENEOUS
     assert table.iloc[2]["code"] == ER.CORRECT
-    assert ER.apply_rules(table, ER.Rules(homogeneity=1.01)).iloc[1]["code"] == ER.NOISY
+    off = ER.Rules().model_copy(update={"homogeneity": 1.01})  # above every cosine: the rule off
+    assert ER.apply_rules(table, off).iloc[1]["code"] == ER.NOISY
     dist = ER.distribution(table, "method")
     assert list(dist.columns) == list(ER.ERROR_CODES)
     assert dist.loc["m", ER.LABEL_ERROR] == 0.5 and dist.loc["m", ER.HOMOGENEOUS] == 0.5 and "n" not in dist.index

@@ -196,7 +196,7 @@ def test_a_plan_claim_missing_from_the_store_is_an_error(synthetic):
 
 @pytest.mark.parametrize(
     ("kwargs", "match"),
-    [({"backend": "dask"}, "expected one of"), ({"workers": 0}, "workers"), ({"cpus_per_task": 0}, "cpus")],
+    [({"backend": "dask"}, "backend"), ({"workers": 0}, "workers"), ({"cpus_per_task": 0}, "cpus_per_task")],
 )
 def test_compute_settings_are_checked(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -207,18 +207,17 @@ def test_the_retrieve_command_takes_compute_from_params_and_flags_override_it():
     from argparse import Namespace
 
     none = Namespace(params=None, backend=None, workers=None, address=None)
-    assert K.compute_settings(none) == C.ComputeSettings("local", 1, None, 1.0)
+    assert K.compute_settings(none) == C.ComputeSettings()
     flags = Namespace(params=None, backend="ray", workers=3, address="ray://h:10001")
-    assert K.compute_settings(flags) == C.ComputeSettings("ray", 3, "ray://h:10001", 1.0)
+    assert K.compute_settings(flags) == C.ComputeSettings(backend="ray", workers=3, address="ray://h:10001")
 
 
 def test_compute_settings_come_from_the_params_section():
     from lib.params import section
 
-    assert C.from_params(section("compute")) == C.ComputeSettings("local", 1, None, 1.0)
-    assert C.from_params({"backend": "ray", "workers": 4, "address": "ray://head:10001", "cpus_per_task": 2.0}) == (
-        C.ComputeSettings("ray", 4, "ray://head:10001", 2.0)
-    )
+    assert C.ComputeSettings.model_validate(section("compute")) == C.ComputeSettings()
+    p = {"backend": "ray", "workers": 4, "address": "ray://head:10001", "cpus_per_task": 2.0}
+    assert C.ComputeSettings.model_validate(p) == C.ComputeSettings(**p)
 
 
 def test_the_benchmark_checks_and_reports_on_a_small_store(tiny_study, tmp_path, capsys):
@@ -347,3 +346,24 @@ def test_the_retrieve_command_ends_a_bad_store_with_one_named_line(tmp_path):
         )
         assert proc.returncode == 1 and "Traceback" not in proc.stderr
         assert proc.stderr.strip().splitlines()[-1].startswith("error: ") and named in proc.stderr
+
+
+def test_an_unreachable_ray_address_is_named_within_the_bound():
+    import socket
+    import time
+
+    with socket.socket() as closed:  # a port nobody listens on: bind, then close
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    start = time.perf_counter()
+    with pytest.raises(C.ComputeError, match=rf"Ray cluster at 'ray://127.0.0.1:{port}' did not answer within 2 s"):
+        C.check_reachable(f"ray://127.0.0.1:{port}", timeout_s=2)
+    assert time.perf_counter() - start < 2.5
+    with pytest.raises(C.ComputeError, match="expected \\[ray://\\]host:port"):
+        C.check_reachable("ray://nohost")
+    with socket.socket() as server:  # something answers: no error
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        C.check_reachable(f"127.0.0.1:{server.getsockname()[1]}", timeout_s=2)
+    with pytest.raises(C.ComputeError, match="did not answer"):
+        C.map_claims(abs, [1], C.ComputeSettings(backend="ray", address=f"ray://127.0.0.1:{port}"))

@@ -161,7 +161,7 @@ def test_no_key_is_sent_when_api_key_env_is_null(tmp_path, monkeypatch):
         client = LM.LLM(settings(stub, tmp_path, api_key_env=None))
         assert client.chat(MSG) == canned(MSG)
         assert stub.auth == [f"Bearer {LM.NO_KEY}"]  # a placeholder, not the ambient OPENAI_API_KEY
-    assert LM.LLMSettings.from_params({"model": "m", "api_key_env": None}).api_key_env is None
+    assert LM.LLMSettings.model_validate({"model": "m", "api_key_env": None}).api_key_env is None
 
 
 def test_a_key_variable_that_is_not_set_is_an_error_naming_it(tmp_path, monkeypatch):
@@ -262,15 +262,17 @@ def test_malformed_answers_are_counted_and_never_cached(tmp_path, fault, problem
 
 
 def test_settings_reject_keys_and_unknown_modes():
+    from lib.params import settings
+
     with pytest.raises(ValueError, match="never go in params"):
-        LM.LLMSettings.from_params({"mode": "live", "api_key": "sk-x"})
+        LM.LLMSettings.model_validate({"model": "m", "mode": "live", "api_key": "sk-x"})
     with pytest.raises(ValueError, match="mode"):
-        LM.LLMSettings.from_params({"mode": "online"})
-    with pytest.raises(ValueError, match="unknown keys"):
-        LM.LLMSettings.from_params({"modle": "x"})
-    assert LM.LLMSettings.from_params(None).mode == "off"  # params.yaml's section
-    with pytest.raises(ValueError, match="llm.model: required"):
-        LM.LLMSettings.from_params({"mode": "off"})
+        LM.LLMSettings.model_validate({"model": "m", "mode": "online"})
+    with pytest.raises(ValueError, match="modle"):
+        LM.LLMSettings.model_validate({"model": "m", "modle": "x"})
+    assert settings("llm").mode == "off"  # params.yaml's section
+    with pytest.raises(ValueError, match="model"):
+        LM.LLMSettings.model_validate({"mode": "off"})
 
 
 def test_a_line_cut_short_is_moved_aside_and_the_file_repaired(tmp_path):

@@ -68,9 +68,10 @@ def test_claimdecomp_prompt_holds_its_examples():
 
 def test_prompted_plans_live_then_replay(tmp_path):
     dev = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
-    s = LM.LLMSettings(mode="live", model="stub", backoff=0.01, cache=str(tmp_path / "c.jsonl"))
     with StubLLM(stub_answer) as stub:
-        s.base_url = stub.base_url
+        s = LM.LLMSettings(
+            mode="live", model="stub", backoff=0.01, cache=str(tmp_path / "c.jsonl"), base_url=stub.base_url
+        )
         stub.faults += ["429", "malformed"]
         llm = LM.LLM(s)
         plans = {kind: PR.prompted_plan(llm, kind, dev, progress=False) for kind in PR.PROMPTED}

@@ -114,6 +114,6 @@ def test_verdict_probability_is_a_probability(tiny_qgen, claims):
 
     from lib.planning.qgen import Decoding, Generator
 
-    g = Generator(Decoding.from_params(TINY_DECODING), tiny_qgen[0])
+    g = Generator(Decoding.model_validate(TINY_DECODING), tiny_qgen[0])
     p = g.verdict_probability([g.next_source(c, []) for c in claims])
     assert p.shape == (3,) and ((p >= 0) & (p <= 1)).all()

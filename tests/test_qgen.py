@@ -6,9 +6,10 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from conftest import FIXTURE_DATA, TINY_DECODING
+from conftest import FIXTURE_DATA, TINY_DECODING, qgen_settings
 
 from lib.data import averitec
+from lib.params import section
 from lib.planning import qgen as Q
 from lib.planning import qgen_text as QX
 from lib.planning import qgen_training as QT
@@ -21,14 +22,14 @@ def claim(questions, label="Refuted", text="The moon  is made of cheese."):
 
 def test_training_examples_of_both_tasks():
     c = claim([("Is the moon rock", "Yes, rock and dust."), ("What did NASA say?", "Nothing about cheese.")])
-    ex = QT.training_examples([c], QT.QGenSettings.from_params(history_pairs=1, answer_words=2))
+    ex = QT.training_examples([c], qgen_settings(history_pairs=1, answer_words=2))
     assert ex == [
         ("plan: The moon is made of cheese.", "Is the moon rock? What did NASA say?"),
         ("next: The moon is made of cheese.", "Is the moon rock?"),
         ("next: The moon is made of cheese. || Is the moon rock? Yes, rock", "What did NASA say?"),
         ("next: The moon is made of cheese. || What did NASA say? Nothing about", "verdict: Refuted"),
     ]
-    assert QT.training_examples([claim([])], QT.QGenSettings.from_params()) == []
+    assert QT.training_examples([claim([])], qgen_settings()) == []
 
 
 def test_split_and_parse_generated_text():
@@ -44,16 +45,16 @@ def test_split_and_parse_generated_text():
 
 
 def test_settings_reject_unknown_keys():
-    with pytest.raises(ValueError, match="unknown keys"):
-        QT.QGenSettings.from_params({"epoch": 1})
+    with pytest.raises(ValueError, match="epoch"):
+        QT.QGenSettings.model_validate({**section("qgen"), "epoch": 1})
 
 
 def test_tiny_model_trains_saves_loads_and_generates(tiny_qgen):
     model_dir, report = tiny_qgen
     assert report["examples"] == 6 and report["steps"] == 1 and report["loss_curve"][0]["loss"] > 0
     assert report["trainable_parameters"] < report["parameters"]  # the encoder is frozen
-    g = Q.Generator(Q.Decoding.from_params(TINY_DECODING), model_dir)
-    assert (g.max_source_tokens, g.history_pairs) == (48, QT.QGenSettings.from_params().history_pairs)  # as trained
+    g = Q.Generator(Q.Decoding.model_validate(TINY_DECODING), model_dir)
+    assert (g.max_source_tokens, g.history_pairs) == (48, qgen_settings().history_pairs)  # as trained
     claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
     plans = g.plans(claims)
     assert set(plans) == {0, 1, 2} and all(len(p) <= g.decoding.max_questions for p in plans.values())
@@ -67,7 +68,7 @@ def test_tiny_model_trains_saves_loads_and_generates(tiny_qgen):
 def test_cached_encoder_states_give_the_models_own_loss():
     import torch
 
-    s = QT.QGenSettings.from_params(max_train_claims=None)
+    s = qgen_settings(max_train_claims=None)
     claims = averitec.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json")
     examples = QT.training_examples(claims, s)
     torch.manual_seed(0)
@@ -84,7 +85,7 @@ def test_cached_encoder_states_give_the_models_own_loss():
 
 
 def test_an_unfrozen_encoder_trains_through_the_models_own_loss(tmp_path):
-    s = QT.QGenSettings.from_params(batch_size=8, max_source_tokens=48, max_target_tokens=24, freeze_encoder=False)
+    s = qgen_settings(batch_size=8, max_source_tokens=48, max_target_tokens=24, freeze_encoder=False)
     report = QT.train(s, averitec.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json"), tmp_path, False)
     assert report["steps"] == 1 and report["loss_curve"][0]["loss"] > 0
     assert report["trainable_parameters"] == report["parameters"]
@@ -92,4 +93,4 @@ def test_an_unfrozen_encoder_trains_through_the_models_own_loss(tmp_path):
 
 def test_missing_model_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="dvc repro qgen"):
-        Q.Generator(Q.Decoding.from_params(TINY_DECODING), tmp_path)
+        Q.Generator(Q.Decoding.model_validate(TINY_DECODING), tmp_path)

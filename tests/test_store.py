@@ -290,7 +290,7 @@ def test_a_process_pool_builds_the_same_store(ks_data):
     from lib.compute import ComputeSettings
 
     serial = build_store(ks_settings(), ks_data)
-    pooled = build_store(ks_settings(), ks_data, ComputeSettings("local", workers=2))
+    pooled = build_store(ks_settings(), ks_data, ComputeSettings(backend="local", workers=2))
     pd.testing.assert_frame_equal(serial.docs, pooled.docs)
     pd.testing.assert_frame_equal(serial.qrels, pooled.qrels)
     assert serial.report == pooled.report

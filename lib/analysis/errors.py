@@ -38,13 +38,15 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import Annotated
 
 import numpy as np
 import pandas as pd
+from pydantic import ConfigDict, Field
 
 from lib.data import averitec
 from lib.evaluation.agreement import cohen_kappa
+from lib.params import PosInt, Section, Share, Threshold
 from lib.retrieval import runs as RU
 from lib.retrieval.retrievers import tokenize
 from lib.store.build import load_store, qrels_dict
@@ -82,28 +84,18 @@ SHEET_COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
-class Rules:
-    """The thresholds of the rules above (defaults as in params.yaml)."""
+class Rules(Section):
+    """The thresholds of the rules above (params `error_analysis.rules`; defaults as in params.yaml)."""
 
-    min_grade: int = 1  # a qrel grade that counts as relevant (2: gold answers only)
-    found_share: float = 0.5  # top-k share of relevant documents below which retrieval failed
-    homogeneity: float = 0.85  # mean pairwise cosine at or above which the top-k are near-duplicates
-    implicit_coverage: float = 0.5  # mean claim coverage of the missed questions below which they are implicit
-    label_error_share: float = 0.85  # share of published systems that must agree on the other label
-    min_systems: int = 3  # fewer published predictions than this: no label-error flag
+    model_config = ConfigDict(frozen=True)
 
-    @classmethod
-    def from_params(cls, p: Mapping[str, Any] | None) -> Rules:
-        p = dict(p or {})
-        unknown = set(p) - {f.name for f in fields(cls)}
-        if unknown:
-            raise ValueError(f"unknown error-rule parameters {sorted(unknown)}")
-        rules = cls(**p)
-        for name in ("found_share", "homogeneity", "implicit_coverage", "label_error_share"):
-            if not 0 <= getattr(rules, name) <= 1:
-                raise ValueError(f"{name} must be in [0, 1], got {getattr(rules, name)}")
-        return rules
+    min_grade: Annotated[int, Field(ge=1, le=2)] = 1  # a qrel grade that counts as relevant (2: gold answers only)
+    found_share: Threshold = 0.5  # top-k share of relevant documents below which retrieval failed
+    homogeneity: Annotated[float, Field(ge=-1, le=1)] = 0.85  # mean pairwise cosine at or above which the top-k
+    # are near-duplicates
+    implicit_coverage: Share = 0.5  # mean claim coverage of the missed questions below which they are implicit
+    label_error_share: Threshold = 0.85  # share of published systems that must agree on the other label
+    min_systems: PosInt = 3  # fewer published predictions than this: no label-error flag
 
 
 @dataclass(frozen=True)

@@ -340,7 +340,7 @@ def stage(
     report_07 = json.loads((planners_dir / "report.json").read_text())  # stage nli_planners: verifier, retrieval
     label_set, labels = report_07["label_set"], report_07["labels"]
     model, tok, training = N.load(V.from_repo(report_07["verifier"]), p.get("device", "auto"))
-    s = N.NLISettings.from_params(training["settings"], device=p.get("device", "auto"))
+    s = N.NLISettings.model_validate({**training["settings"], "device": p.get("device", "auto")})
     dev = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
     if p.get("max_claims"):
         dev = dev[: int(p["max_claims"])]

@@ -40,7 +40,7 @@ import string
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -328,12 +328,14 @@ def judge_settings(p: Mapping[str, Any]) -> tuple[Judge, str]:
 def judge_llm(judge: Judge, llm_params: Mapping[str, Any], cache: Path | str):
     """The project's LLM client with the judge's model, temperature and token limit, and its own cache."""
 
-    s = replace(
-        LLMSettings.from_params(llm_params),
-        model=judge.model,
-        temperature=judge.temperature,
-        max_tokens=judge.max_tokens,
-        cache=str(cache),
+    s = LLMSettings.model_validate(
+        {
+            **llm_params,
+            "model": judge.model,
+            "temperature": judge.temperature,
+            "max_tokens": judge.max_tokens,
+            "cache": str(cache),
+        }
     )
     return LLM(s)
 

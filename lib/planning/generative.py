@@ -43,7 +43,7 @@ from lib.planning import pursuit as PU
 from lib.planning.llm import LLM, LLMSettings
 from lib.planning.mmr import MMRSection
 from lib.planning.prompted import Prompted
-from lib.planning.qgen import MODEL_DIR, Decoding, Generator, QGenDecodingSection
+from lib.planning.qgen import MODEL_DIR, Decoding, Generator
 from lib.retrieval import runs as RU
 from lib.retrieval.retrievers import RetrieverKind
 from lib.store.build import load_store
@@ -70,7 +70,7 @@ class GenerativeSection(Section):
     claimdecomp_examples: NonNegInt
     mmr: MMRSection
     mmr_pool: Annotated[list[Text], Field(min_length=1)]
-    qgen: QGenDecodingSection
+    qgen: Decoding
     pursuit: PursuitSection
 
 
@@ -174,7 +174,7 @@ def build(
     data_dir, out_dir = Path(data_dir), Path(out_dir)
     claims = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
     claims = claims[: g["max_claims"]] if g.get("max_claims") else claims
-    llm = LLM(LLMSettings.from_params(params.get("llm")), cache_path)
+    llm = LLM(LLMSettings.model_validate(params["llm"]), cache_path)
     llm.cache.path.parent.mkdir(parents=True, exist_ok=True)
     llm.cache.path.touch()  # a DVC output even when llm.mode is off
     docs = load_store(store_dir).docs
@@ -201,7 +201,7 @@ def build(
         TM.cost(name, "planning", seconds, len(claims), "generative_plans", device, how.get(name, "measured"))
 
     start = time.perf_counter()
-    generator = Generator(Decoding.from_params(g["qgen"]), model_dir or MODEL_DIR)
+    generator = Generator(Decoding.model_validate(g["qgen"]), model_dir or MODEL_DIR)
     plans["qgen"] = generator.plans(claims)
     generator_device = MD.device_name(generator.device)  # QGEN and the pursuits run on the generator's device
     timed("qgen", start, generator_device)

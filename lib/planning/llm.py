@@ -54,11 +54,11 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 from urllib.parse import urlsplit
 
-from pydantic import Field
+from pydantic import ConfigDict, Field, model_validator
 from tqdm import tqdm
 
 from lib.cli import NamedError
-from lib.params import NonNegInt, PosInt, Section, Text, Url, section
+from lib.params import NonNegInt, PosInt, Section, Text, Url
 from lib.paths import OUTPUTS_DIR, ROOT
 
 # --------------------------------------------------------------------------- params
@@ -66,18 +66,30 @@ from lib.paths import OUTPUTS_DIR, ROOT
 Mode = Literal["off", "replay", "live"]
 
 
-class LLMSection(Section):
-    mode: Mode
-    base_url: Url | None
-    model: Text
-    temperature: Annotated[float, Field(ge=0, le=2)]
-    seed: NonNegInt | None
-    max_tokens: PosInt
-    timeout: Annotated[float, Field(gt=0, le=3600)]  # seconds per request
-    max_retries: Annotated[int, Field(ge=0, le=20)]
-    backoff: Annotated[float, Field(ge=0, le=600)]  # first wait in seconds, doubled per retry
-    api_key_env: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] | None
-    cache: Text
+class LLMSettings(Section):
+    """Params section `llm`: the endpoint and how to ask it. No key here: `api_key_env` names the environment
+    variable holding it (None: send no key, for local servers)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model: Text  # no default: params.yaml's `llm.model` is the one source
+    mode: Mode = "off"
+    base_url: Url | None = None  # None: the SDK's default (api.openai.com); e.g. http://localhost:8000/v1
+    temperature: Annotated[float, Field(ge=0, le=2)] = 0.0
+    seed: NonNegInt | None = 0
+    max_tokens: PosInt = 256
+    timeout: Annotated[float, Field(gt=0, le=3600)] = 60.0  # seconds per request
+    max_retries: Annotated[int, Field(ge=0, le=20)] = 5  # retries after the first attempt (429, 5xx, timeouts...)
+    backoff: Annotated[float, Field(ge=0, le=600)] = 1.0  # first wait in seconds; doubles with every retry
+    api_key_env: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] | None = None  # None: no key is sent
+    cache: Text = "outputs/llm/cache.jsonl"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_keys(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and any("key" in k and k != "api_key_env" for k in data):
+            raise ValueError("API keys never go in params; set the variable named by llm.api_key_env")
+        return data
 
 
 MODES: tuple[str, ...] = get_args(Mode)
@@ -120,44 +132,6 @@ def _preview(messages: Messages, width: int = 100) -> str:
     text = " | ".join(m.get("content", "") for m in messages if m.get("role") != "system")
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-@dataclass
-class LLMSettings:
-    """The `llm` params section. No key here: `api_key_env` names the environment variable holding it
-    (None: send no key, for local servers)."""
-
-    model: str  # no default: params.yaml's `llm.model` is the one source
-    mode: str = "off"
-    base_url: str | None = None  # None: the SDK's default (api.openai.com); e.g. http://localhost:8000/v1
-    temperature: float = 0.0
-    seed: int | None = 0
-    max_tokens: int = 256
-    timeout: float = 60.0  # seconds per request
-    max_retries: int = 5  # retries after the first attempt (429, 5xx, timeouts, connection errors)
-    backoff: float = 1.0  # first wait in seconds; doubles with every retry
-    api_key_env: str | None = None  # params.yaml names OPENAI_API_KEY; None: no key is sent
-    cache: str = str(CACHE_FILE.relative_to(OUTPUTS_DIR.parent))
-
-    @classmethod
-    def from_params(cls, p: Mapping[str, Any] | None = None) -> LLMSettings:
-        """From an `llm` params mapping (None: params.yaml's section)."""
-        p = dict(section("llm") if p is None else p)
-        if "api_key" in p or any("key" in k and k != "api_key_env" for k in p):
-            raise ValueError("params llm: API keys never go in params; set the variable named by llm.api_key_env")
-        unknown = sorted(set(p) - set(cls.__dataclass_fields__))
-        if unknown:
-            raise ValueError(
-                f"params llm: unknown keys {unknown} (expected some of {sorted(cls.__dataclass_fields__)})"
-            )
-        if p.get("mode", "off") not in MODES:
-            raise ValueError(f"params llm.mode: {p['mode']!r} is not one of {MODES}")
-        if "model" not in p:
-            raise ValueError("params llm.model: required (the model name the endpoint serves)")
-        s = cls(**p)
-        if s.api_key_env is not None and (not isinstance(s.api_key_env, str) or not s.api_key_env):
-            raise ValueError("params llm.api_key_env: the name of an environment variable, or null for no key")
-        return s
 
 
 def cache_key(model: str, messages: Messages, params: Mapping[str, Any]) -> str:
@@ -604,7 +578,7 @@ class LLM:
 
     def report(self) -> dict[str, Any]:
         """Settings (no key) and counters, for the stage reports."""
-        s = asdict(self.settings)
+        s = self.settings.model_dump()
         return {
             "settings": s,
             "cache_entries": len(self.cache),

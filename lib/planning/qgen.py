@@ -6,12 +6,11 @@ texts' shapes (source length, history) are the model's own, read from its `train
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+from pydantic import ConfigDict
 
 from lib.data import averitec
 from lib.models import pick_device, quiet_transformers
@@ -21,28 +20,15 @@ from lib.planning.qgen_text import MODEL_DIR, VERDICT, next_source, plan_source,
 # --------------------------------------------------------------------------- params
 
 
-class QGenDecodingSection(Section):  # lib.qgen.Decoding: inference only, so changing it never retrains QGEN
+class Decoding(Section):
+    """How QGEN writes (params `generative.qgen`): inference only, so changing it never retrains QGEN."""
+
+    model_config = ConfigDict(frozen=True)
+
     num_beams: PosInt
     max_new_tokens: PosInt
-    max_questions: PosInt
-    device: Device
-
-
-@dataclass(frozen=True)
-class Decoding:
-    """How QGEN writes (params `generative.qgen`)."""
-
-    num_beams: int
-    max_new_tokens: int
-    max_questions: int  # questions kept from a QGEN plan
-    device: str = "auto"  # auto: cuda when present
-
-    @classmethod
-    def from_params(cls, p: Mapping[str, Any]) -> Decoding:
-        unknown = sorted(set(p) - set(cls.__dataclass_fields__))
-        if unknown:
-            raise ValueError(f"params generative.qgen: unknown keys {unknown}")
-        return cls(**p)
+    max_questions: PosInt  # questions kept from a QGEN plan
+    device: Device = "auto"  # auto: cuda when present
 
 
 class Generator:

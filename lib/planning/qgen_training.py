@@ -17,13 +17,12 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
-from pydantic import Field
+from pydantic import ConfigDict, Field
 from tqdm import tqdm
 
 from lib import training as TR
@@ -44,50 +43,25 @@ from lib.planning.qgen_text import (
 # --------------------------------------------------------------------------- params
 
 
-class QGenSection(Section):
-    model: Text
-    decoder_layers: PosInt | None
+class QGenSettings(Section):
+    """Params section `qgen` (params.yaml is the one source of its values)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model: Text  # encoder-only: warm-started BERT2BERT; or a seq2seq checkpoint
+    decoder_layers: PosInt | None  # warm-started decoder depth (None: as deep as the encoder)
     freeze_encoder: bool
     epochs: PosInt
     batch_size: PosInt
     learning_rate: PosFloat
-    warmup: Annotated[float, Field(ge=0, lt=1)]
+    warmup: Annotated[float, Field(ge=0, lt=1)]  # fraction of the steps with a linear warm-up
     max_source_tokens: PosInt
     max_target_tokens: PosInt
-    history_pairs: NonNegInt
-    answer_words: PosInt
+    history_pairs: NonNegInt  # most recent QA pairs shown to the next-question task
+    answer_words: PosInt  # words kept of each answer in the history
     max_train_claims: PosInt | None
     seed: NonNegInt
-    device: Device
-
-
-@dataclass(frozen=True)
-class QGenSettings:
-    """The `qgen` params section (params.yaml is the one source of its values)."""
-
-    model: str  # encoder-only: warm-started BERT2BERT; or a seq2seq checkpoint
-    decoder_layers: int | None  # warm-started decoder depth (None: as deep as the encoder)
-    freeze_encoder: bool
-    epochs: int
-    batch_size: int
-    learning_rate: float
-    warmup: float  # fraction of the steps with a linear warm-up
-    max_source_tokens: int
-    max_target_tokens: int
-    history_pairs: int  # most recent QA pairs shown to the next-question task
-    answer_words: int  # words kept of each answer in the history
-    max_train_claims: int | None
-    seed: int
-    device: str  # auto: cuda when present
-
-    @classmethod
-    def from_params(cls, p: Mapping[str, Any] | None = None, **override: Any) -> QGenSettings:
-        """From a `qgen` params mapping (default: params.yaml's), with keyword overrides."""
-        p = {**(section("qgen") if p is None else p), **override}
-        unknown = sorted(set(p) - set(cls.__dataclass_fields__))
-        if unknown:
-            raise ValueError(f"params qgen: unknown keys {unknown}")
-        return cls(**p)
+    device: Device  # auto: cuda when present
 
 
 def training_examples(claims: Sequence[averitec.Claim], s: QGenSettings) -> list[tuple[str, str]]:
@@ -237,7 +211,7 @@ def train(
     model.save_pretrained(out_dir)
     tok.save_pretrained(out_dir)
     report = {
-        "settings": asdict(s),
+        "settings": s.model_dump(),
         "device": device,
         "claims": len(claims),
         "examples": len(examples),
@@ -261,7 +235,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--data-dir", default=str(DATA_DIR))
     ap.add_argument("--out-dir", default=str(MODEL_DIR))
     args = ap.parse_args(argv)
-    s = QGenSettings.from_params(section("qgen", args.params))
+    s = QGenSettings.model_validate(section("qgen", args.params))
     claims = averitec.load_averitec("train", Path(args.data_dir) / "averitec" / "train.json")
     report = train(s, claims, args.out_dir)
     print(

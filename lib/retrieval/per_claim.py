@@ -408,7 +408,7 @@ def compute_settings(args: Any) -> C.ComputeSettings:
     for key in ("backend", "workers", "address"):
         if getattr(args, key) is not None:
             p[key] = getattr(args, key)
-    return C.from_params(p)
+    return C.ComputeSettings.model_validate(p)
 
 
 def embedding_settings(args: Any) -> EmbeddingSettings | None:

@@ -538,7 +538,7 @@ def main(argv: list[str] | None = None) -> None:
 
     params = args.params or PARAMS_FILE
     settings = StoreSettings.from_params(section("store", params))
-    store = build_store(settings, args.data_dir, C.from_params(section("compute", params)))
+    store = build_store(settings, args.data_dir, C.ComputeSettings.model_validate(section("compute", params)))
     save_store(store, args.out_dir)
     skipped = {o: sum(v.values()) for o, v in store.report["skipped"].items()}
     read = store.report.get("knowledge_store")

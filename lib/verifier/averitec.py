@@ -35,7 +35,7 @@ from lib.retrieval.fusion import Fusion
 from lib.retrieval.retrievers import RetrieverKind
 from lib.store.scopes import Scope
 from lib.verifier import nli as N
-from lib.verifier.nli import ClassifierSection
+from lib.verifier.nli import NLISettings
 from lib.verifier.stages import (
     CLAIM_ONLY,
     GOLD,
@@ -66,7 +66,7 @@ class RunSelectionSection(Section):
 
 
 class NLIAveritecSection(Section):
-    classifier: ClassifierSection
+    classifier: NLISettings
     seeds: Annotated[list[NonNegInt], Field(min_length=1)]
     label_set: AveritecLabelSet
     training_evidence: TrainingEvidence
@@ -167,7 +167,7 @@ def claims_of(
     """(train, fit, validation, dev) claims of params `nli_averitec`: the train claims in the label set
     split into the fitting share and the stratified validation share (seeded by the classifier's seed)."""
     data_dir = Path(data_dir)
-    s = N.NLISettings.from_params(params["classifier"])
+    s = N.NLISettings.model_validate(params["classifier"])
     train = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
     dev = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
     if params.get("max_train_claims"):
@@ -188,7 +188,7 @@ def averitec_stage(
     p = dict(params)
     data_dir, out_dir = Path(data_dir), Path(out_dir)
     start = time.perf_counter()
-    s = N.NLISettings.from_params(p["classifier"])
+    s = N.NLISettings.model_validate(p["classifier"])
     label_set, k, seeds = p["label_set"], int(p["k"]), list(p["seeds"])
     kind = p.get("training_evidence", "gold")
     labels = LB.LABEL_SETS[label_set]

@@ -26,12 +26,12 @@ import copy
 import json
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import ConfigDict, Field
 from tqdm import tqdm
 
 from lib import training as TR
@@ -42,25 +42,28 @@ from lib.params import Device, NonNegFloat, NonNegInt, OpenShare, PosFloat, PosI
 # --------------------------------------------------------------------------- params
 
 
-class ClassifierSection(Section):
-    """lib.nli.NLISettings: every key optional (the dataclass has defaults), each checked when given."""
+class NLISettings(Section):
+    """The verifier's settings (params `nli_averitec.classifier`, `nli_quantemp.classifier`): every key
+    optional, each checked when given."""
+
+    model_config = ConfigDict(frozen=True)
 
     model: Text = "sentence-transformers/all-MiniLM-L6-v2"
-    max_length: PosInt = 128
+    max_length: PosInt = 128  # the thesis: 256 (see the README on GPU settings)
     batch_size: PosInt = 16
     learning_rate: PosFloat = 2e-5
     weight_decay: NonNegFloat = 0.01
     warmup: Annotated[float, Field(ge=0, lt=1)] = 0.06
     epochs: PosInt = 2
-    patience: PosInt = 2
-    eval_every: PosFloat = 0.5
-    validation_fraction: OpenShare = 0.1
-    class_weighting: Literal["balanced", "none"] = "balanced"
+    patience: PosInt = 2  # evaluations without a better validation macro-F1
+    eval_every: PosFloat = 0.5  # epochs between validation evaluations
+    validation_fraction: OpenShare = 0.1  # held out of the training claims, stratified
+    class_weighting: Literal["balanced", "none"] = "balanced"  # balanced: inverse class frequency in the loss
     max_claim_share: Annotated[float, Field(gt=0, le=1)] = 0.5
     seed: NonNegInt = 0
     device: Device = "auto"
     eval_batch_size: PosInt = 64
-    calibrate: bool = True
+    calibrate: bool = True  # temperature scaling on the validation set (lib.evaluation.calibration)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -107,37 +110,6 @@ def encode(tokenizer, examples: Sequence[Example], max_length: int, max_claim_sh
 
 
 # --------------------------------------------------------------------------- settings and model
-
-
-@dataclass(frozen=True)
-class NLISettings:
-    model: str = "sentence-transformers/all-MiniLM-L6-v2"
-    max_length: int = 128  # the thesis: 256 (see the README on GPU settings)
-    batch_size: int = 16
-    learning_rate: float = 2e-5
-    weight_decay: float = 0.01
-    warmup: float = 0.06
-    epochs: int = 2
-    patience: int = 2  # evaluations without a better validation macro-F1
-    eval_every: float = 0.5  # epochs between validation evaluations
-    validation_fraction: float = 0.1  # held out of the training claims, stratified
-    class_weighting: str = "balanced"  # balanced: inverse class frequency in the loss; none
-    max_claim_share: float = 0.5
-    seed: int = 0
-    device: str = "auto"
-    eval_batch_size: int = 64
-    calibrate: bool = True  # temperature scaling on the validation set (lib.evaluation.calibration)
-
-    @classmethod
-    def from_params(cls, p: Mapping[str, Any] | None, **override: Any) -> NLISettings:
-        known = {f.name for f in fields(cls)}
-        p = {**(p or {}), **override}
-        unknown = sorted(set(p) - known)
-        if unknown:
-            raise ValueError(f"unknown NLI settings {unknown} (known: {sorted(known)})")
-        if p.get("class_weighting", "balanced") not in ("balanced", "none"):
-            raise ValueError("class_weighting must be 'balanced' or 'none'")
-        return cls(**p)
 
 
 def device_of(name: str) -> tuple[str, Any]:
@@ -323,7 +295,7 @@ def train(
         model.load_state_dict(best_state)
     calibration = _calibrate(model, tok, validation, val_gold, s, device) if s.calibrate and validation else None
     report = {
-        "settings": asdict(s),
+        "settings": s.model_dump(),
         "device": device,
         "dtype": str(dtype) if dtype else "float32",
         "labels": list(labels),

@@ -27,7 +27,7 @@ from lib.data import quantemp
 from lib.params import NonNegInt, OpenShare, PosInt, Section, Text, section
 from lib.paths import DATA_DIR, PARAMS_FILE
 from lib.verifier import nli as N
-from lib.verifier.nli import ClassifierSection
+from lib.verifier.nli import NLISettings
 from lib.verifier.stages import (
     CLAIM_ONLY,
     NAIVE,
@@ -49,7 +49,7 @@ class TaxonomySection(Section):
 
 
 class NLIQuanTempSection(Section):
-    classifier: ClassifierSection
+    classifier: NLISettings
     seeds: Annotated[list[NonNegInt], Field(min_length=1)]
     k: Annotated[int, Field(ge=1, le=3)]  # the file has at most three snippets per claim
     test_fraction: OpenShare
@@ -136,7 +136,7 @@ def quantemp_stage(
     p = dict(params)
     data_dir, out_dir = Path(data_dir), Path(out_dir)
     start = time.perf_counter()
-    s = N.NLISettings.from_params(p["classifier"])
+    s = N.NLISettings.model_validate(p["classifier"])
     seeds, labels = list(p["seeds"]), LB.LABEL_SETS["quantemp3"]
     claims = quantemp.load_quantemp_val(data_dir / "quantemp" / "val_claims_bm25_evidence.json")
     if p.get("max_claims"):

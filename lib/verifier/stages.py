@@ -9,7 +9,6 @@ examples/second, timings).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +86,6 @@ def train_models(
         for name, (fit, val) in variants.items():
             print(f"[{name}, seed {seed}] {len(fit)} training and {len(val)} validation examples")
             out[(name, seed)] = N.train(
-                fit, val, labels, replace(s, seed=seed), model_dir(models_dir.parent, name, seed, seeds)
+                fit, val, labels, s.model_copy(update={"seed": seed}), model_dir(models_dir.parent, name, seed, seeds)
             )
     return out

@@ -84,7 +84,7 @@ def pick(sweep: Mapping[str, Any], training_evidence: str = "gold") -> dict[str,
 def matches_pick(sweep: Mapping[str, Any], nli_params: Mapping[str, Any]) -> bool:
     """Whether params `nli_averitec` train with the sweep's pick (learning rate and epochs)."""
     chosen = pick(sweep, "gold")
-    c = N.NLISettings.from_params(nli_params["classifier"])
+    c = N.NLISettings.model_validate(nli_params["classifier"])
     return abs(c.learning_rate - chosen["learning_rate"]) < 1e-12 and c.epochs == chosen["epochs"]
 
 
@@ -225,8 +225,8 @@ def sweep(
         if config_id(c) in done:
             print(f"{config_id(c)}: in {out} already")
             continue
-        s = N.NLISettings.from_params(
-            p["classifier"], learning_rate=c["learning_rate"], epochs=c["epochs"], seed=c["seed"]
+        s = N.NLISettings.model_validate(
+            {**p["classifier"], "learning_rate": c["learning_rate"], "epochs": c["epochs"], "seed": c["seed"]}
         )
         kind, mixed = c["training_evidence"], p["mixed"]
         train_set = examples(fit, training_evidence(fit, k, kind, mixed), p["label_set"])

@@ -125,7 +125,7 @@ def planners_stage(
     frames = []
     for seed in seeds:
         model, tok, training = N.load(model_dir(nli_dir, "gold", seed, seeds))  # this checkout's, by layout
-        s = N.NLISettings.from_params(training["settings"])
+        s = N.NLISettings.model_validate(training["settings"])
         jobs = [
             (name, kk, examples(dev, top_k_evidence(runs[name], docs, kk), label_set))
             for kk in ks

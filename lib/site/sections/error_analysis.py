@@ -6,16 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from lib.params import NonNegInt, PosInt, Section, Share, Text
-
-
-class RulesSection(Section):
-    min_grade: Annotated[int, Field(ge=1, le=2)]
-    found_share: Annotated[float, Field(gt=0, le=1)]
-    homogeneity: Annotated[float, Field(ge=-1, le=1)]
-    implicit_coverage: Share
-    label_error_share: Annotated[float, Field(gt=0, le=1)]
-    min_systems: PosInt
+from lib.analysis.errors import Rules
+from lib.params import NonNegInt, Section, Share, Text
 
 
 class SensitivitySection(Section):
@@ -35,7 +27,7 @@ class ErrorAnalysisSection(Section):
     systems_from: Literal["averitec"]  # the section whose `systems` flag possible label errors
     out_dir: Text
     metrics_path: Text
-    rules: RulesSection
+    rules: Rules
     sensitivity: SensitivitySection
     sheet_per_method: NonNegInt
     sheet_seed: NonNegInt
