@@ -32,6 +32,8 @@ class ComputeSettings(Section):
     processes (1: this process), or the CPUs of a Ray instance started here; `address`: the Ray cluster
     (None: `$RAY_ADDRESS`, else a Ray instance on this machine); `cpus_per_task`: Ray's `num_cpus` per claim."""
 
+    params_complete = True
+
     model_config = ConfigDict(frozen=True)
 
     backend: Backend = "local"

@@ -23,7 +23,7 @@ import functools
 import importlib
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -36,11 +36,11 @@ from lib.paths import PARAMS_FILE
 SECTIONS: dict[str, str] = {
     "profile": "lib.site.banner:ProfileSection",
     "compute": "lib.compute:ComputeSettings",
-    "store": "lib.store.build:StoreSection",
+    "store": "lib.store.build:StoreSettings",
     "judgements": "lib.store.judgements:JudgementsSection",
     "knowledge_store": "lib.site.sections.knowledge_store:KnowledgeStoreNotebookSection",
     "planners": "lib.planning.planners:PlannersSection",
-    "retrieval": "lib.retrieval.runs:RetrievalSection",
+    "retrieval": "lib.retrieval.runs:RunGrid",
     "query_planning": "lib.site.sections.query_planning:QueryPlanningSection",
     "aggregation": "lib.site.sections.aggregation:AggregationSection",
     "retrieval_metrics": "lib.site.sections.retrieval_metrics:RetrievalMetricsSection",
@@ -159,6 +159,22 @@ class Section(BaseModel):
     """Strict: no type coercion ("3" is not 3, "false" is not a boolean) and no unknown keys."""
 
     model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)
+    # True: params.yaml must write every key; the defaults serve library callers and tests, never a params file
+    params_complete: ClassVar[bool] = False
+
+
+def missing_keys(model: type[Section], raw: Any, prefix: str) -> list[str]:
+    """The keys a `params_complete` model (or one nested in it) needs from a params file and did not get."""
+    if not isinstance(raw, dict):
+        return []  # the model's own validation names what is wrong
+    out = [
+        f"{prefix}.{k}: required key is missing" for k in model.model_fields if model.params_complete and k not in raw
+    ]
+    for key, field in model.model_fields.items():
+        sub = field.annotation
+        if isinstance(sub, type) and issubclass(sub, Section) and key in raw:
+            out += missing_keys(sub, raw[key], f"{prefix}.{key}")
+    return out
 
 
 def subset(values: list[str], allowed: list[str], name: str, where: str) -> None:
@@ -217,10 +233,13 @@ def section_model(name: str) -> type[Section]:
 
 def check_section(name: str, raw: Any, path: Path | str = PARAMS_FILE) -> dict[str, Any]:
     """`raw` (one parsed section) if it matches the section's model; else `ParamsError` listing every problem."""
+    model = section_model(name)
     try:
-        section_model(name).model_validate(raw)
+        model.model_validate(raw)
     except ValidationError as err:
-        raise ParamsError(path, problems(err, (name,))) from None
+        raise ParamsError(path, sorted(set(problems(err, (name,)) + missing_keys(model, raw, name)))) from None
+    if missing := missing_keys(model, raw, name):
+        raise ParamsError(path, missing)
     return raw
 
 

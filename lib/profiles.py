@@ -107,7 +107,7 @@ def write_synthetic_store(work: Path, spec: Mapping[str, Any], store_params: Map
     `source: pooled`), the gold evidence of the workspace's dev claims when `gold`."""
 
     params = {**store_params, "source": "pooled"}
-    pooled = S.build_store(S.StoreSettings.from_params(params), work / "data")
+    pooled = S.build_store(S.StoreSettings.model_validate(params), work / "data")
     out = work / store_params["knowledge_store"]["path"]
     dev = averitec.load_averitec("dev", work / "data" / "averitec" / "dev.json")[: spec["claims"]]
     gold = K.gold_evidence(dev) if spec["gold"] else None

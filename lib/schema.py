@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError, create_model
 
 from lib.cli import run_main
-from lib.params import SECTIONS, ParamsError, Section, problems, read_params, read_yaml, section_model
+from lib.params import SECTIONS, ParamsError, Section, missing_keys, problems, read_params, read_yaml, section_model
 from lib.paths import PARAMS_FILE
 
 
@@ -29,10 +29,13 @@ def check(raw: Any, path: Path | str = PARAMS_FILE) -> dict[str, Any]:
     """`raw` (a parsed params file) if every section matches its model; else `ParamsError` listing every problem."""
     if not isinstance(raw, dict):
         raise ParamsError(path, [f"expected a mapping of sections, got {type(raw).__name__}"])
+    missing = [m for name in SECTIONS if name in raw for m in missing_keys(section_model(name), raw[name], name)]
     try:
         params_model().model_validate(raw)
     except ValidationError as err:
-        raise ParamsError(path, problems(err)) from None
+        raise ParamsError(path, sorted(set(problems(err) + missing))) from None
+    if missing:
+        raise ParamsError(path, missing)
     return raw
 
 

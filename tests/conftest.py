@@ -32,10 +32,10 @@ def fixture_settings(**overrides) -> StoreSettings:
     base = dict(
         systems={"sys_a": "sys_a.jsonl", "sys_b": "sys_b.json"},
         include_gold=True,
-        distractor_splits=("train", "test"),
+        distractor_splits=["train", "test"],
         min_words=3,
-        news_sites_with_fact_check_section=("washingtonpost.com",),
-        extra_fact_check_domains=(),
+        news_sites_with_fact_check_section=["washingtonpost.com"],
+        extra_fact_check_domains=[],
     )
     return StoreSettings(**{**base, **overrides})
 
@@ -63,7 +63,7 @@ def real_store(real_data) -> Store:
     """The store built from the real data with the default params (tests need no pipeline run)."""
     from lib.params import section
 
-    return build_store(StoreSettings.from_params(section("store")), real_data)
+    return build_store(StoreSettings.model_validate(section("store")), real_data)
 
 
 @pytest.fixture(scope="session")
@@ -90,7 +90,7 @@ def tiny_study(tiny_store, tmp_path_factory):
     }
     for name, plan in plans.items():
         P.save_plan(plan, root / "plans" / f"{name}.jsonl")
-    grid = RU.RunGrid.from_params({"plans": list(plans), "retrievers": ["bm25", "dense"], "depth": 10})
+    grid = RU.RunGrid.model_validate({"plans": list(plans), "retrievers": ["bm25", "dense"], "depth": 10})
     rng = np.random.default_rng(0)
 
     def unit(n):
@@ -297,7 +297,7 @@ def tiny_generative(tiny_study, tiny_qgen, tiny_bert, tmp_path_factory):
     }
     r = params["retrieval"]
     names = sorted(p.stem for p in (tiny_study / "plans").glob("*.jsonl"))
-    grid = RU.RunGrid.from_params({**r, "plans": names, "retrievers": ["dense"]})
+    grid = RU.RunGrid.model_validate({**r, "plans": names, "retrievers": ["dense"]})
     claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
     texts = RU.queries_needed(grid, RU.load_plans(names, tiny_study / "plans"), claims)
     encoder = MD.load_encoder(r["model"], None, r["max_seq_length"])

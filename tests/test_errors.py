@@ -76,7 +76,7 @@ def test_nli_error_at_and_above_the_found_share():
     assert ER.code(case(top_grades=())) == ER.NOISY  # nothing retrieved
 
 
-def test_rules_from_params_check_names_and_ranges():
+def test_rules_check_names_and_ranges():
     assert ER.Rules.model_validate({"homogeneity": 0.9}).homogeneity == 0.9
     with pytest.raises(ValueError, match="homogenity"):
         ER.Rules.model_validate({"homogenity": 0.9})

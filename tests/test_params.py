@@ -4,6 +4,7 @@ YAML 1.2 floats, notebook parameters."""
 from __future__ import annotations
 
 import copy
+import re
 
 import pytest
 import yaml
@@ -208,11 +209,11 @@ def test_each_vocabulary_is_defined_once_and_the_models_use_it():
     from lib.retrieval import fusion, retrievers, runs
     from lib.store import build, scopes
 
-    fields = runs.RetrievalSection.model_fields
+    fields = runs.RunGrid.model_fields
     assert get_args(fields["retrievers"].annotation) == (retrievers.RetrieverKind,)
     assert get_args(fields["scopes"].annotation) == (scopes.Scope,)
     assert fields["main_fusion"].annotation == fusion.Fusion
-    assert runs.GlobalIndexSection.model_fields["kind"].annotation is retrievers.GlobalIndexKind
+    assert retrievers.GlobalIndex.model_fields["kind"].annotation is retrievers.GlobalIndexKind
     assert retrievers.RETRIEVERS == get_args(retrievers.RetrieverKind) == ("bm25", "dense", "hybrid")
     assert scopes.SCOPES == ("claim", "global")
     assert fusion.FUSIONS == get_args(fusion.Fusion)
@@ -220,10 +221,10 @@ def test_each_vocabulary_is_defined_once_and_the_models_use_it():
     assert prompted.PROMPTED == get_args(prompted.Prompted)
     assert llm.LLMSettings.model_fields["mode"].annotation is llm.Mode and llm.MODES == get_args(llm.Mode)
     assert evidence.AveritecSection.model_fields["verdict_source"].annotation is evidence.VerdictSource
-    assert build.StoreSection.model_fields["source"].annotation is build.Source
+    assert build.StoreSettings.model_fields["source"].annotation is build.Source
     assert build.SOURCES == get_args(build.Source)
     assert compute.ComputeSettings.model_fields["backend"].annotation is compute.Backend
-    assert get_args(build.KnowledgeStoreSection.model_fields["unit"].annotation) == ("sentence", "chunk")
+    assert get_args(build.KnowledgeStoreSettings.model_fields["unit"].annotation) == ("sentence", "chunk")
 
 
 @pytest.mark.parametrize("good", ["ndcg", "ndcg@10", "recall@100", "p@5", "mrr", "map@3", "bpref", "condensed_ndcg@10"])
@@ -400,3 +401,14 @@ def test_notebook_runner_arguments(tmp_path):
     assert proc.returncode == 1 and "['judgements'] are not defined in its parameters cell" in proc.stderr
     proc = run("--section", "averitec_score", "--timeout", "0")
     assert proc.returncode == 2 and "--timeout must be >= 1" in proc.stderr
+
+
+def test_a_model_with_defaults_for_callers_still_needs_every_key_in_params():
+    for key in ["retrieval.depth", "retrieval.bm25.k1", "store.knowledge_store.unit", "llm.timeout", "compute.workers"]:
+        with pytest.raises(P.ParamsError, match=re.escape(f"{key}: required key is missing")):
+            SCH.check(with_value(key, DELETE))
+    section = key.split(".")[0]
+    assert P.missing_keys(P.section_model(section), with_value(key, DELETE)[section], section) == [
+        f"{key}: required key is missing"
+    ]
+    assert SCH.check(with_value("nli_averitec.classifier.epochs", DELETE))  # the classifier's keys are optional

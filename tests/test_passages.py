@@ -20,14 +20,16 @@ def test_sentence_passages_keep_url_line_and_position():
 
 
 def test_chunks_join_whole_sentences_and_carry_their_neighbours():
-    s = PS.PassageSettings("chunk", chunk_chars=6, context_chars=3)
+    s = PS.PassageSettings(unit="chunk", chunk_chars=6, context_chars=3)
     rows = PS.page_passages(page(["aaaa", "bb", "cccccc", "d"]), s)
     assert [(r[3], r[4], r[5], r[6]) for r in rows] == [
         (0, "aaaa bb", "", "ccc"),
         (1, "cccccc", " bb", "d"),
         (2, "d", "ccc", ""),
     ]
-    no_context = PS.page_passages(page(["aaaa", "bb"]), PS.PassageSettings("chunk", 100, 0))
+    no_context = PS.page_passages(
+        page(["aaaa", "bb"]), PS.PassageSettings(unit="chunk", chunk_chars=100, context_chars=0)
+    )
     assert [(r[4], r[5], r[6]) for r in no_context] == [("aaaa bb", "", "")]
 
 
@@ -38,6 +40,8 @@ def test_passage_settings_are_checked(kwargs, match):
 
 
 def test_indexed_texts_put_a_chunk_between_its_context():
-    rows = PS.page_passages(page(["aaaa", "bb", "cccccc", "d"]), PS.PassageSettings("chunk", 6, 3))
+    rows = PS.page_passages(
+        page(["aaaa", "bb", "cccccc", "d"]), PS.PassageSettings(unit="chunk", chunk_chars=6, context_chars=3)
+    )
     frame = pd.DataFrame(rows, columns=PS.PASSAGE_COLUMNS)
     assert PS.indexed_texts(frame) == ["aaaa bb ccc", "bb cccccc d", "ccc d"]

@@ -62,7 +62,7 @@ def test_a_profile_writes_its_synthetic_store_where_the_store_stage_reads_it(tmp
         first["url"].endswith("https://www.nasa.gov/moon/")
         and "The moon is made of rock and dust." in first["url2text"]
     )
-    settings = S.StoreSettings.from_params({**store_params, "source": "knowledge_store"})
+    settings = S.StoreSettings.model_validate({**store_params, "source": "knowledge_store"})
     store = S.build_store(settings, work / "data")
     assert store.report["knowledge_store"]["pages"] == 6 and {1, 2} <= set(store.qrels["grade"])
 

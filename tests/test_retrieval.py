@@ -105,11 +105,11 @@ def recall_at(k, settings, docs, queries):
 def test_approximate_indexes_find_most_of_the_exact_top_10_and_a_starved_one_does_not():
     vecs = clustered(4050)
     docs, queries = vecs[:4000], vecs[4000:]
-    assert recall_at(10, R.GlobalIndex("ivf", nprobe=16), docs, queries) >= 0.95
-    assert recall_at(10, R.GlobalIndex("hnsw", ef_search=128), docs, queries) >= 0.95
+    assert recall_at(10, R.GlobalIndex(kind="ivf", nprobe=16), docs, queries) >= 0.95
+    assert recall_at(10, R.GlobalIndex(kind="hnsw", ef_search=128), docs, queries) >= 0.95
     # one of 256 cells per query misses much of the answer: the measure can fail
-    assert recall_at(10, R.GlobalIndex("ivf", nlist=256, nprobe=1), docs, queries) < 0.8
-    assert recall_at(10, R.GlobalIndex("ivf", nlist=256, nprobe=256), docs, queries) == 1.0  # every cell: exact
+    assert recall_at(10, R.GlobalIndex(kind="ivf", nlist=256, nprobe=1), docs, queries) < 0.8
+    assert recall_at(10, R.GlobalIndex(kind="ivf", nlist=256, nprobe=256), docs, queries) == 1.0  # every cell: exact
 
 
 @pytest.mark.parametrize("kind", ["ivf", "hnsw"])
@@ -117,18 +117,18 @@ def test_approximate_indexes_are_built_the_same_twice(kind):
     import faiss
 
     docs = clustered(3000, seed=2)
-    first, second = (faiss.serialize_index(R.build_faiss_index(docs, R.GlobalIndex(kind))) for _ in range(2))
+    first, second = (faiss.serialize_index(R.build_faiss_index(docs, R.GlobalIndex(kind=kind))) for _ in range(2))
     assert len(first) > docs.nbytes and np.array_equal(first, second)  # every byte of the index, vectors too
 
 
 def test_global_index_settings_are_checked():
     assert R.GlobalIndex().kind == "flat" and not R.GlobalIndex().approximate
-    with pytest.raises(ValueError, match="expected one of"):
-        R.GlobalIndex("annoy")
+    with pytest.raises(ValueError, match="kind"):
+        R.GlobalIndex(kind="annoy")
     with pytest.raises(ValueError, match="candidates"):
-        R.GlobalIndex("hnsw", candidates=0)
+        R.GlobalIndex(kind="hnsw", candidates=0)
     with pytest.raises(ValueError, match="nlist"):
-        R.DenseIndex(unit(np.eye(4)), index=R.GlobalIndex("ivf", nlist=5))
+        R.DenseIndex(unit(np.eye(4)), index=R.GlobalIndex(kind="ivf", nlist=5))
 
 
 def test_bundled_minilm_encodes_normalised_vectors_that_rank_by_meaning():
@@ -173,7 +173,7 @@ def test_retriever_scopes_and_hybrid(tiny_store):
     assert np.allclose(hybrid, expect)
     with pytest.raises(ValueError, match="outside its pool"):
         claim.score(0, ["moon"], rows=np.array([int(np.setdiff1d(np.arange(len(docs)), pools[0])[0])]))
-    approx = R.DenseIndex(dense.doc_emb, dense.query_emb, index=R.GlobalIndex("hnsw", candidates=2))
+    approx = R.DenseIndex(dense.doc_emb, dense.query_emb, index=R.GlobalIndex(kind="hnsw", candidates=2))
     near = R.Retriever("dense", "global", bm25, approx, pools)
     assert np.array_equal(near.candidates(0, ["moon rock"]), np.sort(approx.search(["moon rock"], 2)[1][0]))
     assert np.array_equal(claim.candidates(0, ["moon rock"]), pools[0])  # the claim scope ignores queries

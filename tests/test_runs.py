@@ -26,7 +26,7 @@ PLANS = {
 def run_grid(docs, claims, **extra):
     """The fixture grid (every retriever, scope and temporal setting) on seeded random vectors."""
     plans = {**PLANS, "claim_only": {c.claim_id: [c.text] for c in claims}}
-    grid = RU.RunGrid.from_params(
+    grid = RU.RunGrid.model_validate(
         {
             "plans": list(plans),
             "retrievers": ["bm25", "dense", "hybrid"],
@@ -113,10 +113,10 @@ def test_runs_evaluate_with_the_store_qrels(grid_and_runs, tiny_store):
 
 def test_grid_parameters_are_checked():
     with pytest.raises(ValueError, match="retrievers"):
-        RU.RunGrid.from_params({"plans": ["a"], "retrievers": ["splade"], "all_fusions_for": []})
+        RU.RunGrid.model_validate({"plans": ["a"], "retrievers": ["splade"], "all_fusions_for": []})
     with pytest.raises(ValueError, match="all_fusions_for"):
-        RU.RunGrid.from_params({"plans": ["a"], "all_fusions_for": ["b"]})
-    assert RU.RunGrid.from_params({"plans": ["a"], "bm25": {"k1": 1.2}, "all_fusions_for": []}).bm25 == R.BM25Params(
+        RU.RunGrid.model_validate({"plans": ["a"], "all_fusions_for": ["b"]})
+    assert RU.RunGrid.model_validate({"plans": ["a"], "bm25": {"k1": 1.2}, "all_fusions_for": []}).bm25 == R.BM25Params(
         k1=1.2
     )
 
@@ -159,7 +159,7 @@ def test_every_plan_and_configuration_records_its_retrieval_cost(tiny_store, cla
         "claim_only": {c.claim_id: [c.text] for c in claims},
         "two": {c.claim_id: [c.text, "moon"] for c in claims},
     }
-    grid = RU.RunGrid.from_params(
+    grid = RU.RunGrid.model_validate(
         {
             "plans": list(plans),
             "retrievers": ["bm25"],
@@ -247,5 +247,5 @@ def test_with_an_approximate_index_a_plans_run_does_not_depend_on_the_plans_besi
 
 def test_an_approximate_index_needs_candidates_enough_for_a_run():
     with pytest.raises(ValueError, match=r"candidates \(50\) is below retrieval.depth \(100\)"):
-        RU.RunGrid.from_params({"plans": ["oracle"], "global_index": {"kind": "ivf", "candidates": 50}})
-    assert RU.RunGrid.from_params({"plans": ["oracle"], "global_index": {"candidates": 50}}).depth == 100  # flat
+        RU.RunGrid.model_validate({"plans": ["oracle"], "global_index": {"kind": "ivf", "candidates": 50}})
+    assert RU.RunGrid.model_validate({"plans": ["oracle"], "global_index": {"candidates": 50}}).depth == 100  # flat

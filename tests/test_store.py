@@ -165,10 +165,10 @@ def test_save_load_roundtrip_and_trec_format(tiny_store, tmp_path):
 def test_missing_store_and_bad_settings(tmp_path):
     with pytest.raises(FileNotFoundError, match="dvc repro store"):
         load_store(tmp_path)
-    with pytest.raises(ValueError, match="unknown keys"):
-        StoreSettings.from_params({"systems": {"a": "a.json"}, "min_word": 3})
-    with pytest.raises(ValueError, match="at least one system"):
-        StoreSettings.from_params({"systems": {}})
+    with pytest.raises(ValueError, match="min_word"):
+        StoreSettings.model_validate({"systems": {"a": "a.json"}, "min_word": 3})
+    with pytest.raises(ValueError, match="systems"):
+        StoreSettings.model_validate({"systems": {}})
 
 
 def test_unknown_claim_id_in_a_system_output_is_an_error(tmp_path):
@@ -272,7 +272,7 @@ def test_a_knowledge_store_gives_the_same_tables_with_its_passages_as_documents(
 
 
 def test_a_knowledge_store_without_gold_documents_judges_by_url_only(ks_data):
-    store = build_store(fixture_settings(source="knowledge_store", include_gold=False, distractor_splits=()), ks_data)
+    store = build_store(fixture_settings(source="knowledge_store", include_gold=False, distractor_splits=[]), ks_data)
     assert set(store.docs["origin"].map(tuple)) == {("knowledge_store",)}
     assert graded(store, "0")["The moon is made of rock and dust."] == (1, "gold_url")
     assert set(store.qrels["grade"]) == {0, 1}
@@ -303,13 +303,13 @@ def test_knowledge_store_errors_name_the_store_and_claim(ks_data):
     with pytest.raises(DataError, match="no dev claim in the range"):
         build_store(ks_settings(first=7), ks_data)
     with pytest.raises(ValueError, match="expected a path under data/averitec/"):
-        build_store(ks_settings(path="data/../outside"), ks_data)
+        build_store(ks_settings(path="data/averitec/../../outside"), ks_data)
     with pytest.raises(FileNotFoundError, match="no such knowledge store"):
         build_store(ks_settings(path="data/averitec/knowledge_store/test"), ks_data)
-    with pytest.raises(ValueError, match="source 'web'"):
-        StoreSettings.from_params({"systems": {"a": "a.json"}, "source": "web"})
-    with pytest.raises(ValueError, match=r"knowledge_store: unknown keys \['pth'\]"):
-        StoreSettings.from_params({"systems": {"a": "a.json"}, "knowledge_store": {"pth": "x"}})
+    with pytest.raises(ValueError, match="source"):
+        StoreSettings.model_validate({"systems": {"a": "a.json"}, "source": "web"})
+    with pytest.raises(ValueError, match=r"knowledge_store\.pth"):
+        StoreSettings.model_validate({"systems": {"a": "a.json"}, "knowledge_store": {"pth": "x"}})
 
 
 def test_chunk_passages_are_indexed_with_their_context(ks_data):

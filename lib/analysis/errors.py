@@ -87,6 +87,8 @@ SHEET_COLUMNS = (
 class Rules(Section):
     """The thresholds of the rules above (params `error_analysis.rules`; defaults as in params.yaml)."""
 
+    params_complete = True
+
     model_config = ConfigDict(frozen=True)
 
     min_grade: Annotated[int, Field(ge=1, le=2)] = 1  # a qrel grade that counts as relevant (2: gold answers only)

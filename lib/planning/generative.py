@@ -147,7 +147,7 @@ def pursuit_answerer(
     """The retriever whose best document answers each pursuit question (params generative.pursuit), built
     by `lib.retrieval.runs.retrievers` from the `retrieval` params narrowed to that retriever and scope."""
     kind, scope = settings.get("retriever", "bm25"), settings.get("scope", "claim")
-    grid = RU.RunGrid.from_params(
+    grid = RU.RunGrid.model_validate(
         {**retrieval, "plans": [], "retrievers": [kind], "scopes": [scope], "all_fusions_for": []}
     )
     doc_emb = q_emb = None
@@ -293,7 +293,7 @@ def run_grid(params: Mapping[str, Any], plan_names: Sequence[str]) -> RU.RunGrid
         temporal=gr["temporal"],
         all_fusions_for=[],
     )
-    return RU.RunGrid.from_params(r)
+    return RU.RunGrid.model_validate(r)
 
 
 def runs_and_scores(

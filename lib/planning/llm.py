@@ -70,6 +70,8 @@ class LLMSettings(Section):
     """Params section `llm`: the endpoint and how to ask it. No key here: `api_key_env` names the environment
     variable holding it (None: send no key, for local servers)."""
 
+    params_complete = True
+
     model_config = ConfigDict(frozen=True)
 
     model: Text  # no default: params.yaml's `llm.model` is the one source

@@ -23,6 +23,8 @@ from lib.planning.qgen_text import MODEL_DIR, VERDICT, next_source, plan_source,
 class Decoding(Section):
     """How QGEN writes (params `generative.qgen`): inference only, so changing it never retrains QGEN."""
 
+    params_complete = True
+
     model_config = ConfigDict(frozen=True)
 
     num_beams: PosInt

@@ -26,7 +26,7 @@ import resource
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +56,7 @@ INDEX_FORMAT = 2  # saved per-claim indexes hold the BM25 weights (format 1 held
 
 def index_key(texts: Sequence[str], params: R.BM25Params) -> str:
     """The content address of a claim's index: its passages' texts, the BM25 parameters and the index format."""
-    h = hashlib.sha256(json.dumps({**asdict(params), "format": INDEX_FORMAT}, sort_keys=True).encode())
+    h = hashlib.sha256(json.dumps({**params.model_dump(), "format": INDEX_FORMAT}, sort_keys=True).encode())
     for t in texts:
         h.update(t.encode("utf-8"))
         h.update(b"\x00")
@@ -77,7 +77,7 @@ def save_index(bm25: R.BM25, path: Path | str) -> None:
         indptr=w.indptr,
         shape=np.asarray(w.shape),
         vocab=np.array(json.dumps(list(bm25.vocab), ensure_ascii=False)),
-        params=np.array(json.dumps(asdict(bm25.params))),
+        params=np.array(json.dumps(bm25.params.model_dump())),
     )
     os.replace(tmp, path)
 
@@ -486,7 +486,7 @@ def main(argv: list[str] | None = None) -> None:
         args.store,
         plan,
         compute_settings(args),
-        PS.PassageSettings(args.unit, args.chunk_chars),
+        PS.PassageSettings(unit=args.unit, chunk_chars=args.chunk_chars),
         args.depth,
         index_dir=args.index_dir,
         dense=embedding_settings(args),

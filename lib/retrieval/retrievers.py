@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
 from datetime import date
 from pathlib import Path
 from typing import Literal, get_args
@@ -36,8 +35,10 @@ from typing import Literal, get_args
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from pydantic import ConfigDict
 
 from lib.models import encode
+from lib.params import NonNegFloat, NonNegInt, PosInt, Section, Share
 from lib.paths import OUTPUTS_DIR
 from lib.retrieval import fusion as F
 from lib.store.scopes import SCOPES
@@ -56,13 +57,16 @@ def tokenize(text: str) -> list[str]:
 # --------------------------------------------------------------------------- BM25
 
 
-@dataclass(frozen=True)
-class BM25Params:
-    """rank_bm25's BM25Okapi defaults."""
+class BM25Params(Section):
+    """`retrieval.bm25`, rank_bm25's BM25Okapi defaults."""
 
-    k1: float = 1.5
-    b: float = 0.75
-    epsilon: float = 0.25
+    params_complete = True
+
+    model_config = ConfigDict(frozen=True)
+
+    k1: NonNegFloat = 1.5
+    b: Share = 0.75
+    epsilon: NonNegFloat = 0.25
 
 
 class BM25:
@@ -184,26 +188,22 @@ GlobalIndexKind = Literal["flat", "ivf", "hnsw"]  # flat: exact
 GLOBAL_INDEXES: tuple[str, ...] = get_args(GlobalIndexKind)
 
 
-@dataclass(frozen=True)
-class GlobalIndex:
+class GlobalIndex(Section):
     """`retrieval.global_index`: the faiss index of the global scope's dense retrieval (module docstring).
 
     `nlist` IVF cells (0: 4 * sqrt(documents), at most one per 39 documents, faiss' training minimum),
     `nprobe` of them searched per query; `hnsw_m` links per node, `ef_search` the HNSW search breadth."""
 
-    kind: str = "flat"
-    candidates: int = 1000
-    nlist: int = 0
-    nprobe: int = 16
-    hnsw_m: int = 32
-    ef_search: int = 256
+    params_complete = True
 
-    def __post_init__(self) -> None:
-        if self.kind not in GLOBAL_INDEXES:
-            raise ValueError(f"retrieval.global_index.kind: {self.kind!r}, expected one of {GLOBAL_INDEXES}")
-        small = {k: v for k, v in asdict(self).items() if k != "kind" and v < (0 if k == "nlist" else 1)}
-        if small:
-            raise ValueError(f"retrieval.global_index: {small} (nlist must be >= 0, the others >= 1)")
+    model_config = ConfigDict(frozen=True)
+
+    kind: GlobalIndexKind = "flat"
+    candidates: PosInt = 1000  # per query, from an approximate index; their union is scored exactly
+    nlist: NonNegInt = 0
+    nprobe: PosInt = 16
+    hnsw_m: PosInt = 32
+    ef_search: PosInt = 256
 
     @property
     def approximate(self) -> bool:

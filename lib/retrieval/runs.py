@@ -19,7 +19,7 @@ import json
 import multiprocessing as mp
 import time
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -33,59 +33,17 @@ from lib import timing as TM
 from lib.cli import run_main
 from lib.data import averitec
 from lib.evaluation.metrics import evaluate
-from lib.params import NonNegFloat, NonNegInt, PosInt, Section, Share, Text, section, subset
+from lib.params import NonNegInt, ParamsError, PosInt, Section, Text, section, subset
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR
 from lib.planning import planners as P
 from lib.retrieval import fusion as F
 from lib.retrieval import retrievers as R
 from lib.retrieval.fusion import Fusion
-from lib.retrieval.retrievers import GlobalIndexKind, RetrieverKind
+from lib.retrieval.retrievers import RetrieverKind
 from lib.store.build import claim_pools, load_store
 from lib.store.scopes import Scope
 
 # --------------------------------------------------------------------------- params
-
-
-class BM25Section(Section):
-    k1: NonNegFloat
-    b: Share
-    epsilon: NonNegFloat
-
-
-class GlobalIndexSection(Section):
-    """lib.retrieval.GlobalIndexSection: the global scope's faiss index (flat = exact)."""
-
-    kind: GlobalIndexKind
-    candidates: PosInt  # per query, from an approximate index; their union is scored exactly
-    nlist: NonNegInt  # IVF cells (0: 4 * sqrt(documents))
-    nprobe: PosInt
-    hnsw_m: PosInt
-    ef_search: PosInt
-
-
-class RetrievalSection(Section):
-    plans: Annotated[list[Text], Field(min_length=1)]
-    retrievers: Annotated[list[RetrieverKind], Field(min_length=1)]
-    scopes: Annotated[list[Scope], Field(min_length=1)]
-    temporal: Annotated[list[bool], Field(min_length=1)]
-    keep_undated: bool
-    main_fusion: Fusion
-    all_fusions_for: list[Text]
-    fusions: list[Fusion]
-    depth: PosInt
-    rrf_k: NonNegInt
-    concat_separator: str
-    bm25: BM25Section
-    model: Text
-    max_seq_length: PosInt
-    batch_size: PosInt
-    workers: PosInt
-    global_index: GlobalIndexSection
-
-    @model_validator(mode="after")
-    def _fusion_plans_are_run(self) -> RetrievalSection:
-        subset(self.all_fusions_for, self.plans, "all_fusions_for", "retrieval.plans")
-        return self
 
 
 class FocusSection(Section):
@@ -99,51 +57,38 @@ EMB_QUERIES_DIR = R.EMBEDDINGS_DIR / "queries"
 CONFIG_COLUMNS = ["plan", "retriever", "scope", "temporal", "fusion"]
 
 
-@dataclass
-class RunGrid:
-    """The `retrieval` params section: what to run."""
+class RunGrid(Section):
+    """Params section `retrieval`: what to run (every plan x retriever x scope x temporal setting x fusion)."""
 
-    plans: list[str]
-    retrievers: list[str] = field(default_factory=lambda: ["bm25", "dense"])
-    scopes: list[str] = field(default_factory=lambda: ["claim", "global"])
-    temporal: list[bool] = field(default_factory=lambda: [False, True])
+    params_complete = True
+
+    plans: list[Text]
+    retrievers: Annotated[list[RetrieverKind], Field(min_length=1)] = ["bm25", "dense"]
+    scopes: Annotated[list[Scope], Field(min_length=1)] = ["claim", "global"]
+    temporal: Annotated[list[bool], Field(min_length=1)] = [False, True]
     keep_undated: bool = True
-    main_fusion: str = "combmax_norm"
-    all_fusions_for: list[str] = field(default_factory=lambda: ["oracle"])
-    fusions: list[str] = field(default_factory=lambda: list(F.FUSIONS))
-    depth: int = 100
-    rrf_k: int = 60
+    main_fusion: Fusion = "combmax_norm"
+    all_fusions_for: list[Text] = ["oracle"]
+    fusions: list[Fusion] = list(F.FUSIONS)
+    depth: PosInt = 100
+    rrf_k: NonNegInt = 60
     concat_separator: str = " "
     bm25: R.BM25Params = R.BM25Params()
-    model: str = MD.BUNDLED_MINILM
-    max_seq_length: int = 128
-    batch_size: int = 64
-    workers: int = 2
+    model: Text = MD.BUNDLED_MINILM
+    max_seq_length: PosInt = 128
+    batch_size: PosInt = 64
+    workers: PosInt = 2
     global_index: R.GlobalIndex = R.GlobalIndex()
 
-    @classmethod
-    def from_params(cls, p: Mapping[str, Any]) -> RunGrid:
-        p = dict(p)
-        p["bm25"] = R.BM25Params(**p.get("bm25", {}))
-        p["global_index"] = R.GlobalIndex(**p.get("global_index", {}))
-        grid = cls(**p)
-        for name, allowed, values in (
-            ("retrievers", R.RETRIEVERS, grid.retrievers),
-            ("scopes", R.SCOPES, grid.scopes),
-            ("fusions", F.FUSIONS, grid.fusions + [grid.main_fusion]),
-        ):
-            bad = [v for v in values if v not in allowed]
-            if bad:
-                raise ValueError(f"retrieval.{name}: unknown {bad} (expected some of {allowed})")
-        if grid.global_index.approximate and grid.global_index.candidates < grid.depth:
+    @model_validator(mode="after")
+    def _consistent(self) -> RunGrid:
+        subset(self.all_fusions_for, self.plans, "all_fusions_for", "retrieval.plans")
+        if self.global_index.approximate and self.global_index.candidates < self.depth:
             raise ValueError(
-                f"retrieval.global_index.candidates ({grid.global_index.candidates}) is below retrieval.depth "
-                f"({grid.depth}): a one-query plan could not fill its run"
+                f"retrieval.global_index.candidates ({self.global_index.candidates}) is below retrieval.depth "
+                f"({self.depth}): a one-query plan could not fill its run"
             )
-        missing = [p for p in grid.all_fusions_for if p not in grid.plans]
-        if missing:
-            raise ValueError(f"retrieval.all_fusions_for names plans not in retrieval.plans: {missing}")
-        return grid
+        return self
 
     def fusions_for(self, plan: str) -> list[str]:
         return list(dict.fromkeys([self.main_fusion] + (self.fusions if plan in self.all_fusions_for else [])))
@@ -395,7 +340,7 @@ def retrieve(
     runs["rank"] = cat["rank"].astype(np.int16)
     runs["score"] = cat["score"].astype(np.float64)
     report = {
-        "grid": asdict(grid),
+        "grid": grid.model_dump(),
         "claims": len(claims),
         "rows": len(runs),
         "fallbacks": {name: {"count": len(ids), "claim_ids": ids} for name, ids in fallbacks.items()},
@@ -474,7 +419,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--data-dir", default=str(DATA_DIR))
     ap.add_argument("--device", default=None, help="encoder device (default: CUDA when present, else CPU)")
     args = ap.parse_args(argv)
-    grid = RunGrid.from_params(section("retrieval", args.params))
+    grid = RunGrid.model_validate(section("retrieval", args.params))
+    if not grid.plans:
+        raise ParamsError(args.params, ["retrieval.plans: no plan to run (name at least one)"])
     docs = load_store(args.store_dir).docs
     claims = averitec.load_averitec("dev", Path(args.data_dir) / "averitec" / "dev.json")
     start = time.perf_counter()

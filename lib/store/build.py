@@ -25,14 +25,14 @@ import hashlib
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from lib import compute as C
 from lib.cli import run_main
@@ -58,94 +58,49 @@ from lib.store.urls import (
 Source = Literal["pooled", "knowledge_store"]
 
 
-class KnowledgeStoreSection(Section):
-    """`store.knowledge_store`: the organisers' per-claim store read when `store.source` is knowledge_store."""
-
-    path: Annotated[str, Field(pattern=r"^data/averitec/\S")]  # a directory or zip of <claim_id>.json, under the
-    # store stage's dep data/averitec/ (so DVC sees the store change)
-    split: Literal["dev"]  # whose claims the store serves: the stages plan and score the dev claims
-    first: NonNegInt | None  # claim range, both ends inclusive (null: open)
-    last: NonNegInt | None
-    unit: Literal["sentence", "chunk"]  # lib.passages.PassageSettings
-    chunk_chars: PosInt
-    context_chars: NonNegInt
-
-
-class StoreSection(Section):
-    source: Source
-    systems: Annotated[dict[str, Text], Field(min_length=1)]
-    include_gold: bool
-    distractor_splits: list[Literal["train", "test"]]
-    min_words: PosInt
-    news_sites_with_fact_check_section: list[Text]
-    extra_fact_check_domains: list[Text]
-    knowledge_store: KnowledgeStoreSection
-
-    @model_validator(mode="after")
-    def _claim_range(self) -> StoreSection:
-        ks = self.knowledge_store
-        if ks.first is not None and ks.last is not None and ks.first > ks.last:
-            raise ValueError(f"store.knowledge_store: first ({ks.first}) is after last ({ks.last})")
-        return self
-
-
 GOLD = "gold"  # origin name of the dev claims' own gold answers
 KNOWLEDGE_STORE = "knowledge_store"  # origin name of a knowledge store's passages
 SOURCES: tuple[str, ...] = get_args(Source)
 KNOWLEDGE_STORE_ROOT = "data/averitec"  # a knowledge store lies under the store stage's dep
 
 
-@dataclass(frozen=True)
 class KnowledgeStoreSettings(PassageSettings):
-    """`store.knowledge_store`: where the organisers' store lies and whose claims to read, besides how pages
-    become passages (the inherited `PassageSettings` fields)."""
+    """`store.knowledge_store`: where the organisers' store lies and whose claims to read (when `store.source`
+    is knowledge_store), besides how pages become passages (the inherited `PassageSettings` fields)."""
 
-    path: str = f"{KNOWLEDGE_STORE_ROOT}/knowledge_store/dev"
-    split: str = "dev"
-    first: int | None = None
-    last: int | None = None
+    params_complete = True
+
+    path: Annotated[str, Field(pattern=rf"^{KNOWLEDGE_STORE_ROOT}/\S")] = f"{KNOWLEDGE_STORE_ROOT}/knowledge_store/dev"
+    # a directory or zip of <claim_id>.json under the store stage's dep data/averitec/, so DVC sees it change
+    # (`knowledge_store_path` also refuses a path that leaves it, such as data/averitec/../x)
+    split: Literal["dev"] = "dev"  # whose claims the store serves: the stages plan and score the dev claims
+    first: NonNegInt | None = None  # claim range, both ends inclusive (None: open)
+    last: NonNegInt | None = None
 
 
-@dataclass(frozen=True)
-class StoreSettings:
-    """Every choice that changes the store; written beside it so later numbers can state them."""
+class StoreSettings(Section):
+    """Params section `store`: every choice that changes the store; written beside it so later numbers can
+    state them."""
 
-    systems: dict[str, str]
-    source: str = "pooled"
+    params_complete = True
+
+    model_config = ConfigDict(frozen=True)
+
+    systems: Annotated[dict[str, Text], Field(min_length=1)]  # published systems' evidence files
+    source: Source = "pooled"
     include_gold: bool = True
-    distractor_splits: tuple[str, ...] = ("train", "test")
-    min_words: int = 3
-    news_sites_with_fact_check_section: tuple[str, ...] = ()
-    extra_fact_check_domains: tuple[str, ...] = ()
+    distractor_splits: list[Literal["train", "test"]] = ["train", "test"]
+    min_words: PosInt = 3
+    news_sites_with_fact_check_section: list[Text] = []
+    extra_fact_check_domains: list[Text] = []
     knowledge_store: KnowledgeStoreSettings = KnowledgeStoreSettings()
 
-    @classmethod
-    def from_params(cls, p: dict[str, Any]) -> StoreSettings:
-        known = set(cls.__dataclass_fields__)
-        unknown = set(p) - known
-        if unknown:
-            raise ValueError(f"store params: unknown keys {sorted(unknown)} (known: {sorted(known)})")
-        if not p.get("systems"):
-            raise ValueError("store params: 'systems' must name at least one system output")
-        if int(p.get("min_words", 3)) < 1:
-            raise ValueError("store params: min_words must be >= 1")
-        source = p.get("source", "pooled")
-        if source not in SOURCES:
-            raise ValueError(f"store params: source {source!r}, expected one of {SOURCES}")
-        ks = dict(p.get("knowledge_store") or {})
-        unknown = set(ks) - set(KnowledgeStoreSettings.__dataclass_fields__)
-        if unknown:
-            raise ValueError(f"store params: knowledge_store: unknown keys {sorted(unknown)}")
-        return cls(
-            systems=dict(p["systems"]),
-            source=source,
-            include_gold=bool(p.get("include_gold", True)),
-            distractor_splits=tuple(p.get("distractor_splits", ("train", "test"))),
-            min_words=int(p.get("min_words", 3)),
-            news_sites_with_fact_check_section=tuple(p.get("news_sites_with_fact_check_section", ())),
-            extra_fact_check_domains=tuple(p.get("extra_fact_check_domains", ())),
-            knowledge_store=KnowledgeStoreSettings(**ks),
-        )
+    @model_validator(mode="after")
+    def _claim_range(self) -> StoreSettings:
+        ks = self.knowledge_store
+        if ks.first is not None and ks.last is not None and ks.first > ks.last:
+            raise ValueError(f"store.knowledge_store: first ({ks.first}) is after last ({ks.last})")
+        return self
 
 
 @dataclass(frozen=True)
@@ -483,7 +438,7 @@ def build_store(settings: StoreSettings, data_dir: Path | str = DATA_DIR, comput
     )
     qrels = build_qrels(docs, judged)
     report = {
-        "settings": asdict(settings),
+        "settings": settings.model_dump(),
         "source": settings.source,
         "systems": systems,  # the origins that retrieved documents per claim: {name: file or store}
         **({"knowledge_store": read} if read else {}),
@@ -537,7 +492,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
 
     params = args.params or PARAMS_FILE
-    settings = StoreSettings.from_params(section("store", params))
+    settings = StoreSettings.model_validate(section("store", params))
     store = build_store(settings, args.data_dir, C.ComputeSettings.model_validate(section("compute", params)))
     save_store(store, args.out_dir)
     skipped = {o: sum(v.values()) for o, v in store.report["skipped"].items()}

@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Literal
 
 import pandas as pd
+from pydantic import ConfigDict
 
 from lib.data import knowledge_store as KS
+from lib.params import NonNegInt, PosInt, Section
 
 PASSAGE_COLUMNS = ["claim_id", "url", "line", "position", "text", "before", "after"]
 
@@ -30,22 +32,15 @@ def clean_text(text: str) -> str:
     return " ".join(text.split())
 
 
-@dataclass(frozen=True)
-class PassageSettings:
+class PassageSettings(Section):
     """How pages become passages: `sentence` (each sentence) or `chunk` (about `chunk_chars` characters of
     whole sentences, with up to `context_chars` of the neighbouring chunks on each side)."""
 
-    unit: Literal["sentence", "chunk"] = "sentence"
-    chunk_chars: int = 1000
-    context_chars: int = 200
+    model_config = ConfigDict(frozen=True)
 
-    def __post_init__(self) -> None:
-        if self.unit not in ("sentence", "chunk"):
-            raise ValueError(f"passages: unit {self.unit!r}, expected 'sentence' or 'chunk'")
-        if self.chunk_chars < 1 or self.context_chars < 0:
-            raise ValueError(
-                f"passages: chunk_chars must be >= 1 and context_chars >= 0 (got {self.chunk_chars}, {self.context_chars})"
-            )
+    unit: Literal["sentence", "chunk"] = "sentence"
+    chunk_chars: PosInt = 1000
+    context_chars: NonNegInt = 200
 
 
 def _chunks(sentences: Sequence[str], size: int) -> list[str]:
