@@ -35,8 +35,8 @@ from tqdm import tqdm
 from lib.data import averitec
 from lib.data import knowledge_store as KS
 from lib.paths import DATA_DIR, OUTPUTS_DIR, STORE_DIR
+from lib.retrieval import bm25 as BM
 from lib.retrieval import per_claim as K
-from lib.retrieval import retrievers as R
 from lib.store import passages as PS
 from lib.store.build import load_store
 
@@ -45,8 +45,8 @@ DEPTH = 100
 
 
 def rank_bm25_claim(texts: list[str], queries: list[str]) -> list[np.ndarray]:
-    bm = BM25Okapi([R.tokenize(t) for t in texts])
-    return [K.top_k(bm.get_scores(R.tokenize(q)), DEPTH) for q in queries]
+    bm = BM25Okapi([BM.tokenize(t) for t in texts])
+    return [K.top_k(bm.get_scores(BM.tokenize(q)), DEPTH) for q in queries]
 
 
 def ours_claim(texts: list[str], queries: list[str], index_dir: Path) -> tuple[np.ndarray, bool]:
@@ -134,8 +134,8 @@ def main(argv: list[str] | None = None) -> None:
     texts = PS.claim_passages(store, first_cid, files[first_cid])["text"].tolist()
     memory = {
         "rank_bm25": peak_mib(rank_bm25_claim, texts, queries[first_cid]),
-        "first_run": peak_mib(K.retrieve_claim, texts, queries[first_cid], DEPTH, R.BM25Params(), work / "memory"),
-        "index_built": peak_mib(K.retrieve_claim, texts, queries[first_cid], DEPTH, R.BM25Params(), work / "memory"),
+        "first_run": peak_mib(K.retrieve_claim, texts, queries[first_cid], DEPTH, BM.BM25Params(), work / "memory"),
+        "index_built": peak_mib(K.retrieve_claim, texts, queries[first_cid], DEPTH, BM.BM25Params(), work / "memory"),
     }
     shutil.rmtree(work / "memory", ignore_errors=True)
     print("peak memory on one claim (MiB, tracemalloc): " + ", ".join(f"{k} {v:.0f}" for k, v in memory.items()))

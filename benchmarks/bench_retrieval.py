@@ -2,7 +2,7 @@
 
 `make bench` (or `python -m benchmarks.bench_retrieval`) needs the pipeline's store and plans. It prints:
 1. BM25 over the whole collection for every distinct sub-query of the dev decomposition plans (ORACLE-QUERIES,
-   BLOOM-QG, HEURISTIC; POST-HOC question sets are references, not plans): `lib.retrieval.retrievers.BM25`
+   BLOOM-QG, HEURISTIC; POST-HOC question sets are references, not plans): `lib.retrieval.bm25.BM25`
    (one sparse product per batch) versus rank_bm25's `BM25Okapi.get_scores` (one query at a time), with
    the largest absolute score difference;
 2. fusion of each claim's sub-query scores (ORACLE-QUERIES, BM25, whole collection): `lib.retrieval.fusion.fuse`
@@ -29,18 +29,19 @@ from benchmarks.reference import fuse_dicts, ranked
 from lib.data import averitec
 from lib.params import section
 from lib.planning import planners as P
+from lib.retrieval import bm25 as BM
+from lib.retrieval import dense as DN
 from lib.retrieval import fusion as F
-from lib.retrieval import retrievers as R
 from lib.retrieval.runs import document_embeddings, load_plans, query_embeddings
 from lib.store.build import load_store
 
 
 def bench_bm25(texts: list[str], queries: list[str], batch: int) -> None:
     start = time.perf_counter()
-    ours = R.BM25.from_texts(texts)
+    ours = BM.BM25.from_texts(texts)
     build_ours = time.perf_counter() - start
     start = time.perf_counter()
-    ref = BM25Okapi([R.tokenize(t) for t in texts])
+    ref = BM25Okapi([BM.tokenize(t) for t in texts])
     build_ref = time.perf_counter() - start
     t_ours = t_ref = 0.0
     max_diff = 0.0
@@ -50,7 +51,7 @@ def bench_bm25(texts: list[str], queries: list[str], batch: int) -> None:
         s_ours = ours.scores(chunk)
         t_ours += time.perf_counter() - start
         start = time.perf_counter()
-        s_ref = np.stack([ref.get_scores(R.tokenize(q)) for q in chunk])
+        s_ref = np.stack([ref.get_scores(BM.tokenize(q)) for q in chunk])
         t_ref += time.perf_counter() - start
         max_diff = max(max_diff, float(np.abs(s_ours - s_ref).max()))
     print(f"BM25 index build over {len(texts):,} documents: vectorised {build_ours:.2f} s, rank_bm25 {build_ref:.2f} s")
@@ -63,7 +64,7 @@ def bench_bm25(texts: list[str], queries: list[str], batch: int) -> None:
 
 
 def bench_fusion(texts: list[str], doc_ids: np.ndarray, plan: P.Plan, methods: list[str], depth: int) -> None:
-    bm25 = R.BM25.from_texts(texts)
+    bm25 = BM.BM25.from_texts(texts)
     tiebreak = F.id_tiebreak(doc_ids)
     matrices = [bm25.scores(qs) for qs in plan.values()]
     ids = doc_ids.tolist()
@@ -94,15 +95,15 @@ def bench_global_index(
     queries = [q for q in queries if q in query_emb]
     c = max(k, settings["candidates"])
     timings, found = {}, {}
-    for kind in R.GLOBAL_INDEXES:
+    for kind in DN.GLOBAL_INDEXES:
         start = time.perf_counter()
-        index = R.DenseIndex(doc_emb, query_emb, index=R.GlobalIndex(**{**settings, "kind": kind}))
+        index = DN.DenseIndex(doc_emb, query_emb, index=DN.GlobalIndex(**{**settings, "kind": kind}))
         build = time.perf_counter() - start
         start = time.perf_counter()
         found[kind] = index.search(queries, c)[1]
         timings[kind] = (build, time.perf_counter() - start)
     exact = found["flat"][:, :k]
-    for kind in R.GLOBAL_INDEXES[1:]:
+    for kind in DN.GLOBAL_INDEXES[1:]:
         top, cands = found[kind][:, :k], found[kind]
         recall = np.mean([len(set(a) & set(e)) / k for a, e in zip(top, exact)])
         within = np.mean([len(set(a) & set(e)) / k for a, e in zip(cands, exact)])

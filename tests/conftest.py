@@ -75,7 +75,7 @@ def tiny_study(tiny_store, tmp_path_factory):
 
     from lib.data import averitec
     from lib.planning import planners as P
-    from lib.retrieval import retrievers as R
+    from lib.retrieval import dense as DN
     from lib.retrieval import runs as RU
     from lib.store.build import save_store
 
@@ -98,7 +98,7 @@ def tiny_study(tiny_store, tmp_path_factory):
         return v / np.linalg.norm(v, axis=1, keepdims=True)
 
     texts = RU.queries_needed(grid, plans, claims)
-    R.save_embeddings(root / "embeddings" / MD.model_slug(grid.model), texts, unit(len(texts)), grid.model)
+    DN.save_embeddings(root / "embeddings" / MD.model_slug(grid.model), texts, unit(len(texts)), grid.model)
     q_emb = dict(zip(texts, np.load(root / "embeddings" / f"{MD.model_slug(grid.model)}.npy")))
     runs, report, answers = RU.retrieve(
         grid,
@@ -285,7 +285,7 @@ def tiny_generative(tiny_study, tiny_qgen, tiny_bert, tmp_path_factory):
 
     from lib.data import averitec
     from lib.planning import generative as G
-    from lib.retrieval import retrievers as R
+    from lib.retrieval import dense as DN
     from lib.retrieval import runs as RU
 
     root = tmp_path_factory.mktemp("tiny_generative")
@@ -302,7 +302,9 @@ def tiny_generative(tiny_study, tiny_qgen, tiny_bert, tmp_path_factory):
     texts = RU.queries_needed(grid, RU.load_plans(names, tiny_study / "plans"), claims)
     encoder = MD.load_encoder(r["model"], None, r["max_seq_length"])
     emb_dir = root / "embeddings"
-    R.save_embeddings(emb_dir / MD.model_slug(r["model"]), texts, MD.encode(encoder, texts, progress=False), r["model"])
+    DN.save_embeddings(
+        emb_dir / MD.model_slug(r["model"]), texts, MD.encode(encoder, texts, progress=False), r["model"]
+    )
     gen = root / "generative"
 
     def timed(stage, run):

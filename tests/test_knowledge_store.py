@@ -16,8 +16,8 @@ from rank_bm25 import BM25Okapi
 from lib import compute as C
 from lib.data import DataError
 from lib.data import knowledge_store as KS
+from lib.retrieval import bm25 as BM
 from lib.retrieval import per_claim as K
-from lib.retrieval import retrievers as R
 
 PAGES = [
     {"url": "https://a.example/1", "url2text": ["The moon is made of rock.", "  NASA  said so. "], "type": "news"},
@@ -110,8 +110,8 @@ def texts(tiny_store):
 
 
 def rank_bm25_top(texts, queries, depth):
-    bm = BM25Okapi([R.tokenize(t) for t in texts])
-    scores = [bm.get_scores(R.tokenize(q)) for q in queries]
+    bm = BM25Okapi([BM.tokenize(t) for t in texts])
+    scores = [bm.get_scores(BM.tokenize(q)) for q in queries]
     return [K.top_k(s, depth) for s in scores], scores
 
 
@@ -131,9 +131,9 @@ def test_an_index_is_saved_under_its_content_and_loaded_the_next_time(texts, tmp
     assert (first[2], second[2]) == (False, True)
     np.testing.assert_array_equal(first[0], second[0])
     np.testing.assert_array_equal(first[1], second[1])
-    assert [p.name for p in tmp_path.iterdir()] == [f"{K.index_key(texts, R.BM25Params())}.npz"]
-    assert K.index_key(texts[1:], R.BM25Params()) != K.index_key(texts, R.BM25Params())
-    assert K.index_key(texts, R.BM25Params(k1=1.2)) != K.index_key(texts, R.BM25Params())
+    assert [p.name for p in tmp_path.iterdir()] == [f"{K.index_key(texts, BM.BM25Params())}.npz"]
+    assert K.index_key(texts[1:], BM.BM25Params()) != K.index_key(texts, BM.BM25Params())
+    assert K.index_key(texts, BM.BM25Params(k1=1.2)) != K.index_key(texts, BM.BM25Params())
 
 
 # --------------------------------------------------------------------------- synthetic store

@@ -338,12 +338,12 @@ def _doc_embeddings(tiny_study, tmp_path):
     import numpy as np
     import pandas as pd
 
-    from lib.retrieval import retrievers as R
+    from lib.retrieval import dense as DN
 
     ids = pd.read_parquet(tiny_study / "store" / "documents.parquet")["doc_id"].tolist()
     v = np.random.default_rng(0).normal(size=(len(ids), 8)).astype(np.float32)
     out = tmp_path / "doc_embeddings"
-    R.save_embeddings(
+    DN.save_embeddings(
         out / MD.model_slug(MD.BUNDLED_MINILM), ids, v / np.linalg.norm(v, axis=1, keepdims=True), MD.BUNDLED_MINILM
     )
     return out

@@ -206,15 +206,20 @@ def test_each_vocabulary_is_defined_once_and_the_models_use_it():
     from lib.averitec import evidence
     from lib.data import labels
     from lib.planning import llm, prompted
-    from lib.retrieval import fusion, retrievers, runs
+    from lib.retrieval import dense, fusion, retrievers, runs
     from lib.store import build, scopes
 
     fields = runs.RunGrid.model_fields
     assert get_args(fields["retrievers"].annotation) == (retrievers.RetrieverKind,)
     assert get_args(fields["scopes"].annotation) == (scopes.Scope,)
     assert fields["main_fusion"].annotation == fusion.Fusion
-    assert retrievers.GlobalIndex.model_fields["kind"].annotation is retrievers.GlobalIndexKind
-    assert retrievers.RETRIEVERS == get_args(retrievers.RetrieverKind) == ("bm25", "dense", "hybrid")
+    assert dense.GlobalIndex.model_fields["kind"].annotation is dense.GlobalIndexKind
+    assert (
+        retrievers.RETRIEVERS
+        == get_args(retrievers.RetrieverKind)
+        == tuple(retrievers.KINDS)
+        == ("bm25", "dense", "hybrid")
+    )
     assert scopes.SCOPES == ("claim", "global")
     assert fusion.FUSIONS == get_args(fusion.Fusion)
     assert set(get_args(labels.AveritecLabelSet)) == set(labels.LABEL_SETS) - {"quantemp3"}

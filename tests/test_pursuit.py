@@ -7,6 +7,7 @@ import pytest
 
 from lib.data import averitec
 from lib.planning import pursuit as PU
+from lib.retrieval import bm25 as BM
 from lib.retrieval import retrievers as R
 from lib.store.build import claim_pools
 from tests.conftest import FIXTURE_DATA
@@ -74,7 +75,7 @@ def test_trace_round_trip(claims):
 
 def test_answers_are_the_runs_best_documents(tiny_store, tiny_study):
     docs = tiny_store.docs
-    retriever = R.Retriever("bm25", "claim", R.BM25.from_texts(docs["text"]), None, claim_pools(docs))
+    retriever = R.Retriever("bm25", "claim", BM.BM25.from_texts(docs["text"]), None, claim_pools(docs))
     answer = PU.Answerer(retriever, docs)
     answers = pd.read_parquet(tiny_study / "runs" / "answers.parquet")
     sel = answers[(answers.retriever == "bm25") & (answers.scope == "claim") & (~answers.temporal)]

@@ -8,8 +8,11 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from lib import models as MD
+from lib.retrieval import bm25 as BM
+from lib.retrieval import dense as DN
 from lib.retrieval import fusion as F
 from lib.retrieval import retrievers as R
+from lib.retrieval import temporal as TP
 from lib.store.build import claim_pools
 
 CORPUS = [
@@ -23,23 +26,23 @@ QUERIES = ["moon cheese", "the moon the moon", "unknownword", "", "ROCK, dust!"]
 
 
 def rank_bm25_scores(texts, queries, **params):
-    ref = BM25Okapi([R.tokenize(t) for t in texts], **params)
-    return np.stack([ref.get_scores(R.tokenize(q)) for q in queries])
+    ref = BM25Okapi([BM.tokenize(t) for t in texts], **params)
+    return np.stack([ref.get_scores(BM.tokenize(q)) for q in queries])
 
 
 def test_tokenize_lowercases_word_characters():
-    assert R.tokenize("NASA's 5% Moon-rock!") == ["nasa", "s", "5", "moon", "rock"]
+    assert BM.tokenize("NASA's 5% Moon-rock!") == ["nasa", "s", "5", "moon", "rock"]
 
 
 @pytest.mark.parametrize("params", [{}, {"k1": 0.9, "b": 0.4, "epsilon": 0.1}])
 def test_bm25_equals_rank_bm25_on_a_small_corpus(params):
-    ours = R.BM25.from_texts(CORPUS, R.BM25Params(**params)).scores(QUERIES)
+    ours = BM.BM25.from_texts(CORPUS, BM.BM25Params(**params)).scores(QUERIES)
     assert np.abs(ours - rank_bm25_scores(CORPUS, QUERIES, **params)).max() < 1e-12
     assert (ours[2:4] == 0).all()  # unknown terms and empty queries score 0
 
 
 def test_bm25_subset_has_the_subsets_statistics_and_rows_select_columns():
-    bm25 = R.BM25.from_texts(CORPUS)
+    bm25 = BM.BM25.from_texts(CORPUS)
     sub = bm25.subset([0, 2, 3])
     expect = rank_bm25_scores([CORPUS[i] for i in (0, 2, 3)], QUERIES)
     assert np.abs(sub.scores(QUERIES) - expect).max() < 1e-12
@@ -55,10 +58,10 @@ def test_bm25_equals_rank_bm25_on_real_store_text(real_store):
         "How many people died?",
         "the the the",
     ]
-    ours = R.BM25.from_texts(texts).scores(queries)
+    ours = BM.BM25.from_texts(texts).scores(queries)
     assert np.abs(ours - rank_bm25_scores(texts, queries)).max() < 1e-9
     pool = claim_pools(docs)[0]
-    sub = R.BM25.from_texts(texts).subset(pool).scores(queries)
+    sub = BM.BM25.from_texts(texts).subset(pool).scores(queries)
     assert np.abs(sub - rank_bm25_scores([texts[i] for i in pool], queries)).max() < 1e-9
 
 
@@ -75,7 +78,7 @@ def unit(rows):
 def test_dense_index_faiss_search_agrees_with_exhaustive_scores():
     rng = np.random.default_rng(0)
     docs, queries = unit(rng.normal(size=(50, 8))), unit(rng.normal(size=(3, 8)))
-    index = R.DenseIndex(docs, {f"q{i}": v for i, v in enumerate(queries)})
+    index = DN.DenseIndex(docs, {f"q{i}": v for i, v in enumerate(queries)})
     names = ["q0", "q1", "q2"]
     full = index.scores(names)
     top_scores, top_rows = index.search(names, 5)
@@ -97,19 +100,19 @@ def recall_at(k, settings, docs, queries):
     """Share of the flat index's top k that the approximate index also returns in its top k."""
     names = [f"q{i}" for i in range(len(queries))]
     cache = dict(zip(names, queries))
-    _, exact = R.DenseIndex(docs, cache).search(names, k)
-    _, approx = R.DenseIndex(docs, cache, index=settings).search(names, k)
+    _, exact = DN.DenseIndex(docs, cache).search(names, k)
+    _, approx = DN.DenseIndex(docs, cache, index=settings).search(names, k)
     return np.mean([len(set(a) & set(e)) / k for a, e in zip(approx, exact)])
 
 
 def test_approximate_indexes_find_most_of_the_exact_top_10_and_a_starved_one_does_not():
     vecs = clustered(4050)
     docs, queries = vecs[:4000], vecs[4000:]
-    assert recall_at(10, R.GlobalIndex(kind="ivf", nprobe=16), docs, queries) >= 0.95
-    assert recall_at(10, R.GlobalIndex(kind="hnsw", ef_search=128), docs, queries) >= 0.95
+    assert recall_at(10, DN.GlobalIndex(kind="ivf", nprobe=16), docs, queries) >= 0.95
+    assert recall_at(10, DN.GlobalIndex(kind="hnsw", ef_search=128), docs, queries) >= 0.95
     # one of 256 cells per query misses much of the answer: the measure can fail
-    assert recall_at(10, R.GlobalIndex(kind="ivf", nlist=256, nprobe=1), docs, queries) < 0.8
-    assert recall_at(10, R.GlobalIndex(kind="ivf", nlist=256, nprobe=256), docs, queries) == 1.0  # every cell: exact
+    assert recall_at(10, DN.GlobalIndex(kind="ivf", nlist=256, nprobe=1), docs, queries) < 0.8
+    assert recall_at(10, DN.GlobalIndex(kind="ivf", nlist=256, nprobe=256), docs, queries) == 1.0  # every cell: exact
 
 
 @pytest.mark.parametrize("kind", ["ivf", "hnsw"])
@@ -117,18 +120,18 @@ def test_approximate_indexes_are_built_the_same_twice(kind):
     import faiss
 
     docs = clustered(3000, seed=2)
-    first, second = (faiss.serialize_index(R.build_faiss_index(docs, R.GlobalIndex(kind=kind))) for _ in range(2))
+    first, second = (faiss.serialize_index(DN.build_faiss_index(docs, DN.GlobalIndex(kind=kind))) for _ in range(2))
     assert len(first) > docs.nbytes and np.array_equal(first, second)  # every byte of the index, vectors too
 
 
 def test_global_index_settings_are_checked():
-    assert R.GlobalIndex().kind == "flat" and not R.GlobalIndex().approximate
+    assert DN.GlobalIndex().kind == "flat" and not DN.GlobalIndex().approximate
     with pytest.raises(ValueError, match="kind"):
-        R.GlobalIndex(kind="annoy")
+        DN.GlobalIndex(kind="annoy")
     with pytest.raises(ValueError, match="candidates"):
-        R.GlobalIndex(kind="hnsw", candidates=0)
+        DN.GlobalIndex(kind="hnsw", candidates=0)
     with pytest.raises(ValueError, match="nlist"):
-        R.DenseIndex(unit(np.eye(4)), index=R.GlobalIndex(kind="ivf", nlist=5))
+        DN.DenseIndex(unit(np.eye(4)), index=DN.GlobalIndex(kind="ivf", nlist=5))
 
 
 def test_bundled_minilm_encodes_normalised_vectors_that_rank_by_meaning():
@@ -142,25 +145,25 @@ def test_bundled_minilm_encodes_normalised_vectors_that_rank_by_meaning():
     )
     assert emb.dtype == np.float32 and np.allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-5)
     assert emb[0] @ emb[1] > emb[0] @ emb[2]
-    index = R.DenseIndex(emb, encoder=encoder)  # queries without a cache entry are encoded on demand
+    index = DN.DenseIndex(emb, encoder=encoder)  # queries without a cache entry are encoded on demand
     assert index.search(["What is the moon made of?"], 1)[1][0, 0] in (0, 1)
 
 
 def test_embeddings_round_trip_and_model_check(tmp_path):
-    R.save_embeddings(tmp_path / "m", ["a", "b"], np.eye(2, dtype=np.float32), "model-x")
-    keys, emb = R.load_embeddings(tmp_path / "m", "model-x")
+    DN.save_embeddings(tmp_path / "m", ["a", "b"], np.eye(2, dtype=np.float32), "model-x")
+    keys, emb = DN.load_embeddings(tmp_path / "m", "model-x")
     assert keys == ["a", "b"] and np.array_equal(emb, np.eye(2))
     with pytest.raises(ValueError, match="model-x"):
-        R.load_embeddings(tmp_path / "m", "model-y")
+        DN.load_embeddings(tmp_path / "m", "model-y")
     with pytest.raises(FileNotFoundError, match="dvc repro"):
-        R.load_embeddings(tmp_path / "missing")
+        DN.load_embeddings(tmp_path / "missing")
 
 
 def test_retriever_scopes_and_hybrid(tiny_store):
     docs = tiny_store.docs
-    bm25 = R.BM25.from_texts(docs["text"])
+    bm25 = BM.BM25.from_texts(docs["text"])
     rng = np.random.default_rng(1)
-    dense = R.DenseIndex(unit(rng.normal(size=(len(docs), 4))), {"moon rock": unit(rng.normal(size=(1, 4)))[0]})
+    dense = DN.DenseIndex(unit(rng.normal(size=(len(docs), 4))), {"moon rock": unit(rng.normal(size=(1, 4)))[0]})
     pools = claim_pools(docs)
     claim = R.Retriever("bm25", "claim", bm25, dense, pools)
     assert np.array_equal(claim.candidates(0), pools[0])
@@ -173,7 +176,7 @@ def test_retriever_scopes_and_hybrid(tiny_store):
     assert np.allclose(hybrid, expect)
     with pytest.raises(ValueError, match="outside its pool"):
         claim.score(0, ["moon"], rows=np.array([int(np.setdiff1d(np.arange(len(docs)), pools[0])[0])]))
-    approx = R.DenseIndex(dense.doc_emb, dense.query_emb, index=R.GlobalIndex(kind="hnsw", candidates=2))
+    approx = DN.DenseIndex(dense.doc_emb, dense.query_emb, index=DN.GlobalIndex(kind="hnsw", candidates=2))
     near = R.Retriever("dense", "global", bm25, approx, pools)
     assert np.array_equal(near.candidates(0, ["moon rock"]), np.sort(approx.search(["moon rock"], 2)[1][0]))
     assert np.array_equal(claim.candidates(0, ["moon rock"]), pools[0])  # the claim scope ignores queries
@@ -192,18 +195,38 @@ def test_temporal_rules_by_hand():
             "capture_date": [date(2021, 1, 1), None, date(2019, 1, 1), date(2021, 1, 1), None],
         }
     )
-    pub, cap = R.date_ordinals(docs)
-    status = R.date_status(pub, cap, date(2020, 2, 1))
+    pub, cap = TP.date_ordinals(docs)
+    status = TP.date_status(pub, cap, date(2020, 2, 1))
     assert list(status) == ["before", "published_after_claim", "before", "captured_after_claim_undated", "undated"]
-    assert list(R.temporal_mask(status, keep_undated=True)) == [True, False, True, True, True]
-    assert list(R.temporal_mask(status, keep_undated=False)) == [True, False, True, False, False]
-    assert R.temporal_report(status, keep_undated=False) == {
+    assert list(TP.temporal_mask(status, keep_undated=True)) == [True, False, True, True, True]
+    assert list(TP.temporal_mask(status, keep_undated=False)) == [True, False, True, False, False]
+    assert TP.temporal_report(status, keep_undated=False) == {
         "candidates": 5,
         "removed_published_after_claim": 1,
         "removed_captured_after_claim_undated": 1,
         "removed_undated": 1,
         "kept": 2,
     }
-    assert R.temporal_report(status, keep_undated=True)["kept"] == 4
-    assert list(R.date_status(pub, cap, None)) == ["no_claim_date"] * 5
-    assert R.temporal_mask(R.date_status(pub, cap, None), keep_undated=False).all()
+    assert TP.temporal_report(status, keep_undated=True)["kept"] == 4
+    assert list(TP.date_status(pub, cap, None)) == ["no_claim_date"] * 5
+    assert TP.temporal_mask(TP.date_status(pub, cap, None), keep_undated=False).all()
+
+
+def test_a_kind_registered_with_its_scorer_is_a_retriever_of_its_own():
+    """A new kind is its module's `Kind` in `KINDS`: the retriever needs the indexes it names and scores with it."""
+    from lib.retrieval.kind import Kind
+
+    docs = ["the cat sat", "a dog barked", "cats and dogs"]
+    bm25 = BM.BM25.from_texts(docs)
+    doubled = Kind(
+        "bm25x2", needs_bm25=True, needs_dense=False, scores=lambda r, c, q, rows: 2 * r.bm25_scores(c, q, rows)
+    )
+    R.KINDS["bm25x2"] = doubled
+    try:
+        plain = R.Retriever("bm25", "global", bm25=bm25).score(0, ["cat"])
+        twice = R.Retriever("bm25x2", "global", bm25=bm25).score(0, ["cat"])
+        assert np.array_equal(twice, 2 * plain) and plain.max() > 0
+        with pytest.raises(ValueError, match="needs a BM25 index"):
+            R.Retriever("bm25x2", "global")
+    finally:
+        del R.KINDS["bm25x2"]

@@ -7,8 +7,8 @@ from conftest import FIXTURE_DATA
 
 from lib.data import averitec
 from lib.evaluation.metrics import evaluate
+from lib.retrieval import bm25 as BM
 from lib.retrieval import fusion as F
-from lib.retrieval import retrievers as R
 from lib.retrieval import runs as RU
 
 
@@ -116,9 +116,9 @@ def test_grid_parameters_are_checked():
         RU.RunGrid.model_validate({"plans": ["a"], "retrievers": ["splade"], "all_fusions_for": []})
     with pytest.raises(ValueError, match="all_fusions_for"):
         RU.RunGrid.model_validate({"plans": ["a"], "all_fusions_for": ["b"]})
-    assert RU.RunGrid.model_validate({"plans": ["a"], "bm25": {"k1": 1.2}, "all_fusions_for": []}).bm25 == R.BM25Params(
-        k1=1.2
-    )
+    assert RU.RunGrid.model_validate(
+        {"plans": ["a"], "bm25": {"k1": 1.2}, "all_fusions_for": []}
+    ).bm25 == BM.BM25Params(k1=1.2)
 
 
 def test_parallel_passes_give_the_same_runs(grid_and_runs, tiny_store, claims):

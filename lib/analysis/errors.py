@@ -48,7 +48,7 @@ from lib.data import averitec
 from lib.evaluation.agreement import cohen_kappa
 from lib.params import PosInt, Section, Share, Threshold
 from lib.retrieval import runs as RU
-from lib.retrieval.retrievers import tokenize
+from lib.retrieval.bm25 import tokenize
 from lib.store.build import load_store, qrels_dict
 from lib.store.urls import normalise_url
 from lib.verifier import veracity as V

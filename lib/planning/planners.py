@@ -32,7 +32,7 @@ from lib.cli import run_main
 from lib.data import DataError, averitec
 from lib.params import PosInt, Section, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE
-from lib.retrieval.retrievers import tokenize
+from lib.retrieval.bm25 import tokenize
 
 # --------------------------------------------------------------------------- params
 
@@ -306,7 +306,7 @@ def redundancy(embeddings: np.ndarray) -> float:
 def plan_stats(
     plan: Mapping[int, Sequence[str]], embed: Callable[[list[str]], np.ndarray] | None = None
 ) -> dict[str, float]:
-    """Queries per claim, tokens per query (`lib.retrieval.retrievers.tokenize` tokens), empty plans and, given an
+    """Queries per claim, tokens per query (`lib.retrieval.bm25.tokenize` tokens), empty plans and, given an
     `embed` function returning normalised vectors, redundancy averaged over claims with 2+ queries."""
     sizes = np.array([len(q) for q in plan.values()])
     tokens = np.array([len(tokenize(q)) for qs in plan.values() for q in qs])

@@ -7,7 +7,7 @@ process pool or a Ray cluster.
 
 - **Passages** (`lib.store.passages`): sentences, or chunks of whole sentences with their neighbours' text as
   context; each keeps its URL, line and position.
-- **Per-claim BM25** (`retrieve_claim`): `lib.retrieval.retrievers.BM25` (rank_bm25's BM25Okapi, vectorised) over a
+- **Per-claim BM25** (`retrieve_claim`): `lib.retrieval.bm25.BM25` (rank_bm25's BM25Okapi, vectorised) over a
   claim's passages, every query of the claim scored in one sparse product. Saved per claim under a content
   address (`index_key`: the passages' texts, the BM25 parameters), so a rerun, or another planner's
   queries, load it instead of tokenising the claim's passages again: indexing is paid once per claim.
@@ -42,8 +42,8 @@ from lib.data import knowledge_store as KS
 from lib.params import section
 from lib.paths import DATA_DIR, PARAMS_FILE, STORE_DIR
 from lib.planning import planners as P
+from lib.retrieval import bm25 as BM
 from lib.retrieval import fusion as F
-from lib.retrieval import retrievers as R
 from lib.store import passages as PS
 from lib.store.build import load_store
 from lib.store.passages import clean_text
@@ -54,7 +54,7 @@ INDEX_FORMAT = 2  # saved per-claim indexes hold the BM25 weights (format 1 held
 # --------------------------------------------------------------------------- per-claim BM25
 
 
-def index_key(texts: Sequence[str], params: R.BM25Params) -> str:
+def index_key(texts: Sequence[str], params: BM.BM25Params) -> str:
     """The content address of a claim's index: its passages' texts, the BM25 parameters and the index format."""
     h = hashlib.sha256(json.dumps({**params.model_dump(), "format": INDEX_FORMAT}, sort_keys=True).encode())
     for t in texts:
@@ -63,7 +63,7 @@ def index_key(texts: Sequence[str], params: R.BM25Params) -> str:
     return h.hexdigest()[:20]
 
 
-def save_index(bm25: R.BM25, path: Path | str) -> None:
+def save_index(bm25: BM.BM25, path: Path | str) -> None:
     """The index's scoring state (vocabulary, terms x passages weights, parameters), written atomically:
     a killed run leaves no half index behind."""
     path = Path(path)
@@ -84,23 +84,23 @@ def save_index(bm25: R.BM25, path: Path | str) -> None:
 
 @dataclass
 class SavedBM25:
-    """A saved per-claim index, scored exactly as the `lib.retrieval.retrievers.BM25` it was: the weights are stored,
+    """A saved per-claim index, scored exactly as the `lib.retrieval.bm25.BM25` it was: the weights are stored,
     not recomputed, and the scoring is BM25's own methods (borrowed, not copied)."""
 
     vocab: dict[str, int]
     _weights_t: sp.csr_matrix
-    params: R.BM25Params
-    tokenizer: Any = R.tokenize
+    params: BM.BM25Params
+    tokenizer: Any = BM.tokenize
 
-    query_matrix = R.BM25.query_matrix
-    scores = R.BM25.scores
+    query_matrix = BM.BM25.query_matrix
+    scores = BM.BM25.scores
 
 
 def load_index(path: Path | str) -> SavedBM25:
     with np.load(path) as z:
         w = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
         vocab = {t: i for i, t in enumerate(json.loads(str(z["vocab"])))}
-        params = R.BM25Params(**json.loads(str(z["params"])))
+        params = BM.BM25Params(**json.loads(str(z["params"])))
     return SavedBM25(vocab, w, params)
 
 
@@ -114,7 +114,7 @@ def retrieve_claim(
     texts: Sequence[str],
     queries: Sequence[str],
     depth: int = 100,
-    params: R.BM25Params = R.BM25Params(),
+    params: BM.BM25Params = BM.BM25Params(),
     index_dir: Path | str | None = None,
 ) -> tuple[np.ndarray, np.ndarray, bool]:
     """Top-`depth` passages (rows of `texts`) and their scores for each query, and whether a saved index
@@ -124,7 +124,7 @@ def retrieve_claim(
     if loaded:
         index = load_index(path)
     else:
-        index = R.BM25.from_texts(texts, params)
+        index = BM.BM25.from_texts(texts, params)
         if path is not None:
             save_index(index, path)
     scores = index.scores(list(queries))
@@ -229,7 +229,7 @@ class ClaimJob:
     queries: tuple[str, ...]
     passages: PS.PassageSettings = PS.PassageSettings()
     depth: int = 100
-    bm25: R.BM25Params = R.BM25Params()
+    bm25: BM.BM25Params = BM.BM25Params()
     index_dir: str | None = None
     dense: EmbeddingSettings | None = None  # None: BM25; else dense retrieval with this encoder
     emb_dir: str | None = None  # dense: where the passages' vector chunks are kept (content-addressed)
@@ -306,7 +306,7 @@ def retrieve_store(
     compute: Any = None,
     passages: PS.PassageSettings = PS.PassageSettings(),
     depth: int = 100,
-    bm25: R.BM25Params = R.BM25Params(),
+    bm25: BM.BM25Params = BM.BM25Params(),
     index_dir: Path | str | None = None,
     dense: EmbeddingSettings | None = None,
     emb_dir: Path | str | None = None,

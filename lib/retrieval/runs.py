@@ -36,8 +36,11 @@ from lib.evaluation.metrics import evaluate
 from lib.params import NonNegInt, ParamsError, PosInt, Section, Text, section, subset
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR
 from lib.planning import planners as P
+from lib.retrieval import bm25 as BM
+from lib.retrieval import dense as DN
 from lib.retrieval import fusion as F
 from lib.retrieval import retrievers as R
+from lib.retrieval import temporal as TP
 from lib.retrieval.fusion import Fusion
 from lib.retrieval.retrievers import RetrieverKind
 from lib.store.build import claim_pools, load_store
@@ -52,8 +55,8 @@ class FocusSection(Section):
 
 
 RUNS_DIR = OUTPUTS_DIR / "runs"
-EMB_DOCS_DIR = R.EMBEDDINGS_DIR / "documents"
-EMB_QUERIES_DIR = R.EMBEDDINGS_DIR / "queries"
+EMB_DOCS_DIR = DN.EMBEDDINGS_DIR / "documents"
+EMB_QUERIES_DIR = DN.EMBEDDINGS_DIR / "queries"
 CONFIG_COLUMNS = ["plan", "retriever", "scope", "temporal", "fusion"]
 
 
@@ -73,12 +76,12 @@ class RunGrid(Section):
     depth: PosInt = 100
     rrf_k: NonNegInt = 60
     concat_separator: str = " "
-    bm25: R.BM25Params = R.BM25Params()
+    bm25: BM.BM25Params = BM.BM25Params()
     model: Text = MD.BUNDLED_MINILM
     max_seq_length: PosInt = 128
     batch_size: PosInt = 64
     workers: PosInt = 2
-    global_index: R.GlobalIndex = R.GlobalIndex()
+    global_index: DN.GlobalIndex = DN.GlobalIndex()
 
     @model_validator(mode="after")
     def _consistent(self) -> RunGrid:
@@ -95,7 +98,11 @@ class RunGrid(Section):
 
     @property
     def needs_dense(self) -> bool:
-        return any(r in ("dense", "hybrid") for r in self.retrievers)
+        return any(R.KINDS[r].needs_dense for r in self.retrievers)
+
+    @property
+    def needs_bm25(self) -> bool:
+        return any(R.KINDS[r].needs_bm25 for r in self.retrievers)
 
 
 def load_plans(names: list[str], plans_dir: Path | str = P.PLANS_DIR) -> dict[str, P.Plan]:
@@ -133,12 +140,12 @@ def queries_needed(grid: RunGrid, plans: Mapping[str, P.Plan], claims: list[aver
 
 
 def query_embeddings(model: str, emb_dir: Path | str = EMB_QUERIES_DIR) -> dict[str, np.ndarray]:
-    keys, emb = R.load_embeddings(Path(emb_dir) / MD.model_slug(model), model)
+    keys, emb = DN.load_embeddings(Path(emb_dir) / MD.model_slug(model), model)
     return dict(zip(keys, emb))
 
 
 def document_embeddings(model: str, doc_ids: list[str], emb_dir: Path | str = EMB_DOCS_DIR) -> np.ndarray:
-    keys, emb = R.load_embeddings(Path(emb_dir) / MD.model_slug(model), model)
+    keys, emb = DN.load_embeddings(Path(emb_dir) / MD.model_slug(model), model)
     if keys != doc_ids:
         raise ValueError(
             "document embeddings do not match outputs/store/documents.parquet: rerun `dvc repro embed_documents`"
@@ -154,8 +161,8 @@ def retrievers(
     encoder=None,
 ) -> dict[tuple[str, str], R.Retriever]:
     """{(retriever, scope): RetrieverKind} for the grid."""
-    bm25 = R.BM25.from_texts(docs["text"], grid.bm25) if any(r in ("bm25", "hybrid") for r in grid.retrievers) else None
-    dense = R.DenseIndex(doc_emb, query_emb, encoder, grid.global_index) if grid.needs_dense else None
+    bm25 = BM.BM25.from_texts(docs["text"], grid.bm25) if grid.needs_bm25 else None
+    dense = DN.DenseIndex(doc_emb, query_emb, encoder, grid.global_index) if grid.needs_dense else None
     pools = claim_pools(docs)
     return {
         (kind, scope): R.Retriever(kind, scope, bm25, dense, pools) for kind in grid.retrievers for scope in grid.scopes
@@ -218,7 +225,7 @@ def _retrieve_pass(
         for plans, qlist, answer in _groups(job, retriever, cid, claim_qlist, concat):
             start = time.perf_counter()
             cands = retriever.candidates(cid, qlist)
-            status = R.date_status(job.published[cands], job.captured[cands], claim.claim_date)
+            status = TP.date_status(job.published[cands], job.captured[cands], claim.claim_date)
             found.append(cands)
             plain = {q for name in plans for q in job.resolved[name][cid]} if plans else set(qlist)
             where = {q: i for i, q in enumerate(qlist)}
@@ -226,10 +233,14 @@ def _retrieve_pass(
             scored = time.perf_counter() - start
             for temporal in grid.temporal:
                 start = time.perf_counter()
-                keep = R.temporal_mask(status, grid.keep_undated) if temporal else np.ones(len(cands), dtype=bool)
+                keep = TP.temporal_mask(status, grid.keep_undated) if temporal else np.ones(len(cands), dtype=bool)
                 rows = cands[keep]
-                # hybrid normalises over the candidates, so a filtered candidate set is scored anew
-                scores = retriever.score(cid, qlist, rows) if kind == "hybrid" and temporal else unfiltered[:, keep]
+                # a kind that normalises over the candidates (hybrid) scores a filtered candidate set anew
+                scores = (
+                    retriever.score(cid, qlist, rows)
+                    if retriever.spec.candidate_dependent and temporal
+                    else unfiltered[:, keep]
+                )
                 norm = F.minmax_rows(scores)  # per query, so it serves every plan's sub-matrix
                 tb = job.tiebreak[rows]
                 for qi, q in enumerate(qlist):
@@ -259,8 +270,8 @@ def _retrieve_pass(
                         seconds[key] = seconds.get(key, 0.0) + time.perf_counter() - start + per_query * queries
         if len(found) > 1:  # the temporal counts are over the union of the groups' candidates
             union = np.unique(np.concatenate(found))
-            status = R.date_status(job.published[union], job.captured[union], claim.claim_date)
-        for k, v in R.temporal_report(status, grid.keep_undated).items():
+            status = TP.date_status(job.published[union], job.captured[union], claim.claim_date)
+        for k, v in TP.temporal_report(status, grid.keep_undated).items():
             counts_sum[k] = counts_sum.get(k, 0) + v
     return configs, {k: np.concatenate(v) for k, v in chunks.items()}, counts_sum, answers, seconds
 
@@ -284,7 +295,7 @@ def retrieve(
     resolved, fallbacks = {}, {}
     for name, plan in plans.items():
         resolved[name], fallbacks[name] = P.resolve(plan, claims)
-    _JOB = _Job(grid, list(claims), list(plans), resolved, retr, F.id_tiebreak(doc_ids), *R.date_ordinals(docs))
+    _JOB = _Job(grid, list(claims), list(plans), resolved, retr, F.id_tiebreak(doc_ids), *TP.date_ordinals(docs))
     pairs = list(retr)
     bar = tqdm(total=len(pairs), desc="retrieve (retriever x scope passes)", disable=not progress)
     try:
@@ -434,7 +445,7 @@ def main(argv: list[str] | None = None) -> None:
         else:
             keys, out = queries_needed(grid, load_plans(grid.plans), claims), EMB_QUERIES_DIR / slug
             emb = MD.encode(encoder, keys, grid.batch_size)
-        R.save_embeddings(out, keys, emb, grid.model)
+        DN.save_embeddings(out, keys, emb, grid.model)
         took = time.perf_counter() - start
         print(
             f"{args.command}: {len(keys):,} texts with {grid.model} in {took:.0f} s "
