@@ -159,7 +159,7 @@ def test_exponent_numbers_are_read_as_numbers(tmp_path, text, expected):
 
 
 def test_pyyaml_alone_reads_2e_5_as_a_string():
-    assert yaml.safe_load("x: 2e-5")["x"] == "2e-5"  # why lib.config has its own loader
+    assert yaml.safe_load("x: 2e-5")["x"] == "2e-5"  # why lib.params has its own loader
 
 
 def test_learning_rate_written_2e_5_passes_the_schema(tmp_path):

@@ -42,7 +42,7 @@ from lib.params import PosInt, Section, Threshold
 
 
 class JudgementsSection(Section):
-    """Relevance judgement variants (lib.judgements), passed whole to the notebooks that evaluate retrieval."""
+    """Relevance judgement variants (this module), passed whole to the notebooks that evaluate retrieval."""
 
     answer_match: Threshold
     min_answer_tokens: PosInt

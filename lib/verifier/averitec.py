@@ -53,7 +53,7 @@ from lib.verifier.stages import (
 TrainingEvidence = Literal["gold", "mixed"]
 
 
-class MixedSection(Section):  # lib.nli_averitec.mixed_evidence
+class MixedSection(Section):  # mixed_evidence below
     distractor_share: Annotated[float, Field(ge=0, le=1)]
     seed: NonNegInt
 

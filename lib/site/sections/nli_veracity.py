@@ -26,5 +26,5 @@ class NLIVeracitySection(Section):
     alpha: OpenShare
     main_level: Level
     retrieval_measure: Measure
-    power: OpenShare  # of the minimum detectable difference (lib.significance.minimum_detectable_difference)
-    sweep_path: Text  # the committed verifier sweep (lib.verifier_sweep, `make sweep-verifier`)
+    power: OpenShare  # of the minimum detectable difference (lib.evaluation.significance.minimum_detectable_difference)
+    sweep_path: Text  # the committed verifier sweep (lib.verifier.sweep, `make sweep-verifier`)

@@ -13,7 +13,7 @@ from lib.retrieval.runs import FocusSection
 
 
 class JudgingKitSection(Section):
-    """Notebook 04's manual judging kit (lib.judgements): a blind sheet sampled per stratum, read back filled."""
+    """Notebook 04's manual judging kit (lib.store.judgements): a blind sheet sampled per stratum, read back filled."""
 
     sheet_path: Text
     filled_sheet: Text
