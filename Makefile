@@ -37,7 +37,7 @@ browser: ## Debian's Chromium for the test that renders the front page headless 
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
 	else echo "Chromium not installed and no root: install Debian's chromium (or any Chromium on PATH) for make test"; fi
 
-params: env ## check params.yaml against the schema in lib/params.py (every problem, by dotted key)
+params: env ## check params.yaml against every section's model (lib/schema.py; every problem, by dotted key)
 	python -m lib.schema check
 
 plots-template: env .dvc/plots/offline.html ## `dvc plots show` without a CDN: the chart libraries from the npm registry, inlined

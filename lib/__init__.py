@@ -4,5 +4,6 @@
 `planning` (query planners, the LLM client, QGEN, the pursuit), `evaluation` (metrics and statistics),
 `averitec` (the task's score), `verifier` (the NLI verifier), `analysis` (errors, utility, synthesis), `site`
 (running and rendering the notebooks, the course); `paths`, `params` and `schema` say where things are and
-which settings hold; the remaining modules are operations (compute, models, training, timing, profiles).
+which settings hold; `cli` how a command ends on bad input; the remaining modules are operations (compute,
+models, training, resources, timing, closure, profiles).
 """

@@ -128,6 +128,19 @@ def notebook_sections(path: Path | str) -> set[str]:
     }
 
 
+def notebook_argument(args: list[str]) -> str:
+    """The notebook name among `python -m lib.site.execute`'s arguments: the first word that is neither an
+    option nor an option's value (every option of that command takes one)."""
+    rest = iter(args)
+    for word in rest:
+        if word.startswith("-"):
+            if "=" not in word:
+                next(rest, None)
+            continue
+        return word
+    raise ValueError(f"python -m lib.site.execute {' '.join(args)}: no notebook named")
+
+
 def stage_entry_points(cmd: str | list[str], root: Path = ROOT) -> tuple[set[str], list[Path]]:
     """(the `lib` modules a stage command runs with `python -m`, the notebooks it executes)."""
     modules, notebooks = set(), []
@@ -139,7 +152,7 @@ def stage_entry_points(cmd: str | list[str], root: Path = ROOT) -> tuple[set[str
                 main = f"{mod}.__main__"
                 modules.add(main if module_path(main, root) is not None else mod)
                 if mod == "lib.site.execute":
-                    notebooks.append(root / "notebooks" / f"{words[i + 2]}.ipynb")
+                    notebooks.append(root / "notebooks" / f"{notebook_argument(words[i + 2 :])}.ipynb")
     return modules, notebooks
 
 

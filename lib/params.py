@@ -264,7 +264,7 @@ def section(name: str, path: Path | str = PARAMS_FILE) -> dict[str, Any]:
     """One section of the parameter file, checked against its model; a clear error names a missing section."""
     raw = read_params(path)
     if name not in raw:
-        raise KeyError(f"{path}: no section {name!r} (sections: {', '.join(raw)})")
+        raise ParamsError(path, [f"no section {name!r} (sections: {', '.join(raw)})"])
     return check_section(name, raw[name], path)
 
 

@@ -34,3 +34,12 @@ def test_a_bug_is_not_hidden():
 def test_the_study_errors_that_name_user_input_are_named_errors():
     assert issubclass(DataError, NamedError) and issubclass(ParamsError, NamedError)
     assert issubclass(DataError, ValueError)  # callers that catch ValueError still do
+
+
+def test_a_missing_params_section_ends_a_command_with_one_line(tmp_path, capsys):
+    from lib.params import section
+
+    (tmp_path / "params.yaml").write_text("profile: {name: study}\n")
+    with pytest.raises(SystemExit) as end:
+        run_main(lambda: section("store", tmp_path / "params.yaml"))
+    assert end.value.code == 1 and "no section 'store' (sections: profile)" in capsys.readouterr().err

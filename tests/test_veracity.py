@@ -19,7 +19,7 @@ from tests.conftest import FIXTURE_DATA, tiny_classifier
 
 
 def test_majority_and_stratified_split():
-    # the naive setting's label: lib.averitec.evidence.majority_label, ties alphabetical first
+    # the naive setting's label: lib.data.labels.majority_label, ties alphabetical first
     assert LB.majority_label([SimpleNamespace(label=x) for x in ["b", "a", "b", "a", "c"]]) == "a"
     labels = ["x"] * 40 + ["y"] * 10
     tr, te = NT.stratified_split(labels, 0.2, seed=0)

@@ -37,8 +37,8 @@ from lib.data import labels as LB
 from lib.params import PosInt, Section, Text, section, subset
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR
 from lib.planning import planners as P
-from lib.retrieval.retrievers import RetrieverKind
 from lib.retrieval.runs import RUNS_DIR, load_plans, select
+from lib.retrieval.vocabulary import RetrieverKind
 from lib.store.build import load_store
 from lib.store.scopes import Scope
 

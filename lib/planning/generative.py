@@ -45,7 +45,7 @@ from lib.planning.mmr import MMRSection
 from lib.planning.prompted import Prompted
 from lib.planning.qgen import MODEL_DIR, Decoding, Generator
 from lib.retrieval import runs as RU
-from lib.retrieval.retrievers import RetrieverKind
+from lib.retrieval.vocabulary import RetrieverKind
 from lib.store.build import load_store
 from lib.store.scopes import Scope
 

@@ -23,14 +23,10 @@ With one sub-query every method returns that sub-query's ranking (TOP-1: its top
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, get_args
 
 import numpy as np
 
-ThesisFusion = Literal["top1", "concat", "combmax", "combsum", "combmax_norm", "combsum_norm"]  # the thesis' methods
-Fusion = Literal[ThesisFusion, "rrf", "combmnz"]  # with the extensions
-FUSIONS: tuple[str, ...] = get_args(Fusion)
-THESIS_FUSIONS: tuple[str, ...] = get_args(ThesisFusion)
+from lib.retrieval.vocabulary import FUSIONS, THESIS_FUSIONS, Fusion  # noqa: F401 (the names fuse implements)
 
 
 def minmax_rows(scores: np.ndarray) -> np.ndarray:

@@ -24,7 +24,6 @@ added to `KINDS`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, get_args
 
 import numpy as np
 
@@ -35,11 +34,12 @@ from lib.retrieval.dense import KIND as DENSE_KIND
 from lib.retrieval.dense import DenseIndex
 from lib.retrieval.hybrid import KIND as HYBRID_KIND
 from lib.retrieval.kind import Kind
+from lib.retrieval.vocabulary import RETRIEVERS, RetrieverKind  # noqa: F401 (the names KINDS registers)
 from lib.store.scopes import SCOPES
 
 KINDS: dict[str, Kind] = {k.name: k for k in (BM25_KIND, DENSE_KIND, HYBRID_KIND)}  # the registry
-RetrieverKind = Literal[*KINDS]  # the retriever kinds params sections name
-RETRIEVERS: tuple[str, ...] = get_args(RetrieverKind)
+if tuple(KINDS) != RETRIEVERS:  # the params vocabulary and the registry name the same kinds
+    raise ImportError(f"lib.retrieval.vocabulary names {RETRIEVERS}, the registry KINDS {tuple(KINDS)}")
 
 
 class Retriever:
@@ -64,7 +64,9 @@ class Retriever:
             raise ValueError(f"unknown scope {scope!r} (expected one of {SCOPES})")
         self.spec = KINDS[kind]
         if self.spec.needs_bm25 and bm25 is None or self.spec.needs_dense and dense is None:
-            raise ValueError(f"retriever {kind!r} needs {'a BM25 index' if bm25 is None else 'a dense index'}")
+            raise ValueError(
+                f"retriever {kind!r} needs {'a BM25 index' if self.spec.needs_bm25 and bm25 is None else 'a dense index'}"
+            )
         if scope == "claim" and pools is None:
             raise ValueError("the claim scope needs the claim pools (lib.store.build.claim_pools)")
         self.kind, self.scope, self.bm25, self.dense, self.pools = kind, scope, bm25, dense, pools

@@ -41,8 +41,7 @@ from lib.retrieval import dense as DN
 from lib.retrieval import fusion as F
 from lib.retrieval import retrievers as R
 from lib.retrieval import temporal as TP
-from lib.retrieval.fusion import Fusion
-from lib.retrieval.retrievers import RetrieverKind
+from lib.retrieval.vocabulary import Fusion, RetrieverKind
 from lib.store.build import claim_pools, load_store
 from lib.store.scopes import Scope
 

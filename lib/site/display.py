@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 
-from lib.retrieval.retrievers import RETRIEVERS
+from lib.retrieval.vocabulary import RETRIEVERS
 
 # The plan-name prefix of the post-hoc references (`lib.planning.planners.POST_HOC_PREFIX`; a test keeps them equal).
 POST_HOC = "post_hoc_"

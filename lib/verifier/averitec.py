@@ -31,8 +31,7 @@ from lib.data import labels as LB
 from lib.data.labels import AveritecLabelSet
 from lib.params import NonNegInt, PosInt, Section, Text, section
 from lib.paths import DATA_DIR, PARAMS_FILE
-from lib.retrieval.fusion import Fusion
-from lib.retrieval.retrievers import RetrieverKind
+from lib.retrieval.vocabulary import Fusion, RetrieverKind
 from lib.store.scopes import Scope
 from lib.verifier import nli as N
 from lib.verifier.nli import NLISettings

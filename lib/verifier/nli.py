@@ -43,8 +43,10 @@ from lib.params import Device, NonNegFloat, NonNegInt, OpenShare, PosFloat, PosI
 
 
 class NLISettings(Section):
-    """The verifier's settings (params `nli_averitec.classifier`, `nli_quantemp.classifier`): every key
-    optional, each checked when given."""
+    """The verifier's settings (params `nli_averitec.classifier`, `nli_quantemp.classifier`); the defaults
+    serve library callers and tests, params.yaml writes every key."""
+
+    params_complete = True
 
     model_config = ConfigDict(frozen=True)
 

@@ -1,1 +1,2 @@
-"""One model per notebook-only params section: a notebook stage depends on its own section's model alone."""
+"""One model per notebook-only params section, a module each: editing one reruns only the notebook that reads
+it (its stage also reads the shared sections: profile, store, judgements)."""

@@ -8,8 +8,8 @@ from pydantic import Field
 
 from lib.evaluation.metrics import Measure
 from lib.params import Level, NonNegInt, PosInt, Section, Text
-from lib.retrieval.fusion import Fusion
 from lib.retrieval.runs import FocusSection
+from lib.retrieval.vocabulary import Fusion
 
 
 class GenerativePlanningSection(Section):

@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import AfterValidator
 
 from lib.params import Section, Text
-from lib.retrieval.retrievers import RETRIEVERS
+from lib.retrieval.vocabulary import RETRIEVERS
 from lib.store.scopes import SCOPES
 
 
