@@ -44,7 +44,7 @@ SECTIONS: dict[str, str] = {
     "query_planning": "lib.site.sections.query_planning:QueryPlanningSection",
     "aggregation": "lib.site.sections.aggregation:AggregationSection",
     "retrieval_metrics": "lib.site.sections.retrieval_metrics:RetrievalMetricsSection",
-    "averitec": "lib.averitec.evidence:AveritecSection",
+    "averitec": "lib.averitec.section:AveritecSection",
     "averitec_score": "lib.site.sections.averitec_score:AveritecScoreSection",
     "averitec_2025": "lib.averitec.ev2r:Averitec2025Section",
     "qgen": "lib.planning.qgen_training:QGenSettings",

@@ -203,7 +203,7 @@ def test_each_vocabulary_is_defined_once_and_the_models_use_it():
     from typing import get_args
 
     from lib import compute
-    from lib.averitec import evidence
+    from lib.averitec import evidence, section
     from lib.data import labels
     from lib.planning import llm, prompted
     from lib.retrieval import dense, fusion, retrievers, runs
@@ -225,7 +225,8 @@ def test_each_vocabulary_is_defined_once_and_the_models_use_it():
     assert set(get_args(labels.AveritecLabelSet)) == set(labels.LABEL_SETS) - {"quantemp3"}
     assert prompted.PROMPTED == get_args(prompted.Prompted)
     assert llm.LLMSettings.model_fields["mode"].annotation is llm.Mode and llm.MODES == get_args(llm.Mode)
-    assert evidence.AveritecSection.model_fields["verdict_source"].annotation is evidence.VerdictSource
+    assert section.AveritecSection.model_fields["verdict_source"].annotation is section.VerdictSource
+    assert evidence.VERDICT_SOURCES == get_args(section.VerdictSource)
     assert build.StoreSettings.model_fields["source"].annotation is build.Source
     assert build.SOURCES == get_args(build.Source)
     assert compute.ComputeSettings.model_fields["backend"].annotation is compute.Backend

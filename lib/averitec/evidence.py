@@ -25,47 +25,24 @@ import time
 from collections.abc import Mapping, Sequence
 from itertools import cycle, islice
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Any
 
 import pandas as pd
-from pydantic import Field, model_validator
 
 from lib.averitec import scoring as SC
+from lib.averitec.section import VERDICT_SOURCES  # noqa: F401 (the verdict sources `verdicts` implements)
 from lib.cli import run_main
 from lib.data import averitec
 from lib.data import labels as LB
-from lib.params import PosInt, Section, Text, section, subset
+from lib.params import section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR
 from lib.planning import planners as P
 from lib.retrieval.runs import RUNS_DIR, load_plans, select
-from lib.retrieval.vocabulary import RetrieverKind
 from lib.store.build import load_store
-from lib.store.scopes import Scope
 
 # --------------------------------------------------------------------------- params
 
-VerdictSource = Literal["majority", "nli"]
-
-
-class AveritecSection(Section):
-    retriever: RetrieverKind
-    scope: Scope
-    temporal: bool
-    plans: Annotated[list[Text], Field(min_length=1)]
-    verdict_source: VerdictSource
-    max_pairs: PosInt
-    duplicate_for: list[Text]
-    systems: dict[str, Text]
-    jobs: PosInt
-
-    @model_validator(mode="after")
-    def _ablation_plans_are_scored(self) -> AveritecSection:
-        subset(self.duplicate_for, self.plans, "duplicate_for", "averitec.plans")
-        return self
-
-
 AVERITEC_DIR = OUTPUTS_DIR / "averitec"
-VERDICT_SOURCES: tuple[str, ...] = get_args(VerdictSource)
 
 
 def verdicts(

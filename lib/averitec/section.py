@@ -1,0 +1,35 @@
+"""Params section `averitec` (stage `averitec`, `lib.averitec.evidence`): which runs become AVeriTeC
+predictions and how. Its own module, so the stages that only read `averitec.systems` or the scored plans (the
+2025 score, notebooks 05 and 10) do not depend on the code that builds the predictions."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, get_args
+
+from pydantic import Field, model_validator
+
+from lib.params import PosInt, Section, Text, subset
+from lib.retrieval.vocabulary import RetrieverKind
+from lib.store.scopes import Scope
+
+VerdictSource = Literal["majority", "nli"]
+
+
+class AveritecSection(Section):
+    retriever: RetrieverKind
+    scope: Scope
+    temporal: bool
+    plans: Annotated[list[Text], Field(min_length=1)]
+    verdict_source: VerdictSource
+    max_pairs: PosInt
+    duplicate_for: list[Text]
+    systems: dict[str, Text]
+    jobs: PosInt
+
+    @model_validator(mode="after")
+    def _ablation_plans_are_scored(self) -> AveritecSection:
+        subset(self.duplicate_for, self.plans, "duplicate_for", "averitec.plans")
+        return self
+
+
+VERDICT_SOURCES: tuple[str, ...] = get_args(VerdictSource)
