@@ -158,11 +158,19 @@ def stage_entry_points(cmd: str | list[str], root: Path = ROOT) -> tuple[set[str
 
 def section_modules(root: Path = ROOT) -> dict[str, str]:
     """{params section: the module of its model}, read from `lib.params.SECTIONS` without importing it."""
-    tree = ast.parse((root / "lib" / "params.py").read_text(encoding="utf-8"))
+    path = root / "lib" / "params.py"
+    return dict(_section_modules(path, path.stat().st_mtime_ns))
+
+
+@functools.cache
+def _section_modules(path: Path, mtime_ns: int) -> tuple[tuple[str, str], ...]:
+    """`section_modules` parsed once per version of lib/params.py (`mtime_ns` is the cache key): every
+    stage's closure asks for it."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in tree.body:
         if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "SECTIONS":
-            return {name: ref.partition(":")[0] for name, ref in ast.literal_eval(node.value).items()}
-    raise ValueError(f"{root / 'lib' / 'params.py'} defines no SECTIONS mapping")
+            return tuple((name, ref.partition(":")[0]) for name, ref in ast.literal_eval(node.value).items())
+    raise ValueError(f"{path} defines no SECTIONS mapping")
 
 
 def stage_closure(cmd: str | list[str], root: Path = ROOT, params: Iterable[Any] = ()) -> list[str]:
@@ -181,7 +189,6 @@ def stage_closure(cmd: str | list[str], root: Path = ROOT, params: Iterable[Any]
 
 def stages(dvc_yaml: Path | str = ROOT / "dvc.yaml") -> dict:
     """The `stages` mapping of `dvc.yaml`, in file order."""
-
     return yaml.load(Path(dvc_yaml).read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))[
         "stages"
     ]
@@ -200,12 +207,11 @@ def differences(dvc_yaml: Path | str = ROOT / "dvc.yaml", root: Path = ROOT) -> 
 
 def write(dvc_yaml: Path | str = ROOT / "dvc.yaml", root: Path = ROOT) -> list[str]:
     """Rewrite every stage's `lib/` deps as its closure (after its other deps); the stages changed."""
-
-    yaml = YAML()
-    yaml.width = 4096
-    yaml.indent(mapping=2, sequence=4, offset=2)
+    round_trip = YAML()  # keeps the file's comments and layout
+    round_trip.width = 4096
+    round_trip.indent(mapping=2, sequence=4, offset=2)
     path = Path(dvc_yaml)
-    doc = yaml.load(path.read_text(encoding="utf-8"))
+    doc = round_trip.load(path.read_text(encoding="utf-8"))
     changed = []
     for name, stage in doc["stages"].items():
         deps = stage.setdefault("deps", [])
@@ -217,7 +223,7 @@ def write(dvc_yaml: Path | str = ROOT / "dvc.yaml", root: Path = ROOT) -> list[s
             deps.extend(want)
             changed.append(name)
     with path.open("w", encoding="utf-8") as f:
-        yaml.dump(doc, f)
+        round_trip.dump(doc, f)
     return changed
 
 
