@@ -1,0 +1,430 @@
+"""Generative query planners compared (notebook 06): the tables, sentences and metrics of QGEN, multi-hop
+pursuit, the MMR filter and the prompted planners against the study's baselines.
+
+Reads what the generative stages wrote (`lib.planning.generative`): the stage report (`report`: the LLM's
+counters, the planners skipped and why, how each pursuit stopped), the runs report (`runs_report`: the
+grid, the plan statistics), QGEN's training report, the runs and the evidence scores. Planners are named
+by their plan name (`claim_only`, `qgen`, `pursuit_seq_seq`, ...) and shown through `label`, a mapping
+from plan name to display name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lib.averitec import scoring as SC
+from lib.data.averitec import Claim
+from lib.evaluation import significance as SIG
+from lib.planning import generative as G
+from lib.planning import mmr as MMR
+from lib.planning import planners as P
+from lib.planning.pursuit import Trace
+from lib.retrieval import runs as RU
+
+LLM_COUNTERS = ("requests", "cache_hits", "answered", "retries", "failures", "parse_failures")
+STATS_COLUMNS = [
+    "claims",
+    "empty_plans",
+    "queries_per_claim",
+    "queries_per_claim_median",
+    "tokens_per_query",
+    "redundancy",
+]
+
+
+# --- 1-3. what ran, what QGEN cost, the plans ---------------------------------------------------------
+
+
+def load_plans(order: Sequence[str], *folders: Path) -> dict[str, dict[int, list[str]]]:
+    """Each planner's plan from the folders holding `<plan>.jsonl` (a later folder's plan wins)."""
+    plans: dict[str, dict[int, list[str]]] = {}
+    for folder in folders:
+        plans |= RU.load_plans([p for p in order if (Path(folder) / f"{p}.jsonl").exists()], folder)
+    return plans
+
+
+def status(order: Sequence[str], skipped: Mapping[str, str], label: Mapping[str, str]) -> pd.DataFrame:
+    """One row per planner: `ran`, or `skipped: <why>`."""
+    rows = [{"planner": label[p], "status": "ran"} for p in order]
+    rows += [{"planner": label[p], "status": f"skipped: {why}"} for p, why in skipped.items()]
+    return pd.DataFrame(rows).set_index("planner")
+
+
+def llm_sentence(report: Mapping[str, Any]) -> str:
+    """The LLM endpoint's mode, model and counters, and what a run without one skipped."""
+    llm = report["llm"]
+    text = (
+        f"LLM endpoint: mode `{llm['settings']['mode']}`, model `{llm['settings']['model']}`; "
+        + ", ".join(f"{k.replace('_', ' ')} {llm[k]}" for k in LLM_COUNTERS)
+        + ". "
+    )
+    if report["skipped"]:
+        text += (
+            "**No LLM was configured, so the prompted planners and the LLM pursuit variants are skipped**; set "
+            "`llm.mode: live` with an endpoint (README) to run them, or `replay` with a cache of their answers."
+        )
+    return text
+
+
+def qgen_cost(training: Mapping[str, Any]) -> pd.Series:
+    """What QGEN's training cost and where it ended (its training report)."""
+    s = training["settings"]
+    trainable, total = training["trainable_parameters"] / 1e6, training["parameters"] / 1e6
+    return pd.Series(
+        {
+            "base model": s["model"],
+            "device": training["device"],
+            "train claims": training["claims"],
+            "training examples (both tasks)": training["examples"],
+            "steps": training["steps"],
+            "epochs": s["epochs"],
+            "decoder layers": s["decoder_layers"],
+            "encoder frozen": s["freeze_encoder"],
+            "trainable / all parameters (M)": f"{trainable:.1f} / {total:.1f}",
+            "training time (s)": training["seconds"],
+            "final loss": round(training["loss_curve"][-1]["loss"], 3),
+        }
+    )
+
+
+def plan_statistics(
+    plan_stats: Mapping[str, Mapping[str, float]],
+    order: Sequence[str],
+    label: Mapping[str, str],
+    reference: Mapping[str, float],
+    reference_name: str,
+) -> pd.DataFrame:
+    """One row per planner (and one for `reference`, e.g. the published ClaimDecomp questions): queries
+    and tokens, empty plans, redundancy (present only when a dense retriever embedded the queries)."""
+    stats = pd.DataFrame({label[p]: plan_stats[p] for p in order}).T
+    stats.loc[reference_name] = pd.Series(reference)
+    return stats.reindex(columns=STATS_COLUMNS)
+
+
+def plan_stats_sentence(stats: pd.DataFrame, reference: Mapping[str, float], oracle: str) -> str:
+    """The thesis' query statistics beside the published ClaimDecomp questions and the annotators' (`oracle`:
+    the display name of the gold-question planner)."""
+    return (
+        f"The thesis reports 6.76 queries per claim and 8.51 tokens per query for its (MMR-filtered) oracle queries "
+        f"on QuanTemp. The published ClaimDecomp questions of the QuanTemp test claims have "
+        f"{reference['queries_per_claim']:.2f} queries per claim and {reference['tokens_per_query']:.2f} tokens per query; "
+        f"AVeriTeC's gold questions (ORACLE-QUERIES) {stats.loc[oracle, 'queries_per_claim']:.2f} and "
+        f"{stats.loc[oracle, 'tokens_per_query']:.2f}. Redundancy is the mean pairwise cosine similarity of a "
+        "claim's queries (MiniLM), over claims with two or more."
+    )
+
+
+# --- 4. retrieval ---------------------------------------------------------------------------------------
+
+
+def by_judgements(runs: pd.DataFrame, variants: Mapping[str, Mapping], label: Mapping[str, str]) -> pd.DataFrame:
+    """NDCG@10 and Recall@100 of each planner's run under each judgement variant (columns: variant, measure)."""
+    return pd.concat(
+        {
+            view: RU.evaluate_grid(runs, q, ["ndcg@10", "recall@100"])
+            .assign(planner=lambda d: d["plan"].map(label))
+            .set_index("planner")[["ndcg@10", "recall@100"]]
+            for view, q in variants.items()
+        },
+        axis=1,
+        names=["judgements", "measure"],
+    )
+
+
+def against_baseline(
+    per_claim: pd.DataFrame, baseline: str, label: Mapping[str, str], n_resamples: int, seed: int
+) -> pd.DataFrame:
+    """Each planner's mean NDCG@10 (`per_claim`: claims x plans), its difference to `baseline`, the paired
+    bootstrap p-value and Holm's adjustment over the planners."""
+    others = [p for p in per_claim.columns if p != baseline]
+    tests = pd.DataFrame(
+        {
+            "planner": [label[p] for p in others],
+            "mean NDCG@10": [per_claim[p].mean() for p in others],
+            f"difference to {label[baseline]}": [per_claim[p].mean() - per_claim[baseline].mean() for p in others],
+            "paired bootstrap p": [
+                SIG.paired_bootstrap(per_claim[p], per_claim[baseline], n_resamples, seed) for p in others
+            ],
+        }
+    ).set_index("planner")
+    tests["Holm-adjusted p"] = SIG.holm(tests["paired bootstrap p"])
+    return tests
+
+
+# --- 5. evidence scores ---------------------------------------------------------------------------------
+
+
+def evidence_table(
+    scores: pd.DataFrame, levels: Sequence[float], order: Sequence[str], label: Mapping[str, str]
+) -> pd.DataFrame:
+    """Per planner (in `order`): its kind, Q-only and Q+A evidence scores, pairs per claim and the AVeriTeC
+    score at each level."""
+    rows = []
+    for run, g in scores.groupby("run", sort=False):
+        sm = SC.summarise(g, levels)
+        rows.append(
+            {
+                "planner": label.get(run, run),
+                "kind": g["kind"].iloc[0],
+                "Q-only": sm["q_only"],
+                "Q+A": sm["qa"],
+                "pairs/claim": g["n_pairs"].mean(),
+                **{f"AVeriTeC@{lv:g}": sm["averitec"][f"{lv:g}"] for lv in levels},
+            }
+        )
+    return pd.DataFrame(rows).set_index("planner").loc[[label[p] for p in order]]
+
+
+# --- 6. multi-hop pursuit -------------------------------------------------------------------------------
+
+
+def questions_asked(traces: Mapping[str, Sequence[Trace]], label: Mapping[str, str]) -> pd.DataFrame:
+    """One row per (pursuit, claim): how many questions the pursuit asked."""
+    return pd.DataFrame([{"pursuit": label[p], "questions": len(t.hops)} for p, ts in traces.items() for t in ts])
+
+
+def stop_verdicts(
+    traces: Mapping[str, Sequence[Trace]], claims: Mapping[int, Claim], label: Mapping[str, str]
+) -> pd.DataFrame:
+    """Per pursuit: how many claims it stopped with a verdict of its own, how often that verdict is right,
+    and the share of the most frequent gold label among them (what always guessing it would score)."""
+    rows = []
+    for p, ts in traces.items():
+        said = [(t.stop_verdict, claims[t.claim_id].label) for t in ts if t.stop_verdict]
+        gold = pd.Series([g for _, g in said])
+        rows.append(
+            {
+                "pursuit": label[p],
+                "claims with a stop verdict": len(said),
+                "its verdict is right": np.mean([v == g for v, g in said]) if said else np.nan,
+                "majority label's share": gold.value_counts(normalize=True).max() if said else np.nan,
+            }
+        )
+    return pd.DataFrame(rows).set_index("pursuit")
+
+
+# --- 7. the MMR filter ----------------------------------------------------------------------------------
+
+
+def mmr_sweep(
+    pool: Mapping[int, Sequence[str]],
+    claims: Sequence[Claim],
+    emb: Mapping[str, np.ndarray],
+    base: MMR.MMRParams,
+    gammas: Sequence[float],
+) -> pd.DataFrame:
+    """Queries the MMR filter keeps per claim for each threshold γ and each reading of λ (α and λ as in
+    `base`)."""
+    return pd.DataFrame(
+        [
+            {
+                "lambda weights": lw,
+                "gamma": gamma,
+                "kept per claim": np.mean(
+                    [
+                        len(qs)
+                        for qs in G.mmr_plan(pool, claims, emb, MMR.MMRParams(base.alpha, base.lam, gamma, lw)).values()
+                    ]
+                ),
+            }
+            for lw in MMR.LAMBDA_WEIGHTS
+            for gamma in gammas
+        ]
+    )
+
+
+def candidates_per_claim(pool: Mapping[int, Sequence[str]]) -> float:
+    """Distinct candidate questions per claim in the MMR pool."""
+    return float(np.mean([len(P.distinct(qs)) for qs in pool.values()]))
+
+
+# --- 8. worked examples ---------------------------------------------------------------------------------
+
+
+def extremes(gain: pd.Series, n: int) -> list:
+    """The claims of the `n` largest gains (largest first) then the `n` smallest (smallest first)."""
+    gain = gain.dropna().sort_values()
+    return list(gain.index[-n:][::-1]) + list(gain.index[:n]) if n > 0 else []
+
+
+def example(
+    claim: Claim,
+    ndcg: Mapping[str, float],
+    qgen_plan: Sequence[str],
+    label: Mapping[str, str],
+    setting: str,
+    pursuit: tuple[str, Trace] | None = None,
+) -> str:
+    """One claim as markdown: its label and text, NDCG@10 of QGEN, the baseline and ORACLE (`ndcg`: plan ->
+    value, baseline after qgen), the gold questions, QGEN's plan, and the pursuit's questions and answers."""
+    scores = ", ".join(f"{'QGEN' if p == 'qgen' else label[p]} {v:.3f}" for p, v in ndcg.items())
+    lines = [
+        f"**Claim {claim.claim_id}** ({claim.label}): {claim.text}",
+        f"NDCG@10 ({setting}): {scores}",
+        "- gold questions: " + " · ".join(q.text for q in claim.questions),
+        "- QGEN: " + (" · ".join(qgen_plan) or "(no question: falls back to the claim)"),
+    ]
+    if pursuit:
+        name, trace = pursuit
+        hops = " · ".join(f"{h.question} → _{h.answer[:90]}_" for h in trace.hops)
+        lines.append(f"- {label[name]}: {hops} [stop: {trace.stop}]")
+    return "\n".join(lines)
+
+
+# --- the metrics file and the conclusion ---------------------------------------------------------------
+
+
+def metrics(
+    report: Mapping[str, Any],
+    runs_report: Mapping[str, Any],
+    training: Mapping[str, Any],
+    focus_table: pd.DataFrame,
+    evidence: pd.DataFrame,
+    order: Sequence[str],
+    label: Mapping[str, str],
+    measures: Sequence[str],
+    level: float,
+    mmr_plans: Mapping[int, Sequence[str]],
+) -> dict[str, Any]:
+    """`outputs/metrics/generative.json` (`focus_table`: the retrieval table indexed by plan, retriever,
+    scope; `evidence`: `evidence_table`)."""
+    grid = runs_report["grid"]
+    return {
+        "llm_mode": report["llm"]["settings"]["mode"],
+        "skipped": report["skipped"],
+        "qgen_training": {"steps": training["steps"], "final_loss": round(training["loss_curve"][-1]["loss"], 4)},
+        "retrieval": {
+            p: {
+                f"{r}/{sc}": {m: round(focus_table.loc[(p, r, sc), m], 4) for m in measures}
+                for r in grid["retrievers"]
+                for sc in grid["scopes"]
+            }
+            for p in order
+        },
+        "evidence": {
+            p: {
+                "qa": round(evidence.loc[label[p], "Q+A"], 4),
+                "q_only": round(evidence.loc[label[p], "Q-only"], 4),
+                f"averitec@{level:g}": round(evidence.loc[label[p], f"AVeriTeC@{level:g}"], 4),
+            }
+            for p in order
+        },
+        "plan_stats": {p: {k: round(v, 4) for k, v in runs_report["plan_stats"][p].items()} for p in order},
+        "pursuit_stops": report.get("pursuit_stops", {}),
+        "mmr_kept_per_claim": round(float(np.mean([len(v) for v in mmr_plans.values()])), 4),
+    }
+
+
+def focus_lines(
+    f: pd.DataFrame,
+    generative: Sequence[str],
+    baseline: str,
+    setting: str,
+    tests: pd.DataFrame,
+    label: Mapping[str, str],
+) -> list[str]:
+    """The best generative planner by NDCG@10 in the setting in focus (`f`: the retrieval table of that
+    setting, indexed by plan) against the baselines, how many beat `baseline`, and their tests."""
+    ndcg = f["ndcg@10"]
+    best = max(generative, key=lambda p: ndcg[p])
+    better = [p for p in generative if ndcg[p] > ndcg[baseline]]
+    return [
+        f"- Setting in focus ({setting}): the best generative planner by NDCG@10 is {label[best]} ({ndcg[best]:.3f}), "
+        f"against {label[baseline]} {ndcg[baseline]:.3f}, BLOOM-QG {ndcg['bloom_qg']:.3f} and ORACLE-QUERIES "
+        f"{ndcg['oracle']:.3f}. {len(better)} of {len(generative)} generative planners beat {label[baseline]}"
+        + (f" ({', '.join(label[p] for p in better)})." if better else "."),
+        f"- Significance against {label[baseline]} (paired bootstrap, Holm): "
+        + ", ".join(
+            f"{i} p = {r['Holm-adjusted p']:.3g}" for i, r in tests.loc[[label[p] for p in generative]].iterrows()
+        )
+        + ".",
+    ]
+
+
+def pursuit_line(
+    f: pd.DataFrame, evidence: pd.DataFrame, label: Mapping[str, str], pursuit: str = "pursuit_seq_seq"
+) -> str:
+    """Multi-hop pursuit against QGEN (the same model, all questions at once) on NDCG@10 and on Q+A: ahead
+    on both, on one (named), or on neither."""
+    ndcg = {p: f.loc[p, "ndcg@10"] for p in (pursuit, "qgen")}
+    qa = {p: evidence.loc[label[p], "Q+A"] for p in (pursuit, "qgen")}
+    ahead = [m for m, v in (("NDCG@10", ndcg), ("Q+A", qa)) if v[pursuit] > v["qgen"]]
+    if len(ahead) == 2:
+        verdict = " — pursuit is ahead on both, as Papelo found with GPT-4o."
+    elif ahead:
+        verdict = (
+            f" — pursuit is ahead on {ahead[0]} only: Papelo's advantage carries over to this small model on one count."
+        )
+    else:
+        verdict = " — pursuit is ahead on neither: Papelo's advantage does not carry over to this small model."
+    return (
+        f"- Multi-hop pursuit vs all at once (same model): {label[pursuit]} NDCG@10 {ndcg[pursuit]:.3f} and Q+A "
+        f"{qa[pursuit]:.3f}; QGEN {ndcg['qgen']:.3f} and {qa['qgen']:.3f}" + verdict
+    )
+
+
+def evidence_line(evidence: pd.DataFrame, generative: Sequence[str], baseline: str, label: Mapping[str, str]) -> str:
+    """The best generative planner by Q+A against the baselines and the oracle's upper bound."""
+    qa = evidence["Q+A"]
+    best = max(generative, key=lambda p: qa[label[p]])
+    return (
+        f"- Evidence score: the best generative planner by Q+A is {label[best]} ({qa[label[best]]:.3f}); "
+        f"{label[baseline]} {qa[label[baseline]]:.3f}, BLOOM-QG {qa[label['bloom_qg']]:.3f}, "
+        f"ORACLE-QUERIES {qa[label['oracle']]:.3f} (its gold answers are in the pool: an upper bound)."
+    )
+
+
+def qgen_questions_sentence(plan: Mapping[int, Sequence[str]]) -> str:
+    """QGEN's most frequent question and its share, or that it wrote none."""
+    generated = pd.Series([q.lower() for qs in plan.values() for q in qs], dtype=object)
+    if generated.empty:  # an undertrained model (a small profile) goes straight to a verdict
+        return "QGEN wrote no question at all: every plan is empty, so its runs are those of the claim alone."
+    counts = generated.value_counts()
+    return (
+        f'QGEN\'s most frequent question is "{counts.index[0]}" ({counts.iloc[0] / counts.sum():.0%} of its queries): '
+        "the model has collapsed onto generic questions."
+    )
+
+
+def claim_scope_line(
+    claim_scope: pd.DataFrame,
+    baseline: str,
+    retriever: str,
+    qgen_text: str,
+    train_questions: Sequence[str],
+    label: Mapping[str, str],
+    pursuit: str = "pursuit_seq_seq",
+) -> str:
+    """What the claim's own pool says (`claim_scope`: the retrieval table of `retriever` in the claim scope,
+    indexed by plan): QGEN and the pursuit against the baseline, and the annotators' most generic question."""
+    ndcg = claim_scope["ndcg@10"]
+    winners = [p for p in ("qgen", pursuit) if ndcg[p] > ndcg[baseline]]
+    top = pd.Series([q.strip().lower() for q in train_questions]).value_counts()
+    return (
+        f"- The claim scope tells {'another' if winners else 'the same'} story: with {retriever} in each claim's own "
+        f"pool, QGEN reaches NDCG@10 {ndcg['qgen']:.3f} and {label[pursuit]} {ndcg[pursuit]:.3f}, against "
+        f"{label[baseline]} {ndcg[baseline]:.3f}. {qgen_text} The most frequent question among the annotators' train "
+        f'questions is generic ("{top.index[0]}", {top.iloc[0]} of {len(train_questions):,}). '
+        + (
+            "In a pool that holds the annotators' answers, such questions find them; in the whole collection they "
+            "find anything."
+            if winners
+            else "Here they do not find the annotators' answers in the claim's pool either."
+        )
+    )
+
+
+def budget_lines(training: Mapping[str, Any], mmr_kept: float, candidates: float) -> list[str]:
+    """What QGEN's training budget means for its rank, and what the MMR filter kept of its candidates."""
+    return [
+        f"- The thesis found QGEN best downstream with flan-t5-large; here QGEN is a {training['parameters'] / 1e6:.0f}M-"
+        f"parameter model trained for {training['seconds'] / 60:.0f} min on {training['device']}, so its rank among the "
+        "planners says more about this budget than about the idea.",
+        f"- The MMR filter with the thesis' numbers keeps {mmr_kept:.2f} of {candidates:.1f} candidate questions per "
+        "claim (thesis: 6.76 oracle queries per claim): the threshold does not transfer across encoders.",
+    ]

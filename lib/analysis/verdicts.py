@@ -1,0 +1,604 @@
+"""Verdicts from each kind of evidence (notebook 07): the tables, sentences and metrics of the downstream
+veracity study, computed from the verifier stages' outputs.
+
+The stages (`lib.verifier`) train the classifiers and write one prediction per (setting, k, seed, claim):
+the frame `av` (AVeriTeC dev) or `qt` (QuanTemp test), with columns `setting`, `kind`, `k`, `seed`,
+`claim_id`, `label`, `pred` and one probability `p:<label>` per class. This module only reads them: the
+training costs, the sweep's pick, calibration, the comparison with the baseline, label-set reductions,
+retrieval gains against verdict gains, the rescored AVeriTeC evidence, the published QuanTemp systems, and
+the sentences of the conclusion, each from a function that checks what it states.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lib.averitec import evidence as E
+from lib.averitec import scoring as SC
+from lib.data import labels as LB
+from lib.evaluation import calibration as CAL
+from lib.evaluation import significance as SIG
+from lib.retrieval import runs as RU
+from lib.site.display import best_of
+from lib.verifier import nli as N
+from lib.verifier import sweep as VS
+from lib.verifier import veracity as V
+
+Namer = Callable[[str], str]
+TEST_COLUMNS = ["setting", "k", "delta_macro_f1", "mde_macro_f1", "p_bootstrap", "delta_accuracy", "p_mcnemar"]
+METRICS = ("accuracy", "macro_f1", "weighted_f1")
+
+
+# --- 1. training costs ---------------------------------------------------------------------------------
+
+
+def training_table(report: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per trained classifier of a stage report: model, hardware, input lengths, steps, the best
+    validation macro-F1 and the training time."""
+    rows = {}
+    for key, r in report["training"].items():
+        rows[key] = {
+            "model": r["settings"]["model"],
+            "device": r["device"],
+            "dtype": r["dtype"],
+            "max length": r["settings"]["max_length"],
+            "mean input tokens": r["mean_input_tokens"],
+            "inputs cut at max length": r["truncated_share"],
+            "steps run / planned": f"{r['steps_run']} / {r['steps_planned']}",
+            "stopped early": r["stopped_early"],
+            "best validation macro-F1": r["best"]["macro_f1"],
+            "train examples/s": r["examples_per_second"],
+            "training time (s)": r["train_seconds"],
+        }
+    return pd.DataFrame(rows).T
+
+
+def training_curves(reports: Mapping[str, Mapping[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(validation curve, loss points) of every classifier of `reports` ({dataset: stage report}), each
+    row with `model` = "<dataset>: <classifier>". The loss points leave out a final evaluation a few steps
+    after the previous one (`lib.verifier.sweep.loss_points`): its mean loss is noise."""
+    trained = [
+        (f"{ds}: {key}", pd.DataFrame(r["curve"])) for ds, rep in reports.items() for key, r in rep["training"].items()
+    ]
+    curves = pd.concat([c.assign(model=m) for m, c in trained])
+    losses = pd.concat([VS.loss_points(c).assign(model=m) for m, c in trained])
+    return curves, losses
+
+
+# --- 2. the training recipe (the sweep) ---------------------------------------------------------------
+
+
+def trained_settings(report: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings the pipeline's gold-evidence classifier (first seed) was trained with."""
+    return report["training"][f"gold/seed{report['seeds'][0]}"]["settings"]
+
+
+def recipe_sentence(chosen: Mapping[str, Any], trained: Mapping[str, Any], in_use: bool) -> str:
+    """The sweep's pick, and whether the pipeline trains with it."""
+    pick = (
+        f"The sweep's pick: learning rate {chosen['learning_rate']:g}, {chosen['epochs']} epochs (validation "
+        f"macro-F1 {chosen['validation_macro_f1']:.3f}). "
+    )
+    if in_use:
+        return pick + "The pipeline's classifiers train with it (params `nli_averitec.classifier`)."
+    return pick + (
+        f"**The pipeline's classifier does not train with it** (learning rate {trained['learning_rate']:g}, "
+        f"{trained['epochs']} epochs): params.yaml and the sweep disagree."
+    )
+
+
+def learning_rate_sentence(sweep_table: pd.DataFrame, chosen: Mapping[str, Any]) -> str:
+    """Validation macro-F1 by learning rate at the chosen number of epochs (gold evidence, chosen seed)."""
+    same = sweep_table[
+        (sweep_table["training_evidence"] == "gold")
+        & (sweep_table["seed"] == chosen["seed"])
+        & (sweep_table["epochs"] == chosen["epochs"])
+    ].set_index("learning_rate")["best validation macro-F1"]
+    return (
+        f"With {chosen['epochs']} epochs, validation macro-F1 by learning rate: "
+        + ", ".join(f"{lr:g}: {f1:.3f}" for lr, f1 in same.items())
+        + "."
+    )
+
+
+def sweep_curves(sweep: Mapping[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(validation curves, loss points over full intervals) of the gold-evidence runs of the first seed,
+    each with the display columns `learning rate` and `epochs planned`."""
+    cur = VS.curves(sweep)
+    cur = cur[(cur["training_evidence"] == "gold") & (cur["seed"] == cur["seed"].min())].copy()
+    cur["learning rate"] = cur["learning_rate"].map("{:g}".format)
+    cur["epochs planned"] = cur["epochs"].astype(str)
+    full = VS.curves(sweep, full_intervals=True)
+    full = full.merge(cur[[*VS.SWEPT, "step", "learning rate", "epochs planned"]], on=[*VS.SWEPT, "step"])
+    return cur, full
+
+
+def at_pick(sweep_table: pd.DataFrame, chosen: Mapping[str, Any]) -> pd.DataFrame:
+    """The sweep's rows at the chosen learning rate, epochs and seed, one per training evidence."""
+    return sweep_table[
+        np.isclose(sweep_table["learning_rate"], chosen["learning_rate"])
+        & (sweep_table["epochs"] == chosen["epochs"])
+        & (sweep_table["seed"] == chosen["seed"])
+    ].set_index("training_evidence")
+
+
+def dev_columns(table: pd.DataFrame) -> list[str]:
+    """The sweep table's dev macro-F1 columns (`dev <evidence>`)."""
+    return [c for c in table.columns if c.startswith("dev ")]
+
+
+def predicted_classes(sweep: Mapping[str, Any], chosen: Mapping[str, Any]) -> pd.DataFrame:
+    """How many dev claims the chosen configuration predicts in each class, per (training evidence, dev
+    evidence)."""
+    return pd.DataFrame(
+        {
+            (r["training_evidence"], where): r["dev"][where]["predicted"]
+            for r in sweep["runs"]
+            if np.isclose(r["learning_rate"], chosen["learning_rate"])
+            and r["epochs"] == chosen["epochs"]
+            and r["seed"] == chosen["seed"]
+            for where in r["dev"]
+        }
+    ).T
+
+
+def mixed_sentence(first_seed: pd.DataFrame, spread: pd.DataFrame) -> str:
+    """Mixed minus gold training evidence on each dev column, each said to lie within or beyond the gold
+    recipe's range over seeds."""
+    if "mixed" not in first_seed.index:
+        return "The sweep has no run with mixed training evidence at the chosen learning rate."
+    effect = []
+    for col in dev_columns(first_seed):
+        d = first_seed.loc["mixed", col] - first_seed.loc["gold", col]
+        where = "within" if VS.within_seed_range(d, spread, col) else "beyond"
+        effect.append(
+            f"{col[4:]} {d:+.3f} ({where} the range over {int(spread.loc[col, 'seeds'])} seed(s) of the gold recipe)"
+        )
+    return "Mixed minus gold training evidence, dev macro-F1: " + "; ".join(effect) + "."
+
+
+def seed_spread_sentence(spread: pd.DataFrame) -> str:
+    """The range of the gold recipe's dev macro-F1 over the sweep's seeds (empty with one seed)."""
+    if spread["seeds"].max() <= 1:
+        return ""
+    return (
+        f"**Seed spread.** The pipeline trains one seed; the sweep trained this recipe with {int(spread['seeds'].max())} "
+        "seeds (Table 4), and their dev macro-F1 ranged: "
+        + "; ".join(f"{idx[4:]} {r['min']:.3f}–{r['max']:.3f}" for idx, r in spread.iterrows())
+        + ". A difference between settings smaller than these ranges is within what a change of seed does."
+    )
+
+
+# --- 3. calibration ------------------------------------------------------------------------------------
+
+
+def gold_calibration(report: Mapping[str, Any]) -> dict[str, Any]:
+    """The temperature scaling of the gold-evidence classifier (first seed); an error when it was off."""
+    cal = report["training"][f"gold/seed{report['seeds'][0]}"].get("calibration")
+    if not cal:
+        raise ValueError("the gold-evidence classifier was trained without calibration (classifier.calibrate: false)")
+    return cal
+
+
+def calibration(
+    av: pd.DataFrame, label_set: str, k: int, settings: Sequence[str], temperature: float, name: Namer = str
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(ECE table, reliability bins) of each setting's first-seed verdicts at k, before temperature scaling
+    (T = 1, recovered exactly from the saved probabilities and T) and after."""
+    labels = list(LB.LABEL_SETS[label_set])
+    first = av[(av["seed"] == av["seed"].min()) & av["k"].isin([-1, k])]
+    rel_rows, ece_rows = [], {}
+    for setting in settings:
+        sel = first[first["setting"] == setting]
+        after = sel[[f"p:{lb}" for lb in labels]].to_numpy()
+        gold = [labels.index(x) for x in sel["label"]]
+        for when, probs in (
+            ("before (T = 1)", CAL.uncalibrated(after, temperature)),
+            (f"after (T = {temperature:.2f})", after),
+        ):
+            rel_rows.append(CAL.reliability(probs, gold).assign(setting=name(setting), when=when))
+            ece_rows[(name(setting), when)] = {
+                "ECE": CAL.expected_calibration_error(probs, gold),
+                "mean top probability": float(probs.max(1).mean()),
+                "accuracy": float(np.mean(probs.argmax(1) == np.asarray(gold))),
+            }
+    return pd.DataFrame(ece_rows).T, pd.concat(rel_rows, ignore_index=True)
+
+
+def validation_calibration_sentence(cal: Mapping[str, Any]) -> str:
+    """NLL and ECE on the validation split, where T was fitted, before and after."""
+    nll, ece = cal["validation_nll"], cal["validation_ece"]
+    return (
+        f"Validation split (where T was fitted): NLL {nll['before']:.3f} → {nll['after']:.3f}, "
+        f"ECE {ece['before']:.3f} → {ece['after']:.3f}."
+    )
+
+
+# --- 4. the comparison with the baseline ---------------------------------------------------------------
+
+
+def comparison_table(main: pd.DataFrame, tests: pd.DataFrame, label_set: str, name: Namer = str) -> pd.DataFrame:
+    """Per (setting, k): the metrics over seeds, the paired tests against the baseline, the per-class F1,
+    a display name and a `mark` (*) on significant differences."""
+    table = V.over_seeds(main).merge(tests[[*TEST_COLUMNS, "significant"]], on=["setting", "k"], how="left")
+    per_class = main.groupby("setting", sort=False)[[f"f1:{lb}" for lb in LB.LABEL_SETS[label_set]]].mean()
+    table = table.join(per_class, on="setting")
+    table.insert(0, "setting name", table["setting"].map(name))
+    table["mark"] = np.where(table["significant"].eq(True), "*", "")
+    return table
+
+
+def power_paragraph(table: pd.DataFrame, baseline: str, power: float, name: Namer = str) -> str:
+    """`lib.verifier.veracity.power_sentence` over the planners other than the baseline."""
+    compared = table[(table["kind"] == "planner") & (table["setting"] != baseline)]
+    return V.power_sentence(
+        dict(zip(compared["setting name"], compared["delta_macro_f1"])),
+        dict(zip(compared["setting name"], compared["mde_macro_f1"])),
+        name(baseline),
+        power,
+    )
+
+
+def confusion(av: pd.DataFrame, setting: str, k: int, label_set: str) -> pd.DataFrame:
+    """The first seed's confusion matrix of one setting (rows gold, columns predicted), short labels."""
+    labels = LB.LABEL_SETS[label_set]
+    first = av[av["seed"] == av["seed"].min()]
+    sel = first[(first["setting"] == setting) & first["k"].isin([-1, k])]
+    cm = N.classification_scores(sel["label"].tolist(), sel["pred"].tolist(), labels)["confusion"]
+    short = [
+        lb.split("/")[0].replace("Not Enough Evidence", "NEE").replace("Conflicting Evidence", "Conflicting")
+        for lb in labels
+    ]
+    return pd.DataFrame(cm, index=short, columns=short)
+
+
+# --- 5-6. label-set reductions and the k ablation ------------------------------------------------------
+
+
+def reductions(av: pd.DataFrame, label_set: str, k: int, settings: Sequence[str], name: Namer = str) -> pd.DataFrame:
+    """Accuracy and macro-F1 over seeds of the 4-way classifier read in the 4-, 3- and 2-way label sets, for
+    the `settings` that ran (in that order)."""
+    at_k = av[av["k"].isin([-1, k])]
+    present = [s for s in settings if s in set(at_k["setting"])]
+    red = pd.concat(
+        {
+            t: V.over_seeds(V.setting_scores(at_k, label_set, t))
+            .set_index("setting")
+            .loc[present, ["accuracy_mean", "macro_f1_mean"]]
+            for t in ("averitec4", "averitec3", "averitec2")
+        },
+        axis=1,
+    )
+    red.index = red.index.map(name)
+    return red
+
+
+def merged_class_sentence(av: pd.DataFrame, setting: str, k: int, label_set: str, name: Namer = str) -> str:
+    """In the 3-way reading, the share of one setting's verdicts and of gold in the merged class, and what
+    that says about the collapse rule."""
+    gold, pred = V.read_labels(av[(av["setting"] == setting) & (av["k"] == k)], label_set, "averitec3")
+    p_share, g_share = np.mean(np.array(pred) == LB.OTHER), np.mean(np.array(gold) == LB.OTHER)
+    return (
+        f"In the 3-way reading, {p_share:.0%} of the {name(setting)} claims go to the merged class (gold: {g_share:.0%}). "
+        + (
+            "Summing two probabilities that the class-weighted loss has pushed up favours the merged class, so this "
+            "reading says more about the collapse rule than about the evidence; "
+            if p_share > g_share
+            else "The collapse rule does not favour the merged class here; "
+        )
+        + "training on the 3-way set directly (`nli_averitec.label_set: averitec3`) is the cleaner comparison."
+    )
+
+
+def k_ablation(scores: pd.DataFrame, name: Namer = str) -> pd.DataFrame:
+    """Metrics over seeds per (setting, k > 0), with a display name and `drawn`: whether the setting ran
+    at more than one k (a line needs two points)."""
+    abl = V.over_seeds(scores[scores["k"] > 0])
+    abl["setting name"] = abl["setting"].map(name)
+    abl["drawn"] = abl.groupby("setting")["k"].transform("nunique") > 1
+    return abl
+
+
+# --- 7-8. retrieval gains and the rescored AVeriTeC evidence ------------------------------------------
+
+
+def retrieval_gains(
+    runs: pd.DataFrame,
+    qrels: Mapping,
+    answer_match: Mapping,
+    table: pd.DataFrame,
+    baseline: str,
+    measure: str,
+    name: Namer = str,
+) -> pd.DataFrame:
+    """Per planner (display names as index): `measure` of its run under the study's qrels and under the
+    answer-match variant, its macro-F1, and both relative gains (%) over the baseline planner."""
+    strip = len(V.PLANNER)
+    planners = [s[strip:] for s in table["setting"].unique() if s.startswith(V.PLANNER)]
+
+    def measured(q: Mapping) -> pd.Series:
+        return RU.evaluate_grid(runs, q, [measure], plan=planners).set_index("plan")[measure]
+
+    ret = measured(qrels)
+    f1 = table.set_index("setting")["macro_f1_mean"]
+    gains = pd.DataFrame(
+        {
+            measure: ret,
+            "macro_f1": f1.rename(lambda s: s[strip:] if s.startswith(V.PLANNER) else s).reindex(ret.index),
+            f"{measure} (answer_match)": measured(answer_match).reindex(ret.index),
+        }
+    )
+    b = baseline[strip:]
+    gains["retrieval gain %"] = 100 * (gains[measure] / gains.loc[b, measure] - 1)
+    gains["verdict gain %"] = 100 * (gains["macro_f1"] / gains.loc[b, "macro_f1"] - 1)
+    gains.index = gains.index.map(lambda p: name(V.PLANNER + p))
+    return gains
+
+
+def rescored(
+    evidence: pd.DataFrame,
+    av: pd.DataFrame,
+    dev: Sequence,
+    train: Sequence,
+    k: int,
+    level: float,
+    name: Namer = str,
+) -> pd.DataFrame:
+    """Per planner with scored evidence: Q+A, accuracy and the AVeriTeC score at `level` with the majority
+    verdict (notebook 05) and with the classifier's verdict from the planner's own evidence (k pieces)."""
+    at_k = av["setting"][av["k"] == k].unique()
+    planners = [s[len(V.PLANNER) :] for s in at_k if s.startswith(V.PLANNER)]
+    dev = [c for c in dev if c.claim_id in set(av["claim_id"])]
+    col = f"{level:g}"
+    rows = {}
+    for p in planners:
+        t = evidence[(evidence["run"] == p) & evidence["claim_id"].isin(av["claim_id"])]
+        if t.empty:
+            continue
+        verdicts = E.verdicts("nli", dev, train, V.nli_verdicts(av, V.PLANNER + p, k))
+        maj, cls = SC.summarise(t, [level]), SC.summarise(E.with_verdicts(t, verdicts), [level])
+        rows[name(V.PLANNER + p)] = {
+            "Q+A": maj["qa"],
+            "accuracy (majority)": maj["accuracy"],
+            "accuracy (classifier)": cls["accuracy"],
+            f"AVeriTeC@{col} (majority)": maj["averitec"][col],
+            f"AVeriTeC@{col} (classifier)": cls["averitec"][col],
+        }
+    return pd.DataFrame(rows).T
+
+
+# --- 9-10. QuanTemp ------------------------------------------------------------------------------------
+
+
+def taxonomy_sentence(report: Mapping[str, Any]) -> str:
+    """The taxonomy classifier's cross-validated quality against the majority guess, and the test claims
+    without a snippet."""
+    tax = report["taxonomy"]
+    return (
+        f"Taxonomy classifier (MiniLM embeddings + logistic regression) on {tax['claims']} labelled claims: "
+        f"{tax['folds']}-fold cross-validated accuracy **{tax['cv_accuracy']:.3f}** (sd {tax['cv_accuracy_sd']:.3f}), "
+        f"macro-F1 {tax['cv_macro_f1']:.3f}; always guessing the largest class scores {tax['majority_share']:.3f}. "
+        f"Class counts: {tax['class_counts']}. {report['test_without_snippets']} of {report['test_claims']} "
+        f"test claims have no BM25 snippet."
+    )
+
+
+def by_taxonomy(qt: pd.DataFrame, name: Namer = str) -> tuple[pd.DataFrame, pd.Series]:
+    """(macro-F1 over seeds per setting and predicted claim type, test claims per type)."""
+    by_tax = V.over_seeds(
+        V.setting_scores(qt, "quantemp3", by=("setting", "taxonomy", "seed")), by=("setting", "taxonomy")
+    )
+    by_tax["setting name"] = by_tax["setting"].map(name)
+    return by_tax, qt[qt["setting"] == "naive"]["taxonomy"].value_counts()
+
+
+def published_table(published: pd.DataFrame, baseline: str, n_resamples: int, seed: int) -> pd.DataFrame:
+    """Each published QuanTemp system on the claims it matched: accuracy, macro- and weighted-F1, and the
+    paired tests against `baseline` on the claims both matched."""
+    labels = LB.LABEL_SETS["quantemp3"]
+    base = published[published["system"] == baseline].set_index("row_id")
+    rows = []
+    for system, g in published.groupby("system", sort=False):
+        sc = N.classification_scores(g["label"].tolist(), g["pred"].tolist(), labels)
+        row = {"system": system, "matched claims": len(g), **{m: sc[m] for m in METRICS}}
+        common = g.set_index("row_id").index.intersection(base.index)
+        if system != baseline and len(common):
+            gg = g.set_index("row_id").loc[common]
+            t = V.paired_tests(
+                gg["label"].tolist(), gg["pred"].tolist(), base.loc[common, "pred"].tolist(), labels, n_resamples, seed
+            )
+            row.update({k: t[k] for k in ("delta_macro_f1", "p_bootstrap", "p_mcnemar")})
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("system")
+
+
+def published_sentence(counts: Mapping[str, Any]) -> str:
+    """How many gold-labelled test claims each published system matched."""
+    return (
+        f"{counts['gold_subset']} gold-labelled test claims ({counts['distinct_gold_claims']} distinct); "
+        + ", ".join(f"`{s}` matched {n} of them by normalised claim text" for s, n in counts["matched"].items())
+        + "."
+    )
+
+
+# --- the conclusion ------------------------------------------------------------------------------------
+
+
+def against_none(tests: pd.DataFrame, planners: Sequence[str], k: int) -> dict[str, int]:
+    """How many `planners` score significantly higher, lower, or tie with the no-evidence classifier
+    (`tests`: `against_baseline` with that baseline)."""
+    t = tests[tests["setting"].isin(planners) & (tests["k"] == k)]
+    sig = t["significant"].eq(True)
+    higher, lower = int((sig & (t["delta_macro_f1"] > 0)).sum()), int((sig & (t["delta_macro_f1"] < 0)).sum())
+    return {"higher": higher, "lower": lower, "tie": len(planners) - higher - lower}
+
+
+def gold_gap_line(t: pd.DataFrame) -> str:
+    """Gold evidence against the best planner's retrieved evidence, in macro-F1 (`t`: the comparison table
+    indexed by setting); a gap under 0.0005 is none."""
+    gap = t.loc["gold", "macro_f1_mean"] - t.loc[t["kind"] == "planner", "macro_f1_mean"].max()
+    text = f"- Gold evidence vs the best retrieved evidence: {gap:+.3f} macro-F1"
+    if gap > 0.0005:
+        return (
+            text + "; the classifier was trained on gold answers, so part of this gap is the train/test shift of §11."
+        )
+    return text + ": no gap, the retrieved evidence does as well as the gold."
+
+
+def conclusion(
+    t: pd.DataFrame,
+    baseline: str,
+    k: int,
+    alpha: float,
+    vs_none: Mapping[str, int],
+    power_text: str,
+    name: Namer = str,
+) -> list[str]:
+    """The AVeriTeC lines of the conclusion: the settings' macro-F1, the planners against no evidence and
+    against the baseline (`t`: the comparison table indexed by setting)."""
+    plans = t[t["kind"] == "planner"]
+    f = plans["macro_f1_mean"]
+    sig = [name(s) for s in plans.index if s != baseline and plans["significant"].eq(True)[s]]
+    none = t.loc["claim_only_no_evidence", "macro_f1_mean"]
+    return [
+        f"- AVeriTeC dev, k = {k}: macro-F1 NAIVE {t.loc['naive', 'macro_f1_mean']:.3f}, CLAIM-ONLY-NO-EVIDENCE {none:.3f}, "
+        f"GOLD evidence {t.loc['gold', 'macro_f1_mean']:.3f}, {name(baseline)} retrieval "
+        f"{t.loc[baseline, 'macro_f1_mean']:.3f}; the best planner: {best_of(f.to_dict(), name)}.",
+        f"- Against the classifier that sees no evidence at all ({none:.3f}; paired bootstrap, p < {alpha}), "
+        f"{vs_none['higher']} of {len(plans)} planners' evidence scores significantly higher, {vs_none['lower']} lower, "
+        f"and {vs_none['tie']} are indistinguishable from it; planners span {f.min():.3f}–{f.max():.3f}, a range of "
+        f"{f.max() - f.min():.3f}.",
+        f"- Against {name(baseline)} (paired bootstrap of macro-F1, p < {alpha}): "
+        + (
+            f"{len(sig)} planner(s) differ significantly: {', '.join(sig)}."
+            if sig
+            else "no planner differs significantly."
+        )
+        + " "
+        + power_text,
+    ]
+
+
+def recipe_line(chosen: Mapping[str, Any], in_use: bool, temperature: float, ece: pd.DataFrame) -> str:
+    """The sweep's recipe, whether the pipeline uses it, and what temperature scaling does to the dev ECE of
+    gold-evidence verdicts (`ece`: `calibration`'s table, gold first, before then after)."""
+    return (
+        f"- Recipe: the validation sweep picks learning rate {chosen['learning_rate']:g} and {chosen['epochs']} epochs"
+        + (" (the pipeline's setting)" if in_use else " (**not** the pipeline's setting)")
+        + f"; temperature scaling (T = {temperature:.2f}) moves the dev ECE of gold-evidence verdicts from "
+        f"{ece.iloc[0]['ECE']:.3f} to {ece.iloc[1]['ECE']:.3f} without changing a verdict."
+    )
+
+
+def retrieval_line(gains: pd.DataFrame, measure: str, rho: tuple[float, float, float]) -> str:
+    """The planner with the largest retrieval gain, its verdict gain, and the rank correlation of retrieval
+    and macro-F1 over the planners with its interval and direction."""
+    top = gains[measure].idxmax()
+    r, lo, hi = rho
+    return (
+        f"- Retrieval vs verdicts: the planner with the largest {measure} gain, {top}, gains "
+        f"{gains.loc[top, 'retrieval gain %']:.0f}% in retrieval and {gains.loc[top, 'verdict gain %']:.1f}% in "
+        f"macro-F1 (the thesis: 74% became 6.6%). Spearman correlation of {measure} and macro-F1 over the "
+        f"{len(gains)} planners, whose macro-F1 spans {gains['macro_f1'].max() - gains['macro_f1'].min():.3f}: "
+        f"{r:.2f} [{lo:.2f}, {hi:.2f}] (95% bootstrap over planners), {SIG.sign_of(lo, hi)}."
+    )
+
+
+def rescored_line(table: pd.DataFrame, level: float) -> str:
+    """The best AVeriTeC score with the classifier's verdicts against the best with the majority verdict."""
+    cls, maj = table[f"AVeriTeC@{level:g} (classifier)"], table[f"AVeriTeC@{level:g} (majority)"]
+    return (
+        f"- AVeriTeC@{level:g} with the classifier's verdicts: best {cls.idxmax()} {cls.max():.3f}, against "
+        f"{maj.max():.3f} at best with the majority verdict."
+    )
+
+
+def quantemp_lines(qt_t: pd.DataFrame, report: Mapping[str, Any], published: pd.DataFrame) -> list[str]:
+    """The QuanTemp lines of the conclusion: the settings' macro-F1, the taxonomy classifier, the published
+    systems (`qt_t`: the QuanTemp comparison table indexed by setting)."""
+    counts = report["published"]
+    return [
+        f"- QuanTemp: macro-F1 NAIVE {qt_t.loc['naive', 'macro_f1_mean']:.3f}, claim only "
+        f"{qt_t.loc['claim_only_no_evidence', 'macro_f1_mean']:.3f}, with BM25 snippets "
+        f"{qt_t.loc['bm25_snippets', 'macro_f1_mean']:.3f} (p = {qt_t.loc['bm25_snippets', 'p_bootstrap']:.3g}); the "
+        f"taxonomy classifier's cross-validated accuracy is {report['taxonomy']['cv_accuracy']:.3f}.",
+        f"- Published QuanTemp systems on {counts['gold_subset']} gold claims: macro-F1 "
+        + ", ".join(f"{s} {r['macro_f1']:.3f}" for s, r in published.iterrows())
+        + ".",
+    ]
+
+
+# --- the metrics file ----------------------------------------------------------------------------------
+
+
+def averitec_metrics(
+    report: Mapping[str, Any],
+    t: pd.DataFrame,
+    baseline: str,
+    reduced: pd.DataFrame,
+    ablation: pd.DataFrame,
+    rho: tuple[float, float, float],
+    temperature: float,
+    ece: pd.DataFrame,
+    chosen: Mapping[str, Any],
+    in_use: bool,
+    rescored_table: pd.DataFrame,
+    level: float,
+) -> dict[str, Any]:
+    """The AVeriTeC part of `outputs/metrics/nli.json` (`t`: the comparison table indexed by setting)."""
+    others = [s for s in t.index if s != baseline]
+    return {
+        "label_set": report["label_set"],
+        "k": report["k"],
+        "seeds": report["seeds"],
+        "settings": {s: {m: float(t.loc[s, f"{m}_mean"]) for m in METRICS} for s in t.index},
+        "against_baseline": {
+            s: {
+                "delta_macro_f1": float(t.loc[s, "delta_macro_f1"]),
+                "p_bootstrap": float(t.loc[s, "p_bootstrap"]),
+                "p_mcnemar": float(t.loc[s, "p_mcnemar"]),
+                "significant": bool(t.loc[s, "significant"]),
+            }
+            for s in others
+        },
+        "reductions": {
+            target: {n: float(v) for n, v in reduced[(target, "macro_f1_mean")].items()}
+            for target in ("averitec3", "averitec2")
+        },
+        "ablation_macro_f1": {
+            f"{s}@{k}": float(v) for s, k, v in zip(ablation["setting"], ablation["k"], ablation["macro_f1_mean"])
+        },
+        "retrieval_vs_verdict_spearman": {"rho": float(rho[0]), "low": float(rho[1]), "high": float(rho[2])},
+        "mde_macro_f1": {
+            s: float(t.loc[s, "mde_macro_f1"]) for s in others if t.loc[s, "mde_macro_f1"] == t.loc[s, "mde_macro_f1"]
+        },
+        "calibration": {
+            "temperature": float(temperature),
+            "dev_ece": {f"{s}|{w}": float(v) for (s, w), v in ece["ECE"].items()},
+        },
+        "sweep_pick": {key: chosen[key] for key in ("learning_rate", "epochs")} | {"in_use": bool(in_use)},
+        f"averitec@{level:g}_classifier": {
+            p: float(v) for p, v in rescored_table[f"AVeriTeC@{level:g} (classifier)"].items()
+        },
+    }
+
+
+def quantemp_metrics(
+    qt_t: pd.DataFrame, by_tax: pd.DataFrame, report: Mapping[str, Any], published: pd.DataFrame
+) -> dict[str, Any]:
+    """The QuanTemp part of `outputs/metrics/nli.json` (`qt_t`: the comparison table indexed by setting)."""
+    return {
+        "settings": {s: {m: float(qt_t.loc[s, f"{m}_mean"]) for m in METRICS} for s in qt_t.index},
+        "by_taxonomy_macro_f1": {
+            f"{s}/{tx}": float(v) for s, tx, v in zip(by_tax["setting"], by_tax["taxonomy"], by_tax["macro_f1_mean"])
+        },
+        "taxonomy_cv_accuracy": report["taxonomy"]["cv_accuracy"],
+        "published": {
+            s: {"matched": int(r["matched claims"]), "macro_f1": float(r["macro_f1"]), "accuracy": float(r["accuracy"])}
+            for s, r in published.iterrows()
+        },
+    }

@@ -1,0 +1,196 @@
+"""Notebook 07's tables and sentences (lib.analysis.verdicts) on small frames whose answers are known."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib.analysis import verdicts as VD
+from lib.data.labels import AVERITEC_LABELS
+
+S, R, NEE, C = AVERITEC_LABELS
+
+
+def predictions(rows, seed=0):
+    """An `av` frame: one row per (setting, k, claim) with gold and predicted label; the probabilities put
+    0.7 on the prediction and 0.1 on each other class."""
+    out = []
+    for setting, kind, k, golds, preds in rows:
+        for cid, (g, p) in enumerate(zip(golds, preds)):
+            probs = {f"p:{lb}": 0.7 if lb == p else 0.1 for lb in AVERITEC_LABELS}
+            out.append(
+                {
+                    "setting": setting,
+                    "kind": kind,
+                    "k": k,
+                    "seed": seed,
+                    "claim_id": cid,
+                    "label": g,
+                    "pred": p,
+                    **probs,
+                }
+            )
+    return pd.DataFrame(out)
+
+
+GOLD = [S, R, R, NEE]
+AV = predictions(
+    [
+        ("gold", "gold", -1, GOLD, [S, R, R, NEE]),
+        ("planner:claim_only", "planner", 3, GOLD, [R, R, R, R]),
+        ("planner:oracle", "planner", 3, GOLD, [S, R, R, R]),
+        ("planner:oracle", "planner", 5, GOLD, [S, R, R, NEE]),
+    ]
+)
+
+
+def test_training_table_and_curves_name_each_classifier():
+    run = {
+        "settings": {"model": "m", "max_length": 128}, "device": "cpu", "dtype": "float32", "mean_input_tokens": 50.0,
+        "truncated_share": 0.1, "steps_run": 8, "steps_planned": 10, "stopped_early": True, "best": {"macro_f1": 0.4},
+        "examples_per_second": 3.0, "train_seconds": 12.0,
+        "curve": [{"epoch": 0.5, "step": 4, "loss": 1.2, "val_macro_f1": 0.3}, {"epoch": 1.0, "step": 8, "loss": 1.0, "val_macro_f1": 0.4}],
+    }  # fmt: skip
+    table = VD.training_table({"training": {"gold/seed0": run}})
+    assert table.loc["gold/seed0", "steps run / planned"] == "8 / 10" and table.loc["gold/seed0", "max length"] == 128
+    curves, _ = VD.training_curves({"AVeriTeC": {"training": {"gold/seed0": run}}})
+    assert curves["model"].unique().tolist() == ["AVeriTeC: gold/seed0"] and len(curves) == 2
+
+
+def test_recipe_sentence_says_whether_the_pipeline_trains_with_the_pick():
+    chosen = {"learning_rate": 1e-4, "epochs": 3, "validation_macro_f1": 0.5}
+    assert VD.recipe_sentence(chosen, {}, True).endswith("train with it (params `nli_averitec.classifier`).")
+    off = VD.recipe_sentence(chosen, {"learning_rate": 2e-5, "epochs": 1}, False)
+    assert "does not train with it** (learning rate 2e-05, 1 epochs)" in off
+
+
+def test_learning_rate_sentence_reads_the_chosen_epochs_and_seed_only():
+    table = pd.DataFrame(
+        {
+            "training_evidence": ["gold", "gold", "gold", "mixed"],
+            "seed": [0, 0, 1, 0],
+            "epochs": [3, 3, 3, 3],
+            "learning_rate": [1e-4, 2e-5, 1e-4, 1e-4],
+            "best validation macro-F1": [0.5, 0.4, 0.9, 0.9],
+        }
+    )
+    chosen = {"seed": 0, "epochs": 3}
+    assert (
+        VD.learning_rate_sentence(table, chosen)
+        == "With 3 epochs, validation macro-F1 by learning rate: 0.0001: 0.500, 2e-05: 0.400."
+    )
+
+
+def test_mixed_sentence_within_and_beyond_the_seed_range():
+    first = pd.DataFrame({"dev gold": [0.50, 0.53]}, index=pd.Index(["gold", "mixed"], name="training_evidence"))
+    spread = pd.DataFrame({"min": [0.44], "max": [0.52], "seeds": [3]}, index=["dev gold"])
+    assert "gold +0.030 (within the range over 3 seed(s)" in VD.mixed_sentence(first, spread)
+    first.loc["mixed", "dev gold"] = 0.60
+    assert "gold +0.100 (beyond the range" in VD.mixed_sentence(first, spread)
+    assert VD.mixed_sentence(first.drop(index="mixed"), spread).startswith("The sweep has no run with mixed")
+
+
+def test_seed_spread_sentence_only_with_several_seeds():
+    spread = pd.DataFrame({"min": [0.44], "max": [0.52], "seeds": [3]}, index=["dev gold"])
+    assert "gold 0.440–0.520" in VD.seed_spread_sentence(spread)
+    assert VD.seed_spread_sentence(spread.assign(seeds=1)) == ""
+
+
+def test_gold_calibration_requires_calibration():
+    report = {"seeds": [0], "training": {"gold/seed0": {"calibration": {"temperature": 1.5}}}}
+    assert VD.gold_calibration(report) == {"temperature": 1.5}
+    report["training"]["gold/seed0"]["calibration"] = None
+    with pytest.raises(ValueError, match="without calibration"):
+        VD.gold_calibration(report)
+
+
+def test_calibration_at_temperature_one_is_unchanged():
+    ece, rel = VD.calibration(AV, "averitec4", 3, ["gold"], 1.0)
+    before, after = ece.iloc[0], ece.iloc[1]
+    assert before["ECE"] == pytest.approx(after["ECE"]) and after["accuracy"] == 1.0
+    assert after["mean top probability"] == pytest.approx(0.7) and after["ECE"] == pytest.approx(0.3)
+    assert set(rel["when"]) == {"before (T = 1)", "after (T = 1.00)"}
+
+
+def test_comparison_table_marks_significant_rows_and_joins_per_class_f1():
+    main = pd.DataFrame(
+        {"setting": ["a", "b"], "kind": ["planner"] * 2, "k": [3, 3], "seed": [0, 0], "accuracy": [0.5, 0.6],
+         "macro_f1": [0.4, 0.5], "weighted_f1": [0.5, 0.5], **{f"f1:{lb}": [0.1, 0.2] for lb in AVERITEC_LABELS}}
+    )  # fmt: skip
+    tests = pd.DataFrame(
+        {"setting": ["a", "b"], "k": [3, 3], "delta_macro_f1": [0.0, 0.1], "mde_macro_f1": [np.nan, 0.05],
+         "p_bootstrap": [1.0, 0.01], "delta_accuracy": [0.0, 0.1], "p_mcnemar": [1.0, 0.2], "significant": [False, True]}
+    )  # fmt: skip
+    table = VD.comparison_table(main, tests, "averitec4", str.upper)
+    assert table["mark"].tolist() == ["", "*"] and table["setting name"].tolist() == ["A", "B"]
+    assert table.loc[1, f"f1:{S}"] == 0.2 and table.loc[1, "macro_f1_mean"] == 0.5
+    assert VD.power_paragraph(table, "a", 0.8, str.upper).startswith("1 of 1 differences from A reach")
+
+
+def test_confusion_counts_gold_rows_and_predicted_columns():
+    cm = VD.confusion(AV, "planner:claim_only", 3, "averitec4")
+    assert list(cm.columns) == ["Supported", "Refuted", "NEE", "Conflicting"]
+    assert cm.loc["Refuted", "Refuted"] == 2 and cm.loc["Supported", "Refuted"] == 1 and cm.to_numpy().sum() == 4
+
+
+def test_merged_class_sentence_on_both_sides():
+    favoured = predictions([("planner:x", "planner", 3, [S, R, R, R], [NEE, C, R, R])])
+    text = VD.merged_class_sentence(favoured, "planner:x", 3, "averitec4")
+    assert text.startswith("In the 3-way reading, 50% of the planner:x claims go to the merged class (gold: 0%)")
+    assert "favours the merged class" in text
+    fair = predictions([("planner:x", "planner", 3, [S, NEE], [S, R])])
+    assert "does not favour the merged class" in VD.merged_class_sentence(fair, "planner:x", 3, "averitec4")
+
+
+def test_reductions_keep_only_settings_that_ran_in_the_given_order():
+    red = VD.reductions(AV, "averitec4", 3, ["planner:oracle", "missing", "gold"], str.upper)
+    assert red.index.tolist() == ["PLANNER:ORACLE", "GOLD"]
+    assert red[("averitec4", "accuracy_mean")].tolist() == [0.75, 1.0]
+
+
+def test_k_ablation_draws_only_settings_with_several_k():
+    from lib.verifier import veracity as V
+
+    abl = VD.k_ablation(V.setting_scores(AV, "averitec4"))
+    assert dict(zip(abl["setting"] + "@" + abl["k"].astype(str), abl["drawn"])) == {
+        "planner:claim_only@3": False, "planner:oracle@3": True, "planner:oracle@5": True,
+    }  # fmt: skip
+
+
+def test_against_none_counts_higher_lower_and_ties():
+    tests = pd.DataFrame(
+        {"setting": ["p1", "p2", "p3", "p1"], "k": [3, 3, 3, 5], "delta_macro_f1": [0.1, -0.1, 0.2, 0.3],
+         "significant": [True, True, False, True]}
+    )  # fmt: skip
+    assert VD.against_none(tests, ["p1", "p2", "p3"], 3) == {"higher": 1, "lower": 1, "tie": 1}
+
+
+def test_gold_gap_line_on_both_sides():
+    t = pd.DataFrame(
+        {"kind": ["gold", "planner", "planner"], "macro_f1_mean": [0.5, 0.4, 0.3]}, index=["gold", "a", "b"]
+    )
+    assert VD.gold_gap_line(t).startswith(
+        "- Gold evidence vs the best retrieved evidence: +0.100 macro-F1; the classifier"
+    )
+    t.loc["a", "macro_f1_mean"] = 0.5
+    assert VD.gold_gap_line(t).endswith("+0.000 macro-F1: no gap, the retrieved evidence does as well as the gold.")
+
+
+def test_retrieval_and_rescored_lines_name_the_best():
+    gains = pd.DataFrame(
+        {
+            "ndcg@10": [0.1, 0.2],
+            "macro_f1": [0.3, 0.33],
+            "retrieval gain %": [0.0, 100.0],
+            "verdict gain %": [0.0, 10.0],
+        },
+        index=["A", "B"],
+    )
+    line = VD.retrieval_line(gains, "ndcg@10", (0.5, -0.2, 0.9))
+    assert "gain, B, gains 100% in retrieval and 10.0% in macro-F1" in line and "indistinguishable from 0" in line
+    assert "positive" in VD.retrieval_line(gains, "ndcg@10", (0.5, 0.1, 0.9))
+    table = pd.DataFrame(
+        {"AVeriTeC@0.25 (classifier)": [0.2, 0.3], "AVeriTeC@0.25 (majority)": [0.4, 0.1]}, index=["A", "B"]
+    )
+    assert VD.rescored_line(table, 0.25) == (
+        "- AVeriTeC@0.25 with the classifier's verdicts: best B 0.300, against 0.400 at best with the majority verdict."
+    )
