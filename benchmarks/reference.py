@@ -49,6 +49,9 @@ def fuse_dicts(runs: Sequence[Mapping[str, float]], method: str, depth: int = 10
                 fused[d] = fused.get(d, 0.0) + norm[d]
                 counts[d] = counts.get(d, 0) + 1
         return {d: s * counts[d] for d, s in fused.items()}
+    if method == "wsum_norm":  # half the best normalised score, half the mean normalised score
+        best, total = fuse_dicts(runs, "combmax_norm"), fuse_dicts(runs, "combsum_norm")
+        return {d: 0.5 * best[d] + 0.5 * total[d] / len(runs) for d in best}
     raise ValueError(method)
 
 

@@ -231,15 +231,26 @@ def section_model(name: str) -> type[Section]:
     return getattr(importlib.import_module(module), cls)
 
 
+def validate(model: type[BaseModel], raw: Any, path: Path | str, prefix: tuple[Any, ...], missing: list[str]) -> Any:
+    """`raw` as an instance of `model`; else `ParamsError` listing every problem by dotted key: the model's
+    and the keys params.yaml must write but leaves out (`missing`, from `missing_keys`)."""
+    try:
+        out = model.model_validate(raw)
+    except ValidationError as err:
+        raise ParamsError(path, sorted(set(problems(err, prefix) + missing))) from None
+    if missing:
+        raise ParamsError(path, missing)
+    return out
+
+
+def _checked(name: str, raw: Any, path: Path | str, model: type[Section] | None = None) -> Section:
+    model = model or section_model(name)
+    return validate(model, raw, path, (name,), missing_keys(model, raw, name))
+
+
 def check_section(name: str, raw: Any, path: Path | str = PARAMS_FILE) -> dict[str, Any]:
     """`raw` (one parsed section) if it matches the section's model; else `ParamsError` listing every problem."""
-    model = section_model(name)
-    try:
-        model.model_validate(raw)
-    except ValidationError as err:
-        raise ParamsError(path, sorted(set(problems(err, (name,)) + missing_keys(model, raw, name)))) from None
-    if missing := missing_keys(model, raw, name):
-        raise ParamsError(path, missing)
+    _checked(name, raw, path)
     return raw
 
 
@@ -260,14 +271,19 @@ def read_params(path: Path | str = PARAMS_FILE) -> dict[str, Any]:
     return copy.deepcopy(raw)
 
 
-def section(name: str, path: Path | str = PARAMS_FILE) -> dict[str, Any]:
-    """One section of the parameter file, checked against its model; a clear error names a missing section."""
+def _raw_section(name: str, path: Path | str) -> Any:
     raw = read_params(path)
     if name not in raw:
         raise ParamsError(path, [f"no section {name!r} (sections: {', '.join(raw)})"])
-    return check_section(name, raw[name], path)
+    return raw[name]
 
 
-def settings(name: str, path: Path | str = PARAMS_FILE) -> Section:
-    """One section as its typed model (`section` gives the checked mapping)."""
-    return section_model(name).model_validate(section(name, path))
+def section(name: str, path: Path | str = PARAMS_FILE) -> dict[str, Any]:
+    """One section of the parameter file, checked against its model; a clear error names a missing section."""
+    return check_section(name, _raw_section(name, path), path)
+
+
+def settings(name: str, path: Path | str = PARAMS_FILE, model: type[Section] | None = None) -> Section:
+    """One section as its typed model, validated once (`section` gives the checked mapping). A module run as
+    `python -m` passes its own `model`: importing the registered one again would run the module twice."""
+    return _checked(name, _raw_section(name, path), path, model)

@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError, create_model
+from pydantic import create_model
 
 from lib.cli import run_main
-from lib.params import SECTIONS, ParamsError, Section, missing_keys, problems, read_params, read_yaml, section_model
+from lib.params import SECTIONS, ParamsError, Section, missing_keys, read_params, read_yaml, section_model, validate
 from lib.paths import PARAMS_FILE
 
 
@@ -30,12 +30,7 @@ def check(raw: Any, path: Path | str = PARAMS_FILE) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise ParamsError(path, [f"expected a mapping of sections, got {type(raw).__name__}"])
     missing = [m for name in SECTIONS if name in raw for m in missing_keys(section_model(name), raw[name], name)]
-    try:
-        params_model().model_validate(raw)
-    except ValidationError as err:
-        raise ParamsError(path, sorted(set(problems(err) + missing))) from None
-    if missing:
-        raise ParamsError(path, missing)
+    validate(params_model(), raw, path, (), missing)
     return raw
 
 

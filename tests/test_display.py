@@ -42,7 +42,7 @@ def test_a_concept_keeps_its_colour_in_every_figure_and_others_get_distinct_ones
     alone = DS.colours(["CLAIM-ONLY"])
     crowded = DS.colours(["PURSUIT Seq+Seq", "hero_qa", "CLAIM-ONLY", "COMBMAX-NORM", "bm25"])
     assert alone["CLAIM-ONLY"] == crowded["CLAIM-ONLY"] == sns.color_palette("tab20", len(DS.PLANNER_NAMES))[0]
-    assert crowded["COMBMAX-NORM"] == sns.color_palette("Set2", len(DS.FUSION_NAMES))[4]
+    assert crowded["COMBMAX-NORM"] == sns.color_palette("Set1", len(DS.FUSION_NAMES))[4]
     assert crowded["hero_qa"] == sns.color_palette(DS.OTHERS_PALETTE, 1)[0]  # the first name outside the vocabularies
     assert len(set(crowded.values())) == 5 and list(crowded) == list(dict.fromkeys(crowded))
     refs = DS.colours(DS.SETTING_NAMES.values())
@@ -58,3 +58,11 @@ def test_best_of_names_every_entry_tied_with_the_best():
     assert DS.best_of({"a": float("nan"), "b": 0.2}) == "b (0.200)"
     with pytest.raises(ValueError, match="no values"):
         DS.best_of({})
+
+
+def test_every_concept_palette_gives_its_names_distinct_colours():
+    """A palette too short for its vocabulary (a ninth fusion on an eight-colour palette) repeats colours."""
+    import seaborn as sns
+
+    for names, colours in DS.CONCEPT_PALETTES:
+        assert len(set(sns.color_palette(colours, len(names)))) == len(names), colours

@@ -128,6 +128,7 @@ def test_notebook_03_runs_on_the_fixture_study(tiny_study, tmp_path):
         "COMBSUM-NORM",
         "RRF",
         "CombMNZ",
+        "WSUM-NORM",
     }
     assert "COMBMAX-NORM has the best NDCG@10 in" in html
 

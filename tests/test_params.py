@@ -181,6 +181,18 @@ def test_a_section_is_checked_by_its_own_model_and_the_whole_file_by_the_schema(
     with pytest.raises(P.ParamsError, match="no section 'nope'"):
         P.section("nope")
     assert P.settings("retrieval").depth == 100  # the typed model
+    with pytest.raises(P.ParamsError, match=r"retrieval\.depth: Input should be greater than or equal to 1"):
+        P.settings("retrieval", path)
+
+
+def test_settings_validates_once_with_the_model_an_entry_point_passes(monkeypatch):
+    from lib.retrieval.runs import RunGrid
+
+    calls = []
+    original = RunGrid.model_validate.__func__
+    monkeypatch.setattr(RunGrid, "model_validate", classmethod(lambda cls, raw: calls.append(1) or original(cls, raw)))
+    grid = P.settings("retrieval", paths.PARAMS_FILE, RunGrid)
+    assert isinstance(grid, RunGrid) and grid.depth == 100 and calls == [1]
 
 
 def test_cli(tmp_path, capsys):

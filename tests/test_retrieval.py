@@ -226,7 +226,11 @@ def test_a_kind_registered_with_its_scorer_is_a_retriever_of_its_own():
         plain = R.Retriever("bm25", "global", bm25=bm25).score(0, ["cat"])
         twice = R.Retriever("bm25x2", "global", bm25=bm25).score(0, ["cat"])
         assert np.array_equal(twice, 2 * plain) and plain.max() > 0
-        with pytest.raises(ValueError, match="needs a BM25 index"):
+        with pytest.raises(ValueError, match="needs a BM25 index$"):
             R.Retriever("bm25x2", "global")
+        with pytest.raises(ValueError, match="'hybrid' needs a BM25 index and a dense index$"):
+            R.Retriever("hybrid", "global")
+        with pytest.raises(ValueError, match="'hybrid' needs a dense index$"):
+            R.Retriever("hybrid", "global", bm25=bm25)
     finally:
         del R.KINDS["bm25x2"]

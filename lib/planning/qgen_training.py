@@ -29,7 +29,7 @@ from lib import training as TR
 from lib.cli import run_main
 from lib.data import averitec
 from lib.models import pick_device, quiet_transformers, resolve_model
-from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Text, section
+from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Text, settings
 from lib.paths import DATA_DIR, PARAMS_FILE
 from lib.planning.qgen_text import (
     MODEL_DIR,
@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--data-dir", default=str(DATA_DIR))
     ap.add_argument("--out-dir", default=str(MODEL_DIR))
     args = ap.parse_args(argv)
-    s = QGenSettings.model_validate(section("qgen", args.params))
+    s = settings("qgen", args.params, QGenSettings)
     claims = averitec.load_averitec("train", Path(args.data_dir) / "averitec" / "train.json")
     report = train(s, claims, args.out_dir)
     print(

@@ -16,6 +16,10 @@ the method does not return (TOP-1, RRF and CombMNZ return only what some sub-que
 - RRF (extension): sum over sub-queries of 1 / (k + rank), over each sub-query's top `depth` (k = 60).
 - CombMNZ (extension): the sum of normalised scores over the sub-queries whose top `depth` holds the
   document, times how many of them do.
+- WSUM-NORM (extension): a weighted sum of the two normalised thesis methods,
+  `WSUM_WEIGHT` x COMBMAX-NORM + (1 - `WSUM_WEIGHT`) x COMBSUM-NORM / n over n sub-queries: the best single
+  match and the sub-queries' agreement, equally weighted (fixed in advance, not tuned on the claims it is
+  evaluated on). Both parts lie in [0, 1], so neither dominates by scale.
 
 With one sub-query every method returns that sub-query's ranking (TOP-1: its top document only).
 """
@@ -27,6 +31,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from lib.retrieval.vocabulary import FUSIONS, THESIS_FUSIONS, Fusion  # noqa: F401 (the names fuse implements)
+
+WSUM_WEIGHT = 0.5  # WSUM-NORM's weight on COMBMAX-NORM (the rest on the mean, COMBSUM-NORM / n)
 
 
 def minmax_rows(scores: np.ndarray) -> np.ndarray:
@@ -72,8 +78,10 @@ def fuse(
         return scores.max(axis=0)
     if method == "combsum":
         return scores.sum(axis=0)
-    if method in ("combmax_norm", "combsum_norm"):
+    if method in ("combmax_norm", "combsum_norm", "wsum_norm"):
         norm = minmax_rows(scores) if norm is None else norm
+        if method == "wsum_norm":
+            return WSUM_WEIGHT * norm.max(axis=0) + (1 - WSUM_WEIGHT) * norm.mean(axis=0)
         return norm.max(axis=0) if method == "combmax_norm" else norm.sum(axis=0)
     tiebreak = np.arange(n_cols) if tiebreak is None else np.asarray(tiebreak)
     fused = np.full(n_cols, -np.inf)

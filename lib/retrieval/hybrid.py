@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from lib.retrieval import bm25, dense
 from lib.retrieval import fusion as F
 from lib.retrieval.kind import Kind
 
+PARTS = (bm25.KIND, dense.KIND)  # the kinds whose normalised scores the hybrid averages
+
 
 def scores(retriever, claim_id: int, queries, rows: np.ndarray) -> np.ndarray:
-    """0.5 * (normalised BM25 + normalised dense), queries x rows."""
-    return 0.5 * (
-        F.minmax_rows(retriever.bm25_scores(claim_id, queries, rows))
-        + F.minmax_rows(retriever.dense.scores(queries, rows).astype(np.float64))
-    )
+    """The mean of the parts' normalised scores, queries x rows: 0.5 * (BM25 + dense)."""
+    parts = [F.minmax_rows(kind.scores(retriever, claim_id, queries, rows)) for kind in PARTS]
+    return 0.5 * (parts[0] + parts[1])
 
 
 KIND = Kind(

@@ -63,10 +63,16 @@ class Retriever:
         if scope not in SCOPES:
             raise ValueError(f"unknown scope {scope!r} (expected one of {SCOPES})")
         self.spec = KINDS[kind]
-        if self.spec.needs_bm25 and bm25 is None or self.spec.needs_dense and dense is None:
-            raise ValueError(
-                f"retriever {kind!r} needs {'a BM25 index' if self.spec.needs_bm25 and bm25 is None else 'a dense index'}"
+        missing = [
+            index
+            for index, needed, given in (
+                ("a BM25 index", self.spec.needs_bm25, bm25),
+                ("a dense index", self.spec.needs_dense, dense),
             )
+            if needed and given is None
+        ]
+        if missing:
+            raise ValueError(f"retriever {kind!r} needs {' and '.join(missing)}")
         if scope == "claim" and pools is None:
             raise ValueError("the claim scope needs the claim pools (lib.store.build.claim_pools)")
         self.kind, self.scope, self.bm25, self.dense, self.pools = kind, scope, bm25, dense, pools

@@ -33,7 +33,7 @@ from lib import timing as TM
 from lib.cli import run_main
 from lib.data import averitec
 from lib.evaluation.metrics import evaluate
-from lib.params import NonNegInt, ParamsError, PosInt, Section, Text, section, subset
+from lib.params import NonNegInt, ParamsError, PosInt, Section, Text, settings, subset
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR
 from lib.planning import planners as P
 from lib.retrieval import bm25 as BM
@@ -429,7 +429,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--data-dir", default=str(DATA_DIR))
     ap.add_argument("--device", default=None, help="encoder device (default: CUDA when present, else CPU)")
     args = ap.parse_args(argv)
-    grid = RunGrid.model_validate(section("retrieval", args.params))
+    grid = settings("retrieval", args.params, RunGrid)
     if not grid.plans:
         raise ParamsError(args.params, ["retrieval.plans: no plan to run (name at least one)"])
     docs = load_store(args.store_dir).docs

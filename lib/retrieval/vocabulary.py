@@ -11,6 +11,6 @@ RetrieverKind = Literal["bm25", "dense", "hybrid"]  # each one a module of lib/r
 RETRIEVERS: tuple[str, ...] = get_args(RetrieverKind)
 
 ThesisFusion = Literal["top1", "concat", "combmax", "combsum", "combmax_norm", "combsum_norm"]  # the thesis' methods
-Fusion = Literal[ThesisFusion, "rrf", "combmnz"]  # with the extensions
+Fusion = Literal[ThesisFusion, "rrf", "combmnz", "wsum_norm"]  # with the extensions
 FUSIONS: tuple[str, ...] = get_args(Fusion)
 THESIS_FUSIONS: tuple[str, ...] = get_args(ThesisFusion)

@@ -42,6 +42,7 @@ FUSION_NAMES = {
     "combsum_norm": "COMBSUM-NORM",
     "rrf": "RRF",
     "combmnz": "CombMNZ",
+    "wsum_norm": "WSUM-NORM",
 }
 
 # Verifier settings (`lib.verifier.veracity`): references, and `planner:<name>` for a planner's retrieved evidence.
@@ -58,7 +59,7 @@ PLANNER_SETTING = "planner:"
 # aggregation method, a retriever or a reference setting keeps its colour in every figure of every notebook.
 CONCEPT_PALETTES = (
     (tuple(PLANNER_NAMES.values()), "tab20"),
-    (tuple(FUSION_NAMES.values()), "Set2"),
+    (tuple(FUSION_NAMES.values()), "Set1"),  # 9 distinct colours
     (RETRIEVERS, "Dark2"),
     (tuple(SETTING_NAMES.values()), "Greys_r"),
 )

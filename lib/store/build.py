@@ -35,10 +35,11 @@ import pandas as pd
 from pydantic import ConfigDict, Field, model_validator
 
 from lib import compute as C
+from lib import params as PR
 from lib.cli import run_main
 from lib.data import DataError, averitec
 from lib.data import knowledge_store as KS
-from lib.params import NonNegInt, PosInt, Section, Text, section
+from lib.params import NonNegInt, PosInt, Section, Text
 from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR
 from lib.store import passages as PS
 from lib.store import trec
@@ -492,8 +493,8 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
 
     params = args.params or PARAMS_FILE
-    settings = StoreSettings.model_validate(section("store", params))
-    store = build_store(settings, args.data_dir, C.ComputeSettings.model_validate(section("compute", params)))
+    settings = PR.settings("store", params, StoreSettings)
+    store = build_store(settings, args.data_dir, PR.settings("compute", params, C.ComputeSettings))
     save_store(store, args.out_dir)
     skipped = {o: sum(v.values()) for o, v in store.report["skipped"].items()}
     read = store.report.get("knowledge_store")
