@@ -11,7 +11,7 @@ FIND_LINKS := $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null 
 # also where PYTHONDONTWRITEBYTECODE is set (a no-change `dvc repro` went from 4.8 s to 2.5 s).
 UV := $(VENV)/bin/uv pip install --compile-bytecode --python $(VENV)/bin/python $(if $(FIND_LINKS),--find-links $(FIND_LINKS))
 
-.PHONY: all setup env params wordnet browser plots-template nltk data pipeline test lint check-pipeline bench sweep-verifier lock clean
+.PHONY: all setup env params wordnet browser plots-template nltk data pipeline test lint check-pipeline bench mutation sweep-verifier lock clean
 
 all: setup pipeline ## set up everything, pull the data, run the DVC pipeline
 
@@ -86,6 +86,13 @@ bench: setup ## slow: BM25, fusion and AVeriTeC scoring against straightforward 
 	python -m benchmarks.bench_retrieval
 	python -m benchmarks.bench_scoring
 	python -m benchmarks.bench_knowledge_store
+
+MUTMUT := mutmut==3.8.1
+mutation: env ## slow: mutation testing of the study's instruments ([tool.mutmut] in pyproject.toml; ~6 min on 2 cores)
+	$(UV) -q $(MUTMUT)
+	rm -rf mutants
+	mutmut run --max-children 2
+	python -m tests.mutation
 
 sweep-verifier: setup ## slow: the verifier's learning-rate and epoch sweep, mixed training evidence, seeds -> sweeps/verifier.json (~1 h; needs `make pipeline`)
 	python -m lib.verifier.sweep --learning-rates 2e-5 5e-5 1e-4 2e-4 --epochs 2 3

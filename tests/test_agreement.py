@@ -19,3 +19,13 @@ def test_cohen_kappa_by_hand_and_against_scikit_learn():
         AG.cohen_kappa(["x"], ["x", "y"])
     assert AG.cohen_kappa([1, 0, 1, 1], [1, 0, 0, 1]) == pytest.approx(0.5)  # integer codes too
     assert np.isnan(AG.cohen_kappa([], []))
+
+
+def test_cohen_kappa_with_a_code_only_one_rater_uses():
+    # 4 items; rater b also uses "c". Table rows a, cols b: (x,x)=2, (y,y)=1, (y,c)=1
+    a, b = ["x", "x", "y", "y"], ["x", "x", "y", "c"]
+    observed, expected = 3 / 4, (2 / 4) * (2 / 4) + (2 / 4) * (1 / 4)
+    assert AG.cohen_kappa(a, b) == pytest.approx((observed - expected) / (1 - expected))
+    with pytest.raises(ValueError, match=r"^kappa needs the same items from both raters, got 2 and 1$"):
+        AG.cohen_kappa(["x", "y"], ["x"])
+    assert np.isnan(AG.cohen_kappa([], []))

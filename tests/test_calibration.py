@@ -1,5 +1,7 @@
 """Temperature scaling and reliability: exact values where the answer is known."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -65,3 +67,40 @@ def test_reliability_and_ece_by_hand():
 def test_uncalibrated_recovers_the_original_probabilities():
     logits, _ = _sampled(50, 1.0)
     np.testing.assert_allclose(CAL.uncalibrated(CAL.softmax(logits, 0.3), 0.3), CAL.softmax(logits), atol=1e-9)
+
+
+# --- pinned by mutation testing (`make mutation`) -------------------------------------------------------
+
+
+def test_softmax_and_nll_work_row_by_row_on_rows_of_any_scale():
+    logits = np.array([[1000.0, 1001.0], [0.0, 1.0]])  # one huge row must not flush the other to 0/0
+    p = 1 / (1 + np.e)
+    assert np.allclose(CAL.softmax(logits), [[p, 1 - p], [p, 1 - p]])
+    assert CAL.nll(logits, [1, 0]) == pytest.approx((np.log(1 + np.e) - 1 + np.log(1 + np.e)) / 2)
+    assert CAL.nll(logits, np.array([1.0, 0.0])) == CAL.nll(logits, [1, 0])  # labels read as floats from a file
+
+
+def test_reliability_table_columns_bounds_and_default_bins():
+    probs = np.array([[0.95, 0.05], [0.55, 0.45], [0.5, 0.5]])
+    table = CAL.reliability(probs, [0, 1, 0])
+    assert table.columns.tolist() == ["bin", "low", "high", "n", "confidence", "accuracy", "gap"]
+    assert table[["bin", "low", "high", "n"]].values.tolist() == [[5, 0.5, 0.6, 2], [9, 0.9, 1.0, 1]]
+    assert table["accuracy"].tolist() == [0.5, 1.0] and table["confidence"].tolist() == pytest.approx([0.525, 0.95])
+    empty = CAL.reliability(np.zeros((0, 2)), [])
+    assert empty.empty and empty.columns.tolist() == ["bin", "low", "high", "n", "confidence", "accuracy", "gap"]
+
+
+def test_ece_uses_its_bins():
+    probs = np.array([[0.62, 0.38], [0.68, 0.32], [0.9, 0.1]])
+    gold = [0, 1, 0]
+    # 10 bins: {0.62, 0.68} in bin 6 (acc 0.5, conf 0.65), 0.9 in bin 9 -> (2 * 0.15 + 1 * 0.1) / 3
+    assert CAL.expected_calibration_error(probs, gold) == pytest.approx((2 * 0.15 + 0.1) / 3)
+    # 11 bins would split 0.62 (bin 6) from 0.68 (bin 7); 2 bins put all three in bin 1
+    assert CAL.expected_calibration_error(probs, gold, 2) == pytest.approx(abs(2 / 3 - 2.2 / 3))
+
+
+def test_uncalibrated_handles_a_probability_of_zero_without_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = CAL.uncalibrated(np.array([[1.0, 0.0]]), 2.0)
+    assert out.tolist() == [[1.0, 0.0]]

@@ -1,5 +1,7 @@
 """Fusion methods: hand-computed cases, edge cases, and equality with the dict-based reference."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -105,3 +107,68 @@ def test_id_tiebreak_ranks_documents_by_ascending_id():
     assert F.id_tiebreak(np.array(["b", "a", "c", "a2"], dtype=object)).tolist() == [2, 0, 3, 1]
     # top_k puts the higher doc id first among equal scores
     assert F.top_k(np.zeros(3), 3, F.id_tiebreak(["b", "a", "c"])).tolist() == [2, 0, 1]
+
+
+# --- pinned by mutation testing (`make mutation`): edges, defaults and the caller's inputs -------------
+
+
+def test_minmax_rows_edges():
+    assert F.minmax_rows(np.zeros((2, 0))).shape == (2, 0)  # no candidate: nothing to scale, no error
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a constant row must not divide by zero, even where the result is masked
+        assert F.minmax_rows(np.array([[7.0, 7.0], [1.0, 3.0]])).tolist() == [[0.0, 0.0], [0.0, 1.0]]
+    cosines = np.array([[0.31, 0.37, 0.34]])  # a span under 1 (dense scores) is rescaled like any other
+    assert np.allclose(F.fuse(cosines, "combmax_norm"), [0.0, 1.0, 0.5])
+    assert np.allclose(F.fuse(cosines, "combsum_norm"), [0.0, 1.0, 0.5])
+
+
+def test_fuse_defaults_and_dtypes():
+    assert F.concat_query("C.", ["Q?"]) == "C. Q?"  # the default separator is one space
+    wide = np.arange(102, dtype=float)[None, :]  # one sub-query over 102 candidates
+    assert np.isfinite(F.fuse(wide, "rrf")).sum() == 100  # the default depth is 100
+    assert np.isfinite(F.fuse(wide, "rrf", depth=101)).sum() == 101
+    ints = np.array([[1, 3], [2, 0]])
+    assert F.fuse(ints, "combsum").dtype == np.float64 and F.fuse(ints, "combsum").tolist() == [3.0, 3.0]
+    assert F.top_k(np.array([1.0, 3.0, 2.0]), 0).tolist() == []
+
+
+def test_fuse_error_messages_name_the_problem():
+    with pytest.raises(ValueError, match=r"^scores must be 2-D \(sub-queries x candidates\), got shape \(3,\)$"):
+        F.fuse(np.zeros(3), "combmax")
+    with pytest.raises(ValueError, match=r"^no sub-query scores: an empty plan must fall back to the claim"):
+        F.fuse(np.zeros((0, 3)), "combmax")
+
+
+def test_a_claim_with_one_candidate():
+    one = np.array([[3.0], [1.0]])
+    for method in F.FUSIONS:
+        if method != "concat":
+            assert F.fuse(one, method).shape == (1,) and np.isfinite(F.fuse(one, method)).all(), method
+    assert F.fuse(one, "combmax").tolist() == [3.0] and F.fuse(one, "combsum").tolist() == [4.0]
+
+
+def test_fuse_uses_the_callers_normalisation():
+    given = np.array([[0.0, 0.2, 0.9, 0.1], [0.0, 0.1, 0.0, 0.4]])  # not minmax_rows(S): the caller's own
+    assert F.fuse(S, "combmax_norm", norm=given).tolist() == [0.0, 0.2, 0.9, 0.4]
+    assert F.fuse(S, "combsum_norm", norm=given).tolist() == pytest.approx([0.0, 0.3, 0.9, 0.5])
+    # depth 2 (chosen on the raw scores): row 0 keeps d0, d3; row 1 keeps d1, d2; each adds its `given` value
+    assert F.fuse(S, "combmnz", depth=2, norm=given).tolist() == pytest.approx([0.0, 0.1, 0.0, 0.1])
+
+
+def test_fuse_follows_the_callers_tie_break():
+    ties = np.array([[1.0, 1.0, 0.0], [0.0, 2.0, 2.0]])  # row 0 ties d0 and d1, row 1 ties d1 and d2
+    reverse = np.array([2, 1, 0])  # the caller's order: d0 wins ties, then d1
+    assert ranking(F.fuse(ties, "top1")) == [1, 2]  # identity tie-break: the larger index tops each row
+    assert ranking(F.fuse(ties, "top1", reverse)) == [0, 1]
+    # depth 1: each row keeps the candidate its tie-break prefers
+    assert F.fuse(ties, "rrf", depth=1).tolist() == pytest.approx([-np.inf, 1 / 61, 1 / 61])
+    assert F.fuse(ties, "rrf", reverse, depth=1).tolist() == pytest.approx([1 / 61, 1 / 61, -np.inf])
+    assert F.fuse(ties, "combmnz", depth=1).tolist() == [-np.inf, 1.0, 1.0]
+    assert F.fuse(ties, "combmnz", reverse, depth=1).tolist() == [1.0, 1.0, -np.inf]
+
+
+def test_id_tiebreak_keeps_equal_ids_in_their_order_on_long_inputs():
+    ids = np.array(["b", "a"] * 40 + ["a"])  # long enough for numpy's default sort to be unstable
+    ranks = F.id_tiebreak(ids)
+    assert ranks[1::2][:40].tolist() == list(range(40)) and ranks[-1] == 40  # the a's, in order of appearance
+    assert ranks[0:80:2].tolist() == list(range(41, 81))

@@ -1,5 +1,7 @@
 """Bootstrap intervals and paired tests: known answers and seeded determinism."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -142,3 +144,191 @@ def test_paired_difference_se_of_a_mean_matches_the_standard_error():
     assert SIG.paired_difference_se(np.zeros(400), a, a, mean) == 0.0
     with pytest.raises(ValueError, match="at least two aligned"):
         SIG.paired_difference_se([0], [1], [1], mean)
+
+
+# --- pinned by mutation testing (`make mutation`): exact values against a reference of the same seeded
+# resample, the defaults, both edges of every threshold ------------------------------------------------
+
+X = np.array([0.1, 0.5, 0.9, 0.3, 0.7, 0.0])
+
+
+def _means(x, n, seed):
+    return x[np.random.default_rng(seed).integers(0, len(x), size=(n, len(x)))].mean(axis=1)
+
+
+def test_bootstrap_ci_is_the_percentile_interval_of_the_seeded_resample():
+    ref = _means(X, 1000, 0)  # the defaults: 1000 resamples, seed 0, 95 %
+    assert SIG.bootstrap_ci(X) == (X.mean(), np.quantile(ref, 0.025), np.quantile(ref, 0.975))
+    ref = _means(X, 200, 3)
+    assert SIG.bootstrap_ci(X, 200, 0.8, 3) == (X.mean(), np.quantile(ref, 0.1), np.quantile(ref, 0.9))
+    empty = SIG.bootstrap_ci([])
+    assert len(empty) == 3 and all(np.isnan(v) for v in empty)
+    assert SIG.bootstrap_ci([2.0], 5) == (2.0, 2.0, 2.0)  # one value: every resample is that value
+
+
+def _spearman_reference(x, y, n, seed, confidence, members):
+    from scipy.stats import spearmanr
+
+    rhos = []
+    for pick in np.random.default_rng(seed).integers(0, len(members), size=(n, len(members))):
+        idx = np.concatenate([members[i] for i in pick])
+        if np.ptp(x[idx]) > 0 and np.ptp(y[idx]) > 0:
+            rhos.append(spearmanr(x[idx], y[idx]).statistic)
+    a = (1 - confidence) / 2
+    return np.quantile(rhos, a), np.quantile(rhos, 1 - a)
+
+
+def test_spearman_ci_is_the_percentile_interval_of_the_seeded_resample():
+    from scipy.stats import spearmanr
+
+    x = np.array([0.1, 0.4, 0.35, 0.8, 0.2, 0.9, 0.5])  # values in [0, 1]: every span is below 1
+    y = np.array([0.2, 0.3, 0.5, 0.7, 0.1, 0.6, 0.65])
+    singles = [np.array([i]) for i in range(len(x))]
+    rho = spearmanr(x, y).statistic
+    assert SIG.spearman_ci(x, y) == (rho, *_spearman_reference(x, y, 1000, 0, 0.95, singles))
+    u, v = np.random.default_rng(1).random((2, 40))  # continuous values: every resample moves the quantiles
+    assert SIG.spearman_ci(u, v)[1:] == _spearman_reference(u, v, 1000, 0, 0.95, [np.array([i]) for i in range(40)])
+    assert SIG.spearman_ci(x, y, 300, 0.8, 4) == (rho, *_spearman_reference(x, y, 300, 4, 0.8, singles))
+    ids = ["a", "a", "b", "c", "d", "e", "e"]  # five clusters: the fewest that get an interval
+    members = [np.array([0, 1]), np.array([2]), np.array([3]), np.array([4]), np.array([5, 6])]
+    got = SIG.spearman_ci(x, y, 300, seed=2, clusters=ids)
+    assert got == (rho, *_spearman_reference(x, y, 300, 2, 0.95, members))
+    four = SIG.spearman_ci(x, y, 300, seed=2, clusters=["a", "a", "b", "c", "d", "d", "d"])
+    assert four[0] == rho and np.isnan(four[1]) and np.isnan(four[2])
+
+
+def test_spearman_ci_edges():
+    nan3 = SIG.spearman_ci([1.0, 2.0], [1.0, 3.0])  # two values: no correlation to speak of
+    assert len(nan3) == 3 and all(np.isnan(v) for v in nan3)
+    three = SIG.spearman_ci([1.0, 2.0, 3.0], [1.0, 3.0, 2.0], 50)
+    assert three[0] == pytest.approx(0.5) and not np.isnan(three[1])  # three values: a correlation
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a constant side is answered, never handed to scipy
+        assert np.isnan(SIG.spearman_ci([1.0, 1.0, 1.0], [1.0, 2.0, 3.0])[0])  # x constant
+        assert np.isnan(SIG.spearman_ci([1.0, 2.0, 3.0], [2.0, 2.0, 2.0])[0])  # y constant
+    with pytest.raises(ValueError, match=r"^a correlation needs aligned values, got \(3,\) and \(2,\)$"):
+        SIG.spearman_ci([1, 2, 3], [1, 2])
+    with pytest.raises(ValueError, match="^cluster ids must not be NaN$"):
+        SIG.spearman_ci([1, 2, 3], [1, 3, 2], clusters=[1.0, float("nan"), 2.0])
+    # resamples constant in x (or in y) are skipped, not counted as NaN correlations
+    x, y = np.array([0.0] * 9 + [1.0]), np.arange(10.0)
+    singles = [np.array([i]) for i in range(10)]
+    assert SIG.spearman_ci(x, y, 50)[1:] == _spearman_reference(x, y, 50, 0, 0.95, singles)
+    assert SIG.spearman_ci(y, x, 50)[1:] == _spearman_reference(y, x, 50, 0, 0.95, singles)
+    assert not np.isnan(SIG.spearman_ci(x, y, 50)[1])
+    # every resample constant in x: a correlation but no interval
+    seed = next(s for s in range(100) if 9 not in np.random.default_rng(s).integers(0, 10, size=(1, 10)))
+    rho, lo, hi = SIG.spearman_ci(x, y, 1, seed=seed)
+    assert not np.isnan(rho) and np.isnan(lo) and np.isnan(hi)
+
+
+def test_sign_of_on_both_edges():
+    assert SIG.sign_of(0.1, 0.5) == "positive"
+    assert SIG.sign_of(0.0, 0.5) == "indistinguishable from 0"
+    assert SIG.sign_of(-0.5, 0.0) == "indistinguishable from 0"
+    assert SIG.sign_of(-0.5, -0.1) == "negative"
+    assert SIG.sign_of(float("nan"), float("nan")) == "indistinguishable from 0"
+
+
+def test_p_floor_and_its_note():
+    assert SIG.p_floor(1) == 0.5 and SIG.p_floor(1999) == 0.0005
+    with pytest.raises(ValueError, match="^n_resamples must be >= 1, got 0$"):
+        SIG.p_floor(0)
+    assert SIG.p_floor_note(2000) == (
+        "With B = 2,000 resamples the smallest p-value these tests can give is 1/(B+1) = 0.0005: a p-value at that "
+        "floor means *at most* that, and more resamples would only lower the floor, not change a decision at 0.05."
+    )
+
+
+def test_paired_bootstrap_is_the_shift_method_on_the_seeded_resample():
+    a, b = X, X[::-1] * 0.5
+    d = a - b
+
+    def reference(n, seed):
+        means = _means(d - d.mean(), n, seed)
+        return (np.sum(np.abs(means) >= abs(d.mean())) + 1) / (n + 1)
+
+    assert SIG.paired_bootstrap(a, b) == reference(10000, 0)  # the defaults
+    assert SIG.paired_bootstrap(a, b, 500, 7) == reference(500, 7)
+    ties = [2.0, 0.0]  # centred [1, -1]: resampled means hit the observed |mean| exactly, which counts
+    assert (
+        SIG.paired_bootstrap(ties, [0.0, 0.0], 99, 1)
+        == (np.sum(np.abs(_means(np.array([1.0, -1.0]), 99, 1)) >= 1) + 1) / 100
+    )
+    assert SIG.paired_bootstrap([1.0], [0.0], 9) == 0.1  # one difference: its centred resamples are all 0
+    assert SIG.paired_bootstrap([True, False, True], [False, False, True], 99) == SIG.paired_bootstrap(
+        [1, 0, 1], [0, 0, 1], 99
+    )
+
+
+def test_randomisation_test_on_the_seeded_sign_flips():
+    d = X - X[::-1] * 0.5
+
+    def reference(n, seed):
+        signs = np.random.default_rng(seed).choice([-1.0, 1.0], size=(n, len(d)))
+        return (np.sum(np.abs((signs * d).mean(axis=1)) >= abs(d.mean()) - 1e-15) + 1) / (n + 1)
+
+    assert SIG.randomisation_test(X, X[::-1] * 0.5) == reference(10000, 0)
+    assert SIG.randomisation_test(X, X[::-1] * 0.5, 300, 5) == reference(300, 5)
+
+
+def _accuracy(gold, pred):
+    return float(np.mean(gold == pred))
+
+
+G3 = np.array([0, 1, 2, 0, 1, 2, 0, 1])
+A3 = np.array([0, 1, 2, 0, 1, 1, 2, 1])
+B3 = np.array([0, 2, 2, 1, 1, 1, 2, 0])
+
+
+def test_paired_bootstrap_statistic_against_a_reference():
+    observed = _accuracy(G3, A3) - _accuracy(G3, B3)
+
+    def reference(n, seed):
+        idx = np.random.default_rng(seed).integers(0, len(G3), size=(n, len(G3)))
+        diffs = np.array([_accuracy(G3[i], A3[i]) - _accuracy(G3[i], B3[i]) for i in idx])
+        return (np.sum(np.abs(diffs - observed) >= abs(observed) - 1e-12) + 1) / (n + 1)
+
+    assert SIG.paired_bootstrap_statistic(G3, A3, B3, _accuracy) == (observed, reference(10000, 0))
+    assert SIG.paired_bootstrap_statistic(G3, A3, B3, _accuracy, 300, 3) == (observed, reference(300, 3))
+    assert SIG.paired_bootstrap_statistic([], [], [], _accuracy) == (0.0, 1.0)
+    assert SIG.paired_bootstrap_statistic(G3, A3, A3.copy(), _accuracy) == (0.0, 1.0)
+    one = SIG.paired_bootstrap_statistic([1], [1], [0], _accuracy, 9)
+    assert one == (1.0, 0.1)  # one claim: each resample shifted by the observed difference is 0, never as extreme
+
+
+def test_paired_difference_se_against_a_reference():
+    def reference(n, seed):
+        idx = np.random.default_rng(seed).integers(0, len(G3), size=(n, len(G3)))
+        return np.array([_accuracy(G3[i], A3[i]) - _accuracy(G3[i], B3[i]) for i in idx]).std(ddof=1)
+
+    assert SIG.paired_difference_se(G3, A3, B3, _accuracy) == reference(2000, 0)
+    assert SIG.paired_difference_se(G3, A3, B3, _accuracy, 100, 9) == reference(100, 9)
+    assert SIG.paired_difference_se([0, 1], [0, 1], [1, 1], _accuracy, 50) >= 0  # two claims are enough
+    with pytest.raises(ValueError, match="at least two aligned predictions, got 1, 1 and 1"):
+        SIG.paired_difference_se([0], [0], [1], _accuracy)
+
+
+def test_minimum_detectable_difference_bounds():
+    assert SIG.minimum_detectable_difference(0.01) == pytest.approx(0.0280, abs=1e-4)
+    for alpha, power in ((0.0, 0.8), (1.0, 0.8), (1.5, 0.8), (0.05, 0.0), (0.05, 1.0)):
+        with pytest.raises(ValueError, match=r"alpha and power must be in \(0, 1\)"):
+            SIG.minimum_detectable_difference(0.01, alpha, power)
+
+
+def test_mcnemar_counts_only_the_discordant_claims():
+    from scipy.stats import binomtest
+
+    a = [1, 1, 1, 1, 1, 0, 0, 1]  # 0/1 outcomes are read as booleans
+    b = [1, 0, 0, 0, 0, 1, 0, 1]
+    assert SIG.mcnemar(a, b) == binomtest(4, 5, 0.5).pvalue
+    assert SIG.mcnemar([2, 2, 2], [0, 0, 0]) == SIG.mcnemar([0, 0, 0], [2, 2, 2]) == 0.25  # any non-zero is "correct"
+    assert SIG.mcnemar([True, False], [False, True]) == 1.0  # one each way
+    assert SIG.mcnemar([True, True, True], [False, False, False]) == binomtest(3, 3, 0.5).pvalue == 0.25
+
+
+def test_holm_by_hand_and_capped_at_one():
+    assert SIG.holm([0.01, 0.04, 0.03]).tolist() == pytest.approx([0.03, 0.06, 0.06])
+    assert SIG.holm([0.5, 0.4]).tolist() == [0.8, 0.8]
+    assert SIG.holm([0.9, 0.8, 0.7]).tolist() == [1.0, 1.0, 1.0]
+    assert SIG.holm(["0.01", "0.02"]).tolist() == pytest.approx([0.02, 0.02])  # read as numbers

@@ -194,3 +194,17 @@ def test_retrieval_and_rescored_lines_name_the_best():
     assert VD.rescored_line(table, 0.25) == (
         "- AVeriTeC@0.25 with the classifier's verdicts: best B 0.300, against 0.400 at best with the majority verdict."
     )
+
+
+def test_reductions_read_a_three_way_classifier_in_its_own_and_the_two_way_set():
+    three = (
+        AV[AV["setting"] == "gold"]
+        .drop(columns=[f"p:{NEE}", f"p:{C}"])
+        .assign(**{"p:" + "Not Enough Evidence/Conflicting": 0.1})
+    )
+    three["label"] = three["label"].replace({NEE: "Not Enough Evidence/Conflicting"})
+    three["pred"] = three["pred"].replace({NEE: "Not Enough Evidence/Conflicting"})
+    three.loc[three["pred"] == "Not Enough Evidence/Conflicting", "p:Not Enough Evidence/Conflicting"] = 0.7
+    red = VD.reductions(three, "averitec3", 3, ["gold"])
+    assert list(dict.fromkeys(red.columns.get_level_values(0))) == ["averitec3", "averitec2"]
+    assert red.loc["gold", ("averitec3", "accuracy_mean")] == 1.0

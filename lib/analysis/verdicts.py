@@ -31,6 +31,7 @@ from lib.verifier import veracity as V
 Namer = Callable[[str], str]
 TEST_COLUMNS = ["setting", "k", "delta_macro_f1", "mde_macro_f1", "p_bootstrap", "delta_accuracy", "p_mcnemar"]
 METRICS = ("accuracy", "macro_f1", "weighted_f1")
+REDUCTIONS = ("averitec4", "averitec3", "averitec2")  # the AVeriTeC label sets, finest first
 
 
 # --- 1. training costs ---------------------------------------------------------------------------------
@@ -260,8 +261,8 @@ def confusion(av: pd.DataFrame, setting: str, k: int, label_set: str) -> pd.Data
 
 
 def reductions(av: pd.DataFrame, label_set: str, k: int, settings: Sequence[str], name: Namer = str) -> pd.DataFrame:
-    """Accuracy and macro-F1 over seeds of the 4-way classifier read in the 4-, 3- and 2-way label sets, for
-    the `settings` that ran (in that order)."""
+    """Accuracy and macro-F1 over seeds of the classifier read in its own label set and every coarser one
+    (a 4-way classifier in the 4-, 3- and 2-way sets), for the `settings` that ran (in that order)."""
     at_k = av[av["k"].isin([-1, k])]
     present = [s for s in settings if s in set(at_k["setting"])]
     red = pd.concat(
@@ -269,7 +270,7 @@ def reductions(av: pd.DataFrame, label_set: str, k: int, settings: Sequence[str]
             t: V.over_seeds(V.setting_scores(at_k, label_set, t))
             .set_index("setting")
             .loc[present, ["accuracy_mean", "macro_f1_mean"]]
-            for t in ("averitec4", "averitec3", "averitec2")
+            for t in REDUCTIONS[REDUCTIONS.index(label_set) :]
         },
         axis=1,
     )
@@ -567,7 +568,8 @@ def averitec_metrics(
         },
         "reductions": {
             target: {n: float(v) for n, v in reduced[(target, "macro_f1_mean")].items()}
-            for target in ("averitec3", "averitec2")
+            for target in dict.fromkeys(reduced.columns.get_level_values(0))
+            if target != report["label_set"]
         },
         "ablation_macro_f1": {
             f"{s}@{k}": float(v) for s, k, v in zip(ablation["setting"], ablation["k"], ablation["macro_f1_mean"])

@@ -126,9 +126,9 @@ def _paired(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
 def paired_bootstrap(a: Sequence[float], b: Sequence[float], n_resamples: int = 10000, seed: int = 0) -> float:
     """Two-sided p-value of mean(a - b) = 0 (a p-value of 1 when every difference is 0)."""
     d = _paired(a, b)
-    observed = abs(d.mean()) if len(d) else 0.0
     if len(d) == 0 or not d.any():
         return 1.0
+    observed = abs(d.mean())
     rng = np.random.default_rng(seed)
     centred = d - d.mean()
     means = centred[rng.integers(0, len(d), size=(n_resamples, len(d)))].mean(axis=1)
@@ -162,9 +162,11 @@ def paired_bootstrap_statistic(
     gold, a, b = np.asarray(gold), np.asarray(pred_a), np.asarray(pred_b)
     if not (len(gold) == len(a) == len(b)):
         raise ValueError(f"paired tests need aligned predictions, got {len(gold)}, {len(a)} and {len(b)}")
+    if len(gold) == 0:
+        return 0.0, 1.0
     observed = statistic(gold, a) - statistic(gold, b)
-    if len(gold) == 0 or np.array_equal(a, b):
-        return float(observed) if len(gold) else 0.0, 1.0
+    if np.array_equal(a, b):
+        return float(observed), 1.0
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, len(gold), size=(n_resamples, len(gold)))
     diffs = np.array([statistic(gold[i], a[i]) - statistic(gold[i], b[i]) for i in idx])
