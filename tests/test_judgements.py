@@ -1,6 +1,7 @@
 """Judgement kinds, the answer-match judgement, the variants, and the manual judging kit end to end."""
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -231,3 +232,176 @@ def test_judgement_limit_follows_the_store_source():
     assert "but no other passage of other claims' pages" in J.judgement_limit("knowledge_store")
     with pytest.raises(ValueError, match="store source 'web'"):
         J.judgement_limit("web")
+
+
+# --- pinned by mutation testing (`make mutation`) -------------------------------------------------------
+
+
+def test_grade_counts_whole_table(judged):
+    counts = J.grade_counts(judged, 0.8)
+    assert counts.index.name == "judgement"
+    assert counts.to_dict("index") == {
+        "gold_answer": {"grade": 2, "judgements": 1, "claims": 1, "in the claim's pool": 1, "outside the pool": 0,
+                        "annotators' answers": 1, "systems only": 0},
+        "gold_url": {"grade": 1, "judgements": 2, "claims": 1, "in the claim's pool": 1, "outside the pool": 1,
+                     "annotators' answers": 1, "systems only": 1},
+        "answer_match": {"grade": 1, "judgements": 1, "claims": 1, "in the claim's pool": 1, "outside the pool": 0,
+                         "annotators' answers": 0, "systems only": 1},
+        "pooled": {"grade": 0, "judgements": 3, "claims": 2, "in the claim's pool": 3, "outside the pool": 0,
+                   "annotators' answers": 0, "systems only": 3},
+    }  # fmt: skip
+
+
+def test_threshold_sweep_counts_claims_whose_only_relevant_document_is_a_match():
+    frame = pd.DataFrame(
+        {
+            "qid": ["1", "1", "2", "2", "3"],
+            "doc_id": ["a", "b", "c", "d", "e"],
+            "grade": [1, 0, 0, 0, 2],  # claim 1 has a grade-1 document, claim 2 none, claim 3 a grade-2 one
+            "reason": ["gold_url", "pooled", "pooled", "pooled", "gold_answer"],
+            "in_pool": [True, True, True, True, True],
+            "source": ["systems"] * 5,
+            "answer_overlap": [np.nan, 0.9, 0.9, 0.5, np.nan],
+        }
+    )
+    sweep = J.threshold_sweep(frame, [0.8])
+    assert sweep.to_dict("index") == {
+        0.8: {"answer matches": 2, "claims": 2, "claims with no other relevant document": 1}
+    }
+    with pytest.raises(ValueError, match="^threshold_sweep needs at least one threshold$"):
+        J.threshold_sweep(frame, [])
+
+
+def test_judging_sample_strata_defaults_and_shape(judged):
+    unjudged = pd.DataFrame({"claim_id": ["1"] * 30, "doc_id": [f"z{i:02d}" for i in range(30)]})  # ids as text
+    unjudged = pd.concat([unjudged, pd.DataFrame({"claim_id": ["1"], "doc_id": ["p2"]})])  # judged: never sampled
+    sample = J.judging_sample(judged, 0.8, unjudged)
+    assert sample.columns.tolist() == ["claim_id", "doc_id", "stratum"] and sample.index.tolist() == list(
+        range(len(sample))
+    )
+    assert sample["claim_id"].dtype.kind == "i"
+    assert sample["stratum"].value_counts().to_dict() == {
+        "unjudged": 20,
+        "pooled": 3,
+        "gold_url": 2,
+        "gold_answer": 1,
+        "answer_match": 1,
+    }  # fmt: skip  (the default: 20 per stratum)
+    assert not sample.duplicated(["claim_id", "doc_id"]).any() and "p2" not in set(
+        sample.loc[sample["stratum"] == "unjudged", "doc_id"]
+    )
+    assert sample.equals(J.judging_sample(judged, 0.8, unjudged, per_stratum=20, seed=0))
+    assert not sample.equals(J.judging_sample(judged, 0.8, unjudged, seed=1))
+
+
+def test_judging_agreement_columns_names_empty_and_unknown_claims(judged):
+    filled = pd.DataFrame({"claim_id": [1, 1, 9], "doc_id": ["g1", "p1", "q"], "relevant": [1, 1, 0]})  # 9: no qrels
+    table = J.judging_agreement(filled, judged, 0.8, names=["official"])
+    assert table.index.tolist() == ["official"] and table.index.name == "variant"
+    assert table.columns.tolist() == ["items", "agreement", "kappa", "automatic relevant", "manual relevant"]
+    assert (
+        table.loc["official", "agreement"] == pytest.approx(2 / 3) and table.loc["official", "automatic relevant"] == 1
+    )
+    empty = J.judging_agreement(filled.iloc[:0], judged, 0.8, names=["official"])
+    assert empty.loc["official", "items"] == 0 and np.isnan(empty.loc["official", "agreement"])
+
+
+def test_stratum_of_and_relevance_by_stratum(judged):
+    pairs = pd.DataFrame({"claim_id": [1, 1, 2], "doc_id": ["m1", "z", "o1"]}, index=[5, 6, 7])
+    strata = J.stratum_of(pairs, judged, 0.8)
+    assert strata.name == "stratum" and strata.index.tolist() == [5, 6, 7]
+    assert strata.tolist() == ["answer_match", "unjudged", "pooled"]
+    table = J.manual_relevance_by_stratum(pairs.assign(relevant=[1, 0, 0]), judged, 0.8)
+    assert table.columns.tolist() == ["judged", "share relevant"]
+    assert table.index.tolist() == ["answer_match", "pooled", "unjudged"]  # STRATA order, not alphabetical
+    assert table["judged"].tolist() == [1, 1, 1] and table["share relevant"].tolist() == [1.0, 0.0, 0.0]
+
+
+def test_judgement_limit_texts_in_full():
+    assert J.judgement_limit("pooled") == (
+        "A claim's judgements cover its pool (what systems retrieved for it, and its gold answers) and the "
+        "documents from its gold source URLs; the pool is shallow, so a planner that finds other relevant "
+        "sentences is scored as if they were not relevant."
+    )
+    assert J.judgement_limit("knowledge_store") == (
+        "A claim's judgements cover every passage of its own pages (and its gold answers) and the passages "
+        "from its gold source URLs, but no other passage of other claims' pages: in the `global` scope a "
+        "planner that finds relevant text there is scored as if it were not. Grade 1 marks every passage of "
+        "a gold source page, whether or not it states the evidence."
+    )
+
+
+def test_tokens_and_answer_sets_at_the_minimum():
+    assert J.tokens("The Cat, the cat!") == frozenset({"the", "cat"})
+    five = _claim(5, [("one two three four five", "Abstractive")])
+    assert J.answer_token_sets(five, 5) == [frozenset({"one", "two", "three", "four", "five"})]  # exactly 5: kept
+    assert J.answer_token_sets(five, 6) == []
+
+
+def test_annotate_defaults_bounds_and_its_error_lists_claims_in_numeric_order():
+    five = _claim(1, [("the council raised budget now", "Extractive")])  # exactly 5 tokens
+    docs = DOCS.assign(text=DOCS["text"].where(DOCS["doc_id"] != "p1", "the council raised budget now"))
+    assert J.annotate(QRELS, docs, [five, CLAIMS[1]]).set_index("doc_id").at["p1", "answer_overlap"] == 1.0  # default 5
+    assert J.annotate(QRELS, docs, [five, CLAIMS[1]], min_answer_tokens=1).shape[0] == len(QRELS)  # 1 is allowed
+    qrels = pd.DataFrame({"qid": ["10", "9", "11", "12", "13", "14"], "doc_id": ["g1"] * 6, "grade": [2] * 6,
+                          "reason": ["gold_answer"] * 6})  # fmt: skip
+    with pytest.raises(
+        ValueError, match=r"^qrels name claims \['9', '10', '11', '12', '13'\] that are not among the 2"
+    ):
+        J.annotate(qrels, DOCS, CLAIMS)
+
+
+def test_answer_matches_variant_gives_grade_one(judged):
+    assert J.variant(judged, "answer_matches", 0.8)["1"]["m1"] == 1
+
+
+def test_grade_counts_orders_kinds_whatever_order_they_come_in():
+    frame = pd.DataFrame(
+        {"qid": ["1", "1", "1"], "doc_id": ["p", "m", "g"], "grade": [0, 0, 2], "reason": ["pooled", "pooled", "gold_answer"],
+         "in_pool": [True, True, True], "source": ["systems"] * 3, "answer_overlap": [0.1, 0.9, np.nan]}
+    )  # fmt: skip
+    assert J.grade_counts(frame, 0.8).index.tolist() == ["gold_answer", "answer_match", "pooled"]
+
+
+def test_judging_sheet_defaults(judged):
+    long = DOCS.assign(text=DOCS["text"].where(DOCS["doc_id"] != "g1", "x" * 700))
+    sample = pd.DataFrame({"claim_id": [1], "doc_id": ["g1"], "stratum": ["gold_answer"]})
+    sheet = J.judging_sheet(sample, long, CLAIMS)
+    assert len(sheet.at[0, "document"]) == 600 and sheet.at[0, "relevant"] == "" and sheet.at[0, "comment"] == ""
+    many = pd.DataFrame({"claim_id": [3, 4, 5, 6, 7, 8], "doc_id": ["g1"] * 6})
+    with pytest.raises(ValueError, match=r"^the sample names claims \[3, 4, 5, 6, 7\] that are not among the 2 claims"):
+        J.judging_sheet(many, DOCS, CLAIMS)
+
+
+def test_read_judging_sheet_keeps_a_clean_index(tmp_path):
+    path = tmp_path / "sheet.csv"
+    path.write_text("claim_id,doc_id,relevant\n1,g1,\n1,u1,1\n2,o1,0\n")
+    sheet = J.read_judging_sheet(path)
+    assert sheet.index.tolist() == [0, 1] and "index" not in sheet.columns
+
+
+def test_agreement_of_an_empty_sheet_is_nan_without_warnings(judged):
+    empty = pd.DataFrame({"claim_id": [], "doc_id": [], "relevant": []})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(J.judging_agreement(empty, judged, 0.8, names=["official"]).loc["official", "agreement"])
+
+
+def test_relevance_by_stratum_in_strata_order_not_alphabetical(judged):
+    pairs = pd.DataFrame({"claim_id": [1, 1], "doc_id": ["m1", "u1"], "relevant": [1, 1]})
+    assert J.manual_relevance_by_stratum(pairs, judged, 0.8).index.tolist() == ["gold_url", "answer_match"]
+
+
+def test_best_rows_ties_only_within_a_billionth_and_best_under_variants_messages():
+    close = pd.DataFrame({"official": [0.5, 0.5000005]}, index=["a", "b"])  # 1e-6 apart: not a tie
+    assert J.best_rows(close) == {"official": ["b"]}
+    with pytest.raises(ValueError, match="^best_under_variants needs a table with a value under at least one variant$"):
+        J.best_under_variants(pd.DataFrame({"a": [np.nan]}, index=["x"]), "m")
+    two = pd.DataFrame(
+        {"official": [0.3, 0.2], "gold_urls": [np.nan] * 2, "answer_matches": [np.nan] * 2}, index=["o", "c"]
+    )
+    assert "(no value under gold_urls, answer_matches)" in J.best_under_variants(two, "m")
+
+
+def test_claim_scope_depth_accepts_a_depth_of_one():
+    assert J.claim_scope_depth([1, 1], 1).startswith("Every claim's pool holds at most 1 documents")

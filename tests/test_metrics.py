@@ -2,6 +2,7 @@
 
 import math
 import random
+import warnings
 
 import ir_measures
 import pytest
@@ -173,3 +174,67 @@ def test_trec_files_round_trip(tmp_path):
     (tmp_path / "bad.txt").write_text("q1 Q0 d 1\n")
     with pytest.raises(ValueError, match="bad.txt:1"):
         TREC.read_trec_run(tmp_path / "bad.txt")
+
+
+# --- pinned by mutation testing (`make mutation`) -------------------------------------------------------
+
+
+def test_parse_measure_errors_say_what_is_expected():
+    with pytest.raises(ValueError) as err:
+        MET.parse_measure("ndgc@10")
+    assert str(err.value) == (
+        "unknown measure 'ndgc@10': expected ndcg[@k], recall@k, p@k, mrr[@k], map[@k] or bpref, "
+        "or condensed_ before one of the first five"
+    )
+    with pytest.raises(ValueError, match=r"^measure 'recall' needs a cutoff, e\.g\. recall@10$"):
+        MET.parse_measure("recall")
+    with pytest.raises(ValueError, match=r"^measure 'p@0': the cutoff must be >= 1$"):
+        MET.parse_measure("p@0")
+
+
+def test_a_measure_in_params_is_written_in_lower_case():
+    from pydantic import TypeAdapter, ValidationError
+
+    adapter = TypeAdapter(MET.Measure)
+    assert adapter.validate_python("condensed_ndcg@10") == "condensed_ndcg@10"
+    with pytest.raises(ValidationError, match=r"write the measure 'NDCG@10' in lower case, without spaces"):
+        adapter.validate_python("NDCG@10")
+    with pytest.raises(ValidationError, match="unknown measure 'ndgc'"):
+        adapter.validate_python("ndgc")
+
+
+def test_a_query_without_relevant_documents_scores_zero_not_nan():
+    judged, scores = {"x": 0, "y": -1}, {"x": 0.9, "y": 0.5}
+    measures = ["ndcg", "ndcg@5", "recall@5", "p@5", "mrr", "map", "bpref", "condensed_ndcg@5"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no 0 / 0 on the way
+        assert MET.query_measures(judged, scores, measures) == dict.fromkeys(measures, 0.0)
+
+
+def test_evaluate_logs_the_excluded_queries_and_gives_nan_for_no_query(caplog):
+    with caplog.at_level("INFO", logger="lib.evaluation.metrics"):
+        MET.evaluate(QRELS, RUN, ["mrr"])
+    assert caplog.messages == ["evaluate: 1 of 3 queries have no relevant document and are excluded"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no mean of an empty list
+        assert math.isnan(MET.evaluate({"q": {"x": 0}}, {}, ["mrr"])["mrr"])
+
+
+def test_metric_curves_defaults_per_query_and_empty():
+    curves = MET.metric_curves(QRELS, RUN)  # max_k defaults to 100
+    assert curves.index.name == "k" and curves.index.tolist() == list(range(1, 101))
+    assert curves.columns.tolist() == ["ndcg", "recall", "p"]
+    per = MET.metric_curves(QRELS, RUN, max_k=3, per_query=True)
+    assert per.index.names == ["qid", "k"] and per.columns.tolist() == ["ndcg", "recall", "p"]
+    assert per.index.tolist() == [("q1", 1), ("q1", 2), ("q1", 3), ("q3", 1), ("q3", 2), ("q3", 3)]
+    q1 = MET.query_measures(QRELS["q1"], RUN["q1"], ["ndcg@3", "recall@3", "p@3"])
+    assert per.loc[("q1", 3)].tolist() == pytest.approx([q1["ndcg@3"], q1["recall@3"], q1["p@3"]])
+    assert per.loc["q3"].to_numpy().tolist() == [[0.0, 0.0, 0.0]] * 3
+    none = MET.metric_curves({"q": {"x": 0}}, {}, max_k=2)
+    assert none.shape == (2, 3) and none.isna().all().all() and all(d.kind == "f" for d in none.dtypes)
+    empty = MET.metric_curves({}, {}, max_k=2, per_query=True)
+    assert (
+        empty.shape == (0, 3)
+        and empty.index.names == ["qid", "k"]
+        and empty.columns.tolist() == ["ndcg", "recall", "p"]
+    )
