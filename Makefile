@@ -88,7 +88,7 @@ bench: setup ## slow: BM25, fusion and AVeriTeC scoring against straightforward 
 	python -m benchmarks.bench_knowledge_store
 
 MUTMUT := mutmut==3.8.1
-mutation: env ## slow: mutation testing of the study's instruments ([tool.mutmut] in pyproject.toml; ~6 min on 2 cores)
+mutation: env ## slow: mutation testing of the study's instruments ([tool.mutmut] in pyproject.toml; ~3 min on 2 cores)
 	$(UV) -q $(MUTMUT)
 	rm -rf mutants
 	mutmut run --max-children 2
