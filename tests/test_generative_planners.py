@@ -101,3 +101,32 @@ def test_claim_scope_line_tells_another_or_the_same_story():
     assert line.startswith("- The claim scope tells another story") and '("when?", 2 of 3)' in line
     scope.loc["qgen", "ndcg@10"] = 0.0
     assert "tells the same story" in GP.claim_scope_line(scope, "claim_only", "bm25", "Q.", ["a"], LABEL)
+
+
+def test_focus_lines_name_the_planners_that_beat_the_baseline_or_none():
+    f = pd.DataFrame(
+        {"ndcg@10": [0.1, 0.05, 0.3, 0.12, 0.08]}, index=["claim_only", "bloom_qg", "oracle", "qgen", "pursuit_seq_seq"]
+    )
+    tests = pd.DataFrame({"Holm-adjusted p": [0.04, 0.5]}, index=["QGEN", "PURSUIT"])
+    lines = GP.focus_lines(f, ["qgen", "pursuit_seq_seq"], "claim_only", "bm25, global scope", tests, LABEL)
+    assert lines[0] == (
+        "- Setting in focus (bm25, global scope): the best generative planner by NDCG@10 is QGEN (0.120), against "
+        "CLAIM-ONLY 0.100, BLOOM-QG 0.050 and ORACLE-QUERIES 0.300. 1 of 2 generative planners beat CLAIM-ONLY (QGEN)."
+    )
+    assert lines[1] == "- Significance against CLAIM-ONLY (paired bootstrap, Holm): QGEN p = 0.04, PURSUIT p = 0.5."
+    f.loc["qgen", "ndcg@10"] = 0.1  # a tie does not beat the baseline
+    assert GP.focus_lines(f, ["qgen", "pursuit_seq_seq"], "claim_only", "s", tests, LABEL)[0].endswith(
+        "0 of 2 generative planners beat CLAIM-ONLY."
+    )
+
+
+def test_evidence_and_budget_lines():
+    ev = pd.DataFrame(
+        {"Q+A": [0.15, 0.26, 0.49, 0.15, 0.19]}, index=["CLAIM-ONLY", "BLOOM", "ORACLE", "QGEN", "PURSUIT"]
+    )
+    assert GP.evidence_line(ev, ["qgen", "pursuit_seq_seq"], "claim_only", LABEL) == (
+        "- Evidence score: the best generative planner by Q+A is PURSUIT (0.190); CLAIM-ONLY 0.150, BLOOM-QG 0.260, "
+        "ORACLE-QUERIES 0.490 (its gold answers are in the pool: an upper bound)."
+    )
+    lines = GP.budget_lines({"parameters": 42e6, "seconds": 360, "device": "cpu"}, 0.99, 16.2)
+    assert "a 42M-parameter model trained for 6 min on cpu" in lines[0] and "keeps 0.99 of 16.2 candidate" in lines[1]
