@@ -173,6 +173,10 @@ def test_gold_gap_line_on_both_sides():
     )
     t.loc["a", "macro_f1_mean"] = 0.5
     assert VD.gold_gap_line(t).endswith("+0.000 macro-F1: no gap, the retrieved evidence does as well as the gold.")
+    t.loc["a", "macro_f1_mean"] = 0.54  # retrieved evidence ahead of the gold: a negative gap is not "no gap"
+    assert VD.gold_gap_line(t).endswith(
+        "-0.040 macro-F1: the best planner's retrieved evidence scores higher than the gold (point estimates)."
+    )
 
 
 def test_retrieval_and_rescored_lines_name_the_best():
