@@ -88,10 +88,10 @@ bench: setup ## slow: BM25, fusion and AVeriTeC scoring against straightforward 
 	python -m benchmarks.bench_knowledge_store
 
 MUTMUT := mutmut==3.8.1
-mutation: env ## slow: mutation testing of the study's instruments ([tool.mutmut] in pyproject.toml; ~3 min on 2 cores)
+mutation: env nltk data ## slow: mutation testing of the study's instruments ([tool.mutmut] in pyproject.toml; ~25 min on 2 cores)
 	$(UV) -q $(MUTMUT)
 	rm -rf mutants
-	mutmut run --max-children 2
+	python -m tests.mutation run
 	python -m tests.mutation
 
 sweep-verifier: setup ## slow: the verifier's learning-rate and epoch sweep, mixed training evidence, seeds -> sweeps/verifier.json (~1 h; needs `make pipeline`)

@@ -240,3 +240,268 @@ def test_rank_agreement_and_disagreements():
     ev = pd.DataFrame({"run": ["a", "a", "b"], "claim_id": [0, 1, 0], "qa_recall": [0.1, 0.4, 0.5]})
     d = EV.disagreements(meteor, ev, k=2)
     assert d[["run", "claim_id"]].values.tolist() == [["a", 0], ["a", 1]] and d["gap"].round(2).tolist() == [-0.8, 0.1]
+
+
+# ---------------------------------------------------------------- edges the tests above leave open (mutation)
+
+
+def test_parsing_edges_every_count_key_and_the_order_of_objects():
+    # a brace that does not parse before the answer, a later object without the counts, an unrelated key
+    c = EV.parse_counts(
+        "{not json} " + OWN.replace("}", ', "facts": 9, "facts count": 8, "explanation": "x"}') + ' {"note": 1}'
+    )
+    assert (c.predicted_facts, c.reference_facts) == (4, 5)
+    # a key that counts but does not say "facts"
+    assert EV.parse_counts(OWN.replace('"predicted_facts"', '"predicted count"', 1)).predicted_facts == 4
+    # all supported is allowed on both sides: precision and recall 1
+    full = EV.parse_counts(OWN.replace(": 3", ": 4").replace(": 2}", ": 5}"))
+    assert (full.precision, full.recall) == (1.0, 1.0)
+    over = OWN.replace(": 3", ": 5")
+    with pytest.raises(EV.JudgeAnswerError, match="supported_above_facts"):
+        EV.parse_counts(over)
+
+
+def test_unusable_answers_say_what_was_wrong():
+    long = "x" * 100
+    cases = [
+        (None, "no_answer: the judge gave no answer"),
+        (long, f"no_json: no JSON object in {long[:80]!r}"),
+        (OWN.replace(": 3", ": -1"), "bad_count: predicted_facts_supported is -1, expected a count >= 0"),
+        ('{"predicted_facts": 4}', "missing_counts: no JSON object with the four counts " + str(list(EV.COUNTS))),
+    ]
+    for answer, message in cases:
+        with pytest.raises(EV.JudgeAnswerError) as err:
+            EV.parse_counts(answer)
+        assert str(err.value) == message
+    zero = OWN.replace('"reference_facts": 5', '"reference_facts": 0').replace(": 2}", ": 0}")
+    with pytest.raises(EV.JudgeAnswerError, match="reference_facts=0.*: a side without facts"):
+        EV.parse_counts(zero)
+    with pytest.raises(EV.JudgeAnswerError, match="reference_facts_supported=7.*: more supported facts than facts"):
+        EV.parse_counts(OWN.replace(": 2}", ": 7}"))
+
+
+def test_threshold_bounds_are_inclusive():
+    assert judge(threshold=0.0).threshold == 0.0 and judge(threshold=1.0).threshold == 1.0
+    with pytest.raises(ValueError, match="threshold -0.1"):
+        judge(threshold=-0.1)
+
+
+def test_prompt_paths_placeholders_and_conversions(tmp_path, monkeypatch):
+    assert EV.load_prompt("prompts/ev2r.txt") == EV.load_prompt()  # relative to the project root
+    monkeypatch.chdir(tmp_path)  # not to the working directory
+    assert EV.load_prompt("prompts/ev2r.txt") == EV.load_prompt()
+    assert EV.placeholders("{} {} {}") == "positional" and EV.placeholders("{prediction}{claim}{reference}") == "named"
+    with pytest.raises(ValueError, match=r"^placeholders \['claim', 'evidence'\]$"):
+        EV.placeholders("{claim} {evidence}")
+    (tmp_path / "bad.txt").write_text("{claim} {evidence}")
+    with pytest.raises(ValueError, match=r"braces doubled \(ValueError: placeholders \['claim', 'evidence'\]\)"):
+        EV.load_prompt(tmp_path / "bad.txt")
+    (tmp_path / "conv.txt").write_text("{claim!z} {reference} {prediction}")
+    with pytest.raises(ValueError, match=r"conv.txt: .*conversions \['z', None, None\]"):
+        EV.load_prompt(tmp_path / "conv.txt")
+    assert EV.render("{claim!r} {reference!s} {prediction!a}", "c", "r", "é") == "'c' r '\\xe9'"
+
+
+class RecordingLLM:
+    """Answers every prompt of a batch with the same reply and records what it was asked."""
+
+    def __init__(self, reply):
+        self.reply, self.batches = reply, []
+
+    def chat_many(self, batch, desc):
+        self.batches.append((desc, batch))
+        return [self.reply] * len(batch)
+
+
+def test_judge_run_asks_the_judge_once_per_claim_and_mode_and_tabulates_its_answers():
+    claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")[:2]
+    refs = [SC.reference_evidence(c) for c in claims]
+    preds = [SC.Evidence("Supported", ("Q?",), ("Q? a",), True, (), (("Q?", "a"),)), refs[1]]
+    llm = RecordingLLM(OWN)
+    t = EV.judge_run(llm, "{claim}|{reference}|{prediction}", claims, refs, preds, "run-x")
+    assert [d for d, _ in llm.batches] == ["Ev2R run-x q", "Ev2R run-x qa"]
+    q_batch = llm.batches[0][1]
+    assert q_batch[0] == [{"role": "user", "content": f"{claims[0].text}|{EV.evidence_text(refs[0], 'q')}|Q?"}]
+    assert llm.batches[1][1][1][0]["content"] == "|".join(
+        [claims[1].text, EV.evidence_text(refs[1], "qa"), EV.evidence_text(refs[1], "qa")]
+    )
+    assert list(t.columns) == EV.COLUMNS
+    assert t.to_dict("list") == {
+        "run": ["run-x", "run-x"],
+        "kind": ["", ""],
+        "claim_id": [c.claim_id for c in claims],
+        "q_precision": [0.75, 0.75],
+        "q_recall": [0.4, 0.4],
+        "q_error": [None, None],
+        "qa_precision": [0.75, 0.75],
+        "qa_recall": [0.4, 0.4],
+        "qa_error": [None, None],
+        "label": [r.label for r in refs],
+        "pred_label": ["Supported", refs[1].label],
+        "correct": [refs[0].label == "Supported", True],
+    }
+    bad = EV.judge_run(RecordingLLM(None), "{} {} {}", claims, refs, preds, "r", kind="system")
+    assert bad["kind"].tolist() == ["system"] * 2 and bad["qa_error"].tolist() == ["no_answer"] * 2
+
+
+def test_new_score_keeps_the_table_index_and_summarise_counts_claims():
+    t = table([0.9, 0.1], [True, True]).set_axis([7, 3])
+    assert EV.new_score(t, judge()).to_dict() == {7: 1.0, 3: 0.0}
+    assert EV.summarise(t, judge())["claims"] == 2
+
+
+def test_judge_settings_read_every_field():
+    j, template = EV.judge_settings(
+        {
+            "judge": {"model": "m", "temperature": 0.3, "max_tokens": 100},
+            "threshold": 0.4,
+            "comparison": ">=",
+            "prompt_file": None,
+        }  # fmt: skip
+    )
+    assert j == EV.Judge("m", EV.load_prompt()[1], 0.4, ">=", 0.3, 100) and template == EV.load_prompt()[0]
+
+
+def test_runs_to_score_reads_planners_then_the_published_systems(tmp_path):
+    data, averitec_dir = stage_inputs(tmp_path)
+    claims = averitec.load_averitec("dev", data / "averitec" / "dev.json")
+    (data / "averitec" / "systems").mkdir()
+    (data / "averitec" / "systems" / "sys.json").write_text(
+        (averitec_dir / "predictions" / "claim_only.json").read_text()
+    )
+    runs = EV.runs_to_score({"systems": {"published": "sys.json"}}, claims, data, averitec_dir)
+    assert list(runs) == ["claim_only", "gold_copy", "published"]
+    assert [k for k, _ in runs.values()] == ["planner", "planner", "system"]
+    assert runs["published"][1] == runs["claim_only"][1] and len(runs["published"][1]) == len(claims)
+
+
+def test_the_stage_reports_what_it_scored_and_reruns_into_the_same_folder(tmp_path, capsys):
+    import time
+
+    data, averitec_dir = stage_inputs(tmp_path)
+    out = tmp_path / "out"
+    p = params(tmp_path, max_claims=2, cache=str(tmp_path / "a" / "b" / "cache.jsonl"))
+    p["judge"]["model"] = "stub-judgé"
+    (data / "averitec" / "systems").mkdir()
+    (data / "averitec" / "systems" / "sys.json").write_text(
+        (averitec_dir / "predictions" / "gold_copy.json").read_text()
+    )
+    systems = {"systems": {"published": "sys.json"}}
+    with StubLLM(judge_answer) as stub:
+        start = time.perf_counter()
+        report = EV.stage(p, llm_params("live", stub.base_url), systems, data, averitec_dir, out)
+        elapsed = time.perf_counter() - start
+        assert len(stub.requests) == 2 * 2 * 2  # runs x modes x the first two claims (the system repeats gold_copy)
+        again = EV.stage(p, llm_params("live", stub.base_url), systems, data, averitec_dir, out)
+    assert report["claims"] == 2 and report["runs"] == ["claim_only", "gold_copy", "published"]
+    assert report["ev2r"]["published"] == report["ev2r"]["gold_copy"]
+    import csv
+
+    import pyarrow.parquet as pq
+
+    for f, split in (("solution.csv", "gold"), ("submissions/claim_only.csv", "pred")):
+        with open(out / f, encoding="utf-8", newline="") as fh:
+            assert [r[-1] for r in csv.reader(fh)] == ["split", split, split], f
+    assert pq.read_schema(out / "ev2r.parquet").names == EV.COLUMNS
+    assert pq.read_schema(out / "meteor.parquet").names[-2:] == ["run", "kind"]
+    assert (
+        report["judge"]["describe"] == EV.judge_settings(p)[0].describe() and "stub-judgé" in report["judge"]["model"]
+    )
+    assert set(report["meteor_seconds"]) == set(report["runs"])
+    assert all(0 < s < elapsed for s in report["meteor_seconds"].values())
+    assert (report["llm"]["requests"], again["llm"]["requests"], again["llm"]["cache_entries"]) == (8, 0, 8)
+    text = (out / "report.json").read_text(encoding="utf-8")
+    assert text.startswith('{\n  "claims": 2,\n  "runs": [\n') and text.endswith("}\n") and "stub-judgé" in text
+    assert json.loads(text) == again
+    meteor = pd.read_parquet(out / "meteor.parquet")
+    assert meteor["kind"].tolist() == ["planner"] * 4 + ["system"] * 2
+    ev = pd.read_parquet(out / "ev2r.parquet")
+    assert ev["kind"].tolist() == ["planner"] * 4 + ["system"] * 2 and ev["claim_id"].tolist() == [0, 1] * 3
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"2025 METEOR {'claim_only':34s} Q+A ") and lines[0].endswith(" s)")
+    gold = report["ev2r"]["gold_copy"]
+    assert f"Ev2R {'gold_copy':34s} Q+A recall {gold['qa_recall']:.4f}  new {gold['new_averitec']:.4f}" in lines
+    off = EV.stage(p, llm_params("off"), {"systems": {}}, data, averitec_dir, tmp_path / "off")
+    assert capsys.readouterr().out.splitlines()[-1] == f"Ev2R {off['ev2r']}"
+    assert list(pd.read_parquet(tmp_path / "off" / "ev2r.parquet").columns) == EV.COLUMNS
+
+
+def test_main_scores_the_sections_of_the_params_file(tmp_path, monkeypatch):
+    import yaml
+
+    from lib.params import section
+    from lib.paths import PARAMS_FILE
+
+    raw = yaml.safe_load(PARAMS_FILE.read_text())
+    raw["averitec_2025"]["threshold"] = 0.25
+    raw["llm"]["timeout"] = 7
+    raw["averitec"]["jobs"] = 1
+    path = tmp_path / "params.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    seen = []
+    monkeypatch.setattr(EV, "stage", lambda *a: seen.append(a))
+    EV.main(["--params", str(path)])
+    ((p, llm, av, data_dir, averitec_dir),) = seen
+    assert (p["threshold"], llm["timeout"], av["jobs"]) == (0.25, 7, 1)
+    assert (data_dir, averitec_dir) == (EV.DATA_DIR, EV.AVERITEC_DIR)
+    seen.clear()
+    monkeypatch.chdir(tmp_path)  # the default is the project's params.yaml, wherever it runs from
+    EV.main([])
+    assert seen[0][0] == section("averitec_2025", PARAMS_FILE) and seen[0][0]["threshold"] != 0.25
+
+
+def test_rank_agreement_interval_is_the_percentiles_of_the_seeded_resample_with_ties_as_zero():
+    import numpy as np
+    from scipy.stats import kendalltau
+
+    # three runs that differ on claim 0 only: a resample without claim 0 ties every run (tau NaN, counted as 0)
+    old = {"a": [1, 0, 0, 0, 0], "b": [0.5, 0, 0, 0, 0], "c": [0, 0, 0, 0, 0]}
+    new = {"a": [0, 1, 1, 1, 1], "b": [0.5, 1, 1, 1, 1], "c": [1, 1, 1, 1, 1]}
+    rows = [{"run": r, "claim_id": i, "old": old[r][i], "new": new[r][i]} for r in old for i in range(5)]
+    out = EV.rank_agreement(pd.DataFrame(rows))  # the defaults: 1000 resamples, seed 0
+    o, n = pd.DataFrame(old).to_numpy(), pd.DataFrame(new).to_numpy()
+    rng = np.random.default_rng(0)
+    taus = []
+    for _ in range(1000):
+        idx = rng.integers(0, 5, 5)
+        t = kendalltau(o[idx].mean(0), n[idx].mean(0)).statistic
+        taus.append(0.0 if t != t else t)
+    assert 0.0 in taus and -1.0 in taus  # both kinds of resample occur
+    assert out == {"tau": -1.0, "low": float(np.quantile(taus, 0.025)), "high": float(np.quantile(taus, 0.975)),
+                   "runs": 3, "claims": 5}  # fmt: skip
+    # runs whose resampled taus spread: the interval moves with the seed and with the number of resamples
+    g = np.random.default_rng(1)
+    spread = pd.DataFrame(
+        [{"run": r, "claim_id": i, "old": g.random(), "new": g.random()} for r in range(20) for i in range(30)]
+    )
+    base = EV.rank_agreement(spread)
+    wide = {c: spread.pivot(index="claim_id", columns="run", values=c).to_numpy() for c in ("old", "new")}
+    rng, taus = np.random.default_rng(0), []
+    for _ in range(1000):
+        idx = rng.integers(0, 30, 30)
+        taus.append(kendalltau(wide["old"][idx].mean(0), wide["new"][idx].mean(0)).statistic)
+    assert (base["low"], base["high"]) == (float(np.quantile(taus, 0.025)), float(np.quantile(taus, 0.975)))
+    assert base == EV.rank_agreement(spread, n_resamples=1000, seed=0)
+    assert EV.rank_agreement(spread, seed=1) != base and EV.rank_agreement(spread, n_resamples=1001) != base
+
+
+def test_disagreements_default_to_three_and_keep_ties_in_order():
+    import numpy as np
+
+    meteor = pd.DataFrame({"run": ["a"] * 4, "claim_id": [3, 0, 1, 2], "qa": [0.0, 0.5, 0.5, 0.5]})
+    ev = pd.DataFrame({"run": ["a"] * 4, "claim_id": [3, 0, 1, 2], "qa_recall": [0.1, 0.0, 1.0, 0.0]})
+    assert EV.disagreements(meteor, ev)["claim_id"].tolist() == [0, 1, 2]
+    # many ties: the largest gaps in the order of the table (a stable sort), not in a sort's own order
+    gaps = np.random.default_rng(0).integers(0, 3, 200) / 4
+    m = pd.DataFrame({"run": "a", "claim_id": range(200), "qa": 0.0})
+    e = pd.DataFrame({"run": "a", "claim_id": range(200), "qa_recall": gaps})
+    top = EV.disagreements(m, e, k=60)["claim_id"].tolist()
+    assert top == [i for i in range(200) if gaps[i] == 0.5][:60]
+
+
+def test_help_names_the_command_and_keeps_the_formulas_laid_out(capsys):
+    with pytest.raises(SystemExit):
+        EV.main(["--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("usage: python -m lib.averitec.ev2r [-h] [--params PARAMS]")
+    assert "\n    precision = supported predicted facts / predicted facts\n" in out

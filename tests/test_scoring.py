@@ -236,7 +236,36 @@ def test_official_records_with_claim_id_are_aligned_by_id(fixture_claims, tmp_pa
             [{"label": "Refuted", "questions": "Q?"}] * 3,
             r"field 'questions': expected a list \(or no `questions` key\), got 'Q\?'",
         ),
-        ([{"claim_id": True, "label": "Refuted", "questions": []}] * 3, r"field 'claim_id': expected a claim index"),
+        (
+            [{"claim_id": True, "label": "Refuted", "questions": []}] * 3,
+            r"record 0: field 'claim_id': expected a claim index",
+        ),
+        (
+            [{"label": "Refuted", "questions": ["Q?"]}] * 3,
+            r"record 0: field 'questions\[0\]': expected a question object",
+        ),
+        (
+            [{"label": "Refuted", "questions": [{"question": "Q?", "bogus": 1}]}] * 3,
+            r"record 0: field 'questions\[0\].bogus': unknown key in the official format",
+        ),
+        (
+            [{"label": "Refuted", "questions": [{"question": "Q?", "answers": ["a"]}]}] * 3,
+            r"record 0: field 'questions\[0\].answers\[0\]': expected an answer object",
+        ),
+        (
+            [
+                {
+                    "label": "Refuted",
+                    "questions": [{"question": "Q?", "answers": [{"answer": "Yes", "boolean_explanation": 5}]}],
+                }
+            ]
+            * 3,
+            r"record 0: field 'questions\[0\].answers\[0\].boolean_explanation': expected a string, got int",
+        ),
+        (
+            [{"label": "Refuted", "string_evidence": "x"}] * 3,
+            r"record 0: field 'string_evidence': expected a list of strings",
+        ),
         (
             [
                 {"claim_id": 0, "label": "Refuted", "questions": []},
@@ -248,8 +277,10 @@ def test_official_records_with_claim_id_are_aligned_by_id(fixture_claims, tmp_pa
     ],
 )
 def test_bad_official_records_are_named_errors(fixture_claims, tmp_path, records, expected):
-    with pytest.raises(DataError, match=expected):
-        SC.read_predictions(write_json(tmp_path, records), fixture_claims)
+    path = write_json(tmp_path, records)
+    with pytest.raises(DataError, match=expected) as err:
+        SC.read_predictions(path, fixture_claims)
+    assert str(err.value).startswith(f"{path}: record ")  # the file first, then the record
 
 
 def mutate(records, index, **changes):
@@ -279,6 +310,15 @@ DROP = object()
             r"record 1: field 'evidence\[0\].question': expected a string, got int",
         ),
         (lambda r: mutate(r, 1, evidence="Q? A"), r"record 1: field 'evidence': expected a list"),
+        (lambda r: mutate(r, 1, evidence=["Q? A"]), r"record 1: field 'evidence\[0\]': expected an object"),
+        (
+            lambda r: mutate(r, 1, evidence=[{"question": "Q?", "answer": 7, "url": "u"}]),
+            r"record 1: field 'evidence\[0\].answer': expected a string, got int",
+        ),
+        (
+            lambda r: mutate(r, 1, evidence=[{"question": " ", "answer": "a", "url": "u"}]),
+            r"record 1: field 'evidence\[0\].question': empty string",
+        ),
         (
             lambda r: mutate(r, 0, claim="A claim about something else entirely"),
             r"record 0: field 'claim': differs from",
@@ -288,8 +328,10 @@ DROP = object()
     ],
 )
 def test_bad_2024_records_are_named_errors(fixture_claims, tmp_path, change, expected):
-    with pytest.raises(DataError, match=expected):
-        SC.read_predictions(write_json(tmp_path, change(shared(fixture_claims))), fixture_claims)
+    path = write_json(tmp_path, change(shared(fixture_claims)))
+    with pytest.raises(DataError, match=expected) as err:
+        SC.read_predictions(path, fixture_claims)
+    assert str(err.value).startswith(f"{path}: record ")
 
 
 def test_the_2025_csv_is_a_third_format(fixture_claims, tmp_path):
@@ -624,3 +666,241 @@ def test_the_check_figures_sentence_says_reproduced_only_when_all_agree():
         "The scorer does not reproduce the organisers' check figures here: 5 of 6"
     )
     assert check_figures_sentence(0, 0).startswith("The scorer does not reproduce")
+
+
+# ---------------------------------------------------------------- edges the tests above leave open (mutation)
+
+
+def test_sentences_in_full_and_at_their_edges():
+    import pandas as pd
+
+    same = SC.edition_change_sentence(pd.Series([0.0]), pd.Series([0.0]))
+    assert same == (
+        "the two editions agree to 4 decimals for every one of the 1 runs: on these references the 2025 path's "
+        "differences (each distinct gold question once in Q-only, gold questions without answers not scored) "
+        "change nothing; they matter for reference files where they apply."
+    )
+    at_tol = SC.edition_change_sentence(pd.Series([5e-5]), pd.Series([0.0]))  # a change of exactly tol moves
+    assert at_tol.startswith("the format change moves Q-only by at most 0.0001")
+    # a move of exactly 0.005 is not "more than 0.005", on either count; one above it on Q+A is
+    edge = SC.edition_change_sentence(pd.Series([0.005, 0.0, 0.0]), pd.Series([0.0, 0.005, 0.0051]))
+    assert edge.endswith("over the 3 runs; 1 move by more than 0.005.")
+    assert SC.check_figures_sentence(5, 6) == (
+        "The scorer does not reproduce the organisers' check figures here: 5 of 6 agree to 4 decimals (they "
+        "score the whole dev split; a run on fewer claims differs)."
+    )
+
+
+def test_string_evidence_is_compared_as_questions_and_written_with_empty_answers():
+    meteor = SC.Meteor()
+    ref = SC.Evidence("Refuted", ("Did it rain in Paris?",), ("Did it rain in Paris? No",), True, (), ())
+    as_strings = SC.Evidence("Refuted", (), ("Did it rain in Paris?", "Sun."), False)
+    as_questions = SC.Evidence("Refuted", ("Did it rain in Paris?", "Sun."), ("Did it rain in Paris?", "Sun."))
+    q_only, _ = SC.claim_scores(as_strings, ref, meteor)
+    assert q_only > 0.9 and q_only == SC.claim_scores(as_questions, ref, meteor)[0]
+    assert SC.leaderboard_pairs(as_strings) == (("Did it rain in Paris?", ""), ("Sun.", ""))
+
+
+def test_hungarian_of_nothing_is_zero():
+    assert SC.hungarian(np.zeros((0, 3)), 3) == 0.0 and SC.hungarian(np.zeros((2, 0)), 0) == 0.0
+    assert SC.hungarian(np.array([[0.2, 0.9], [0.8, 0.1]]), 2) == pytest.approx(0.85)  # 0.9 + 0.8, not 0.2 + 0.1
+
+
+def test_write_leaderboard_makes_folders_refuses_misaligned_input_and_writes_no_label_as_empty(
+    fixture_claims, tmp_path
+):
+    ev = SC.Evidence(None, ("Q?",), ("Q? a",), True, (), (("Q?", "a"),))
+    path = SC.write_leaderboard(tmp_path / "a" / "b" / "s.csv", fixture_claims[:1], [ev], "pred")
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    c = fixture_claims[0]
+    assert rows[1:] == [[str(c.claim_id), c.text, "Q?\t\t\na\t\t\n\n", "", "pred"]]  # no label: an empty field
+    with pytest.raises(ValueError):
+        SC.write_leaderboard(tmp_path / "x.csv", fixture_claims[:2], [ev], "pred")
+
+
+def test_an_empty_solution_is_named(tmp_path):
+    from lib.data import averitec as AV
+
+    empty = tmp_path / "solution.csv"
+    empty.write_text(",".join([*AV.LEADERBOARD_COLUMNS, "split"]) + "\n", encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        SC.read_solution(empty)
+    assert str(err.value) == f"{empty}: record -: no rows in the solution"
+
+
+def test_load_predictions_passes_lenient_on(fixture_claims, tmp_path):
+    records = [{"claim_id": 0, "label": "Refuted", "evidence": []}, {"claim_id": 0, "label": "Refuted", "evidence": []}]
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(records))
+    with pytest.raises(DataError):
+        SC.load_predictions(path, fixture_claims)
+    assert len(SC.load_predictions(path, fixture_claims, lenient=True)) == len(fixture_claims)
+
+
+def test_each_side_keeps_its_claim_types_pairs_and_question_flag(fixture_claims, tmp_path):
+    c = next(c for c in fixture_claims if c.claim_types and any(q.answers for q in c.questions))
+    ref = SC.reference_evidence(c)
+    assert ref.claim_types == c.claim_types and ref.has_questions is True
+    assert ref.pairs == tuple(
+        (q.text, SC.compared_answer(a.text, a.answer_type, a.boolean_explanation))
+        for q in c.questions
+        for a in q.answers
+    )
+    row = averitec.LeaderboardRow(3, "claim", (("Q1?", "a1"), ("Q1?", "a2")), "Refuted", "pred")
+    assert SC.submission_evidence(row) == SC.Evidence(
+        "Refuted", ("Q1?", "Q1?"), ("Q1? a1", "Q1? a2"), True, (), (("Q1?", "a1"), ("Q1?", "a2"))
+    )
+    ev = SC.read_predictions(write_json(tmp_path, shared(fixture_claims)), fixture_claims).evidence[0]
+    assert (ev.has_questions, ev.claim_types, ev.pairs) == (True, (), (("Q?", "A0"),))
+
+
+def test_records_of_no_format_are_skipped_leniently_or_named(fixture_claims, tmp_path):
+    records = [{"foo": 1}] + shared(fixture_claims)[1:]
+    p = SC.read_predictions(write_json(tmp_path, records), fixture_claims, lenient=True)
+    assert p.format == SC.SHARED_2024 and p.evidence[1].questions == ("Q?",)  # the format of the first usable record
+    path = write_json(tmp_path, [{"foo": 1}, {"bar": 2}], "junk.json")
+    with pytest.raises(DataError) as err:
+        SC.read_predictions(path, fixture_claims, lenient=True)
+    assert str(err.value) == f"{path}: record 0: no record matches a prediction format"
+
+
+def test_csv_predictions_for_another_claim_and_missing_rows(fixture_claims, tmp_path):
+    import csv
+
+    path = tmp_path / "sub.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(averitec.LEADERBOARD_COLUMNS)
+        w.writerow([0, "A claim about something else entirely", "Q?\t\t\na\t\t\n\n", "Refuted"])
+    with pytest.raises(DataError, match=r"record with id 0: field 'claim': differs from reference claim 0"):
+        SC.read_predictions(path, fixture_claims)
+    solution = [
+        averitec.LeaderboardRow(c.claim_id, c.text, (("Q?", "a"),), c.label, "gold") for c in fixture_claims[:2]
+    ]
+    sub = tmp_path / "sub2.csv"
+    with open(sub, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(averitec.LEADERBOARD_COLUMNS)
+        w.writerow([0, fixture_claims[0].text, "Q?\t\t\na\t\t\n\n", "Refuted"])
+    p = SC.read_submission(sub, solution, lenient=True)
+    assert p.describe() == f"{SC.CSV_2025}, 1 records aligned by id" and SC.CSV_2025 == "2025 csv"
+    assert p.evidence[1] == SC.Evidence(None, (), (), True)  # the missing row: no verdict, no evidence
+
+
+def test_a_solution_without_the_gold_split_and_missing_references_are_named(tmp_path):
+    from lib.data import averitec as AV
+
+    path = tmp_path / "solution.csv"
+    path.write_text(",".join([*AV.LEADERBOARD_COLUMNS, "split"]) + '\n0,c,"Q?\t\t\na\t\t\n\n",Refuted,private\n')
+    with pytest.raises(DataError) as err:
+        SC.read_solution(path)
+    assert str(err.value) == f"{path}: record -: field 'split': no row has split 'gold': nothing to score"
+    with pytest.raises(DataError) as err:
+        SC.score_file(tmp_path / "p.json", tmp_path / "nothing.json")
+    assert str(err.value) == f"{tmp_path / 'nothing.json'}: record -: no such file"
+
+
+def test_per_claim_ids_and_a_summary_with_a_missing_verdict_and_an_unused_label():
+    import pandas as pd
+
+    ev = SC.Evidence("Refuted", ("Q?",), ("Q? a",))
+    none = SC.Evidence(None, (), (), True)
+    t = SC.per_claim([ev, none], [ev, ev], claim_ids=[7, 9])
+    assert t["claim_id"].tolist() == [7, 9] and SC.per_claim([ev], [ev])["claim_id"].tolist() == [0]
+    table = pd.DataFrame(
+        {
+            "label": ["Refuted", "Supported"],
+            "pred_label": ["Refuted", None],
+            "q_only": [1.0, 0.0],
+            "qa": [1.0, 0.0],
+            "correct": [True, False],
+            "claim_types": [(), ()],
+        }  # fmt: skip
+    )
+    s = SC.summarise(table)
+    assert s["accuracy"] == 0.5 and s["f1"]["Refuted"] == 1.0 and s["f1"]["Supported"] == 0.0
+    # a verdict neither in the gold labels nor predicted has F1 0, not 1: the macro mean is over four verdicts
+    assert s["f1"]["Not Enough Evidence"] == 0.0 and s["macro_f1"] == 0.25
+
+
+def test_scores_by_claim_type_at_their_thresholds():
+    import pandas as pd
+
+    table = pd.DataFrame(
+        {
+            "label": ["Refuted", "Refuted", "Supported", "Refuted"],
+            "pred_label": ["Refuted", "Supported", None, "Refuted"],
+            "q_only": [0.0] * 4,
+            "qa": [0.25, 0.9, 0.5, 0.35],
+            "correct": [True, False, False, True],
+            "claim_types": [("A",), ("A",), ("A",), ("B",)],
+        }
+    )
+    s = SC.summarise(table)
+    # type A: 0.25 is not above 0.25; 0.9 has the wrong verdict; the claim without a verdict still counts
+    assert s["type_averitec@0.25"] == {"A": 0.0, "B": 1.0}
+    assert s["type_qa@0.2"] == {"A": pytest.approx((0.25 + 0.9 + 0.5) / 3), "B": 0.35}
+    assert s["type_qa@0.3"] == {"A": pytest.approx((0.9 + 0.5) / 3), "B": 0.35}
+
+
+def test_the_2025_log_gets_what_was_skipped_and_a_folder_is_not_a_file(tmp_path):
+    import csv
+    import io
+
+    from lib.data import averitec as AV
+
+    solution = tmp_path / "solution.csv"
+    with open(solution, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow([*AV.LEADERBOARD_COLUMNS, "split"])
+        for i in range(2):
+            w.writerow([i, f"claim {i}", "Q?\t\t\na\t\t\n\n", "Refuted", "gold"])
+    sub = tmp_path / "sub.csv"
+    with open(sub, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(AV.LEADERBOARD_COLUMNS)
+        w.writerow([0, "claim 0", "Q?\t\t\na\t\t\n\n", "Refuted"])
+    log = io.StringIO()
+    SC.score_file_2025(sub, solution, lenient=True, log=log)
+    lines = log.getvalue().splitlines()
+    assert lines[0].endswith("2 solution rows scored, 0 left out (split)") and lines[1].startswith("skipped: ")
+    with pytest.raises(DataError) as err:
+        SC.score_file(tmp_path / "p.json", tmp_path)
+    assert str(err.value) == f"{tmp_path}: record -: not a file"
+
+
+def test_the_command_line_in_process(fixture_claims, tmp_path, capsys):
+    good = write_json(tmp_path, shared(fixture_claims), "good.json")
+    SC.main(["--jobs", "1", "--references", str(FIXTURE_DEV), "--predictions", str(good)])
+    out, err = capsys.readouterr()
+    assert (
+        out.startswith('{\n  "edition": "2024 (AVeriTeC shared task)",\n  "q_only": ')
+        and "good.json: 2024, 3 records aligned by claim_id" in err
+    )
+    with pytest.raises(SystemExit):
+        SC.main(["--jobs", "0", "--predictions", str(good)])
+    assert "error: --jobs must be >= 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        SC.main(["--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert (
+        "worker processes (default 2)" in help_text
+        and "as a 2025 submission CSV; with --split gold, as a solution" in help_text
+    )
+
+
+def test_unreadable_prediction_files_are_named_exactly(fixture_claims, tmp_path):
+    (tmp_path / "empty_list.json").write_text("[]")
+    for target, message in [(tmp_path, "not a file (a directory?): expected a prediction file"),
+                            (tmp_path / "empty_list.json", "no predictions")]:  # fmt: skip
+        with pytest.raises(DataError) as err:
+            SC.read_predictions(target, fixture_claims)
+        assert str(err.value) == f"{target}: record -: {message}"
+
+
+def test_a_boolean_answer_without_explanation_keeps_the_separator():
+    assert SC.compared_answer("Yes", "Boolean") == "Yes. " and SC.compared_answer("Yes", "Extractive") == "Yes"
+    assert SC.qa_string("Q?", "No", "Boolean", "it did not") == "Q? No. it did not"

@@ -124,13 +124,12 @@ class Judge:
 def load_prompt(path: Path | str | None = None) -> tuple[str, str]:
     """(template, sha256) of a prompt file (None: this project's); a template without the three
     placeholders is an error naming the file."""
-    path = Path(path) if path else PROMPT_FILE
-    path = path if path.is_absolute() else ROOT / path
+    path = ROOT / Path(path) if path else PROMPT_FILE  # a relative path is the project root's; an absolute stays
     if not path.is_file():
         raise FileNotFoundError(f"Ev2R prompt_file {path}: no such file")
     text = path.read_text(encoding="utf-8")
     try:
-        render(text, "c", "r", "p")
+        placeholders(text)
     except ValueError as err:
         raise ValueError(
             f"Ev2R prompt_file {path}: expected the placeholders {{claim}}, {{reference}} and {{prediction}} "
@@ -139,16 +138,25 @@ def load_prompt(path: Path | str | None = None) -> tuple[str, str]:
     return text, hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def render(template: str, claim: str, reference: str, prediction: str) -> str:
-    """The prompt for one comparison: named placeholders, or three positional ones (claim, reference,
-    prediction); any other set of placeholders is a ValueError naming them."""
-
-    fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+def placeholders(template: str) -> str:
+    """ "named" ({claim}, {reference}, {prediction}) or "positional" (three {}); any other set of
+    placeholders is a ValueError naming them (a malformed brace one naming the brace)."""
+    parsed = [(f, conv) for _, f, _, conv in string.Formatter().parse(template) if f is not None]
+    fields = [f for f, _ in parsed]
+    if any(conv not in (None, "r", "s", "a") for _, conv in parsed):
+        raise ValueError(f"conversions {[conv for _, conv in parsed]} (expected !r, !s, !a or none)")
     if fields == ["", "", ""]:
-        return template.format(claim, reference, prediction)
+        return "positional"
     if sorted(fields) == ["claim", "prediction", "reference"]:
-        return template.format(claim=claim, reference=reference, prediction=prediction)
+        return "named"
     raise ValueError(f"placeholders {fields}")
+
+
+def render(template: str, claim: str, reference: str, prediction: str) -> str:
+    """The prompt for one comparison, by the template's placeholders (`placeholders`)."""
+    if placeholders(template) == "positional":
+        return template.format(claim, reference, prediction)
+    return template.format(claim=claim, reference=reference, prediction=prediction)
 
 
 def evidence_text(ev: SC.Evidence, mode: str) -> str:
@@ -187,7 +195,7 @@ class Counts:
 def _count_name(key: str) -> str | None:
     """Which of the four counts a key names, in this project's words or the organisers'
     ("facts count predicted evidence", "support reference questions"); None for any other key."""
-    k = re.sub(r"[^a-z]+", " ", key.lower())
+    k = key.lower()
     side = "predicted" if "predict" in k else "reference" if "reference" in k else None
     if side is None:
         return None
@@ -291,7 +299,7 @@ def judge_run(
         cols["label"].append(r.label)
         cols["pred_label"].append(p.label)
         cols["correct"].append(p.label == r.label)
-    return pd.DataFrame(cols, columns=COLUMNS)
+    return pd.DataFrame(cols)  # in the order of COLUMNS
 
 
 def new_score(table: pd.DataFrame, judge: Judge) -> pd.Series:
@@ -367,17 +375,17 @@ def stage(
     data_dir, averitec_dir, out_dir = Path(data_dir), Path(averitec_dir), Path(out_dir)
     judge, template = judge_settings(params)
     claims = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
-    if params.get("max_claims"):
+    runs = runs_to_score(averitec_params, claims, data_dir, averitec_dir)  # all claims: files aligned by position
+    if params["max_claims"]:
         claims = claims[: params["max_claims"]]
+        runs = {run: (kind, preds[: len(claims)]) for run, (kind, preds) in runs.items()}
     refs = [SC.reference_evidence(c) for c in claims]
-    runs = runs_to_score(averitec_params, claims, data_dir, averitec_dir)
-    (out_dir / "submissions").mkdir(parents=True, exist_ok=True)
     solution = SC.write_leaderboard(out_dir / "solution.csv", claims, refs, SC.SOLUTION_SPLIT)
     meteor, seconds = [], {}
     for run, (kind, preds) in runs.items():
         start = time.perf_counter()
         sub = SC.write_leaderboard(out_dir / "submissions" / f"{run}.csv", claims, preds, "pred")
-        _, t = SC.score_file_2025(sub, solution, jobs=params.get("jobs", 2))
+        _, t = SC.score_file_2025(sub, solution, jobs=params["jobs"])
         meteor.append(t.drop(columns="claim_types").assign(run=run, kind=kind))
         seconds[run] = time.perf_counter() - start
         print(f"2025 METEOR {run:34s} Q+A {t['qa'].mean():.4f}  ({seconds[run]:.1f} s)")
