@@ -5,12 +5,13 @@ its reason) and prints one row per module: mutants, killed, equivalent, other su
 killed / (mutants - equivalent). Exits 1 when a survivor is not listed as equivalent, or a listed mutant
 no longer survives (the list is stale), so the list and the tests stay honest together.
 
-`python -m tests.mutation run` runs mutmut on them; `--selection` prints the mutants `make mutation` runs (`selection`): every mutant
-of every module in `[tool.mutmut] only_mutate`, except the AVeriTeC scorer, whose tests score the real dev
-split and take about a minute per surviving mutant: there, every mutant of the functions that compute the
-score (`SCORER_CORE`: the strings compared, METEOR, the Hungarian matching, the score at each threshold,
-the 2025 CSV) and a systematic sample of one in ten of the rest (the readers and the command line).
-Mutants outside the selection are reported as not sampled, never as killed.
+The mutants `make mutation` runs (`selection`; `python -m tests.mutation --selection` prints the patterns,
+`python -m tests.mutation run` runs mutmut on them): every mutant of every module in `[tool.mutmut]
+only_mutate`, except in the AVeriTeC scorer, whose tests score the real dev split and take about a minute per
+surviving mutant. There, every mutant of the functions that compute the score (`SCORER_CORE`: the strings
+compared, METEOR, the Hungarian matching, the score at each threshold, the 2025 CSV) and a systematic sample
+of one in ten of the rest (the readers and the command line). Mutants outside the selection are reported as
+not sampled, never as killed.
 """
 
 from __future__ import annotations
