@@ -92,6 +92,11 @@ class Figure(BaseModel):
         return self
 
     @property
+    def tol(self) -> float:
+        """This figure's tolerance in the study's units (`TOLERANCE` unless it gives its own)."""
+        return self.tolerance if self.tolerance is not None else TOLERANCE
+
+    @property
     def published(self) -> float:
         """The value in the study's units, the corrected reading where the printed one is wrong."""
         value = self.corrected if self.corrected is not None else self.value
@@ -239,7 +244,7 @@ def levels(
     for f in ref.figures:
         if works is not None and f.work not in works:
             continue
-        tol = f.tolerance if f.tolerance is not None else TOLERANCE
+        tol = f.tol
         study, reason = _study_value(f, metrics_dir, strict)
         verdict = level_verdict(f.published, study, tol) if study is not None else NOT_COMPARABLE
         rows.append(
@@ -272,7 +277,7 @@ def contrasts(
         if works is not None and c.work not in works:
             continue
         a, b = by_id[c.a], by_id[c.b]
-        tol = max(x.tolerance if x.tolerance is not None else TOLERANCE for x in (a, b))
+        tol = max(a.tol, b.tol)
         published = a.published - b.published
         (va, ra), (vb, rb) = _study_value(a, metrics_dir, strict), _study_value(b, metrics_dir, strict)
         if va is not None and vb is not None:
@@ -345,8 +350,9 @@ def side_by_side(
     if unknown := sorted(wanted - known):
         raise KeyError(f"no figures of {unknown} in the reference file (tables: {sorted(known)})")
     mine = [f for f in ref.figures if f"{f.work} {f.table}" in wanted]
-    elsewhere = Counter(f.metric[0] for f in mine if f.metric and files is not None and f.metric[0] not in files)
-    figures = [f for f in mine if not (f.metric and files is not None and f.metric[0] not in files)]
+    other_file = {f.id: f.metric[0] for f in mine if f.metric and files is not None and f.metric[0] not in files}
+    elsewhere = Counter(other_file.values())
+    figures = [f for f in mine if f.id not in other_file]
     ids = {f.id for f in figures}
     sub = ref.model_copy(
         update={

@@ -16,6 +16,7 @@ from typing import Any
 from lib.data.averitec import Claim
 from lib.data.labels import AVERITEC_LABELS
 
+PLACES = 4  # rounding of every share and mean
 LABEL_CODES = dict(zip(AVERITEC_LABELS, ("S", "R", "N", "C")))
 TYPE_CODES = {
     "Position Statement": "PS",
@@ -24,7 +25,6 @@ TYPE_CODES = {
     "Quote Verification": "QV",
     "Causal Claim": "CC",
 }
-PLACES = 4
 STRATEGY_CODES = {
     "Written Evidence": "WE",
     "Numerical Comparison": "NCP",
