@@ -250,6 +250,7 @@ def tiny_utility(tiny_study, tiny_nli, tmp_path_factory):
         "planners": ["claim_only"],
         "runs": [str(tiny_study / "runs" / "runs.parquet")],
         "candidates": 3,
+        "candidate_sweep": [2, 3],
         "k": 2,
         "folds": 2,
         "alpha": 1.0,

@@ -1,9 +1,10 @@
-"""The AVeriTeC score by group of claims: a hand-counted table, multi-type claims, the threshold edge."""
+"""Scores by group of claims: hand-counted tables, multi-group claims, the threshold edge, the gold groups."""
 
 import pandas as pd
 import pytest
 
-from lib.averitec.breakdowns import averitec_by
+from lib.averitec.breakdowns import averitec_by, gold_groups, qa_by
+from lib.data import averitec
 
 
 def test_scores_by_type_and_verdict_counted_by_hand():
@@ -22,3 +23,29 @@ def test_scores_by_type_and_verdict_counted_by_hand():
     assert averitec_by(scores, "label", level=0.2)["a"] == {"Refuted": 1.0, "Supported": 0.0}
     with pytest.raises(KeyError, match=r"lack the columns \['medium'\]"):
         averitec_by(scores, "medium")
+
+
+def test_qa_by_averages_the_evidence_score_per_group():
+    scores = pd.DataFrame({"run": ["a", "a", "a"], "qa": [0.5, 0.2, 0.9], "medium": [["Text", "PDF"], ["Text"], []]})
+    assert qa_by(scores, "medium") == {"a": {"PDF": 0.5, "Text": 0.35}}  # the third claim has no medium
+    with pytest.raises(KeyError, match=r"lack the columns \['gold_pairs'\]"):
+        qa_by(scores, "gold_pairs")
+
+
+def test_gold_groups_read_the_media_and_the_number_of_gold_pairs():
+    def claim(cid, media):
+        questions = tuple(
+            averitec.Question(f"Q{i}?", tuple(averitec.Answer("a", "Extractive", "u", m) for m in ms))
+            for i, ms in enumerate(media)
+        )
+        return averitec.Claim(cid, "dev", "c", "Refuted", None, (), (), "", None, None, None, questions)
+
+    claims = [
+        claim(0, [["Web text"], ["Web text", "PDF"]]),  # two pairs; Text once
+        claim(1, [["Audio"], [""], ["Image/graphic"], ["Metadata"]]),  # four pairs -> 3+; the empty medium is no column
+        claim(2, []),
+    ]
+    g = gold_groups(claims)
+    assert g["claim_id"].tolist() == [0, 1, 2]
+    assert g["medium"].tolist() == [["PDF", "Text"], ["Audio", "Image", "Metadata"], []]
+    assert g["gold_pairs"].iloc[:2].tolist() == ["2", "3+"] and pd.isna(g["gold_pairs"].iloc[2])  # no gold pair

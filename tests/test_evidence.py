@@ -63,6 +63,28 @@ def test_pairs_are_capped_and_duplication_is_an_explicit_ablation(claims):
         E.qa_predictions(plan, pd.concat([ANSWERS, ANSWERS]), DOCS, claims, labels)
 
 
+def test_repeated_submits_each_pair_in_a_row_and_keeps_the_verdict():
+    e = SC.Evidence(
+        "Refuted", ("Q1?", "Q2?"), ("Q1? A1.", "Q2? A2."), True, ("Numerical Claim",), (("Q1?", "A1."), ("Q2?", "A2."))
+    )
+    r = E.repeated(e, 3)
+    assert r.questions == ("Q1?",) * 3 + ("Q2?",) * 3 and r.strings == ("Q1? A1.",) * 3 + ("Q2? A2.",) * 3
+    assert r.pairs == (("Q1?", "A1."),) * 3 + (("Q2?", "A2."),) * 3
+    assert (r.label, r.has_questions, r.claim_types) == ("Refuted", True, ("Numerical Claim",))
+    assert E.repeated(e, 1) == e
+    with pytest.raises(ValueError, match="at least 1"):
+        E.repeated(e, 0)
+
+
+def test_repeat_systems_must_be_published_runs():
+    from lib.averitec.section import AveritecSection
+    from lib.params import section
+
+    good = section("averitec")
+    with pytest.raises(ValueError, match=r"repeat_systems names \['nope'\]"):
+        AveritecSection.model_validate({**good, "repeat_systems": ["nope"]})
+
+
 def test_verdict_sources(claims):
     train = averitec.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json")
     assert LB.majority_label(claims) == min(

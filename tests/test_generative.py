@@ -8,6 +8,7 @@ import pytest
 
 from lib import models as MD
 from lib.planning import generative as G
+from lib.planning import pursuit as PU
 from tests.conftest import FIXTURE_DATA, tiny_generative_sections
 from tests.llm_stub import StubLLM
 from tests.test_prompted import stub_answer
@@ -100,12 +101,24 @@ def test_runs_and_scores(tiny_study, tiny_qgen, tmp_path):
     )
     assert set(runs["plan"].unique()) == {"claim_only", "oracle", "qgen", "pursuit_seq_seq", "mmr_pool"}
     assert set(runs["scope"].unique()) == {"claim", "global"}
-    assert set(scores["run"]) == set(runs["plan"].unique()) and len(scores) == 5 * 3
+    ablations = {f"pursuit_seq_seq__{v}" for v in PU.FILL_UPS}
+    assert set(scores["run"]) == set(runs["plan"].unique()) | ablations and len(scores) == (5 + 4) * 3
     assert set(scores.loc[scores.run == "oracle", "kind"]) == {"baseline"}
-    # the pursuit's QA pairs as scored are the ones it found while pursuing
+    assert set(scores.loc[scores.run.isin(ablations), "kind"]) == {"ablation"}
+    # the pursuit's QA pairs as scored are the ones it found while pursuing (fill-up off: the pursued hops)
     preds = json.loads((gen / "predictions" / "pursuit_seq_seq.json").read_text())
     traces = G.load_traces(gen / "traces" / "pursuit_seq_seq.jsonl")
     for p, t in zip(preds, traces):
         assert [(q["question"], q["answers"][0]["answer"]) for q in p["questions"]] == [
-            (h.question, h.answer) for h in t.hops if h.doc_id is not None
+            (h.question, h.answer) for h in t.pursued if h.doc_id is not None
         ]
+    # the fill-up ablations: the paraphrase variant's pairs are all the trace's answered hops; inflated cycles
+    # them up to averitec.max_pairs; repeat cycles the pursued ones up to the pursuit's max_questions
+    read = lambda v: json.loads((gen / "predictions" / f"pursuit_seq_seq__{v}.json").read_text())  # noqa: E731
+    for para, infl, rep, t in zip(read("paraphrase"), read("inflated"), read("repeat"), traces):
+        pairs = [q["question"] for q in para["questions"]]
+        if t.hops and all(h.doc_id is not None for h in t.hops):
+            assert pairs == [h.question for h in t.hops]
+        if pairs:
+            assert [q["question"] for q in infl["questions"]] == (pairs * 10)[:10]
+            assert len(rep["questions"]) == 3 or not any(h.doc_id for h in t.pursued)

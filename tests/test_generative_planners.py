@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from lib.analysis import generative_planners as GP
 from lib.data import averitec
@@ -130,3 +131,35 @@ def test_evidence_and_budget_lines():
     )
     lines = GP.budget_lines({"parameters": 42e6, "seconds": 360, "device": "cpu"}, 0.99, 16.2)
     assert "a 42M-parameter model trained for 6 min on cpu" in lines[0] and "keeps 0.99 of 16.2 candidate" in lines[1]
+
+
+def test_fill_up_table_reads_each_variant_and_names_a_missing_one():
+    rows = []
+    for variant, qa, pairs in [
+        ("no_fill_up", 0.1, 1),
+        ("repeat", 0.2, 3),
+        ("paraphrase", 0.3, 3),
+        ("inflated", 0.4, 6),
+    ]:
+        for cid, correct in [(0, True), (1, False)]:
+            rows.append(
+                {
+                    "run": f"pursuit_seq_seq__{variant}",
+                    "claim_id": cid,
+                    "q_only": 0.5,
+                    "qa": qa,
+                    "correct": correct,
+                    "label": "Refuted",
+                    "pred_label": "Refuted" if correct else "Supported",
+                    "n_pairs": pairs,
+                    "claim_types": [],
+                }
+            )
+    scores = pd.DataFrame(rows)
+    t = GP.fill_up_table(scores, "pursuit_seq_seq", 0.25)
+    assert list(t.index) == ["no_fill_up", "repeat", "paraphrase", "inflated"]
+    assert t["pairs/claim"].tolist() == [1, 3, 3, 6] and t["Q+A"].round(4).tolist() == [0.1, 0.2, 0.3, 0.4]
+    # a claim counts when its verdict is right and Q+A is above 0.25: only claim 0 of the last two variants
+    assert t["AVeriTeC@0.25"].tolist() == [0.0, 0.0, 0.5, 0.5]
+    with pytest.raises(ValueError, match="no scores for pursuit_x__no_fill_up"):
+        GP.fill_up_table(scores, "pursuit_x", 0.25)

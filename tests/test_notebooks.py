@@ -198,8 +198,17 @@ def test_notebook_05_runs_on_fixture_scores(tmp_path):
         "oracle": ("planner", oracle),
         "oracle__duplicated": ("planner", [SC.Evidence(p.label, p.questions, p.strings * 10) for p in oracle]),
         "sys_x": ("system", [SC.Evidence("Supported", ("What?",), ("What? Cheese.",)) for _ in refs]),
+        # right on the first two claims (the third is Not Enough Evidence): an accuracy unlike sys_x's
+        "baseline": (
+            "system",
+            [
+                SC.Evidence(lb, r.questions[:1], r.strings[:1])
+                for lb, r in zip(["Refuted", "Supported", "Refuted"], refs)
+            ],
+        ),
         **{name: ("reference", preds) for name, preds in E.reference_runs(claims).items()},
     }
+    runs["baseline__x3"] = ("ablation", [E.repeated(e, 3) for e in runs["baseline"][1]])  # params averitec.repeats
     table = pd.concat(
         [
             SC.per_claim(p, refs).assign(run=r, kind=k, n_pairs=[len(x.strings[:10]) for x in p])
@@ -216,12 +225,22 @@ def test_notebook_05_runs_on_fixture_scores(tmp_path):
             "scores_path": str(tmp_path / "scores.parquet"),
             "averitec_2025_dir": str(y25),
             "metrics_path": str(metrics_path),
+            "data_dir": str(FIXTURE_DATA),
         },
         tmp_path,
     )
     metrics = json.loads(metrics_path.read_text())
     assert set(metrics["runs"]) == set(runs) and metrics["runs"]["reference_gold"]["accuracy"] == 1.0
-    assert "Best published system at level 0.25: sys_x" in html
+    best = max(["sys_x", "baseline"], key=lambda r: metrics["runs"][r]["averitec@0.25"])  # the first on a tie
+    assert f"Best published system at level 0.25: {best}" in html
+    gain = metrics["runs"]["baseline__x3"]["qa"] - metrics["runs"]["baseline"]["qa"]
+    assert abs(metrics["duplication_exact"]["baseline"]["qa_gain"] - gain) < 2e-4  # each run's Q+A rounded to 4 places
+    assert (
+        f"each pair of baseline submitted 3 times: Q+A {metrics['duplication_exact']['baseline']['qa_gain']:+.3f}"
+        in html
+    )
+    # the overview's Table 4 groups of the fixture's dev claims, for every run
+    assert set(metrics["by_gold_pairs"]["sys_x"]) <= {"1", "2", "3+"} and metrics["by_medium"]["reference_gold"]
     assert set(metrics["fever8_meteor"]) == {"oracle", "sys_x", "reference_gold"}
     gold = metrics["fever8_meteor"]["reference_gold"]  # METEOR of a string with itself is just under 1
     assert gold["averitec"] == 1.0 and 0.99 < gold["q_only"] < 1 and 0.99 < gold["qa"] < 1
@@ -454,6 +473,33 @@ def test_summaries_headline_metrics_and_banner(tmp_path):
         note
     )
     assert banner({"name": "study", "note": None}) is None and banner_html(None) == ""
+
+
+def test_the_store_setting_line_reads_the_metrics_on_each_side(tmp_path):
+    from lib.site.catalogue import store_setting
+
+    assert store_setting(tmp_path) is None  # before the store's notebook ran
+    store = {
+        "settings": {"source": "pooled", "include_gold": True},
+        "claims_with_relevant_share": 0.994,
+        "claims_with_relevant_without_gold_share": 0.364,
+    }
+    (tmp_path / "store.json").write_text(json.dumps(store))
+    assert store_setting(tmp_path) == (
+        "Every headline rests on the pooled store with `store.include_gold: true`: the dev annotators' gold answers "
+        "are documents in it, so 99.4% of dev claims have a relevant document (an estimated 36.4% without them)."
+    )
+    (tmp_path / "without_gold.json").write_text(json.dumps({"store": {"claims_with_relevant": 213, "claims": 500}}))
+    assert store_setting(tmp_path).endswith(
+        "(42.6% in the store rebuilt without them); notebook 10, section 5, sets the main figures beside those of "
+        "that store."
+    )
+    store["settings"]["include_gold"] = False
+    (tmp_path / "store.json").write_text(json.dumps(store))
+    assert store_setting(tmp_path) == (
+        "Every headline rests on the pooled store with `store.include_gold: false`: only retrieved documents are "
+        "in it, and 99.4% of dev claims have a relevant document."
+    )
 
 
 def test_the_banner_names_a_knowledge_store_and_only_then():

@@ -68,6 +68,32 @@ def test_fill_up_uses_other_beam_outputs(claims):
     assert traces[2].stop == "no_question"
 
 
+def test_fill_up_variants_are_papelos_ablations_of_one_pursuit(claims):
+    q = lambda t: ("question", t)  # noqa: E731
+    script = {
+        0: [[q("A?"), q("A2?"), q("A3?")], [("verdict", "Supported"), q("B?")]],
+        1: [[q("C?")], [q("D?")], [q("E?")]],
+        2: [[], []],
+    }
+    src = Scripted(script)
+    traces = PU.pursue(claims, src, src, fake_answer, max_questions=3, fill_up=True, progress=False)
+    assert [len(t.pursued) for t in traces] == [1, 3, 0] and PU.as_plan(traces, fill_up=False)[0] == ["A?"]
+    v = PU.fill_up_variants(traces, max_questions=3, max_pairs=10)
+    assert list(v) == list(PU.FILL_UPS)
+    assert v["no_fill_up"] == ({0: ["A?"], 1: ["C?", "D?", "E?"], 2: []}, 3, False)
+    assert v["repeat"] == (v["no_fill_up"][0], 3, True)
+    assert v["paraphrase"] == ({0: ["A?", "A2?", "A3?"], 1: ["C?", "D?", "E?"], 2: []}, 3, False)
+    assert v["inflated"] == (v["paraphrase"][0], 10, True)
+    answers = PU.hop_answers(traces)
+    assert answers.to_dict("list") == {
+        "claim_id": [0, 0, 0, 1, 1, 1],
+        "query": ["A?", "A2?", "A3?", "C?", "D?", "E?"],
+        "doc_id": ["d0", "d0", "d0", "d1", "d1", "d1"],
+    }
+    unanswered = PU.Trace(5, [PU.Hop("Q?", None, averitec.NO_ANSWER)])
+    assert PU.hop_answers([unanswered]).empty
+
+
 def test_trace_round_trip(claims):
     t = PU.Trace(3, [PU.Hop("Q?", "d1", "A.")], "verdict", "Refuted")
     assert PU.Trace.from_json(t.to_json()) == t

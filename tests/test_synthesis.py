@@ -80,3 +80,42 @@ def test_the_completeness_limit_states_the_share_that_rests_on_gold_answers():
     metrics["store"]["claims_with_relevant_without_gold_share"] = 0.95
     with pytest.raises(ValueError, match="more than with them"):
         SY.limits(metrics)
+
+
+def test_store_table_sets_both_store_settings_side_by_side():
+    m = {
+        "query_planning": {"ndcg@10.bm25/claim.oracle": 0.4, "recall@100.bm25/global.oracle": 0.8},
+        "averitec": {"runs.oracle.qa": 0.5, "runs.oracle.averitec@0.25": 0.54},
+        "without_gold": {
+            "retrieval.bm25/claim.ndcg@10.oracle": 0.2,
+            "retrieval.bm25/global.recall@100.oracle": 0.6,
+            "evidence.oracle.qa": 0.37,
+            "evidence.oracle.averitec@0.25": 0.3,
+        },
+    }
+    t = SY.store_table(m, ["oracle"])
+    assert t.loc["oracle", ("AVeriTeC@0.25", SY.WITH_GOLD)] == 0.54
+    assert t.loc["oracle", ("AVeriTeC@0.25", SY.WITHOUT_GOLD)] == 0.3
+    assert t.loc["oracle", ("NDCG@10 (BM25, claim pool)", SY.WITHOUT_GOLD)] == 0.2
+    with pytest.raises(KeyError, match="has no metric 'ndcg@10.bm25/claim.claim_only'"):
+        SY.store_table(m, ["claim_only"])
+
+
+def test_store_sentence_counts_falls_and_reads_the_lead_on_both_sides():
+    import pandas as pd
+
+    def table(with_, without):
+        cols = pd.MultiIndex.from_tuples([("AVeriTeC@0.25", SY.WITH_GOLD), ("AVeriTeC@0.25", SY.WITHOUT_GOLD)])
+        return pd.DataFrame(list(zip(with_, without)), index=["oracle", "claim_only"], columns=cols)
+
+    s = SY.store_sentence(table([0.54, 0.11], [0.30, 0.10]), 0.994, 0.426, {"oracle": "ORACLE"})
+    assert s == (
+        "With the gold answers in the store 99.4% of dev claims have a relevant document; without them 42.6%. "
+        "Without them, AVeriTeC@0.25 falls for 2 of 2 plans; ORACLE, the best with them (0.540), scores 0.300, "
+        "and its lead over the next plan shrinks (+0.430 to +0.200)."
+    )
+    s = SY.store_sentence(table([0.20, 0.11], [0.30, 0.10]), 0.9, 0.4, {})
+    assert "falls for 1 of 2 plans" in s and "lead over the next plan grows (+0.090 to +0.200)" in s
+    assert "stays (+0.250 to +0.250)" in SY.store_sentence(table([0.5, 0.25], [0.75, 0.5]), 0.9, 0.4, {})
+    # the committed run's case: equal to the printed precision, not beyond it
+    assert "stays (+0.326 to +0.326)" in SY.store_sentence(table([0.54, 0.214], [0.482, 0.156]), 0.9, 0.4, {})

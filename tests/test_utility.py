@@ -116,6 +116,18 @@ def test_stage_on_the_fixture(tiny_utility):
     assert set(sel["selection"]) == set(U.SELECTIONS) and sel.groupby("selection").size().nunique() == 1
     assert sel["doc_ids"].map(len).max() <= 2
     assert json.loads((out / "report.json").read_text())["verifier_calls"] == report["verifier_calls"]
+    # FER's candidate-set size: the sweep's K = `candidates` rows are the main selections; K = 2 ranks fewer
+    sweep = pd.read_parquet(out / "candidate_sweep.parquet")
+    assert sorted(sweep["candidates"].unique()) == [2, 3] and report["candidate_sweep"] == [2, 3]
+    main = sweep[sweep["candidates"] == 3].drop(columns="candidates")
+    pd.testing.assert_frame_equal(
+        main[sel.columns].sort_values(["selection", "claim_id"]).reset_index(drop=True),
+        sel.sort_values(["selection", "claim_id"]).reset_index(drop=True),
+    )
+    small = sweep[sweep["candidates"] == 2]
+    assert small["doc_ids"].map(len).max() <= 2
+    rel = lambda t: t[t["selection"] == "relevance"].set_index("claim_id")["doc_ids"].map(tuple)  # noqa: E731
+    assert rel(small).equals(rel(main))  # the retriever's top k does not depend on K
 
 
 def test_per_claim_relevance_by_judgement_view():

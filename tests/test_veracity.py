@@ -205,6 +205,18 @@ def test_setting_scores_in_reduced_label_sets():
     assert V.read_labels(preds, "averitec4", "averitec2")[1] == ["Supported", "Supported", "Refuted", "Refuted"]
 
 
+def test_nli_verdicts_in_the_trained_or_a_coarser_label_set():
+    rows = [(0, "Supported", [0.4, 0.1, 0.3, 0.2]), (1, "Refuted", [0.1, 0.2, 0.6, 0.1])]
+    preds = _preds(rows).assign(setting="planner:p", k=3, seed=0)
+    assert V.nli_verdicts(preds, "planner:p", 3) == dict(zip(preds["claim_id"], preds["pred"]))
+    # claim 1's best class is NEE (0.6); in two classes Refuted (0.2) beats Supported (0.1)
+    assert V.nli_verdicts(preds, "planner:p", 3, None, "averitec4", "averitec2") == {0: "Supported", 1: "Refuted"}
+    with pytest.raises(ValueError, match="needs the classifier's own"):
+        V.nli_verdicts(preds, "planner:p", 3, target="averitec2")
+    with pytest.raises(ValueError, match="no classifier predictions for planner:q"):
+        V.nli_verdicts(preds, "planner:q", 3)
+
+
 def test_over_seeds_and_against_baseline():
     gold = ["Supported", "Refuted"] * 10
     right = _preds([(i, g, AVERITEC_LABELS.index(g)) for i, g in enumerate(gold)], setting="good")

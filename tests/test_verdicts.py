@@ -193,10 +193,22 @@ def test_retrieval_and_rescored_lines_name_the_best():
     assert "gain, B, gains 100% in retrieval and 10.0% in macro-F1" in line and "indistinguishable from 0" in line
     assert "positive" in VD.retrieval_line(gains, "ndcg@10", (0.5, 0.1, 0.9))
     table = pd.DataFrame(
-        {"AVeriTeC@0.25 (classifier)": [0.2, 0.3], "AVeriTeC@0.25 (majority)": [0.4, 0.1]}, index=["A", "B"]
+        {
+            "AVeriTeC@0.25 (classifier)": [0.2, 0.3],
+            "AVeriTeC@0.25 (majority)": [0.4, 0.1],
+            "AVeriTeC@0.25 (classifier, 2 classes)": [0.25, 0.3],
+        },
+        index=["A", "B"],
     )
     assert VD.rescored_line(table, 0.25) == (
-        "- AVeriTeC@0.25 with the classifier's verdicts: best B 0.300, against 0.400 at best with the majority verdict."
+        "- AVeriTeC@0.25 with the classifier's verdicts: best B 0.300, against 0.400 at best with the majority "
+        "verdict. Read in two classes (Supported or Refuted, as Papelo), the best is B 0.300; the 2-class verdicts "
+        "score higher than the 4-class ones for 1 of 2 planners."
+    )
+    table["AVeriTeC@0.25 (classifier, 2 classes)"] = [0.1, 0.2]
+    assert (
+        "the best is B 0.200; the 2-class verdicts score higher than the 4-class ones for 0 of 2"
+        in VD.rescored_line(table, 0.25)
     )
 
 

@@ -23,7 +23,7 @@ from lib.evaluation import significance as SIG
 from lib.planning import generative as G
 from lib.planning import mmr as MMR
 from lib.planning import planners as P
-from lib.planning.pursuit import Trace
+from lib.planning.pursuit import FILL_UPS, Trace
 from lib.retrieval import runs as RU
 
 LLM_COUNTERS = ("requests", "cache_hits", "answered", "retries", "failures", "parse_failures")
@@ -184,8 +184,25 @@ def evidence_table(
 
 
 def questions_asked(traces: Mapping[str, Sequence[Trace]], label: Mapping[str, str]) -> pd.DataFrame:
-    """One row per (pursuit, claim): how many questions the pursuit asked."""
-    return pd.DataFrame([{"pursuit": label[p], "questions": len(t.hops)} for p, ts in traces.items() for t in ts])
+    """One row per (pursuit, claim): how many questions the pursuit asked (the fill-up paraphrases not counted)."""
+    return pd.DataFrame([{"pursuit": label[p], "questions": len(t.pursued)} for p, ts in traces.items() for t in ts])
+
+
+def fill_up_table(scores: pd.DataFrame, pursuit: str, level: float) -> pd.DataFrame:
+    """Papelo's fill-up ablations of one pursuit (runs `<pursuit>__<variant>`, `lib.planning.pursuit.FILL_UPS`):
+    pairs per claim, Q+A and the AVeriTeC score at `level` of each variant, in that order."""
+    rows = {}
+    for variant in FILL_UPS:
+        g = scores[scores["run"] == f"{pursuit}__{variant}"]
+        if g.empty:
+            raise ValueError(f"no scores for {pursuit}__{variant}: rerun the stage generative_runs")
+        sm = SC.summarise(g, [level])
+        rows[variant] = {
+            "pairs/claim": g["n_pairs"].mean(),
+            "Q+A": sm["qa"],
+            f"AVeriTeC@{level:g}": sm["averitec"][f"{level:g}"],
+        }
+    return pd.DataFrame(rows).T
 
 
 def stop_verdicts(
@@ -271,7 +288,7 @@ def example(
     ]
     if pursuit:
         name, trace = pursuit
-        hops = " · ".join(f"{h.question} → _{h.answer[:90]}_" for h in trace.hops)
+        hops = " · ".join(f"{h.question} → _{h.answer[:90]}_" for h in trace.pursued)
         lines.append(f"- {label[name]}: {hops} [stop: {trace.stop}]")
     return "\n".join(lines)
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from lib.paths import METRICS_DIR
 from lib.site.catalogue import flatten
 from lib.site.display import setting as setting_name
@@ -29,6 +31,7 @@ NOTEBOOK = {  # metrics file -> the notebook that writes it (the link of each fi
     "nli": "07_nli_veracity",
     "errors": "08_error_analysis",
     "utility": "09_relevance_vs_utility",
+    "without_gold": "10_synthesis",  # stage without_gold; shown in notebook 10, section 5
 }
 FILES = tuple(NOTEBOOK)  # the metrics files the synthesis reads
 
@@ -275,3 +278,55 @@ def limits(m: Mapping[str, Mapping[str, Any]]) -> list[Finding]:
             (f"{s}.gold.macro_f1", f"{s}.naive.macro_f1"),
         ),
     ]
+
+
+# --- 5. the store the headlines rest on ------------------------------------------------------------------
+
+STORE_FIGURES = (  # (column, key with the gold answers in the store, key without them); {p}: the plan
+    (
+        "NDCG@10 (BM25, claim pool)",
+        "query_planning.json:ndcg@10.bm25/claim.{p}",
+        "without_gold.json:retrieval.bm25/claim.ndcg@10.{p}",
+    ),
+    (
+        "Recall@100 (BM25, whole collection)",
+        "query_planning.json:recall@100.bm25/global.{p}",
+        "without_gold.json:retrieval.bm25/global.recall@100.{p}",
+    ),
+    ("Q+A", "averitec.json:runs.{p}.qa", "without_gold.json:evidence.{p}.qa"),
+    ("AVeriTeC@0.25", "averitec.json:runs.{p}.averitec@0.25", "without_gold.json:evidence.{p}.averitec@0.25"),
+)
+WITH_GOLD, WITHOUT_GOLD = "with the gold answers", "without them"
+
+
+def store_table(m: Mapping[str, Mapping[str, Any]], plans: Sequence[str]) -> pd.DataFrame:
+    """Per plan, the main retrieval and evidence figures of the store with the dev gold answers as documents
+    (the main run) and of the store without them (stage `without_gold`): columns (figure, setting)."""
+    rows = {
+        p: {
+            (col, setting): value(m, ref.format(p=p))
+            for col, with_ref, without_ref in STORE_FIGURES
+            for setting, ref in ((WITH_GOLD, with_ref), (WITHOUT_GOLD, without_ref))
+        }
+        for p in plans
+    }
+    return pd.DataFrame(rows).T
+
+
+def store_sentence(table: pd.DataFrame, share_with: float, share_without: float, names: Mapping[str, str]) -> str:
+    """What removing the gold answers from the store does to the AVeriTeC score of each plan of `table`
+    (`store_table`), and to the gap between the best plan and the others, checked rather than assumed."""
+    col = "AVeriTeC@0.25"
+    before, after = table[(col, WITH_GOLD)].astype(float), table[(col, WITHOUT_GOLD)].astype(float)
+    fell = int((after < before).sum())
+    best = before.idxmax()
+    # compared as printed (3 decimals): a difference below the printed precision is no change
+    gap_before = round(before[best] - before.drop(best).max(), 3) if len(before) > 1 else 0.0
+    gap_after = round(after[best] - after.drop(best).max(), 3) if len(after) > 1 else 0.0
+    verb = "shrinks" if gap_after < gap_before else "grows" if gap_after > gap_before else "stays"
+    return (
+        f"With the gold answers in the store {share_with:.1%} of dev claims have a relevant document; without "
+        f"them {share_without:.1%}. Without them, {col} falls for {fell} of {len(before)} plans; "
+        f"{names.get(best, best)}, the best with them ({before[best]:.3f}), scores {after[best]:.3f}, and its lead "
+        f"over the next plan {verb} ({gap_before:+.3f} to {gap_after:+.3f})."
+    )

@@ -54,6 +54,7 @@ class UtilitySection(Section):
     planners: Annotated[list[Text], Field(min_length=1)]
     runs: Annotated[list[Text], Field(min_length=1)]
     candidates: PosInt
+    candidate_sweep: list[PosInt]
     k: PosInt
     folds: Annotated[int, Field(ge=2)]
     alpha: PosFloat
@@ -326,6 +327,34 @@ def selection_scores(
     return pd.DataFrame(rows)
 
 
+SELECTION_COLUMNS = ["planner", "selection", "claim_id", "label", "pred", "doc_ids"]
+
+
+def _verified(
+    model,
+    tok,
+    s: N.NLISettings,
+    claims: Sequence[averitec.Claim],
+    chosen: Mapping[int, Sequence[str]],
+    texts: Mapping[str, str],
+    labels: Sequence[str],
+    label_set: str,
+) -> pd.DataFrame:
+    """The verifier on one selection: per claim its gold label, prediction, the selected documents and the
+    class probabilities."""
+    exs = V.examples(claims, {c: [texts[d] for d in ids] for c, ids in chosen.items()}, label_set)
+    probs = N.predict_proba(model, tok, exs, s.max_length, s.eval_batch_size, s.max_claim_share)
+    rows = pd.DataFrame(
+        {
+            "claim_id": [int(e.uid) for e in exs],
+            "label": [e.label for e in exs],
+            "pred": [labels[i] for i in probs.argmax(1)],
+            "doc_ids": [list(chosen[int(e.uid)]) for e in exs],
+        }
+    )
+    return _probs_frame(rows, probs, labels)
+
+
 def stage(
     params: Mapping[str, Any],
     data_dir: Path | str = DATA_DIR,
@@ -348,53 +377,56 @@ def stage(
     qrels = qrels_dict(store.qrels)
     texts = dict(zip(store.docs["doc_id"], store.docs["text"]))
     k, n_cand = int(p["k"]), int(p["candidates"])
-    frames, sel_rows = [], []
+    sizes = sorted({n_cand, *p.get("candidate_sweep", [])})  # FER's candidate-set size K (its Figure 2)
+    frames, sel_rows, sweep_rows, feedback_calls = [], [], [], 0
     for planner, run in V.planner_runs(p["runs"], p["planners"], report_07["retrieval"]).items():
         t0 = time.perf_counter()
         run = run[run["claim_id"].isin([c.claim_id for c in dev])]
-        cands = V.top_k_docs(run, n_cand)
+        cands = V.top_k_docs(run, sizes[-1])  # feedback once for the largest K: a candidate's row does not depend on K
         scores = {(int(c), str(d)): float(v) for c, d, v in zip(run["claim_id"], run["doc_id"], run["score"])}
-        frame = candidate_feedback(model, tok, dev, cands, scores, texts, labels, s, label_set, int(report_07["k"]))
-        frame["predicted"] = cross_fitted(
-            feature_matrix(frame, labels),
-            frame["utility"].to_numpy(),
-            frame["claim_id"].to_numpy(),
-            int(p["folds"]),
-            int(p["seed"]),
-            float(p["alpha"]),
-        )
-        frame.insert(0, "planner", planner)
-        frames.append(frame)
-        fed = set(frame["claim_id"])
-        claims = [c for c in dev if c.claim_id in fed]
-        for name, chosen in selections(frame, qrels, k).items():
-            exs = V.examples(claims, {c: [texts[d] for d in ids] for c, ids in chosen.items()}, label_set)
-            probs = N.predict_proba(model, tok, exs, s.max_length, s.eval_batch_size, s.max_claim_share)
-            rows = pd.DataFrame(
-                {
-                    "planner": planner,
-                    "selection": name,
-                    "claim_id": [int(e.uid) for e in exs],
-                    "label": [e.label for e in exs],
-                    "pred": [labels[i] for i in probs.argmax(1)],
-                    "doc_ids": [list(chosen[int(e.uid)]) for e in exs],
-                }
+        fed_all = candidate_feedback(model, tok, dev, cands, scores, texts, labels, s, label_set, int(report_07["k"]))
+        feedback_calls += len(fed_all) + 2 * fed_all["claim_id"].nunique()  # each candidate, no evidence, gold
+        for size in sizes:
+            frame = fed_all[fed_all["rank"] <= size].reset_index(drop=True)
+            frame["predicted"] = cross_fitted(
+                feature_matrix(frame, labels),
+                frame["utility"].to_numpy(),
+                frame["claim_id"].to_numpy(),
+                int(p["folds"]),
+                int(p["seed"]),
+                float(p["alpha"]),
             )
-            sel_rows.append(_probs_frame(rows, probs, labels))
+            frame.insert(0, "planner", planner)
+            fed = set(frame["claim_id"])
+            claims = [c for c in dev if c.claim_id in fed]
+            rows = [
+                _verified(model, tok, s, claims, chosen, texts, labels, label_set).assign(
+                    planner=planner, selection=name, candidates=size
+                )
+                for name, chosen in selections(frame, qrels, min(k, size)).items()
+            ]
+            sweep_rows.extend(rows)
+            if size == n_cand:
+                frames.append(frame)
+                sel_rows.extend(r.drop(columns="candidates") for r in rows)
         print(
-            f"{planner}: {len(frame)} candidates for {frame['claim_id'].nunique()} claims "
+            f"{planner}: {len(fed_all)} candidates (K up to {sizes[-1]}) for {fed_all['claim_id'].nunique()} claims "
             f"({time.perf_counter() - t0:.1f} s)"
         )
     out_dir.mkdir(parents=True, exist_ok=True)
     candidates = pd.concat(frames, ignore_index=True)
     candidates.to_parquet(out_dir / "candidates.parquet", index=False)
-    pd.concat(sel_rows, ignore_index=True).to_parquet(out_dir / "selections.parquet", index=False)
+    pd.concat(sel_rows, ignore_index=True)[SELECTION_COLUMNS + probability_columns(labels)].to_parquet(
+        out_dir / "selections.parquet", index=False
+    )
+    pd.concat(sweep_rows, ignore_index=True).to_parquet(out_dir / "candidate_sweep.parquet", index=False)
     report = {
         "verifier": report_07["verifier"],
         "label_set": label_set,
         "labels": list(labels),
         "k": k,
         "candidates": n_cand,
+        "candidate_sweep": sizes,
         "planners": list(p["planners"]),
         "retrieval": report_07["retrieval"],
         "features": [*FEATURES, *probability_columns(labels)],
@@ -402,11 +434,7 @@ def stage(
         "alpha": float(p["alpha"]),
         "seed": int(p["seed"]),
         "device": str(model.device),
-        "verifier_calls": int(
-            len(candidates)
-            + 2 * candidates.groupby("planner")["claim_id"].nunique().sum()
-            + sum(len(f) for f in sel_rows)
-        ),
+        "verifier_calls": int(feedback_calls + sum(len(f) for f in sweep_rows)),
         "seconds": round(time.perf_counter() - start, 1),
     }
     (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")

@@ -348,9 +348,12 @@ def rescored(
     k: int,
     level: float,
     name: Namer = str,
+    label_set: str = "averitec4",
 ) -> pd.DataFrame:
     """Per planner with scored evidence: Q+A, accuracy and the AVeriTeC score at `level` with the majority
-    verdict (notebook 05) and with the classifier's verdict from the planner's own evidence (k pieces)."""
+    verdict (notebook 05), with the classifier's verdict from the planner's own evidence (k pieces), and with
+    that verdict reduced to two classes (Supported or Refuted, Papelo's choice; the `label_set` classifier's
+    probabilities read in `averitec2`)."""
     at_k = av["setting"][av["k"] == k].unique()
     planners = [s[len(V.PLANNER) :] for s in at_k if s.startswith(V.PLANNER)]
     dev = [c for c in dev if c.claim_id in set(av["claim_id"])]
@@ -361,13 +364,17 @@ def rescored(
         if t.empty:
             continue
         verdicts = E.verdicts("nli", dev, train, V.nli_verdicts(av, V.PLANNER + p, k))
+        two = E.verdicts("nli", dev, train, V.nli_verdicts(av, V.PLANNER + p, k, None, label_set, "averitec2"))
         maj, cls = SC.summarise(t, [level]), SC.summarise(E.with_verdicts(t, verdicts), [level])
+        cls2 = SC.summarise(E.with_verdicts(t, two), [level])
         rows[name(V.PLANNER + p)] = {
             "Q+A": maj["qa"],
             "accuracy (majority)": maj["accuracy"],
             "accuracy (classifier)": cls["accuracy"],
+            "accuracy (classifier, 2 classes)": cls2["accuracy"],
             f"AVeriTeC@{col} (majority)": maj["averitec"][col],
             f"AVeriTeC@{col} (classifier)": cls["averitec"][col],
+            f"AVeriTeC@{col} (classifier, 2 classes)": cls2["averitec"][col],
         }
     return pd.DataFrame(rows).T
 
@@ -514,9 +521,13 @@ def retrieval_line(gains: pd.DataFrame, measure: str, rho: tuple[float, float, f
 def rescored_line(table: pd.DataFrame, level: float) -> str:
     """The best AVeriTeC score with the classifier's verdicts against the best with the majority verdict."""
     cls, maj = table[f"AVeriTeC@{level:g} (classifier)"], table[f"AVeriTeC@{level:g} (majority)"]
+    two = table[f"AVeriTeC@{level:g} (classifier, 2 classes)"]
+    higher = int((two > cls).sum())
     return (
         f"- AVeriTeC@{level:g} with the classifier's verdicts: best {cls.idxmax()} {cls.max():.3f}, against "
-        f"{maj.max():.3f} at best with the majority verdict."
+        f"{maj.max():.3f} at best with the majority verdict. Read in two classes (Supported or Refuted, as "
+        f"Papelo), the best is {two.idxmax()} {two.max():.3f}; the 2-class verdicts score higher than the 4-class "
+        f"ones for {higher} of {len(two)} planners."
     )
 
 
@@ -587,6 +598,13 @@ def averitec_metrics(
         "sweep_pick": {key: chosen[key] for key in ("learning_rate", "epochs")} | {"in_use": bool(in_use)},
         f"averitec@{level:g}_classifier": {
             p: float(v) for p, v in rescored_table[f"AVeriTeC@{level:g} (classifier)"].items()
+        },
+        # the classifier's verdicts read in two classes (Papelo's 2-class verdicts against its 4-class ablation)
+        f"averitec@{level:g}_classifier_2class": {
+            p: float(v) for p, v in rescored_table[f"AVeriTeC@{level:g} (classifier, 2 classes)"].items()
+        },
+        "accuracy_classifier_2class": {
+            p: float(v) for p, v in rescored_table["accuracy (classifier, 2 classes)"].items()
         },
     }
 

@@ -10,7 +10,10 @@ per-claim evidence scores with the classifier's verdicts (`with_verdicts`).
 
 Duplication ablation: the shared-task paper observed that repeating QA pairs inflates the score (the
 Hungarian assignment can match each copy to another gold pair). `duplicate=True` cycles a claim's pairs
-up to `max_pairs`. It is off by default and only runs for the plans named in `averitec.duplicate_for`.
+up to `max_pairs`. It is off by default and only runs for the plans named in `averitec.duplicate_for`. The
+overview's own experiment is also run exactly: the published runs named in `averitec.repeat_systems` with each
+QA pair submitted `averitec.repeats` times in a row (3: two extra copies), as run `<name>__x<repeats>` (kind
+`ablation`).
 
 `python -m lib.averitec.evidence` writes `outputs/averitec/predictions/*.json` and scores them, the published
 systems' runs and two references (gold against itself; "always Refuted, the claim as question and
@@ -116,6 +119,25 @@ def qa_predictions(
     return out
 
 
+def repeated(evidence: SC.Evidence, times: int) -> SC.Evidence:
+    """A run's evidence for one claim with each QA pair `times` times in a row (the verdict unchanged): the
+    overview's duplication experiment. The scorer still reads at most 10 pairs."""
+    if times < 1:
+        raise ValueError(f"repeats must be at least 1 (got {times})")
+
+    def each(items: Sequence[Any]) -> tuple[Any, ...]:
+        return tuple(x for x in items for _ in range(times))
+
+    return SC.Evidence(
+        evidence.label,
+        each(evidence.questions),
+        each(evidence.strings),
+        evidence.has_questions,
+        evidence.claim_types,
+        each(evidence.pairs),
+    )
+
+
 def save_predictions(
     preds: list[dict[str, Any]], path: Path | str, claims: Sequence[averitec.Claim]
 ) -> list[SC.Evidence]:
@@ -185,6 +207,9 @@ def score_all(
             runs[run] = ("planner", save_predictions(preds, out_dir / "predictions" / f"{run}.json", claims))
     for name, file in settings["systems"].items():
         runs[name] = ("system", SC.load_predictions(data_dir / "averitec" / "systems" / file, claims))
+    times = int(settings.get("repeats", 3))
+    for name in settings.get("repeat_systems", []):
+        runs[f"{name}__x{times}"] = ("ablation", [repeated(e, times) for e in runs[name][1]])
     for name, preds in reference_runs(claims).items():
         runs[name] = ("reference", preds)
     tables = []

@@ -24,11 +24,14 @@ class AveritecSection(Section):
     max_pairs: PosInt
     duplicate_for: list[Text]
     systems: dict[str, Text]
+    repeat_systems: list[Text]
+    repeats: PosInt
     jobs: PosInt
 
     @model_validator(mode="after")
     def _ablation_plans_are_scored(self) -> AveritecSection:
         subset(self.duplicate_for, self.plans, "duplicate_for", "averitec.plans")
+        subset(self.repeat_systems, list(self.systems), "repeat_systems", "averitec.systems")
         return self
 
 

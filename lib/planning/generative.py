@@ -256,11 +256,11 @@ def build(
             sources[nxt],
             answerer,
             g["pursuit"].get("max_questions", 5),
-            g["pursuit"].get("fill_up", False),
+            True,  # the traces keep the paraphrase fill-up for the ablations; the plan takes it when `fill_up`
             progress,
         )
         traces[f"pursuit_{variant}"] = t
-        plans[f"pursuit_{variant}"] = PU.as_plan(t)
+        plans[f"pursuit_{variant}"] = PU.as_plan(t, g["pursuit"].get("fill_up", False))
         report.setdefault("pursuit_stops", {})[f"pursuit_{variant}"] = PU.stop_counts(t)
         timed(f"pursuit_{variant}", start, generator_device)
 
@@ -353,6 +353,22 @@ def runs_and_scores(
         tables.append(t)
         if progress:
             print(f"scored {name:24s} Q+A {t['qa'].mean():.4f}")
+    # Papelo's fill-up ablations of each pursuit, from its traces (its own answers; kind `ablation`)
+    max_questions = params["generative"]["pursuit"]["max_questions"]
+    for path in sorted((gen_dir / "traces").glob("*.jsonl")):
+        traces = [t for t in load_traces(path) if t.claim_id in ids]
+        hop_sel = PU.hop_answers(traces)
+        # a claim the pursuit asked nothing falls back to its text, answered as in the runs
+        asked = set(zip(hop_sel["claim_id"], hop_sel["query"]))
+        rest = sel[[k not in asked for k in zip(sel["claim_id"], sel["query"])]]
+        hop_sel = pd.concat([hop_sel, rest[["claim_id", "query", "doc_id"]]], ignore_index=True)
+        for variant, (plan, pairs, cycled) in PU.fill_up_variants(traces, max_questions, av["max_pairs"]).items():
+            name = f"{path.stem}__{variant}"
+            preds = E.qa_predictions(P.resolve(plan, claims)[0], hop_sel, docs, claims, labels, pairs, cycled)
+            evid = E.save_predictions(preds, gen_dir / "predictions" / f"{name}.json", claims)
+            tables.append(E.score_run(evid, refs, claims, av.get("jobs", 2), run=name, kind="ablation"))
+            if progress:
+                print(f"scored {name:24s} Q+A {tables[-1]['qa'].mean():.4f}")
     scores = pd.concat(tables, ignore_index=True)
     runs.to_parquet(gen_dir / "runs.parquet", index=False)
     answers.to_parquet(gen_dir / "answers.parquet", index=False)
@@ -363,7 +379,10 @@ def runs_and_scores(
 
 
 # The params sections each command reads (its stage in dvc.yaml declares them).
-READS = {"plans": ("generative", "retrieval", "llm"), "runs": ("generative_runs", "retrieval", "averitec")}
+READS = {
+    "plans": ("generative", "retrieval", "llm"),
+    "runs": ("generative_runs", "retrieval", "averitec", "generative"),  # generative: the pursuit's max_questions
+}
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -3,7 +3,7 @@
     q1 = first(claim)
     for i in 1..n:  a_i = answer(q_i) from the store;  next = next(claim, (q1, a1) ... (q_i, a_i))
                     stop when `next` is a verdict (or repeats an asked question, or i = n)
-    optional fill-up to n pairs with paraphrases of the asked questions
+    fill-up to n pairs with paraphrases of the asked questions (kept in the trace, flagged `fill_up`)
 
 Question generators (`QuestionSource`):
 - `seq`: the QGEN model's `next:` task (`lib.planning.qgen`): the first question from the claim alone, the next from
@@ -12,6 +12,10 @@ Question generators (`QuestionSource`):
 - `llm`: Papelo's prompts (`lib.planning.prompted.first_messages`, `next_messages`) through `lib.planning.llm`.
 Variants: Seq+Seq (both `seq`), Seq+LLM, LLM+LLM. ALL-AT-ONCE is the ablation (QGEN's `plan:` task, or
 the prompted ALL-AT-ONCE planner).
+
+Fill-up (Papelo Tables 2 and 3): the trace keeps the pursued hops and, flagged `fill_up`, the paraphrase hops
+that fill it up to n; `fill_up_variants` turns one pursuit into Papelo's ablations without asking again: no
+fill-up, repeating the pursued pairs, the paraphrase fill-up (Papelo's Algorithm 1) and that inflated to 10 pairs.
 
 Answers: the best document of the question in the claim's pool (BM25 in the claim scope by default), the
 same rule as `lib.averitec.evidence` uses for the static plans, so a pursuit's questions scored as a plan give the
@@ -50,6 +54,11 @@ class Trace:
     hops: list[Hop] = field(default_factory=list)
     stop: str = "max_questions"  # verdict | max_questions | repeat | no_question
     stop_verdict: str | None = None  # the generator's own verdict, when it stopped with one
+
+    @property
+    def pursued(self) -> list[Hop]:
+        """The hops the pursuit asked (without the fill-up paraphrases)."""
+        return [h for h in self.hops if not h.fill_up]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -203,9 +212,37 @@ def pursue(
     return [traces[c.claim_id] for c in claims]
 
 
-def as_plan(traces: Sequence[Trace]) -> dict[int, list[str]]:
-    """The questions a pursuit asked, as a plan (for the retrieval metrics)."""
-    return {t.claim_id: [h.question for h in t.hops] for t in traces}
+def as_plan(traces: Sequence[Trace], fill_up: bool = True) -> dict[int, list[str]]:
+    """The questions of a pursuit as a plan (for the retrieval metrics): with the fill-up paraphrases or only
+    the pursued ones."""
+    return {t.claim_id: [h.question for h in (t.hops if fill_up else t.pursued)] for t in traces}
+
+
+def hop_answers(traces: Sequence[Trace]) -> pd.DataFrame:
+    """The pursuit's own answers (columns claim_id, query, doc_id), one per answered hop, in the form
+    `lib.averitec.evidence.qa_predictions` reads."""
+    rows = [(t.claim_id, h.question, h.doc_id) for t in traces for h in t.hops if h.doc_id is not None]
+    return pd.DataFrame(rows, columns=["claim_id", "query", "doc_id"])
+
+
+FILL_UPS: tuple[str, ...] = ("no_fill_up", "repeat", "paraphrase", "inflated")
+
+
+def fill_up_variants(
+    traces: Sequence[Trace], max_questions: int, max_pairs: int = 10
+) -> dict[str, tuple[dict[int, list[str]], int, bool]]:
+    """Papelo's fill-up ablations of one pursuit, as {variant: (plan, pairs, cycle)} for
+    `lib.averitec.evidence.qa_predictions` (at most `pairs` pairs; `cycle`: repeat them up to that many):
+    `no_fill_up` the pursued pairs only; `repeat` those repeated up to `max_questions`; `paraphrase` the pursued
+    pairs, then paraphrase hops up to `max_questions` (Papelo's Algorithm 1); `inflated` those repeated up to
+    `max_pairs` (Papelo Table 3: 5 pairs submitted as 10)."""
+    pursued, full = as_plan(traces, fill_up=False), as_plan(traces, fill_up=True)
+    return {
+        "no_fill_up": (pursued, max_questions, False),
+        "repeat": (pursued, max_questions, True),
+        "paraphrase": (full, max_questions, False),
+        "inflated": ({c: qs[:max_questions] for c, qs in full.items()}, max_pairs, True),
+    }
 
 
 def stop_counts(traces: Sequence[Trace]) -> dict[str, int]:

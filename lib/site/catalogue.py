@@ -46,6 +46,34 @@ def headlines(spec: Mapping[str, str], metrics_dir: Path | str = METRICS_DIR) ->
     return out
 
 
+def store_setting(metrics_dir: Path | str = METRICS_DIR) -> str | None:
+    """The store every headline rests on, as one sentence from `store.json` (None before the store's notebook
+    ran): its source, whether the dev gold answers are documents in it, and the share of dev claims with a
+    relevant document with and without them (measured by the stage `without_gold` when it ran, else
+    `store.json`'s estimate)."""
+    path, rebuilt = Path(metrics_dir) / "store.json", Path(metrics_dir) / "without_gold.json"
+    if not path.exists():
+        return None
+    store = json.loads(path.read_text())
+    s, share = store["settings"], store["claims_with_relevant_share"]
+    head = (
+        f"Every headline rests on the {s['source']} store with `store.include_gold: {str(s['include_gold']).lower()}`: "
+    )
+    if not s["include_gold"]:
+        return head + f"only retrieved documents are in it, and {share:.1%} of dev claims have a relevant document."
+    if rebuilt.exists():
+        r = json.loads(rebuilt.read_text())["store"]
+        without = f"{r['claims_with_relevant'] / r['claims']:.1%} in the store rebuilt without them"
+        more = "; notebook 10, section 5, sets the main figures beside those of that store."
+    else:
+        without = f"an estimated {store['claims_with_relevant_without_gold_share']:.1%} without them"
+        more = "."
+    return (
+        head + f"the dev annotators' gold answers are documents in it, so {share:.1%} of dev claims have a relevant "
+        f"document ({without}){more}"
+    )
+
+
 def format_value(value: Any) -> str:
     """A headline number as the pages and `make all` show it: floats to three decimals."""
     return f"{value:.3f}" if isinstance(value, float) else str(value)

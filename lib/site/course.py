@@ -40,7 +40,7 @@ from lib.cli import NamedError, run_main
 from lib.params import Section, Text, read_yaml
 from lib.paths import METRICS_DIR, NOTEBOOKS_DIR, REPORTS_DIR, ROOT
 from lib.site.banner import banner_html, inline_markdown
-from lib.site.catalogue import format_value, headlines, numbered, summary
+from lib.site.catalogue import format_value, headlines, numbered, store_setting, summary
 
 # --------------------------------------------------------------------------- params
 
@@ -356,7 +356,7 @@ def write_site(
         }
     terms = sorted((d for i in info.values() for d in i["terms"]), key=lambda d: d.term.lower())
     pages = {
-        "index.html": _front_page(course, names, info, terms, banner),
+        "index.html": _front_page(course, names, info, terms, banner, store_setting(metrics_dir)),
         "course.html": _course_page(course, names, info, banner),
         "glossary.html": _glossary_page(terms, info, banner),
     }
@@ -375,7 +375,7 @@ def _map(names: Sequence[str], info: Mapping[str, Any]) -> str:
     return f'<div class="map">{steps}</div>'
 
 
-def _front_page(course: Course, names, info, terms, banner) -> str:
+def _front_page(course: Course, names, info, terms, banner, store: str | None = None) -> str:
     cards = []
     for n in names:
         i = info[n]
@@ -397,7 +397,7 @@ def _front_page(course: Course, names, info, terms, banner) -> str:
         f"""<h1>{escape(course.title)}</h1>
 <p>{inline_markdown(course.audience)} The notebooks were executed by the DVC pipeline (<code>dvc repro</code>) with the
 parameters in <code>params.yaml</code>; the numbers below are read from <code>outputs/metrics/*.json</code> when this
-page is built.</p>
+page is built.</p>{f"<p>{inline_markdown(store)}</p>" if store else ""}
 <h2>Course map</h2>{_map(names, info)}
 <p>Each notebook opens with its question and ends with a computed conclusion, a "Try it" cell and exercises with
 checks. The <a href="course.html">course page</a> gives objectives, prerequisites and a 90-minute lab plan for each.</p>

@@ -23,7 +23,7 @@ from lib.cli import run_main
 from lib.params import section
 from lib.paths import METRICS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
 from lib.site.banner import params_banner
-from lib.site.catalogue import flatten, headline_lines
+from lib.site.catalogue import flatten, headline_lines, store_setting
 from lib.site.course import strip_solutions, write_site
 from lib.site.figures import ALT
 
@@ -93,6 +93,9 @@ def main(argv: list[str] | None = None) -> None:
         note = params_banner(args.params)
         if note:
             print(re.sub(r"\*\*(.+?)\*\*", r"\1", note))
+        store = store_setting()
+        if store:
+            print(store.replace("`", ""))
         for line in headline_lines(section("report", args.params)["headlines"]):
             print(line)
         print("All metrics: python -m lib.site.render metrics; reports: reports/index.html")

@@ -321,13 +321,26 @@ def power_sentence(deltas: Mapping[str, float], mde: Mapping[str, float], baseli
     )
 
 
-def nli_verdicts(preds: pd.DataFrame, setting: str, k: int, seed: int | None = None) -> dict[int, str]:
-    """{claim_id: predicted label} of one setting (the first seed unless given): the `nli` verdict source."""
+def nli_verdicts(
+    preds: pd.DataFrame,
+    setting: str,
+    k: int,
+    seed: int | None = None,
+    source: str | None = None,
+    target: str | None = None,
+) -> dict[int, str]:
+    """{claim_id: predicted label} of one setting (the first seed unless given): the `nli` verdict source.
+    With `target`, the `source`-set classifier's probabilities are read in that coarser set (`read_labels`):
+    `averitec2` keeps the better of Supported and Refuted, as Papelo's 2-class verdicts."""
     seed = preds["seed"].min() if seed is None else seed
     sel = preds[(preds["setting"] == setting) & (preds["k"] == k) & (preds["seed"] == seed)]
     if sel.empty:
         raise ValueError(f"no classifier predictions for {setting} (k={k}, seed {seed})")
-    return dict(zip(sel["claim_id"].astype(int), sel["pred"]))
+    if target is None:
+        return dict(zip(sel["claim_id"].astype(int), sel["pred"]))
+    if source is None:
+        raise ValueError("reading the verdicts in another label set needs the classifier's own (source)")
+    return dict(zip(sel["claim_id"].astype(int), read_labels(sel, source, target)[1]))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -13,6 +13,7 @@ class AveritecScoreSection(Section):
     scores_path: Text
     averitec_2025_dir: Text  # stage averitec_2025: the 2025 METEOR path and Ev2R
     metrics_path: Text
+    data_dir: Text  # the dev claims' gold evidence: the groups of the overview's Table 4
     levels: Annotated[list[Level], Field(min_length=1)]
     main_level: Level
 

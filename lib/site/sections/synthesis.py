@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, Field
 
 from lib.params import Section, Text
 from lib.retrieval.vocabulary import RETRIEVERS
-from lib.store.scopes import SCOPES
+from lib.store.scopes import SCOPES, Scope
 
 
 def _focus(value: str) -> str:
@@ -19,6 +19,14 @@ def _focus(value: str) -> str:
     return value
 
 
+class WithoutGold(Section):
+    """`synthesis.without_gold`: what the stage `without_gold` reruns on the store without the gold answers."""
+
+    plans: Annotated[list[Text], Field(min_length=1)]
+    scopes: Annotated[list[Scope], Field(min_length=1)]
+
+
 class SynthesisSection(Section):
     metrics_dir: Text
     focus: Annotated[str, AfterValidator(_focus)]  # the setting whose findings lead, e.g. bm25/claim
+    without_gold: WithoutGold

@@ -1,0 +1,39 @@
+"""lib.analysis.without_gold: the store rebuilt without the gold answers, on the fixtures, end to end."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from lib import models as MD
+from lib.analysis import without_gold as WG
+from lib.store.build import build_store
+from tests.conftest import FIXTURE_DATA, fixture_settings
+
+
+def test_the_store_without_gold_answers_is_rebuilt_run_and_scored(tiny_study, tmp_path):
+    params = {
+        "synthesis": {"without_gold": {"plans": ["claim_only", "oracle"], "scopes": ["claim", "global"]}},
+        "store": fixture_settings().model_dump(),
+        "compute": {"backend": "local", "workers": 1},
+        "retrieval": {"model": MD.BUNDLED_MINILM, "bm25": {}, "workers": 1, "depth": 10},
+        "averitec": {"scope": "claim", "max_pairs": 10, "jobs": 1},
+    }
+    metrics = WG.run(params, FIXTURE_DATA, tiny_study / "plans", tmp_path / "out", tmp_path / "m.json", progress=False)
+    assert json.loads((tmp_path / "m.json").read_text()) == metrics
+    without = build_store(fixture_settings(include_gold=False), FIXTURE_DATA)
+    assert metrics["store"]["include_gold"] is False and metrics["store"]["documents"] == len(without.docs)
+    assert not without.docs["origin"].astype(str).str.contains("^gold$").any()
+    relevant = without.qrels.loc[without.qrels["grade"] > 0, "qid"].nunique()
+    assert metrics["store"]["claims_with_relevant"] == relevant and metrics["store"]["claims"] == 3
+    assert set(metrics["retrieval"]) == {"bm25/claim", "bm25/global"}
+    assert set(metrics["retrieval"]["bm25/claim"]["ndcg@10"]) == {"claim_only", "oracle"}
+    scores = pd.read_parquet(tmp_path / "out" / "scores.parquet")
+    assert set(scores["run"]) == {"claim_only", "oracle"} and len(scores) == 2 * 3
+    for plan in ("claim_only", "oracle"):
+        t = scores[scores["run"] == plan]
+        assert metrics["evidence"][plan]["qa"] == round(t["qa"].mean(), 4)
+        preds = json.loads((tmp_path / "out" / "predictions" / f"{plan}.json").read_text())
+        answers = {a["answer"] for p in preds for q in p["questions"] for a in q["answers"]}
+        assert answers <= set(without.docs["text"])  # every answer is a document of the rebuilt store
