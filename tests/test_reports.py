@@ -1,6 +1,9 @@
 """Clean-output rules of executed notebooks: each rule found, and clean output passes."""
 
+import json
+
 import nbformat
+import numpy as np
 import pytest
 
 from lib.site import reports as RP
@@ -123,3 +126,15 @@ def test_setup_in_a_kernel_flags_an_unreadable_figure_and_silences_model_loading
     assert alts == ["Figure: Figure 1. Good.", "Figure: Figure 2. Crowded."]
     html = render_html(out, tmp_path / "reports").read_text()
     assert 'alt="Figure: Figure 1. Good."' in html and "No description has been provided" not in html
+
+
+def test_write_metrics_writes_whole_files_and_shows_nothing(tmp_path):
+    path = tmp_path / "m" / "x.json"
+    assert RP.write_metrics({"a": {"b": 1}}, path) is None  # a notebook cell ending with it shows no output
+    assert path.read_text() == '{\n  "a": {\n    "b": 1\n  }\n}\n'
+    with pytest.raises(TypeError):
+        RP.write_metrics({"a": object()}, path)
+    assert json.loads(path.read_text()) == {"a": {"b": 1}}  # the previous file, whole
+    assert [p.name for p in path.parent.iterdir()] == ["x.json"]  # no temporary file left
+    RP.write_metrics({"v": np.float32(0.5)}, path, default=float)
+    assert json.loads(path.read_text()) == {"v": 0.5}

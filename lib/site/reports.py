@@ -8,7 +8,8 @@ figure that `lib.site.figures` finds unreadable (its `Figure check:` lines), and
 alternative text (`lib.site.figures.describe`, in the output's metadata).
 
 `setup()` is every notebook's first call: the common look (seaborn theme, three decimals in tables),
-library noise off, and the figure check on.
+library noise off, and the figure check on. `write_metrics()` writes a notebook's metrics file: whole or
+not at all, and with no output of its own under the cell.
 
 `python -m lib.site.reports outputs/notebooks/*.ipynb` lists every finding (notebook, cell, rule, excerpt) and
 exits 1 when there is one; the test suite runs it on the notebooks of the fixture run.
@@ -17,6 +18,8 @@ exits 1 when there is one; the test suite runs it on the notebooks of the fixtur
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import re
 import warnings
 from collections.abc import Iterable, Iterator
@@ -47,6 +50,16 @@ PATTERNS = {
     "raw_float": re.compile(r"(?<![\w.])-?\d+\.\d{7,}(?:e[-+]?\d+)?(?![\w.])"),
 }
 RULES = ("stderr", *PATTERNS, "figure_check", "figure_without_alt")
+
+
+def write_metrics(metrics: dict, path: Path | str, **dumps: object) -> None:
+    """Write a notebook's metrics as indented JSON, through a temporary file renamed into place (a killed
+    kernel leaves the previous file, never half of one). Returns nothing, so the cell shows nothing."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(metrics, indent=2, **dumps) + "\n")
+    os.replace(tmp, path)
 
 
 def shown_path(path: Path | str) -> str:
