@@ -106,16 +106,18 @@ def test_store_sentence_counts_falls_and_reads_the_lead_on_both_sides():
 
     def table(with_, without):
         cols = pd.MultiIndex.from_tuples([("AVeriTeC@0.25", SY.WITH_GOLD), ("AVeriTeC@0.25", SY.WITHOUT_GOLD)])
-        return pd.DataFrame(list(zip(with_, without)), index=["oracle", "claim_only"], columns=cols)
+        return pd.DataFrame(
+            list(zip(with_, without)), index=["ORACLE", "CLAIM-ONLY"], columns=cols
+        )  # display names, as notebook 10
 
-    s = SY.store_sentence(table([0.54, 0.11], [0.30, 0.10]), 0.994, 0.426, {"oracle": "ORACLE"})
+    s = SY.store_sentence(table([0.54, 0.11], [0.30, 0.10]), 0.994, 0.426)
     assert s == (
         "With the gold answers in the store 99.4% of dev claims have a relevant document; without them 42.6%. "
         "Without them, AVeriTeC@0.25 falls for 2 of 2 plans; ORACLE, the best with them (0.540), scores 0.300, "
         "and its lead over the next plan shrinks (+0.430 to +0.200)."
     )
-    s = SY.store_sentence(table([0.20, 0.11], [0.30, 0.10]), 0.9, 0.4, {})
+    s = SY.store_sentence(table([0.20, 0.11], [0.30, 0.10]), 0.9, 0.4)
     assert "falls for 1 of 2 plans" in s and "lead over the next plan grows (+0.090 to +0.200)" in s
-    assert "stays (+0.250 to +0.250)" in SY.store_sentence(table([0.5, 0.25], [0.75, 0.5]), 0.9, 0.4, {})
+    assert "stays (+0.250 to +0.250)" in SY.store_sentence(table([0.5, 0.25], [0.75, 0.5]), 0.9, 0.4)
     # the committed run's case: equal to the printed precision, not beyond it
-    assert "stays (+0.326 to +0.326)" in SY.store_sentence(table([0.54, 0.214], [0.482, 0.156]), 0.9, 0.4, {})
+    assert "stays (+0.326 to +0.326)" in SY.store_sentence(table([0.54, 0.214], [0.482, 0.156]), 0.9, 0.4)

@@ -313,7 +313,7 @@ def store_table(m: Mapping[str, Mapping[str, Any]], plans: Sequence[str]) -> pd.
     return pd.DataFrame(rows).T
 
 
-def store_sentence(table: pd.DataFrame, share_with: float, share_without: float, names: Mapping[str, str]) -> str:
+def store_sentence(table: pd.DataFrame, share_with: float, share_without: float) -> str:
     """What removing the gold answers from the store does to the AVeriTeC score of each plan of `table`
     (`store_table`), and to the gap between the best plan and the others, checked rather than assumed."""
     col = "AVeriTeC@0.25"
@@ -327,6 +327,6 @@ def store_sentence(table: pd.DataFrame, share_with: float, share_without: float,
     return (
         f"With the gold answers in the store {share_with:.1%} of dev claims have a relevant document; without "
         f"them {share_without:.1%}. Without them, {col} falls for {fell} of {len(before)} plans; "
-        f"{names.get(best, best)}, the best with them ({before[best]:.3f}), scores {after[best]:.3f}, and its lead "
+        f"{best}, the best with them ({before[best]:.3f}), scores {after[best]:.3f}, and its lead "
         f"over the next plan {verb} ({gap_before:+.3f} to {gap_after:+.3f})."
     )

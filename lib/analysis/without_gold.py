@@ -95,7 +95,6 @@ def run(
         evidence[name] = {"qa": round(sm["qa"], 4), "averitec@0.25": round(sm["averitec"]["0.25"], 4)}
         if progress:
             print(f"without gold: scored {name:24s} Q+A {sm['qa']:.4f}")
-    out_dir.mkdir(parents=True, exist_ok=True)
     pd.concat(tables, ignore_index=True).to_parquet(out_dir / "scores.parquet", index=False)
     metrics = {
         "store": {
