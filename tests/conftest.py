@@ -122,7 +122,7 @@ def tiny_qgen(tmp_path_factory):
     from lib.planning import qgen_training as QT
 
     out = tmp_path_factory.mktemp("qgen")
-    s = qgen_settings(batch_size=8, max_source_tokens=48, max_target_tokens=24)
+    s = qgen_settings(batch_size=8, max_source_tokens=48, max_target_tokens=24, epochs=1)
     report = QT.train(s, averitec.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json"), out, progress=False)
     return out, report
 
@@ -150,9 +150,12 @@ def tiny_generative_sections(baselines: list[str]) -> dict:
             "pursuit": {
                 "variants": ["seq_seq", "seq_llm", "llm_llm"],
                 "max_questions": 3,
+                "fill_up": "none",
                 "alternatives": 2,
                 "retriever": "bm25",
                 "scope": "claim",
+                "query": "claim_and_question",
+                "window": 1,
             },
         },
         "generative_runs": {
@@ -233,6 +236,7 @@ def tiny_nli(tiny_study, tiny_bert, tmp_path_factory):
         "planners": ["claim_only", "oracle"],
         "runs": [str(tiny_study / "runs" / "runs.parquet")],
         "retrieval": {"retriever": "bm25", "scope": "claim", "temporal": False, "fusion": "combmax_norm"},
+        "scope_variants": ["global", "claim"],  # the main scope itself is not read twice
     }
     NAV.averitec_stage(params, root / "data", root / "averitec")
     V.planners_stage(params, root / "data", tiny_study / "store", root / "averitec", root / "planners")

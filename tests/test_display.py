@@ -7,6 +7,7 @@ import pytest
 from lib.planning import planners as P
 from lib.site import display as DS
 from lib.verifier import stages as NT
+from lib.verifier import veracity as V
 
 
 def test_planner_names():
@@ -16,8 +17,9 @@ def test_planner_names():
 
 def test_setting_names_follow_the_verifier_settings():
     assert DS.POST_HOC == P.POST_HOC_PREFIX and DS.PLANNER_SETTING == NT.PLANNER
-    assert set(DS.SETTING_NAMES) == {NT.NAIVE, NT.CLAIM_ONLY, NT.GOLD, NT.SNIPPETS}
+    assert set(DS.SETTING_NAMES) == {NT.NAIVE, NT.CLAIM_ONLY, NT.GOLD, V.JUSTIFICATION, NT.SNIPPETS}
     assert DS.setting("planner:oracle") == "ORACLE-QUERIES" and DS.setting("gold") == "GOLD evidence"
+    assert DS.SCOPE_MARK == V.SCOPE_MARK and DS.setting("planner:oracle@claim") == "ORACLE-QUERIES (claim scope)"
     assert DS.fusion("combmax_norm") == "COMBMAX-NORM"
 
 

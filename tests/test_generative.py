@@ -112,6 +112,8 @@ def test_runs_and_scores(tiny_study, tiny_qgen, tmp_path):
         assert [(q["question"], q["answers"][0]["answer"]) for q in p["questions"]] == [
             (h.question, h.answer) for h in t.pursued if h.doc_id is not None
         ]
+    # the main run is the variant its fill_up setting names ("none" in the fixture params)
+    assert preds == json.loads((gen / "predictions" / "pursuit_seq_seq__no_fill_up.json").read_text())
     # the fill-up ablations: the paraphrase variant's pairs are all the trace's answered hops; inflated cycles
     # them up to averitec.max_pairs; repeat cycles the pursued ones up to the pursuit's max_questions
     read = lambda v: json.loads((gen / "predictions" / f"pursuit_seq_seq__{v}.json").read_text())  # noqa: E731

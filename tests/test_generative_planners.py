@@ -90,10 +90,66 @@ def test_pursuit_line_on_both_one_and_neither_count():
     )
 
 
-def test_qgen_questions_sentence_on_an_empty_and_a_collapsed_model():
-    assert GP.qgen_questions_sentence({0: [], 1: []}).startswith("QGEN wrote no question at all")
-    text = GP.qgen_questions_sentence({0: ["What is X?", "when?"], 1: ["what is x?", "what is x?"]})
-    assert text.startswith('QGEN\'s most frequent question is "what is x?" (75% of its queries)')
+def dev_claims():
+    return averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+
+
+def test_question_quality_counts_empty_generic_and_copied_questions():
+    claims = dev_claims()  # 0: the moon ... NASA; 1: Country X growth; 2: a hoax site, vaccines
+    plans = {
+        "claim_only": {c.claim_id: [c.text] for c in claims},
+        "qgen": {0: ["What is the date?", "Which NASA moon?"], 1: ["what is the date?"], 2: []},
+    }
+    q = GP.question_quality(plans, claims, ["claim_only", "qgen"], LABEL)
+    assert q.loc["CLAIM-ONLY", "copy rate"] == 1.0 and q.loc["CLAIM-ONLY", "empty plans"] == 0.0
+    row = q.loc["QGEN"]
+    assert row["empty plans"] == pytest.approx(1 / 3) and row["questions per claim"] == 1.0
+    assert (row["most common question"], row["claims asking it"]) == ("what is the date?", pytest.approx(2 / 3))
+    # content words: "date" (in no claim), "nasa" (in claim 0): copy rates 0, 1 and 0 over three questions
+    assert row["copy rate"] == pytest.approx(1 / 3)
+
+
+def test_generic_share_sentence_on_both_sides_of_the_threshold():
+    q = pd.DataFrame(
+        {"questions per claim": [1.0, 0.0], "most common question": ["when?", ""], "claims asking it": [0.2, 0.0]},
+        index=["QGEN", "EMPTY"],
+    )
+    assert GP.generic_share_sentence(q, "QGEN").startswith("QGEN has collapsed onto a generic question")
+    assert GP.generic_share_sentence(q, "QGEN", threshold=0.21).startswith("No single question dominates")
+    assert GP.generic_share_sentence(q, "EMPTY") == "EMPTY wrote no question at all: every plan is empty."
+
+
+def test_repeat_stop_sentence_on_both_sides_of_half():
+    assert GP.repeat_stop_sentence({"repeat": 5, "verdict": 3, "max_questions": 2}, "P", 4) == (
+        "P: 5 of 10 pursuits (50%) stopped on a repeated question, at least half: at those steps all 4 candidate "
+        "questions the generator offered (its beam outputs) had been asked already, so the pursuit could not go on."
+    )
+    assert GP.repeat_stop_sentence({"repeat": 4, "verdict": 3, "max_questions": 3}, "P", 4).endswith(
+        "(40%) stopped on a repeated question, fewer than half; 3 stopped on the generator's verdict."
+    )
+    assert GP.repeat_stop_sentence({}, "P", 4) == "P pursued no claim."
+
+
+def test_plan_examples_put_the_annotators_questions_beside_the_plan():
+    claims = dev_claims()
+    t = GP.plan_examples({"qgen": {0: ["Who?", "When?"]}}, claims, "qgen", 2, LABEL)
+    assert list(t.index) == [0, 1] and t.loc[0, "QGEN"] == "Who? When?" and t.loc[1, "QGEN"] == "(empty plan)"
+    assert t.loc[0, "annotators' questions"] == "What is the moon made of? Did NASA say it?"
+
+
+def test_planner_minus_baseline_and_the_target_sentence():
+    idx = pd.MultiIndex.from_tuples(
+        [(p, r, "global") for p in ("qgen", "claim_only") for r in ("bm25", "dense")],
+        names=["plan", "retriever", "scope"],
+    )
+    table = pd.DataFrame({"ndcg@10": [0.30, 0.10, 0.25, 0.20], "recall@100": [0.5, 0.4, 0.5, 0.6]}, index=idx)
+    diff = GP.planner_minus_baseline(table, "qgen", "claim_only", ["ndcg@10", "recall@100"], LABEL)
+    assert diff.loc[("bm25", "global"), ("ndcg@10", "difference")] == pytest.approx(0.05)
+    assert diff.loc[("dense", "global"), ("recall@100", "difference")] == pytest.approx(-0.2)
+    assert GP.target_sentence(table, "qgen", "claim_only", "bm25", "global", LABEL) == (
+        "QGEN reaches CLAIM-ONLY's NDCG@10 with bm25 in the global scope (0.300 against 0.250)."
+    )
+    assert GP.target_sentence(table, "qgen", "claim_only", "dense", "global", LABEL).startswith("QGEN stays below")
 
 
 def test_claim_scope_line_tells_another_or_the_same_story():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -89,6 +90,7 @@ def test_fill_up_variants_are_papelos_ablations_of_one_pursuit(claims):
         "claim_id": [0, 0, 0, 1, 1, 1],
         "query": ["A?", "A2?", "A3?", "C?", "D?", "E?"],
         "doc_id": ["d0", "d0", "d0", "d1", "d1", "d1"],
+        "answer": ["answer to A?", "answer to A2?", "answer to A3?", "answer to C?", "answer to D?", "answer to E?"],
     }
     unanswered = PU.Trace(5, [PU.Hop("Q?", None, averitec.NO_ANSWER)])
     assert PU.hop_answers([unanswered]).empty
@@ -102,7 +104,7 @@ def test_trace_round_trip(claims):
 def test_answers_are_the_runs_best_documents(tiny_store, tiny_study):
     docs = tiny_store.docs
     retriever = R.Retriever("bm25", "claim", BM.BM25.from_texts(docs["text"]), None, claim_pools(docs))
-    answer = PU.Answerer(retriever, docs)
+    answer = PU.Answerer(retriever, docs, query="question")
     answers = pd.read_parquet(tiny_study / "runs" / "answers.parquet")
     sel = answers[(answers.retriever == "bm25") & (answers.scope == "claim") & (~answers.temporal)]
     assert len(sel) > 3
@@ -110,6 +112,52 @@ def test_answers_are_the_runs_best_documents(tiny_store, tiny_study):
     for cid, query, doc_id in zip(sel["claim_id"], sel["query"], sel["doc_id"]):
         assert answer(int(cid), query) == (doc_id, text[doc_id])
     assert answer(99, "anything") == (None, averitec.NO_ANSWER)  # a claim without a pool
+
+
+def window_store():
+    docs = pd.DataFrame(
+        {
+            "doc_id": ["a", "b", "c", "d", "e"],
+            "text": [
+                "Ohio cut income tax by two percent in 2019.",
+                "The governor signed the income tax bill in March.",
+                "Tax revenue in Texas rose.",
+                "Critics said the tax cut favoured the rich.",
+                "A recipe for soup.",
+            ],
+            "norm_url": ["news.com/ohio", "news.com/ohio", "other.com/texas", "news.com/ohio", ""],
+        }
+    )
+    pools = {0: np.arange(5)}
+    return R.Retriever("bm25", "claim", BM.BM25.from_texts(docs["text"]), None, pools), docs
+
+
+def test_answer_searches_with_the_claim_and_reads_a_window_of_the_page():
+    retriever, docs = window_store()
+    claims = {0: "Ohio cut income tax"}
+    alone = PU.Answerer(retriever, docs, claims, query="question")
+    both = PU.Answerer(retriever, docs, claims, query="claim_and_question", window=1)
+    assert both.search_text(0, "By how much?") == "Ohio cut income tax By how much?"
+    assert alone.search_text(0, "By how much?") == "By how much?"
+    assert alone(0, "Who signed the bill?") == ("b", docs["text"][1])  # the question alone finds the signing
+    doc_id, text = both(0, "By how much?")  # the question alone matches nothing; the claim finds the cut
+    assert doc_id == "a"
+    # the best passage, then the page's next best one (window 1: the critics share "tax cut" with the claim);
+    # the page's third passage and the other pages are left out
+    assert text == f"{docs['text'][0]} {docs['text'][3]}"
+    wide = PU.Answerer(retriever, docs, claims, window=5)
+    assert wide(0, "By how much?")[1].split(". ")[0] == docs["text"][0].rstrip(".")
+    assert len(wide(0, "By how much?")[1].split(". ")) == 3  # three passages of news.com/ohio, none of another page
+
+
+def test_answer_settings_are_checked():
+    retriever, docs = window_store()
+    with pytest.raises(ValueError, match="query 'claim'"):
+        PU.Answerer(retriever, docs, {0: "x"}, query="claim")
+    with pytest.raises(ValueError, match="needs the claims"):
+        PU.Answerer(retriever, docs)
+    with pytest.raises(ValueError, match=">= 0"):
+        PU.Answerer(retriever, docs, {0: "x"}, window=-1)
 
 
 class FakeGenerator:

@@ -51,7 +51,11 @@ def test_settings_reject_unknown_keys():
 
 def test_tiny_model_trains_saves_loads_and_generates(tiny_qgen):
     model_dir, report = tiny_qgen
-    assert report["examples"] == 6 and report["steps"] == 1 and report["loss_curve"][0]["loss"] > 0
+    # one of the two fixture train claims is held out: its examples give the validation loss
+    assert (report["fit_claims"], report["validation_claims"]) == (1, 1)
+    assert report["examples"] + report["validation_examples"] == 6 and report["steps"] == 1
+    assert report["loss_curve"][0]["loss"] > 0 and report["validation_curve"][0]["val_loss"] > 0
+    assert report["best"] == {"val_loss": report["validation_curve"][0]["val_loss"], "step": 1}
     assert report["trainable_parameters"] < report["parameters"]  # the encoder is frozen
     g = Q.Generator(Q.Decoding.model_validate(TINY_DECODING), model_dir)
     assert (g.max_source_tokens, g.history_pairs) == (48, qgen_settings().history_pairs)  # as trained
@@ -85,10 +89,53 @@ def test_cached_encoder_states_give_the_models_own_loss():
 
 
 def test_an_unfrozen_encoder_trains_through_the_models_own_loss(tmp_path):
-    s = qgen_settings(batch_size=8, max_source_tokens=48, max_target_tokens=24, freeze_encoder=False)
+    s = qgen_settings(batch_size=8, max_source_tokens=48, max_target_tokens=24, freeze_encoder=False, epochs=1)
     report = QT.train(s, averitec.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json"), tmp_path, False)
     assert report["steps"] == 1 and report["loss_curve"][0]["loss"] > 0
     assert report["trainable_parameters"] == report["parameters"]
+
+
+def test_split_claims_holds_out_a_seeded_share():
+    claims = averitec.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json") * 5
+    fit, val = QT.split_claims(claims, 0.2, seed=0)
+    assert (len(fit), len(val)) == (8, 2) and QT.split_claims(claims, 0.2, seed=0) == (fit, val)
+    assert QT.split_claims(claims, 0.2, seed=1) != (fit, val)
+    with pytest.raises(ValueError, match="cannot be split"):
+        QT.split_claims(claims[:1], 0.5, seed=0)
+    with pytest.raises(ValueError, match=r"in \(0, 1\)"):
+        QT.split_claims(claims, 1.0, seed=0)
+
+
+def test_training_stops_when_the_validation_loss_stops_improving(tmp_path):
+    claims = averitec.load_averitec("train", FIXTURE_DATA / "averitec" / "train.json") * 4
+    s = qgen_settings(
+        batch_size=2, max_source_tokens=32, max_target_tokens=16, epochs=50, eval_every=0.5,
+        patience=1, learning_rate=5e-2, validation_fraction=0.25,
+    )  # fmt: skip
+    report = QT.train(s, claims, tmp_path, False)
+    curve = [p["val_loss"] for p in report["validation_curve"]]
+    assert report["stopped_early"] and report["steps_run"] < report["steps"]
+    assert curve[-1] >= min(curve[:-1])  # the last evaluation did not improve: patience 1 ends training
+    assert report["best"]["val_loss"] == min(curve)
+
+
+def test_decompositions_join_the_plan_task():
+    from lib.data import claimdecomp
+
+    decomp = claimdecomp.load_claimdecomp("dev", FIXTURE_DATA / "claimdecomp" / "dev.jsonl")
+    pairs = QT.decomposition_examples(decomp)
+    assert pairs and all(src.startswith("plan: ") and tgt.endswith("?") for src, tgt in pairs)
+    first = decomp[0]
+    assert pairs[0] == (QX.plan_source(first.text), QX.plan_target(first.annotations[0].questions))
+    assert len(pairs) == sum(len(c.annotations) for c in decomp)
+
+
+def test_a_plan_is_never_empty_for_want_of_a_question_mark():
+    assert QX.plan_questions(["who? who? when?", "what?"], 5) == ["who?", "when?"]
+    assert QX.plan_questions(["who? when? where?"], 2) == ["who?", "when?"]
+    assert QX.plan_questions(["no question here", "what was said?"], 5) == ["what was said?"]  # the next beam
+    assert QX.plan_questions(["the date of the claim", "and more"], 5) == ["the date of the claim?"]
+    assert QX.plan_questions(["", " ? "], 5) == []
 
 
 def test_missing_model_is_a_clear_error(tmp_path):

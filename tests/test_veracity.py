@@ -95,13 +95,19 @@ def test_averitec_stage_end_to_end(tiny_nli):
     settings = preds.groupby(["setting", "k"]).size().to_dict()
     assert settings == {
         ("naive", -1): 3,
+        ("gold_justification", -1): 3,
         ("claim_only_no_evidence", -1): 3,
         ("gold", 1): 3,
         ("gold", 2): 3,
         ("planner:claim_only", 2): 3,
         ("planner:oracle", 1): 3,
         ("planner:oracle", 2): 3,
+        ("planner:claim_only@global", 2): 3,
+        ("planner:oracle@global", 2): 3,
     }
+    kinds = preds.groupby("setting")["kind"].first()
+    assert kinds["planner:oracle@global"] == "planner_scope" and kinds["planner:oracle"] == "planner"
+    assert kinds["gold_justification"] == "justification"
     assert set(preds.loc[preds["setting"] == "naive", "pred"]) == {"Refuted"}
     probs = preds[[f"p:{lb}" for lb in AVERITEC_LABELS]].to_numpy()
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-5)

@@ -164,6 +164,50 @@ def test_against_none_counts_higher_lower_and_ties():
     assert VD.against_none(tests, ["p1", "p2", "p3"], 3) == {"higher": 1, "lower": 1, "tie": 1}
 
 
+def test_justification_line_above_and_below_the_gold_answers():
+    t = pd.DataFrame(
+        {"kind": ["gold", "justification", "planner"], "macro_f1_mean": [0.5, 0.6, 0.4]},
+        index=["gold", "gold_justification", "planner:a"],
+    )
+    line = VD.justification_line(t)
+    assert line.startswith("- The fact-checkers' justification (the thesis' GOLD row): macro-F1 0.600, above")
+    assert "(0.500) and +0.200 against the best planner" in line
+    t.loc["gold_justification", "macro_f1_mean"] = 0.45
+    assert "macro-F1 0.450, below the gold answers" in VD.justification_line(t)
+
+
+def scoped_scores():
+    rows = [
+        ("planner:a", "planner", 0.40), ("planner:b", "planner", 0.30),
+        ("planner:a@claim", "planner_scope", 0.45), ("planner:b@claim", "planner_scope", 0.44),
+        ("gold", "gold", 0.6),
+    ]  # fmt: skip
+    return pd.DataFrame(
+        [
+            {"setting": s, "kind": kd, "k": 3, "seed": 0, "accuracy": f, "macro_f1": f, "weighted_f1": f}
+            for s, kd, f in rows
+        ]
+    )
+
+
+def test_scope_comparison_pairs_each_planner_with_its_other_scope():
+    t = VD.scope_comparison(scoped_scores(), 3)
+    assert t[["planner", "scope"]].values.tolist() == [["planner:a", "claim"], ["planner:b", "claim"]]
+    assert t["difference"].round(3).tolist() == [0.05, 0.14]
+    assert VD.scope_comparison(scoped_scores(), 5).empty  # nothing at another k
+
+
+def test_scope_sentence_counts_gains_and_the_spread():
+    t = VD.scope_comparison(scoped_scores(), 3)
+    assert VD.scope_sentence(t, "global") == (
+        "From the claim scope, 2 of 2 planners score a higher macro-F1 than from the global scope (mean difference "
+        "+0.095); the spread between planners is 0.010 there against 0.100 (narrower)."
+    )
+    assert VD.scope_sentence(t.iloc[:0], "global").startswith("No other retrieval scope was read")
+    wide = t.assign(**{"other scope": [0.2, 0.5]})
+    assert VD.scope_sentence(wide, "global").endswith("0.300 there against 0.100 (wider).")
+
+
 def test_gold_gap_line_on_both_sides():
     t = pd.DataFrame(
         {"kind": ["gold", "planner", "planner"], "macro_f1_mean": [0.5, 0.4, 0.3]}, index=["gold", "a", "b"]

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from lib.analysis import errors as ER
 from lib.averitec import scoring as SC
 from lib.data.averitec import Claim
 from lib.evaluation import significance as SIG
@@ -79,16 +80,120 @@ def qgen_cost(training: Mapping[str, Any]) -> pd.Series:
         {
             "base model": s["model"],
             "device": training["device"],
-            "train claims": training["claims"],
+            "train claims (fitting / validation)": f"{training['fit_claims']:,} / {training['validation_claims']:,}",
             "training examples (both tasks)": training["examples"],
-            "steps": training["steps"],
-            "epochs": s["epochs"],
+            "of them ClaimDecomp decompositions": training["decomposition_examples"],
+            "learning rate": s["learning_rate"],
+            "steps run / planned": f"{training['steps_run']} / {training['steps']} ({s['epochs']} epochs at most)",
+            "stopped early": training["stopped_early"],
+            "best validation loss (step)": f"{training['best']['val_loss']:.3f} ({training['best']['step']})",
             "decoder layers": s["decoder_layers"],
             "encoder frozen": s["freeze_encoder"],
             "trainable / all parameters (M)": f"{trainable:.1f} / {total:.1f}",
             "training time (s)": training["seconds"],
-            "final loss": round(training["loss_curve"][-1]["loss"], 3),
+            "final training loss": round(training["loss_curve"][-1]["loss"], 3),
         }
+    )
+
+
+def question_quality(
+    plans: Mapping[str, Mapping[int, Sequence[str]]],
+    claims: Sequence[Claim],
+    order: Sequence[str],
+    label: Mapping[str, str],
+) -> pd.DataFrame:
+    """Whether a planner's questions are usable queries, per planner over `claims`: the share of claims with an
+    empty plan, questions per claim, its most common question and the share of claims that ask it (a
+    generic question asked everywhere finds the same documents for every claim), and the copy rate: the
+    share of the questions' content words that the claim contains (`lib.analysis.errors.coverage`)."""
+    rows = []
+    for p in order:
+        plan = plans.get(p, {})
+        asked = [list(dict.fromkeys(q.strip().lower() for q in plan.get(c.claim_id, []))) for c in claims]
+        counts = pd.Series([q for qs in asked for q in qs], dtype=object).value_counts()
+        cover = [ER.coverage(q, c.text) for c, qs in zip(claims, asked) for q in qs]
+        rows.append(
+            {
+                "planner": label[p],
+                "empty plans": sum(not qs for qs in asked) / len(claims),
+                "questions per claim": float(np.mean([len(qs) for qs in asked])),
+                "most common question": counts.index[0] if len(counts) else "",
+                "claims asking it": counts.iloc[0] / len(claims) if len(counts) else 0.0,
+                "copy rate": float(np.mean(cover)) if cover else float("nan"),
+            }
+        )
+    return pd.DataFrame(rows).set_index("planner")
+
+
+def generic_share_sentence(quality: pd.DataFrame, name: str, threshold: float = 0.2) -> str:
+    """Whether one question dominates a planner's plans: its most common question asked for at least
+    `threshold` of the claims (the planner has collapsed onto it) or not."""
+    row = quality.loc[name]
+    if row["questions per claim"] == 0:
+        return f"{name} wrote no question at all: every plan is empty."
+    share = f'"{row["most common question"]}" is asked for {row["claims asking it"]:.0%} of the claims'
+    if row["claims asking it"] >= threshold:
+        return f"{name} has collapsed onto a generic question: {share}."
+    return f"No single question dominates {name}'s plans: its most common one, {share}."
+
+
+def repeat_stop_sentence(stops: Mapping[str, int], name: str, alternatives: int) -> str:
+    """How many of a pursuit's claims stopped because every candidate question had been asked already (Papelo's
+    pursuit stops on a verdict; a generator that repeats itself stops it early), on either side of half."""
+    total = sum(stops.values())
+    repeat = stops.get("repeat", 0)
+    if not total:
+        return f"{name} pursued no claim."
+    text = f"{name}: {repeat} of {total} pursuits ({repeat / total:.0%}) stopped on a repeated question"
+    if repeat * 2 >= total:
+        return (
+            text + f", at least half: at those steps all {alternatives} candidate questions the generator offered "
+            "(its beam outputs) had been asked already, so the pursuit could not go on."
+        )
+    return text + f", fewer than half; {stops.get('verdict', 0)} stopped on the generator's verdict."
+
+
+def plan_examples(
+    plans: Mapping[str, Mapping[int, Sequence[str]]],
+    claims: Sequence[Claim],
+    planner: str,
+    n: int,
+    label: Mapping[str, str],
+) -> pd.DataFrame:
+    """The first `n` claims with the annotators' questions next to a planner's (deterministic: claim order)."""
+    rows = [
+        {
+            "claim": c.text,
+            "annotators' questions": " ".join(q.text for q in c.questions),
+            label[planner]: " ".join(plans[planner].get(c.claim_id, [])) or "(empty plan)",
+        }
+        for c in list(claims)[:n]
+    ]
+    return pd.DataFrame(rows, index=pd.Index([c.claim_id for c in list(claims)[:n]], name="claim_id"))
+
+
+def planner_minus_baseline(
+    focus_table: pd.DataFrame, planner: str, baseline: str, measures: Sequence[str], label: Mapping[str, str]
+) -> pd.DataFrame:
+    """A planner minus the baseline on each measure in every retriever and scope of the grid (`focus_table`
+    indexed by plan, retriever, scope)."""
+    a = focus_table.xs(planner, level="plan")[list(measures)]
+    b = focus_table.xs(baseline, level="plan")[list(measures)]
+    out = pd.concat({label[planner]: a, label[baseline]: b, "difference": a - b}, axis=1)
+    return out.swaplevel(axis=1).sort_index(axis=1, level=0, sort_remaining=False)
+
+
+def target_sentence(
+    focus_table: pd.DataFrame, planner: str, baseline: str, retriever: str, scope: str, label: Mapping[str, str]
+) -> str:
+    """Whether the planner reaches the baseline's NDCG@10 in one retriever and scope (issue target: QGEN at
+    least CLAIM-ONLY's NDCG@10 with BM25 in the global scope)."""
+    a = focus_table.loc[(planner, retriever, scope), "ndcg@10"]
+    b = focus_table.loc[(baseline, retriever, scope), "ndcg@10"]
+    verdict = "reaches" if a >= b else "stays below"
+    return (
+        f"{label[planner]} {verdict} {label[baseline]}'s NDCG@10 with {retriever} in the {scope} scope "
+        f"({a:.3f} against {b:.3f})."
     )
 
 
@@ -314,7 +419,12 @@ def metrics(
     return {
         "llm_mode": report["llm"]["settings"]["mode"],
         "skipped": report["skipped"],
-        "qgen_training": {"steps": training["steps"], "final_loss": round(training["loss_curve"][-1]["loss"], 4)},
+        "qgen_training": {
+            "steps": training["steps"],
+            "steps_run": training["steps_run"],
+            "final_loss": round(training["loss_curve"][-1]["loss"], 4),
+            "best_validation_loss": round(training["best"]["val_loss"], 4),
+        },
         "retrieval": {
             p: {
                 f"{r}/{sc}": {m: round(focus_table.loc[(p, r, sc), m], 4) for m in measures}
@@ -393,18 +503,6 @@ def evidence_line(evidence: pd.DataFrame, generative: Sequence[str], baseline: s
         f"- Evidence score: the best generative planner by Q+A is {label[best]} ({qa[label[best]]:.3f}); "
         f"{label[baseline]} {qa[label[baseline]]:.3f}, BLOOM-QG {qa[label['bloom_qg']]:.3f}, "
         f"ORACLE-QUERIES {qa[label['oracle']]:.3f} (its gold answers are in the pool: an upper bound)."
-    )
-
-
-def qgen_questions_sentence(plan: Mapping[int, Sequence[str]]) -> str:
-    """QGEN's most frequent question and its share, or that it wrote none."""
-    generated = pd.Series([q.lower() for qs in plan.values() for q in qs], dtype=object)
-    if generated.empty:  # an undertrained model (a small profile) goes straight to a verdict
-        return "QGEN wrote no question at all: every plan is empty, so its runs are those of the claim alone."
-    counts = generated.value_counts()
-    return (
-        f'QGEN\'s most frequent question is "{counts.index[0]}" ({counts.iloc[0] / counts.sum():.0%} of its queries): '
-        "the model has collapsed onto generic questions."
     )
 
 

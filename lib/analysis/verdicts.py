@@ -459,6 +459,54 @@ def gold_gap_line(t: pd.DataFrame) -> str:
     return text + ": no gap, the retrieved evidence does as well as the gold."
 
 
+def justification_line(t: pd.DataFrame) -> str:
+    """The fact-checkers' justification against the gold answers (`t`: the comparison table indexed by
+    setting): the upper bound the thesis' GOLD row stands for, read here by the gold-answer classifier."""
+    just, gold = t.loc[V.JUSTIFICATION, "macro_f1_mean"], t.loc[V.GOLD, "macro_f1_mean"]
+    best = t.loc[t["kind"] == "planner", "macro_f1_mean"].max()
+    order = "above" if just > gold else "below" if just < gold else "level with"
+    return (
+        f"- The fact-checkers' justification (the thesis' GOLD row): macro-F1 {just:.3f}, {order} the gold answers "
+        f"({gold:.3f}) and {just - best:+.3f} against the best planner's retrieved evidence. The classifier read it "
+        "as one evidence piece after training on gold answers; the thesis trained its GOLD model on the "
+        "justification itself."
+    )
+
+
+def scope_comparison(scores: pd.DataFrame, k: int, name: Namer = str) -> pd.DataFrame:
+    """Each planner's macro-F1 (mean over seeds) with its top-k from the main scope and from every other scope
+    that ran (settings `planner:<name>@<scope>`), and the difference, one row per planner."""
+    at_k = V.over_seeds(scores[scores["k"] == k])
+    scoped = at_k[at_k["kind"] == "planner_scope"]
+    rows = []
+    for setting, f1 in zip(scoped["setting"], scoped["macro_f1_mean"]):
+        main, _, scope = setting.partition(V.SCOPE_MARK)
+        main_f1 = at_k.loc[at_k["setting"] == main, "macro_f1_mean"]
+        if len(main_f1):
+            main_f1 = float(main_f1.iloc[0])
+            rows.append({"planner": name(main), "scope": scope, "main scope": main_f1, "other scope": f1,
+                         "difference": f1 - main_f1})  # fmt: skip
+    return pd.DataFrame(rows, columns=["planner", "scope", "main scope", "other scope", "difference"])
+
+
+def scope_sentence(comparison: pd.DataFrame, main_scope: str) -> str:
+    """How the planners fare when they read from another scope: how many gain, and whether the spread
+    between planners (best minus worst macro-F1) narrows or widens."""
+    if comparison.empty:
+        return "No other retrieval scope was read (params `nli_averitec.scope_variants`)."
+    out = []
+    for scope, g in comparison.groupby("scope", sort=False):
+        spread_main = g["main scope"].max() - g["main scope"].min()
+        spread_other = g["other scope"].max() - g["other scope"].min()
+        trend = "wider" if spread_other > spread_main else "narrower" if spread_other < spread_main else "the same"
+        out.append(
+            f"From the {scope} scope, {int((g['difference'] > 0).sum())} of {len(g)} planners score a higher "
+            f"macro-F1 than from the {main_scope} scope (mean difference {g['difference'].mean():+.3f}); the spread "
+            f"between planners is {spread_other:.3f} there against {spread_main:.3f} ({trend})."
+        )
+    return " ".join(out)
+
+
 def conclusion(
     t: pd.DataFrame,
     baseline: str,

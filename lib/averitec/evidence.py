@@ -93,13 +93,21 @@ def qa_predictions(
 ) -> list[dict[str, Any]]:
     """Official-format predictions aligned with `claims`: each query with its best document as answer.
 
-    `answers` holds one retriever/scope/temporal setting (columns claim_id, query, doc_id); a query
+    `answers` holds one retriever/scope/temporal setting (columns claim_id, query, doc_id, and optionally
+    answer: the text to submit where it is not the document's own, e.g. a pursuit's window); a query
     without an answer (nothing retrievable) is left out."""
     best = {(int(c), q): d for c, q, d in zip(answers["claim_id"], answers["query"], answers["doc_id"])}
     if len(best) != len(answers):
         raise ValueError("answers must hold one retriever, scope and temporal setting (duplicate claim/query)")
     text = dict(zip(docs["doc_id"], docs["text"]))
     url = dict(zip(docs["doc_id"], docs["url"]))
+    own = {}
+    if "answer" in answers:
+        own = {
+            (int(c), q): a
+            for c, q, a in zip(answers["claim_id"], answers["query"], answers["answer"])
+            if isinstance(a, str)
+        }
     out = []
     for c in claims:
         pairs = [(q, best[(c.claim_id, q)]) for q in plan.get(c.claim_id, []) if (c.claim_id, q) in best]
@@ -111,7 +119,16 @@ def qa_predictions(
                 "claim_id": c.claim_id,
                 "label": labels[c.claim_id],
                 "questions": [
-                    {"question": q, "answers": [{"answer": text[d], "answer_type": "Extractive", "source_url": url[d]}]}
+                    {
+                        "question": q,
+                        "answers": [
+                            {
+                                "answer": own.get((c.claim_id, q), text[d]),
+                                "answer_type": "Extractive",
+                                "source_url": url[d],
+                            }
+                        ],
+                    }
                     for q, d in pairs
                 ],
             }

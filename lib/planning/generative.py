@@ -57,11 +57,13 @@ PursuitVariant = Literal["seq_seq", "seq_llm", "llm_llm"]  # question generator 
 class PursuitSection(Section):
     variants: list[PursuitVariant]
     max_questions: PosInt
-    fill_up: bool
+    fill_up: PU.FillUp  # none | repeat | paraphrase (Papelo's Algorithm 1)
     alternatives: PosInt
     stop_threshold: Share | None
     retriever: RetrieverKind
     scope: Scope
+    query: PU.Query  # claim_and_question (Papelo's search) | question
+    window: NonNegInt  # passages of the best one's page read with it
 
 
 class GenerativeSection(Section):
@@ -142,7 +144,11 @@ def mmr_inputs(
 
 
 def pursuit_answerer(
-    settings: Mapping[str, Any], docs: pd.DataFrame, retrieval: Mapping[str, Any], encoder=None
+    settings: Mapping[str, Any],
+    docs: pd.DataFrame,
+    retrieval: Mapping[str, Any],
+    claims: Sequence[averitec.Claim],
+    encoder=None,
 ) -> PU.Answerer:
     """The retriever whose best document answers each pursuit question (params generative.pursuit), built
     by `lib.retrieval.runs.retrievers` from the `retrieval` params narrowed to that retriever and scope."""
@@ -154,7 +160,13 @@ def pursuit_answerer(
     if grid.needs_dense:
         doc_emb = RU.document_embeddings(grid.model, docs["doc_id"].tolist())
         q_emb = RU.query_embeddings(grid.model)
-    return PU.Answerer(RU.retrievers(grid, docs, doc_emb, q_emb, encoder)[(kind, scope)], docs)
+    return PU.Answerer(
+        RU.retrievers(grid, docs, doc_emb, q_emb, encoder)[(kind, scope)],
+        docs,
+        {c.claim_id: c.text for c in claims},
+        settings.get("query", "claim_and_question"),
+        settings.get("window", 0),
+    )
 
 
 def build(
@@ -212,7 +224,7 @@ def build(
     plans["mmr_pool"] = mmr_plan(pool, claims, emb, mmr)
     timed("mmr_pool", start)
 
-    answerer = pursuit_answerer(g["pursuit"], docs, retrieval, encoder)
+    answerer = pursuit_answerer(g["pursuit"], docs, retrieval, claims, encoder)
     sources = {
         "seq": PU.SeqSource(
             generator, g["pursuit"].get("alternatives", 4), stop_threshold=g["pursuit"].get("stop_threshold", 0.5)
@@ -260,7 +272,7 @@ def build(
             progress,
         )
         traces[f"pursuit_{variant}"] = t
-        plans[f"pursuit_{variant}"] = PU.as_plan(t, g["pursuit"].get("fill_up", False))
+        plans[f"pursuit_{variant}"] = PU.as_plan(t, g["pursuit"].get("fill_up", "paraphrase") == "paraphrase")
         report.setdefault("pursuit_stops", {})[f"pursuit_{variant}"] = PU.stop_counts(t)
         timed(f"pursuit_{variant}", start, generator_device)
 
@@ -338,7 +350,10 @@ def runs_and_scores(
     refs = [SC.reference_evidence(c) for c in claims]
     (gen_dir / "predictions").mkdir(parents=True, exist_ok=True)
     tables = []
+    trace_files = {p.stem: p for p in sorted((gen_dir / "traces").glob("*.jsonl")) if p.stem in plans}
     for name, plan in plans.items():
+        if name in trace_files:  # a pursuit is scored with its own answers, below
+            continue
         resolved, _ = P.resolve(plan, claims)
         preds = E.qa_predictions(resolved, sel, docs, claims, labels, av["max_pairs"])
         evid = E.save_predictions(preds, gen_dir / "predictions" / f"{name}.json", claims)
@@ -353,9 +368,11 @@ def runs_and_scores(
         tables.append(t)
         if progress:
             print(f"scored {name:24s} Q+A {t['qa'].mean():.4f}")
-    # Papelo's fill-up ablations of each pursuit, from its traces (its own answers; kind `ablation`)
+    # each pursuit with its own answers (the claim-and-question search, the window), as its `fill_up` setting
+    # says, and Papelo's fill-up ablations of it from the same traces (kind `ablation`)
     max_questions = params["generative"]["pursuit"]["max_questions"]
-    for path in sorted((gen_dir / "traces").glob("*.jsonl")):
+    main_variant = PU.FILL_UP_VARIANT[params["generative"]["pursuit"]["fill_up"]]
+    for path in trace_files.values():
         traces = [t for t in load_traces(path) if t.claim_id in ids]
         hop_sel = PU.hop_answers(traces)
         # a claim the pursuit asked nothing falls back to its text, answered as in the runs
@@ -363,12 +380,14 @@ def runs_and_scores(
         rest = sel[[k not in asked for k in zip(sel["claim_id"], sel["query"])]]
         hop_sel = pd.concat([hop_sel, rest[["claim_id", "query", "doc_id"]]], ignore_index=True)
         for variant, (plan, pairs, cycled) in PU.fill_up_variants(traces, max_questions, av["max_pairs"]).items():
-            name = f"{path.stem}__{variant}"
             preds = E.qa_predictions(P.resolve(plan, claims)[0], hop_sel, docs, claims, labels, pairs, cycled)
-            evid = E.save_predictions(preds, gen_dir / "predictions" / f"{name}.json", claims)
-            tables.append(E.score_run(evid, refs, claims, av.get("jobs", 2), run=name, kind="ablation"))
-            if progress:
-                print(f"scored {name:24s} Q+A {tables[-1]['qa'].mean():.4f}")
+            names = [f"{path.stem}__{variant}"] + ([path.stem] if variant == main_variant else [])
+            for name in names:
+                evid = E.save_predictions(preds, gen_dir / "predictions" / f"{name}.json", claims)
+                kind = "ablation" if "__" in name else "generative"
+                tables.append(E.score_run(evid, refs, claims, av.get("jobs", 2), run=name, kind=kind))
+                if progress:
+                    print(f"scored {name:24s} Q+A {tables[-1]['qa'].mean():.4f}")
     scores = pd.concat(tables, ignore_index=True)
     runs.to_parquet(gen_dir / "runs.parquet", index=False)
     answers.to_parquet(gen_dir / "answers.parquet", index=False)

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, get_args
 
+import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
@@ -38,6 +39,10 @@ from lib.planning.prompted import first_messages, next_messages, parse_next
 from lib.planning.qgen_text import parse_next as qgen_parse_next
 from lib.retrieval import fusion as F
 from lib.retrieval import retrievers as R
+
+FillUp = Literal["none", "repeat", "paraphrase"]  # params generative.pursuit.fill_up
+FILL_UP_VARIANT: dict[str, str] = {"none": "no_fill_up", "repeat": "repeat", "paraphrase": "paraphrase"}
+Query = Literal["claim_and_question", "question"]  # params generative.pursuit.query
 
 
 @dataclass
@@ -131,25 +136,54 @@ class LLMSource:
         return [[r] if (r := parse_next(t)) else [] for t in texts]
 
 
-class Answerer:
-    """The best document for a question among a claim's candidates (one retriever and scope)."""
+QUERIES: tuple[str, ...] = get_args(Query)
 
-    def __init__(self, retriever: R.Retriever, docs: pd.DataFrame):
-        self.retriever = retriever
+
+class Answerer:
+    """The answer to a question from a claim's candidates (one retriever and scope), as Papelo's GetAnswer:
+    the search query is the claim followed by the question (`query="claim_and_question"`; `"question"`
+    searches with the question alone), and the answer is the best document read with up to `window` more
+    passages of its page (Papelo reads a five-sentence window around the best passage). The pooled store
+    keeps no sentence order within a page, so the window is the page's next-best passages among the claim's
+    candidates, joined in rank order after the best one."""
+
+    def __init__(
+        self,
+        retriever: R.Retriever,
+        docs: pd.DataFrame,
+        claims: Mapping[int, str] | None = None,
+        query: str = "claim_and_question",
+        window: int = 0,
+    ):
+        if query not in QUERIES:
+            raise ValueError(f"pursuit query {query!r}: expected one of {QUERIES}")
+        if query == "claim_and_question" and claims is None:
+            raise ValueError("a claim_and_question search needs the claims' texts")
+        if window < 0:
+            raise ValueError(f"pursuit window must be >= 0 (got {window})")
+        self.retriever, self.claims, self.query, self.window = retriever, claims or {}, query, window
         ids = docs["doc_id"].to_numpy()
         self.doc_ids, self.texts = ids, docs["text"].to_numpy()
+        self.pages = docs["norm_url"].fillna("").to_numpy() if "norm_url" in docs else np.full(len(ids), "")
         self.tiebreak = F.id_tiebreak(ids)  # as lib.retrieval.runs ranks ties
 
+    def search_text(self, claim_id: int, question: str) -> str:
+        """What the retriever is asked: the claim and the question, or the question alone."""
+        return f"{self.claims[claim_id]} {question}" if self.query == "claim_and_question" else question
+
     def __call__(self, claim_id: int, question: str) -> tuple[str | None, str]:
-        rows = self.retriever.candidates(claim_id, [question])
+        query = self.search_text(claim_id, question)
+        rows = self.retriever.candidates(claim_id, [query])
         if len(rows) == 0:
             return None, averitec.NO_ANSWER
-        scores = self.retriever.score(claim_id, [question], rows)[0]
-        best = F.top_k(scores, 1, self.tiebreak[rows])
-        if not len(best):
+        scores = self.retriever.score(claim_id, [query], rows)[0]
+        ranked = F.top_k(scores, len(rows) if self.window else 1, self.tiebreak[rows])
+        if not len(ranked):
             return None, averitec.NO_ANSWER
-        row = int(rows[best[0]])
-        return str(self.doc_ids[row]), str(self.texts[row])
+        best = int(rows[ranked[0]])
+        page = self.pages[best]
+        more = [int(rows[i]) for i in ranked[1:] if page and self.pages[int(rows[i])] == page][: self.window]
+        return str(self.doc_ids[best]), " ".join(str(self.texts[r]) for r in [best, *more])
 
 
 def _pick(cands: Sequence[tuple[str, str]], asked: set[str], verdict_allowed: bool) -> tuple[str, str] | None:
@@ -219,10 +253,10 @@ def as_plan(traces: Sequence[Trace], fill_up: bool = True) -> dict[int, list[str
 
 
 def hop_answers(traces: Sequence[Trace]) -> pd.DataFrame:
-    """The pursuit's own answers (columns claim_id, query, doc_id), one per answered hop, in the form
-    `lib.averitec.evidence.qa_predictions` reads."""
-    rows = [(t.claim_id, h.question, h.doc_id) for t in traces for h in t.hops if h.doc_id is not None]
-    return pd.DataFrame(rows, columns=["claim_id", "query", "doc_id"])
+    """The pursuit's own answers (columns claim_id, query, doc_id, answer: the text read, with its window),
+    one per answered hop, in the form `lib.averitec.evidence.qa_predictions` reads."""
+    rows = [(t.claim_id, h.question, h.doc_id, h.answer) for t in traces for h in t.hops if h.doc_id is not None]
+    return pd.DataFrame(rows, columns=["claim_id", "query", "doc_id", "answer"])
 
 
 FILL_UPS: tuple[str, ...] = ("no_fill_up", "repeat", "paraphrase", "inflated")

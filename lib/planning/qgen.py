@@ -14,8 +14,8 @@ from pydantic import ConfigDict
 
 from lib.data import averitec
 from lib.models import pick_device, quiet_transformers
-from lib.params import Device, PosInt, Section
-from lib.planning.qgen_text import MODEL_DIR, VERDICT, next_source, plan_source, split_questions
+from lib.params import Device, NonNegInt, PosInt, Section
+from lib.planning.qgen_text import MODEL_DIR, VERDICT, next_source, plan_questions, plan_source
 
 # --------------------------------------------------------------------------- params
 
@@ -30,6 +30,7 @@ class Decoding(Section):
     num_beams: PosInt
     max_new_tokens: PosInt
     max_questions: PosInt  # questions kept from a QGEN plan
+    no_repeat_ngram_size: NonNegInt = 0  # no word-piece n-gram of this size twice in an output (0: allowed)
     device: Device = "auto"  # auto: cuda when present
 
 
@@ -86,15 +87,19 @@ class Generator:
                     num_return_sequences=num_return,
                     do_sample=False,
                     max_new_tokens=max_new_tokens or self.decoding.max_new_tokens,
+                    no_repeat_ngram_size=self.decoding.no_repeat_ngram_size,
                 )
                 texts = self.tok.batch_decode(ids, skip_special_tokens=True)
                 out.extend(texts[j : j + num_return] for j in range(0, len(texts), num_return))
         return out
 
     def plans(self, claims: Sequence[averitec.Claim], batch_size: int = 32) -> dict[int, list[str]]:
-        """The QGEN plan of each claim: up to `max_questions` distinct questions."""
-        texts = self.generate([plan_source(c.text) for c in claims], batch_size=batch_size)
-        return {c.claim_id: split_questions(t[0])[: self.decoding.max_questions] for c, t in zip(claims, texts)}
+        """The QGEN plan of each claim: up to `max_questions` distinct questions (`plan_questions` over the
+        beam outputs, so a plan is empty only when the model writes nothing at all)."""
+        texts = self.generate(
+            [plan_source(c.text) for c in claims], num_return=self.decoding.num_beams, batch_size=batch_size
+        )
+        return {c.claim_id: plan_questions(t, self.decoding.max_questions) for c, t in zip(claims, texts)}
 
     def next_source(self, claim: averitec.Claim, pairs: Sequence[tuple[str, str]]) -> str:
         return next_source(claim.text, pairs, self.history_pairs, self.answer_words)

@@ -58,6 +58,18 @@ def split_questions(text: str) -> list[str]:
     return out
 
 
+def plan_questions(outputs: Sequence[str], max_questions: int) -> list[str]:
+    """A claim's plan from its beam outputs (best first): the distinct questions of the best output that
+    holds a question; when none does, the first non-empty output as a question. Empty only when every
+    output is empty, so a QGEN plan is never empty for want of a question mark."""
+    for text in outputs:
+        qs = split_questions(text)
+        if qs:
+            return qs[:max_questions]
+    first = next((t for t in outputs if t.strip() and t.strip(" ?")), None)
+    return [as_question(first)] if first else []
+
+
 def parse_next(text: str) -> tuple[str, str]:
     """("verdict", label) when the model wrote a verdict (`lib.data.labels.match_label`; the text itself when it
     names no label), else ("question", its first question)."""

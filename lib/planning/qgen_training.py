@@ -8,7 +8,8 @@ checkpoint is warm-started the same way, a seq2seq checkpoint (t5, bart) is fine
 Answers in training are the gold answers; in pursuit, the retrieved ones.
 
 CPU defaults (params `qgen`) keep training within about 15 minutes on 2 cores: a 3-layer decoder, a frozen
-encoder, one epoch. `python -m lib.planning.qgen_training` trains and saves to `outputs/models/qgen` (a DVC output);
+encoder, at most two epochs, with early stopping on the loss of held-out train claims (the checkpoint with
+the lowest validation loss is kept). `python -m lib.planning.qgen_training` trains and saves to `outputs/models/qgen` (a DVC output);
 `lib.planning.qgen.Generator` loads it.
 """
 
@@ -27,7 +28,7 @@ from tqdm import tqdm
 
 from lib import training as TR
 from lib.cli import run_main
-from lib.data import averitec
+from lib.data import averitec, claimdecomp
 from lib.models import pick_device, quiet_transformers, resolve_model
 from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Text, settings
 from lib.paths import DATA_DIR, PARAMS_FILE
@@ -39,6 +40,10 @@ from lib.planning.qgen_text import (
     plan_target,
     verdict_target,
 )
+
+# ClaimDecomp's splits whose decompositions join training with `claimdecomp: true` (the study plans AVeriTeC dev
+# claims, so neither split is evaluated on; its few-shot examples come from dev too)
+CLAIMDECOMP_SPLITS = ("dev", "test")
 
 # --------------------------------------------------------------------------- params
 
@@ -60,8 +65,35 @@ class QGenSettings(Section):
     history_pairs: NonNegInt  # most recent QA pairs shown to the next-question task
     answer_words: PosInt  # words kept of each answer in the history
     max_train_claims: PosInt | None
+    validation_fraction: Annotated[float, Field(gt=0, lt=1)]  # train claims held out for early stopping
+    eval_every: PosFloat  # epochs between validation losses
+    patience: PosInt  # validation losses without a better one before training stops
+    claimdecomp: bool  # ClaimDecomp's human decompositions join the `plan:` task (data/claimdecomp)
     seed: NonNegInt
     device: Device  # auto: cuda when present
+
+
+def decomposition_examples(claims: Sequence[claimdecomp.ClaimDecompClaim]) -> list[tuple[str, str]]:
+    """(source, target) `plan:` pairs from ClaimDecomp: each annotator's yes/no sub-questions of a claim."""
+    return [
+        (plan_source(c.text), plan_target(a.questions))
+        for c in claims
+        for a in c.annotations
+        if any(q.strip() for q in a.questions)
+    ]
+
+
+def split_claims(
+    claims: Sequence[averitec.Claim], fraction: float, seed: int
+) -> tuple[list[averitec.Claim], list[averitec.Claim]]:
+    """(fit, validation) claims: a seeded random `fraction` of the claims held out, both in input order."""
+    if not 0 < fraction < 1:
+        raise ValueError(f"validation fraction must be in (0, 1), got {fraction}")
+    n_val = max(1, round(fraction * len(claims)))
+    if n_val >= len(claims):
+        raise ValueError(f"{len(claims)} claims cannot be split into fitting and validation claims")
+    held = set(np.random.default_rng(seed).permutation(len(claims))[:n_val].tolist())
+    return [c for i, c in enumerate(claims) if i not in held], [c for i, c in enumerate(claims) if i in held]
 
 
 def training_examples(claims: Sequence[averitec.Claim], s: QGenSettings) -> list[tuple[str, str]]:
@@ -165,47 +197,105 @@ def target_loss(model, hidden, mask, labels):
     return torch.nn.functional.cross_entropy(decoder.cls(states[keep]), labels[keep])
 
 
+def batch_loss(model, tok, examples: Sequence[tuple[str, str]], idx: Sequence[int], memory, s: QGenSettings, device):
+    """The mean target-token loss of a batch: from the cached states of a frozen encoder (`memory`), else
+    through the encoder (trained with the decoder)."""
+    texts = [examples[j][1] for j in idx]
+    labels = tok(texts, padding=True, truncation=True, max_length=s.max_target_tokens, return_tensors="pt")
+    labels = labels.input_ids.to(device)
+    labels[labels == tok.pad_token_id] = -100
+    if memory is not None:
+        return target_loss(model, *_stack([memory[j] for j in idx]), labels)
+    src = tok(
+        [examples[j][0] for j in idx],
+        padding=True,
+        truncation=True,
+        max_length=s.max_source_tokens,
+        return_tensors="pt",
+    ).to(device)
+    hidden = model.get_encoder()(input_ids=src.input_ids, attention_mask=src.attention_mask).last_hidden_state
+    return target_loss(model, hidden, src.attention_mask, labels)
+
+
+def validation_loss(model, tok, examples: Sequence[tuple[str, str]], memory, s: QGenSettings, device) -> float:
+    """Mean teacher-forced loss over the validation examples (dropout off), batch by batch."""
+    import torch
+
+    if not examples:
+        return float("nan")
+    model.eval()
+    total, n = 0.0, 0
+    with torch.inference_mode():
+        order = sorted(range(len(examples)), key=lambda i: (len(examples[i][0]), i))
+        for start in range(0, len(order), 64):
+            idx = order[start : start + 64]
+            total += float(batch_loss(model, tok, examples, idx, memory, s, device)) * len(idx)
+            n += len(idx)
+    model.train()
+    if memory is not None:
+        model.get_encoder().eval()
+    return total / n
+
+
 def train(
-    s: QGenSettings, claims: Sequence[averitec.Claim], out_dir: Path | str = MODEL_DIR, progress: bool = True
+    s: QGenSettings,
+    claims: Sequence[averitec.Claim],
+    out_dir: Path | str = MODEL_DIR,
+    progress: bool = True,
+    decompositions: Sequence[tuple[str, str]] = (),
 ) -> dict[str, Any]:
-    """Fine-tune on both tasks; saves the model, its tokenizer and `training.json` (loss curve, time)."""
+    """Fine-tune on both tasks (plus `decompositions`, extra `plan:` pairs, when given) with early stopping
+    on the validation loss of held-out train claims; saves the best checkpoint, its tokenizer and
+    `training.json` (training and validation curves, time)."""
+    import torch
 
     TR.seed_everything(s.seed)
     device = pick_device(s.device)
     claims = list(claims)[: s.max_train_claims] if s.max_train_claims else list(claims)
-    examples = training_examples(claims, s)
+    fit, val = split_claims(claims, s.validation_fraction, s.seed)
+    examples = training_examples(fit, s) + list(decompositions)
+    val_examples = training_examples(val, s)
     model, tok = new_model(s)
     model.to(device).train()
-    memory = None
+    memory = val_memory = None
     if s.freeze_encoder:
         for p in model.get_encoder().parameters():
             p.requires_grad = False
         memory = encoder_states(model, tok, [src for src, _ in examples], s.max_source_tokens, device)
+        val_memory = encoder_states(model, tok, [src for src, _ in val_examples], s.max_source_tokens, device)
+        model.get_encoder().eval()
     lengths = [len(src.split()) for src, _ in examples]
-    steps = [b for epoch in TR.epoch_batches(lengths, s.batch_size, s.seed, s.epochs) for b in epoch]
+    per_epoch = TR.epoch_batches(lengths, s.batch_size, s.seed, s.epochs)
+    steps = [b for epoch in per_epoch for b in epoch]
+    eval_steps = max(1, round(s.eval_every * len(per_epoch[0])))
     params = [p for p in model.parameters() if p.requires_grad]
     opt = TR.adamw(model.named_parameters(), s.learning_rate, weight_decay=0.01, no_decay=())  # torch's default decay
     sched = TR.warmup_decay(opt, s.warmup, len(steps))
-    curve, start, running = [], time.perf_counter(), []
+    curve, validation, start, running = [], [], time.perf_counter(), []
+    best: dict[str, Any] = {"val_loss": float("inf"), "step": 0}
+    best_state, bad_evals = None, 0
     bar = tqdm(steps, desc="train qgen", disable=not progress)
-
-    def padded(column: int, idx: list[int], max_length: int):
-        texts = [examples[j][column] for j in idx]
-        return tok(texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt").to(device)
-
     for i, idx in enumerate(bar):
-        labels = padded(1, idx, s.max_target_tokens).input_ids
-        labels[labels == tok.pad_token_id] = -100
-        if memory is not None:
-            loss = target_loss(model, *_stack([memory[j] for j in idx]), labels)
-        else:
-            src = padded(0, idx, s.max_source_tokens)
-            loss = model(input_ids=src.input_ids, attention_mask=src.attention_mask, labels=labels).loss
-        running.append(TR.step(loss, params, opt, sched))
+        running.append(TR.step(batch_loss(model, tok, examples, idx, memory, s, device), params, opt, sched))
         if (i + 1) % 25 == 0 or i + 1 == len(steps):
             curve.append({"step": i + 1, "loss": float(np.mean(running))})
             bar.set_postfix(loss=f"{curve[-1]['loss']:.3f}")
             running = []
+        if (i + 1) % eval_steps == 0 or i + 1 == len(steps):
+            loss = validation_loss(model, tok, val_examples, val_memory, s, device)
+            validation.append({"step": i + 1, "epoch": round((i + 1) / len(per_epoch[0]), 3), "val_loss": loss})
+            if loss < best["val_loss"]:
+                best, bad_evals = {"val_loss": loss, "step": i + 1}, 0
+                best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+            else:
+                bad_evals += 1
+            if bad_evals >= s.patience:
+                break
+    if running:
+        curve.append({"step": i + 1, "loss": float(np.mean(running))})
+    if best_state is not None:
+        with torch.no_grad():
+            model.load_state_dict(best_state)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out_dir)
@@ -214,10 +304,18 @@ def train(
         "settings": s.model_dump(),
         "device": device,
         "claims": len(claims),
+        "fit_claims": len(fit),
+        "validation_claims": len(val),
         "examples": len(examples),
+        "decomposition_examples": len(decompositions),
+        "validation_examples": len(val_examples),
         "steps": len(steps),
+        "steps_run": i + 1,
+        "stopped_early": i + 1 < len(steps),
+        "best": best,
         "seconds": round(time.perf_counter() - start, 1),
         "loss_curve": curve,
+        "validation_curve": validation,
         "trainable_parameters": int(sum(p.numel() for p in params)),
         "parameters": int(sum(p.numel() for p in model.parameters())),
     }
@@ -236,12 +334,25 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out-dir", default=str(MODEL_DIR))
     args = ap.parse_args(argv)
     s = settings("qgen", args.params, QGenSettings)
-    claims = averitec.load_averitec("train", Path(args.data_dir) / "averitec" / "train.json")
-    report = train(s, claims, args.out_dir)
+    data_dir = Path(args.data_dir)
+    claims = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
+    decompositions = (
+        [
+            pair
+            for split in CLAIMDECOMP_SPLITS
+            for pair in decomposition_examples(
+                claimdecomp.load_claimdecomp(split, data_dir / "claimdecomp" / f"{split}.jsonl")
+            )
+        ]
+        if s.claimdecomp
+        else []
+    )
+    report = train(s, claims, args.out_dir, decompositions=decompositions)
     print(
-        f"qgen: {report['examples']:,} examples from {report['claims']:,} train claims, {report['steps']} steps "
-        f"on {report['device']} in {report['seconds']} s; final loss {report['loss_curve'][-1]['loss']:.3f} "
-        f"-> {args.out_dir}"
+        f"qgen: {report['examples']:,} examples from {report['fit_claims']:,} train claims"
+        f" ({report['decomposition_examples']} ClaimDecomp), {report['steps_run']} of {report['steps']} steps on"
+        f" {report['device']} in {report['seconds']} s; best validation loss {report['best']['val_loss']:.3f}"
+        f" at step {report['best']['step']} -> {args.out_dir}"
     )
 
 

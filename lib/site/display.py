@@ -50,9 +50,11 @@ SETTING_NAMES = {
     "naive": "NAIVE (majority class)",
     "claim_only_no_evidence": "CLAIM-ONLY-NO-EVIDENCE",
     "gold": "GOLD evidence",
+    "gold_justification": "GOLD justification",
     "bm25_snippets": "BM25 snippets (QuanTemp corpus)",
 }
 PLANNER_SETTING = "planner:"
+SCOPE_MARK = "@"  # `planner:<name>@<scope>`: the planner's evidence from another scope
 
 
 # One palette per concept, over the concept's whole vocabulary (display names), so that a planner, an
@@ -80,9 +82,11 @@ def fusion(name: str) -> str:
 
 
 def setting(name: str) -> str:
-    """Display name of a verifier setting; `planner:<name>` by its planner's name."""
+    """Display name of a verifier setting; `planner:<name>` by its planner's name, `planner:<name>@<scope>`
+    with its scope: `CLAIM-ONLY (claim scope)`."""
     if name.startswith(PLANNER_SETTING):
-        return planner(name[len(PLANNER_SETTING) :])
+        plan, _, scope = name[len(PLANNER_SETTING) :].partition(SCOPE_MARK)
+        return f"{planner(plan)} ({scope} scope)" if scope else planner(plan)
     return SETTING_NAMES.get(name, name)
 
 

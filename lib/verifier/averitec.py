@@ -50,6 +50,9 @@ from lib.verifier.stages import (
 # --------------------------------------------------------------------------- params
 
 TrainingEvidence = Literal["gold", "mixed"]
+# The gold-evidence classifier reading the fact-checkers' justification instead of the gold answers (the thesis'
+# GOLD row is a classifier given the justification document: an upper bound on what evidence can give).
+JUSTIFICATION = "gold_justification"
 
 
 class MixedSection(Section):  # mixed_evidence below
@@ -76,6 +79,7 @@ class NLIAveritecSection(Section):
     planners: Annotated[list[Text], Field(min_length=1)]
     runs: Annotated[list[Text], Field(min_length=1)]
     retrieval: RunSelectionSection
+    scope_variants: list[Scope]  # other scopes whose top-k the verifier also reads (stage nli_planners)
     max_train_claims: PosInt | None
     max_dev_claims: PosInt | None
 
@@ -91,6 +95,11 @@ def gold_evidence(claim: averitec.Claim, k: int | None = None) -> tuple[str, ...
 
 
 TRAINING_EVIDENCE: tuple[str, ...] = get_args(TrainingEvidence)
+
+
+def justification_evidence(claims: Sequence[averitec.Claim]) -> dict[int, tuple[str, ...]]:
+    """The fact-checkers' justification of each claim as one evidence piece (none where it is empty)."""
+    return {c.claim_id: (c.justification.strip(),) if c.justification.strip() else () for c in claims}
 
 
 def mixed_evidence(
@@ -230,6 +239,10 @@ def averitec_stage(
         bounds = np.cumsum([0] + [len(exs) for exs in per_k])
         for kk, exs, lo, hi in zip(ks, per_k, bounds, bounds[1:]):
             frames.append(prediction_rows(GOLD, "gold", kk, seed, exs, probs[lo:hi], labels))
+        # the upper bound of the thesis' GOLD row: the same classifier given the fact-checkers' justification
+        just = examples(dev, justification_evidence(dev), label_set)
+        probs = N.predict_proba(model, tok, just, s.max_length, s.eval_batch_size, s.max_claim_share)
+        frames.append(prediction_rows(JUSTIFICATION, "justification", None, seed, just, probs, labels))
     preds = pd.concat(frames, ignore_index=True)
     preds["claim_id"] = preds["uid"].astype(int)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -245,6 +258,7 @@ def averitec_stage(
         "train_claims": len(fit),
         "validation_claims": len(val),
         "dev_claims": len(dev),
+        "dev_claims_without_justification": sum(1 for c in dev if not c.justification.strip()),
         "max_dev_claims": p.get("max_dev_claims"),
         "naive_label": naive_label,
         "models": {f"{name}/seed{seed}": str(model_dir(out_dir, name, seed, seeds)) for name, seed in models},

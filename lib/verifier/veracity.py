@@ -32,10 +32,11 @@ from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR
 from lib.retrieval import runs as RU
 from lib.store.build import load_store
 from lib.verifier import nli as N
-from lib.verifier.averitec import examples, gold_evidence  # noqa: F401  (re-exported for notebooks and lib.analysis.utility)
+from lib.verifier.averitec import JUSTIFICATION, examples, gold_evidence  # noqa: F401  (re-exported for notebooks and lib.analysis.utility)
 from lib.verifier.stages import CLAIM_ONLY, GOLD, NAIVE, NLI_DIR, PLANNER, SNIPPETS, model_dir, prediction_rows  # noqa: F401
 
 PLANNERS_DIR = NLI_DIR / "planners"
+SCOPE_MARK = "@"  # `planner:<name>@<scope>`: a planner's top-k from another scope than the main one
 
 
 # --------------------------------------------------------------------------- the planners' evidence
@@ -122,6 +123,9 @@ def planners_stage(
         dev = dev[: int(trained["max_dev_claims"])]
     docs = load_store(store_dir).docs
     runs = planner_runs(p["runs"], p["planners"], p["retrieval"])
+    # the same planners' top-k from the other scopes named in `scope_variants` (settings `planner:<name>@<scope>`)
+    other = [sc for sc in p.get("scope_variants", []) if sc != p["retrieval"]["scope"]]
+    scoped = {sc: planner_runs(p["runs"], p["planners"], {**p["retrieval"], "scope": sc}) for sc in other}
     frames = []
     for seed in seeds:
         model, tok, training = N.load(model_dir(nli_dir, "gold", seed, seeds))  # this checkout's, by layout
@@ -130,6 +134,10 @@ def planners_stage(
             (name, kk, examples(dev, top_k_evidence(runs[name], docs, kk), label_set))
             for kk in ks
             for name in (p["planners"] if kk == k else p.get("ablation_planners", []))
+        ] + [
+            (f"{name}{SCOPE_MARK}{sc}", k, examples(dev, top_k_evidence(scoped[sc][name], docs, k), label_set))
+            for sc in other
+            for name in p["planners"]
         ]
         # one call: inputs shared between planners and between k are classified once
         start_call = time.perf_counter()
@@ -137,9 +145,8 @@ def planners_stage(
             model, tok, [e for *_, exs in jobs for e in exs], s.max_length, s.eval_batch_size, s.max_claim_share
         )
         bounds = np.cumsum([0] + [len(exs) for *_, exs in jobs])
-        for name, secs in TM.shares(
-            time.perf_counter() - start_call, {name: len(exs) for name, kk, exs in jobs if kk == k}, int(bounds[-1])
-        ).items():
+        main_jobs = {name: len(exs) for name, kk, exs in jobs if kk == k and SCOPE_MARK not in name}
+        for name, secs in TM.shares(time.perf_counter() - start_call, main_jobs, int(bounds[-1])).items():
             TM.cost(
                 name,
                 "verification",
@@ -150,7 +157,8 @@ def planners_stage(
                 "its inputs' share of one pooled classifier call (per input)",
             )
         for (name, kk, exs), lo, hi in zip(jobs, bounds, bounds[1:]):
-            frames.append(prediction_rows(PLANNER + name, "planner", kk, seed, exs, probs[lo:hi], labels))
+            kind = "planner_scope" if SCOPE_MARK in name else "planner"
+            frames.append(prediction_rows(PLANNER + name, kind, kk, seed, exs, probs[lo:hi], labels))
             print(f"seed {seed} k={kk:2d} {name:26s} accuracy {np.mean(frames[-1]['label'] == frames[-1]['pred']):.3f}")
     preds = pd.concat(frames, ignore_index=True)
     preds["claim_id"] = preds["uid"].astype(int)
@@ -162,6 +170,7 @@ def planners_stage(
         "planners": list(p["planners"]),
         "ablation_planners": list(p.get("ablation_planners", [])),
         "retrieval": dict(p["retrieval"]),
+        "scope_variants": other,
         "seconds": round(time.perf_counter() - start, 1),
     }
     (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
