@@ -193,6 +193,7 @@ def scoped_scores():
 def test_scope_comparison_pairs_each_planner_with_its_other_scope():
     t = VD.scope_comparison(scoped_scores(), 3)
     assert t[["planner", "scope"]].values.tolist() == [["planner:a", "claim"], ["planner:b", "claim"]]
+    assert t["setting"].tolist() == ["planner:a@claim", "planner:b@claim"]
     assert t["difference"].round(3).tolist() == [0.05, 0.14]
     assert VD.scope_comparison(scoped_scores(), 5).empty  # nothing at another k
 

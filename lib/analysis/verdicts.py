@@ -484,9 +484,9 @@ def scope_comparison(scores: pd.DataFrame, k: int, name: Namer = str) -> pd.Data
         main_f1 = at_k.loc[at_k["setting"] == main, "macro_f1_mean"]
         if len(main_f1):
             main_f1 = float(main_f1.iloc[0])
-            rows.append({"planner": name(main), "scope": scope, "main scope": main_f1, "other scope": f1,
-                         "difference": f1 - main_f1})  # fmt: skip
-    return pd.DataFrame(rows, columns=["planner", "scope", "main scope", "other scope", "difference"])
+            rows.append({"setting": setting, "planner": name(main), "scope": scope, "main scope": main_f1,
+                         "other scope": f1, "difference": f1 - main_f1})  # fmt: skip
+    return pd.DataFrame(rows, columns=["setting", "planner", "scope", "main scope", "other scope", "difference"])
 
 
 def scope_sentence(comparison: pd.DataFrame, main_scope: str) -> str:

@@ -17,10 +17,11 @@ Fill-up (Papelo Tables 2 and 3): the trace keeps the pursued hops and, flagged `
 that fill it up to n; `fill_up_variants` turns one pursuit into Papelo's ablations without asking again: no
 fill-up, repeating the pursued pairs, the paraphrase fill-up (Papelo's Algorithm 1) and that inflated to 10 pairs.
 
-Answers: the best document of the question in the claim's pool (BM25 in the claim scope by default), the
-same rule as `lib.averitec.evidence` uses for the static plans, so a pursuit's questions scored as a plan give the
-same QA pairs. The verdict of the AVeriTeC predictions comes from the verdict source of `lib.averitec.evidence`;
-the generator's own stop verdict is kept in the trace.
+Answers (`Answerer`, Papelo's GetAnswer): the claim and the question as the search query in the claim's pool
+(BM25 by default), the best passage read with a window of its page. A pursuit is scored with these, its
+own answers, so its QA pairs differ from those of its questions run as a static plan (`lib.averitec.evidence`:
+the question alone, the best sentence). The verdict of the AVeriTeC predictions comes from the verdict
+source of `lib.averitec.evidence`; the generator's own stop verdict is kept in the trace.
 """
 
 from __future__ import annotations
