@@ -150,7 +150,8 @@ def test_reductions_keep_only_settings_that_ran_in_the_given_order():
 def test_k_ablation_draws_only_settings_with_several_k():
     from lib.verifier import veracity as V
 
-    abl = VD.k_ablation(V.setting_scores(AV, "averitec4"))
+    scoped = predictions([("planner:oracle@claim", "planner_scope", 3, GOLD, [S, R, R, R])])
+    abl = VD.k_ablation(V.setting_scores(pd.concat([AV, scoped]), "averitec4"))  # the other scope: left out
     assert dict(zip(abl["setting"] + "@" + abl["k"].astype(str), abl["drawn"])) == {
         "planner:claim_only@3": False, "planner:oracle@3": True, "planner:oracle@5": True,
     }  # fmt: skip

@@ -297,8 +297,9 @@ def merged_class_sentence(av: pd.DataFrame, setting: str, k: int, label_set: str
 
 def k_ablation(scores: pd.DataFrame, name: Namer = str) -> pd.DataFrame:
     """Metrics over seeds per (setting, k > 0), with a display name and `drawn`: whether the setting ran
-    at more than one k (a line needs two points)."""
-    abl = V.over_seeds(scores[scores["k"] > 0])
+    at more than one k (a line needs two points). The other scopes' settings (`planner_scope`, one k) are
+    left out: §4 compares them."""
+    abl = V.over_seeds(scores[(scores["k"] > 0) & (scores["kind"] != "planner_scope")])
     abl["setting name"] = abl["setting"].map(name)
     abl["drawn"] = abl.groupby("setting")["k"].transform("nunique") > 1
     return abl
