@@ -105,18 +105,20 @@ def question_quality(
     """Whether a planner's questions are usable queries, per planner over `claims`: the share of claims with an
     empty plan, questions per claim, its most common question and the share of claims that ask it (a
     generic question asked everywhere finds the same documents for every claim), and the copy rate: the
-    share of the questions' content words that the claim contains (`lib.analysis.errors.coverage`)."""
+    share of the questions' content words that the claim contains (`lib.analysis.errors.coverage`). Empty
+    plans and questions per claim are `lib.planning.planners.plan_stats` of the case-folded distinct questions."""
     rows = []
     for p in order:
         plan = plans.get(p, {})
         asked = [list(dict.fromkeys(q.strip().lower() for q in plan.get(c.claim_id, []))) for c in claims]
+        stats = P.plan_stats(dict(enumerate(asked)))
         counts = pd.Series([q for qs in asked for q in qs], dtype=object).value_counts()
         cover = [ER.coverage(q, c.text) for c, qs in zip(claims, asked) for q in qs]
         rows.append(
             {
                 "planner": label[p],
-                "empty plans": sum(not qs for qs in asked) / len(claims),
-                "questions per claim": float(np.mean([len(qs) for qs in asked])),
+                "empty plans": stats["empty_plans"] / stats["claims"],
+                "questions per claim": stats["queries_per_claim"],
                 "most common question": counts.index[0] if len(counts) else "",
                 "claims asking it": counts.iloc[0] / len(claims) if len(counts) else 0.0,
                 "copy rate": float(np.mean(cover)) if cover else float("nan"),
