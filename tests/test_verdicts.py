@@ -170,11 +170,12 @@ def test_justification_line_above_and_below_the_gold_answers():
         {"kind": ["gold", "justification", "planner"], "macro_f1_mean": [0.5, 0.6, 0.4]},
         index=["gold", "gold_justification", "planner:a"],
     )
-    line = VD.justification_line(t)
+    line = VD.justification_line(t, 500)
     assert line.startswith("- The fact-checkers' justification (the thesis' GOLD row): macro-F1 0.600, above")
     assert "(0.500) and +0.200 against the best planner" in line
     t.loc["gold_justification", "macro_f1_mean"] = 0.45
-    assert "macro-F1 0.450, below the gold answers" in VD.justification_line(t)
+    assert "macro-F1 0.450, below the gold answers" in VD.justification_line(t, 500)
+    assert line.endswith("justification itself. Point estimates on 500 dev claims, not tested.")
 
 
 def scoped_scores():
@@ -201,13 +202,16 @@ def test_scope_comparison_pairs_each_planner_with_its_other_scope():
 
 def test_scope_sentence_counts_gains_and_the_spread():
     t = VD.scope_comparison(scoped_scores(), 3)
-    assert VD.scope_sentence(t, "global") == (
+    assert VD.scope_sentence(t, "global", 4) == (
         "From the claim scope, 2 of 2 planners score a higher macro-F1 than from the global scope (mean difference "
-        "+0.095); the spread between planners is 0.010 there against 0.100 (narrower)."
+        "+0.095); the spread between planners is 0.010 there against 0.100 (narrower). (Point estimates on 4 dev "
+        "claims, not tested.)"
     )
-    assert VD.scope_sentence(t.iloc[:0], "global").startswith("No other retrieval scope was read")
+    assert VD.scope_sentence(t.iloc[:0], "global", 4).startswith("No other retrieval scope was read")
     wide = t.assign(**{"other scope": [0.2, 0.5]})
-    assert VD.scope_sentence(wide, "global").endswith("0.300 there against 0.100 (wider).")
+    assert VD.scope_sentence(wide, "global", 4).endswith(
+        "0.300 there against 0.100 (wider). (Point estimates on 4 dev claims, not tested.)"
+    )
 
 
 def test_gold_gap_line_on_both_sides():

@@ -460,9 +460,10 @@ def gold_gap_line(t: pd.DataFrame) -> str:
     return text + ": no gap, the retrieved evidence does as well as the gold."
 
 
-def justification_line(t: pd.DataFrame) -> str:
+def justification_line(t: pd.DataFrame, n_claims: int) -> str:
     """The fact-checkers' justification against the gold answers (`t`: the comparison table indexed by
-    setting): the upper bound the thesis' GOLD row stands for, read here by the gold-answer classifier."""
+    setting, over `n_claims` dev claims): the upper bound the thesis' GOLD row stands for, read here by the
+    gold-answer classifier. Point estimates: the sentence says so."""
     just, gold = t.loc[V.JUSTIFICATION, "macro_f1_mean"], t.loc[V.GOLD, "macro_f1_mean"]
     best = t.loc[t["kind"] == "planner", "macro_f1_mean"].max()
     order = "above" if just > gold else "below" if just < gold else "level with"
@@ -470,7 +471,7 @@ def justification_line(t: pd.DataFrame) -> str:
         f"- The fact-checkers' justification (the thesis' GOLD row): macro-F1 {just:.3f}, {order} the gold answers "
         f"({gold:.3f}) and {just - best:+.3f} against the best planner's retrieved evidence. The classifier read it "
         "as one evidence piece after training on gold answers; the thesis trained its GOLD model on the "
-        "justification itself."
+        f"justification itself. Point estimates on {n_claims} dev claims, not tested."
     )
 
 
@@ -490,9 +491,10 @@ def scope_comparison(scores: pd.DataFrame, k: int, name: Namer = str) -> pd.Data
     return pd.DataFrame(rows, columns=["setting", "planner", "scope", "main scope", "other scope", "difference"])
 
 
-def scope_sentence(comparison: pd.DataFrame, main_scope: str) -> str:
+def scope_sentence(comparison: pd.DataFrame, main_scope: str, n_claims: int) -> str:
     """How the planners fare when they read from another scope: how many gain, and whether the spread
-    between planners (best minus worst macro-F1) narrows or widens."""
+    between planners (best minus worst macro-F1) narrows or widens; point estimates over `n_claims` dev
+    claims, which the sentence says."""
     if comparison.empty:
         return "No other retrieval scope was read (params `nli_averitec.scope_variants`)."
     out = []
@@ -505,7 +507,7 @@ def scope_sentence(comparison: pd.DataFrame, main_scope: str) -> str:
             f"macro-F1 than from the {main_scope} scope (mean difference {g['difference'].mean():+.3f}); the spread "
             f"between planners is {spread_other:.3f} there against {spread_main:.3f} ({trend})."
         )
-    return " ".join(out)
+    return " ".join(out) + f" (Point estimates on {n_claims} dev claims, not tested.)"
 
 
 def conclusion(
