@@ -11,7 +11,7 @@ FIND_LINKS := $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null 
 # also where PYTHONDONTWRITEBYTECODE is set (a no-change `dvc repro` went from 4.8 s to 2.5 s).
 UV := $(VENV)/bin/uv pip install --compile-bytecode --python $(VENV)/bin/python $(if $(FIND_LINKS),--find-links $(FIND_LINKS))
 
-.PHONY: all setup env params wordnet browser plots-template nltk data pipeline test lint check-pipeline bench mutation sweep-verifier lock clean
+.PHONY: all setup env params wordnet browser plots-template nltk data pipeline test lint check-pipeline bench mutation sweep-verifier sweep-protocol lock clean
 
 all: setup pipeline ## set up everything, pull the data, run the DVC pipeline
 
@@ -98,6 +98,12 @@ sweep-verifier: setup ## slow: the verifier's learning-rate and epoch sweep, mix
 	python -m lib.verifier.sweep --learning-rates 2e-5 5e-5 1e-4 2e-4 --epochs 2 3
 	python -m lib.verifier.sweep --at-pick --training-evidence mixed
 	python -m lib.verifier.sweep --at-pick --seeds 1 2
+
+PROTOCOL_PLANNERS := claim_only oracle bloom_qg qgen pursuit_seq_seq
+sweep-protocol: setup ## slow: the verifier trained on gold and on retrieved evidence (the thesis' protocol), 3 seeds, retrained per k -> sweeps/protocol.json (~1 h; needs `make pipeline`)
+	python -m lib.verifier.sweep --out sweeps/protocol.json --pick-from sweeps/verifier.json --training-evidence gold retrieved --seeds 0 --ablation-ks 1 5 10 --planners $(PROTOCOL_PLANNERS)
+	python -m lib.verifier.sweep --out sweeps/protocol.json --pick-from sweeps/verifier.json --training-evidence gold retrieved --seeds 1 2 --planners $(PROTOCOL_PLANNERS)
+	python -m lib.verifier.sweep --out sweeps/protocol.json --pick-from sweeps/verifier.json --training-evidence retrieved --ks 1 5 10 --planners $(PROTOCOL_PLANNERS)
 
 lock: env ## regenerate requirements.lock from the current environment
 	{ echo "# Pinned environment (pip freeze of a working .venv; torch is the CPU build pip finds as torch==2.13.0)."; \

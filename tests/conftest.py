@@ -264,6 +264,51 @@ def tiny_utility(tiny_study, tiny_nli, tmp_path_factory):
     return out, U.stage(params, data, tiny_study / "store", planners_dir, out)
 
 
+@pytest.fixture(scope="session")
+def tiny_climate(tiny_nli, tmp_path_factory):
+    """Stage `climate_fever` on a 6-claim file read with the fixture verifier: (data dir, output folder, report)."""
+    import json
+
+    from lib.analysis import climate_fever as CF
+
+    _, _, planners_dir = tiny_nli
+    root = tmp_path_factory.mktemp("tiny_climate")
+    labels = ["SUPPORTS", "REFUTES", "NOT_ENOUGH_INFO", "DISPUTED", "SUPPORTS", "REFUTES"]
+    records = [
+        {
+            "claim_id": str(i),
+            "claim": f"claim {i} about sea ice and warming",
+            "claim_label": lb,
+            "evidences": [
+                {
+                    "evidence_id": f"A:{j}",
+                    "article": "A",
+                    "evidence": f"sentence {j} on sea ice",
+                    "evidence_label": ev,
+                    "votes": [],
+                }
+                for j, ev in enumerate(["SUPPORTS", "NOT_ENOUGH_INFO", "REFUTES"])
+            ],
+        }
+        for i, lb in enumerate(labels)
+    ]
+    (root / "data" / "climate_fever").mkdir(parents=True)
+    (root / "data" / "climate_fever" / "climate-fever.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    report = CF.stage(TINY_CLIMATE, root / "data", planners_dir, root / "out")
+    return root / "data", root / "out", report
+
+
+TINY_CLIMATE = {
+    "k": 2,
+    "folds": 2,
+    "alpha": 1.0,
+    "seed": 0,
+    "encoder": "sentence-transformers/all-MiniLM-L6-v2",
+    "device": "cpu",
+    "max_claims": 5,
+}
+
+
 def timed_stage(stage: str, run, timings_dir: Path) -> None:
     """Run a stage's function as `python -m lib.timing run --` would: its costs into its timing file."""
     import json

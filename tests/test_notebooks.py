@@ -7,6 +7,7 @@ import re
 from conftest import FIXTURE_DATA
 
 from lib import models as MD
+from lib.analysis import utility as U
 from lib.site import reports as RP
 from lib.site.execute import run_notebook
 from lib.site.render import render_html
@@ -351,6 +352,8 @@ def test_notebook_07_runs_on_the_fixture_study(
     assert set(metrics["quantemp"]["settings"]) == {"naive", "claim_only_no_evidence", "bm25_snippets"}
     assert set(metrics["quantemp"]["published"]) == {"gpt4o_gold_article", "claim_only", "unified_claimdecomp"}
     assert "Retrieval vs verdicts: the planner with the largest ndcg@10 gain" in html
+    assert "Protocol: Mean validation macro-F1 on retrieved evidence by training evidence" in html
+    assert metrics["averitec"]["protocol"]["trained_on"] == "gold"
 
 
 def _doc_embeddings(tiny_study, tmp_path):
@@ -412,7 +415,7 @@ def test_notebook_08_runs_on_the_fixture_study(tiny_study, tiny_nli, tmp_path):
     assert metrics["manual_items"] == len(sheet) and metrics["kappa"] == 1.0
 
 
-def test_notebook_09_runs_on_the_fixture_study(tiny_study, tiny_nli, tiny_utility, tmp_path):
+def test_notebook_09_runs_on_the_fixture_study(tiny_study, tiny_nli, tiny_utility, tiny_climate, tmp_path):
     data, nli_dir, planners_dir = tiny_nli
     metrics_path = tmp_path / "utility.json"
     html = run_on_fixture(
@@ -421,6 +424,7 @@ def test_notebook_09_runs_on_the_fixture_study(tiny_study, tiny_nli, tiny_utilit
             "nli_dir": str(nli_dir),
             "planners_dir": str(planners_dir),
             "utility_dir": str(tiny_utility[0]),
+            "climate_dir": str(tiny_climate[1]),
             "runs": [str(tiny_study / "runs" / "runs.parquet")],
             "store_dir": str(tiny_study / "store"),
             "data_dir": str(data),
@@ -438,6 +442,8 @@ def test_notebook_09_runs_on_the_fixture_study(tiny_study, tiny_nli, tiny_utilit
     }
     assert {"claim_only|relevance", "claim_only|utility"} <= set(metrics["selector"])
     assert "Reranking by predicted utility" in html
+    assert metrics["climate_fever"]["claims"] == 5 and set(metrics["climate_fever"]["selections"]) == set(U.SELECTIONS)
+    assert "CLIMATE-FEVER (5 claims, k = 2 sentences per claim" in html
 
 
 def test_summaries_headline_metrics_and_banner(tmp_path):

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from conftest import FIXTURE_DATA, fixture_settings
 
-from lib.data import DataError
+from lib.data import DataError, averitec
 from lib.store.build import (
     BuildStats,
     Candidate,
@@ -20,6 +20,7 @@ from lib.store.build import (
     build_store,
     claim_pools,
     doc_id_for,
+    gold_candidates,
     load_store,
     pool,
     qrels_dict,
@@ -318,3 +319,18 @@ def test_chunk_passages_are_indexed_with_their_context(ks_data):
     # claim 0's first page: two chunks of one sentence each, each with 5 characters of the other
     assert "The moon is made of rock and dust. Rocke" in texts
     assert "dust. Rockets fly to the moon often." in texts
+
+
+def test_gold_doc_ids_are_the_ids_the_pool_gives_a_claims_answers():
+    from lib.verifier.retrieved_training import gold_doc_ids
+
+    answers = (
+        averitec.Answer("The tower is 330 metres  tall.", "Extractive", "https://www.a.org/p/", None),
+        averitec.Answer("Yes", "Boolean", "https://b.org/q", None, "It was built in 1889 for the fair."),
+    )
+    claim = averitec.Claim(
+        7, "train", "c", "Refuted", None, (), (), "", None, None, None, (averitec.Question("q", answers),)
+    )
+    docs, _ = pool(gold_candidates([claim], "gold_train", pooled=False), 3, BuildStats())
+    assert set(docs["doc_id"]) == gold_doc_ids(claim) and len(docs) == 2
+    assert doc_id_for("a.org/p", "The tower is 330 metres tall.") in gold_doc_ids(claim)

@@ -1,6 +1,7 @@
 """The veracity study: evidence settings, splits, the published-systems match, and both stages end to end
 on small data with a tiny classifier."""
 
+import dataclasses
 import json
 from types import SimpleNamespace
 
@@ -287,8 +288,13 @@ def test_mixed_evidence_drops_unanswerable_text_and_mixes_in_other_claims_answer
     assert NAV.mixed_evidence(claims, 3, 0.5, seed=3) == NAV.mixed_evidence(claims, 3, 0.5, seed=3)
     assert NAV.training_evidence(claims, 2, "gold")[0] == ("own zero a", "No answer could be found.")
     assert NAV.training_evidence(claims, 3, "mixed", {"distractor_share": 0.0, "seed": 0}) == kept
-    with pytest.raises(ValueError, match="training evidence"):
+    with pytest.raises(ValueError, match="needs the claims' retrieved documents"):
         NAV.training_evidence(claims, 3, "retrieved")
+    with pytest.raises(ValueError, match="no retrieved evidence for claim 1"):
+        NAV.training_evidence(claims, 3, "retrieved", retrieved={0: ("a",)})
+    assert NAV.training_evidence(claims[:1], 1, "retrieved", retrieved={0: ("a", "b")}) == {0: ("a",)}
+    with pytest.raises(ValueError, match="training evidence 'other'"):
+        NAV.training_evidence(claims, 3, "other")
     with pytest.raises(ValueError, match="distractor_share"):
         NAV.mixed_evidence(claims, 3, 1.5, 0)
     with pytest.raises(ValueError, match="two claims"):
@@ -318,3 +324,55 @@ def test_a_zero_difference_never_reaches_a_zero_detectable_difference():
     """A degenerate paired test (every pair identical: MDE 0) and no difference: nothing reaches it."""
     assert V.power_sentence({"A": 0.0, "B": 0.0}, {"A": 0.0, "B": 0.0}, "BASE").startswith("All 2 differences")
     assert V.power_sentence({"A": 0.01, "B": 0.0}, {"A": 0.0, "B": 0.0}, "BASE").startswith("1 of 2 differences")
+
+
+def test_retrieved_evidence_ranks_by_bm25_and_leaves_out_the_claims_own_answers():
+    from lib.store.build import doc_id_for
+    from lib.store.urls import normalise_url
+    from lib.verifier import retrieved_training as NAV
+
+    claim = dataclasses.replace(
+        _claim(0, [("the tower is tall in paris", "Extractive")]), text="how tall is the tower in paris"
+    )
+    own = doc_id_for(normalise_url("u"), "the tower is tall in paris")
+    filler = [f"bananas number {i}" for i in range(8)]  # a corpus where the claim's words are rare (positive idf)
+    docs = pd.DataFrame(
+        {
+            "doc_id": [own, "d_far", "d_near", *[f"f{i}" for i in range(8)]],
+            "text": ["the tower is tall in paris", "paris is a city", "the tower in paris is tall", *filler],
+        }
+    )
+    got = NAV.retrieved_evidence([claim], docs, 2)
+    assert got == {0: ("the tower in paris is tall", "paris is a city")}  # its own answer, the best match, is left out
+    assert NAV.retrieved_evidence([claim], docs, 4)[0][-2:] == (
+        "bananas number 0",
+        "bananas number 1",
+    )  # zero scores: store order
+    with pytest.raises(ValueError, match="depth = 0"):
+        NAV.retrieved_evidence([claim], docs, 0)
+    with pytest.raises(ValueError, match="a store with documents"):
+        NAV.retrieved_evidence([claim], docs.iloc[:0], 2)
+
+
+def test_the_stage_trains_on_retrieved_evidence_from_the_store(tiny_study, tiny_nli, tiny_bert, tmp_path):
+    from conftest import tiny_classifier
+
+    from lib.verifier import averitec as NAV
+    from lib.verifier import retrieved_training as RT
+
+    data, _, _ = tiny_nli
+    params = {
+        "classifier": tiny_classifier(tiny_bert),
+        "seeds": [0],
+        "label_set": "averitec4",
+        "training_evidence": "retrieved",
+        "k": 2,
+        "ablation_ks": [],
+    }
+    with pytest.raises(FileNotFoundError, match="run stage training_evidence"):
+        NAV.averitec_stage(params, data, tmp_path / "averitec", tmp_path / "none.parquet")
+    evidence = RT.stage(params, data_dir=data, store_dir=tiny_study / "store", out=tmp_path / "evidence.parquet")
+    assert NAV.load_retrieved(tmp_path / "evidence.parquet") == evidence and {len(v) for v in evidence.values()} == {2}
+    NAV.averitec_stage(params, data, tmp_path / "averitec", tmp_path / "evidence.parquet")
+    report = json.loads((tmp_path / "averitec" / "report.json").read_text())
+    assert report["training_evidence"] == "retrieved" and report["training"]["gold/seed0"]["steps_run"] > 0

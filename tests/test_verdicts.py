@@ -327,3 +327,41 @@ def test_quantemp_lines():
         "classifier's cross-validated accuracy is 0.854.",
         "- Published QuanTemp systems on 249 gold claims: macro-F1 claim_only 0.508, finqa 0.560.",
     ]
+
+
+def _protocol_table(gold_range, retrieved_range):
+    cols = pd.MultiIndex.from_tuples([(VD.PROTOCOL_SCORE, "mean"), (VD.PROTOCOL_SCORE, "range")])
+    return pd.DataFrame([[0.30, gold_range], [0.36, retrieved_range]], index=["gold", "retrieved"], columns=cols)
+
+
+def test_protocol_sentence_on_both_sides_of_the_seed_range_and_of_params():
+    chosen = {
+        "training_evidence": "retrieved",
+        "validation_macro_f1": {"gold": 0.30, "retrieved": 0.36},
+        "seeds": {"gold": 3, "retrieved": 3},
+    }
+    beyond = VD.protocol_sentence(chosen, "retrieved", _protocol_table(0.02, 0.05))
+    assert "`gold` 0.300 (3 seed(s)); `retrieved` 0.360 (3 seed(s)). The pick: `retrieved`." in beyond
+    assert "0.060, is larger than either protocol's range over seeds (at most 0.050)" in beyond
+    assert beyond.endswith("The pipeline trains with it (params `nli_averitec.training_evidence`).")
+    within = VD.protocol_sentence(chosen, "gold", _protocol_table(0.07, 0.05))
+    assert "0.060, is within a protocol's range over seeds (0.070)" in within
+    assert "**The pipeline trains on `gold`**" in within
+    one = VD.protocol_sentence(chosen | {"seeds": {"gold": 1, "retrieved": 3}}, "retrieved", _protocol_table(0, 0.05))
+    assert "rests on one seed" in one
+
+
+def test_retrain_sentence_compares_each_k_but_the_base():
+    rows = [
+        ("oracle", 3, "k=3 model", 0.30),
+        ("oracle", 3, "retrained", 0.30),
+        ("oracle", 5, "k=3 model", 0.28),
+        ("oracle", 5, "retrained", 0.33),
+        ("claim_only", 1, "k=3 model", 0.30),
+        ("claim_only", 1, "retrained", 0.29),
+    ]
+    table = pd.DataFrame(rows, columns=["planner", "k", "how", "macro_f1"])
+    got = VD.retrain_sentence(table, 3)
+    assert "by 0.030 on average (largest: +0.050, oracle at k = 5); 1 of 2 differences are positive" in got
+    assert VD.retrain_sentence(table[table["how"] == "retrained"], 3).startswith("The protocol sweep has no")
+    assert VD.retrain_sentence(table[table["k"] == 3], 3).startswith("The protocol sweep has no")

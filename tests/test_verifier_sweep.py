@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -117,6 +118,9 @@ def test_sweep_skips_finished_configurations_and_writes_after_each(tmp_path, tin
 
     monkeypatch.setattr(VS.N, "train", fake_train)
     monkeypatch.setattr(VS, "_dev_scores", lambda *a, **k: {"gold": {"macro_f1": 0.0}})
+    monkeypatch.setattr(VS, "_scores", lambda *a, **k: {"v": {"macro_f1": 0.25}})
+    monkeypatch.setattr(VS, "load_store", lambda *a: type("Store", (), {"docs": None}))
+    monkeypatch.setattr(VS, "retrieved_evidence", lambda claims, *a: {c.claim_id: ("r1", "r2") for c in claims})
     VS.sweep([1e-4, 2e-4], [1], ["gold"], [0], [], params, out, data)
     assert [c[0] for c in calls] == [1e-4, 2e-4] and calls[0][2] > 0
     VS.sweep([1e-4, 5e-5], [1], ["gold"], [0], [], params, out, data)
@@ -124,6 +128,10 @@ def test_sweep_skips_finished_configurations_and_writes_after_each(tmp_path, tin
     written = VS.read_sweep(out)
     assert [r["learning_rate"] for r in written["runs"]] == [1e-4, 2e-4, 5e-5] and written["fit_claims"] > 0
     assert isinstance(VS.runs_table(written), pd.DataFrame)
+    assert {r[VS.VALIDATION_RETRIEVED] for r in written["runs"]} == {0.25}
+    VS.sweep([1e-4], [1], ["retrieved"], [0], [], params, out, data, ks=[1, 2])
+    assert VS.config_id(VS.read_sweep(out)["runs"][-1]).endswith("evidence=retrieved,seed=0,k=2")
+    assert [c[1] for c in calls[-2:]] == [calls[0][1]] * 2  # every fit claim has retrieved evidence
 
 
 def test_at_pick_trains_at_the_picked_learning_rate_and_epochs(tmp_path, monkeypatch):
@@ -131,7 +139,7 @@ def test_at_pick_trains_at_the_picked_learning_rate_and_epochs(tmp_path, monkeyp
     out.write_text(json.dumps(SWEEP))
     seen = {}
     monkeypatch.setattr(
-        VS, "sweep", lambda lrs, epochs, evidence, seeds, *a: seen.update(lrs=lrs, epochs=epochs, seeds=seeds)
+        VS, "sweep", lambda lrs, epochs, evidence, seeds, *a, **kw: seen.update(lrs=lrs, epochs=epochs, seeds=seeds)
     )
     VS.main(["--at-pick", "--seeds", "1", "2", "--out", str(out), "--learning-rates", "3e-3"])
     assert seen == {"lrs": [1e-4], "epochs": [2], "seeds": [1, 2]}
@@ -152,3 +160,65 @@ def test_a_loss_averaged_over_a_few_final_steps_is_not_a_curve_point():
     assert VS.runs_table(sweep)["last training loss"].tolist() == [1.0]
     assert VS.curves(sweep)["step"].tolist() == [86, 172, 175]
     assert VS.curves(sweep, full_intervals=True)["step"].tolist() == [86, 172]
+
+
+def _protocol_run(evidence, seed, val, k=None, dev=None):
+    run = _run(1e-4, 3, evidence, seed) | {VS.VALIDATION_RETRIEVED: val}
+    run["dev"] = dev or {"gold": {"macro_f1": 0.5}, "planner:oracle": {"macro_f1": val / 2}}
+    return run | ({"k": k} if k is not None else {})
+
+
+PROTOCOL = {
+    "k": 3,
+    "runs": [
+        _protocol_run("gold", 0, 0.30),
+        _protocol_run("retrieved", 0, 0.40),
+        _protocol_run("gold", 1, 0.34),
+        _protocol_run("retrieved", 1, 0.36),
+        _protocol_run("retrieved", 0, 0.90, k=5),  # another k: not part of the pick at k = 3
+        _run(1e-4, 3, "mixed", 0),  # no score on retrieved evidence: not a protocol run
+    ],
+}
+
+
+def test_pick_protocol_averages_seeds_at_k_and_a_tie_keeps_gold():
+    chosen = VS.pick_protocol(PROTOCOL)
+    assert chosen["training_evidence"] == "retrieved" and chosen["seeds"] == {"gold": 2, "retrieved": 2}
+    assert chosen["validation_macro_f1"] == pytest.approx({"gold": 0.32, "retrieved": 0.38})
+    assert VS.pick_protocol(PROTOCOL, k=5)["training_evidence"] == "retrieved"
+    tie = {"k": 3, "runs": [_protocol_run("retrieved", 0, 0.3), _protocol_run("gold", 0, 0.3)]}
+    assert VS.pick_protocol(tie)["training_evidence"] == "gold"
+    worse = {"k": 3, "runs": [_protocol_run("retrieved", 0, 0.29), _protocol_run("gold", 0, 0.3)]}
+    assert VS.pick_protocol(worse)["training_evidence"] == "gold"
+    assert VS.matches_protocol(PROTOCOL, {"training_evidence": "retrieved", "k": 3})
+    assert not VS.matches_protocol(PROTOCOL, {"training_evidence": "gold", "k": 3})
+    with pytest.raises(ValueError, match="make sweep-protocol"):
+        VS.pick_protocol(SWEEP | {"k": 3})
+    with pytest.raises(ValueError, match="names no k"):
+        VS.pick_protocol(SWEEP)
+
+
+def test_protocol_table_gives_mean_and_range_over_seeds():
+    table = VS.protocol_table(PROTOCOL)
+    score = "validation macro-F1, retrieved evidence"
+    assert table.loc["retrieved", (score, "mean")] == pytest.approx(0.38)
+    assert table.loc["retrieved", (score, "range")] == pytest.approx(0.04)
+    assert table.loc["gold", ("dev planner:oracle", "mean")] == pytest.approx(0.16)
+    assert table.loc["gold", ("seeds", "")] == 2 and "mixed" not in table.index
+    one = VS.protocol_table({"k": 3, "runs": PROTOCOL["runs"][:3]})
+    assert one.loc["retrieved", ("seeds", "")] == 1 and np.isnan(one.loc["retrieved", (score, "range")])
+
+
+def test_k_table_sets_the_retrained_model_beside_the_one_read_at_k():
+    base = _protocol_run(
+        "retrieved", 0, 0.4, dev={"planner:oracle": {"macro_f1": 0.30}, "planner:oracle@k=5": {"macro_f1": 0.28}}
+    )
+    at5 = _protocol_run("retrieved", 0, 0.4, k=5, dev={"planner:oracle": {"macro_f1": 0.33}})
+    other_seed = _protocol_run("retrieved", 1, 0.4, k=5, dev={"planner:oracle": {"macro_f1": 0.99}})
+    table = VS.k_table({"k": 3, "runs": [base, at5, other_seed]})
+    assert table.to_dict("records") == [
+        {"planner": "oracle", "k": 3, "how": "k=3 model", "macro_f1": 0.30},
+        {"planner": "oracle", "k": 3, "how": "retrained", "macro_f1": 0.30},
+        {"planner": "oracle", "k": 5, "how": "k=3 model", "macro_f1": 0.28},
+        {"planner": "oracle", "k": 5, "how": "retrained", "macro_f1": 0.33},
+    ]

@@ -50,6 +50,18 @@ from lib.verifier import veracity as V
 # --------------------------------------------------------------------------- params
 
 
+class ClimateFeverSection(Section):
+    """`utility.climate_fever`: the same selector on CLIMATE-FEVER (stage `climate_fever`, notebook 09 section 5)."""
+
+    k: PosInt  # sentences selected of each claim's five
+    folds: Annotated[int, Field(ge=2)]
+    alpha: PosFloat
+    seed: NonNegInt
+    encoder: Text  # the relevance ranking's sentence encoder
+    device: Device
+    max_claims: PosInt | None
+
+
 class UtilitySection(Section):
     planners: Annotated[list[Text], Field(min_length=1)]
     runs: Annotated[list[Text], Field(min_length=1)]
@@ -61,6 +73,7 @@ class UtilitySection(Section):
     seed: NonNegInt
     device: Device
     max_claims: PosInt | None
+    climate_fever: ClimateFeverSection
 
     @model_validator(mode="after")
     def _k_within_candidates(self) -> UtilitySection:
@@ -269,15 +282,25 @@ def candidate_feedback(
                 }
             )
             exs.append(N.Example(str(c.claim_id), c.text, (texts[did],), rows[-1]["label"]))
-    frame = _probs_frame(pd.DataFrame(rows), predict(exs), labels)
-    p_doc = frame[probability_columns(labels)].to_numpy()
+    frame = pd.DataFrame(rows)
     at = frame.pop("_i").to_numpy()
+    return add_feedback(frame, predict(exs), p_empty[at], p_gold[at], labels)
+
+
+def add_feedback(
+    frame: pd.DataFrame, p_doc: np.ndarray, p_empty: np.ndarray, p_gold: np.ndarray, labels: Sequence[str]
+) -> pd.DataFrame:
+    """The verifier's feedback on each candidate row (aligned arrays: its distribution given the candidate,
+    given no evidence, given the gold evidence): the class probabilities, the features (entropy, top
+    probability, shift from no evidence), the utility -KL(p_gold || p_candidate), and `helps` (whether the
+    candidate raises the annotated `label`'s probability over no evidence)."""
+    frame = _probs_frame(frame, p_doc, labels)
     frame["entropy"] = entropy(p_doc)
     frame["confidence"] = p_doc.max(axis=1)
-    frame["shift"] = kl_divergence(p_doc, p_empty[at])
-    frame["utility"] = -kl_divergence(p_gold[at], p_doc)
+    frame["shift"] = kl_divergence(p_doc, p_empty)
+    frame["utility"] = -kl_divergence(p_gold, p_doc)
     y = frame["label"].map({lb: j for j, lb in enumerate(labels)}).to_numpy()
-    frame["helps"] = p_doc[np.arange(len(frame)), y] > p_empty[at, y]  # raises the annotated label's probability
+    frame["helps"] = p_doc[np.arange(len(frame)), y] > p_empty[np.arange(len(frame)), y]
     return frame
 
 
@@ -340,9 +363,16 @@ def _verified(
     labels: Sequence[str],
     label_set: str,
 ) -> pd.DataFrame:
-    """The verifier on one selection: per claim its gold label, prediction, the selected documents and the
-    class probabilities."""
+    """The verifier on one selection of the dev claims' documents (`verified`)."""
     exs = V.examples(claims, {c: [texts[d] for d in ids] for c, ids in chosen.items()}, label_set)
+    return verified(model, tok, s, exs, chosen, labels)
+
+
+def verified(
+    model, tok, s: N.NLISettings, exs: Sequence[N.Example], chosen: Mapping[int, Sequence[str]], labels: Sequence[str]
+) -> pd.DataFrame:
+    """The verifier on one selection (`exs`: one example per claim, uid its claim id, the selected texts as
+    evidence): per claim its gold label, prediction, the selected documents and the class probabilities."""
     probs = N.predict_proba(model, tok, exs, s.max_length, s.eval_batch_size, s.max_claim_share)
     rows = pd.DataFrame(
         {

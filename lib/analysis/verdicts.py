@@ -162,6 +162,62 @@ def mixed_sentence(first_seed: pd.DataFrame, spread: pd.DataFrame) -> str:
     return "Mixed minus gold training evidence, dev macro-F1: " + "; ".join(effect) + "."
 
 
+PROTOCOL_SCORE = "validation macro-F1, retrieved evidence"  # what the protocol sweep picks on (lib.verifier.sweep)
+
+
+def protocol_sentence(chosen: Mapping[str, Any], trained_on: str, table: pd.DataFrame) -> str:
+    """The protocol sweep's pick (`lib.verifier.sweep.pick_protocol`) with each protocol's mean on the validation
+    claims' retrieved evidence, whether the gap to the runner-up exceeds both protocols' ranges over seeds
+    (`table`: `protocol_table`), and whether the pipeline trains with the pick (`trained_on`)."""
+    means, best = chosen["validation_macro_f1"], chosen["training_evidence"]
+    parts = "; ".join(f"`{ev}` {m:.3f} ({chosen['seeds'][ev]} seed(s))" for ev, m in means.items())
+    out = [f"Mean validation macro-F1 on retrieved evidence by training evidence: {parts}. The pick: `{best}`."]
+    others = [ev for ev in means if ev != best]
+    if others:
+        other = max(others, key=lambda ev: means[ev])
+        gap = means[best] - means[other]
+        if min(chosen["seeds"][ev] for ev in (best, other)) < 2:
+            out.append(
+                f"The gap over `{other}`, {gap:.3f}, rests on one seed of at least one protocol: no range to set it against."
+            )
+        else:
+            widest = max(float(table.loc[ev, (PROTOCOL_SCORE, "range")]) for ev in (best, other))
+            if gap > widest:
+                out.append(
+                    f"The gap over `{other}`, {gap:.3f}, is larger than either protocol's range over seeds "
+                    f"(at most {widest:.3f})."
+                )
+            else:
+                out.append(
+                    f"The gap over `{other}`, {gap:.3f}, is within a protocol's range over seeds ({widest:.3f}): "
+                    "the seeds do not separate the protocols, and the pick is the better mean only."
+                )
+    if trained_on == best:
+        out.append("The pipeline trains with it (params `nli_averitec.training_evidence`).")
+    else:
+        out.append(f"**The pipeline trains on `{trained_on}`**: params.yaml and the protocol sweep disagree.")
+    return " ".join(out)
+
+
+def retrain_sentence(k_table: pd.DataFrame, base_k: int) -> str:
+    """What retraining per k does against reading the k = `base_k` model at each k (`k_table`: long, from
+    `lib.verifier.sweep.k_table`): mean and largest difference of dev macro-F1, and how many are positive."""
+    wide = k_table.pivot_table(index=["planner", "k"], columns="how", values="macro_f1")
+    reused = f"k={base_k} model"
+    if "retrained" not in wide or reused not in wide:
+        return "The protocol sweep has no retrained-per-k runs to compare."
+    d = (wide["retrained"] - wide[reused]).dropna()
+    d = d[d.index.get_level_values("k") != base_k]
+    if d.empty:
+        return "The protocol sweep has no retrained-per-k runs to compare."
+    (planner, k), top = d.abs().idxmax(), d[d.abs().idxmax()]
+    return (
+        f"Retraining at each k instead of reading the k = {base_k} model changes dev macro-F1 by {d.abs().mean():.3f} "
+        f"on average (largest: {top:+.3f}, {planner} at k = {k}); {int((d > 0).sum())} of {len(d)} differences are "
+        "positive. One seed each: these are point estimates."
+    )
+
+
 def seed_spread_sentence(spread: pd.DataFrame) -> str:
     """The range of the gold recipe's dev macro-F1 over the sweep's seeds (empty with one seed)."""
     if spread["seeds"].max() <= 1:

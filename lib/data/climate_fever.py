@@ -16,8 +16,12 @@ from lib.data import (
     str_list_field,
     text_field,
 )
-from lib.data.labels import CLIMATE_FEVER_LABELS
+from lib.data.labels import AVERITEC_LABELS, CLIMATE_FEVER_LABELS
 from lib.paths import DATA_DIR
+
+# The claim labels in AVeriTeC's (notebook 09 reads CLIMATE-FEVER with the AVeriTeC verifier): DISPUTED, evidence
+# found both ways, is AVeriTeC's Conflicting Evidence/Cherrypicking.
+TO_AVERITEC = dict(zip(CLIMATE_FEVER_LABELS, AVERITEC_LABELS))
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,11 @@
 """Stage `nli_averitec` (`python -m lib.verifier.averitec`) -> `outputs/nli/averitec/`: the AVeriTeC verifier.
 
-Train on AVeriTeC train (the train split has no pooled store, so its evidence is the gold QA answers:
-`gold`, or, with `training_evidence: mixed`, gold answers mixed with other claims' answers so that training
-looks like retrieved evidence), minus a stratified validation share for early stopping and temperature
-scaling; predict the dev claims with:
+Train on AVeriTeC train, minus a stratified validation share for early stopping and temperature scaling.
+The train split has no pooled store, so params `training_evidence` chooses the evidence: `gold` (the gold
+QA answers), `mixed` (gold answers mixed with other claims' answers, to look like retrieved evidence) or
+`retrieved` (the thesis' protocol: BM25's top-k of the open collection for the claim, its own gold answers
+left out; stage `training_evidence` retrieves them, so that this training stage runs no retrieval code). `make sweep-protocol` compares `gold` and `retrieved` over seeds and per k (sweeps/protocol.json;
+notebook 07 checks that params hold the protocol the validation split prefers). Predict the dev claims with:
 - `naive`: the majority train label;
 - `claim_only_no_evidence`: a classifier trained and tested on the claim alone;
 - `gold`: the gold-evidence classifier on the dev claims' own gold answers (first k, every k of
@@ -49,7 +51,7 @@ from lib.verifier.stages import (
 
 # --------------------------------------------------------------------------- params
 
-TrainingEvidence = Literal["gold", "mixed"]
+TrainingEvidence = Literal["gold", "mixed", "retrieved"]
 # The gold-evidence classifier reading the fact-checkers' justification instead of the gold answers (the thesis'
 # GOLD row is a classifier given the justification document: an upper bound on what evidence can give).
 JUSTIFICATION = "gold_justification"
@@ -142,16 +144,50 @@ def mixed_evidence(
     return out
 
 
+RETRIEVED_FILE = NLI_DIR / "training_evidence.parquet"  # stage `training_evidence` (lib.verifier.retrieved_training)
+
+
+def save_retrieved(evidence: Mapping[int, Sequence[str]], path: Path | str) -> None:
+    """Claims' retrieved evidence as a table: claim_id, rank (from 1), text."""
+    rows = [(cid, rank, t) for cid, texts in evidence.items() for rank, t in enumerate(texts, start=1)]
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows, columns=["claim_id", "rank", "text"]).to_parquet(path, index=False)
+
+
+def load_retrieved(path: Path | str) -> dict[int, tuple[str, ...]]:
+    """{claim_id: texts in rank order} from `save_retrieved`'s table; a missing file is named."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no retrieved training evidence (run stage training_evidence)")
+    table = pd.read_parquet(path).sort_values(["claim_id", "rank"], kind="stable")
+    return {int(c): tuple(g["text"]) for c, g in table.groupby("claim_id", sort=True)}
+
+
 def training_evidence(
-    claims: Sequence[averitec.Claim], k: int, kind: str, mixed: Mapping[str, Any] | None = None
+    claims: Sequence[averitec.Claim],
+    k: int,
+    kind: str,
+    mixed: Mapping[str, Any] | None = None,
+    retrieved: Mapping[int, Sequence[str]] | None = None,
 ) -> dict[int, tuple[str, ...]]:
     """The evidence the gold-evidence classifier trains (and early-stops) on: `gold` (the first k gold
-    answers, `gold_evidence`) or `mixed` (`mixed_evidence` with params `mixed`)."""
+    answers, `gold_evidence`), `mixed` (`mixed_evidence` with params `mixed`) or `retrieved` (the first k of
+    `retrieved`, from `lib.verifier.retrieved_training`: the thesis' protocol)."""
     if kind == "gold":
         return {c.claim_id: gold_evidence(c, k) for c in claims}
     if kind == "mixed":
         m = dict(mixed or {})
         return mixed_evidence(claims, k, float(m["distractor_share"]), int(m["seed"]))
+    if kind == "retrieved":
+        if retrieved is None:
+            raise ValueError(
+                "training evidence 'retrieved' needs the claims' retrieved documents (stage training_evidence)"
+            )
+        missing = [c.claim_id for c in claims if c.claim_id not in retrieved]
+        if missing:
+            raise ValueError(f"no retrieved evidence for claim {missing[0]} ({len(missing)} claims without)")
+        return {c.claim_id: tuple(retrieved[c.claim_id])[:k] for c in claims}
     raise ValueError(f"training evidence {kind!r}: expected one of {TRAINING_EVIDENCE}")
 
 
@@ -188,7 +224,10 @@ def claims_of(
 
 
 def averitec_stage(
-    params: Mapping[str, Any], data_dir: Path | str = DATA_DIR, out_dir: Path | str = NLI_DIR / "averitec"
+    params: Mapping[str, Any],
+    data_dir: Path | str = DATA_DIR,
+    out_dir: Path | str = NLI_DIR / "averitec",
+    retrieved_file: Path | str = RETRIEVED_FILE,
 ) -> pd.DataFrame:
     """Stage `nli_averitec`: train the claim-only and gold-evidence classifiers (every seed saved), and
     predict the dev claims' reference settings: majority label, claim alone, gold evidence at every k.
@@ -201,11 +240,12 @@ def averitec_stage(
     kind = p.get("training_evidence", "gold")
     labels = LB.LABEL_SETS[label_set]
     train, fit, val, dev = claims_of(p, data_dir)
+    retrieved = load_retrieved(retrieved_file) if kind == "retrieved" else None
     variants = {
         "claim_only": (examples(fit, None, label_set), examples(val, None, label_set)),
         "gold": (
-            examples(fit, training_evidence(fit, k, kind, p.get("mixed")), label_set),
-            examples(val, training_evidence(val, k, kind, p.get("mixed")), label_set),
+            examples(fit, training_evidence(fit, k, kind, p.get("mixed"), retrieved), label_set),
+            examples(val, training_evidence(val, k, kind, p.get("mixed"), retrieved), label_set),
         ),
     }
     models = train_models(variants, labels, s, seeds, out_dir / "models")

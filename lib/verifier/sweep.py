@@ -1,4 +1,5 @@
-"""The verifier's learning-rate and epoch sweep (`make sweep-verifier`) -> `sweeps/verifier.json`.
+"""The verifier's sweeps: learning rate and epochs (`make sweep-verifier` -> `sweeps/verifier.json`) and the
+training protocol (`make sweep-protocol` -> `sweeps/protocol.json`).
 
 Each configuration trains the gold-evidence classifier of stage `nli_averitec` (same train claims, same
 validation split, params `nli_averitec` with the swept keys replaced) and records its validation curve,
@@ -13,6 +14,17 @@ keeps what it finished, and a rerun skips those configurations.
     python -m lib.verifier.sweep --learning-rates 2e-5 5e-5 1e-4 2e-4 --epochs 2 3
     python -m lib.verifier.sweep --at-pick --training-evidence mixed
     python -m lib.verifier.sweep --at-pick --seeds 1 2
+
+The protocol sweep trains, at the picked learning rate and epochs, the thesis' protocol (`retrieved`: the
+train claims' BM25 top-k from the open collection, their own gold answers left out) beside this study's
+(`gold`), over seeds, and the retrieved protocol once more at each k of the k ablation (the thesis retrained
+per k). Every run is also scored on the validation claims' retrieved evidence, the condition the verifier
+is used in: `pick_protocol` chooses on that score alone.
+
+    python -m lib.verifier.sweep --out sweeps/protocol.json --pick-from sweeps/verifier.json \
+        --training-evidence gold retrieved --seeds 0 1 2 --ablation-ks 1 5 10
+    python -m lib.verifier.sweep --out sweeps/protocol.json --pick-from sweeps/verifier.json \
+        --training-evidence retrieved --ks 1 5 10
 """
 
 from __future__ import annotations
@@ -32,18 +44,23 @@ from lib.cli import run_main
 from lib.data import labels as LB
 from lib.params import section
 from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR
+from lib.retrieval.bm25 import BM25Params
 from lib.store.build import load_store
 from lib.verifier import nli as N
 from lib.verifier import veracity as V
-from lib.verifier.averitec import claims_of, examples, gold_evidence, training_evidence
+from lib.verifier.averitec import TRAINING_EVIDENCE, claims_of, examples, gold_evidence, training_evidence
+from lib.verifier.retrieved_training import retrieved_evidence
 
 SWEEP_FILE = ROOT / "sweeps" / "verifier.json"
 SWEPT = ("learning_rate", "epochs", "training_evidence", "seed")
+VALIDATION_RETRIEVED = "validation_retrieved"  # a run's macro-F1 on the validation claims' retrieved evidence
 
 
 def config_id(c: Mapping[str, Any]) -> str:
-    """A configuration's key in the sweep file, e.g. `lr=0.0001,epochs=2,evidence=gold,seed=0`."""
-    return f"lr={c['learning_rate']:g},epochs={c['epochs']},evidence={c['training_evidence']},seed={c['seed']}"
+    """A configuration's key in the sweep file, e.g. `lr=0.0001,epochs=2,evidence=gold,seed=0` (`,k=5` when the
+    run records its k)."""
+    key = f"lr={c['learning_rate']:g},epochs={c['epochs']},evidence={c['training_evidence']},seed={c['seed']}"
+    return key + (f",k={c['k']}" if "k" in c else "")
 
 
 def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
@@ -93,8 +110,9 @@ def runs_table(sweep: Mapping[str, Any]) -> pd.DataFrame:
     training loss, the temperature, and each dev setting's macro-F1 (for reading, not for picking)."""
     rows = []
     for r in sweep["runs"]:
-        row = {k: r[k] for k in SWEPT}
+        row = {k: r[k] for k in SWEPT} | {"k": r.get("k", sweep.get("k"))}
         row["best validation macro-F1"] = r["best"]["macro_f1"]
+        row["validation macro-F1, retrieved evidence"] = r.get(VALIDATION_RETRIEVED, float("nan"))
         row["at epoch"] = next((pt["epoch"] for pt in r["curve"] if pt["step"] == r["best"]["step"]), float("nan"))
         full = loss_points(pd.DataFrame(r["curve"])) if r["curve"] else pd.DataFrame()
         row["last training loss"] = full["loss"].iloc[-1] if len(full) else float("nan")
@@ -150,17 +168,83 @@ def within_seed_range(delta: float, spread: pd.DataFrame, column: str) -> bool:
     return bool(row["seeds"] > 1 and abs(delta) <= row["max"] - row["min"])
 
 
-def _dev_scores(model, tok, s: N.NLISettings, dev, p: Mapping[str, Any], planners: Sequence[str]) -> dict[str, Any]:
-    """Macro-F1 on dev with gold evidence and with each planner's retrieved top-k (when the runs exist)."""
+def protocol_runs(sweep: Mapping[str, Any], k: int | None = None) -> pd.DataFrame:
+    """`runs_table` rows trained at k (default: the sweep's k) with a validation score on retrieved evidence."""
+    table = runs_table(sweep)
+    if table.empty:
+        return table
+    k = sweep.get("k") if k is None else k
+    if k is None:
+        raise ValueError("the sweep names no k: pass the k of the runs to compare")
+    return table[(table["k"] == int(k)) & table["validation macro-F1, retrieved evidence"].notna()]
 
-    labels = LB.LABEL_SETS[p["label_set"]]
-    k = int(p["k"])
-    sets = {"gold": examples(dev, {c.claim_id: gold_evidence(c, k) for c in dev}, p["label_set"])}
-    if planners:
-        docs = load_store(STORE_DIR).docs
-        runs = V.planner_runs(p["runs"], planners, p["retrieval"])
-        for name in planners:
-            sets[f"planner:{name}"] = examples(dev, V.top_k_evidence(runs[name], docs, k), p["label_set"])
+
+def pick_protocol(sweep: Mapping[str, Any], k: int | None = None) -> dict[str, Any]:
+    """The training evidence whose runs at k score best, averaged over seeds, on the validation claims'
+    retrieved evidence (the condition the verifier is used in); a tie keeps `gold`. Dev numbers play no part."""
+    table = protocol_runs(sweep, k)
+    if table.empty:
+        raise ValueError(
+            "the sweep has no run scored on the validation claims' retrieved evidence (make sweep-protocol)"
+        )
+    means = table.groupby("training_evidence")["validation macro-F1, retrieved evidence"].mean().round(6)
+    best = max(means.index, key=lambda ev: (means[ev], ev == "gold"))
+    return {
+        "training_evidence": best,
+        "validation_macro_f1": {ev: float(v) for ev, v in means.items()},
+        "seeds": table.groupby("training_evidence")["seed"].nunique().astype(int).to_dict(),
+    }
+
+
+def matches_protocol(sweep: Mapping[str, Any], nli_params: Mapping[str, Any]) -> bool:
+    """Whether params `nli_averitec` train on the evidence the protocol sweep picked."""
+    return nli_params["training_evidence"] == pick_protocol(sweep, int(nli_params["k"]))["training_evidence"]
+
+
+def protocol_table(sweep: Mapping[str, Any], k: int | None = None) -> pd.DataFrame:
+    """One row per training evidence at k: seeds, then for the validation score on retrieved evidence and each
+    dev macro-F1 at that k, the mean over seeds and the range (max - min; none with one seed)."""
+    table = protocol_runs(sweep, k)
+    cols = ["validation macro-F1, retrieved evidence"] + [
+        c for c in table.columns if c.startswith("dev ") and "@k=" not in c and table[c].notna().any()
+    ]
+    grouped = table.groupby("training_evidence")
+    out = pd.concat(
+        {"mean": grouped[cols].mean(), "range": grouped[cols].max() - grouped[cols].min()}, axis=1
+    ).swaplevel(axis=1)
+    out = out[[(c, stat) for c in cols for stat in ("mean", "range")]]
+    seeds = grouped["seed"].nunique()
+    out.loc[seeds < 2, [(c, "range") for c in cols]] = float("nan")  # one seed has no range
+    out.insert(0, ("seeds", ""), seeds)
+    return out
+
+
+def k_table(sweep: Mapping[str, Any], evidence: str = "retrieved", seed: int = 0) -> pd.DataFrame:
+    """Dev macro-F1 of each planner at each k, two ways, for one training evidence and seed: `retrained`, the
+    model trained at that k (the thesis' ablation), and `k=<k> model`, the model of the sweep's k read at that
+    k (the pipeline's ablation). Long: planner, k, how, macro_f1."""
+    base = int(sweep["k"])
+    rows = []
+    for r in sweep["runs"]:
+        if r["training_evidence"] != evidence or r["seed"] != seed or VALIDATION_RETRIEVED not in r:
+            continue
+        rk = int(r.get("k", base))
+        for key, v in r["dev"].items():
+            if not key.startswith("planner:"):
+                continue
+            name, _, at = key.removeprefix("planner:").partition("@k=")
+            if at:
+                rows.append({"planner": name, "k": int(at), "how": f"k={base} model", "macro_f1": v["macro_f1"]})
+            else:
+                rows.append({"planner": name, "k": rk, "how": "retrained", "macro_f1": v["macro_f1"]})
+                if rk == base:
+                    rows.append({"planner": name, "k": rk, "how": f"k={base} model", "macro_f1": v["macro_f1"]})
+    cols = ["planner", "k", "how", "macro_f1"]
+    return pd.DataFrame(rows, columns=cols).sort_values(cols[:3], ignore_index=True)
+
+
+def _scores(model, tok, s: N.NLISettings, sets: Mapping[str, Sequence[N.Example]], labels) -> dict[str, Any]:
+    """Macro-F1, predicted label counts and mean top probability of each example set."""
     out = {}
     for name, exs in sets.items():
         probs = N.predict_proba(model, tok, exs, s.max_length, s.eval_batch_size, s.max_claim_share)
@@ -172,6 +256,35 @@ def _dev_scores(model, tok, s: N.NLISettings, dev, p: Mapping[str, Any], planner
             "mean_top_probability": float(probs.max(1).mean()),
         }
     return out
+
+
+def _dev_scores(
+    model,
+    tok,
+    s: N.NLISettings,
+    dev,
+    p: Mapping[str, Any],
+    planners: Sequence[str],
+    k: int,
+    ablation_ks: Sequence[int] = (),
+    docs: pd.DataFrame | None = None,
+) -> dict[str, Any]:
+    """Macro-F1 on dev with gold evidence and with each planner's retrieved top-k (when the runs exist); with
+    `ablation_ks`, also each planner's top-k' for every k' there (`planner:<name>@k=<k'>`: this model read at
+    another k, as the pipeline's k ablation reads the k = 3 model)."""
+    labels = LB.LABEL_SETS[p["label_set"]]
+    sets = {"gold": examples(dev, {c.claim_id: gold_evidence(c, k) for c in dev}, p["label_set"])}
+    if planners:
+        docs = load_store(STORE_DIR).docs if docs is None else docs
+        runs = V.planner_runs(p["runs"], planners, p["retrieval"])
+        for name in planners:
+            sets[f"planner:{name}"] = examples(dev, V.top_k_evidence(runs[name], docs, k), p["label_set"])
+            for kk in ablation_ks:
+                if kk != k:
+                    sets[f"planner:{name}@k={kk}"] = examples(
+                        dev, V.top_k_evidence(runs[name], docs, kk), p["label_set"]
+                    )
+    return _scores(model, tok, s, sets, labels)
 
 
 def _commit() -> str:
@@ -192,8 +305,13 @@ def sweep(
     params: Mapping[str, Any],
     out: Path | str = SWEEP_FILE,
     data_dir: Path | str = DATA_DIR,
+    ks: Sequence[int] | None = None,
+    ablation_ks: Sequence[int] = (),
+    bm25: BM25Params = BM25Params(),
+    store_dir: Path | str = STORE_DIR,
 ) -> dict[str, Any]:
-    """Train every configuration not yet in `out`, writing the file after each."""
+    """Train every configuration not yet in `out`, writing the file after each. `ks`: train at each of these
+    k (default: params' k, and the run records no k); `ablation_ks`: also score the dev planners at these k."""
     out = Path(out)
     data = read_sweep(out)
     done = {config_id(r) for r in data["runs"]}
@@ -201,6 +319,8 @@ def sweep(
     _, fit, val, dev = claims_of(p, data_dir)
     labels = LB.LABEL_SETS[p["label_set"]]
     k = int(p["k"])
+    docs = load_store(store_dir).docs
+    retrieved = retrieved_evidence(fit + val, docs, max([k, *(ks or [])]), bm25)
     data.update(
         {
             "what": "gold-evidence verifier of stage nli_averitec; picked on validation macro-F1 (lib.verifier.sweep.pick)",
@@ -209,6 +329,8 @@ def sweep(
             "label_set": p["label_set"],
             "mixed": dict(p["mixed"]),
             "retrieval": dict(p["retrieval"]),
+            "training_retrieval": {"retriever": "bm25", "scope": "global", "query": "claim", "own_gold": "excluded"}
+            | bm25.model_dump(),
             "fit_claims": len(fit),
             "validation_claims": len(val),
             "dev_claims": len(dev),
@@ -216,6 +338,8 @@ def sweep(
     )
     grid = [
         {"learning_rate": float(lr), "epochs": int(e), "training_evidence": ev, "seed": int(sd)}
+        | ({"k": int(kk)} if kk is not None else {})
+        for kk in (ks or [None])
         for sd in seeds
         for ev in evidence
         for e in epochs
@@ -228,9 +352,10 @@ def sweep(
         s = N.NLISettings.model_validate(
             {**p["classifier"], "learning_rate": c["learning_rate"], "epochs": c["epochs"], "seed": c["seed"]}
         )
-        kind, mixed = c["training_evidence"], p["mixed"]
-        train_set = examples(fit, training_evidence(fit, k, kind, mixed), p["label_set"])
-        validation = examples(val, training_evidence(val, k, kind, mixed), p["label_set"])
+        kind, mixed, kc = c["training_evidence"], p["mixed"], c.get("k", k)
+        train_set = examples(fit, training_evidence(fit, kc, kind, mixed, retrieved), p["label_set"])
+        validation = examples(val, training_evidence(val, kc, kind, mixed, retrieved), p["label_set"])
+        val_retrieved = examples(val, training_evidence(val, kc, "retrieved", retrieved=retrieved), p["label_set"])
         print(f"{config_id(c)}: {len(train_set)} training, {len(validation)} validation examples")
         model, tok, rep = N.train(train_set, validation, labels, s)
         run = {
@@ -242,7 +367,8 @@ def sweep(
             "steps_run": rep["steps_run"],
             "calibration": rep["calibration"],
             "train_seconds": rep["train_seconds"],
-            "dev": _dev_scores(model, tok, s, dev, p, planners),
+            VALIDATION_RETRIEVED: _scores(model, tok, s, {"v": val_retrieved}, labels)["v"]["macro_f1"],
+            "dev": _dev_scores(model, tok, s, dev, p, planners, kc, ablation_ks, docs),
         }
         data["runs"].append(run)
         _write(data, out)
@@ -258,7 +384,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--learning-rates", type=float, nargs="+", default=[2e-5, 5e-5, 1e-4, 2e-4])
     ap.add_argument("--epochs", type=int, nargs="+", default=[2, 3])
-    ap.add_argument("--training-evidence", nargs="+", default=["gold"], choices=["gold", "mixed"])
+    ap.add_argument("--training-evidence", nargs="+", default=["gold"], choices=list(TRAINING_EVIDENCE))
+    ap.add_argument("--ks", type=int, nargs="+", default=None, help="train at each k (default: params' k)")
+    ap.add_argument("--ablation-ks", type=int, nargs="*", default=[], help="also score the dev planners at these k")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--planners", nargs="*", default=["claim_only", "oracle"], help="dev retrieved evidence to score")
     ap.add_argument("--out", default=str(SWEEP_FILE))
@@ -266,10 +394,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--at-pick", action="store_true", help="train at the learning rate and epochs the sweep in --out picked so far"
     )
+    ap.add_argument(
+        "--pick-from", default=None, help="train at the pick of this sweep file (e.g. sweeps/verifier.json)"
+    )
     args = ap.parse_args(argv)
     learning_rates, epochs = args.learning_rates, args.epochs
-    if args.at_pick:
-        chosen = pick(read_sweep(args.out))
+    if args.at_pick or args.pick_from:
+        chosen = pick(read_sweep(args.pick_from or args.out))
         learning_rates, epochs = [chosen["learning_rate"]], [chosen["epochs"]]
     sweep(
         learning_rates,
@@ -279,6 +410,9 @@ def main(argv: list[str] | None = None) -> None:
         args.planners,
         section("nli_averitec", args.params),
         args.out,
+        ks=args.ks,
+        ablation_ks=args.ablation_ks,
+        bm25=BM25Params(**section("retrieval", args.params)["bm25"]),
     )
 
 

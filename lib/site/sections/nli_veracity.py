@@ -28,3 +28,4 @@ class NLIVeracitySection(Section):
     retrieval_measure: Measure
     power: OpenShare  # of the minimum detectable difference (lib.evaluation.significance.minimum_detectable_difference)
     sweep_path: Text  # the committed verifier sweep (lib.verifier.sweep, `make sweep-verifier`)
+    protocol_path: Text  # the committed training-protocol sweep (`make sweep-protocol`)

@@ -14,6 +14,7 @@ class RelevanceUtilitySection(Section):
     nli_dir: Text
     planners_dir: Text
     utility_dir: Text
+    climate_dir: Text
     store_dir: Text
     data_dir: Text
     metrics_path: Text
