@@ -204,3 +204,115 @@ def test_main_source_sentence_on_both_sides_of_the_condition():
     assert ER.main_source_sentence(tie, [tie]) == (
         "No single family of codes is the largest at the default thresholds: retrieval 40%, NLI 40%, unverifiable 20%."
     )
+
+
+def test_unjudged_evidence_when_most_of_the_top_k_was_never_judged():
+    c = case(top_grades=(0, 0, 0), question_found=(0,), question_coverage=(0.8,), top_judged=(True, False, False))
+    assert ER.judged_share(c) == pytest.approx(1 / 3)
+    assert ER.code(c) == ER.UNJUDGED and ER.FAMILY[ER.UNJUDGED] == "coverage"
+    judged = ER.Case(**{**c.__dict__, "top_judged": (True, True, False)})  # 2 of 3 judged: a retrieval code
+    assert ER.code(judged) == ER.NOISY
+    # relevant evidence found: unjudged neighbours do not matter
+    assert ER.code(case(top_judged=(True, True, False))) == ER.NLI_ERROR
+    assert ER.judged_share(case()) == 1.0  # unknown: as before, every document judged
+
+
+def test_a_right_verdict_gets_the_code_it_would_get_if_it_were_wrong():
+    right = case(pred="Supported", top_grades=(0, 0, 0), question_found=(0,), question_coverage=(0.8,))
+    assert ER.code(right) == ER.CORRECT
+    assert ER.code(right, if_wrong=True) == ER.NOISY
+    # the label-error rule needs the systems to agree on the prediction against the label: never for a right one
+    flagged = ER.Case(**{**right.__dict__, "consensus_label": "Refuted", "consensus_share": 1.0, "n_systems": 7})
+    assert ER.code(flagged, if_wrong=True) == ER.NOISY
+
+
+def _coded(rows):
+    """A table as apply_rules leaves it: (claim, correct, rule family) per row."""
+    return pd.DataFrame(
+        [{"method": f"m{i}", "claim_id": c, "correct": ok, "rule_family": f} for i, (c, ok, f) in enumerate(rows)]
+    ).assign(code=lambda t: np.where(t["correct"], ER.CORRECT, "x"))
+
+
+def test_baseline_compares_wrong_and_right_verdicts_by_claim():
+    # claims 0-9 wrong and retrieval; claims 10-19 right, half retrieval: 100% against 50%
+    rows = [(c, False, "retrieval") for c in range(10)] + [
+        (c, True, "retrieval" if c < 15 else "NLI") for c in range(10, 20)
+    ]
+    b = ER.baseline(_coded(rows), n_resamples=400)
+    r = b.loc["retrieval"]
+    assert (r["wrong verdicts"], r["right verdicts"], r["difference"]) == (1.0, 0.5, 0.5)
+    assert (r["claims (wrong)"], r["claims (right)"]) == (10, 5)
+    assert r["low"] > 0 and r["call"] == "positive"
+    assert b.loc["NLI", "call"] == "negative" and b.loc["coverage", "difference"] == 0.0
+    assert ER.baseline_sentence(r, "A retrieval code").endswith("more common behind wrong verdicts.")
+    assert ER.baseline_sentence(b.loc["NLI"], "An NLI code").endswith("less common behind wrong verdicts.")
+
+
+def test_baseline_calls_a_code_that_fits_right_verdicts_as_often_uninformative():
+    rows = [(c, c % 2 == 0, "retrieval") for c in range(20)]  # every verdict, right or wrong, is retrieval
+    b = ER.baseline(_coded(rows), n_resamples=200)
+    assert b.loc["retrieval", "difference"] == 0.0 and b.loc["retrieval", "call"] == "indistinguishable from 0"
+    assert ER.baseline_sentence(b.loc["retrieval"], "A retrieval code") == (
+        "A retrieval code fits 100% of the wrong verdicts and 100% of the right ones (+0.0%, 95% interval "
+        "[+0.0%, +0.0%], claims resampled): the rules find it as often behind right verdicts, so it does not "
+        "locate the errors."
+    )
+    with pytest.raises(ValueError, match="both wrong and right"):
+        ER.baseline(_coded([(0, True, "NLI")]))
+
+
+def test_grouped_counts_claims_and_merges_rows_on_few_claims():
+    table = pd.DataFrame(
+        {
+            "claim_id": [0, 0, 0, 1, 2, 3, 4],  # claim 0 wrong for three methods: three verdicts, one claim
+            "label": ["A", "A", "A", "A", "B", "C", "C"],
+            "code": [ER.NOISY, ER.NOISY, ER.NLI_ERROR, ER.NOISY, ER.NLI_ERROR, ER.CORRECT, ER.NOISY],
+        }
+    )
+    assert ER.claims_behind(table, "label").to_dict() == {"A": 2, "B": 1, "C": 1}
+    g = ER.grouped(table, "label", min_claims=2)
+    assert list(g.index) == ["A", "other (2 with < 2 claims)"]
+    assert g.loc["A", "claims"] == 2 and g.loc["A", "wrong verdicts"] == 4
+    assert g.loc["A", ER.NOISY] == 0.75
+    other = g.loc["other (2 with < 2 claims)"]
+    assert (other["claims"], other["wrong verdicts"], other[ER.NOISY], other[ER.NLI_ERROR]) == (2, 2, 0.5, 0.5)
+    assert list(ER.grouped(table, "label").index) == ["A", "B", "C"]
+
+
+def test_kappa_and_confusion_on_a_sheet_coded_by_hand():
+    auto = pd.DataFrame(
+        {
+            "method": ["m"] * 6,
+            "claim_id": range(6),
+            "code": [ER.NOISY, ER.NOISY, ER.NOISY, ER.NLI_ERROR, ER.NLI_ERROR, ER.UNJUDGED],
+        }
+    )
+    filled = auto.assign(manual_code=[ER.NOISY, ER.NOISY, ER.NLI_ERROR, ER.NLI_ERROR, ER.NLI_ERROR, ER.NOISY])
+    # by hand: p_o = 4/6; manual noisy 3, NLI 3; automatic noisy 3, NLI 2, unjudged 1
+    # p_e = (3*3 + 3*2 + 0*1) / 36 = 15/36; kappa = (24/36 - 15/36) / (21/36) = 9/21
+    agree = ER.agreement(filled.drop(columns="code"), auto)
+    assert agree.loc["all", "kappa"] == pytest.approx(9 / 21)
+    table = ER.confusion(filled.drop(columns="code"), auto)
+    assert list(table.index) == list(ER.ERROR_CODES) and list(table.columns) == list(ER.ERROR_CODES)
+    assert table.loc[ER.NOISY, ER.NOISY] == 2 and table.loc[ER.NLI_ERROR, ER.NOISY] == 1
+    assert table.loc[ER.NOISY, ER.UNJUDGED] == 1 and table.to_numpy().sum() == 6
+
+
+def test_the_coding_guide_quotes_every_code_definition():
+    from lib.paths import ROOT
+
+    guide = " ".join((ROOT / "annotations" / "README.md").read_text().split())
+    for c, text in ER.DEFINITIONS.items():
+        assert f"`{c}`: {text}" in guide, c
+    assert set(ER.DEFINITIONS) == set(ER.ERROR_CODES)
+
+
+def test_source_sentence_on_both_sides():
+    rows = [(c, False, "NLI") for c in range(10)] + [(c, True, "retrieval") for c in range(10, 20)]
+    base = ER.baseline(_coded(rows), n_resamples=200)
+    assert ER.source_sentence(base) == (
+        "Wrong verdicts read evidence coded NLI (+100%) more often than right verdicts do (95% interval over "
+        "claims): that is where the rules locate the errors."
+    )
+    same = ER.baseline(_coded([(c, c % 2 == 0, "retrieval") for c in range(20)]), n_resamples=200)
+    assert ER.source_sentence(same).startswith("No family of codes is more common behind wrong verdicts")

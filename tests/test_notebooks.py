@@ -97,6 +97,10 @@ def test_notebook_02_runs_on_the_fixture_study(tiny_study, tmp_path):
         "dense/global",
     }
     assert "CLAIM-ONLY reaches NDCG@10" in html
+    judged = metrics["judged@10"]
+    assert set(judged) == set(metrics["ndcg@10"]) and all(0 <= v <= 1 for s in judged.values() for v in s.values())
+    assert set(metrics["top_group"]) == {"ndcg@10", "condensed_ndcg@10", "bpref"}
+    assert "Holm over the notebook's" in html
 
 
 def test_notebook_03_runs_on_the_fixture_study(tiny_study, tmp_path):
@@ -131,7 +135,12 @@ def test_notebook_03_runs_on_the_fixture_study(tiny_study, tmp_path):
         "CombMNZ",
         "WSUM-NORM",
     }
-    assert "COMBMAX-NORM has the best NDCG@10 in" in html
+    assert "COMBMAX-NORM is in the top group by NDCG@10 in" in html
+    assert "drawn at random give" in html  # the spread against its permutation reference
+    tops = metrics["top_group_of_six"]["ndcg@10"]
+    assert set(tops) == set(metrics["ndcg@10"]) and all(tops.values())
+    # top and bottom of the six (5 rivals, 3 measures), and all 9 methods under each judgement variant
+    assert metrics["group_comparisons"] == 2 * 5 * len(tops) * 3 + 8 * len(metrics["top_group_by_judgements"])
 
 
 def test_notebook_04_runs_on_the_fixture_study(tiny_study, tmp_path):
@@ -168,6 +177,9 @@ def test_notebook_04_runs_on_the_fixture_study(tiny_study, tmp_path):
     )
     metrics = json.loads(metrics_path.read_text())
     assert set(metrics["significant_vs_baseline"]) == {"ORACLE-QUERIES", "BLOOM-QG", "HEURISTIC"}
+    significant = {p for p, s in metrics["significant_vs_baseline"].items() if s}
+    assert set(metrics["survives_coverage"]) == significant
+    assert all("judged@10" in v for v in metrics["ablation"].values())
     curve = (tmp_path / "plots" / "recall_at_k.csv").read_text().splitlines()
     assert curve[0] == "k,claim_only,oracle,bloom_qg,heuristic" and len(curve) == 11
     sheet = pd.read_csv(tmp_path / "sheet.csv")
@@ -404,7 +416,9 @@ def test_notebook_08_runs_on_the_fixture_study(tiny_study, tiny_nli, tmp_path):
     metrics = json.loads(metrics_path.read_text())
     codes = pd.read_parquet(tmp_path / "errors" / "codes.parquet")
     assert metrics["methods"] == 2 and metrics["wrong_verdicts"] == int((codes["code"] != ER.CORRECT).sum())
-    assert metrics["kappa"] is None and "no filled sheet" in html and "Try it" in html
+    assert metrics["kappa"] is None and not metrics["agreement_measured"] and "Try it" in html
+    assert "has not been measured" in html
+    assert set(metrics["baseline"]) == set(ER.FAMILIES) and "Against the right verdicts" in html
     sheet = pd.read_csv(tmp_path / "errors" / "coding_sheet.csv")
     sheet["manual_code"] = (
         codes.set_index(["method", "claim_id"]).loc[list(zip(sheet["method"], sheet["claim_id"])), "code"].to_numpy()
@@ -412,7 +426,7 @@ def test_notebook_08_runs_on_the_fixture_study(tiny_study, tiny_nli, tmp_path):
     sheet.to_csv(filled, index=False)  # a rater who agrees with every automatic code
     run_on_fixture("08_error_analysis", params, tmp_path)
     metrics = json.loads(metrics_path.read_text())
-    assert metrics["manual_items"] == len(sheet) and metrics["kappa"] == 1.0
+    assert metrics["manual_items"] == len(sheet) and metrics["kappa"] == 1.0 and metrics["agreement_measured"]
 
 
 def test_notebook_09_runs_on_the_fixture_study(tiny_study, tiny_nli, tiny_utility, tiny_climate, tmp_path):

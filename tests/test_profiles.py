@@ -40,7 +40,7 @@ def test_a_profile_note_states_the_resamples_of_every_bootstrap_set_in_params(na
     PR.merge(params, profile["params"])
     stated = {int(n.replace(",", "")) for n in re.findall(r"([\d,]+) resamples", profile["note"])}
     used = {s: p["n_resamples"] for s, p in params.items() if isinstance(p, dict) and "n_resamples" in p}
-    assert len(stated) == 1 and len(used) == 5 and set(used.values()) == stated, used
+    assert len(stated) == 1 and len(used) == 6 and set(used.values()) == stated, used
 
 
 def test_a_profile_writes_its_synthetic_store_where_the_store_stage_reads_it(tmp_path):

@@ -201,7 +201,8 @@ def test_spearman_ci_edges():
     nan3 = SIG.spearman_ci([1.0, 2.0], [1.0, 3.0])  # two values: no correlation to speak of
     assert len(nan3) == 3 and all(np.isnan(v) for v in nan3)
     three = SIG.spearman_ci([1.0, 2.0, 3.0], [1.0, 3.0, 2.0], 50)
-    assert three[0] == pytest.approx(0.5) and not np.isnan(three[1])  # three values: a correlation
+    # three values: a correlation, but one resample in nine has no correlation: no interval
+    assert three[0] == pytest.approx(0.5) and np.isnan(three[1]) and np.isnan(three[2])
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a constant side is answered, never handed to scipy
         assert np.isnan(SIG.spearman_ci([1.0, 1.0, 1.0], [1.0, 2.0, 3.0])[0])  # x constant
@@ -210,12 +211,15 @@ def test_spearman_ci_edges():
         SIG.spearman_ci([1, 2, 3], [1, 2])
     with pytest.raises(ValueError, match="^cluster ids must not be NaN$"):
         SIG.spearman_ci([1, 2, 3], [1, 3, 2], clusters=[1.0, float("nan"), 2.0])
-    # resamples constant in x (or in y) are skipped, not counted as NaN correlations
-    x, y = np.array([0.0] * 9 + [1.0]), np.arange(10.0)
+    # with ties but many values, the interval is the reference percentile bootstrap
+    x, y = np.repeat(np.arange(5.0), 2), np.arange(10.0)
     singles = [np.array([i]) for i in range(10)]
     assert SIG.spearman_ci(x, y, 50)[1:] == _spearman_reference(x, y, 50, 0, 0.95, singles)
     assert SIG.spearman_ci(y, x, 50)[1:] == _spearman_reference(y, x, 50, 0, 0.95, singles)
     assert not np.isnan(SIG.spearman_ci(x, y, 50)[1])
+    # one value against nine ties: a third of the resamples have no correlation, so no interval
+    x = np.array([0.0] * 9 + [1.0])
+    assert all(np.isnan(SIG.spearman_ci(x, y, 50)[1:]))
     # every resample constant in x: a correlation but no interval
     seed = next(s for s in range(100) if 9 not in np.random.default_rng(s).integers(0, 10, size=(1, 10)))
     rho, lo, hi = SIG.spearman_ci(x, y, 1, seed=seed)
@@ -332,3 +336,43 @@ def test_holm_by_hand_and_capped_at_one():
     assert SIG.holm([0.5, 0.4]).tolist() == [0.8, 0.8]
     assert SIG.holm([0.9, 0.8, 0.7]).tolist() == [1.0, 1.0, 1.0]
     assert SIG.holm(["0.01", "0.02"]).tolist() == pytest.approx([0.02, 0.02])  # read as numbers
+
+
+def test_paired_t_matches_the_textbook_and_handles_degenerate_differences():
+    from scipy.stats import t as student
+
+    a, b = [3.0, 5.0, 4.0, 6.0], [2.0, 5.0, 2.0, 4.0]  # differences 1, 0, 2, 2: mean 1.25, sd 0.9574
+    t = 1.25 / (np.std([1, 0, 2, 2], ddof=1) / 2)
+    assert SIG.paired_t(a, b) == pytest.approx(2 * student.sf(t, 3))
+    assert SIG.paired_t(b, a) == pytest.approx(SIG.paired_t(a, b))
+    assert SIG.paired_t([1.0, 2.0], [1.0, 2.0]) == 1.0  # no difference
+    assert SIG.paired_t([3.0], [1.0]) == 1.0  # one pair: no test
+    assert SIG.paired_t([2.0, 3.0], [1.0, 2.0]) == 0.0  # the same difference on every claim
+    with pytest.raises(ValueError, match="aligned"):
+        SIG.paired_t([1.0], [1.0, 2.0])
+
+
+def test_spearman_ci_is_undefined_when_most_resamples_have_no_correlation():
+    # one method against ten ties: a resample without that method has no correlation, and the kept
+    # resamples all hold it, so their interval would start at the estimate itself
+    x = np.array([0.9] + [0.1] * 10)
+    y = np.array([0.8, 0.1, 0.3, 0.2, 0.5, 0.4, 0.6, 0.7, 0.05, 0.15, 0.25])
+    rho, lo, hi = SIG.spearman_ci(x, y, n_resamples=500, seed=0)
+    from scipy.stats import spearmanr
+
+    assert rho == pytest.approx(spearmanr(x, y).statistic)
+    assert np.isnan(lo) and np.isnan(hi)
+    # the permutation test still reads it: the tied ten make rho take few values under shuffling
+    p = SIG.spearman_permutation(x, y, n_resamples=999, seed=0)
+    assert 0 < p <= 1
+    assert p == SIG.spearman_permutation(x, y, n_resamples=999, seed=0)
+
+
+def test_spearman_permutation_on_both_sides():
+    x = np.arange(12, dtype=float)
+    assert SIG.spearman_permutation(x, x, n_resamples=199) == pytest.approx(1 / 200)  # nothing beats 1
+    rng = np.random.default_rng(1)
+    assert SIG.spearman_permutation(x, rng.permutation(x), n_resamples=199) > 0.05
+    assert np.isnan(SIG.spearman_permutation(x, np.ones(12)))
+    with pytest.raises(ValueError, match="aligned"):
+        SIG.spearman_permutation(x, x[:3])

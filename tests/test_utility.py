@@ -197,29 +197,70 @@ def test_selection_scores_by_hand():
     assert t.loc["utility", "f1 (gold_answers)"] == pytest.approx(2 * 0.5 * 1 / 1.5)  # claim 0 only
 
 
-def test_scale_sentence_on_both_sides():
-    assert U.scale_sentence(0.30, 4).startswith(
-        "This verifier is nearly flat: mean top probability 0.300 (uniform: 0.25)"
+def test_spread_is_zero_for_a_verifier_that_answers_with_its_prior():
+    prior = np.tile([0.7, 0.1, 0.1, 0.1], (5, 1))  # peaked, and the same for every input
+    assert U.spread(prior) == 0.0
+    varied = np.array([[0.9, 0.1], [0.1, 0.9]])
+    assert U.spread(varied) == pytest.approx(0.4)  # each label: std of (0.9, 0.1) = 0.4
+    with pytest.raises(ValueError, match="two or more rows"):
+        U.spread(np.array([[0.5, 0.5]]))
+
+
+def test_scale_sentence_fails_a_prior_only_verifier_however_peaked():
+    prior = U.scale_sentence(0.7, 4, U.spread(np.tile([0.7, 0.1, 0.1, 0.1], (5, 1))))
+    assert prior.startswith("This verifier barely responds to its evidence") and "read no conclusion" in prior
+    flat = U.scale_sentence(0.30, 4, 0.08)
+    assert flat.startswith("This verifier responds to its evidence") and "nearly flat" in flat
+    assert U.scale_sentence(0.62, 4, 0.2).endswith(
+        "and its distributions are peaked (mean top probability 0.620 (uniform: 0.25))."
     )
-    assert U.scale_sentence(0.62, 4).startswith("This verifier's distributions are peaked")
 
 
 def test_selector_sentence_checks_each_clause():
     ranked = {"macro_f1": 0.30, "evidence_f1": 0.20, "share": 0.60}
+    oracle = {"evidence_f1": 0.11}
     gains = U.selector_sentence(
-        {"macro_f1": 0.35, "evidence_f1": 0.10, "share": 0.80, "p": 0.01}, ranked, 0.02, "Refuted", 0.61
+        {"macro_f1": 0.35, "evidence_f1": 0.10, "share": 0.80, "p": 0.01, "evidence_p": 0.001},
+        ranked,
+        oracle,
+        0.02,
+        "Refuted",
+        0.61,
     )
     assert "higher than the relevance ranking's, significantly" in gains
-    assert "is lower (0.100 vs 0.200)" in gains and "learned little" in gains
+    assert "significantly lower (0.100 vs 0.200, p = 0.0010); the utility oracle's" in gains
+    assert "is 0.110" in gains and "learned little" in gains
     assert 'predicts "Refuted" for 80% of claims' in gains
     same = U.selector_sentence(
-        {"macro_f1": 0.31, "evidence_f1": 0.25, "share": 0.62, "p": 0.4}, ranked, 0.3, "Refuted", 0.61
+        {"macro_f1": 0.31, "evidence_f1": 0.25, "share": 0.62, "p": 0.4, "evidence_p": 0.3},
+        ranked,
+        oracle,
+        0.3,
+        "Refuted",
+        0.61,
     )
-    assert "not significantly different" in same and "is not lower (0.250 vs 0.200)" in same
+    assert "not significantly different" in same and "no direction between" in same
     assert "mean within-claim Spearman of 0.300" in same and "no shift towards that label" in same
     below_gold = U.selector_sentence(
-        {"macro_f1": 0.25, "evidence_f1": 0.25, "share": 0.70, "p": 0.01}, ranked, 0.3, "Refuted", 0.75
+        {"macro_f1": 0.25, "evidence_f1": 0.25, "share": 0.70, "p": 0.01, "evidence_p": 0.01},
+        ranked,
+        oracle,
+        0.3,
+        "Refuted",
+        0.75,
     )
     assert (
         "lower than the relevance ranking's, significantly" in below_gold and "at or below the gold share" in below_gold
     )
+    assert "significantly higher (0.250 vs 0.200" in below_gold
+
+
+def test_grade_sentence_names_the_circular_grade_and_tests_the_other():
+    answers = {"rho": 0.3, "low": 0.2, "high": 0.4}
+    built_in = U.grade_sentence(answers, {"rho": 0.059, "low": -0.01, "high": 0.128})
+    assert "partly built in" in built_in and "(indistinguishable from 0)" in built_in
+    assert built_in.endswith("no relation between relevance and utility is shown.")
+    shown = U.grade_sentence(answers, {"rho": 0.2, "low": 0.1, "high": 0.3})
+    assert shown.endswith("relevance predicts utility beyond the circular part.")
+    undefined = U.grade_sentence(answers, {"rho": 0.2, "low": float("nan"), "high": float("nan")})
+    assert "(no interval)" in undefined and undefined.endswith("is shown.")

@@ -239,9 +239,13 @@ def test_retrieval_and_rescored_lines_name_the_best():
         },
         index=["A", "B"],
     )
-    line = VD.retrieval_line(gains, "ndcg@10", (0.5, -0.2, 0.9))
-    assert "gain, B, gains 100% in retrieval and 10.0% in macro-F1" in line and "indistinguishable from 0" in line
-    assert "positive" in VD.retrieval_line(gains, "ndcg@10", (0.5, 0.1, 0.9))
+    line = VD.retrieval_line(gains, "ndcg@10", (0.5, -0.2, 0.9), 0.2)
+    assert "gain, B, gains 100% in retrieval and 10.0% in macro-F1" in line
+    assert line.endswith("0.50 (bootstrap [-0.20, 0.90]; permutation p = 0.200): no evidence of a relation.")
+    assert VD.retrieval_line(gains, "ndcg@10", (0.5, 0.1, 0.9), 0.01).endswith(": positive.")
+    assert VD.retrieval_line(gains, "ndcg@10", (-0.5, -0.9, -0.1), 0.01).endswith(": negative.")
+    undefined = VD.retrieval_line(gains, "ndcg@10", (0.5, float("nan"), float("nan")), float("nan"))
+    assert "(no bootstrap interval; permutation p = nan): no correlation can be read" in undefined
     table = pd.DataFrame(
         {
             "AVeriTeC@0.25 (classifier)": [0.2, 0.3],

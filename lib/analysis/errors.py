@@ -9,8 +9,11 @@ one code; the rules run in this order and the first that holds wins:
 2. `possible label error` (unverifiable, for a person to check): the published AVeriTeC systems agree on
    one label (share >= `label_error_share` of at least `min_systems` systems), that label is not the
    annotated one, and our classifier predicted it too.
-3. Retrieval errors, when the top-k are *mostly irrelevant*: the share of top-k documents with grade >=
-   `min_grade` is below `found_share`. In this order:
+3. `unjudged evidence` (coverage): the top-k are not mostly relevant, and most of them were never judged
+   (the share of top-k documents with any judgement is below `found_share`). Unjudged documents are not
+   known to be irrelevant, so the judgements cannot tell a retrieval error from evidence the pool missed.
+4. Retrieval errors, when the top-k are *mostly irrelevant*: the share of top-k documents with grade >=
+   `min_grade` is below `found_share`, and most of them were judged. In this order:
    - `homogeneous retrieval`: the top-k are near-duplicates (mean pairwise cosine of their MiniLM
      embeddings >= `homogeneity`). Checked first because it is a property of the ranking itself: k slots
      spent on one text (e.g. the claim copied k times) miss evidence whichever aspect was missing.
@@ -18,15 +21,20 @@ one code; the rules run in this order and the first that holds wins:
      things the claim does not say (mean content-word coverage of those questions by the claim below
      `implicit_coverage`). A claim-driven retriever could not have asked for them.
    - `noisy retrieval`: otherwise (a missed explicit aspect, varied but off-topic top-k).
-4. `NLI error`: relevant evidence was found (share >= `found_share`) and the verdict is still wrong.
+5. `NLI error`: relevant evidence was found (share >= `found_share`) and the verdict is still wrong.
 
 A question's evidence is "found" when a top-k document is one of its gold answers (grade 2, traced
 through the store's `gold` hits) or comes from one of its answers' source URLs (grade 1). Coverage is
 the share of a question's content words (lower-cased, stop words removed, Porter-stemmed) that occur
 in the claim. Every threshold is a parameter (`params.yaml`, section `error_analysis.rules`).
 
-Also here: the seeded manual-coding sheet (codes hidden, so people code blind) and Cohen's kappa
-between a filled sheet and the automatic codes.
+The same rules applied to the right verdicts (`rule_code`: the code a verdict would get if it were wrong)
+give each code's baseline: a code that describes right and wrong verdicts alike says little about where
+the wrong ones come from (`baseline`, with intervals by resampling claims).
+
+Also here: `DEFINITIONS`, the one text per code that the notebook and the coding guide
+(`annotations/README.md`) both quote; the seeded manual-coding sheet (codes hidden, so people code
+blind); Cohen's kappa and the confusion table between a filled sheet and the automatic codes.
 """
 
 from __future__ import annotations
@@ -46,6 +54,7 @@ from pydantic import ConfigDict, Field
 
 from lib.data import averitec
 from lib.evaluation.agreement import cohen_kappa
+from lib.evaluation.significance import sign_of
 from lib.params import PosInt, Section, Share, Threshold
 from lib.retrieval import runs as RU
 from lib.retrieval.bm25 import tokenize
@@ -60,15 +69,28 @@ IMPLICIT = "missed implicit aspect"
 HOMOGENEOUS = "homogeneous retrieval"
 NOISY = "noisy retrieval"
 NLI_ERROR = "NLI error"
-ERROR_CODES = (EVIDENCE_UNAVAILABLE, LABEL_ERROR, IMPLICIT, HOMOGENEOUS, NOISY, NLI_ERROR)
+UNJUDGED = "unjudged evidence"
+ERROR_CODES = (EVIDENCE_UNAVAILABLE, LABEL_ERROR, UNJUDGED, IMPLICIT, HOMOGENEOUS, NOISY, NLI_ERROR)
+FAMILIES = ("retrieval", "NLI", "unverifiable", "coverage")
 FAMILY = {
     EVIDENCE_UNAVAILABLE: "unverifiable",
     LABEL_ERROR: "unverifiable",
+    UNJUDGED: "coverage",
     IMPLICIT: "retrieval",
     HOMOGENEOUS: "retrieval",
     NOISY: "retrieval",
     NLI_ERROR: "NLI",
     CORRECT: "correct",
+}
+# One text per code: the notebook's table and the coding guide (annotations/README.md) quote these words.
+DEFINITIONS = {
+    EVIDENCE_UNAVAILABLE: "the store holds no relevant document for the claim: nothing a retriever does could have found evidence",
+    LABEL_ERROR: "the published systems agree on the predicted label, not the annotated one: a person should check the label",
+    UNJUDGED: "most of the evidence read was never judged, so the judgements cannot tell whether it was relevant",
+    IMPLICIT: "the evidence is mostly irrelevant and misses what the claim does not say but verification needs",
+    HOMOGENEOUS: "the evidence is mostly irrelevant and repeats one text (near-duplicates)",
+    NOISY: "the evidence is mostly irrelevant and varied, missing an aspect the claim states",
+    NLI_ERROR: "relevant evidence was read and the verdict is still wrong",
 }
 SHEET_COLUMNS = (
     "sheet_id",
@@ -114,11 +136,17 @@ class Case:
     consensus_label: str | None = None  # the published systems' most frequent label
     consensus_share: float = 0.0
     n_systems: int = 0
+    top_judged: tuple[bool, ...] | None = None  # per top-k document: judged at all (None: every one was)
 
 
 def relevant_share(grades: Sequence[int], min_grade: int) -> float:
     """Share of the top-k with grade >= min_grade (0 for an empty top-k)."""
     return float(np.mean([g >= min_grade for g in grades])) if len(grades) else 0.0
+
+
+def judged_share(case: Case) -> float:
+    """Share of the top-k documents with a judgement of any grade (1 when unknown or nothing retrieved)."""
+    return float(np.mean(case.top_judged)) if case.top_judged is not None and len(case.top_judged) else 1.0
 
 
 def missed_coverage(case: Case, min_grade: int) -> float:
@@ -127,9 +155,10 @@ def missed_coverage(case: Case, min_grade: int) -> float:
     return float(np.mean(missed)) if missed else float("nan")
 
 
-def code(case: Case, rules: Rules = Rules()) -> str:
-    """The case's error code (`correct` when the verdict is right); rules in the module docstring's order."""
-    if case.pred == case.label:
+def code(case: Case, rules: Rules = Rules(), if_wrong: bool = False) -> str:
+    """The case's error code (`correct` when the verdict is right); rules in the module docstring's order.
+    `if_wrong`: the code the rules give the case as if its verdict were wrong (the baseline of a right one)."""
+    if case.pred == case.label and not if_wrong:
         return CORRECT
     if not any(g >= rules.min_grade for g in case.store_grades):
         return EVIDENCE_UNAVAILABLE
@@ -141,6 +170,8 @@ def code(case: Case, rules: Rules = Rules()) -> str:
     ):
         return LABEL_ERROR
     if relevant_share(case.top_grades, rules.min_grade) < rules.found_share:
+        if judged_share(case) < rules.found_share:
+            return UNJUDGED
         if case.homogeneity >= rules.homogeneity:
             return HOMOGENEOUS
         if missed_coverage(case, rules.min_grade) < rules.implicit_coverage:  # False for nan
@@ -280,6 +311,7 @@ def cases(
                     found,
                     q_cov[cid],
                     *consensus_of.get(cid, (None, 0.0, 0)),
+                    top_judged=tuple(d in judged for d in top),
                 ).__dict__,
             }
         )
@@ -363,7 +395,8 @@ def apply_rules(table: pd.DataFrame, rules: Rules = Rules()) -> pd.DataFrame:
     names = [f.name for f in fields(Case)]
     out = table.copy()
     derived = []
-    for values in zip(*(table[n] for n in names)):
+    columns = [table[n] if n in table else [None] * len(table) for n in names]  # older tables: no top_judged
+    for values in zip(*columns):
         case = Case(*values)
         derived.append(
             {
@@ -371,7 +404,9 @@ def apply_rules(table: pd.DataFrame, rules: Rules = Rules()) -> pd.DataFrame:
                 "relevant_share": relevant_share(case.top_grades, rules.min_grade),
                 "missed_questions": sum(f < rules.min_grade for f in case.question_found),
                 "missed_coverage": missed_coverage(case, rules.min_grade),
+                "judged_share": judged_share(case),
                 "code": code(case, rules),
+                "rule_code": code(case, rules, if_wrong=True),
             }
         )
     derived = pd.DataFrame(derived, index=table.index)
@@ -379,6 +414,7 @@ def apply_rules(table: pd.DataFrame, rules: Rules = Rules()) -> pd.DataFrame:
         out[col] = derived[col]
     out["correct"] = out["pred"] == out["label"]
     out["family"] = out["code"].map(FAMILY)
+    out["rule_family"] = out["rule_code"].map(FAMILY)
     return out
 
 
@@ -389,6 +425,84 @@ def distribution(table: pd.DataFrame, by: str | Sequence[str], normalise: bool =
     counts = pd.crosstab([errors[b] for b in ([by] if isinstance(by, str) else by)], errors["code"])
     counts = counts.reindex(columns=list(ERROR_CODES), fill_value=0)
     return counts.div(counts.sum(axis=1), axis=0).fillna(0.0) if normalise else counts
+
+
+def claims_behind(table: pd.DataFrame, by: str | Sequence[str]) -> pd.Series:
+    """How many distinct claims the wrong verdicts of each group of `by` come from (the n that its shares
+    rest on: one claim wrong for eleven methods is eleven wrong verdicts but one claim)."""
+    errors = table[table["code"] != CORRECT]
+    return errors.groupby(by)["claim_id"].nunique()
+
+
+def grouped(table: pd.DataFrame, by: str, min_claims: int = 1, other: str = "other") -> pd.DataFrame:
+    """`distribution` of the wrong verdicts by `by` with the claims and wrong verdicts behind each row;
+    rows resting on fewer than `min_claims` claims are merged into one row `other` (shares recomputed
+    over the merged verdicts), so that no row printed beside the others rests on one or two claims."""
+    errors = table[table["code"] != CORRECT]
+    small = [g for g, n in claims_behind(table, by).items() if n < min_claims]
+    if small:
+        errors = errors.assign(
+            **{by: errors[by].where(~errors[by].isin(small), f"{other} ({len(small)} with < {min_claims} claims)")}
+        )
+    counts = distribution(errors, by, normalise=False)
+    out = counts.div(counts.sum(axis=1), axis=0).fillna(0.0)
+    out.insert(0, "wrong verdicts", counts.sum(axis=1))
+    out.insert(0, "claims", errors.groupby(by)["claim_id"].nunique().reindex(out.index))
+    merged = [i for i in out.index if str(i).startswith(f"{other} (")]
+    return out.loc[[i for i in out.index if i not in merged] + merged]
+
+
+def baseline(
+    table: pd.DataFrame, by: str = "rule_family", n_resamples: int = 2000, seed: int = 0, confidence: float = 0.95
+) -> pd.DataFrame:
+    """Each family (`by="rule_family"`) or code (`"rule_code"`) as a share of the wrong verdicts and of the
+    right verdicts under the same rules, the difference and its percentile interval by resampling claims
+    (all of a claim's verdicts go together: they share its store and its gold questions), and the claims
+    behind each side. `call`: `lib.evaluation.significance.sign_of` of the interval."""
+    values = list(FAMILIES if by == "rule_family" else ERROR_CODES)
+    wrong = (~table["correct"]).to_numpy()
+    if wrong.all() or not wrong.any():
+        raise ValueError("baseline: needs both wrong and right verdicts")
+    ids, inv = np.unique(table["claim_id"].to_numpy(), return_inverse=True)
+    hit = np.stack([(table[by] == v).to_numpy() for v in values], axis=1)
+    w = np.stack([np.bincount(inv, weights=hit[:, j] & wrong, minlength=len(ids)) for j in range(len(values))], 1)
+    r = np.stack([np.bincount(inv, weights=hit[:, j] & ~wrong, minlength=len(ids)) for j in range(len(values))], 1)
+    nw, nr = np.bincount(inv, weights=wrong, minlength=len(ids)), np.bincount(inv, weights=~wrong, minlength=len(ids))
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(ids), size=(n_resamples, len(ids)))
+    tw, tr = nw[draws].sum(axis=1), nr[draws].sum(axis=1)
+    keep = (tw > 0) & (tr > 0)
+    diff = w[draws].sum(axis=1)[keep] / tw[keep, None] - r[draws].sum(axis=1)[keep] / tr[keep, None]
+    alpha = (1 - confidence) / 2
+    lo, hi = np.quantile(diff, alpha, axis=0), np.quantile(diff, 1 - alpha, axis=0)
+    sw, sr = w.sum(axis=0) / nw.sum(), r.sum(axis=0) / nr.sum()
+    return pd.DataFrame(
+        {
+            "wrong verdicts": sw,
+            "right verdicts": sr,
+            "difference": sw - sr,
+            "low": lo,
+            "high": hi,
+            "claims (wrong)": (w > 0).sum(axis=0),
+            "claims (right)": (r > 0).sum(axis=0),
+            "call": [sign_of(a, b) for a, b in zip(lo, hi)],
+        },
+        index=pd.Index(values, name=by),
+    )
+
+
+def baseline_sentence(row: pd.Series, what: str) -> str:
+    """What one row of `baseline` supports: the code (family) is more or less common behind wrong verdicts
+    than behind right ones, or the rules find it as often behind both."""
+    head = (
+        f"{what} fits {row['wrong verdicts']:.0%} of the wrong verdicts and {row['right verdicts']:.0%} of the right "
+        f"ones ({row['difference']:+.1%}, 95% interval [{row['low']:+.1%}, {row['high']:+.1%}], claims resampled)"
+    )
+    if row["call"] == "positive":
+        return head + ": more common behind wrong verdicts."
+    if row["call"] == "negative":
+        return head + ": less common behind wrong verdicts."
+    return head + ": the rules find it as often behind right verdicts, so it does not locate the errors."
 
 
 # --------------------------------------------------------------------------- manual coding
@@ -449,6 +563,17 @@ def read_filled_sheet(path: Path | str) -> pd.DataFrame | None:
     return sheet
 
 
+def confusion(filled: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """Manual codes (rows) against the automatic codes (columns) of the filled sheet's items, every code
+    of the taxonomy shown: where the two disagree, not only how much."""
+    merged = filled.merge(table[["method", "claim_id", "code"]], on=["method", "claim_id"], how="left")
+    if merged["code"].isna().any():
+        raise ValueError("the filled sheet has (method, claim_id) pairs the automatic codes do not")
+    return pd.crosstab(
+        pd.Categorical(merged["manual_code"], ERROR_CODES), pd.Categorical(merged["code"], ERROR_CODES), dropna=False
+    ).rename_axis(index="manual", columns="automatic")
+
+
 def agreement(filled: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     """Cohen's kappa and raw agreement between manual and automatic codes, per method and overall."""
     merged = filled.merge(table[["method", "claim_id", "code"]], on=["method", "claim_id"], how="left")
@@ -462,3 +587,19 @@ def agreement(filled: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
             "kappa": cohen_kappa(list(group["manual_code"]), list(group["code"])),
         }
     return pd.DataFrame(rows).T
+
+
+def source_sentence(base: pd.DataFrame, alpha_note: str = "95% interval over claims") -> str:
+    """Where the rules locate the wrong verdicts, from a `baseline` table: the families more common behind
+    wrong verdicts than behind right ones (interval above 0), or none."""
+    more = [f for f in base.index if base.loc[f, "call"] == "positive"]
+    if not more:
+        return (
+            "No family of codes is more common behind wrong verdicts than behind right ones "
+            f"({alpha_note}): the rules describe the evidence the verifier reads, not where its errors come from."
+        )
+    return (
+        "Wrong verdicts read evidence coded "
+        + " and ".join(f"{f} ({base.loc[f, 'difference']:+.0%})" for f in more)
+        + f" more often than right verdicts do ({alpha_note}): that is where the rules locate the errors."
+    )

@@ -40,6 +40,7 @@ from lib.cli import run_main
 from lib.data import averitec
 from lib.data import labels as LB
 from lib.evaluation.metrics import evaluate
+from lib.evaluation.significance import paired_bootstrap
 from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR
 from lib.retrieval.runs import runs_dict
@@ -327,7 +328,8 @@ def selection_scores(
 ) -> pd.DataFrame:
     """Per (planner, selection): the verifier's accuracy and macro-F1 with paired tests against the
     `baseline` selection, and the evidence precision/recall/F1 of the selected documents under each
-    judgement view (`views`: name -> qrels; means over the claims with a relevant document in that view)."""
+    judgement view (`views`: name -> qrels; means over the claims with a relevant document in that view),
+    with `p_f1 (<view>)`, the paired bootstrap p of the evidence F1 against the `baseline` selection's."""
     relevant = {view: relevant_sets(q) for view, q in views.items()}
     rows = []
     for planner, group in sel.groupby("planner", sort=False):
@@ -343,9 +345,14 @@ def selection_scores(
             }
             for view, rel in relevant.items():
                 prf = np.array([evidence_prf(d, rel.get(c, frozenset())) for c, d in zip(g.index, g["doc_ids"])])
+                ref = np.array([evidence_prf(d, rel.get(c, frozenset())) for c, d in zip(base.index, base["doc_ids"])])
                 keep = ~np.isnan(prf[:, 1])
                 for j, m in enumerate(("precision", "recall", "f1")):
                     row[f"{m} ({view})"] = float(prf[keep, j].mean()) if keep.any() else float("nan")
+                # the evidence F1 against the baseline selection's, claim by claim (paired bootstrap)
+                row[f"p_f1 ({view})"] = (
+                    paired_bootstrap(prf[keep, 2], ref[keep, 2], n_resamples, seed) if keep.any() else float("nan")
+                )
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -487,23 +494,40 @@ if __name__ == "__main__":
 # --------------------------------------------------------------------------- conclusion sentences (notebook 09)
 
 
-def scale_sentence(mean_top: float, n_labels: int, margin: float = 0.1) -> str:
-    """Whether the verifier's distributions are nearly flat (mean top probability within `margin` of the
-    uniform 1/n), which sets the absolute size of every divergence."""
+def spread(probs: np.ndarray) -> float:
+    """How much a verifier's label distribution varies across inputs: the standard deviation of each label's
+    probability over the rows (inputs), averaged over labels. 0 for a verifier that answers every input with
+    one distribution (its prior), however peaked that distribution is."""
+    probs = np.asarray(probs, dtype=float)
+    if probs.ndim != 2 or len(probs) < 2:
+        raise ValueError(f"spread needs two or more rows of label probabilities, got shape {probs.shape}")
+    return float(probs.std(axis=0).mean())
+
+
+def scale_sentence(mean_top: float, n_labels: int, spread_: float, floor: float = 0.05, margin: float = 0.1) -> str:
+    """Whether the verifier's distributions move with its input (`spread` at least `floor`), which every
+    divergence below needs, and whether they are peaked (mean top probability beyond `margin` of uniform)."""
     uniform = 1 / n_labels
-    head = f"mean top probability {mean_top:.3f} (uniform: {uniform:.2f})"
+    head = f"its label probabilities vary across inputs by {spread_:.3f} (mean standard deviation)"
+    shape = f"mean top probability {mean_top:.3f} (uniform: {uniform:.2f})"
+    if spread_ < floor:
+        return (
+            f"This verifier barely responds to its evidence: {head}, below {floor}, and {shape}. It answers nearly "
+            "every input with one distribution, so the divergences below measure noise around that distribution, "
+            "not the use of evidence: read no conclusion of this notebook about utility on this build."
+        )
     if mean_top < uniform + margin:
         return (
-            f"This verifier is nearly flat: {head}. So the divergences are small in absolute terms; rank "
-            "correlations do not depend on that scale, but a sharper verifier is where FER's divergence has its "
-            "intended size."
+            f"This verifier responds to its evidence ({head}) but is nearly flat ({shape}): the divergences are "
+            "small in absolute terms; rank correlations do not depend on that scale."
         )
-    return f"This verifier's distributions are peaked: {head}, so the divergences have a size that can be read."
+    return f"This verifier responds to its evidence ({head}) and its distributions are peaked ({shape})."
 
 
 def selector_sentence(
     selected: Mapping[str, float],
     ranked: Mapping[str, float],
+    oracle: Mapping[str, float],
     within: float,
     label: str,
     gold_share: float,
@@ -513,9 +537,10 @@ def selector_sentence(
 ) -> str:
     """What the utility selector did, each clause checked: `selected` and `ranked` hold the utility and the
     relevance selections' `macro_f1`, `evidence_f1` and `share` (of predictions with `label`), `selected` also
-    `p` (paired bootstrap against the relevance ranking); `within` is the mean within-claim Spearman of
-    predicted and true utility."""
-    u, r = selected, ranked
+    `p` and `evidence_p` (paired bootstraps of macro-F1 and of per-claim evidence F1 against the relevance
+    ranking); `oracle` the utility oracle's `evidence_f1`, always shown beside the selector's; `within` is the
+    mean within-claim Spearman of predicted and true utility."""
+    u, r, o = selected, ranked, oracle
     if u["p"] < alpha:
         verdicts = (
             f"{'higher' if u['macro_f1'] > r['macro_f1'] else 'lower'} than the relevance ranking's, significantly"
@@ -524,16 +549,18 @@ def selector_sentence(
         verdicts = "not significantly different from the relevance ranking's"
     out = [
         f"Reranking by predicted utility gives macro-F1 {u['macro_f1']:.3f} against {r['macro_f1']:.3f} "
-        f"(bootstrap p = {u['p']:.3f}): {verdicts}."
+        f"(bootstrap p = {u['p']:.4f}): {verdicts}."
     ]
-    if u["evidence_f1"] < r["evidence_f1"]:
-        out.append(
-            f"Its evidence F1 against the qrels is lower ({u['evidence_f1']:.3f} vs {r['evidence_f1']:.3f}): what "
-            "the verifier finds useful is not what the qrels call relevant."
-        )
+    evidence = f"{u['evidence_f1']:.3f} vs {r['evidence_f1']:.3f}, p = {u['evidence_p']:.4f}"
+    oracle = f"; the utility oracle's, choosing by the true utility, is {o['evidence_f1']:.3f}"
+    if u["evidence_p"] < alpha and u["evidence_f1"] < r["evidence_f1"]:
+        out.append(f"Its evidence F1 against the qrels is significantly lower ({evidence}){oracle}.")
+    elif u["evidence_p"] < alpha:
+        out.append(f"Its evidence F1 against the qrels is significantly higher ({evidence}){oracle}.")
     else:
         out.append(
-            f"Its evidence F1 against the qrels is not lower ({u['evidence_f1']:.3f} vs {r['evidence_f1']:.3f})."
+            f"Its evidence F1 against the qrels is not significantly different ({evidence}){oracle}: no direction "
+            "between what the verifier finds useful and what the qrels call relevant can be read here."
         )
     if within < within_floor:
         out.append(
@@ -560,3 +587,25 @@ def selector_sentence(
             f"stays at or below the gold share ({gold_share:.0%})."
         )
     return " ".join(out)
+
+
+def grade_sentence(answers: Mapping[str, float], urls: Mapping[str, float]) -> str:
+    """The relevance-utility correlation by kind of relevant document, each a {rho, low, high} with a
+    cluster-bootstrap interval: grade 2 documents are the annotators' answers, the very texts the gold
+    distribution is computed from, so a correlation there is partly built in; grade 1 (documents from the
+    gold source URLs) is the test that is not."""
+
+    def call(r: Mapping[str, float]) -> str:
+        if np.isnan(r["low"]):
+            return "no interval"
+        return "positive" if r["low"] > 0 else "negative" if r["high"] < 0 else "indistinguishable from 0"
+
+    head = (
+        f"By kind of relevant document: the annotators' answers (grade 2) give rho = {answers['rho']:.3f} "
+        f"[{answers['low']:.3f}, {answers['high']:.3f}], but they are the texts the gold distribution is computed "
+        f"from, so that correlation is partly built in; the documents from the gold source URLs (grade 1), which "
+        f"are not, give {urls['rho']:.3f} [{urls['low']:.3f}, {urls['high']:.3f}] ({call(urls)})"
+    )
+    if call(urls) == "positive":
+        return head + ": relevance predicts utility beyond the circular part."
+    return head + ": beyond the circular part, no relation between relevance and utility is shown."

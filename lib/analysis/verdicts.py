@@ -21,7 +21,6 @@ from lib.averitec import evidence as E
 from lib.averitec import scoring as SC
 from lib.data import labels as LB
 from lib.evaluation import calibration as CAL
-from lib.evaluation import significance as SIG
 from lib.retrieval import runs as RU
 from lib.site.display import best_of
 from lib.verifier import nli as N
@@ -611,17 +610,26 @@ def recipe_line(chosen: Mapping[str, Any], in_use: bool, temperature: float, ece
     )
 
 
-def retrieval_line(gains: pd.DataFrame, measure: str, rho: tuple[float, float, float]) -> str:
+def retrieval_line(gains: pd.DataFrame, measure: str, rho: tuple[float, float, float], p: float) -> str:
     """The planner with the largest retrieval gain, its verdict gain, and the rank correlation of retrieval
-    and macro-F1 over the planners with its interval and direction."""
+    and macro-F1 over the planners: its bootstrap interval where one is defined, and the permutation test's
+    p (`lib.evaluation.significance.spearman_permutation`), which alone decides the direction over a handful
+    of planners."""
     top = gains[measure].idxmax()
     r, lo, hi = rho
+    interval = "no bootstrap interval" if np.isnan(lo) else f"bootstrap [{lo:.2f}, {hi:.2f}]"
+    if np.isnan(p):
+        call = "no correlation can be read (one side is the same for every planner)"
+    elif p < 0.05:
+        call = "positive" if r > 0 else "negative"
+    else:
+        call = "no evidence of a relation"
     return (
         f"- Retrieval vs verdicts: the planner with the largest {measure} gain, {top}, gains "
         f"{gains.loc[top, 'retrieval gain %']:.0f}% in retrieval and {gains.loc[top, 'verdict gain %']:.1f}% in "
         f"macro-F1 (the thesis: 74% became 6.6%). Spearman correlation of {measure} and macro-F1 over the "
         f"{len(gains)} planners, whose macro-F1 spans {gains['macro_f1'].max() - gains['macro_f1'].min():.3f}: "
-        f"{r:.2f} [{lo:.2f}, {hi:.2f}] (95% bootstrap over planners), {SIG.sign_of(lo, hi)}."
+        f"{r:.2f} ({interval}; permutation p = {p:.3f}): {call}."
     )
 
 
@@ -662,7 +670,7 @@ def averitec_metrics(
     baseline: str,
     reduced: pd.DataFrame,
     ablation: pd.DataFrame,
-    rho: tuple[float, float, float],
+    rho: tuple[float, float, float, float],
     temperature: float,
     ece: pd.DataFrame,
     chosen: Mapping[str, Any],
@@ -670,7 +678,8 @@ def averitec_metrics(
     rescored_table: pd.DataFrame,
     level: float,
 ) -> dict[str, Any]:
-    """The AVeriTeC part of `outputs/metrics/nli.json` (`t`: the comparison table indexed by setting)."""
+    """The AVeriTeC part of `outputs/metrics/nli.json` (`t`: the comparison table indexed by setting; `rho`: the
+    retrieval-verdict Spearman, its bootstrap interval and its permutation p)."""
     others = [s for s in t.index if s != baseline]
     return {
         "label_set": report["label_set"],
@@ -694,7 +703,7 @@ def averitec_metrics(
         "ablation_macro_f1": {
             f"{s}@{k}": float(v) for s, k, v in zip(ablation["setting"], ablation["k"], ablation["macro_f1_mean"])
         },
-        "retrieval_vs_verdict_spearman": {"rho": float(rho[0]), "low": float(rho[1]), "high": float(rho[2])},
+        "retrieval_vs_verdict_spearman": dict(zip(("rho", "low", "high", "permutation_p"), map(float, rho))),
         "mde_macro_f1": {
             s: float(t.loc[s, "mde_macro_f1"]) for s in others if t.loc[s, "mde_macro_f1"] == t.loc[s, "mde_macro_f1"]
         },

@@ -4,9 +4,13 @@ Every test here is seeded, so a rerun gives the same intervals and p-values.
 - `bootstrap_ci`: percentile bootstrap interval of a mean.
 - `spearman_ci`: Spearman's rho with a percentile bootstrap interval (pairs resampled, or whole clusters
   of pairs, e.g. all planners of a claim, with `clusters`); `sign_of` reads the sign off an interval.
+  Over a handful of items with ties, where many resamples have no correlation at all, the interval is
+  undefined; `spearman_permutation` then tests rho against shuffled pairings instead.
 - `paired_bootstrap`: two-sided paired bootstrap test of mean(a - b) = 0 (resampling the centred
   differences, Efron & Tibshirani's shift method).
 - `randomisation_test`: two-sided approximate randomisation (sign flips of the paired differences).
+- `paired_t`: the two-sided paired t-test, whose analytic p-value reaches the small values that a
+  correction over a large family needs (a resampling test stops at `p_floor`).
 - `paired_bootstrap_statistic`: the same test for a statistic that is not a mean of per-claim values
   (macro-F1 of two classifiers' predictions on the same claims).
 - `paired_difference_se`, `minimum_detectable_difference`: the power analysis of those tests (the
@@ -38,6 +42,7 @@ def bootstrap_ci(
 
 
 MIN_CLUSTERS = 5  # fewer independent units than this give no bootstrap interval
+MAX_SKIPPED = 0.01  # share of resamples without a correlation above which a Spearman interval is undefined
 
 
 def spearman_ci(
@@ -49,7 +54,9 @@ def spearman_ci(
     clusters: Sequence[Any] | None = None,
 ) -> tuple[float, float, float]:
     """(rho, low, high): Spearman's rank correlation and its percentile bootstrap interval. Resamples
-    whose x or y is constant have no correlation and are skipped.
+    whose x or y is constant have no correlation; when more than `MAX_SKIPPED` of them are, the interval
+    is undefined (NaN): the kept resamples would all hold the few values that vary (e.g. one method against
+    ten ties), and their interval would start at the estimate itself.
 
     With `clusters` (one id per value, e.g. the claim of each claim-planner pair) the bootstrap resamples
     whole clusters, as the sampling design does: pairs of one claim are not independent, and resampling
@@ -83,10 +90,26 @@ def spearman_ci(
         idx = np.concatenate([members[i] for i in pick])
         if np.ptp(x[idx]) > 0 and np.ptp(y[idx]) > 0:
             rhos.append(spearmanr(x[idx], y[idx]).statistic)
-    if not rhos:
+    if len(rhos) < (1 - MAX_SKIPPED) * n_resamples:
         return rho, float("nan"), float("nan")
     alpha = (1 - confidence) / 2
     return rho, float(np.quantile(rhos, alpha)), float(np.quantile(rhos, 1 - alpha))
+
+
+def spearman_permutation(x: Sequence[float], y: Sequence[float], n_resamples: int = 2000, seed: int = 0) -> float:
+    """Two-sided permutation p-value of Spearman's rho: how often pairing x with a shuffled y gives a rho at
+    least as far from 0 (NaN when x or y is constant or there are fewer than 3 pairs)."""
+    from scipy.stats import spearmanr
+
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.shape != y.shape:
+        raise ValueError(f"a correlation needs aligned values, got {x.shape} and {y.shape}")
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
+    observed = abs(spearmanr(x, y).statistic)
+    rng = np.random.default_rng(seed)
+    null = np.array([abs(spearmanr(x, rng.permutation(y)).statistic) for _ in range(n_resamples)])
+    return float((np.sum(null >= observed - 1e-12) + 1) / (n_resamples + 1))
 
 
 def sign_of(low: float, high: float) -> str:
@@ -145,6 +168,19 @@ def randomisation_test(a: Sequence[float], b: Sequence[float], n_resamples: int 
     signs = rng.choice([-1.0, 1.0], size=(n_resamples, len(d)))
     means = np.abs((signs * d).mean(axis=1))
     return float((np.sum(means >= observed - 1e-15) + 1) / (n_resamples + 1))
+
+
+def paired_t(a: Sequence[float], b: Sequence[float]) -> float:
+    """Two-sided p-value of the paired t-test of mean(a - b) = 0: 1 when every difference is 0 or there is
+    only one pair, 0 when every difference is the same non-zero value."""
+    from scipy.stats import ttest_1samp
+
+    d = _paired(a, b)
+    if len(d) < 2 or not d.any():
+        return 1.0
+    if np.ptp(d) == 0:
+        return 0.0
+    return float(ttest_1samp(d, 0.0).pvalue)
 
 
 def paired_bootstrap_statistic(

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from lib.analysis.errors import Rules
-from lib.params import NonNegInt, Section, Share, Text
+from lib.params import NonNegInt, PosInt, Section, Share, Text
 
 
 class SensitivitySection(Section):
@@ -29,6 +29,8 @@ class ErrorAnalysisSection(Section):
     metrics_path: Text
     rules: Rules
     sensitivity: SensitivitySection
+    min_claims: PosInt  # rows of a table resting on fewer claims are merged into one
+    n_resamples: PosInt  # resamples of the claims for the baselines' intervals
     sheet_per_method: NonNegInt
     sheet_seed: NonNegInt
     filled_sheet: Text

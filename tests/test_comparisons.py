@@ -1,0 +1,187 @@
+"""lib.evaluation.comparisons: top groups, effects with intervals, calls under other measures, spreads."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib.evaluation import comparisons as CMP
+
+A = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+
+
+def test_top_group_keeps_a_tie_and_separates_a_loss():
+    noise = np.array([0.1, -0.1, 0.2, 0.0, -0.2])
+    table = pd.DataFrame({"b": A - 0.5 + noise, "a": A, "c": A})
+    (g,) = CMP.top_groups({"s": table}).values()
+    assert g.best == "a"  # equal means: by name
+    assert list(g.means) == ["a", "c", "b"]
+    # paired t-test of a - b = 0.5 - noise: t = 0.5 / (sd / sqrt(5)); Holm over the 2 tests doubles its p
+    d = 0.5 - noise
+    t = d.mean() / (d.std(ddof=1) / np.sqrt(5))
+    from scipy.stats import t as student
+
+    assert g.p == {"c": 1.0, "b": pytest.approx(2 * 2 * student.sf(t, 4))}
+    assert g.tied == ["a", "c"]
+    assert g.claims == 5
+
+
+def test_holm_runs_over_every_setting_passed_together():
+    table = pd.DataFrame({"a": A, "b": A - 1})
+    fixed = lambda a, b: 0.025  # noqa: E731
+    alone = CMP.top_groups({"s": table}, test=fixed)
+    assert alone["s"].tied == ["a"]
+    together = CMP.top_groups({"s": table, "t": table}, test=fixed)  # Holm: 2 x 0.025 = 0.05, not below
+    assert together["s"].tied == ["a", "b"]
+    assert CMP.comparisons_made(together) == 2
+
+
+def test_top_groups_drop_claims_with_a_missing_score_and_refuse_empty_input():
+    table = pd.DataFrame({"a": [1.0, np.nan, 3.0], "b": [0.0, 5.0, 1.0]})
+    assert CMP.top_groups({"s": table})["s"].claims == 2
+    with pytest.raises(ValueError, match="no setting"):
+        CMP.top_groups({})
+    with pytest.raises(ValueError, match="no claim with every score"):
+        CMP.top_groups({"s": pd.DataFrame({"a": [np.nan]})})
+
+
+def _group(means, p):
+    return CMP.TopGroup("s", means, p, claims=10)
+
+
+def test_top_sentence_on_each_side():
+    assert CMP.top_sentence(_group({"a": 0.5}, {})) == "a (0.500), the only method"
+    assert CMP.top_sentence(_group({"a": 0.5, "b": 0.4}, {"b": 0.01})) == "a (0.500), ahead of every other"
+    assert CMP.top_sentence(_group({"a": 0.5, "b": 0.4, "c": 0.1}, {"b": 0.3, "c": 0.01}), str.upper) == (
+        "A (0.500), tied with B"
+    )
+    assert CMP.top_sentence(_group({"a": 0.5, "b": 0.4}, {"b": 0.05})) == (
+        "a (0.500), but none of the 2 is separable from it"
+    )
+
+
+def test_measures_sentence_says_judgement_dependent_only_when_the_groups_differ():
+    same = {"ndcg@10": _group({"a": 0.5, "b": 0.4}, {"b": 0.01}), "bpref": _group({"a": 0.3, "b": 0.1}, {"b": 0.0})}
+    assert CMP.same_top_group(same)
+    assert CMP.measures_sentence(same) == "a under every measure (ndcg@10, bpref)"
+    assert CMP.measures_sentence(same, str.upper, "variant") == "A under every variant (ndcg@10, bpref)"
+    differ = {"ndcg@10": same["ndcg@10"], "bpref": _group({"b": 0.3, "a": 0.29, "c": 0.1}, {"a": 0.5, "c": 0.0})}
+    assert not CMP.same_top_group(differ)
+    assert CMP.measures_sentence(differ) == "judgement-dependent: ndcg@10: a; bpref: b and a"
+    with pytest.raises(ValueError):
+        CMP.same_top_group({})
+
+
+def test_paired_effects_give_each_case_its_interval_and_sign():
+    eff = CMP.paired_effects({"up": [1.0] * 5, "tie": [1.0, -1.0] * 5, "down": [-0.5, np.nan], "none": []})
+    assert eff.loc["up", ["mean Δ", "low", "high"]].tolist() == [1.0, 1.0, 1.0]
+    assert eff["effect"].to_dict() == {
+        "up": "positive",
+        "tie": "indistinguishable from 0",
+        "down": "negative",
+        "none": "no claims",
+    }
+    assert eff["claims"].to_dict() == {"up": 5, "tie": 10, "down": 1, "none": 0}
+    assert CMP.effect_counts(eff) == {"positive": 1, "negative": 1, "indistinguishable from 0": 1}
+
+
+def test_surviving_calls_need_the_same_significant_sign_under_every_other_measure():
+    calls = {
+        "ndcg@10": {"a": (-0.05, True), "b": (-0.04, True), "c": (-0.03, True), "d": (0.01, False)},
+        "bpref": {"a": (-0.02, True), "b": (-0.01, False), "c": (0.02, True), "d": (0.05, True)},
+    }
+    assert CMP.surviving_calls(calls, "ndcg@10") == {"a": True, "b": False, "c": False}
+    with pytest.raises(ValueError, match="primary"):
+        CMP.surviving_calls(calls, "mrr")
+
+
+def _scores(values: dict) -> pd.DataFrame:
+    frame = pd.DataFrame(values)
+    frame.columns = pd.MultiIndex.from_tuples([("s", m) for m in frame.columns])
+    return frame
+
+
+def test_spread_growth_finds_a_real_growth():
+    # 20 claims where the two methods agree, 20 where b is 1 higher: only the true partition gives a spread of 1
+    a = np.arange(40, dtype=float)
+    scores = _scores({"a": a, "b": a + (np.arange(40) >= 20)})
+    groups = {i: ("1" if i < 20 else "2") for i in range(40)}
+    table, p = CMP.spread_growth(scores, groups, ["1", "2", "3"], n_permutations=200)
+    assert table["claims"].tolist() == [20, 20]  # the empty group 3 is left out
+    assert table["spread"].tolist() == [0.0, 1.0]
+    assert p == pytest.approx(1 / 201)
+    assert CMP.spread_sentence(table, p, "NDCG@10").endswith("grows more than the group sizes explain.")
+
+
+def test_spread_growth_without_a_difference_is_not_a_finding():
+    a = np.arange(12, dtype=float)
+    scores = _scores({"a": a, "b": a})
+    groups = {i: ("big" if i < 10 else "small") for i in range(12)}
+    table, p = CMP.spread_growth(scores, groups, ["big", "small"], n_permutations=50)
+    assert table["spread"].tolist() == [0.0, 0.0]
+    assert p == 1.0
+    assert CMP.spread_sentence(table, p, "NDCG@10").endswith(
+        "no evidence that it grows beyond what the group sizes explain."
+    )
+
+
+def test_spread_growth_refuses_one_group_and_flat_columns():
+    scores = _scores({"a": [1.0, 2.0], "b": [1.0, 3.0]})
+    with pytest.raises(ValueError, match="at least two groups"):
+        CMP.spread_growth(scores, {0: "x", 1: "x"}, ["x", "y"])
+    with pytest.raises(ValueError, match="setting, method"):
+        CMP.spread_growth(pd.DataFrame({"a": [1.0]}), {0: "x"}, ["x"])
+
+
+def test_top_groups_take_the_adjusted_p_values_of_a_larger_family():
+    table = pd.DataFrame({"a": A, "b": A - 1})
+    raw = CMP.best_vs_rest({"s": table}, test=lambda a, b: 0.025)
+    assert raw == {("s", "b"): 0.025}
+    family = CMP.holm_map({**raw, "another test": 0.01})  # 0.01 x 2 = 0.02; 0.025 x 1, raised to 0.025
+    assert family == {("s", "b"): pytest.approx(0.025), "another test": pytest.approx(0.02)}
+    wider = CMP.holm_map({**raw, "t2": 0.02, "t3": 0.03})  # 0.02 x 3, then 0.025 x 2 raised to 0.06
+    assert CMP.top_groups({"s": table}, adjusted=wider)["s"].tied == ["a", "b"]
+    assert CMP.holm_map({}) == {}
+
+
+def test_effects_agree_compares_the_call_of_every_case():
+    a = CMP.paired_effects({"x": [1.0] * 4, "y": [1.0, -1.0] * 2})
+    assert CMP.effects_agree(a, CMP.paired_effects({"y": [0.5, -0.5] * 2, "x": [2.0] * 4}))
+    assert not CMP.effects_agree(a, CMP.paired_effects({"x": [1.0, -1.0] * 2, "y": [1.0, -1.0] * 2}))
+    with pytest.raises(ValueError, match="different cases"):
+        CMP.effects_agree(a, CMP.paired_effects({"x": [1.0]}))
+
+
+def test_paired_effects_index_tuple_cases_by_level():
+    eff = CMP.paired_effects({("bm25", "x"): [1.0], ("dense", "x"): [-1.0]})
+    assert eff.index.nlevels == 2
+    assert eff.xs("x", level=1)["effect"].to_dict() == {"bm25": "positive", "dense": "negative"}
+
+
+def test_always_top_keeps_what_every_group_shares():
+    g1 = _group({"a": 0.5, "b": 0.4, "c": 0.3}, {"b": 0.5, "c": 0.5})
+    g2 = _group({"b": 0.5, "a": 0.4, "c": 0.3}, {"a": 0.5, "c": 0.01})
+    assert CMP.always_top({"x": g1, "y": g2}) == ["a", "b"]
+    assert CMP.always_top({"x": g1, "z": _group({"c": 0.9, "a": 0.1}, {"a": 0.0})}) == ["c"]
+    assert (
+        CMP.always_top({"x": _group({"a": 0.5, "b": 0.1}, {"b": 0.0}), "y": _group({"b": 0.5, "a": 0.1}, {"a": 0.0})})
+        == []
+    )
+    with pytest.raises(ValueError):
+        CMP.always_top({})
+
+
+def test_per_claim_tables_pivot_each_group_and_measure():
+    frame = pd.DataFrame(
+        {
+            "setting": ["s", "s", "s", "s", "t", "t"],
+            "plan": ["a", "b", "a", "b", "a", "b"],
+            "qid": ["1", "1", "2", "2", "1", "1"],
+            "ndcg": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+            "bpref": [1.0, 0.0, 1.0, 0.0, 1.0, 0.0],
+        }
+    )
+    tables = CMP.per_claim_tables(frame, "setting", "plan", ["ndcg", "bpref"])
+    assert list(tables) == [("s", "ndcg"), ("s", "bpref"), ("t", "ndcg"), ("t", "bpref")]
+    assert tables[("s", "ndcg")].loc["2"].to_dict() == {"a": 0.3, "b": 0.4}
+    two = CMP.per_claim_tables(frame.assign(r="x"), ["r", "setting"], "plan", ["ndcg"])
+    assert list(two) == [("x", "s", "ndcg"), ("x", "t", "ndcg")]
