@@ -142,48 +142,78 @@ def test_cases_and_rules_end_to_end():
     assert ER.distribution(table, "method", normalise=False).loc["m"].sum() == 2
 
 
-def test_coding_sheet_is_seeded_blind_and_capped():
+def test_coding_sheet_samples_claims_by_stratum_one_row_each_and_blind():
+    # claims 0-5: a wrong for noisy on 0-4 (b too on 0 and 1, NLI error); claim 5 right for a, NLI error for b
     table = pd.DataFrame(
         {
-            "method": ["a"] * 6 + ["b"] * 2,
-            "claim_id": [0, 1, 2, 3, 4, 5, 0, 1],
+            "method": ["a"] * 6 + ["b"] * 3,
+            "claim_id": [0, 1, 2, 3, 4, 5, 0, 1, 5],
             "label": "Supported",
             "pred": "Refuted",
-            "code": [ER.NOISY] * 5 + [ER.CORRECT] + [ER.NLI_ERROR] * 2,
+            "code": [ER.NOISY] * 5 + [ER.CORRECT] + [ER.NLI_ERROR] * 3,
         }
     )
+    assert ER.claim_strata(table).to_dict() == {
+        0: ER.NOISY,
+        1: ER.NOISY,
+        2: ER.NOISY,
+        3: ER.NOISY,
+        4: ER.NOISY,
+        5: ER.NLI_ERROR,
+    }
     claims = [_claim(i) for i in range(6)]
-    evidence = {"a": {i: ("first", "second") for i in range(6)}, "b": {0: ("x",), 1: ("y",)}}
-    sheet = ER.coding_sheet(table, claims, evidence, per_method=3, seed=0)
-    assert list(sheet.columns) == list(ER.SHEET_COLUMNS) and "code" not in sheet.columns
-    assert sheet.groupby("method").size().to_dict() == {"a": 3, "b": 2}
-    assert 5 not in set(sheet.loc[sheet["method"] == "a", "claim_id"])  # a right verdict is no error
-    assert sheet.equals(ER.coding_sheet(table, claims, evidence, per_method=3, seed=0))
-    assert sheet["evidence"].iloc[0] == "[1] first\n[2] second" and list(sheet["sheet_id"]) == [1, 2, 3, 4, 5]
-    seeds = {tuple(ER.coding_sheet(table, claims, evidence, per_method=3, seed=s)["claim_id"]) for s in range(5)}
+    evidence = {"a": {i: ("first", "second") for i in range(6)}, "b": {0: ("x",), 1: ("y",), 5: ("z",)}}
+    sheet = ER.coding_sheet(table, claims, evidence, per_code=3, seed=0)
+    assert list(sheet.columns) == [
+        *ER.SHEET_COLUMNS,
+        "prediction:a", "evidence:a", "code:a", "prediction:b", "evidence:b", "code:b", "comment",
+    ]  # fmt: skip
+    assert not any(c in sheet.columns for c in ("code", "stratum"))  # blind
+    assert len(sheet) == 4 and sheet["claim_id"].is_unique  # 3 noisy claims and the only NLI-error one
+    assert 5 in set(sheet["claim_id"]) and list(sheet["sheet_id"]) == [1, 2, 3, 4]
+    five = sheet.set_index("claim_id").loc[5]
+    assert five["prediction:a"] == "" and five["evidence:a"] == ""  # a was right on claim 5: nothing to code
+    assert five["prediction:b"] == "Refuted" and five["evidence:b"] == "[1] z" and five["code:b"] == ""
+    assert sheet.equals(ER.coding_sheet(table, claims, evidence, per_code=3, seed=0))
+    seeds = {tuple(ER.coding_sheet(table, claims, evidence, per_code=3, seed=s)["claim_id"]) for s in range(5)}
     assert len(seeds) > 1
 
 
 def test_filled_sheet_and_agreement(tmp_path):
     assert ER.read_filled_sheet(tmp_path / "none.csv") is None
     path = tmp_path / "filled.csv"
-    pd.DataFrame(
+    sheet = pd.DataFrame(
         {
-            "method": ["a", "a", "b", "b"],
-            "claim_id": [0, 1, 0, 1],
-            "manual_code": [ER.NOISY, " " + ER.NLI_ERROR, ER.NLI_ERROR, ""],
+            "sheet_id": [1, 2],
+            "claim_id": [0, 1],
+            "code:a": [ER.NOISY, " " + ER.NLI_ERROR],
+            "code:b": [ER.NLI_ERROR, ""],
         }
-    ).to_csv(path, index=False)
+    )
+    sheet.to_csv(path, index=False)
     filled = ER.read_filled_sheet(path)
-    assert len(filled) == 3 and filled["manual_code"].iloc[1] == ER.NLI_ERROR  # blank rows are not coded yet
+    assert filled[["method", "claim_id", "manual_code"]].values.tolist() == [
+        ["a", 0, ER.NOISY],
+        ["a", 1, ER.NLI_ERROR],
+        ["b", 0, ER.NLI_ERROR],
+    ]  # blank cells are not coded yet; spaces stripped
     auto = pd.DataFrame(
         {"method": ["a", "a", "b", "b"], "claim_id": [0, 1, 0, 1], "code": [ER.NOISY, ER.NOISY, ER.NLI_ERROR, ER.NOISY]}
     )
     agree = ER.agreement(filled, auto)
     assert agree.loc["all", "items"] == 3 and agree.loc["all", "agreement"] == pytest.approx(2 / 3)
     assert agree.loc["b", "kappa"] == 1.0
-    pd.DataFrame({"method": ["a"], "claim_id": [0], "manual_code": ["noisy"]}).to_csv(path, index=False)
-    with pytest.raises(ValueError, match="unknown manual codes"):
+    right = auto.assign(code=[ER.NOISY, ER.NOISY, ER.CORRECT, ER.NOISY])
+    with pytest.raises(ValueError, match=r"codes verdicts that are right, e.g. \(method, claim_id\) \[\('b', 0\)\]"):
+        ER.agreement(filled, right)
+    sheet.assign(**{"code:a": ["noisy", ""]}).to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"row sheet_id 1, column code:a: unknown manual code 'noisy'"):
+        ER.read_filled_sheet(path)
+    pd.concat([sheet, sheet.iloc[[0]]]).to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"claims on more than one row: \['0'\]"):
+        ER.read_filled_sheet(path)
+    sheet[["sheet_id", "claim_id"]].to_csv(path, index=False)
+    with pytest.raises(ValueError, match="needs the columns sheet_id, claim_id and code:<method>"):
         ER.read_filled_sheet(path)
 
 

@@ -92,18 +92,11 @@ DEFINITIONS = {
     NOISY: "the evidence is mostly irrelevant and varied, missing an aspect the claim states",
     NLI_ERROR: "relevant evidence was read and the verdict is still wrong",
 }
-SHEET_COLUMNS = (
-    "sheet_id",
-    "method",
-    "claim_id",
-    "claim",
-    "label",
-    "prediction",
-    "evidence",
-    "gold_questions",
-    "manual_code",
-    "comment",
-)
+# The coding sheet: one row per sampled claim; for every method wrong on it, `<field>:<method>` columns with
+# its prediction and evidence and a blank code to fill (`CODE_PREFIX`).
+SHEET_COLUMNS = ("sheet_id", "claim_id", "claim", "label", "gold_questions")
+SHEET_PER_METHOD = ("prediction", "evidence", "code")
+CODE_PREFIX = "code:"
 
 
 class Rules(Section):
@@ -508,67 +501,110 @@ def baseline_sentence(row: pd.Series, what: str) -> str:
 # --------------------------------------------------------------------------- manual coding
 
 
+def claim_strata(table: pd.DataFrame) -> pd.Series:
+    """Each claim with a wrong verdict and its stratum: the code most of its wrong verdicts get (a tie goes
+    to the code first in the taxonomy)."""
+    errors = table[table["code"] != CORRECT]
+    counts = pd.crosstab(errors["claim_id"], errors["code"]).reindex(columns=list(ERROR_CODES), fill_value=0)
+    return counts.idxmax(axis=1)
+
+
 def coding_sheet(
     table: pd.DataFrame,
     claims: Sequence[averitec.Claim],
     evidence: Mapping[str, Mapping[int, Sequence[str]]],
-    per_method: int = 25,
+    per_code: int = 10,
     seed: int = 0,
     max_chars: int = 400,
 ) -> pd.DataFrame:
-    """A seeded sample of `per_method` wrong verdicts per method, without the automatic code, for
-    people to code blind (`manual_code` one of ERROR_CODES, `comment` free text)."""
+    """A seeded, blind sample of claims for people to code: `per_code` claims from each stratum
+    (`claim_strata`; the stratum is not on the sheet and the rows are shuffled), one row per claim, and for
+    every method wrong on it its prediction, the evidence it read and a blank `code:<method>` to fill with one
+    of ERROR_CODES. Sampling claims, not (method, claim) pairs, keeps one claim from filling the sheet."""
     by_id = {c.claim_id: c for c in claims}
-    rows = []
-    for i, method in enumerate(sorted(table["method"].unique())):
-        errors = table[(table["method"] == method) & (table["code"] != CORRECT)].sort_values("claim_id")
+    errors = table[table["code"] != CORRECT]
+    strata = claim_strata(table)
+    methods = sorted(errors["method"].unique())
+    picked: list[int] = []
+    for i, c in enumerate(ERROR_CODES):
+        ids = sorted(int(x) for x in strata.index[strata == c])
         rng = np.random.default_rng([seed, i])
-        pick = np.sort(rng.choice(len(errors), size=min(per_method, len(errors)), replace=False))
-        for r in errors.iloc[pick].itertuples(index=False):
-            c = by_id[r.claim_id]
-            ev = evidence[method].get(r.claim_id, ())
-            rows.append(
-                {
-                    "method": method,
-                    "claim_id": r.claim_id,
-                    "claim": c.text,
-                    "label": r.label,
-                    "prediction": r.pred,
-                    "evidence": "\n".join(f"[{j + 1}] {t[:max_chars]}" for j, t in enumerate(ev)),
-                    "gold_questions": "\n".join(q.text for q in c.questions),
-                    "manual_code": "",
-                    "comment": "",
-                }
-            )
-    sheet = pd.DataFrame(rows, columns=[c for c in SHEET_COLUMNS if c != "sheet_id"])
+        picked += [ids[j] for j in sorted(rng.choice(len(ids), size=min(per_code, len(ids)), replace=False))]
+    picked = [picked[j] for j in np.random.default_rng([seed, len(ERROR_CODES)]).permutation(len(picked))]
+    wrong = {(m, int(c)): pred for m, c, pred in zip(errors["method"], errors["claim_id"], errors["pred"])}
+    rows = []
+    for cid in picked:
+        c = by_id[cid]
+        row = {
+            "claim_id": cid,
+            "claim": c.text,
+            "label": c.label,
+            "gold_questions": "\n".join(q.text for q in c.questions),
+        }
+        for m in methods:
+            shown = (m, cid) in wrong
+            ev = evidence[m].get(cid, ()) if shown else ()
+            row[f"prediction:{m}"] = wrong.get((m, cid), "")
+            row[f"evidence:{m}"] = "\n".join(f"[{j + 1}] {t[:max_chars]}" for j, t in enumerate(ev))
+            row[f"{CODE_PREFIX}{m}"] = ""
+        row["comment"] = ""
+        rows.append(row)
+    columns = [*SHEET_COLUMNS[1:], *(f"{f}:{m}" for m in methods for f in SHEET_PER_METHOD), "comment"]
+    sheet = pd.DataFrame(rows, columns=columns)
     sheet.insert(0, "sheet_id", range(1, len(sheet) + 1))
     return sheet
 
 
 def read_filled_sheet(path: Path | str) -> pd.DataFrame | None:
-    """The rows of a filled coding sheet that carry a manual code (None when there is no such file).
-    Unknown codes are an error, so a typo cannot lower the agreement silently."""
+    """The manual codes of a filled coding sheet as one row per (method, claim): columns sheet_id, method,
+    claim_id, manual_code (None when there is no such file; blank cells are not coded yet). A claim on two
+    rows and an unknown code are errors naming the file and the row, so a typo or a copied row cannot move
+    the agreement silently."""
     path = Path(path)
     if not path.exists():
         return None
-    sheet = pd.read_csv(path, dtype={"manual_code": str}, keep_default_na=False)
-    missing = {"method", "claim_id", "manual_code"} - set(sheet.columns)
-    if missing:
-        raise ValueError(f"{path}: a coding sheet needs the columns {sorted(missing)}")
-    sheet = sheet[sheet["manual_code"].str.strip() != ""].copy()
-    sheet["manual_code"] = sheet["manual_code"].str.strip()
-    bad = sorted(set(sheet["manual_code"]) - set(ERROR_CODES))
-    if bad:
-        raise ValueError(f"{path}: unknown manual codes {bad}; use one of {list(ERROR_CODES)}")
-    return sheet
+    sheet = pd.read_csv(path, dtype=str, keep_default_na=False)
+    codes = [c for c in sheet.columns if c.startswith(CODE_PREFIX)]
+    if "claim_id" not in sheet.columns or "sheet_id" not in sheet.columns or not codes:
+        raise ValueError(f"{path}: a coding sheet needs the columns sheet_id, claim_id and code:<method>")
+    twice = sorted(set(sheet.loc[sheet["claim_id"].str.strip().duplicated(), "claim_id"].str.strip()))
+    if twice:
+        raise ValueError(f"{path}: claims on more than one row: {twice}; each claim is coded once")
+    long = sheet.melt(id_vars=["sheet_id", "claim_id"], value_vars=codes, var_name="method", value_name="manual_code")
+    long["method"] = long["method"].str.removeprefix(CODE_PREFIX)
+    long["manual_code"] = long["manual_code"].str.strip()
+    long = long[long["manual_code"] != ""].copy()
+    bad = long[~long["manual_code"].isin(ERROR_CODES)]
+    if len(bad):
+        r = bad.iloc[0]
+        raise ValueError(
+            f"{path}: row sheet_id {r['sheet_id']}, column {CODE_PREFIX}{r['method']}: unknown manual code "
+            f"{r['manual_code']!r}; use one of {list(ERROR_CODES)}"
+        )
+    try:
+        long["claim_id"] = long["claim_id"].str.strip().astype(int)
+    except ValueError as e:
+        raise ValueError(f"{path}: a claim_id is not an integer ({e})") from e
+    return long.reset_index(drop=True)
+
+
+def _coded(filled: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """The filled codes beside the automatic ones; a code for a pair the rules do not have, or for a right
+    verdict, is an error naming the pairs."""
+    merged = filled.merge(table[["method", "claim_id", "code"]], on=["method", "claim_id"], how="left")
+    if merged["code"].isna().any():
+        raise ValueError("the filled sheet has (method, claim_id) pairs the automatic codes do not")
+    right = merged[merged["code"] == CORRECT]
+    if len(right):
+        pairs = list(zip(right["method"], right["claim_id"]))[:5]
+        raise ValueError(f"the filled sheet codes verdicts that are right, e.g. (method, claim_id) {pairs}")
+    return merged
 
 
 def confusion(filled: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     """Manual codes (rows) against the automatic codes (columns) of the filled sheet's items, every code
     of the taxonomy shown: where the two disagree, not only how much."""
-    merged = filled.merge(table[["method", "claim_id", "code"]], on=["method", "claim_id"], how="left")
-    if merged["code"].isna().any():
-        raise ValueError("the filled sheet has (method, claim_id) pairs the automatic codes do not")
+    merged = _coded(filled, table)
     return pd.crosstab(
         pd.Categorical(merged["manual_code"], ERROR_CODES), pd.Categorical(merged["code"], ERROR_CODES), dropna=False
     ).rename_axis(index="manual", columns="automatic")
@@ -576,9 +612,7 @@ def confusion(filled: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
 
 def agreement(filled: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     """Cohen's kappa and raw agreement between manual and automatic codes, per method and overall."""
-    merged = filled.merge(table[["method", "claim_id", "code"]], on=["method", "claim_id"], how="left")
-    if merged["code"].isna().any():
-        raise ValueError("the filled sheet has (method, claim_id) pairs the automatic codes do not")
+    merged = _coded(filled, table)
     rows = {}
     for name, group in [*merged.groupby("method"), ("all", merged)]:
         rows[name] = {

@@ -31,6 +31,6 @@ class ErrorAnalysisSection(Section):
     sensitivity: SensitivitySection
     min_claims: PosInt  # rows of a table resting on fewer claims are merged into one
     n_resamples: PosInt  # resamples of the claims for the baselines' intervals
-    sheet_per_method: NonNegInt
+    sheet_per_code: NonNegInt  # claims per stratum on the blind coding sheet
     sheet_seed: NonNegInt
     filled_sheet: Text
