@@ -40,7 +40,7 @@ from lib.cli import run_main
 from lib.data import averitec
 from lib.data import labels as LB
 from lib.evaluation.metrics import evaluate
-from lib.evaluation.significance import paired_bootstrap
+from lib.evaluation.significance import paired_bootstrap, sign_of
 from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR
 from lib.retrieval.runs import runs_dict
@@ -334,6 +334,10 @@ def selection_scores(
     rows = []
     for planner, group in sel.groupby("planner", sort=False):
         base = group[group["selection"] == baseline].set_index("claim_id").sort_index()
+        ref = {  # the baseline selection's evidence P/R/F1 per view, what every selection is tested against
+            view: np.array([evidence_prf(d, rel.get(c, frozenset())) for c, d in zip(base.index, base["doc_ids"])])
+            for view, rel in relevant.items()
+        }
         for name, g in group.groupby("selection", sort=False):
             g = g.set_index("claim_id").loc[base.index]
             row = {
@@ -345,13 +349,14 @@ def selection_scores(
             }
             for view, rel in relevant.items():
                 prf = np.array([evidence_prf(d, rel.get(c, frozenset())) for c, d in zip(g.index, g["doc_ids"])])
-                ref = np.array([evidence_prf(d, rel.get(c, frozenset())) for c, d in zip(base.index, base["doc_ids"])])
                 keep = ~np.isnan(prf[:, 1])
                 for j, m in enumerate(("precision", "recall", "f1")):
                     row[f"{m} ({view})"] = float(prf[keep, j].mean()) if keep.any() else float("nan")
                 # the evidence F1 against the baseline selection's, claim by claim (paired bootstrap)
                 row[f"p_f1 ({view})"] = (
-                    paired_bootstrap(prf[keep, 2], ref[keep, 2], n_resamples, seed) if keep.any() else float("nan")
+                    paired_bootstrap(prf[keep, 2], ref[view][keep, 2], n_resamples, seed)
+                    if keep.any()
+                    else float("nan")
                 )
             rows.append(row)
     return pd.DataFrame(rows)
@@ -595,11 +600,7 @@ def grade_sentence(answers: Mapping[str, float], urls: Mapping[str, float]) -> s
     distribution is computed from, so a correlation there is partly built in; grade 1 (documents from the
     gold source URLs) is the test that is not."""
 
-    def call(r: Mapping[str, float]) -> str:
-        if np.isnan(r["low"]):
-            return "no interval"
-        return "positive" if r["low"] > 0 else "negative" if r["high"] < 0 else "indistinguishable from 0"
-
+    call = lambda r: "no interval" if np.isnan(r["low"]) else sign_of(r["low"], r["high"])  # noqa: E731
     head = (
         f"By kind of relevant document: the annotators' answers (grade 2) give rho = {answers['rho']:.3f} "
         f"[{answers['low']:.3f}, {answers['high']:.3f}], but they are the texts the gold distribution is computed "

@@ -60,11 +60,15 @@ PairedTest = Callable[[Sequence[float], Sequence[float]], float]  # (a, b) -> tw
 def best_vs_rest(tables: Mapping[str, pd.DataFrame], test: PairedTest = SIG.paired_t) -> dict[tuple, float]:
     """{(setting, method): raw p} of each setting's best mean against each other method of the setting
     (tables as in `top_groups`)."""
-    raw = {}
-    for setting, (table, order) in _prepared(tables).items():
-        for m in order[1:]:
-            raw[(setting, m)] = float(test(table[order[0]], table[m]))
-    return raw
+    return _best_vs_rest(_prepared(tables), test)
+
+
+def _best_vs_rest(prepared: Mapping[str, tuple[pd.DataFrame, list[str]]], test: PairedTest) -> dict[tuple, float]:
+    return {
+        (setting, m): float(test(table[order[0]], table[m]))
+        for setting, (table, order) in prepared.items()
+        for m in order[1:]
+    }
 
 
 def holm_map(pvalues: Mapping[Any, float]) -> dict[Any, float]:
@@ -98,7 +102,7 @@ def top_groups(
     p-values of a larger family that holds these tests (`holm_map`), e.g. every test of a notebook."""
     prepared = _prepared(tables)
     if adjusted is None:
-        adjusted = holm_map(best_vs_rest(tables, test))
+        adjusted = holm_map(_best_vs_rest(prepared, test))
     return {
         setting: TopGroup(
             setting=str(setting),
