@@ -10,6 +10,11 @@ inside `workspaces/classroom/`. `prepare` writes that workspace from this checko
 - a DVC repository without git (`core.no_scm`), with its own cache, `dvc.lock` and `outputs/`.
 Running it again updates the workspace and keeps its outputs, so `dvc repro` there reruns what changed.
 
+`python -m lib.profiles compare <name>` sets the profile's tested calls beside the study's committed ones
+(`compare_calls`): a smaller profile has less power, so many of the study's calls are not made there, but a
+call made in the opposite direction, or only in the profile, is one its notebooks print that the study does
+not support.
+
 A profile file, `profiles/<name>.yaml`:
 - `note`: one or two sentences on how the profile differs from the study (the banner's text);
 - `data`: records kept per data file, relative to `data/` (a folder: each file in it). A file whose
@@ -28,15 +33,17 @@ import argparse
 import json
 import re
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from io import StringIO
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from ruamel.yaml import YAML
 
 from lib.cli import NamedError, run_main
 from lib.data import averitec
+from lib.evaluation.significance import sign_of
 from lib.paths import ROOT
 from lib.retrieval import per_claim as K
 from lib.store import build as S
@@ -222,6 +229,99 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
     return work
 
 
+# --------------------------------------------------------------------------- a profile's calls against the study's
+
+POSITIVE, NEGATIVE, NO_CALL = sign_of(1, 2), sign_of(-2, -1), sign_of(-1, 1)  # the words of a tested sign
+KINDS = ("opposite", "profile only", "different group", "study only")  # most serious first
+
+
+def calls(metrics: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]:
+    """The tested calls of a metrics file, as (key path, call): a sign (`positive`, `negative` or
+    `indistinguishable from 0`), a significance flag `significant` (its direction read from a sibling
+    `delta_*` value where there is one, else True), a flag under a key naming significance, and a group of
+    methods (a list of names under a key naming a group, as a set). Everything else is not a call."""
+    if isinstance(metrics, Mapping):
+        delta = next(
+            (v for k, v in metrics.items() if str(k).startswith("delta") and isinstance(v, (int, float))), None
+        )
+        for k, v in metrics.items():
+            key = (*path, str(k))
+            if k == "significant" and isinstance(v, bool):
+                yield "/".join(key), (POSITIVE if delta > 0 else NEGATIVE) if v and delta is not None else v or NO_CALL
+            elif isinstance(v, bool) and any("significant" in part for part in path):
+                yield "/".join(key), v or NO_CALL
+            elif isinstance(v, list) and v and all(isinstance(x, str) for x in v) and any("group" in p for p in key):
+                yield "/".join(key), frozenset(v)
+            elif isinstance(v, str) and v in (POSITIVE, NEGATIVE, NO_CALL):
+                yield "/".join(key), v
+            else:
+                yield from calls(v, key)
+
+
+def call_kind(study: Any, profile: Any) -> str | None:
+    """How a profile's call differs from the study's (`KINDS`), or None where they agree."""
+    if study == profile:
+        return None
+    if isinstance(study, frozenset):
+        return "different group"
+    if study == NO_CALL:
+        return "profile only"
+    if profile == NO_CALL:
+        return "study only"
+    return "opposite"
+
+
+def compare_calls(study_dir: Path | str, profile_dir: Path | str) -> pd.DataFrame:
+    """Every call of the profile's metrics files that differs from the study's (one row each: file, key,
+    study, profile, kind), most serious kind first; calls only one side holds are left out."""
+    study_dir, profile_dir = Path(study_dir), Path(profile_dir)
+    rows = []
+    for path in sorted(study_dir.glob("*.json")):
+        other = profile_dir / path.name
+        if not other.exists():
+            continue
+        here = dict(calls(json.loads(other.read_text())))
+        for key, value in calls(json.loads(path.read_text())):
+            if key in here and (kind := call_kind(value, here[key])) is not None:
+                show = lambda v: ", ".join(sorted(v)) if isinstance(v, frozenset) else v  # noqa: E731
+                rows.append(
+                    {"file": path.name, "key": key, "study": show(value), "profile": show(here[key]), "kind": kind}
+                )
+    out = pd.DataFrame(rows, columns=["file", "key", "study", "profile", "kind"])
+    order = out["kind"].map({k: i for i, k in enumerate(KINDS)}) if len(out) else pd.Series(dtype=float)
+    return (
+        out.assign(_o=order).sort_values(["_o", "file", "key"], kind="stable").drop(columns="_o").reset_index(drop=True)
+    )
+
+
+def compare_sentence(diff: pd.DataFrame, total: int, name: str) -> str:
+    """What `compare_calls` found, in one sentence: how many of the `total` calls both sides hold differ, by kind."""
+    counts = {k: int((diff["kind"] == k).sum()) for k in KINDS}
+    if not len(diff):
+        return f"All {total} calls that both the study and the {name} profile make agree."
+    parts = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
+    worry = counts["opposite"] + counts["profile only"]
+    tail = (
+        f" {worry} {'is a call' if worry == 1 else 'are calls'} the {name} profile's notebooks print that the study "
+        "does not support."
+        if worry
+        else f" None reverses the study's: the {name} profile only makes fewer calls or names other groups."
+    )
+    return f"{len(diff)} of {total} calls differ from the study's ({parts}).{tail}"
+
+
+def shared_calls(study_dir: Path | str, profile_dir: Path | str) -> int:
+    """How many calls both the study's and the profile's metrics files hold (the denominator of `compare_sentence`)."""
+    n = 0
+    for path in sorted(Path(study_dir).glob("*.json")):
+        other = Path(profile_dir) / path.name
+        if other.exists():
+            n += len(
+                dict(calls(json.loads(path.read_text()))).keys() & dict(calls(json.loads(other.read_text()))).keys()
+            )
+    return n
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
         prog="python -m lib.profiles", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -229,7 +329,18 @@ def main(argv: list[str] | None = None) -> None:
     sub = ap.add_subparsers(dest="cmd", required=True)
     prep = sub.add_parser("prepare", help="write or update workspaces/<name> for a profile")
     prep.add_argument("name", help="a profile of profiles/, e.g. classroom")
+    comp = sub.add_parser("compare", help="the profile's tested calls that differ from the study's committed ones")
+    comp.add_argument("name", help="a profile whose workspace has run (make all PROFILE=<name>)")
     args = ap.parse_args(argv)
+    if args.cmd == "compare":
+        study, profile = ROOT / "outputs" / "metrics", ROOT / "workspaces" / args.name / "outputs" / "metrics"
+        if not any(profile.glob("*.json")):
+            raise SystemExit(f"error: {profile}: no metrics files; run `make all PROFILE={args.name}` first")
+        diff = compare_calls(study, profile)
+        with pd.option_context("display.max_rows", None, "display.width", 200, "display.max_colwidth", 80):
+            print(diff.to_string(index=False) if len(diff) else "(no call differs)")
+        print(compare_sentence(diff, shared_calls(study, profile), args.name))
+        return
     try:
         work = prepare(args.name)
     except ProfileError as err:

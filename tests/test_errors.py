@@ -346,3 +346,36 @@ def test_source_sentence_on_both_sides():
     )
     same = ER.baseline(_coded([(c, c % 2 == 0, "retrieval") for c in range(20)]), n_resamples=200)
     assert ER.source_sentence(same).startswith("No family of codes is more common behind wrong verdicts")
+
+
+def test_share_intervals_resample_claims_within_each_group():
+    table = pd.DataFrame(
+        {
+            "method": ["a", "a", "a", "b", "b", "b"],
+            "claim_id": [1, 2, 3, 1, 2, 3],
+            "code": [ER.NOISY, ER.NOISY, ER.CORRECT, ER.NLI_ERROR, ER.NOISY, ER.CORRECT],
+        }
+    )
+    table["family"] = table["code"].map(ER.FAMILY)
+    s = ER.share_intervals(table, "method", n_resamples=300)
+    a, b = s.loc[("a", "retrieval")], s.loc[("b", "retrieval")]
+    assert (a["share"], a["low"], a["high"], a["claims"]) == (1.0, 1.0, 1.0, 2)  # every resample: all retrieval
+    assert (b["share"], b["claims"]) == (0.5, 2) and b["low"] == 0.0 and b["high"] == 1.0
+    assert s.loc[("b", "NLI"), "share"] == 0.5 and s.loc[("a", "coverage"), "share"] == 0.0
+    assert list(s.xs("a").index) == list(ER.FAMILIES)
+    pooled = ER.share_intervals(table.assign(all="all"), "all", "code", n_resamples=300)
+    assert pooled.loc[("all", ER.NOISY), "share"] == 0.75 and pooled.loc[("all", ER.NOISY), "claims"] == 2
+    with pytest.raises(ValueError, match="no wrong verdicts"):
+        ER.share_intervals(table[table["code"] == ER.CORRECT], "method")
+
+
+def test_extremes_sentence_on_both_sides_of_overlap():
+    frame = lambda lo_b: pd.DataFrame(  # noqa: E731
+        {"share": [0.2, 0.9], "low": [0.1, lo_b], "high": [0.3, 0.95], "claims": [12, 30]}, index=["x", "y"]
+    )
+    disjoint = ER.extremes_sentence(frame(0.8), "retrieval share", str.upper)
+    assert disjoint == (
+        "The retrieval share ranges from 20% [10%, 30%] (X, 12 claims) to 90% [80%, 95%] (Y, 30 claims): the two "
+        "intervals are disjoint, so the groups differ in it."
+    )
+    assert ER.extremes_sentence(frame(0.25), "retrieval share").endswith("no difference between the groups is shown.")

@@ -177,3 +177,72 @@ def test_prepare_names_a_data_key_that_does_not_exist(tmp_path):
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     with pytest.raises(PR.ProfileError, match=r"small.yaml: data.averitec/dev.json: no such file"):
         PR.prepare("small", root)
+
+
+def _metrics(tmp_path, name, files):
+    d = tmp_path / name
+    d.mkdir()
+    for f, content in files.items():
+        (d / f).write_text(json.dumps(content))
+    return d
+
+
+def test_calls_reads_signs_flags_directions_and_groups():
+    metrics = {
+        "effect": {"a": {"mean Δ": 0.1, "effect": "positive"}, "b": {"effect": "indistinguishable from 0"}},
+        "against": {
+            "x": {"delta_macro_f1": -0.2, "significant": True},
+            "y": {"delta_macro_f1": 0.3, "significant": False},
+        },
+        "significant_vs_baseline": {"P": True, "Q": False},
+        "top_group": {"s": ["B", "A"]},
+        "settings": ["bm25", "dense"],  # a list, but not a group
+        "label": "positive claims",  # a string, but not a sign
+        "flag": True,  # a flag, but not under a key naming significance
+    }
+    assert dict(PR.calls(metrics)) == {
+        "effect/a/effect": "positive",
+        "effect/b/effect": "indistinguishable from 0",
+        "against/x/significant": "negative",
+        "against/y/significant": "indistinguishable from 0",
+        "significant_vs_baseline/P": True,
+        "significant_vs_baseline/Q": "indistinguishable from 0",
+        "top_group/s": frozenset({"A", "B"}),
+    }
+
+
+def test_compare_calls_sorts_differences_by_kind_and_says_what_they_mean(tmp_path):
+    study = {
+        "e": {"a": "positive", "b": "negative", "c": "positive", "d": "indistinguishable from 0", "same": "negative"},
+        "top_group": {"s": ["A", "B"]},
+        "only_here": {"z": "positive"},
+    }
+    profile = {
+        "e": {"a": "negative", "b": "indistinguishable from 0", "c": "positive", "d": "positive", "same": "negative"},
+        "top_group": {"s": ["B"]},
+    }
+    diff = PR.compare_calls(_metrics(tmp_path, "s", {"m.json": study}), _metrics(tmp_path, "p", {"m.json": profile}))
+    assert diff[["key", "study", "profile", "kind"]].values.tolist() == [
+        ["e/a", "positive", "negative", "opposite"],
+        ["e/d", "indistinguishable from 0", "positive", "profile only"],
+        ["top_group/s", "A, B", "B", "different group"],
+        ["e/b", "negative", "indistinguishable from 0", "study only"],
+    ]
+    assert PR.shared_calls(tmp_path / "s", tmp_path / "p") == 6
+    assert PR.compare_sentence(diff, 6, "classroom") == (
+        "4 of 6 calls differ from the study's (1 opposite, 1 profile only, 1 different group, 1 study only). 2 are "
+        "calls the classroom profile's notebooks print that the study does not support."
+    )
+    fewer = diff[diff["kind"] == "study only"]
+    assert PR.compare_sentence(fewer, 6, "classroom").endswith(
+        "None reverses the study's: the classroom profile only makes fewer calls or names other groups."
+    )
+    assert PR.compare_sentence(diff.iloc[:1], 6, "c").endswith(
+        "1 is a call the c profile's notebooks print that the study does not support."
+    )
+    assert PR.compare_sentence(diff.iloc[:0], 6, "c") == "All 6 calls that both the study and the c profile make agree."
+
+
+def test_compare_without_a_run_workspace_is_a_named_error():
+    with pytest.raises(SystemExit, match="no metrics files; run `make all PROFILE=never_run` first"):
+        PR.main(["compare", "never_run"])

@@ -264,3 +264,49 @@ def test_grade_sentence_names_the_circular_grade_and_tests_the_other():
     assert shown.endswith("relevance predicts utility beyond the circular part.")
     undefined = U.grade_sentence(answers, {"rho": 0.2, "low": float("nan"), "high": float("nan")})
     assert "(no interval)" in undefined and undefined.endswith("is shown.")
+
+
+def test_alone_and_together_by_hand():
+    labels = ["A", "B"]
+    cols = U.probability_columns(labels)
+    p_gold = pd.DataFrame({cols[0]: [0.8], cols[1]: [0.2]}, index=pd.Index([7], name="claim_id"))
+    cands = pd.DataFrame({"planner": "p", "claim_id": 7, "doc_id": ["d1", "d2", "d3"], "utility": [-0.1, -0.3, -0.5]})
+    sel = pd.DataFrame(
+        {
+            "planner": ["p", "p"],
+            "selection": ["relevance", "utility_oracle"],
+            "claim_id": [7, 7],
+            "doc_ids": [["d2", "d3"], ["d1", "d2"]],
+            cols[0]: [0.5, 0.8],
+            cols[1]: [0.5, 0.2],
+        }
+    )
+    out = U.alone_and_together(sel, cands, p_gold, labels)
+    assert out["alone"].tolist() == pytest.approx([-0.4, -0.2])
+    kl = 0.8 * math.log(0.8 / 0.5) + 0.2 * math.log(0.2 / 0.5)
+    assert out["together"].tolist() == pytest.approx([-kl, 0.0], abs=1e-5)
+    with pytest.raises(ValueError, match="no gold-evidence distribution for claims \\[8\\]"):
+        U.alone_and_together(sel.assign(claim_id=8), cands, p_gold, labels)
+    with pytest.raises(ValueError, match="no candidate feedback"):
+        U.alone_and_together(sel.assign(doc_ids=[["d9"], ["d1"]]), cands, p_gold, labels)
+
+
+def test_together_sentence_on_each_side():
+    alone = {"mean": 0.03, "low": 0.01, "high": 0.05}
+    rho = {"rho": 0.6, "low": 0.55, "high": 0.65}
+    carries = U.together_sentence("The oracle", alone, {"mean": 0.02, "low": 0.01, "high": 0.03}, rho)
+    assert carries.startswith("The oracle gains +0.0300 [+0.0100, +0.0500] nats")
+    assert "the gain carries over" in carries and "rho = 0.600 [0.550, 0.650]" in carries
+    assert "+0.0300 [+0.0100, +0.0500]" in carries
+    none = U.together_sentence("The selector", alone, {"mean": 0.01, "low": -0.01, "high": 0.03})
+    assert "no gain is shown" in none and "correlate" not in none
+    neither = U.together_sentence(
+        "S", {"mean": 0.001, "low": -0.001, "high": 0.002}, {"mean": 0.0, "low": -0.01, "high": 0.01}
+    )
+    assert neither.endswith("no gain alone is shown, and read together none either.")
+    only_together = U.together_sentence(
+        "S", {"mean": 0.001, "low": -0.001, "high": 0.002}, {"mean": 0.02, "low": 0.01, "high": 0.03}
+    )
+    assert only_together.endswith("no gain alone is shown, and read together they gain.")
+    misleads = U.together_sentence("X", alone, {"mean": -0.02, "low": -0.03, "high": -0.01}, rho)
+    assert "*less* useful" in misleads

@@ -6,6 +6,7 @@ import pytest
 
 from lib.analysis import verdicts as VD
 from lib.data.labels import AVERITEC_LABELS
+from lib.evaluation import comparisons as CMP
 
 S, R, NEE, C = AVERITEC_LABELS
 
@@ -257,7 +258,7 @@ def test_retrieval_and_rescored_lines_name_the_best():
     assert VD.rescored_line(table, 0.25) == (
         "- AVeriTeC@0.25 with the classifier's verdicts: best B 0.300, against 0.400 at best with the majority "
         "verdict. Read in two classes (Supported or Refuted, as Papelo), the best is B 0.300; the 2-class verdicts "
-        "score higher than the 4-class ones for 1 of 2 planners."
+        "score higher than the 4-class ones for 1 of 2 planners (point estimates, not tested)."
     )
     table["AVeriTeC@0.25 (classifier, 2 classes)"] = [0.1, 0.2]
     assert (
@@ -294,10 +295,12 @@ def _comparison(significant):
 
 def test_conclusion_names_significant_planners_or_says_there_are_none():
     vs_none = {"higher": 1, "lower": 0, "tie": 2}
-    lines = VD.conclusion(_comparison(True), "planner:claim_only", 3, 0.05, vs_none, "POWER.", str.upper)
+    top = CMP.TopGroup("k = 3", {"planner:oracle": 0.42, "planner:qgen": 0.35}, {"planner:qgen": 0.01}, 20)
+    lines = VD.conclusion(_comparison(True), "planner:claim_only", 3, 0.05, vs_none, "POWER.", top, str.upper)
     assert lines[0] == (
         "- AVeriTeC dev, k = 3: macro-F1 NAIVE 0.200, CLAIM-ONLY-NO-EVIDENCE 0.300, GOLD evidence 0.500, "
-        "PLANNER:CLAIM_ONLY retrieval 0.350; the best planner: PLANNER:ORACLE (0.420)."
+        "PLANNER:CLAIM_ONLY retrieval 0.350; the best planner: PLANNER:ORACLE (0.420), ahead of every other "
+        "(paired bootstrap against it, Holm over 1)."
     )
     assert lines[1].endswith("1 of 3 planners' evidence scores significantly higher, 0 lower, and 2 are "
                              "indistinguishable from it; planners span 0.350–0.420, a range of 0.070.")  # fmt: skip
@@ -305,7 +308,7 @@ def test_conclusion_names_significant_planners_or_says_there_are_none():
         "- Against PLANNER:CLAIM_ONLY (paired bootstrap of macro-F1, p < 0.05): 1 planner(s) differ significantly: "
         "PLANNER:ORACLE. POWER."
     )
-    none = VD.conclusion(_comparison(False), "planner:claim_only", 3, 0.05, vs_none, "POWER.")
+    none = VD.conclusion(_comparison(False), "planner:claim_only", 3, 0.05, vs_none, "POWER.", top)
     assert none[2].endswith("no planner differs significantly. POWER.")
 
 
@@ -369,3 +372,29 @@ def test_retrain_sentence_compares_each_k_but_the_base():
     assert "by 0.030 on average (largest: +0.050, oracle at k = 5); 1 of 2 differences are positive" in got
     assert VD.retrain_sentence(table[table["how"] == "retrained"], 3).startswith("The protocol sweep has no")
     assert VD.retrain_sentence(table[table["k"] == 3], 3).startswith("The protocol sweep has no")
+
+
+def _verdicts(setting, right, n=40):
+    """Prediction rows of one setting: the first `right` of `n` claims right, the others wrong."""
+    rows = []
+    for cid in range(n):
+        gold = AVERITEC_LABELS[cid % 2]
+        pred = gold if cid < right else AVERITEC_LABELS[2]
+        rows.append(
+            {"setting": setting, "kind": "planner", "k": 3, "seed": 0, "claim_id": cid, "label": gold, "pred": pred}
+            | {f"p:{lb}": float(lb == pred) for lb in AVERITEC_LABELS}
+        )
+    return rows
+
+
+def test_top_group_ties_what_the_paired_bootstrap_cannot_separate():
+    preds = pd.DataFrame(_verdicts("a", 40) + _verdicts("b", 39) + _verdicts("c", 0))
+    means = {"a": 0.9, "b": 0.85, "c": 0.1}
+    top = VD.top_group(preds, means, 3, "averitec4", n_resamples=300)
+    assert top.best == "a" and top.tied == ["a", "b"] and top.claims == 40
+    assert top.p["c"] < 0.05 <= top.p["b"]
+    assert CMP.top_sentence(top) == "a (0.900), tied with b"
+    with pytest.raises(ValueError, match="no predictions at k = 3 for \\['d'\\]"):
+        VD.top_group(preds, means | {"d": 0.0}, 3, "averitec4", n_resamples=50)
+    with pytest.raises(ValueError, match="no setting"):
+        VD.top_group(preds, {}, 3, "averitec4")

@@ -484,6 +484,60 @@ def baseline(
     )
 
 
+def share_intervals(
+    table: pd.DataFrame,
+    by: str,
+    column: str = "family",
+    n_resamples: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Each group of `by`'s wrong verdicts split by `column` (`family` or `code`): the share of each value with
+    its percentile interval from resampling the group's claims (a claim's verdicts go together), and the
+    claims behind the group. One row per (group, value)."""
+    values = list(FAMILIES if column == "family" else ERROR_CODES)
+    errors = table[table["code"] != CORRECT]
+    if errors.empty:
+        raise ValueError("share_intervals: no wrong verdicts")
+    rng = np.random.default_rng(seed)
+    alpha = (1 - confidence) / 2
+    rows = []
+    for group, g in errors.groupby(by, sort=False):
+        ids, inv = np.unique(g["claim_id"].to_numpy(), return_inverse=True)
+        hits = np.stack([np.bincount(inv, weights=(g[column] == v).to_numpy(), minlength=len(ids)) for v in values], 1)
+        totals = np.bincount(inv, minlength=len(ids))
+        draws = rng.integers(0, len(ids), size=(n_resamples, len(ids)))
+        shares = hits[draws].sum(axis=1) / totals[draws].sum(axis=1)[:, None]
+        lo, hi = np.quantile(shares, alpha, axis=0), np.quantile(shares, 1 - alpha, axis=0)
+        for j, v in enumerate(values):
+            rows.append(
+                {
+                    by: group,
+                    column: v,
+                    "share": hits[:, j].sum() / totals.sum(),
+                    "low": lo[j],
+                    "high": hi[j],
+                    "claims": len(ids),
+                }
+            )
+    return pd.DataFrame(rows).set_index([by, column])
+
+
+def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
+    """The lowest and the highest share of one value across groups (rows of `share_intervals` for that
+    value, indexed by group), with their intervals, and whether the intervals are disjoint (a conservative
+    reading: disjoint 95% intervals differ; overlapping ones may still differ, but no difference is shown)."""
+    lo, hi = shares["share"].idxmin(), shares["share"].idxmax()
+    show = lambda g: (  # noqa: E731
+        f"{shares.loc[g, 'share']:.0%} [{shares.loc[g, 'low']:.0%}, {shares.loc[g, 'high']:.0%}] ({name(g)}, "
+        f"{shares.loc[g, 'claims']} claims)"
+    )
+    head = f"The {what} ranges from {show(lo)} to {show(hi)}"
+    if shares.loc[lo, "high"] < shares.loc[hi, "low"]:
+        return f"{head}: the two intervals are disjoint, so the groups differ in it."
+    return f"{head}: the intervals overlap, so no difference between the groups is shown."
+
+
 def baseline_sentence(row: pd.Series, what: str) -> str:
     """What one row of `baseline` supports: the code (family) is more or less common behind wrong verdicts
     than behind right ones, or the rules find it as often behind both."""

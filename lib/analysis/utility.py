@@ -610,3 +610,63 @@ def grade_sentence(answers: Mapping[str, float], urls: Mapping[str, float]) -> s
     if call(urls) == "positive":
         return head + ": relevance predicts utility beyond the circular part."
     return head + ": beyond the circular part, no relation between relevance and utility is shown."
+
+
+def alone_and_together(
+    sel: pd.DataFrame, cands: pd.DataFrame, p_gold: pd.DataFrame, labels: Sequence[str]
+) -> pd.DataFrame:
+    """Utility measured two ways, per (planner, selection, claim): `alone`, the mean utility of the selected
+    documents each read alone (what the selector learns and the utility oracle chooses by), and `together`,
+    -KL(p_gold || p_selection) of the verifier reading them together (what the verdicts come from).
+    `p_gold`: the gold-evidence distribution, indexed by claim id, with the probability columns."""
+    cols = probability_columns(labels)
+    missing = sorted(set(sel["claim_id"]) - set(p_gold.index))
+    if missing:
+        raise ValueError(f"alone_and_together: no gold-evidence distribution for claims {missing[:5]}")
+    alone_of = cands.set_index(["planner", "claim_id", "doc_id"])["utility"]
+    keys = [(p, c, d) for p, c, ids in zip(sel["planner"], sel["claim_id"], sel["doc_ids"]) for d in ids]
+    absent = [k for k in keys if k not in alone_of.index]
+    if absent:
+        raise ValueError(f"alone_and_together: selected documents with no candidate feedback, e.g. {absent[:3]}")
+    alone = [
+        float(np.mean([alone_of[(p, c, d)] for d in ids]))
+        for p, c, ids in zip(sel["planner"], sel["claim_id"], sel["doc_ids"])
+    ]
+    together = -kl_divergence(p_gold.loc[sel["claim_id"], cols].to_numpy(), sel[cols].to_numpy())
+    return pd.DataFrame(
+        {
+            "planner": sel["planner"].to_numpy(),
+            "selection": sel["selection"].to_numpy(),
+            "claim_id": sel["claim_id"].to_numpy(),
+            "alone": alone,
+            "together": together,
+        }
+    )
+
+
+def together_sentence(
+    name: str, alone: Mapping[str, float], together: Mapping[str, float], rho: Mapping[str, float] | None = None
+) -> str:
+    """Whether utility measured per document carries over to the documents read together: `alone` and
+    `together` are selection `name`'s gain over the relevance selection under each way of measuring
+    ({mean, low, high}, intervals over claims); `rho`, when given, the rank correlation of the two measures
+    over (selection, claim) rows ({rho, low, high})."""
+    d = lambda r: f"{r['mean']:+.4f} [{r['low']:+.4f}, {r['high']:+.4f}]"  # noqa: E731
+    head = f"{name} gains {d(alone)} nats of utility over the retriever's top k read alone, and {d(together)} read together"
+    alone_call, call = sign_of(alone["low"], alone["high"]), sign_of(together["low"], together["high"])
+    if call == "negative":
+        out = f"{head}: read together they are *less* useful, so utility measured per document misleads here."
+    elif alone_call != "positive":
+        out = f"{head}: no gain alone is shown, and read together " + (
+            "they gain." if call == "positive" else "none either."
+        )
+    elif call == "positive":
+        out = f"{head}: the gain carries over to the documents read together."
+    else:
+        out = f"{head}: read together, no gain is shown, so its gain per document does not carry over."
+    if rho is not None:
+        out += (
+            f" Per selection and claim, the two measures correlate at rho = {rho['rho']:.3f} "
+            f"[{rho['low']:.3f}, {rho['high']:.3f}]."
+        )
+    return out

@@ -21,8 +21,9 @@ from lib.averitec import evidence as E
 from lib.averitec import scoring as SC
 from lib.data import labels as LB
 from lib.evaluation import calibration as CAL
+from lib.evaluation import comparisons as CMP
+from lib.evaluation import significance as SIG
 from lib.retrieval import runs as RU
-from lib.site.display import best_of
 from lib.verifier import nli as N
 from lib.verifier import sweep as VS
 from lib.verifier import veracity as V
@@ -565,6 +566,38 @@ def scope_sentence(comparison: pd.DataFrame, main_scope: str, n_claims: int) -> 
     return " ".join(out) + f" (Point estimates on {n_claims} dev claims, not tested.)"
 
 
+def top_group(
+    preds: pd.DataFrame,
+    means: Mapping[str, float],
+    k: int,
+    source: str,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    alpha: float = 0.05,
+) -> CMP.TopGroup:
+    """The setting of `means` (macro-F1 by setting) with the best macro-F1 at `k` and every setting that the
+    paired bootstrap of macro-F1 against it (`lib.verifier.veracity.against_baseline`, first seed), with Holm
+    over these comparisons, cannot separate from it: "the best planner" as a tested group."""
+    if not means:
+        raise ValueError("top_group: no setting to compare")
+    order = sorted(means, key=lambda s: (-means[s], s))
+    best, others = order[0], order[1:]
+    sub = preds[preds["setting"].isin(order) & (preds["k"] == k)]
+    tests = V.against_baseline(sub, (best, k), source, n_resamples, seed, alpha).set_index("setting")
+    missing = [s for s in others if s not in tests.index]
+    if missing:
+        raise ValueError(f"top_group: no predictions at k = {k} for {missing}")
+    adjusted = SIG.holm([tests.loc[s, "p_bootstrap"] for s in others]) if others else []
+    claims = int(sub[(sub["setting"] == best) & (sub["seed"] == sub["seed"].min())]["claim_id"].nunique())
+    return CMP.TopGroup(
+        setting=f"k = {k}",
+        means={s: float(means[s]) for s in order},
+        p={s: float(a) for s, a in zip(others, adjusted)},
+        claims=claims,
+        alpha=alpha,
+    )
+
+
 def conclusion(
     t: pd.DataFrame,
     baseline: str,
@@ -572,10 +605,11 @@ def conclusion(
     alpha: float,
     vs_none: Mapping[str, int],
     power_text: str,
+    top: CMP.TopGroup,
     name: Namer = str,
 ) -> list[str]:
-    """The AVeriTeC lines of the conclusion: the settings' macro-F1, the planners against no evidence and
-    against the baseline (`t`: the comparison table indexed by setting)."""
+    """The AVeriTeC lines of the conclusion: the settings' macro-F1, the planners' top group (`top_group`),
+    the planners against no evidence and against the baseline (`t`: the comparison table indexed by setting)."""
     plans = t[t["kind"] == "planner"]
     f = plans["macro_f1_mean"]
     sig = [name(s) for s in plans.index if s != baseline and plans["significant"].eq(True)[s]]
@@ -583,7 +617,8 @@ def conclusion(
     return [
         f"- AVeriTeC dev, k = {k}: macro-F1 NAIVE {t.loc['naive', 'macro_f1_mean']:.3f}, CLAIM-ONLY-NO-EVIDENCE {none:.3f}, "
         f"GOLD evidence {t.loc['gold', 'macro_f1_mean']:.3f}, {name(baseline)} retrieval "
-        f"{t.loc[baseline, 'macro_f1_mean']:.3f}; the best planner: {best_of(f.to_dict(), name)}.",
+        f"{t.loc[baseline, 'macro_f1_mean']:.3f}; the best planner: {CMP.top_sentence(top, name)} (paired bootstrap against "
+        f"it, Holm over {CMP.comparisons_made({top.setting: top})}).",
         f"- Against the classifier that sees no evidence at all ({none:.3f}; paired bootstrap, p < {alpha}), "
         f"{vs_none['higher']} of {len(plans)} planners' evidence scores significantly higher, {vs_none['lower']} lower, "
         f"and {vs_none['tie']} are indistinguishable from it; planners span {f.min():.3f}–{f.max():.3f}, a range of "
@@ -634,7 +669,8 @@ def retrieval_line(gains: pd.DataFrame, measure: str, rho: tuple[float, float, f
 
 
 def rescored_line(table: pd.DataFrame, level: float) -> str:
-    """The best AVeriTeC score with the classifier's verdicts against the best with the majority verdict."""
+    """The best AVeriTeC score with the classifier's verdicts against the best with the majority verdict, and
+    the 2-class reading against the 4-class one; point estimates, which the sentence says."""
     cls, maj = table[f"AVeriTeC@{level:g} (classifier)"], table[f"AVeriTeC@{level:g} (majority)"]
     two = table[f"AVeriTeC@{level:g} (classifier, 2 classes)"]
     higher = int((two > cls).sum())
@@ -642,7 +678,7 @@ def rescored_line(table: pd.DataFrame, level: float) -> str:
         f"- AVeriTeC@{level:g} with the classifier's verdicts: best {cls.idxmax()} {cls.max():.3f}, against "
         f"{maj.max():.3f} at best with the majority verdict. Read in two classes (Supported or Refuted, as "
         f"Papelo), the best is {two.idxmax()} {two.max():.3f}; the 2-class verdicts score higher than the 4-class "
-        f"ones for {higher} of {len(two)} planners."
+        f"ones for {higher} of {len(two)} planners (point estimates, not tested)."
     )
 
 
