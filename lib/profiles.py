@@ -7,7 +7,9 @@ inside `workspaces/classroom/`. `prepare` writes that workspace from this checko
 - `data/` with fewer records where the profile says so (`data:`), every other file as it is;
 - `params.yaml` with the profile's overrides (`params:`) and its `profile` section (name and note), so
   every executed notebook and the report index open with a banner saying which profile made them;
-- a DVC repository without git (`core.no_scm`), with its own cache, `dvc.lock` and `outputs/`.
+- a git repository of its own (`commit_workspace`: everything but what `.gitignore` leaves out, committed),
+  so that `dvc exp run -S ...` works there as in the checkout, with its own DVC cache, `dvc.lock` and
+  `outputs/`; `make all PROFILE=<name>` commits the built workspace, the baseline its experiments compare with.
 Running it again updates the workspace and keeps its outputs, so `dvc repro` there reruns what changed.
 
 `python -m lib.profiles compare <name>` sets the profile's tested calls beside the study's committed ones
@@ -51,7 +53,7 @@ from lib.store import build as S
 PROFILES_DIR = ROOT / "profiles"
 # Kept in a workspace across `prepare` runs: what its pipeline made, and the data (rewritten only where
 # its content changes, so DVC sees unchanged files as unchanged).
-KEPT = ("outputs", "reports", "data", ".dvc", "dvc.lock")
+KEPT = ("outputs", "reports", "data", ".dvc", "dvc.lock", ".git/")  # .git/: the workspace's own repository
 # Not copied from this checkout: the study's lock and numbers, its data pointer, other workspaces.
 NOT_COPIED = ("workspaces/", "outputs/", "dvc.lock", "data.dvc")
 
@@ -224,9 +226,38 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
     if profile["synthetic_store"]:
         write_synthetic_store(work, profile["synthetic_store"], params["store"])
 
-    if not (work / ".dvc" / "config.local").exists():
-        _write(work / ".dvc" / "config.local", b"[core]\n    no_scm = true\n")
+    local = work / ".dvc" / "config.local"
+    if local.exists() and local.read_bytes() == NO_SCM:  # a workspace of an older checkout: DVC without git
+        local.unlink()
+    commit_workspace(work, f"prepare the {name} profile")
     return work
+
+
+NO_SCM = b"[core]\n    no_scm = true\n"
+
+
+def commit_workspace(work: Path, message: str) -> bool:
+    """Commit everything the workspace holds (what its `.gitignore` leaves out aside), starting its git
+    repository the first time: `dvc exp run` needs one, and the commit is the baseline its experiments are
+    compared with. Returns whether there was anything to commit."""
+
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", *args], cwd=work, check=True, capture_output=True, text=True).stdout
+        except (OSError, subprocess.CalledProcessError) as err:
+            detail = getattr(err, "stderr", "") or err
+            raise ProfileError(f"{work}: git {' '.join(args)} failed: {detail}") from None
+
+    if not (work / ".git").exists():
+        git("init", "-q")
+        git("config", "user.name", "study workspace")
+        git("config", "user.email", "workspace@localhost")
+        git("config", "commit.gpgsign", "false")
+    git("add", "-A")
+    if not git("status", "--porcelain").strip():
+        return False
+    git("commit", "-q", "-m", message)
+    return True
 
 
 # --------------------------------------------------------------------------- a profile's calls against the study's
@@ -329,9 +360,18 @@ def main(argv: list[str] | None = None) -> None:
     sub = ap.add_subparsers(dest="cmd", required=True)
     prep = sub.add_parser("prepare", help="write or update workspaces/<name> for a profile")
     prep.add_argument("name", help="a profile of profiles/, e.g. classroom")
+    keep = sub.add_parser("commit", help="commit a profile's workspace as it is (after its pipeline ran)")
+    keep.add_argument("name", help="a profile whose workspace exists")
     comp = sub.add_parser("compare", help="the profile's tested calls that differ from the study's committed ones")
     comp.add_argument("name", help="a profile whose workspace has run (make all PROFILE=<name>)")
     args = ap.parse_args(argv)
+    if args.cmd == "commit":
+        work = ROOT / "workspaces" / args.name
+        if not (work / ".git").exists():
+            raise SystemExit(f"error: {work}: no workspace; run `python -m lib.profiles prepare {args.name}` first")
+        changed = commit_workspace(work, f"the {args.name} profile's pipeline outputs")
+        print(f"{work.relative_to(ROOT)}: {'committed' if changed else 'nothing to commit'}")
+        return
     if args.cmd == "compare":
         study, profile = ROOT / "outputs" / "metrics", ROOT / "workspaces" / args.name / "outputs" / "metrics"
         if not any(profile.glob("*.json")):

@@ -2,7 +2,8 @@
 configures; `lib.params.SECTIONS` says where), checked together.
 
 `python -m lib.schema check [FILE]` validates a params file and lists every problem with its dotted key
-(`make` runs it first); a missing or unknown section is named. No stage imports this module: a stage
+(`make` runs it first); a missing or unknown section is named, and so is a setting that disagrees with
+another section it depends on (a model's `cross_check`, `lib.site.sections`). No stage imports this module: a stage
 checks the sections it reads (`lib.params.section`), so editing one model reruns only its readers.
 """
 
@@ -31,6 +32,15 @@ def check(raw: Any, path: Path | str = PARAMS_FILE) -> dict[str, Any]:
         raise ParamsError(path, [f"expected a mapping of sections, got {type(raw).__name__}"])
     missing = [m for name in SECTIONS if name in raw for m in missing_keys(section_model(name), raw[name], name)]
     validate(params_model(), raw, path, (), missing)
+    read = lambda name: section_model(name).model_validate(raw[name])  # noqa: E731
+    crossed = [
+        problem
+        for name in SECTIONS
+        if (cross := getattr(section_model(name), "cross_check", None))
+        for problem in cross(raw[name], read)
+    ]
+    if crossed:
+        raise ParamsError(path, crossed)
     return raw
 
 

@@ -55,7 +55,10 @@ def test_top_sentence_on_each_side():
         "A (0.500), tied with B"
     )
     assert CMP.top_sentence(_group({"a": 0.5, "b": 0.4}, {"b": 0.05})) == (
-        "a (0.500), but none of the 2 is separable from it"
+        "a (0.500), but the other is not separable from it"
+    )
+    assert CMP.top_sentence(_group({"a": 0.5, "b": 0.4, "c": 0.3}, {"b": 0.05, "c": 0.2})) == (
+        "a (0.500), but none of the 2 others is separable from it"
     )
 
 
@@ -81,7 +84,19 @@ def test_paired_effects_give_each_case_its_interval_and_sign():
         "none": "no claims",
     }
     assert eff["claims"].to_dict() == {"up": 5, "tie": 10, "down": 1, "none": 0}
-    assert CMP.effect_counts(eff) == {"positive": 1, "negative": 1, "indistinguishable from 0": 1}
+    assert CMP.effect_counts(eff) == {"positive": 1, "negative": 1, "indistinguishable from 0": 1, "borderline": 0}
+
+
+def test_an_interval_within_the_cross_cpu_tolerance_of_0_is_borderline():
+    diffs = {("dense", "a"): [0.0005, 0.0006] * 5, ("bm25", "a"): [0.0005, 0.0006] * 5, ("bm25", "b"): [0.1, -0.1] * 5}
+    tol = lambda case: 2e-3 if case[0] == "dense" else 1e-6  # noqa: E731
+    eff = CMP.paired_effects(diffs, 200, tolerance=tol)
+    assert eff["effect"].tolist() == ["borderline", "positive", "indistinguishable from 0"]
+    edge = CMP.paired_effects({"x": [0.001] * 4}, 100, tolerance=0.001)  # an end exactly at the tolerance
+    assert edge["effect"].tolist() == ["borderline"]
+    assert CMP.paired_effects({"x": [0.001] * 4}, 100, tolerance=0.00099)["effect"].tolist() == ["positive"]
+    assert CMP.paired_effects({"x": [-0.001] * 4}, 100, tolerance=0.001)["effect"].tolist() == ["borderline"]
+    assert CMP.effect_counts(eff)["borderline"] == 1
 
 
 def test_surviving_calls_need_the_same_significant_sign_under_every_other_measure():
@@ -185,3 +200,12 @@ def test_per_claim_tables_pivot_each_group_and_measure():
     assert tables[("s", "ndcg")].loc["2"].to_dict() == {"a": 0.3, "b": 0.4}
     two = CMP.per_claim_tables(frame.assign(r="x"), ["r", "setting"], "plan", ["ndcg"])
     assert list(two) == [("x", "s", "ndcg"), ("x", "t", "ndcg")]
+
+
+def test_borderline_sentence_names_the_cases_or_says_there_are_none():
+    eff = CMP.paired_effects({("dense", "a"): [0.001] * 4, ("bm25", "a"): [0.5] * 4}, 100, tolerance=0.001)
+    assert CMP.borderline_sentence({"temporal filter": eff}, "/".join) == (
+        "1 interval(s) exclude 0 by less than their figure may move on another CPU (references/reproduction.yaml), "
+        "so they are counted as no finding: temporal filter dense/a."
+    )
+    assert CMP.borderline_sentence({"x": eff[eff["effect"] != "borderline"]}).startswith("No interval ends within")

@@ -586,3 +586,46 @@ def test_notebook_10_synthesis_runs_on_the_committed_metrics(tmp_path):
         tmp_path,
     )
     assert "NDCG@10 (bm25/claim): ORACLE-QUERIES" in html and "Judgement completeness." in html
+
+
+def test_every_notebook_defaults_to_the_parameters_the_pipeline_passes_it():
+    """Opened and run by hand, a notebook computes what the pipeline computes: each parameter the stage
+    passes (its params section, and each `--with` section whole) is the parameters cell's default."""
+    import ast
+    import shlex
+
+    import papermill as pm
+
+    from lib import closure as CL
+    from lib.paths import NOTEBOOKS_DIR
+    from lib.site.execute import stage_parameters
+
+    checked, differ = [], {}
+    for stage in CL.stages().values():
+        argv = shlex.split(stage["cmd"])
+        if "lib.site.execute" not in argv:
+            continue
+        name = argv[argv.index("lib.site.execute") + 1]
+        shared = [argv[i + 1] for i, a in enumerate(argv) if a == "--with"]
+        passed = stage_parameters(argv[argv.index("--section") + 1], shared)
+        defaults = pm.inspect_notebook(str(NOTEBOOKS_DIR / f"{name}.ipynb"))
+        for key, value in passed.items():
+            if ast.literal_eval(defaults[key]["default"]) != value:
+                differ[f"{name}: {key}"] = (defaults[key]["default"], value)
+        checked.append(name)
+    assert differ == {} and len(checked) == 10
+
+
+def test_a_notebook_run_by_hand_writes_under_scratch_not_the_studys_outputs(monkeypatch, capsys):
+    from lib.paths import ROOT
+
+    monkeypatch.delenv(RP.PIPELINE_ENV, raising=False)
+    assert RP.output(ROOT / "outputs/metrics/errors.json") == RP.SCRATCH_DIR / "outputs/metrics/errors.json"
+    assert RP.output("outputs/errors") == RP.SCRATCH_DIR / "outputs/errors"
+    assert RP.output("/elsewhere/x.json") == RP.SCRATCH_DIR / "x.json"
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "run by hand, not by the pipeline: writing scratch/outputs/metrics/errors.json, not outputs/metrics/errors.json"
+    )
+    monkeypatch.setenv(RP.PIPELINE_ENV, "1")  # what lib.site.execute sets for the kernel
+    assert RP.output(ROOT / "outputs/metrics/errors.json") == ROOT / "outputs/metrics/errors.json"
+    assert capsys.readouterr().out == ""

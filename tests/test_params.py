@@ -432,3 +432,98 @@ def test_a_model_with_defaults_for_callers_still_needs_every_key_in_params():
     with pytest.raises(P.ParamsError, match=re.escape("nli_averitec.classifier.calibrate: required key is missing")):
         SCH.check(with_value("nli_averitec.classifier.calibrate", DELETE))
     assert SCH.check(with_value("profile.note", DELETE))  # a model without params_complete keeps optional keys
+
+
+@pytest.mark.parametrize(
+    "key, value, expected",
+    [
+        ("aggregation.plan", "claim_only", "aggregation.plan: 'claim_only' has runs of the main fusion only"),
+        ("query_planning.fusion", "rrf", "query_planning.fusion: fusion 'rrf' is run only for the plans of"),
+        ("retrieval_metrics.baseline", "qgen", "retrieval_metrics.baseline: ['qgen'] are not run"),
+        ("retrieval_metrics.curve_plans", ["oracle", "x"], "retrieval_metrics.curve_plans: ['x'] are not run"),
+        ("relevance_utility.measures", ["ndcg@5"], "measures must keep ['ndcg@10', 'ndcg@3']"),
+    ],
+)
+def test_a_setting_another_section_cannot_serve_is_refused_with_what_to_set(key, value, expected):
+    with pytest.raises(P.ParamsError) as err:
+        SCH.check(with_value(key, value), "params.yaml")
+    assert expected in str(err.value)
+
+
+def test_a_focus_outside_the_runs_grid_is_refused():
+    params = with_value("retrieval.retrievers", ["bm25", "dense"])
+    params["retrieval"]["scopes"] = ["claim"]
+    params["query_planning"]["focus"] = {"retriever": "hybrid", "scope": "claim"}
+    params["retrieval_metrics"]["focus"] = {"retriever": "bm25", "scope": "global"}
+    params["synthesis"]["focus"] = "hybrid/global"
+    with pytest.raises(P.ParamsError) as err:
+        SCH.check(params)
+    assert err.value.problems == [
+        "query_planning.focus: retriever 'hybrid' is not run (retrieval.retrievers: ['bm25', 'dense'])",
+        "retrieval_metrics.focus: scope 'global' is not run (retrieval.scopes: ['claim'])",
+        "synthesis.focus: retriever 'hybrid' is not run (retrieval.retrievers: ['bm25', 'dense'])",
+        "synthesis.focus: scope 'global' is not run (retrieval.scopes: ['claim'])",
+    ]
+
+
+def test_the_cross_check_passes_once_the_other_section_serves_it():
+    params = with_value("aggregation.plan", "claim_only")
+    with pytest.raises(P.ParamsError, match=r"-S 'retrieval.all_fusions_for=\[oracle,claim_only\]'"):
+        SCH.check(params)
+    params["retrieval"]["all_fusions_for"] = ["oracle", "claim_only"]
+    assert SCH.check(params)["aggregation"]["plan"] == "claim_only"
+
+
+def test_the_notebook_runner_refuses_a_cross_section_problem_before_running(tmp_path):
+    import subprocess
+    import sys
+
+    bad = tmp_path / "params.yaml"
+    bad.write_text(yaml.safe_dump(with_value("aggregation.plan", "heuristic")))
+    out = subprocess.run(
+        [sys.executable, "-m", "lib.site.execute", "03_aggregation", "--section", "aggregation", "--params", str(bad)],
+        capture_output=True,
+        text=True,
+        cwd=paths.ROOT,
+    )
+    assert out.returncode == 1 and "aggregation.plan: 'heuristic' has runs of the main fusion only" in out.stderr
+    assert "executed in" not in out.stdout
+
+
+def _try_it_overrides() -> list[tuple[str, list[str]]]:
+    """Every `-S key=value` group of the notebooks' "Try it" cells: one variation per bullet."""
+    import json
+    import shlex
+
+    out = []
+    for path in sorted(paths.NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            text = "".join(cell["source"])
+            if not text.startswith("## Try it"):
+                continue
+            for bullet in text.split("\n- ")[1:]:
+                for span in re.findall(r"`([^`]*-S [^`]*)`", bullet.replace("\n  ", " ")):
+                    argv = shlex.split(span)
+                    sets = [argv[i + 1] for i, a in enumerate(argv) if a == "-S"]
+                    out.append((f"{path.stem}: {span}", sets))
+    return out
+
+
+@pytest.mark.parametrize("where, sets", _try_it_overrides(), ids=lambda x: x if isinstance(x, str) else "")
+def test_every_try_it_variation_passes_the_params_check(where, sets):
+    """What `dvc exp run -S` would set (a YAML value per dotted key) passes the schema and the cross-section
+    checks, so the variation is not refused and does not crash for want of another section's setting."""
+    params = copy.deepcopy(DEFAULT)
+    for s in sets:
+        dotted, _, text = s.partition("=")
+        *parents, last = dotted.split(".")
+        node = params
+        for p in parents:
+            node = node[p]
+        assert last in node, f"{where}: {dotted} is not a key of params.yaml"
+        node[last] = yaml.safe_load(text)
+    SCH.check(params, where)
+
+
+def test_the_try_it_cells_hold_variations():
+    assert len(_try_it_overrides()) >= 25

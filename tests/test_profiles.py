@@ -157,7 +157,11 @@ def test_prepare_writes_a_workspace_and_updates_it(tmp_path):
     params = yaml.safe_load((work / "params.yaml").read_text())  # YAML 1.1: an unquoted off would be False
     assert params == {"profile": {"name": "small", "note": "Fewer."}, "llm": {"mode": "off", "epochs": 1}}
     assert "# kept a string" in (work / "params.yaml").read_text()
-    assert "no_scm = true" in (work / ".dvc" / "config.local").read_text()
+    assert not (work / ".dvc" / "config.local").exists()  # DVC with git: `dvc exp run` works there
+    log = lambda: subprocess.run(["git", "log", "--format=%s"], cwd=work, capture_output=True, text=True).stdout  # noqa: E731
+    assert log() == "prepare the small profile\n"
+    tracked = subprocess.run(["git", "ls-files"], cwd=work, capture_output=True, text=True).stdout.split()
+    assert "params.yaml" in tracked and "lib/x.py" in tracked
 
     (root / "lib" / "x.py").unlink()  # a file removed from the checkout leaves the workspace too
     (root / "lib" / "y.py").write_text("Y = 2\n")
@@ -166,6 +170,8 @@ def test_prepare_writes_a_workspace_and_updates_it(tmp_path):
     PR.prepare("small", root)
     assert not (work / "lib" / "x.py").exists() and (work / "lib" / "y.py").exists()
     assert (work / "outputs" / "kept.txt").exists()
+    assert (work / ".git" / "HEAD").exists() and log().startswith("prepare the small profile\nprepare")
+    assert PR.commit_workspace(work, "again") is False  # nothing changed since
 
 
 def test_prepare_names_a_data_key_that_does_not_exist(tmp_path):

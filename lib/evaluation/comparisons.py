@@ -7,7 +7,8 @@
   paired t-test (`lib.evaluation.significance.paired_t`): Holm over a hundred comparisons needs p-values
   below 0.0005, which a resampling test with 2,000 resamples cannot return.
 - **Effects per case** (`paired_effects`): the mean per-claim difference of each case with its bootstrap
-  interval and what the interval says about its sign, so that a count of cases comes with intervals.
+  interval and what the interval says about its sign, so that a count of cases comes with intervals; an
+  interval that excludes 0 by less than its figure's cross-CPU tolerance is *borderline*, not a finding.
 - **Calls under another measure** (`surviving_calls`): whether a significant difference under one measure is
   the same significant difference under others (e.g. the coverage-robust measures of `lib.evaluation.coverage`).
 - **Spreads over groups of claims** (`spread_growth`): the best-minus-worst spread of method means grows in
@@ -135,7 +136,10 @@ def top_sentence(group: TopGroup, name: Callable[[str], str] = str, fmt: str = "
     if not others:
         return f"{best}, ahead of every other"
     if len(group.tied) == len(group.means):
-        return f"{best}, but none of the {len(group.means)} is separable from it"
+        others = len(group.means) - 1
+        return f"{best}, but " + (
+            "the other is not separable from it" if others == 1 else f"none of the {others} others is separable from it"
+        )
     return f"{best}, tied with {_names(others, name)}"
 
 
@@ -155,9 +159,20 @@ def measures_sentence(groups: Mapping[str, TopGroup], name: Callable[[str], str]
     return "judgement-dependent: " + "; ".join(f"{m}: {_names(g.tied, name)}" for m, g in groups.items())
 
 
-def paired_effects(diffs: Mapping[Any, Sequence[float]], n_resamples: int = 2000, seed: int = 0) -> pd.DataFrame:
+BORDERLINE = "borderline"  # an interval that excludes 0 by less than the cross-CPU tolerance of its figure
+
+
+def paired_effects(
+    diffs: Mapping[Any, Sequence[float]],
+    n_resamples: int = 2000,
+    seed: int = 0,
+    tolerance: float | Callable[[Any], float] = 0.0,
+) -> pd.DataFrame:
     """One row per case of per-claim differences: mean Δ, the 95% bootstrap interval (low, high), claims,
-    and `effect` (`lib.evaluation.significance.sign_of`: positive, negative or indistinguishable from 0)."""
+    and `effect` (`lib.evaluation.significance.sign_of`: positive, negative or indistinguishable from 0).
+    An interval whose end nearest 0 lies within `tolerance` of it (a number, or one per case: how far the
+    figure may move on another CPU, `lib.reproduction.tolerance`) is `borderline`: its sign may not
+    reproduce elsewhere, so it is not stated as a finding."""
     rows = []
     for case, d in diffs.items():
         d = np.asarray(d, dtype=float)
@@ -165,15 +180,36 @@ def paired_effects(diffs: Mapping[Any, Sequence[float]], n_resamples: int = 2000
         mean, low, high = SIG.bootstrap_ci(d, n_resamples, seed=seed)
         rows.append({"case": case, "mean Δ": mean, "low": low, "high": high, "claims": len(d)})
     out = pd.DataFrame(rows, columns=["case", "mean Δ", "low", "high", "claims"]).set_index("case")
+    tol = tolerance if callable(tolerance) else (lambda _case: float(tolerance))
+    effects = []
+    for case, lo, hi in zip(out.index, out["low"], out["high"]):
+        sign = "no claims" if np.isnan(lo) else SIG.sign_of(lo, hi)
+        near = min(abs(lo), abs(hi)) if sign in ("positive", "negative") else np.inf
+        effects.append(BORDERLINE if near <= tol(case) else sign)
+    out["effect"] = effects
     if len(out) and all(isinstance(c, tuple) for c in out.index):  # tuple cases: one index level each
         out.index = pd.MultiIndex.from_tuples(out.index)
-    out["effect"] = ["no claims" if np.isnan(lo) else SIG.sign_of(lo, hi) for lo, hi in zip(out["low"], out["high"])]
     return out
 
 
 def effect_counts(effects: pd.DataFrame) -> dict[str, int]:
-    """How many cases of a `paired_effects` table are positive, negative and indistinguishable from 0."""
-    return {e: int((effects["effect"] == e).sum()) for e in ("positive", "negative", "indistinguishable from 0")}
+    """How many cases of a `paired_effects` table are positive, negative, indistinguishable from 0 and
+    borderline."""
+    return {
+        e: int((effects["effect"] == e).sum()) for e in ("positive", "negative", "indistinguishable from 0", BORDERLINE)
+    }
+
+
+def borderline_sentence(effects: Mapping[str, pd.DataFrame], name: Callable[[Any], str] = str) -> str:
+    """The borderline cases of a notebook's `paired_effects` tables ({what: table}), named, or that there are
+    none: they are counted neither as positive nor as negative anywhere."""
+    cases = [f"{what} {name(case)}" for what, t in effects.items() for case in t.index[t["effect"] == BORDERLINE]]
+    if not cases:
+        return "No interval ends within the cross-CPU tolerance of 0 (references/reproduction.yaml)."
+    return (
+        f"{len(cases)} interval(s) exclude 0 by less than their figure may move on another CPU "
+        f"(references/reproduction.yaml), so they are counted as no finding: {'; '.join(cases)}."
+    )
 
 
 def surviving_calls(calls: Mapping[str, Mapping[str, tuple[float, bool]]], primary: str) -> dict[str, bool]:

@@ -5,6 +5,11 @@
 (`--with judgements` adds a shared section whole, as the parameter `judgements`). Every parameter must be
 one the notebook's `parameters` cell defines. Source notebooks stay without outputs; executed copies are
 pipeline outputs. Rendering them is `lib.site.render`'s work, so an edit to the site reruns no notebook.
+
+A notebook's `parameters` cell holds the values the pipeline passes (`stage_parameters`; a test compares
+them), so a notebook opened and run by hand computes what the pipeline computes; it then writes under
+`scratch/`, not into the study's outputs (`lib.site.reports.output`): only a run from here sets
+`lib.site.reports.PIPELINE_ENV` for the kernel.
 """
 
 from __future__ import annotations
@@ -19,9 +24,10 @@ from typing import Any
 import nbformat
 
 from lib.cli import run_main
-from lib.params import section
+from lib.params import ParamsError, section, section_model, settings
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, PARAMS_FILE, ROOT
 from lib.site.banner import params_banner
+from lib.site.reports import PIPELINE_ENV
 
 DEFAULT_TIMEOUT_S = 1800  # per cell: a hung kernel fails the stage instead of blocking it
 
@@ -46,16 +52,24 @@ def run_notebook(
     out.parent.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     start = time.perf_counter()
-    pm.execute_notebook(
-        str(src),
-        str(out),
-        parameters=parameters,
-        cwd=str(ROOT),
-        kernel_name="python3",
-        execution_timeout=timeout_s,
-        progress_bar=False,
-        log_output=False,
-    )
+    before = os.environ.get(PIPELINE_ENV)
+    os.environ[PIPELINE_ENV] = "1"  # the kernel inherits it: the notebook writes the study's outputs
+    try:
+        pm.execute_notebook(
+            str(src),
+            str(out),
+            parameters=parameters,
+            cwd=str(ROOT),
+            kernel_name="python3",
+            execution_timeout=timeout_s,
+            progress_bar=False,
+            log_output=False,
+        )
+    finally:
+        if before is None:
+            os.environ.pop(PIPELINE_ENV, None)
+        else:
+            os.environ[PIPELINE_ENV] = before
     if banner:
         nb = nbformat.read(out, as_version=4)
         nb.cells.insert(0, nbformat.v4.new_markdown_cell(f"> {banner}", id="profile-banner"))
@@ -75,6 +89,26 @@ def check_parameters(notebook: Path, parameters: Mapping[str, Any]) -> None:
         raise ValueError(
             f"{notebook}: parameter(s) {unknown} are not defined in its parameters cell (defined: {sorted(defined)})"
         )
+
+
+def stage_parameters(name: str, shared: list[str] | tuple[str, ...] = (), params: Path | str = PARAMS_FILE) -> dict:
+    """The parameters a stage passes its notebook: params section `name`, and each `shared` section whole
+    as the parameter of that name (`--with`)."""
+    parameters = section(name, params)
+    for other in shared:
+        if other in parameters:
+            raise ValueError(f"section {name!r} already has a parameter {other!r}; --with {other} would hide it")
+        parameters[other] = section(other, params)
+    return parameters
+
+
+def cross_check(name: str, params: Path | str = PARAMS_FILE) -> None:
+    """`ParamsError` with every problem when section `name` disagrees with another section it depends on
+    (its model's `cross_check`, `lib.site.sections`): refused before the notebook starts, not inside it."""
+    check = getattr(section_model(name), "cross_check", None)
+    problems = check(section(name, params), lambda other: settings(other, params)) if check else []
+    if problems:
+        raise ParamsError(params, problems)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -97,13 +131,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.timeout < 1:
         ap.error(f"--timeout must be >= 1 second per cell, got {args.timeout}")
     try:
-        parameters = section(args.section, args.params)
-        for name in args.shared:
-            if name in parameters:
-                raise ValueError(
-                    f"section {args.section!r} already has a parameter {name!r}; --with {name} would hide it"
-                )
-            parameters[name] = section(name, args.params)
+        parameters = stage_parameters(args.section, args.shared, args.params)
+        cross_check(args.section, args.params)
         check_parameters(NOTEBOOKS_DIR / f"{args.name}.ipynb", parameters)
     except (ValueError, KeyError, FileNotFoundError) as err:  # ParamsError is a ValueError
         raise SystemExit(f"error: {err.args[0] if isinstance(err, KeyError) else err}") from None

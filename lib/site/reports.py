@@ -9,7 +9,10 @@ alternative text (`lib.site.figures.describe`, in the output's metadata).
 
 `setup()` is every notebook's first call: the common look (seaborn theme, three decimals in tables),
 library noise off, and the figure check on. `write_metrics()` writes a notebook's metrics file: whole or
-not at all, and with no output of its own under the cell.
+not at all, and with no output of its own under the cell. `output()` says where a notebook writes a file:
+where its parameter says when the pipeline runs it (`lib.site.execute` sets `PIPELINE_ENV`), and under
+`scratch/` (git-ignored) when a reader runs it by hand, so a run in JupyterLab never overwrites the study's
+tracked metrics or DVC outputs.
 
 `python -m lib.site.reports outputs/notebooks/*.ipynb` lists every finding (notebook, cell, rule, excerpt) and
 exits 1 when there is one; the test suite runs it on the notebooks of the fixture run.
@@ -50,6 +53,27 @@ PATTERNS = {
     "raw_float": re.compile(r"(?<![\w.])-?\d+\.\d{7,}(?:e[-+]?\d+)?(?![\w.])"),
 }
 RULES = ("stderr", *PATTERNS, "figure_check", "figure_without_alt")
+
+
+PIPELINE_ENV = "STUDY_PIPELINE_RUN"  # set by lib.site.execute for the notebook's kernel
+SCRATCH_DIR = ROOT / "scratch"  # where a notebook run by hand writes (git-ignored)
+
+
+def output(path: Path | str) -> Path:
+    """Where a notebook writes `path`: `path` itself when the pipeline runs the notebook, else the same
+    relative path under `scratch/` (said once per call), so that a notebook run by hand writes nowhere
+    tracked: not the committed metrics, not a DVC output."""
+    path = Path(path)
+    if os.environ.get(PIPELINE_ENV):
+        return path
+    if not path.is_absolute():
+        out = SCRATCH_DIR / path
+    elif path.is_relative_to(ROOT):
+        out = SCRATCH_DIR / path.relative_to(ROOT)
+    else:  # elsewhere on the machine: its name only
+        out = SCRATCH_DIR / path.name
+    print(f"run by hand, not by the pipeline: writing {shown_path(out)}, not {shown_path(path)}")
+    return out
 
 
 def write_metrics(metrics: dict, path: Path | str, **dumps: object) -> None:

@@ -1,2 +1,42 @@
 """One model per notebook-only params section, a module each: editing one reruns only the notebook that reads
-it (its stage also reads the shared sections: profile, store, judgements)."""
+it (its stage also reads the shared sections: profile, store, judgements).
+
+A model whose settings must agree with another section's has a classmethod `cross_check(values, read)`
+(`values`: its own section; `read(name)`: another section as its model) returning every problem, each with
+its dotted key and what to set. `lib.site.execute` runs it before the notebook starts and `python -m
+lib.schema check` for the whole file, so a variation the runs cannot serve is refused before any work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+Reader = Callable[[str], Any]  # a section name -> that section as its model
+
+
+def grid_problems(key: str, retriever: str, scope: str, grid: Any) -> list[str]:
+    """Whether notebook setting `key` (a retriever and a scope) is one the stage `runs` ran (`grid`: the
+    `retrieval` section as its model)."""
+    out = []
+    if retriever not in grid.retrievers:
+        out.append(f"{key}: retriever {retriever!r} is not run (retrieval.retrievers: {list(grid.retrievers)})")
+    if scope not in grid.scopes:
+        out.append(f"{key}: scope {scope!r} is not run (retrieval.scopes: {list(grid.scopes)})")
+    return out
+
+
+def fusion_problems(key: str, fusion: str, grid: Any) -> list[str]:
+    """Whether fusion `key`, read for every plan, is the one every plan's runs have: `retrieval.main_fusion`."""
+    if fusion == grid.main_fusion:
+        return []
+    return [
+        f"{key}: fusion {fusion!r} is run only for the plans of retrieval.all_fusions_for; every plan has the main "
+        f"fusion, retrieval.main_fusion = {grid.main_fusion!r}: set that"
+    ]
+
+
+def plans_problems(key: str, plans: Sequence[str], grid: Any) -> list[str]:
+    """Whether the plans of notebook setting `key` are plans the stage `runs` ran (`retrieval.plans`)."""
+    unknown = [p for p in plans if p not in grid.plans]
+    return [f"{key}: {unknown} are not run (retrieval.plans: {list(grid.plans)})"] if unknown else []

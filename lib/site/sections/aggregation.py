@@ -8,6 +8,7 @@ from pydantic import Field
 
 from lib.evaluation.metrics import Measure
 from lib.params import Section, Text
+from lib.site.sections import Reader
 
 
 class AggregationSection(Section):
@@ -18,3 +19,16 @@ class AggregationSection(Section):
     metrics_path: Text
     plan: Text
     measures: Annotated[list[Measure], Field(min_length=1)]
+
+    @classmethod
+    def cross_check(cls, values: dict, read: Reader) -> list[str]:
+        """Notebook 03 compares every fusion of `plan`'s sub-query rankings: the stage `runs` writes them only for
+        the plans of `retrieval.all_fusions_for`."""
+        fused = list(read("retrieval").all_fusions_for)
+        if values["plan"] in fused:
+            return []
+        return [
+            f"aggregation.plan: {values['plan']!r} has runs of the main fusion only (every fusion is run for "
+            f"retrieval.all_fusions_for = {fused}): set aggregation.plan to one of those, or add the plan there, "
+            f"e.g. -S 'retrieval.all_fusions_for=[{','.join([*fused, values['plan']])}]' (reruns the runs stage)"
+        ]

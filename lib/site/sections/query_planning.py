@@ -10,6 +10,7 @@ from lib.evaluation.metrics import Measure
 from lib.params import NonNegInt, PosInt, Section, Text
 from lib.retrieval.runs import FocusSection
 from lib.retrieval.vocabulary import Fusion
+from lib.site.sections import Reader, fusion_problems, grid_problems
 
 
 class QueryPlanningSection(Section):
@@ -25,3 +26,11 @@ class QueryPlanningSection(Section):
     example_claim: NonNegInt
     n_resamples: PosInt  # bootstrap intervals of the temporal filter's per-claim effect
     seed: NonNegInt
+
+    @classmethod
+    def cross_check(cls, values: dict, read: Reader) -> list[str]:
+        """The setting in focus and the fusion of notebook 02's tables must be ones the runs hold for every plan."""
+        grid, focus = read("retrieval"), values["focus"]
+        return grid_problems("query_planning.focus", focus["retriever"], focus["scope"], grid) + fusion_problems(
+            "query_planning.fusion", values["fusion"], grid
+        )

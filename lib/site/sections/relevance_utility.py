@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from lib.evaluation.metrics import Measure
 from lib.params import NonNegInt, PosInt, Section, Text
@@ -22,3 +22,11 @@ class RelevanceUtilitySection(Section):
     measures: Annotated[list[Measure], Field(min_length=1)]
     n_resamples: PosInt
     seed: NonNegInt
+
+    @model_validator(mode="after")
+    def _conclusion_measures(self) -> RelevanceUtilitySection:
+        """Notebook 09's conclusion and its disagreement cases read NDCG@10 and NDCG@3 (at k = 3)."""
+        missing = [m for m in ("ndcg@10", "ndcg@3") if m not in self.measures]
+        if missing:
+            raise ValueError(f"measures must keep {missing}: notebook 09's conclusion reads them (add others beside)")
+        return self

@@ -10,6 +10,7 @@ from lib.evaluation.metrics import Measure
 from lib.params import NonNegInt, PosInt, Section, Text
 from lib.retrieval.runs import FocusSection
 from lib.retrieval.vocabulary import Fusion
+from lib.site.sections import Reader, fusion_problems, grid_problems, plans_problems
 
 
 class JudgingKitSection(Section):
@@ -38,3 +39,14 @@ class RetrievalMetricsSection(Section):
     data_dir: Text
     incomplete_measures: Annotated[list[Measure], Field(min_length=1)]
     judging: JudgingKitSection
+
+    @classmethod
+    def cross_check(cls, values: dict, read: Reader) -> list[str]:
+        """Notebook 04's focus, fusion, baseline and curve plans must be ones the runs hold."""
+        grid, focus = read("retrieval"), values["focus"]
+        return (
+            grid_problems("retrieval_metrics.focus", focus["retriever"], focus["scope"], grid)
+            + fusion_problems("retrieval_metrics.fusion", values["fusion"], grid)
+            + plans_problems("retrieval_metrics.baseline", [values["baseline"]], grid)
+            + plans_problems("retrieval_metrics.curve_plans", values["curve_plans"], grid)
+        )

@@ -8,6 +8,7 @@ from pydantic import AfterValidator, Field
 
 from lib.params import Section, Text
 from lib.retrieval.vocabulary import RETRIEVERS
+from lib.site.sections import Reader, grid_problems
 from lib.store.scopes import SCOPES, Scope
 
 
@@ -30,3 +31,9 @@ class SynthesisSection(Section):
     metrics_dir: Text
     focus: Annotated[str, AfterValidator(_focus)]  # the setting whose findings lead, e.g. bm25/claim
     without_gold: WithoutGold
+
+    @classmethod
+    def cross_check(cls, values: dict, read: Reader) -> list[str]:
+        """The retrieval findings of notebook 10 lead with `focus`, which the runs must hold."""
+        retriever, _, scope = values["focus"].partition("/")
+        return grid_problems("synthesis.focus", retriever, scope, read("retrieval"))

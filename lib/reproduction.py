@@ -1,0 +1,243 @@
+"""Whether a pipeline run reproduced the committed numbers: exactly on the machine kind that made them,
+within a tolerance per metric family elsewhere.
+
+Floating-point kernels differ between CPUs (AVX-512 or not, another vendor's BLAS paths), so a fresh clone on
+another CPU can move dense and hybrid retrieval figures in the fourth decimal while every BM25 figure stays
+the same. `references/reproduction.yaml` records the machine kind that made the committed metrics and plot
+data, and the tolerance of each metric family (first matching pattern wins, a glob over `file:dotted.key`).
+The check, after Anserini's regressions:
+- on the recorded machine kind every file must be byte for byte the committed one;
+- elsewhere every number is OK (within its tolerance), OKish (within 1.5 times it) or FAIL, and every
+  categorical result (a verdict word, a flag, a list of methods) that changed is listed apart: a changed
+  conclusion is never a rounding matter.
+
+`python -m lib.reproduction check` (`make check-pipeline`) compares `outputs/metrics/*.json` and
+`outputs/plots/*.csv` with the committed ones (`git show HEAD:<path>`) and exits 1 on a FAIL or a changed
+categorical result; `python -m lib.reproduction machine` prints this machine's kind, the value to record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import fnmatch
+import io
+import json
+import math
+import subprocess
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from lib.cli import NamedError, run_main
+from lib.params import ParamsError, read_yaml
+from lib.paths import ROOT
+
+REFERENCE = ROOT / "references" / "reproduction.yaml"
+CHECKED = ("outputs/metrics/*.json", "outputs/plots/*.csv")
+OKISH = 1.5  # a difference up to this many tolerances is OKish: reported, not failed
+FLAGS = ("avx512f", "avx2", "fma")  # instruction sets that change which kernels the numeric libraries run
+
+
+class ReproductionError(NamedError, ValueError):
+    """A reference file or a committed file that cannot be read: names the file."""
+
+
+def machine_kind(cpuinfo: str | None = None) -> dict[str, Any]:
+    """This machine's kind as far as numbers go: the CPU model name and which of `FLAGS` it has."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            cpuinfo = ""
+    model, flags = "unknown", set()
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "model name" and model == "unknown":
+            model = value.strip()
+        elif key.strip() == "flags" and not flags:
+            flags = set(value.split())
+    return {"cpu": model, "flags": [f for f in FLAGS if f in flags]}
+
+
+def load_reference(path: Path | str = REFERENCE) -> dict[str, Any]:
+    """The recorded machine kind, the default tolerance and the families, checked."""
+    path = Path(path)
+    try:
+        ref = read_yaml(path)  # YAML 1.2: 1e-6 is a number, as a reader of the file expects
+    except ParamsError as err:
+        raise ReproductionError(f"cannot read the reproduction reference: {err}") from None
+    problems = []
+    if not isinstance(ref, dict) or not isinstance(ref.get("machine"), dict):
+        raise ReproductionError(f"{path}: expected a mapping with `machine`, `default` and `families`")
+    if not isinstance(ref.get("default"), (int, float)) or ref["default"] < 0:
+        problems.append("default: expected a tolerance >= 0")
+    for i, fam in enumerate(ref.get("families") or []):
+        if not isinstance(fam, dict) or not isinstance(fam.get("match"), str):
+            problems.append(f"families[{i}].match: expected a glob over file:dotted.key")
+        elif not isinstance(fam.get("tolerance"), (int, float)) or fam["tolerance"] < 0:
+            problems.append(f"families[{i}].tolerance: expected a number >= 0")
+    if problems:
+        raise ReproductionError(f"{path}: " + "; ".join(problems))
+    return ref
+
+
+def tolerance(key: str, ref: Mapping[str, Any]) -> float:
+    """The tolerance of `file:dotted.key`: the first family whose glob matches, else the default."""
+    for fam in ref.get("families") or []:
+        if fnmatch.fnmatchcase(key, fam["match"]):
+            return float(fam["tolerance"])
+    return float(ref["default"])
+
+
+def case_tolerances(reference: Path | str = REFERENCE) -> Callable[[Any], float]:
+    """How far the figure of a case may move on another CPU, for `lib.evaluation.comparisons.paired_effects`:
+    a case (a tuple of its setting's parts, e.g. ("dense", "claim", "oracle"), or a string) gets the tolerance
+    of the first family whose glob matches its parts joined by `/`."""
+    ref = load_reference(reference)
+    return lambda case: tolerance("/".join(map(str, case if isinstance(case, tuple) else (case,))), ref)
+
+
+def leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """(dotted key, value) of every leaf of parsed JSON; a list of names is one leaf (a group)."""
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from leaves(v, f"{prefix}.{k}" if prefix else str(k))
+    elif isinstance(value, list) and value and not all(isinstance(x, str) for x in value):
+        for i, v in enumerate(value):
+            yield from leaves(v, f"{prefix}[{i}]")
+    else:
+        yield prefix, value
+
+
+def csv_leaves(text: str) -> Iterator[tuple[str, Any]]:
+    """(row.column, value) of a plot-data CSV (first column the row key), numbers parsed."""
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        return
+    header = rows[0]
+    for row in rows[1:]:
+        for col, cell in zip(header[1:], row[1:]):
+            try:
+                value: Any = float(cell)
+            except ValueError:
+                value = cell
+            yield f"{row[0]}.{col}", value
+
+
+def _parsed(name: str, text: str) -> dict[str, Any]:
+    try:
+        return dict(csv_leaves(text) if name.endswith(".csv") else leaves(json.loads(text)))
+    except json.JSONDecodeError as err:
+        raise ReproductionError(f"{name}: not JSON: {err}") from None
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def compare(committed: Mapping[str, str], produced: Mapping[str, str], ref: Mapping[str, Any]) -> pd.DataFrame:
+    """Every leaf of the produced files against the committed ones ({file name: text} each): one row per
+    number that differs (status OK, OKish or FAIL against its tolerance) and per categorical value that
+    changed (status `changed`), and a row for each file or key on one side only (`missing` / `new`)."""
+    rows = []
+    for name in sorted(set(committed) | set(produced)):
+        if name not in produced or name not in committed:
+            rows.append({"file": name, "key": "", "status": "missing" if name not in produced else "new"})
+            continue
+        old, new = _parsed(name, committed[name]), _parsed(name, produced[name])
+        for key in list(old) + [k for k in new if k not in old]:
+            row = {"file": name, "key": key, "committed": old.get(key), "produced": new.get(key)}
+            if key not in new or key not in old:
+                rows.append(row | {"status": "missing" if key not in new else "new"})
+            elif _is_number(old[key]) and _is_number(new[key]):
+                a, b = float(old[key]), float(new[key])
+                if a == b or (math.isnan(a) and math.isnan(b)):
+                    continue
+                tol, diff = tolerance(f"{name}:{key}", ref), abs(a - b)
+                status = "OK" if diff <= tol else "OKish" if diff <= OKISH * tol else "FAIL"
+                rows.append(row | {"difference": b - a, "tolerance": tol, "status": status})
+            elif old[key] != new[key]:
+                rows.append(row | {"status": "changed"})
+    columns = ["file", "key", "committed", "produced", "difference", "tolerance", "status"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def verdict(table: pd.DataFrame) -> tuple[bool, str]:
+    """(passed, the sentence): a run passes when no number FAILs and no categorical value, file or key changed."""
+    counts = table["status"].value_counts().to_dict()
+    bad = sum(counts.get(s, 0) for s in ("FAIL", "changed", "missing", "new"))
+    parts = ", ".join(f"{counts[s]} {s}" for s in ("OK", "OKish", "FAIL", "changed", "missing", "new") if counts.get(s))
+    if not len(table):
+        return True, "every number and every categorical result equals the committed one"
+    head = f"{len(table)} value(s) differ from the committed ones ({parts})"
+    if bad:
+        return False, f"{head}: not reproduced"
+    return True, f"{head}: reproduced within the tolerances of references/reproduction.yaml"
+
+
+def committed_files(patterns: Sequence[str] = CHECKED, root: Path = ROOT, rev: str = "HEAD") -> dict[str, str]:
+    """{path: text} of the files matching `patterns` at git revision `rev`."""
+    out = subprocess.run(["git", "ls-tree", "-r", "--name-only", rev], cwd=root, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise ReproductionError(f"{root}: git ls-tree {rev} failed: {out.stderr.strip()}")
+    paths = [p for p in out.stdout.splitlines() if any(fnmatch.fnmatchcase(p, pat) for pat in patterns)]
+    return {
+        p: subprocess.run(["git", "show", f"{rev}:{p}"], cwd=root, capture_output=True, text=True, check=True).stdout
+        for p in paths
+    }
+
+
+def produced_files(patterns: Sequence[str] = CHECKED, root: Path = ROOT) -> dict[str, str]:
+    """{path: text} of the working tree's files matching `patterns`."""
+    return {
+        p.relative_to(root).as_posix(): p.read_text() for pat in patterns for p in sorted(root.glob(pat)) if p.is_file()
+    }
+
+
+def check(root: Path = ROOT, reference: Path | str = REFERENCE, kind: Mapping[str, Any] | None = None) -> int:
+    """The check of `make check-pipeline`: exact on the recorded machine kind, tolerances elsewhere."""
+    ref = load_reference(reference)
+    kind = dict(kind or machine_kind())
+    same = kind == ref["machine"]
+    committed, produced = committed_files(root=root), produced_files(root=root)
+    where = f"this machine ({kind['cpu']}, {', '.join(kind['flags']) or 'no ' + '/'.join(FLAGS)})"
+    if same:
+        differ = sorted(p for p in set(committed) | set(produced) if committed.get(p) != produced.get(p))
+        print(f"{where} is the recorded kind: the files must be the committed ones byte for byte")
+        for p in differ:
+            print(f"  differs: {p}")
+        print("reproduced byte for byte" if not differ else f"{len(differ)} file(s) differ: not reproduced")
+        return 0 if not differ else 1
+    print(f"{where} is not the recorded kind ({ref['machine']['cpu']}): numbers within their tolerances")
+    table = compare(committed, produced, ref)
+    with pd.option_context("display.max_rows", None, "display.width", 200, "display.max_colwidth", 70):
+        shown = table[table["status"] != "OK"]
+        print(shown.to_string(index=False) if len(shown) else "(every difference is within its tolerance)")
+    passed, sentence = verdict(table)
+    print(sentence)
+    return 0 if passed else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m lib.reproduction", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("check", help="compare the working tree's metrics and plot data with the committed ones")
+    sub.add_parser("machine", help="this machine's kind, as references/reproduction.yaml records it")
+    args = ap.parse_args(argv)
+    if args.cmd == "machine":
+        print(yaml.safe_dump({"machine": machine_kind()}, sort_keys=False), end="")
+        return 0
+    try:
+        return check()
+    except ReproductionError as err:
+        raise SystemExit(f"error: {err}") from None
+
+
+if __name__ == "__main__":
+    run_main(main)

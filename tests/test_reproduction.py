@@ -1,0 +1,109 @@
+"""lib.reproduction: the check of `make check-pipeline`, tested on values just inside and just outside."""
+
+import json
+import subprocess
+
+import pytest
+
+from lib import reproduction as R
+
+REF = {
+    "machine": {"cpu": "Test CPU", "flags": ["avx2"]},
+    "default": 1e-6,
+    "families": [{"match": "*dense*", "tolerance": 2e-3}],
+}
+
+
+def _metrics(**values):
+    return json.dumps({"ndcg@10": {"dense/claim": values.get("dense", 0.5), "bm25/claim": values.get("bm25", 0.4)},
+                       "effect": values.get("effect", "positive"), "top_group": values.get("group", ["A", "B"])})  # fmt: skip
+
+
+def test_machine_kind_reads_the_model_and_the_instruction_sets():
+    info = "processor : 0\nmodel name : AMD EPYC\nflags : fpu avx2 fma avx512f\nprocessor : 1\nmodel name : Other\n"
+    assert R.machine_kind(info) == {"cpu": "AMD EPYC", "flags": ["avx512f", "avx2", "fma"]}
+    assert R.machine_kind("") == {"cpu": "unknown", "flags": []}
+
+
+def test_tolerance_takes_the_first_matching_family_else_the_default():
+    ref = REF | {"families": [{"match": "a.json:*", "tolerance": 0.1}, {"match": "*x*", "tolerance": 0.5}]}
+    assert R.tolerance("a.json:x.y", ref) == 0.1 and R.tolerance("b.json:x", ref) == 0.5
+    assert R.tolerance("b.json:y", ref) == 1e-6
+
+
+@pytest.mark.parametrize(
+    "dense, status",
+    [(0.5 + 0.0019, "OK"), (0.5 + 0.0021, "OKish"), (0.5 + 0.0029, "OKish"), (0.5 + 0.0031, "FAIL")],
+)
+def test_a_number_within_outside_and_far_outside_its_tolerance(dense, status):
+    table = R.compare({"m.json": _metrics()}, {"m.json": _metrics(dense=dense)}, REF)
+    assert table[["key", "status"]].values.tolist() == [["ndcg@10.dense/claim", status]]
+    assert table["tolerance"].iloc[0] == 2e-3 and table["difference"].iloc[0] == pytest.approx(dense - 0.5)
+    passed, sentence = R.verdict(table)
+    assert passed == (status != "FAIL") and sentence.startswith(
+        f"1 value(s) differ from the committed ones (1 {status})"
+    )
+
+
+def test_a_bm25_number_has_the_default_tolerance_and_categorical_changes_fail_apart():
+    table = R.compare({"m.json": _metrics()}, {"m.json": _metrics(bm25=0.4001, effect="negative", group=["A"])}, REF)
+    assert table.set_index("key")["status"].to_dict() == {
+        "ndcg@10.bm25/claim": "FAIL",
+        "effect": "changed",
+        "top_group": "changed",
+    }
+    assert R.verdict(table) == (False, "3 value(s) differ from the committed ones (1 FAIL, 2 changed): not reproduced")
+
+
+def test_equal_files_missing_files_and_plot_data():
+    same = R.compare(
+        {"m.json": _metrics(), "p.csv": "k,a\n1,0.5\n"}, {"m.json": _metrics(), "p.csv": "k,a\n1,0.5\n"}, REF
+    )
+    assert same.empty and R.verdict(same) == (
+        True,
+        "every number and every categorical result equals the committed one",
+    )
+    moved = R.compare({"p.csv": "k,a,dense\n1,0.5,0.3\n"}, {"p.csv": "k,a,dense\n1,0.5,0.301\n"}, REF)
+    assert moved[["key", "status"]].values.tolist() == [["1.dense", "OK"]]
+    gone = R.compare({"m.json": _metrics(), "x.json": "{}"}, {"m.json": _metrics()}, REF)
+    assert gone[["file", "status"]].values.tolist() == [["x.json", "missing"]] and not R.verdict(gone)[0]
+    with pytest.raises(R.ReproductionError, match="m.json: not JSON"):
+        R.compare({"m.json": "{"}, {"m.json": "{}"}, REF)
+
+
+def test_a_bad_reference_file_is_named(tmp_path):
+    bad = tmp_path / "reproduction.yaml"
+    bad.write_text("machine: {cpu: x, flags: []}\ndefault: -1\nfamilies: [{match: '*', tolerance: x}]\n")
+    with pytest.raises(R.ReproductionError, match=r"default: expected a tolerance >= 0; families\[0\].tolerance"):
+        R.load_reference(bad)
+    assert R.load_reference()["machine"]["cpu"]  # the committed one reads
+
+
+def _repo(tmp_path, committed: str, produced: str):
+    (tmp_path / "outputs" / "metrics").mkdir(parents=True)
+    path = tmp_path / "outputs" / "metrics" / "m.json"
+    path.write_text(committed)
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"]):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True)
+    path.write_text(produced)
+    ref = tmp_path / "ref.yaml"
+    ref.write_text(json.dumps(REF))
+    return ref
+
+
+def test_check_is_exact_on_the_recorded_kind_and_tolerant_elsewhere(tmp_path, capsys):
+    ref = _repo(tmp_path, _metrics(), _metrics(dense=0.5005))
+    assert R.check(tmp_path, ref, kind=REF["machine"]) == 1  # the recorded kind: byte for byte
+    assert "1 file(s) differ: not reproduced" in capsys.readouterr().out
+    assert R.check(tmp_path, ref, kind={"cpu": "Other CPU", "flags": []}) == 0  # elsewhere: within 0.002
+    assert "reproduced within the tolerances" in capsys.readouterr().out
+    (tmp_path / "outputs" / "metrics" / "m.json").write_text(_metrics(dense=0.5005, effect="negative"))
+    assert R.check(tmp_path, ref, kind={"cpu": "Other CPU", "flags": []}) == 1  # a flipped call fails anywhere
+
+
+def test_case_tolerances_name_a_case_by_its_parts(tmp_path):
+    ref = tmp_path / "ref.yaml"
+    ref.write_text(json.dumps(REF))
+    tol = R.case_tolerances(ref)
+    assert tol(("dense", "claim", "oracle")) == 2e-3 and tol(("bm25", "claim", "oracle")) == 1e-6
+    assert tol("dense/global") == 2e-3
