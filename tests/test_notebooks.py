@@ -629,3 +629,75 @@ def test_a_notebook_run_by_hand_writes_under_scratch_not_the_studys_outputs(monk
     monkeypatch.setenv(RP.PIPELINE_ENV, "1")  # what lib.site.execute sets for the kernel
     assert RP.output(ROOT / "outputs/metrics/errors.json") == ROOT / "outputs/metrics/errors.json"
     assert capsys.readouterr().out == ""
+
+
+def test_settle_strips_what_changes_between_runs_and_records_the_metrics(tmp_path, monkeypatch):
+    import hashlib
+
+    import nbformat
+
+    from lib.site import execute as E
+
+    metrics = tmp_path / "m.json"
+    metrics.write_text('{"a": 1}\n')
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["papermill"] = {"start_time": "2026-01-01T00:00:00", "input_path": "/work/x/notebooks/n.ipynb"}
+    cell = nbformat.v4.new_code_cell("print(1)", id="c1")
+    cell.metadata = {"tags": ["parameters"], "execution": {"iopub.status.idle": "2026"}, "papermill": {"duration": 1}}
+    cell.execution_count = 3
+    cell.outputs = [nbformat.v4.new_output("stream", text="1\n")]
+    injected = nbformat.v4.new_code_cell("k = 3", id="a1b2c3d4")
+    injected.metadata = {"tags": ["injected-parameters"]}
+    styled = nbformat.v4.new_code_cell("t.style", id="s1")
+    styled.outputs = [
+        nbformat.v4.new_output(
+            "display_data",
+            {"text/html": "<table/>", "text/plain": "<pandas.io.formats.style.Styler at 0x7f50d0a43350>"},
+        ),
+        nbformat.v4.new_output(
+            "display_data", {"text/plain": "<Figure size 900x360 with 1 Axes>", "image/png": "iVBO"}
+        ),
+    ]
+    nb.cells = [cell, injected, styled]
+    out = E.settle(nb, {"metrics_path": str(metrics), "k": 3})
+    assert out.cells[1].id == "injected-parameters"  # papermill draws a random id each run
+    assert [sorted(o["data"]) for o in out.cells[2].outputs] == [["text/html"], ["image/png", "text/plain"]]
+    assert "papermill" not in out.metadata and out.cells[0].metadata == {"tags": ["parameters"]}
+    assert out.cells[0].outputs[0]["text"] == "1\n" and out.cells[0].execution_count == 3 and out.cells[0].id == "c1"
+    assert out.metadata["study"] == {
+        "parameters": {"metrics_path": str(metrics), "k": 3},
+        "metrics": {"m.json": hashlib.sha256(b'{"a": 1}\n').hexdigest()},
+    }
+
+
+def test_the_committed_executed_notebooks_carry_the_committed_metrics():
+    """Read before any run (README): the executed notebooks in outputs/notebooks/ are committed with the code,
+    and each records the sha256 of the metrics file it wrote (or, notebook 10, read), which must be the
+    committed file's: an executed notebook older than its numbers fails here."""
+    import hashlib
+
+    from lib.paths import NOTEBOOKS_DIR, ROOT
+
+    executed = sorted((ROOT / "outputs" / "notebooks").glob("*.ipynb"))
+    assert [p.name for p in executed] == sorted(p.name for p in NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
+    stale = {}
+    for path in executed:
+        recorded = json.loads(path.read_text())["metadata"]["study"]["metrics"]
+        assert recorded, f"{path.name} records no metrics file"
+        for metrics, sha in recorded.items():
+            if hashlib.sha256((ROOT / metrics).read_bytes()).hexdigest() != sha:
+                stale[path.name] = metrics
+    assert stale == {}, f"executed notebooks older than the metrics they show (rerun the stage): {stale}"
+
+
+def test_every_styled_table_has_a_fixed_id():
+    """pandas' Styler draws a random table id on every run, which would make a committed executed notebook
+    differ on a rerun with nothing changed: every `.style` of a notebook sets one (`set_uuid`)."""
+    from lib.paths import NOTEBOOKS_DIR
+
+    unfixed = []
+    for path in sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            code = "".join(cell["source"]) if cell["cell_type"] == "code" else ""
+            unfixed += [f"{path.stem}: {m.group(0)}" for m in re.finditer(r"\.style\.(?!set_uuid\()\w+", code)]
+    assert unfixed == []

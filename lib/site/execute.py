@@ -15,20 +15,30 @@ them), so a notebook opened and run by hand computes what the pipeline computes;
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import re
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import nbformat
+from nbstripout import strip_output
 
 from lib.cli import run_main
 from lib.params import ParamsError, section, section_model, settings
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, PARAMS_FILE, ROOT
 from lib.site.banner import params_banner
-from lib.site.reports import PIPELINE_ENV
+from lib.site.reports import PIPELINE_ENV, shown_path
 
+# What changes from one run to the next without the study changing: papermill's times and durations (and the
+# machine's paths in its notebook metadata), the kernel's per-cell timestamps. Stripped with nbstripout in its
+# keep-output mode, so the executed notebooks, committed with the code, are the same bytes when rerun.
+VOLATILE = ("metadata.papermill", "cell.metadata.execution", "cell.metadata.papermill")
+# Python's default repr of an object shown beside a rich form (a pandas Styler beside its HTML table): it holds
+# a memory address, new on every run, and tells a reader nothing.
+OBJECT_REPR = re.compile(r"<[\w.]+(?: object)? at 0x[0-9a-f]+>")
 DEFAULT_TIMEOUT_S = 1800  # per cell: a hung kernel fails the stage instead of blocking it
 
 
@@ -70,12 +80,39 @@ def run_notebook(
             os.environ.pop(PIPELINE_ENV, None)
         else:
             os.environ[PIPELINE_ENV] = before
+    nb = nbformat.read(out, as_version=4)
     if banner:
-        nb = nbformat.read(out, as_version=4)
         nb.cells.insert(0, nbformat.v4.new_markdown_cell(f"> {banner}", id="profile-banner"))
-        nbformat.write(nb, out)
+    nbformat.write(settle(nb, parameters), out)
     print(f"{name}: executed in {time.perf_counter() - start:.1f} s -> {out}")
     return out
+
+
+def metrics_read_or_written(parameters: Mapping[str, Any]) -> dict[str, str]:
+    """{path: sha256} of the metrics file a notebook writes (`metrics_path`) or of every file it reads
+    (`metrics_dir`, notebook 10): what an executed notebook's numbers come from."""
+    paths = [ROOT / parameters["metrics_path"]] if "metrics_path" in parameters else []
+    if "metrics_dir" in parameters:
+        paths += sorted((ROOT / parameters["metrics_dir"]).glob("*.json"))
+    return {shown_path(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths if p.is_file()}
+
+
+def settle(nb: nbformat.NotebookNode, parameters: Mapping[str, Any]) -> nbformat.NotebookNode:
+    """An executed notebook as the study keeps it: its outputs (without an `OBJECT_REPR` beside a rich form),
+    counts and cell ids (a fixed one for papermill's injected parameters cell), without the `VOLATILE`
+    metadata, and with `metadata.study` holding the parameters it ran with and the sha256 of the metrics it
+    wrote or read (`metrics_read_or_written`), so a test can tell a committed executed notebook from a stale one."""
+    strip_output(nb, keep_output=True, keep_count=True, keep_id=True, extra_keys=list(VOLATILE))
+    for cell in nb.cells:
+        if "injected-parameters" in cell.get("metadata", {}).get("tags", []):
+            cell["id"] = "injected-parameters"  # papermill draws a random id on every run
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            plain = data.get("text/plain")
+            if plain is not None and len(data) > 1 and OBJECT_REPR.fullmatch("".join(plain).strip()):
+                del data["text/plain"]  # the rich form stays
+    nb.metadata["study"] = {"parameters": dict(parameters), "metrics": metrics_read_or_written(parameters)}
+    return nb
 
 
 def check_parameters(notebook: Path, parameters: Mapping[str, Any]) -> None:
