@@ -45,6 +45,7 @@ from ruamel.yaml import YAML
 
 from lib.cli import NamedError, run_main
 from lib.data import averitec
+from lib.evaluation.comparisons import BORDERLINE
 from lib.evaluation.significance import sign_of
 from lib.paths import ROOT
 from lib.retrieval import per_claim as K
@@ -270,7 +271,8 @@ def calls(metrics: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]
     """The tested calls of a metrics file, as (key path, call): a sign (`positive`, `negative` or
     `indistinguishable from 0`), a significance flag `significant` (its direction read from a sibling
     `delta_*` value where there is one, else True), a flag under a key naming significance, and a group of
-    methods (a list of names under a key naming a group, as a set). Everything else is not a call."""
+    methods (a list of names under a key naming a group, as a set). A `borderline` interval
+    (`lib.evaluation.comparisons.BORDERLINE`) makes no call. Everything else is not a call."""
     if isinstance(metrics, Mapping):
         delta = next(
             (v for k, v in metrics.items() if str(k).startswith("delta") and isinstance(v, (int, float))), None
@@ -283,18 +285,23 @@ def calls(metrics: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]
                 yield "/".join(key), v or NO_CALL
             elif isinstance(v, list) and v and all(isinstance(x, str) for x in v) and any("group" in p for p in key):
                 yield "/".join(key), frozenset(v)
-            elif isinstance(v, str) and v in (POSITIVE, NEGATIVE, NO_CALL):
-                yield "/".join(key), v
+            elif isinstance(v, str) and v in (POSITIVE, NEGATIVE, NO_CALL, BORDERLINE):
+                yield "/".join(key), NO_CALL if v == BORDERLINE else v  # a borderline interval makes no call
             else:
                 yield from calls(v, key)
 
 
 def call_kind(study: Any, profile: Any) -> str | None:
-    """How a profile's call differs from the study's (`KINDS`), or None where they agree."""
+    """How a profile's call differs from the study's (`KINDS`), or None where they agree. A top group that
+    ties more methods than the study's is a `different group` (less power); one that ties fewer separates
+    methods the study cannot (`profile only`); one that is neither (another best) is `opposite`."""
     if study == profile:
         return None
-    if isinstance(study, frozenset):
-        return "different group"
+    if isinstance(study, frozenset):  # the best and the methods tied with it
+        # more methods tied in the profile is less power; fewer separates some the study cannot
+        if profile >= study:
+            return "different group"
+        return "profile only" if profile <= study else "opposite"
     if study == NO_CALL:
         return "profile only"
     if profile == NO_CALL:

@@ -376,6 +376,7 @@ def test_extremes_sentence_on_both_sides_of_overlap():
     disjoint = ER.extremes_sentence(frame(0.8), "retrieval share", str.upper)
     assert disjoint == (
         "The retrieval share ranges from 20% [10%, 30%] (X, 12 claims) to 90% [80%, 95%] (Y, 30 claims): the two "
-        "intervals are disjoint, so the groups differ in it."
+        "intervals are disjoint (the extremes of 2 groups, picked after seeing them, no correction), so these two "
+        "differ in it."
     )
     assert ER.extremes_sentence(frame(0.25), "retrieval share").endswith("no difference between the groups is shown.")

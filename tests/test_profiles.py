@@ -220,18 +220,18 @@ def test_calls_reads_signs_flags_directions_and_groups():
 def test_compare_calls_sorts_differences_by_kind_and_says_what_they_mean(tmp_path):
     study = {
         "e": {"a": "positive", "b": "negative", "c": "positive", "d": "indistinguishable from 0", "same": "negative"},
-        "top_group": {"s": ["A", "B"]},
+        "top_group": {"s": ["A"]},
         "only_here": {"z": "positive"},
     }
     profile = {
         "e": {"a": "negative", "b": "indistinguishable from 0", "c": "positive", "d": "positive", "same": "negative"},
-        "top_group": {"s": ["B"]},
+        "top_group": {"s": ["B", "A"]},
     }
     diff = PR.compare_calls(_metrics(tmp_path, "s", {"m.json": study}), _metrics(tmp_path, "p", {"m.json": profile}))
     assert diff[["key", "study", "profile", "kind"]].values.tolist() == [
         ["e/a", "positive", "negative", "opposite"],
         ["e/d", "indistinguishable from 0", "positive", "profile only"],
-        ["top_group/s", "A, B", "B", "different group"],
+        ["top_group/s", "A", "A, B", "different group"],
         ["e/b", "negative", "indistinguishable from 0", "study only"],
     ]
     assert PR.shared_calls(tmp_path / "s", tmp_path / "p") == 6
@@ -252,3 +252,13 @@ def test_compare_calls_sorts_differences_by_kind_and_says_what_they_mean(tmp_pat
 def test_compare_without_a_run_workspace_is_a_named_error():
     with pytest.raises(SystemExit, match="no metrics files; run `make all PROFILE=never_run` first"):
         PR.main(["compare", "never_run"])
+
+
+def test_call_kind_reads_groups_by_inclusion_and_borderline_as_no_call():
+    f = frozenset
+    assert PR.call_kind(f("AB"), f("ABC")) == "different group"  # the profile ties more: less power
+    assert PR.call_kind(f("AB"), f("B")) == "profile only"  # the profile separates A, the study cannot
+    assert PR.call_kind(f("A"), f("B")) == "opposite"  # another best
+    assert PR.call_kind(f("AB"), f("AB")) is None
+    assert dict(PR.calls({"e": {"x": {"effect": "borderline"}}})) == {"e/x/effect": "indistinguishable from 0"}
+    assert PR.call_kind("indistinguishable from 0", "negative") == "profile only"

@@ -107,3 +107,17 @@ def test_case_tolerances_name_a_case_by_its_parts(tmp_path):
     tol = R.case_tolerances(ref)
     assert tol(("dense", "claim", "oracle")) == 2e-3 and tol(("bm25", "claim", "oracle")) == 1e-6
     assert tol("dense/global") == 2e-3
+
+
+def test_the_committed_families_match_real_keys_by_file_name():
+    """Tolerances are looked up as `file:dotted.key` with the file's name, not its path."""
+    ref = R.load_reference()
+    committed = {"outputs/metrics/nli.json": json.dumps({"averitec": {"calibration": {"temperature": 1.28}}})}
+    moved = {"outputs/metrics/nli.json": json.dumps({"averitec": {"calibration": {"temperature": 1.28 + 5e-6}}})}
+    table = R.compare(committed, moved, ref)
+    assert table[["key", "tolerance", "status"]].values.tolist() == [["averitec.calibration.temperature", 1e-5, "OK"]]
+
+
+def test_a_group_whose_tied_methods_swap_order_is_the_same_group():
+    same = R.compare({"m.json": _metrics(group=["A", "B"])}, {"m.json": _metrics(group=["B", "A"])}, REF)
+    assert same.empty

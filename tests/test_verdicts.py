@@ -388,13 +388,16 @@ def _verdicts(setting, right, n=40):
 
 
 def test_top_group_ties_what_the_paired_bootstrap_cannot_separate():
-    preds = pd.DataFrame(_verdicts("a", 40) + _verdicts("b", 39) + _verdicts("c", 0))
-    means = {"a": 0.9, "b": 0.85, "c": 0.1}
-    top = VD.top_group(preds, means, 3, "averitec4", n_resamples=300)
+    seed1 = [r | {"seed": 1} for r in _verdicts("c", 40)]  # a later seed where c is perfect: not what is tested
+    preds = pd.DataFrame(_verdicts("a", 40) + _verdicts("b", 39) + _verdicts("c", 0) + seed1)
+    top = VD.top_group(preds, ["c", "b", "a"], 3, "averitec4", n_resamples=300)
     assert top.best == "a" and top.tied == ["a", "b"] and top.claims == 40
+    assert (
+        top.means["a"] == 0.5 and top.means["c"] == 0.0
+    )  # macro-F1 over four labels, two of them never gold; the first seed's macro-F1, the seed the test reads
     assert top.p["c"] < 0.05 <= top.p["b"]
-    assert CMP.top_sentence(top) == "a (0.900), tied with b"
+    assert CMP.top_sentence(top) == "a (0.500), tied with b"
     with pytest.raises(ValueError, match="no predictions at k = 3 for \\['d'\\]"):
-        VD.top_group(preds, means | {"d": 0.0}, 3, "averitec4", n_resamples=50)
+        VD.top_group(preds, ["a", "d"], 3, "averitec4", n_resamples=50)
     with pytest.raises(ValueError, match="no setting"):
-        VD.top_group(preds, {}, 3, "averitec4")
+        VD.top_group(preds, [], 3, "averitec4")

@@ -525,8 +525,9 @@ def share_intervals(
 
 def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
     """The lowest and the highest share of one value across groups (rows of `share_intervals` for that
-    value, indexed by group), with their intervals, and whether the intervals are disjoint (a conservative
-    reading: disjoint 95% intervals differ; overlapping ones may still differ, but no difference is shown)."""
+    value, indexed by group), with their intervals, and whether the intervals are disjoint. The two are
+    picked after seeing all groups and not corrected for it, which the sentence says; a share of 0 has a
+    zero-width bootstrap interval, so its upper end is a floor, not a bound."""
     lo, hi = shares["share"].idxmin(), shares["share"].idxmax()
     show = lambda g: (  # noqa: E731
         f"{shares.loc[g, 'share']:.0%} [{shares.loc[g, 'low']:.0%}, {shares.loc[g, 'high']:.0%}] ({name(g)}, "
@@ -534,7 +535,10 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
     )
     head = f"The {what} ranges from {show(lo)} to {show(hi)}"
     if shares.loc[lo, "high"] < shares.loc[hi, "low"]:
-        return f"{head}: the two intervals are disjoint, so the groups differ in it."
+        return (
+            f"{head}: the two intervals are disjoint (the extremes of {len(shares)} groups, picked after seeing "
+            "them, no correction), so these two differ in it."
+        )
     return f"{head}: the intervals overlap, so no difference between the groups is shown."
 
 

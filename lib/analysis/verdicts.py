@@ -568,32 +568,34 @@ def scope_sentence(comparison: pd.DataFrame, main_scope: str, n_claims: int) -> 
 
 def top_group(
     preds: pd.DataFrame,
-    means: Mapping[str, float],
+    settings: Sequence[str],
     k: int,
     source: str,
     n_resamples: int = 2000,
     seed: int = 0,
     alpha: float = 0.05,
 ) -> CMP.TopGroup:
-    """The setting of `means` (macro-F1 by setting) with the best macro-F1 at `k` and every setting that the
-    paired bootstrap of macro-F1 against it (`lib.verifier.veracity.against_baseline`, first seed), with Holm
-    over these comparisons, cannot separate from it: "the best planner" as a tested group."""
-    if not means:
+    """Of `settings`, the one with the best macro-F1 at `k` on the first seed and every setting that the paired
+    bootstrap of macro-F1 against it (`lib.verifier.veracity.against_baseline`, which reads the first seed),
+    with Holm over these comparisons, cannot separate from it: "the best planner" as a tested group. The
+    order and the means shown are the first seed's, the seed the test reads."""
+    if not settings:
         raise ValueError("top_group: no setting to compare")
-    order = sorted(means, key=lambda s: (-means[s], s))
-    best, others = order[0], order[1:]
-    sub = preds[preds["setting"].isin(order) & (preds["k"] == k)]
-    tests = V.against_baseline(sub, (best, k), source, n_resamples, seed, alpha).set_index("setting")
-    missing = [s for s in others if s not in tests.index]
+    sub = preds[preds["setting"].isin(settings) & (preds["k"] == k)]
+    first = sub[sub["seed"] == sub["seed"].min()]
+    missing = [s for s in settings if s not in set(first["setting"])]
     if missing:
         raise ValueError(f"top_group: no predictions at k = {k} for {missing}")
+    f1 = V.setting_scores(first, source).set_index("setting")["macro_f1"]
+    order = sorted(settings, key=lambda s: (-f1[s], s))
+    best, others = order[0], order[1:]
+    tests = V.against_baseline(sub, (best, k), source, n_resamples, seed, alpha).set_index("setting")
     adjusted = SIG.holm([tests.loc[s, "p_bootstrap"] for s in others]) if others else []
-    claims = int(sub[(sub["setting"] == best) & (sub["seed"] == sub["seed"].min())]["claim_id"].nunique())
     return CMP.TopGroup(
         setting=f"k = {k}",
-        means={s: float(means[s]) for s in order},
+        means={s: float(f1[s]) for s in order},
         p={s: float(a) for s, a in zip(others, adjusted)},
-        claims=claims,
+        claims=int(first[first["setting"] == best]["claim_id"].nunique()),
         alpha=alpha,
     )
 
