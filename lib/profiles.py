@@ -309,22 +309,27 @@ def call_kind(study: Any, profile: Any) -> str | None:
     return "opposite"
 
 
-def compare_calls(study_dir: Path | str, profile_dir: Path | str) -> pd.DataFrame:
-    """Every call of the profile's metrics files that differs from the study's (one row each: file, key,
-    study, profile, kind), most serious kind first; calls only one side holds are left out."""
-    study_dir, profile_dir = Path(study_dir), Path(profile_dir)
-    rows = []
-    for path in sorted(study_dir.glob("*.json")):
-        other = profile_dir / path.name
+def _shared_calls(study_dir: Path | str, profile_dir: Path | str) -> Iterator[tuple[str, str, Any, Any]]:
+    """(file, key, study's call, profile's call) for every call both sides' metrics files hold."""
+    for path in sorted(Path(study_dir).glob("*.json")):
+        other = Path(profile_dir) / path.name
         if not other.exists():
             continue
         here = dict(calls(json.loads(other.read_text())))
         for key, value in calls(json.loads(path.read_text())):
-            if key in here and (kind := call_kind(value, here[key])) is not None:
-                show = lambda v: ", ".join(sorted(v)) if isinstance(v, frozenset) else v  # noqa: E731
-                rows.append(
-                    {"file": path.name, "key": key, "study": show(value), "profile": show(here[key]), "kind": kind}
-                )
+            if key in here:
+                yield path.name, key, value, here[key]
+
+
+def compare_calls(study_dir: Path | str, profile_dir: Path | str) -> pd.DataFrame:
+    """Every call of the profile's metrics files that differs from the study's (one row each: file, key,
+    study, profile, kind), most serious kind first; calls only one side holds are left out."""
+    show = lambda v: ", ".join(sorted(v)) if isinstance(v, frozenset) else v  # noqa: E731
+    rows = [
+        {"file": name, "key": key, "study": show(value), "profile": show(theirs), "kind": kind}
+        for name, key, value, theirs in _shared_calls(study_dir, profile_dir)
+        if (kind := call_kind(value, theirs)) is not None
+    ]
     out = pd.DataFrame(rows, columns=["file", "key", "study", "profile", "kind"])
     order = out["kind"].map({k: i for i, k in enumerate(KINDS)}) if len(out) else pd.Series(dtype=float)
     return (
@@ -350,14 +355,7 @@ def compare_sentence(diff: pd.DataFrame, total: int, name: str) -> str:
 
 def shared_calls(study_dir: Path | str, profile_dir: Path | str) -> int:
     """How many calls both the study's and the profile's metrics files hold (the denominator of `compare_sentence`)."""
-    n = 0
-    for path in sorted(Path(study_dir).glob("*.json")):
-        other = Path(profile_dir) / path.name
-        if other.exists():
-            n += len(
-                dict(calls(json.loads(path.read_text()))).keys() & dict(calls(json.loads(other.read_text()))).keys()
-            )
-    return n
+    return sum(1 for _ in _shared_calls(study_dir, profile_dir))
 
 
 def main(argv: list[str] | None = None) -> None:
