@@ -35,7 +35,6 @@ import yaml
 from lib.cli import NamedError, run_main
 from lib.params import ParamsError, read_yaml
 from lib.paths import ROOT
-from lib.site.catalogue import flatten
 
 REFERENCE = ROOT / "references" / "reproduction.yaml"
 CHECKED = ("outputs/metrics/*.json", "outputs/plots/*.csv")
@@ -103,15 +102,15 @@ def case_tolerances(reference: Path | str = REFERENCE) -> Callable[[Any], float]
 
 
 def leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
-    """(dotted key, value) of every leaf of parsed JSON: `lib.site.catalogue.flatten`'s keys, with a list of
-    numbers or records split into one leaf per item (each with its own tolerance); a list of names stays one
-    leaf (a group)."""
-    for key, v in flatten(value, prefix).items():
-        if isinstance(v, list) and v and not all(isinstance(x, str) for x in v):
-            for i, item in enumerate(v):
-                yield from leaves(item, f"{key}[{i}]")
-        else:
-            yield key, v
+    """(dotted key, value) of every leaf of parsed JSON; a list of names is one leaf (a group)."""
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from leaves(v, f"{prefix}.{k}" if prefix else str(k))
+    elif isinstance(value, list) and value and not all(isinstance(x, str) for x in value):
+        for i, v in enumerate(value):
+            yield from leaves(v, f"{prefix}[{i}]")
+    else:
+        yield prefix, value
 
 
 def csv_leaves(text: str) -> Iterator[tuple[str, Any]]:
