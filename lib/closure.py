@@ -5,7 +5,9 @@ NAME`, the code cells of `notebooks/NAME.ipynb`. Imports are read from the synta
 (an import inside a function counts), and followed transitively; a module inside a package also runs
 the package's `__init__.py`. A stage also runs the model of each params section it declares (`params:` in
 `dvc.yaml`; `lib.params.section` imports the model named in `lib.params.SECTIONS`), so those modules and
-their imports are deps too. Nothing is imported, so a broken module is still read.
+their imports are deps too. A module that reads files of its own (a page template) names them in a
+module-level `MODULE_FILES = ("name.html",)`, paths relative to its folder: they are deps of every stage that
+runs it. Nothing is imported, so a broken module is still read.
 
 `python -m lib.closure check` compares every stage's `lib/` deps in `dvc.yaml` with its closure and
 exits 1 naming each missing or superfluous file; `python -m lib.closure write` rewrites those deps (the
@@ -97,6 +99,26 @@ def _file_imports(path: Path, mtime_ns: int, package: str, root: Path) -> frozen
     return frozenset(_imported(ast.parse(path.read_text(encoding="utf-8"), str(path)), package, root))
 
 
+@functools.cache
+def _module_files(path: Path, mtime_ns: int) -> tuple[Path, ...]:
+    """The files a module names in its module-level `MODULE_FILES` tuple (relative to its folder)."""
+    for node in ast.parse(path.read_text(encoding="utf-8"), str(path)).body:
+        target = (
+            node.targets[0]
+            if isinstance(node, ast.Assign) and len(node.targets) == 1
+            else getattr(node, "target", None)
+        )
+        if isinstance(target, ast.Name) and target.id == "MODULE_FILES" and node.value is not None:
+            names = ast.literal_eval(node.value)
+            if not isinstance(names, tuple) or not all(isinstance(n, str) for n in names):
+                raise ValueError(f"{path}: MODULE_FILES must be a tuple of file names, got {names!r}")
+            missing = [n for n in names if not (path.parent / n).is_file()]
+            if missing:
+                raise FileNotFoundError(f"{path}: MODULE_FILES names files that do not exist: {missing}")
+            return tuple(path.parent / n for n in names)
+    return ()
+
+
 def _notebook_tree(path: Path | str) -> ast.Module:
     """The syntax tree of a notebook's code cells (IPython magics and shell lines left out)."""
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -184,7 +206,9 @@ def stage_closure(cmd: str | list[str], root: Path = ROOT, params: Iterable[Any]
         for key in entry if isinstance(entry, dict) else [entry]:  # `- file.yaml: [keys]` entries name other files
             if isinstance(key, str) and key.split(".")[0] in homes:
                 modules.add(homes[key.split(".")[0]])
-    return sorted(str(module_path(m, root).relative_to(root)) for m in closure(modules, root))
+    files = [module_path(m, root) for m in closure(modules, root)]
+    files += [r for f in list(files) for r in _module_files(f, f.stat().st_mtime_ns)]
+    return sorted(str(f.relative_to(root)) for f in files)
 
 
 def stages(dvc_yaml: Path | str = ROOT / "dvc.yaml") -> dict:

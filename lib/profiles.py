@@ -34,7 +34,10 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import subprocess
+import tempfile
+import time
 from collections.abc import Iterator, Mapping
 from io import StringIO
 from pathlib import Path
@@ -49,12 +52,14 @@ from lib.evaluation.comparisons import BORDERLINE
 from lib.evaluation.significance import sign_of
 from lib.paths import ROOT
 from lib.retrieval import per_claim as K
+from lib.site.course import try_it_variations
 from lib.store import build as S
 
 PROFILES_DIR = ROOT / "profiles"
 # Kept in a workspace across `prepare` runs: what its pipeline made, and the data (rewritten only where
 # its content changes, so DVC sees unchanged files as unchanged).
-KEPT = ("outputs", "reports", "data", ".dvc", "dvc.lock", ".git/")  # .git/: the workspace's own repository
+KEPT = ("outputs", "reports", "data", ".dvc", "dvc.lock", ".git/", "try_it")  # .git/: the workspace's own repository;
+# try_it/ and try_it.json: the record of `python -m lib.profiles try-it` (git-ignored)
 # Not copied from this checkout: the study's lock and numbers, its data pointer, other workspaces.
 NOT_COPIED = ("workspaces/", "outputs/", "dvc.lock", "data.dvc")
 
@@ -261,6 +266,126 @@ def commit_workspace(work: Path, message: str) -> bool:
     return True
 
 
+# --------------------------------------------------------------------------- the notebooks' "Try it" variations
+
+# Variations a workspace cannot run on a machine without network or accelerator, by the key that needs it.
+NEEDS = {
+    "llm.mode=live": 'an OpenAI-compatible LLM endpoint and its API key (README, "LLM endpoint")',
+    "nli_averitec.classifier.model": "a model downloaded from a hub (offline here), and a GPU for roberta-large",
+}
+REFUSED = re.compile(r"^error: \S*params\.yaml", re.M)  # the params check's one line (lib.cli.run_main)
+
+
+def needs(sets: tuple[str, ...]) -> str | None:
+    """What a variation needs that this machine lacks (network, an API key, a GPU), or None."""
+    for s in sets:
+        for key, what in NEEDS.items():
+            if s == key or s.startswith(key + "="):
+                return what
+    return None
+
+
+def outcome(returncode: int, log: str) -> str:
+    """`ran` (exit 0), `refused` (the params check stopped it, with the key and what to set) or `failed`."""
+    if returncode == 0:
+        return "ran"
+    return "refused" if REFUSED.search(log) else "failed"
+
+
+def _run(args: list[str], work: Path, log: Path | None = None) -> int:
+    """A command's exit status in the workspace; its output to `log` (or nowhere)."""
+    if log is None:
+        return subprocess.run(args, cwd=work, capture_output=True, check=False).returncode
+    with log.open("w") as out:
+        return subprocess.run(args, cwd=work, stdout=out, stderr=subprocess.STDOUT, check=False).returncode
+
+
+def restore(work: Path, reports: Path | None) -> None:
+    """The workspace as committed after an experiment: tracked files from git (params, lock, metrics,
+    notebooks), cached outputs from DVC's cache, and the rendered reports from a copy (`reports`)."""
+    if _run(["git", "checkout", "--", "."], work) or _run(["dvc", "checkout", "--force", "-q"], work):
+        raise ProfileError(f"{work}: could not restore the workspace after an experiment (git checkout, dvc checkout)")
+    if reports is not None:
+        shutil.rmtree(work / "reports", ignore_errors=True)
+        shutil.copytree(reports, work / "reports")
+
+
+def try_variations(
+    name: str, only: str | None = None, budget_s: float | None = None, root: Path = ROOT
+) -> list[dict[str, Any]]:
+    """Run each "Try it" variation of the notebooks (`lib.site.course.try_it_variations`) in the profile's
+    workspace with `dvc exp run -S ...`, one after the other, timing each; the workspace is restored after
+    each, so every variation starts from the committed profile. `only`: variations whose command contains
+    it; `budget_s`: variations left once that many seconds have passed are recorded as not run."""
+    work = root / "workspaces" / name
+    if not (work / ".git").exists() or not (work / "dvc.lock").exists():
+        raise ProfileError(f"{work}: no built workspace; run `make all PROFILE={name}` first")
+    status = subprocess.run(["dvc", "status", "-q"], cwd=work, capture_output=True, text=True, check=False)
+    if status.returncode or status.stdout.strip():
+        raise ProfileError(
+            f"{work}: its pipeline is not up to date (`dvc status`); run `make all PROFILE={name}` first"
+        )
+    logs = work / "try_it"
+    logs.mkdir(exist_ok=True)
+    backup = Path(tempfile.mkdtemp(prefix="reports-", dir=work / ".dvc" / "tmp"))
+    shutil.rmtree(backup)
+    shutil.copytree(work / "reports", backup)
+    results, started = [], time.monotonic()
+    try:
+        for i, v in enumerate(try_it_variations(work / "notebooks"), 1):
+            if only and only not in v.command:
+                continue
+            row = {"notebook": v.notebook, "command": v.command, "sets": list(v.sets)}
+            lacking = needs(v.sets)
+            if lacking:
+                results.append({**row, "outcome": "not run", "why": f"needs {lacking}"})
+                continue
+            if budget_s is not None and time.monotonic() - started > budget_s:
+                results.append({**row, "outcome": "not run", "why": f"past the budget of {budget_s:.0f} s"})
+                continue
+            log = logs / f"{i:02d}_{v.notebook}.log"
+            t0 = time.monotonic()
+            rc = _run(["dvc", "exp", "run", *(a for s in v.sets for a in ("-S", s))], work, log)
+            seconds = round(time.monotonic() - t0, 1)
+            text = log.read_text(errors="replace")
+            stages = re.findall(r"^Running stage '([^']+)'", text, re.M)
+            results.append({**row, "outcome": outcome(rc, text), "seconds": seconds, "stages": stages, "log": log.name})
+            restore(work, backup)
+            print(
+                f"{v.notebook}: {v.command}: {results[-1]['outcome']} in {seconds:.0f} s ({len(stages)} stages)",
+                flush=True,
+            )
+    finally:
+        shutil.rmtree(backup, ignore_errors=True)
+    out = work / "try_it.json"
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"profile": name, "cpu": cpu_name(), "variations": results}, indent=1) + "\n")
+    tmp.replace(out)
+    return results
+
+
+def cpu_name() -> str:
+    """The machine's CPU model (Linux), for the record of a timing."""
+    try:
+        return next(
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        )
+    except (OSError, StopIteration):
+        return "unknown CPU"
+
+
+def variations_table(results: list[dict[str, Any]]) -> str:
+    """The results as a Markdown table: notebook, variation, outcome, minutes, stages rerun."""
+    lines = ["| notebook | variation | outcome | minutes | stages rerun |", "|---|---|---|---|---|"]
+    for r in results:
+        minutes = f"{r['seconds'] / 60:.1f}" if "seconds" in r else ""
+        what = r.get("why") or (", ".join(r.get("stages", [])) or "none")
+        lines.append(f"| {r['notebook'][:2]} | `{r['command']}` | {r['outcome']} | {minutes} | {what} |")
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- a profile's calls against the study's
 
 POSITIVE, NEGATIVE, NO_CALL = sign_of(1, 2), sign_of(-2, -1), sign_of(-1, 1)  # the words of a tested sign
@@ -358,7 +483,7 @@ def shared_calls(study_dir: Path | str, profile_dir: Path | str) -> int:
     return sum(1 for _ in _shared_calls(study_dir, profile_dir))
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int | None:
     ap = argparse.ArgumentParser(
         prog="python -m lib.profiles", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -369,7 +494,17 @@ def main(argv: list[str] | None = None) -> None:
     keep.add_argument("name", help="a profile whose workspace exists")
     comp = sub.add_parser("compare", help="the profile's tested calls that differ from the study's committed ones")
     comp.add_argument("name", help="a profile whose workspace has run (make all PROFILE=<name>)")
+    tries = sub.add_parser("try-it", help='run and time every "Try it" variation in a profile\'s workspace')
+    tries.add_argument("name", help="a profile whose workspace has run (make all PROFILE=<name>)")
+    tries.add_argument("--only", help="only the variations whose command contains this text")
+    tries.add_argument("--budget-minutes", type=float, help="record the variations left after this long as not run")
     args = ap.parse_args(argv)
+    if args.cmd == "try-it":
+        budget = None if args.budget_minutes is None else args.budget_minutes * 60
+        results = try_variations(args.name, args.only, budget)
+        print(variations_table(results))
+        failed = [r for r in results if r["outcome"] == "failed"]
+        return 1 if failed else None
     if args.cmd == "commit":
         work = ROOT / "workspaces" / args.name
         if not (work / ".git").exists():

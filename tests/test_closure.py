@@ -96,6 +96,19 @@ def test_a_stage_runs_the_models_of_the_params_sections_it_declares(mini):
     assert CL.stage_closure(cmd, mini, [{"other.yaml": ["y"]}, "unknown"]) == CL.stage_closure(cmd, mini)
 
 
+def test_the_files_a_module_names_in_module_files_are_deps_of_its_stages(mini):
+    (mini / "lib" / "pkg" / "page.html").write_text("<html></html>")
+    (mini / "lib" / "pkg" / "c.py").write_text('NAME = 1\nMODULE_FILES = ("page.html",)  # its template\n')
+    assert "lib/pkg/page.html" in CL.stage_closure("python -m lib.a", mini)
+    assert "lib/pkg/page.html" not in CL.stage_closure("python -m lib.d", mini)
+    (mini / "lib" / "pkg" / "c.py").write_text('MODULE_FILES = ("page.html", "gone.css")\n')
+    with pytest.raises(FileNotFoundError, match=r"MODULE_FILES names files that do not exist: \['gone.css'\]"):
+        CL.stage_closure("python -m lib.a", mini)
+    (mini / "lib" / "pkg" / "c.py").write_text('MODULE_FILES = "page.html"\n')
+    with pytest.raises(ValueError, match="MODULE_FILES must be a tuple of file names"):
+        CL.stage_closure("python -m lib.a", mini)
+
+
 def test_an_import_of_a_missing_module_is_named(mini):
     (mini / "lib" / "d.py").write_text("from lib import gone\nimport lib.gone2\n")
     with pytest.raises(ModuleNotFoundError, match="lib.gone2"):

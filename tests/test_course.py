@@ -191,13 +191,16 @@ def site(tmp_path_factory):
         cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": png})]
         executed.append(_notebook(tmp / f"{name}.ipynb", [cell]))
     reports = tmp / "reports"
-    pages = CO.write_site(section("report")["headlines"], executed, reports, metrics_dir=METRICS_DIR)
+    explorer = tmp / "explorer.html"
+    explorer.write_text("<!DOCTYPE html><title>explorer</title><p>the evidence explorer</p>")
+    pages = CO.write_site(section("report")["headlines"], executed, reports, metrics_dir=METRICS_DIR, explorer=explorer)
     return reports, pages
 
 
 def test_the_site_links_every_notebook_term_and_exercise(site):
     reports, pages = site
     assert [p.relative_to(reports).as_posix() for p in pages] == [
+        "explorer.html",
         "index.html",
         "course.html",
         "glossary.html",
@@ -212,6 +215,15 @@ def test_the_site_links_every_notebook_term_and_exercise(site):
     assert "Exercise" not in glossary and "<b>02.1</b> (about 8 min)" in course
     assert "Lab plan (90 min)" in course
     assert 'href="../index.html"' in (reports / "teacher" / "index.html").read_text()
+    assert 'the <a href="explorer.html">evidence explorer</a>' in index
+    assert (reports / "explorer.html").read_text().endswith("<p>the evidence explorer</p>")
+
+
+def test_the_front_page_links_the_explorer_only_when_there_is_one(tmp_path):
+    executed = [_notebook(tmp_path / f"{name}.ipynb", []) for name in numbered()]
+    CO.write_site({}, executed, tmp_path / "reports", metrics_dir=METRICS_DIR)
+    assert "explorer.html" not in (tmp_path / "reports" / "index.html").read_text()
+    assert not (tmp_path / "reports" / "explorer.html").exists()
 
 
 @pytest.mark.parametrize("width,height", [(1024, 768), (1366, 768), (1920, 1080)])  # projector, laptop, wide screen

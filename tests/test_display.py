@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from lib.planning import planners as P
 from lib.site import display as DS
 from lib.verifier import stages as NT
@@ -49,17 +47,6 @@ def test_a_concept_keeps_its_colour_in_every_figure_and_others_get_distinct_ones
     assert len(set(crowded.values())) == 5 and list(crowded) == list(dict.fromkeys(crowded))
     refs = DS.colours(DS.SETTING_NAMES.values())
     assert len(set(refs.values())) == len(DS.SETTING_NAMES) and all(max(c) < 0.95 for c in refs.values())  # no white
-
-
-def test_best_of_names_every_entry_tied_with_the_best():
-    assert DS.best_of({"a": 0.5, "b": 0.7, "c": 0.6}) == "b (0.700)"
-    assert DS.best_of({"a": 0.7, "b": 0.7, "c": 0.6}, str.upper) == "A and B, tied (0.700)"
-    assert DS.best_of({"a": 0.4, "b": 0.7, "c": 0.7, "d": 0.7}) == "b, c and d, tied (0.700)"
-    assert DS.best_of({"claim_only": 0.3, "oracle": 0.3}, DS.planner) == "both, tied (0.300)"
-    assert DS.best_of({"a": 0.3, "b": 0.3, "c": 0.3}) == "all 3, tied (0.300)"
-    assert DS.best_of({"a": float("nan"), "b": 0.2}) == "b (0.200)"
-    with pytest.raises(ValueError, match="no values"):
-        DS.best_of({})
 
 
 def test_every_concept_palette_gives_its_names_distinct_colours():

@@ -117,30 +117,6 @@ def test_grade_counts_and_threshold_sweep(judged):
     assert sweep["claims with no other relevant document"].tolist() == [0, 0, 0]
 
 
-def test_best_under_variants_on_both_sides_of_the_condition():
-    same = pd.DataFrame({"official": [0.3, 0.2], "answer_match": [0.31, 0.2]}, index=["oracle", "claim_only"])
-    assert J.best_under_variants(same, "NDCG@10") == (
-        "oracle has the best NDCG@10 under every judgement variant (official, answer_match), on point estimates: "
-        "this ranking's winner does not depend on the judgements."
-    )
-    differ = pd.DataFrame({"official": [0.3, 0.2], "gold_urls": [0.1, 0.2]}, index=["oracle", "claim_only"])
-    assert J.best_under_variants(differ, "NDCG@10", str.upper) == (
-        "The best planner by NDCG@10 (point estimates) depends on the judgements: official: ORACLE; gold_urls: CLAIM_ONLY."
-    )
-    tie = pd.DataFrame({"official": [0.3, 0.3], "gold_urls": [0.2, 0.2]}, index=["oracle", "claim_only"])
-    assert J.best_under_variants(tie, "m").startswith("claim_only and oracle have the best m under every")
-    close = pd.DataFrame({"official": [1e-9, 0.0], "gold_urls": [1e-9, 0.0]}, index=["a", "b"])
-    assert J.best_under_variants(close, "m").startswith("a has the best m")  # 1e-9 is not a tie with 0
-    empty = same.assign(answer_matches=np.nan)
-    assert "(no value under answer_matches)" in J.best_under_variants(empty, "m")
-    one = pd.DataFrame({"official": [0.3, 0.2], "gold_urls": [np.nan, np.nan]}, index=["oracle", "claim_only"])
-    assert J.best_under_variants(one, "m") == (
-        "Only the official variant has a value (no value under gold_urls): oracle has the best m there."
-    )
-    with pytest.raises(ValueError):
-        J.best_under_variants(pd.DataFrame({"a": [np.nan]}, index=["x"]), "m")
-
-
 def test_judging_kit_end_to_end(judged, tmp_path):
     unjudged = pd.DataFrame({"claim_id": [1, 1, 2], "doc_id": ["p2", "z9", "z8"]})  # p2 is judged: not sampled
     sample = J.judging_sample(judged, 0.8, unjudged, per_stratum=2, seed=0)
@@ -390,17 +366,6 @@ def test_agreement_of_an_empty_sheet_is_nan_without_warnings(judged):
 def test_relevance_by_stratum_in_strata_order_not_alphabetical(judged):
     pairs = pd.DataFrame({"claim_id": [1, 1], "doc_id": ["m1", "u1"], "relevant": [1, 1]})
     assert J.manual_relevance_by_stratum(pairs, judged, 0.8).index.tolist() == ["gold_url", "answer_match"]
-
-
-def test_best_rows_ties_only_within_a_billionth_and_best_under_variants_messages():
-    close = pd.DataFrame({"official": [0.5, 0.5000005]}, index=["a", "b"])  # 1e-6 apart: not a tie
-    assert J.best_rows(close) == {"official": ["b"]}
-    with pytest.raises(ValueError, match="^best_under_variants needs a table with a value under at least one variant$"):
-        J.best_under_variants(pd.DataFrame({"a": [np.nan]}, index=["x"]), "m")
-    two = pd.DataFrame(
-        {"official": [0.3, 0.2], "gold_urls": [np.nan] * 2, "answer_matches": [np.nan] * 2}, index=["o", "c"]
-    )
-    assert "(no value under gold_urls, answer_matches)" in J.best_under_variants(two, "m")
 
 
 def test_claim_scope_depth_accepts_a_depth_of_one():

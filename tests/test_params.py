@@ -491,22 +491,10 @@ def test_the_notebook_runner_refuses_a_cross_section_problem_before_running(tmp_
 
 
 def _try_it_overrides() -> list[tuple[str, list[str]]]:
-    """Every `-S key=value` group of the notebooks' "Try it" cells: one variation per bullet."""
-    import json
-    import shlex
+    """Every `-S key=value` group of the notebooks' "Try it" cells: one variation per bullet's command."""
+    from lib.site.course import try_it_variations
 
-    out = []
-    for path in sorted(paths.NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb")):
-        for cell in json.loads(path.read_text())["cells"]:
-            text = "".join(cell["source"])
-            if not text.startswith("## Try it"):
-                continue
-            for bullet in text.split("\n- ")[1:]:
-                for span in re.findall(r"`([^`]*-S [^`]*)`", bullet.replace("\n  ", " ")):
-                    argv = shlex.split(span)
-                    sets = [argv[i + 1] for i, a in enumerate(argv) if a == "-S"]
-                    out.append((f"{path.stem}: {span}", sets))
-    return out
+    return [(f"{v.notebook}: {v.command}", list(v.sets)) for v in try_it_variations()]
 
 
 @pytest.mark.parametrize("where, sets", _try_it_overrides(), ids=lambda x: x if isinstance(x, str) else "")

@@ -262,3 +262,81 @@ def test_call_kind_reads_groups_by_inclusion_and_borderline_as_no_call():
     assert PR.call_kind(f("AB"), f("AB")) is None
     assert dict(PR.calls({"e": {"x": {"effect": "borderline"}}})) == {"e/x/effect": "indistinguishable from 0"}
     assert PR.call_kind("indistinguishable from 0", "negative") == "profile only"
+
+
+def _try_it_workspace(root):
+    """A tiny built workspace: a git and DVC project whose one stage writes `a` to out.txt and, like the
+    study's params check, refuses a = 3 with one `error: params.yaml: ...` line; one notebook whose "Try it"
+    cell suggests four variations."""
+    import nbformat
+
+    work = root / "workspaces" / "tiny"
+    (work / "notebooks").mkdir(parents=True)
+    (work / "reports").mkdir()
+    (work / "reports" / "index.html").write_text("front page")
+    (work / "params.yaml").write_text("a: 1\n")
+    script = (
+        "import sys, yaml; a = yaml.safe_load(open('params.yaml'))['a']\n"
+        "if a == 3: sys.exit('error: params.yaml: a: 3 is refused, set 1 or 2')\n"
+        "open('out.txt', 'w').write(str(a))\n"
+    )
+    (work / "stage.py").write_text(script)
+    (work / "dvc.yaml").write_text(
+        "stages:\n  s:\n    cmd: python stage.py\n    deps: [stage.py]\n    params: [a]\n    outs: [out.txt]\n"
+    )
+    cell = nbformat.v4.new_markdown_cell(
+        "## Try it\n\n- Two: `dvc exp run -S a=2`.\n- Refused: `-S a=3`.\n- A typo: `-S b=1`.\n"
+        "- Live: `-S llm.mode=live`."
+    )
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [cell]
+    nbformat.write(nb, work / "notebooks" / "01_tiny.ipynb")
+    for cmd in (["git", "init", "-q"], ["dvc", "init", "-q"], ["dvc", "repro", "-q"]):
+        subprocess.run(cmd, cwd=work, check=True, capture_output=True)
+    PR.commit_workspace(work, "built")
+    return work
+
+
+def test_try_it_runs_each_variation_from_the_committed_workspace_and_names_its_outcome(tmp_path):
+    work = _try_it_workspace(tmp_path)
+    results = PR.try_variations("tiny", root=tmp_path)
+    outcome = {r["command"]: (r["outcome"], r.get("stages"), r.get("why")) for r in results}
+    assert outcome == {
+        "dvc exp run -S a=2": ("ran", ["s"], None),
+        "-S a=3": ("refused", ["s"], None),
+        "-S b=1": ("failed", [], None),
+        "-S llm.mode=live": ("not run", None, f"needs {PR.NEEDS['llm.mode=live']}"),
+    }
+    assert (work / "params.yaml").read_text() == "a: 1\n" and (work / "out.txt").read_text() == "1"  # restored
+    assert (work / "reports" / "index.html").read_text() == "front page"
+    assert subprocess.run(["dvc", "status", "-q"], cwd=work, capture_output=True).returncode == 0
+    record = json.loads((work / "try_it.json").read_text())
+    assert [r["outcome"] for r in record["variations"]] == ["ran", "refused", "failed", "not run"]
+    table = PR.variations_table(results)
+    assert "| 01 | `dvc exp run -S a=2` | ran |" in table and "| 01 | `-S b=1` | failed |" in table
+    late = PR.try_variations("tiny", only="a=", budget_s=0, root=tmp_path)  # only a=2 and a=3; no time left
+    assert [(r["command"], r["outcome"], r["why"]) for r in late] == [
+        ("dvc exp run -S a=2", "not run", "past the budget of 0 s"),
+        ("-S a=3", "not run", "past the budget of 0 s"),
+    ]
+
+
+def test_try_it_needs_a_built_and_current_workspace(tmp_path):
+    with pytest.raises(PR.ProfileError, match="no built workspace; run `make all PROFILE=tiny` first"):
+        PR.try_variations("tiny", root=tmp_path)
+    work = _try_it_workspace(tmp_path)
+    (work / "params.yaml").write_text("a: 2\n")
+    with pytest.raises(PR.ProfileError, match="its pipeline is not up to date"):
+        PR.try_variations("tiny", root=tmp_path)
+
+
+def test_outcome_and_needs_on_both_sides():
+    assert PR.outcome(0, "error: params.yaml: x") == "ran"
+    assert PR.outcome(1, "Running stage 'a'\nerror: /w/params.yaml: aggregation.plan: ...") == "refused"
+    assert PR.outcome(1, "Traceback ...\nKeyError: 'COMBMAX'") == "failed"
+    assert PR.outcome(1, "ERROR: failed to reproduce 'a': params.yaml missing") == "failed"
+    assert PR.needs(("llm.mode=replay",)) is None and PR.needs(("llm.mode=live",))
+    assert (
+        PR.needs(("x=1", "nli_averitec.classifier.model=roberta-large-mnli"))
+        and PR.needs(("nli_averitec.k=5",)) is None
+    )

@@ -27,6 +27,8 @@ import base64
 import copy
 import io
 import re
+import shlex
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
@@ -41,6 +43,7 @@ from lib.params import Section, Text, read_yaml
 from lib.paths import METRICS_DIR, NOTEBOOKS_DIR, REPORTS_DIR, ROOT
 from lib.site.banner import banner_html, inline_markdown
 from lib.site.catalogue import format_value, headlines, numbered, store_setting, summary
+from lib.site.links import EXPLORER_PAGE
 
 # --------------------------------------------------------------------------- params
 
@@ -157,6 +160,36 @@ def definitions(notebook: Path | str) -> list[Definition]:
             text = re.sub(r"\s+", " ", source.split("\n\n")[0][len(f'<a id="{m.group(1)}"></a>') :]).strip()
             out.append(Definition(m.group(1), m.group(2).strip(), text, notebook.stem))
     return out
+
+
+@dataclass(frozen=True)
+class Variation:
+    """One variation a notebook's "Try it" cell suggests: the command as written and the `-S key=value`
+    settings it passes to `dvc exp run` (one variation per bullet's command)."""
+
+    notebook: str
+    command: str
+    sets: tuple[str, ...]
+
+
+def try_it(notebook: Path | str) -> list[Variation]:
+    """The `-S` variations of a notebook's "Try it" cell (the markdown cell that starts with `## Try it`)."""
+    notebook = Path(notebook)
+    out = []
+    for cell in _read(notebook).cells:
+        if cell.cell_type != "markdown" or not cell.source.startswith("## Try it"):
+            continue
+        for bullet in cell.source.split("\n- ")[1:]:
+            for span in re.findall(r"`([^`]*-S [^`]*)`", bullet.replace("\n  ", " ")):
+                argv = shlex.split(span)
+                sets = tuple(argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "-S")
+                out.append(Variation(notebook.stem, span, sets))
+    return out
+
+
+def try_it_variations(notebooks_dir: Path | str = NOTEBOOKS_DIR) -> list[Variation]:
+    """Every numbered notebook's "Try it" variations, in notebook order."""
+    return [v for name in numbered(notebooks_dir) for v in try_it(Path(notebooks_dir) / f"{name}.ipynb")]
 
 
 # --------------------------------------------------------------------------- student and teacher versions
@@ -321,9 +354,11 @@ def write_site(
     course_file: Path | str = COURSE_FILE,
     banner: str | None = None,
     thumbs_per_notebook: int = 4,
+    explorer: Path | str | None = None,
 ) -> list[Path]:
     """The front page (`index.html`), the course page and the glossary, with figure thumbnails from the
-    executed notebooks, in `reports_dir`, and the teacher's index page under `teacher/`."""
+    executed notebooks, in `reports_dir`, and the teacher's index page under `teacher/`; with `explorer`
+    (the evidence explorer's page, `lib.site.explorer`), a copy of it beside them, linked from the front page."""
 
     reports_dir = Path(reports_dir)
     course = load_course(course_file, notebooks_dir)
@@ -356,11 +391,13 @@ def write_site(
         }
     terms = sorted((d for i in info.values() for d in i["terms"]), key=lambda d: d.term.lower())
     pages = {
-        "index.html": _front_page(course, names, info, terms, banner, store_setting(metrics_dir)),
+        "index.html": _front_page(course, names, info, terms, banner, store_setting(metrics_dir), explorer is not None),
         "course.html": _course_page(course, names, info, banner),
         "glossary.html": _glossary_page(terms, info, banner),
     }
     written = []
+    if explorer is not None:
+        written.append(Path(shutil.copyfile(explorer, reports_dir / EXPLORER_PAGE)))
     for file, html in pages.items():
         (reports_dir / file).write_text(html, encoding="utf-8")
         written.append(reports_dir / file)
@@ -375,7 +412,13 @@ def _map(names: Sequence[str], info: Mapping[str, Any]) -> str:
     return f'<div class="map">{steps}</div>'
 
 
-def _front_page(course: Course, names, info, terms, banner, store: str | None = None) -> str:
+_EXPLORER = f"""
+<p><b>Explore a claim:</b> the <a href="{EXPLORER_PAGE}">evidence explorer</a> shows one AVeriTeC dev claim at a
+time: its gold questions and answers, each planner's queries, the documents each retriever ranked for them with
+their relevance grades, the verdict of every evidence setting and notebook 08's error code.</p>"""
+
+
+def _front_page(course: Course, names, info, terms, banner, store: str | None = None, explorer: bool = False) -> str:
     cards = []
     for n in names:
         i = info[n]
@@ -398,7 +441,7 @@ def _front_page(course: Course, names, info, terms, banner, store: str | None = 
 <p>{inline_markdown(course.audience)} The notebooks were executed by the DVC pipeline (<code>dvc repro</code>) with the
 parameters in <code>params.yaml</code>; the numbers below are read from <code>outputs/metrics/*.json</code> when this
 page is built.</p>{f"<p>{inline_markdown(store)}</p>" if store else ""}
-<h2>Course map</h2>{_map(names, info)}
+<h2>Course map</h2>{_map(names, info)}{_EXPLORER if explorer else ""}
 <p>Each notebook opens with its question and ends with a computed conclusion, a "Try it" cell and exercises with
 checks. The <a href="course.html">course page</a> gives objectives, prerequisites and a 90-minute lab plan for each.</p>
 <h2>The notebooks</h2><div class="grid">{"".join(cards)}</div>

@@ -5,8 +5,7 @@ Presentation only: no stage imports this module, so renaming a label reruns note
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 
 from lib.retrieval.vocabulary import RETRIEVERS
 
@@ -88,23 +87,6 @@ def setting(name: str) -> str:
         plan, _, scope = name[len(PLANNER_SETTING) :].partition(SCOPE_MARK)
         return f"{planner(plan)} ({scope} scope)" if scope else planner(plan)
     return SETTING_NAMES.get(name, name)
-
-
-def best_of(values: Mapping[str, float], name: Callable[[str], str] = str, fmt: str = ".3f") -> str:
-    """The best entry by value, naming every entry tied with it (equal to 1e-9): "A (0.512)",
-    "A and B, tied (0.512)"; "both, tied" or "all 6, tied" when nothing separates them. Missing values
-    (NaN) are left out."""
-    values = {k: v for k, v in values.items() if not math.isnan(v)}
-    if not values:
-        raise ValueError("best_of: no values")
-    top = max(values.values())
-    tied = [k for k, v in values.items() if math.isclose(v, top, rel_tol=1e-9, abs_tol=1e-12)]
-    if len(tied) == 1:
-        return f"{name(tied[0])} ({top:{fmt}})"
-    if len(tied) == len(values):
-        return f"{'both' if len(values) == 2 else f'all {len(values)}'}, tied ({top:{fmt}})"
-    names = [name(k) for k in tied]
-    return f"{', '.join(names[:-1])} and {names[-1]}, tied ({top:{fmt}})"
 
 
 def palette(names: Sequence[str], colours: str = "tab10") -> dict[str, tuple[float, float, float]]:

@@ -30,7 +30,7 @@ from lib.cli import run_main
 from lib.params import ParamsError, section, section_model, settings
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, PARAMS_FILE, ROOT
 from lib.site.banner import params_banner
-from lib.site.reports import PIPELINE_ENV, shown_path
+from lib.site.reports import PIPELINE_ENV, PIPELINE_FLAG, shown_path
 
 # What changes from one run to the next without the study changing: papermill's times and durations (and the
 # machine's paths in its notebook metadata), the kernel's per-cell timestamps. Stripped with nbstripout in its
@@ -63,7 +63,7 @@ def run_notebook(
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     start = time.perf_counter()
     before = os.environ.get(PIPELINE_ENV)
-    os.environ[PIPELINE_ENV] = "1"  # the kernel inherits it: the notebook writes the study's outputs
+    os.environ[PIPELINE_ENV] = PIPELINE_FLAG  # the kernel inherits it: the notebook writes the study's outputs
     try:
         pm.execute_notebook(
             str(src),

@@ -21,11 +21,12 @@ import nbformat
 
 from lib.cli import run_main
 from lib.params import section
-from lib.paths import METRICS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
+from lib.paths import EXECUTED_DIR, METRICS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
 from lib.site.banner import params_banner
 from lib.site.catalogue import flatten, headline_lines, store_setting
 from lib.site.course import strip_solutions, write_site
 from lib.site.figures import ALT
+from lib.site.links import EXPLORER_PAGE
 
 
 def with_alt_text(nb):
@@ -83,7 +84,14 @@ def main(argv: list[str] | None = None) -> None:
         if args.index:
             report = section("report", args.params)
             note = params_banner(args.params)
-            written = write_site(report["headlines"], args.executed, ROOT / report["reports_dir"], banner=note)
+            explorer = EXECUTED_DIR / EXPLORER_PAGE  # stage `explorer` (a dep of stage `render`)
+            written = write_site(
+                report["headlines"],
+                args.executed,
+                ROOT / report["reports_dir"],
+                banner=note,
+                explorer=explorer if explorer.exists() else None,
+            )
         n = len(args.executed)
         print(
             f"rendered {n} notebooks (students' and teacher's versions)"

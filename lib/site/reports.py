@@ -55,23 +55,33 @@ PATTERNS = {
 RULES = ("stderr", *PATTERNS, "figure_check", "figure_without_alt")
 
 
-PIPELINE_ENV = "STUDY_PIPELINE_RUN"  # set by lib.site.execute for the notebook's kernel
+PIPELINE_ENV = "STUDY_PIPELINE_RUN"  # set by lib.site.execute for the notebook's kernel, to PIPELINE_FLAG
+PIPELINE_FLAG = "1"
 SCRATCH_DIR = ROOT / "scratch"  # where a notebook run by hand writes (git-ignored)
 
 
 def output(path: Path | str) -> Path:
     """Where a notebook writes `path`: `path` itself when the pipeline runs the notebook, else the same
     relative path under `scratch/` (said once per call), so that a notebook run by hand writes nowhere
-    tracked: not the committed metrics, not a DVC output."""
+    tracked: not the committed metrics, not a DVC output. A path that would leave `scratch/` (`../x`) or
+    lies elsewhere on the machine keeps only its name there."""
     path = Path(path)
-    if os.environ.get(PIPELINE_ENV):
+    flag = os.environ.get(PIPELINE_ENV)
+    if flag == PIPELINE_FLAG:
         return path
-    if not path.is_absolute():
-        out = SCRATCH_DIR / path
-    elif path.is_relative_to(ROOT):
-        out = SCRATCH_DIR / path.relative_to(ROOT)
-    else:  # elsewhere on the machine: its name only
-        out = SCRATCH_DIR / path.name
+    if flag:
+        raise ValueError(
+            f"{PIPELINE_ENV}={flag!r}: only `python -m lib.site.execute` sets it (to {PIPELINE_FLAG!r}); unset it to "
+            "run a notebook by hand (it then writes under scratch/)"
+        )
+    if path.is_absolute():
+        path = path.resolve()
+        rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else Path(path.name)
+    else:
+        rel = path
+    out = (SCRATCH_DIR / rel).resolve()
+    if not out.is_relative_to(SCRATCH_DIR.resolve()) or out == SCRATCH_DIR.resolve():
+        out = SCRATCH_DIR / (path.resolve().name or "output")
     print(f"run by hand, not by the pipeline: writing {shown_path(out)}, not {shown_path(path)}")
     return out
 

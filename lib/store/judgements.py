@@ -26,7 +26,7 @@ judged documents count as judged non-relevant.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -343,46 +343,6 @@ def manual_relevance_by_stratum(filled: pd.DataFrame, judgements: pd.DataFrame, 
         .rename(columns={"size": "judged", "mean": "share relevant"})
     )
     return out.reindex([s for s in STRATA if s in out.index])
-
-
-def best_rows(table: pd.DataFrame) -> dict[str, list[str]]:
-    """{column: the rows that share its maximum}, for each column of a table (e.g. planner x judgement
-    variant) that has a value; columns without any (no claim has a relevant document) are left out."""
-    return {
-        col: sorted(map(str, table.index[np.isclose(table[col], table[col].max(), rtol=1e-9, atol=1e-12)]))
-        for col in table.columns
-        if table[col].notna().any()
-    }
-
-
-def best_under_variants(
-    table: pd.DataFrame, measure: str, name: Callable[[str], str] = str, what: str = "planner"
-) -> str:
-    """One sentence on whether the best row (a planner, a method) is the same under every judgement variant
-    (column) of a table of `measure` means, from the checked condition: point estimates, ties share first
-    place, variants without a value are named, and one variant alone cannot show independence."""
-    tops = best_rows(table)
-    if not tops:
-        raise ValueError("best_under_variants needs a table with a value under at least one variant")
-    empty = [str(c) for c in table.columns if c not in tops]
-    note = f" (no value under {', '.join(empty)})" if empty else ""
-    names = lambda rows: " and ".join(name(p) for p in sorted(rows))  # noqa: E731
-    common = set.intersection(*map(set, tops.values()))
-    if len(tops) < 2:
-        ((only, rows),) = tops.items()
-        return f"Only the {only} variant has a value{note}: {names(rows)} has the best {measure} there."
-    if common:
-        verb = "have" if len(common) > 1 else "has"
-        return (
-            f"{names(common)} {verb} the best {measure} under every judgement variant "
-            f"({', '.join(map(str, tops))}){note}, on point estimates: this ranking's winner does not depend on "
-            "the judgements."
-        )
-    return (
-        f"The best {what} by {measure} (point estimates) depends on the judgements: "
-        + "; ".join(f"{v}: {names(t)}" for v, t in tops.items())
-        + f"{note}."
-    )
 
 
 # --------------------------------------------------------------------------- what the judgements cover
