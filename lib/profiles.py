@@ -38,7 +38,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -271,6 +271,7 @@ def commit_workspace(work: Path, message: str) -> bool:
 # Variations a workspace cannot run on a machine without network or accelerator, by the key that needs it.
 NEEDS = {
     "llm.mode=live": 'an OpenAI-compatible LLM endpoint and its API key (README, "LLM endpoint")',
+    "llm.mode=replay": "a live run's answers in the LLM cache (without them it stops, naming the answers it lacks)",
     "nli_averitec.classifier.model": "a model downloaded from a hub (offline here), and a GPU for roberta-large",
 }
 REFUSED = re.compile(r"^error: \S*params\.yaml", re.M)  # the params check's one line (lib.cli.run_main)
@@ -303,6 +304,9 @@ def _run(args: list[str], work: Path, log: Path | None = None) -> int:
 def restore(work: Path, reports: Path | None) -> None:
     """The workspace as committed after an experiment: tracked files from git (params, lock, metrics,
     notebooks), cached outputs from DVC's cache, and the rendered reports from a copy (`reports`)."""
+    # --really-refresh: compare contents, not file times (a variation may rewrite params.yaml with another
+    # value of the same length within the second of the last checkout)
+    _run(["git", "update-index", "-q", "--really-refresh"], work)
     if _run(["git", "checkout", "--", "."], work) or _run(["dvc", "checkout", "--force", "-q"], work):
         raise ProfileError(f"{work}: could not restore the workspace after an experiment (git checkout, dvc checkout)")
     if reports is not None:
@@ -310,13 +314,40 @@ def restore(work: Path, reports: Path | None) -> None:
         shutil.copytree(reports, work / "reports")
 
 
+def _paths(entries: Any) -> list[str]:
+    """The paths of a stage's `deps` or `outs` entries (a string, or a mapping whose key is the path)."""
+    return [str(next(iter(e))) if isinstance(e, Mapping) else str(e) for e in entries or []]
+
+
+def stages_to_rerun(sets: tuple[str, ...], dvc_yaml: Path) -> list[str]:
+    """The stages a variation reruns, in `dvc.yaml` order: those that declare a key it sets, and every stage
+    downstream of them (a dep equal to, or inside, an out of a stage that reruns)."""
+    stages = YAML(typ="safe").load(dvc_yaml.read_text())["stages"]
+    keys = [s.partition("=")[0] for s in sets]
+
+    def reads(stage: Mapping[str, Any]) -> bool:
+        declared = [p for p in stage.get("params", []) if isinstance(p, str)]
+        return any(k == d or k.startswith(d + ".") or d.startswith(k + ".") for k in keys for d in declared)
+
+    rerun: list[str] = []
+    outs: list[str] = []
+    for name, stage in stages.items():  # dvc.yaml lists every stage after the stages it depends on
+        deps = _paths(stage.get("deps"))
+        if reads(stage) or any(d == o or d.startswith(o.rstrip("/") + "/") for d in deps for o in outs):
+            rerun.append(name)
+            outs += _paths(stage.get("outs")) + _paths(stage.get("metrics")) + _paths(stage.get("plots"))
+    return rerun
+
+
 def try_variations(
-    name: str, only: str | None = None, budget_s: float | None = None, root: Path = ROOT
+    name: str, only: Sequence[str] = (), budget_s: float | None = None, root: Path = ROOT
 ) -> list[dict[str, Any]]:
     """Run each "Try it" variation of the notebooks (`lib.site.course.try_it_variations`) in the profile's
     workspace with `dvc exp run -S ...`, one after the other, timing each; the workspace is restored after
-    each, so every variation starts from the committed profile. `only`: variations whose command contains
-    it; `budget_s`: variations left once that many seconds have passed are recorded as not run."""
+    each, so every variation starts from the committed profile. Those that rerun fewer stages run first
+    (`stages_to_rerun`), so a budget leaves out the costliest. `only`: variations whose command contains
+    one of these texts; `budget_s`: variations left once that many seconds have passed are recorded as not
+    run. The record, `try_it.json` in the workspace, is rewritten whole after each variation."""
     work = root / "workspaces" / name
     if not (work / ".git").exists() or not (work / "dvc.lock").exists():
         raise ProfileError(f"{work}: no built workspace; run `make all PROFILE={name}` first")
@@ -332,10 +363,12 @@ def try_variations(
     shutil.copytree(work / "reports", backup)
     results, started = [], time.monotonic()
     try:
-        for i, v in enumerate(try_it_variations(work / "notebooks"), 1):
-            if only and only not in v.command:
+        variations = list(enumerate(try_it_variations(work / "notebooks"), 1))
+        variations.sort(key=lambda iv: len(stages_to_rerun(iv[1].sets, work / "dvc.yaml")))
+        for i, v in variations:
+            if only and not any(text in v.command for text in only):
                 continue
-            row = {"notebook": v.notebook, "command": v.command, "sets": list(v.sets)}
+            row = {"n": i, "notebook": v.notebook, "command": v.command, "sets": list(v.sets)}
             lacking = needs(v.sets)
             if lacking:
                 results.append({**row, "outcome": "not run", "why": f"needs {lacking}"})
@@ -355,8 +388,15 @@ def try_variations(
                 f"{v.notebook}: {v.command}: {results[-1]['outcome']} in {seconds:.0f} s ({len(stages)} stages)",
                 flush=True,
             )
+            _record(work, name, results)
     finally:
         shutil.rmtree(backup, ignore_errors=True)
+    return _record(work, name, results)
+
+
+def _record(work: Path, name: str, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Sort the results in the notebooks' order and write `try_it.json` whole (a temporary file renamed)."""
+    results.sort(key=lambda r: r["n"])
     out = work / "try_it.json"
     tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps({"profile": name, "cpu": cpu_name(), "variations": results}, indent=1) + "\n")
@@ -496,7 +536,9 @@ def main(argv: list[str] | None = None) -> int | None:
     comp.add_argument("name", help="a profile whose workspace has run (make all PROFILE=<name>)")
     tries = sub.add_parser("try-it", help='run and time every "Try it" variation in a profile\'s workspace')
     tries.add_argument("name", help="a profile whose workspace has run (make all PROFILE=<name>)")
-    tries.add_argument("--only", help="only the variations whose command contains this text")
+    tries.add_argument(
+        "--only", action="append", default=[], help="only the variations whose command contains this text (repeatable)"
+    )
     tries.add_argument("--budget-minutes", type=float, help="record the variations left after this long as not run")
     args = ap.parse_args(argv)
     if args.cmd == "try-it":

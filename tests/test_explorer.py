@@ -157,7 +157,10 @@ def test_view_gives_the_tables_as_shown(data):
         ["label", "Refuted"],
     ]
     assert t["gold"].values.tolist()[0] == ["1", "What is the moon made of?", "The moon is made of rock and dust."]
-    assert t["queries"].values.tolist() == [["1", "What is the moon made of?"]]
+    assert t["queries"].values.tolist() == [
+        ["CLAIM-ONLY", "1", "c0"],
+        ["ORACLE-QUERIES", "1", "What is the moon made of?"],
+    ]
     assert t["documents"].values.tolist() == [
         ["1", "2.500", "2", "gold_answer", "2020-01-01", "https://a.example/1", "The moon is made of rock and dust."],
         ["2", "1.250", "0", "pooled", "", "https://b.example/2", "word word word word word word word word word word …"],
@@ -171,7 +174,8 @@ def test_view_gives_the_tables_as_shown(data):
     ]
     assert t["error"].values.tolist() == [["ORACLE-QUERIES", "noisy retrieval", "retrieval"]]
     t1 = E.view(data, 1, "oracle", "bm25", "global")
-    assert t1["documents"]["grade"].tolist() == ["unjudged", "unjudged"] and t1["queries"].empty
+    assert t1["documents"]["grade"].tolist() == ["unjudged", "unjudged"]
+    assert t1["queries"].values.tolist() == [["CLAIM-ONLY", "1", "c1"]]  # ORACLE has no query for claim 1
     assert t1["error"].values.tolist() == [["ORACLE-QUERIES", "(not coded)", ""]]
     assert E.view(data, 0, "claim_only", "dense", "claim")["documents"].empty
 

@@ -1,5 +1,6 @@
 """Notebooks executed by papermill on the tiny fixture (store, plans, runs), then rendered to HTML."""
 
+import ast
 import html
 import json
 import re
@@ -708,6 +709,14 @@ def test_the_committed_executed_notebooks_carry_the_committed_metrics():
     assert stale == {}, f"executed notebooks older than the metrics they show (rerun the stage): {stale}"
 
 
+STYLER = re.compile(r"\.style\b(?!\.set_uuid\()(\.\w+)?")  # a Styler whose first call is not set_uuid
+
+
+def test_the_styler_pattern_finds_bare_and_chained_styles():
+    found = [m.group(0) for m in STYLER.finditer("display(df.style)\nt.style.format('{:.2f}')\nu.style.set_uuid('u')")]
+    assert found == [".style", ".style.format"]
+
+
 def test_every_styled_table_has_a_fixed_id():
     """pandas' Styler draws a random table id on every run, which would make a committed executed notebook
     differ on a rerun with nothing changed: every `.style` of a notebook sets one (`set_uuid`)."""
@@ -717,5 +726,80 @@ def test_every_styled_table_has_a_fixed_id():
     for path in sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb")):
         for cell in json.loads(path.read_text())["cells"]:
             code = "".join(cell["source"]) if cell["cell_type"] == "code" else ""
-            unfixed += [f"{path.stem}: {m.group(0)}" for m in re.finditer(r"\.style\.(?!set_uuid\()\w+", code)]
+            unfixed += [f"{path.stem}: {m.group(0)}" for m in STYLER.finditer(code)]
     assert unfixed == []
+
+
+WRITERS = {"to_csv": 0, "to_parquet": 0, "write_text": None, "write_bytes": None, "savefig": 0, "write_metrics": 1}
+
+
+def _root_name(node):
+    """The variable a path expression starts from: `out_dir / "x.csv"` -> out_dir, `p.parent` -> p."""
+    while True:
+        if isinstance(node, ast.BinOp):
+            node = node.left
+        elif isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        elif isinstance(node, ast.Call):
+            node = node.func
+        else:
+            return node.id if isinstance(node, ast.Name) else None
+
+
+def written_paths(code: str) -> set[str]:
+    """The variables a notebook's code writes files under (the path argument of a writer, or the object
+    `write_text`/`mkdir` is called on)."""
+    out = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            name, pos = node.func.attr, WRITERS.get(node.func.attr, "no")
+            if name in ("write_text", "write_bytes", "mkdir"):
+                out.add(_root_name(node.func.value))
+            elif pos != "no" and len(node.args) > pos:
+                out.add(_root_name(node.args[pos]))
+    return out - {None}
+
+
+def routed_through_output(code: str) -> set[str]:
+    """The variables assigned from `RP.output(...)` (alone or in a tuple)."""
+    out = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Assign):
+            targets = [t for tgt in node.targets for t in (tgt.elts if isinstance(tgt, ast.Tuple) else [tgt])]
+            values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value] * len(targets)
+            for t, v in zip(targets, values):
+                calls = [c for c in ast.walk(v) if isinstance(c, ast.Call)]
+                if isinstance(t, ast.Name) and any(getattr(c.func, "attr", None) == "output" for c in calls):
+                    out.add(t.id)
+    return out
+
+
+def _code(path) -> str:
+    cells = json.loads(path.read_text())["cells"]
+    return "\n".join(
+        line
+        for c in cells
+        if c["cell_type"] == "code"
+        for line in "".join(c["source"]).splitlines()
+        if not line.lstrip().startswith(("%", "!"))
+    )
+
+
+def test_the_write_check_tells_a_routed_path_from_a_direct_one():
+    code = 'a = RP.output(ROOT / a)\nb, c = RP.output(b), RP.output(c)\nd = ROOT / "x"\nx.to_csv(a / "f.csv")\n'
+    code += 'RP.write_metrics(m, b)\nc.parent.mkdir()\ny.to_parquet(d / "y.parquet")\nplt.savefig("z.png")\n'
+    assert written_paths(code) == {"a", "b", "c", "d"} and routed_through_output(code) == {"a", "b", "c"}
+
+
+def test_every_notebook_writes_only_through_the_output_function():
+    """A notebook run by hand must write under scratch/, never the study's outputs (lib.site.reports.output):
+    every variable a notebook writes under is assigned from `RP.output(...)`."""
+    from lib.paths import NOTEBOOKS_DIR
+
+    direct = {}
+    for path in sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb")):
+        code = _code(path)
+        left = written_paths(code) - routed_through_output(code)
+        if left:
+            direct[path.stem] = sorted(left)
+    assert direct == {}

@@ -314,7 +314,7 @@ def test_try_it_runs_each_variation_from_the_committed_workspace_and_names_its_o
     assert [r["outcome"] for r in record["variations"]] == ["ran", "refused", "failed", "not run"]
     table = PR.variations_table(results)
     assert "| 01 | `dvc exp run -S a=2` | ran |" in table and "| 01 | `-S b=1` | failed |" in table
-    late = PR.try_variations("tiny", only="a=", budget_s=0, root=tmp_path)  # only a=2 and a=3; no time left
+    late = PR.try_variations("tiny", only=["a="], budget_s=0, root=tmp_path)  # only a=2 and a=3; no time left
     assert [(r["command"], r["outcome"], r["why"]) for r in late] == [
         ("dvc exp run -S a=2", "not run", "past the budget of 0 s"),
         ("-S a=3", "not run", "past the budget of 0 s"),
@@ -335,8 +335,26 @@ def test_outcome_and_needs_on_both_sides():
     assert PR.outcome(1, "Running stage 'a'\nerror: /w/params.yaml: aggregation.plan: ...") == "refused"
     assert PR.outcome(1, "Traceback ...\nKeyError: 'COMBMAX'") == "failed"
     assert PR.outcome(1, "ERROR: failed to reproduce 'a': params.yaml missing") == "failed"
-    assert PR.needs(("llm.mode=replay",)) is None and PR.needs(("llm.mode=live",))
+    assert PR.needs(("llm.mode=off",)) is None and PR.needs(("llm.mode=live",)) and PR.needs(("llm.mode=replay",))
     assert (
         PR.needs(("x=1", "nli_averitec.classifier.model=roberta-large-mnli"))
         and PR.needs(("nli_averitec.k=5",)) is None
     )
+
+
+def test_a_variation_reruns_the_stages_that_read_its_keys_and_everything_downstream(tmp_path):
+    dvc_yaml = tmp_path / "dvc.yaml"
+    dvc_yaml.write_text(
+        "stages:\n"
+        "  store: {cmd: a, params: [store], outs: [outputs/store]}\n"
+        "  runs: {cmd: b, deps: [outputs/store/docs.parquet], params: [retrieval.rrf_k], outs: [outputs/runs]}\n"
+        "  notebook: {cmd: c, deps: [outputs/runs], params: [synthesis, {other.yaml: [x]}],"
+        " outs: [{outputs/nb.ipynb: {cache: false}}], metrics: [{outputs/m.json: {cache: false}}]}\n"
+        "  render: {cmd: d, deps: [outputs/nb.ipynb, outputs/m.json]}\n"
+        "  side: {cmd: e, deps: [outputs/storeroom]}\n"
+    )
+    assert PR.stages_to_rerun(("store.min_words=8",), dvc_yaml) == ["store", "runs", "notebook", "render"]
+    assert PR.stages_to_rerun(("retrieval.rrf_k=10",), dvc_yaml) == ["runs", "notebook", "render"]
+    assert PR.stages_to_rerun(("retrieval=1",), dvc_yaml) == ["runs", "notebook", "render"]  # a whole section
+    assert PR.stages_to_rerun(("synthesis.focus=dense/claim",), dvc_yaml) == ["notebook", "render"]
+    assert PR.stages_to_rerun(("llm.mode=live",), dvc_yaml) == []  # no stage reads it

@@ -1,6 +1,6 @@
 """The evidence explorer: one AVeriTeC dev claim at a time, with everything the study made for it.
 
-For a claim it shows the claim, its date, label and justification; the gold questions and answers; a
+For a claim it shows the claim, its date, label and justification; the gold questions and answers; every
 planner's queries; the top documents a retriever ranked for them in a scope (rank, score, relevance grade
 and the judgement's reason, date, URL, text); the verdict and class probabilities of every evidence setting
 the verifier read; and the error code notebook 08 gave each planner's verdict.
@@ -133,9 +133,9 @@ def build(
     errors: dict[int, dict[str, list[str]]] = {}
     for method, cid, code, family in codes[["method", "claim_id", "code", "family"]].itertuples(index=False):
         errors.setdefault(int(cid), {})[str(method)] = [str(code), str(family)]
+    order = {s: i for i, s in enumerate(settings_order)}
     out_claims = []
     for c in claims:
-        order = {s: i for i, s in enumerate(settings_order)}
         out_claims.append(
             {
                 "id": c.claim_id,
@@ -213,7 +213,8 @@ def view(data: Mapping[str, Any], claim_id: int, planner: str, retriever: str, s
         columns=["#", "question", "answers"],
     )
     queries = pd.DataFrame(
-        [[str(i + 1), q] for i, q in enumerate(c["queries"].get(planner, []))], columns=["#", "query"]
+        [[name, str(i + 1), q] for p, name in meta["planners"] for i, q in enumerate(c["queries"].get(p, []))],
+        columns=["planner", "#", "query"],
     )
     rows = []
     for doc_id, rank, score, grade, reason in c["ranked"].get(_view_key(planner, retriever, scope), []):
@@ -313,7 +314,7 @@ def widget(data: Mapping[str, Any] | None = None):
 TITLES = {
     "claim": "The claim",
     "gold": "Gold questions and answers",
-    "queries": "The planner's queries",
+    "queries": "Every planner's queries",
     "documents": "Top documents (retriever, scope)",
     "verdicts": "Verdicts of every evidence setting",
     "error": "Notebook 08's error code for the planner's verdict",
