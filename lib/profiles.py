@@ -304,10 +304,16 @@ def _run(args: list[str], work: Path, log: Path | None = None) -> int:
 def restore(work: Path, reports: Path | None) -> None:
     """The workspace as committed after an experiment: tracked files from git (params, lock, metrics,
     notebooks), cached outputs from DVC's cache, and the rendered reports from a copy (`reports`)."""
-    # --really-refresh: compare contents, not file times (a variation may rewrite params.yaml with another
-    # value of the same length within the second of the last checkout)
-    _run(["git", "update-index", "-q", "--really-refresh"], work)
-    if _run(["git", "checkout", "--", "."], work) or _run(["dvc", "checkout", "--force", "-q"], work):
+    # What an experiment writes (params, lock, the git-tracked outputs) is deleted, then checked out: git
+    # trusts file sizes and times, and `-S` may rewrite params.yaml with a value of the same length within
+    # the second of the last restore, which `git checkout` would then leave as it is.
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z", "--", "params.yaml", "dvc.lock", "outputs"], cwd=work, capture_output=True, text=True
+    ).stdout
+    for rel in filter(None, tracked.split("\0")):
+        (work / rel).unlink(missing_ok=True)
+    git = (["git", "reset", "-q"], ["git", "checkout", "--", "."])
+    if any(_run(args, work) for args in git) or _run(["dvc", "checkout", "--force", "-q"], work):
         raise ProfileError(f"{work}: could not restore the workspace after an experiment (git checkout, dvc checkout)")
     if reports is not None:
         shutil.rmtree(work / "reports", ignore_errors=True)
@@ -321,7 +327,7 @@ def _paths(entries: Any) -> list[str]:
 
 def stages_to_rerun(sets: tuple[str, ...], dvc_yaml: Path) -> list[str]:
     """The stages a variation reruns, in `dvc.yaml` order: those that declare a key it sets, and every stage
-    downstream of them (a dep equal to, or inside, an out of a stage that reruns)."""
+    downstream of them (a dep equal to, or inside, an out of a stage that reruns), wherever they are listed."""
     stages = YAML(typ="safe").load(dvc_yaml.read_text())["stages"]
     keys = [s.partition("=")[0] for s in sets]
 
@@ -329,14 +335,19 @@ def stages_to_rerun(sets: tuple[str, ...], dvc_yaml: Path) -> list[str]:
         declared = [p for p in stage.get("params", []) if isinstance(p, str)]
         return any(k == d or k.startswith(d + ".") or d.startswith(k + ".") for k in keys for d in declared)
 
-    rerun: list[str] = []
-    outs: list[str] = []
-    for name, stage in stages.items():  # dvc.yaml lists every stage after the stages it depends on
-        deps = _paths(stage.get("deps"))
-        if reads(stage) or any(d == o or d.startswith(o.rstrip("/") + "/") for d in deps for o in outs):
-            rerun.append(name)
-            outs += _paths(stage.get("outs")) + _paths(stage.get("metrics")) + _paths(stage.get("plots"))
-    return rerun
+    rerun: set[str] = {name for name, stage in stages.items() if reads(stage)}
+    grew = True
+    while grew:  # to a fixed point: dvc.yaml need not list a stage after the stages it depends on
+        outs = [o for name in rerun for key in ("outs", "metrics", "plots") for o in _paths(stages[name].get(key))]
+        more = {
+            name
+            for name, stage in stages.items()
+            if name not in rerun
+            and any(d == o or d.startswith(o.rstrip("/") + "/") for d in _paths(stage.get("deps")) for o in outs)
+        }
+        rerun |= more
+        grew = bool(more)
+    return [name for name in stages if name in rerun]
 
 
 def try_variations(

@@ -352,7 +352,10 @@ def test_a_variation_reruns_the_stages_that_read_its_keys_and_everything_downstr
         " outs: [{outputs/nb.ipynb: {cache: false}}], metrics: [{outputs/m.json: {cache: false}}]}\n"
         "  render: {cmd: d, deps: [outputs/nb.ipynb, outputs/m.json]}\n"
         "  side: {cmd: e, deps: [outputs/storeroom]}\n"
+        "  early: {cmd: f, deps: [outputs/late.json]}\n"  # listed before the stage it depends on
+        "  late: {cmd: g, params: [nli.k], outs: [outputs/late.json]}\n"
     )
+    assert PR.stages_to_rerun(("nli.k=5",), dvc_yaml) == ["early", "late"]
     assert PR.stages_to_rerun(("store.min_words=8",), dvc_yaml) == ["store", "runs", "notebook", "render"]
     assert PR.stages_to_rerun(("retrieval.rrf_k=10",), dvc_yaml) == ["runs", "notebook", "render"]
     assert PR.stages_to_rerun(("retrieval=1",), dvc_yaml) == ["runs", "notebook", "render"]  # a whole section
