@@ -51,7 +51,9 @@ from lib.data import averitec
 from lib.evaluation.comparisons import BORDERLINE
 from lib.evaluation.significance import sign_of
 from lib.paths import ROOT
+from lib.reproduction import machine_kind
 from lib.retrieval import per_claim as K
+from lib.site import reports as RP
 from lib.site.course import try_it_variations
 from lib.store import build as S
 
@@ -408,23 +410,8 @@ def try_variations(
 def _record(work: Path, name: str, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Sort the results in the notebooks' order and write `try_it.json` whole (a temporary file renamed)."""
     results.sort(key=lambda r: r["n"])
-    out = work / "try_it.json"
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"profile": name, "cpu": cpu_name(), "variations": results}, indent=1) + "\n")
-    tmp.replace(out)
+    RP.write_metrics({"profile": name, "cpu": machine_kind()["cpu"], "variations": results}, work / "try_it.json")
     return results
-
-
-def cpu_name() -> str:
-    """The machine's CPU model (Linux), for the record of a timing."""
-    try:
-        return next(
-            line.split(":", 1)[1].strip()
-            for line in Path("/proc/cpuinfo").read_text().splitlines()
-            if line.startswith("model name")
-        )
-    except (OSError, StopIteration):
-        return "unknown CPU"
 
 
 def variations_table(results: list[dict[str, Any]]) -> str:
