@@ -6,16 +6,47 @@ import pytest
 
 from lib.site import checks as CO
 
+MISTAKES = {"divide by 10 instead of the number of relevant documents": 0.2}
 
-def test_check_passes_within_tolerance_and_names_what_is_wrong(capsys):
+
+def test_check_passes_within_tolerance_and_says_how_far_off_an_answer_is(capsys):
     CO.check("02.1", 0.5000001, 0.5, tol=1e-6)
     assert capsys.readouterr().out == "Exercise 02.1: correct.\n"
-    with pytest.raises(AssertionError, match=r"Exercise 02.1: 0.51 is not the expected value \(tolerance 1e-06\)"):
+    with pytest.raises(
+        AssertionError,
+        match=r"Exercise 02.1: 0.51 is off by \+0.01 from the expected value \(tolerance 1e-06\); recheck",
+    ):
         CO.check("02.1", 0.51, 0.5)
     with pytest.raises(AssertionError, match="no answer yet"):
         CO.check("02.1", None, 0.5)
     with pytest.raises(AssertionError, match="expected a number, got str"):
         CO.check("02.1", "half", 0.5)
-    with pytest.raises(AssertionError, match="not the expected value"):
+    with pytest.raises(AssertionError, match="expected a number, got float nan"):
         CO.check("02.1", float("nan"), 0.5)
     CO.check("02.1", 3, 3, tol=0)  # exact counts
+    with pytest.raises(AssertionError, match=r"4 is off by \+1"):
+        CO.check("02.1", 4, 3, tol=0)
+
+
+def test_a_hand_computation_to_three_decimals_passes_and_four_off_does_not():
+    CO.check("03.1", 1.639, 1.6388888, CO.HAND)
+    CO.check("03.1", 1.6385, 1.6388888, CO.HAND)
+    with pytest.raises(AssertionError, match="off by"):
+        CO.check("03.1", 1.64, 1.6388888 - 0.0004, CO.HAND)
+
+
+def test_a_failed_check_names_the_mistake_whose_value_the_answer_is():
+    with pytest.raises(AssertionError, match=r"0.2 is off by -0.3 .*: that is the value you get when you divide by 10"):
+        CO.check("02.1", 0.2, 0.5, CO.HAND, MISTAKES)
+    with pytest.raises(AssertionError, match="recheck the steps"):  # another wrong value: no step named
+        CO.check("02.1", 0.3, 0.5, CO.HAND, MISTAKES)
+    assert CO.verdict(0.5, 0.5, CO.HAND, MISTAKES) is None
+
+
+def test_an_example_that_cannot_tell_a_mistake_from_the_answer_is_named_for_the_teacher(capsys):
+    assert CO.indistinct(0.0, CO.HAND, {"answer 0": 0.0, "divide by 10": 0.2}) == ["answer 0"]
+    assert CO.indistinct(0.5, CO.HAND, MISTAKES) == []
+    CO.check("02.1", 0.0, 0.0, CO.HAND, {"answer 0": 0.0})
+    out = capsys.readouterr()
+    assert out.out == "Exercise 02.1: correct.\n"
+    assert out.err == "Note for the teacher: exercise 02.1's example cannot tell 'answer 0' from the right answer\n"

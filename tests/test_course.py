@@ -69,7 +69,8 @@ def test_students_version_replaces_solutions_with_stubs_and_drops_their_outputs(
     nb.cells = cells
     student = CO.strip_solutions(nb)
     assert student.cells[1].source == (
-        "x = 0\n    # Your code here (then run the check below).\n    raise NotImplementedError('Exercise 02.1')\nprint(answer)"
+        "x = 0\n    answer = None\n    # Your code here: compute `answer` (then run the check below).\n"
+        "    raise NotImplementedError('Exercise 02.1')\nprint(answer)"
     )
     assert student.cells[2].outputs == [] and nb.cells[2].outputs  # a copy: the teacher's version is untouched
     assert "answer = x + 1" in nb.cells[1].source
@@ -132,6 +133,10 @@ TERMS = {
     "mcnemar": r"McNemar",
     "kl-divergence": r"\bKL\b",
     "spearman": r"Spearman",
+    "source-works": r"\bthe thesis\b",
+    "ece": r"\bECE\b",
+    "temperature-scaling": r"[Tt]emperature scaling",
+    "statistical-power": r"minimum detectable",
 }
 
 
@@ -214,7 +219,13 @@ def test_the_site_links_every_notebook_term_and_exercise(site):
         assert f'href="{notebook}.html#{anchor}"' in glossary and f'href="{notebook}.html#{anchor}"' in index
     assert "Exercise" not in glossary and "<b>02.1</b> (about 8 min)" in course
     assert "Lab plan (90 min)" in course
-    assert 'href="../index.html"' in (reports / "teacher" / "index.html").read_text()
+    teacher = (reports / "teacher" / "index.html").read_text()
+    assert 'href="../index.html"' in teacher and "python -m lib.site.grading grade submissions/" in teacher
+    # the discussion prompts' expected answers: on the teacher's index, never on the students' course page
+    answered = [st.answer for u in CO.load_course().notebooks.values() for st in u.lab if st.answer]
+    assert len(answered) >= 8
+    assert all(a.split()[0] in teacher for a in answered) and "Expected answer" not in course
+    assert teacher.count("<b>Expected answer.</b>") == len(answered)
     assert 'the <a href="explorer.html">evidence explorer</a>' in index
     assert (reports / "explorer.html").read_text().endswith("<p>the evidence explorer</p>")
 
@@ -245,3 +256,73 @@ def test_a_screenshot_of_the_front_page_shows_the_page(site, tmp_path):
     assert img.size == (1366, 900)
     colours = img.getcolors(maxcolors=1 << 20)
     assert colours is not None and len(colours) > 50  # text, links and thumbnails, not a blank page
+
+
+OFFLINE = "--host-resolver-rules=MAP * ~NOTFOUND"  # every host name fails to resolve: no request can leave
+
+
+def test_a_notebook_page_renders_its_formulas_with_the_network_off_and_links_the_site(tmp_path):
+    """The rendered notebook pages load nothing from elsewhere (MathJax from the reports' own `assets/`), a
+    formula is typeset in a browser that can reach no host, and each page is titled with its notebook and
+    links the front page, course, glossary and its other version."""
+    from lib.paths import EXECUTED_DIR
+    from lib.site.render import render_html
+
+    executed = EXECUTED_DIR / "09_relevance_vs_utility.ipynb"
+    for teacher in (False, True):
+        page = render_html(executed, tmp_path, teacher=teacher, explorer=True)
+        html = page.read_text()
+        remote = re.findall(r'<(?:script|img|link|iframe|source)\b[^>]*\b(?:src|href)="(?:https?:)?//[^"]*"', html)
+        assert remote == []
+        assert "$$\\mathrm{KL}(p" in html  # the definition's formula, left for MathJax
+        dom = chromium(OFFLINE, "--virtual-time-budget=15000", "--dump-dom", page.as_uri())
+        assert 'data-math="typeset"' in dom and dom.count('<mjx-container class="MathJax') >= 1
+        assert '<g data-mml-node="merror"' not in dom  # no formula MathJax could not read
+        title = re.search(r"<title>(.*?)</title>", html).group(1)
+        nav = re.search(r'<nav [^>]*class="study-nav".*?</nav>', html, re.S).group(0)
+        if teacher:
+            assert title == "09 · Relevance versus utility (teacher's version)"
+            assert 'href="../index.html"' in nav and 'href="../09_relevance_vs_utility.html"' in nav
+        else:
+            assert title == "09 · Relevance versus utility"
+            assert 'href="course.html"' in nav and 'href="teacher/09_relevance_vs_utility.html"' in nav
+            assert 'href="explorer.html"' in nav and 'href="glossary.html"' in nav
+    assert (tmp_path / "assets" / "mathjax.js").stat().st_size > 1_000_000
+
+
+def test_the_teachers_page_shows_each_checks_expected_value_and_mistakes():
+    from lib.site.checks import RECORD_MIME
+    from lib.site.render import with_expected_values
+
+    cell = nbformat.v4.new_code_cell('check("02.1", answer, 0.5, HAND, {"divide by 10": 0.2})')
+    record = {"exercise": "02.1", "answer": 0.5, "attempted": True, "expected": 0.5, "tol": 5e-4, "passed": True}
+    record["mistakes"] = {"divide by 10 instead of the relevant count": 0.2}
+    cell.outputs = [nbformat.v4.new_output("display_data", data={RECORD_MIME: record})]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [cell]
+    shown = with_expected_values(nb).cells[0].outputs[0]["data"]["text/html"]
+    assert shown == (
+        '<div class="expected"><b>For the teacher.</b> Exercise 02.1: expected 0.5 (tolerance 0.0005); the typical '
+        "mistakes it names:<ul><li>divide by 10 instead of the relevant count: 0.2</li></ul></div>"
+    )
+    assert "text/html" not in nb.cells[0].outputs[0]["data"]  # a copy
+
+
+def test_headline_values_read_as_printed_once():
+    from lib.site.catalogue import format_value
+
+    assert [format_value(v) for v in (0.12345, 3, True, False, "live")] == ["0.123", "3", "yes", "no", "live"]
+
+
+def test_every_headline_names_the_retriever_and_scope_it_rests_on():
+    from lib.site.catalogue import unnamed_settings
+
+    assert unnamed_settings(section("report")["headlines"]) == []
+    spec = {
+        "02_x": {
+            "NDCG@10 ORACLE": "q.json:ndcg@10.bm25/claim.oracle",
+            "NDCG@10 (BM25, open collection)": "q.json:ndcg@10.bm25/global.x",
+        }
+    }
+    assert unnamed_settings(spec) == ["02_x: NDCG@10 ORACLE"]
+    assert unnamed_settings({"07_y": {"macro-F1": "nli.json:averitec.settings.gold.macro_f1"}}) == []

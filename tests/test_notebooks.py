@@ -10,6 +10,8 @@ from conftest import FIXTURE_DATA
 
 from lib import models as MD
 from lib.analysis import utility as U
+from lib.site import checks as CK
+from lib.site import grading as GR
 from lib.site import reports as RP
 from lib.site.execute import run_notebook
 from lib.site.render import render_html
@@ -36,7 +38,7 @@ def test_notebook_01_runs_on_a_tiny_store(tiny_store, tmp_path):
     assert metrics["documents"] == 12 and metrics["gold_coverage_all_systems"] == 1.0
     assert metrics["quantemp_val_claims"] == 3 and metrics["quantemp_val_without_snippets"] == 1
     html = render_html(executed, tmp_path / "reports").read_text()
-    assert [str(f) for f in RP.scan_notebook(executed)] == []  # clean outputs, readable figures with alt text
+    assert fixture_findings(executed) == []  # clean outputs, readable figures with alt text
     assert "No description has been provided" not in html and 'alt="Figure: ' in html
     assert_exercises(executed, tmp_path / "reports")
     assert "The store holds <strong>12 documents</strong>" in html
@@ -58,19 +60,44 @@ def assert_exercises(executed, reports):
     )
     text = lambda page: html.unescape(re.sub(r"<[^>]+>", "", page.read_text()))  # noqa: E731
     student, teacher = text(render_html(executed, reports)), text(render_html(executed, reports, teacher=True))
+    records = GR.records(nbformat.read(executed, as_version=4))
     for ex in CO.exercises(executed):
         assert f"Exercise {ex.number}: correct." in outputs
+        assert_passed_with_mistakes(records[ex.number])
         assert f"NotImplementedError('Exercise {ex.number}')" in student
         assert f"Exercise {ex.number}: correct." not in student  # the reference answer passing is not shown
     assert "BEGIN SOLUTION" in teacher and "BEGIN SOLUTION" not in student
     assert "Traceback" not in teacher
 
 
+def fixture_findings(executed):
+    """The report check's findings, but for the teacher's notes that an example cannot tell a mistake from the
+    right answer: the fixture is too small for every example to separate them (the committed study's
+    notebooks are checked for that, `assert_tells_mistakes`)."""
+    return [str(f) for f in RP.scan_notebook(executed) if not f.excerpt.startswith(CK.TEACHER_NOTE)]
+
+
+def assert_passed_with_mistakes(record):
+    """An exercise's check passed the worked solution and knows at least one typical mistake."""
+    assert record["passed"] and record["attempted"], record
+    assert record["mistakes"], f"exercise {record['exercise']}: no typical mistake written down beside it"
+
+
+def assert_tells_mistakes(record):
+    """...and fails every one of them on this build's data (an example where a mistake gives the right value
+    teaches nothing), naming the step."""
+    assert_passed_with_mistakes(record)
+    for what, wrong in record["mistakes"].items():
+        problem = CK.verdict(wrong, record["expected"], record["tol"], record["mistakes"])
+        assert problem is not None, f"exercise {record['exercise']}: '{what}' ({wrong}) passes the check"
+        assert what in problem  # and the failed check names the step
+
+
 def run_on_fixture(name, params, tmp_path):
     executed = run_notebook(name, params, out_dir=tmp_path / "executed", timeout_s=300)
     html = render_html(executed, tmp_path / "reports").read_text()
     assert "Traceback" not in html and "Error" not in html.split("Conclusion")[-1].split(">Exercises<")[0]
-    assert [str(f) for f in RP.scan_notebook(executed)] == []  # clean outputs, readable figures with alt text
+    assert fixture_findings(executed) == []  # clean outputs, readable figures with alt text
     assert "No description has been provided" not in html
     assert html.count("<img") == html.count('alt="Figure') + html.count('alt="Figure without')  # every figure described
     assert_exercises(executed, tmp_path / "reports")
@@ -389,10 +416,11 @@ def _doc_embeddings(tiny_study, tmp_path):
 def test_notebook_08_runs_on_the_fixture_study(tiny_study, tiny_nli, tmp_path):
     from lib.analysis import errors as ER
 
-    data, _, planners_dir = tiny_nli
+    data, nli_dir, planners_dir = tiny_nli
     metrics_path = tmp_path / "errors.json"
     filled = tmp_path / "filled.csv"
     params = {
+        "nli_dir": str(nli_dir),
         "planners_dir": str(planners_dir),
         "runs": [str(tiny_study / "runs" / "runs.parquet")],
         "quantemp_dir": str(tmp_path / "no_quantemp"),
@@ -707,6 +735,25 @@ def test_the_committed_executed_notebooks_carry_the_committed_metrics():
             if hashlib.sha256((ROOT / metrics).read_bytes()).hexdigest() != sha:
                 stale[path.name] = metrics
     assert stale == {}, f"executed notebooks older than the metrics they show (rerun the stage): {stale}"
+
+
+def test_every_committed_exercise_check_tells_its_mistakes_from_the_answer():
+    """In the study's executed notebooks every exercise's check passed the worked solution and fails each typical
+    mistake written beside it, naming the step (an 02.1 whose expected Recall@10 is 0.0, or a 05.1 example
+    where greedy matching gives the best pairing's value, fails here)."""
+    import nbformat
+
+    from lib.paths import EXECUTED_DIR
+    from lib.site import course as CO
+
+    executed = sorted(EXECUTED_DIR.glob("[0-9][0-9]_*.ipynb"))
+    assert len(executed) == 10
+    for path in executed:
+        nb = nbformat.read(path, as_version=4)
+        records = GR.records(nb)
+        for ex in CO.exercises(nb):
+            assert ex.number in records, f"{path.name}: exercise {ex.number} left no check record"
+            assert_tells_mistakes(records[ex.number])
 
 
 STYLER = re.compile(r"\.style\b(?!\.set_uuid\()(\.\w+)?")  # a Styler whose first call is not set_uuid

@@ -112,12 +112,60 @@ def test_case_tolerances_name_a_case_by_its_parts(tmp_path):
 def test_the_committed_families_match_real_keys_by_file_name():
     """Tolerances are looked up as `file:dotted.key` with the file's name, not its path."""
     ref = R.load_reference()
-    committed = {"outputs/metrics/nli.json": json.dumps({"averitec": {"calibration": {"temperature": 1.28}}})}
-    moved = {"outputs/metrics/nli.json": json.dumps({"averitec": {"calibration": {"temperature": 1.28 + 5e-6}}})}
+    committed = {"outputs/metrics/query_planning.json": json.dumps({"ndcg@10": {"dense/claim": {"oracle": 0.3488}}})}
+    moved = {"outputs/metrics/query_planning.json": json.dumps({"ndcg@10": {"dense/claim": {"oracle": 0.3489}}})}
     table = R.compare(committed, moved, ref)
-    assert table[["key", "tolerance", "status"]].values.tolist() == [["averitec.calibration.temperature", 1e-5, "OK"]]
+    assert table[["key", "tolerance", "status"]].values.tolist() == [["ndcg@10.dense/claim.oracle", 2e-3, "OK"]]
+    verifier = {"outputs/metrics/nli.json": json.dumps({"averitec": {"settings": {"gold": {"macro_f1": 0.52}}}})}
+    retrained = {"outputs/metrics/nli.json": json.dumps({"averitec": {"settings": {"gold": {"macro_f1": 0.49}}}})}
+    assert R.compare(verifier, retrained, ref)["status"].tolist() == ["trained"]
+
+
+TRAINED_REF = REF | {"families": [{"match": "*top_group*", "trained": "a model trained here"}, *REF["families"]]}
+
+
+def test_a_trained_familys_numbers_and_calls_are_reported_not_failed():
+    table = R.compare(
+        {"m.json": _metrics(), "v.json": json.dumps({"top_group": {"f1": 0.5}})},
+        {"m.json": _metrics(group=["A"]), "v.json": json.dumps({"top_group": {"f1": 0.4}})},
+        TRAINED_REF,
+    )
+    assert table.set_index("key")["status"].to_dict() == {"top_group": "changed (trained)", "top_group.f1": "trained"}
+    passed, sentence = R.verdict(table)
+    assert passed and sentence == (
+        "2 value(s) differ from the committed ones (1 trained, 1 changed (trained)): reproduced within the "
+        "tolerances of references/reproduction.yaml, except the outputs of models trained here (2, 1 of them "
+        "categorical), which another CPU trains differently"
+    )
+    # beside them, an untrained number outside its tolerance still fails
+    worse = R.compare({"m.json": _metrics()}, {"m.json": _metrics(bm25=0.41, group=["A"])}, TRAINED_REF)
+    assert not R.verdict(worse)[0]
+
+
+def test_a_trained_family_needs_its_reason_and_no_tolerance(tmp_path):
+    bad = tmp_path / "reproduction.yaml"
+    bad.write_text("machine: {cpu: x, flags: []}\ndefault: 1.0e-6\nfamilies: [{match: '*', trained: ''}]\n")
+    with pytest.raises(R.ReproductionError, match=r"families\[0\].trained: expected the reason"):
+        R.load_reference(bad)
+    both = tmp_path / "both.yaml"
+    both.write_text(
+        "machine: {cpu: x, flags: []}\ndefault: 1.0e-6\nfamilies: [{match: '*', trained: why, tolerance: 1}]\n"
+    )
+    with pytest.raises(R.ReproductionError, match="and no tolerance"):
+        R.load_reference(both)
 
 
 def test_a_group_whose_tied_methods_swap_order_is_the_same_group():
     same = R.compare({"m.json": _metrics(group=["A", "B"])}, {"m.json": _metrics(group=["B", "A"])}, REF)
     assert same.empty
+
+
+def test_a_borderline_call_that_firms_up_elsewhere_is_reported_but_two_firm_calls_must_agree():
+    table = R.compare(
+        {"m.json": _metrics(effect="borderline")}, {"m.json": _metrics(effect="indistinguishable from 0")}, REF
+    )
+    assert table[["key", "status"]].values.tolist() == [["effect", "borderline"]] and R.verdict(table)[0]
+    firm = R.compare(
+        {"m.json": _metrics(effect="positive")}, {"m.json": _metrics(effect="indistinguishable from 0")}, REF
+    )
+    assert firm["status"].tolist() == ["changed"] and not R.verdict(firm)[0]

@@ -24,13 +24,26 @@ def test_interval_reads_the_sign_from_the_interval():
     assert SY.interval("rho", 0.02, -0.02, 0.07).endswith("indistinguishable from 0: the interval contains it")
 
 
-def test_association_needs_evidence_for_a_rank_relation():
-    strong = SY.association(list(range(10)), [x * 2 for x in range(10)], "x and y")
-    assert strong.startswith("x and y: Spearman's ρ = 1.00 over 10 pairs") and "a positive rank relation" in strong
-    weak = SY.association([1, 2, 3, 4, 5], [2, 1, 4, 3, 5], "x and y")
-    assert "no evidence of a rank relation at the 0.05 level" in weak
-    with pytest.raises(ValueError, match="at least 3 aligned pairs"):
-        SY.association([1, 2], [1, 2], "x")
+def test_the_retrieval_verdict_sentence_reads_notebook_07s_one_computation():
+    key = "averitec.retrieval_vs_verdict_spearman"
+    nli = {
+        f"{key}.rho": 0.46,
+        f"{key}.low": -0.2,
+        f"{key}.high": 0.85,
+        f"{key}.permutation_p": 0.16,
+        f"{key}.planners": 11,
+    }
+    weak = SY.retrieval_verdict_sentence(nli)
+    assert weak == (
+        "Retrieval against verdicts: Spearman's ρ = 0.46 over notebook 07's 11 planners, bootstrap [-0.20, 0.85] "
+        "(permutation p = 0.160), no evidence of a rank relation at the 0.05 level"
+    )
+    strong = SY.retrieval_verdict_sentence({**nli, f"{key}.rho": -0.8, f"{key}.permutation_p": 0.01})
+    assert strong.endswith("a negative rank relation at the 0.05 level")
+    flat = SY.retrieval_verdict_sentence({**nli, f"{key}.low": float("nan"), f"{key}.permutation_p": float("nan")})
+    assert "bootstrap" not in flat and flat.endswith(
+        "no correlation can be read (one side is the same for every planner)"
+    )
 
 
 def test_significance_lists_both_groups():

@@ -61,7 +61,7 @@ def test_recipe_sentence_says_whether_the_pipeline_trains_with_the_pick():
     chosen = {"learning_rate": 1e-4, "epochs": 3, "validation_macro_f1": 0.5}
     assert VD.recipe_sentence(chosen, {}, True).endswith("train with it (params `nli_averitec.classifier`).")
     off = VD.recipe_sentence(chosen, {"learning_rate": 2e-5, "epochs": 1}, False)
-    assert "does not train with it** (learning rate 2e-05, 1 epochs)" in off
+    assert "does not train with it** (learning rate 2e-05, 1 epoch)" in off
 
 
 def test_learning_rate_sentence_reads_the_chosen_epochs_and_seed_only():
@@ -401,3 +401,67 @@ def test_top_group_ties_what_the_paired_bootstrap_cannot_separate():
         VD.top_group(preds, ["a", "d"], 3, "averitec4", n_resamples=50)
     with pytest.raises(ValueError, match="no setting"):
         VD.top_group(preds, [], 3, "averitec4")
+
+
+def test_the_learning_check_tells_a_verifier_that_learned_from_one_that_did_not():
+    golds = [S, R] * 15
+    majority = ("naive", "reference", -1, golds, [R] * 30)
+    learned = predictions([majority, ("gold", "reference", -1, golds, golds)])
+    check = VD.learning_check(learned, "averitec4", 3, n_resamples=300)
+    assert check["learned"] and check["gold_macro_f1"] == 0.5 and check["p_bootstrap"] < 0.05
+    assert check["majority_macro_f1"] == round(0.5 - check["difference"], 4)
+    assert VD.learning_sentence(check).startswith("**The verifier has learned:** with the gold answers as evidence")
+    # a verifier that gives the majority label whatever it reads: the warning, and what it rules out
+    same = predictions([majority, ("gold", "reference", -1, golds, [R] * 30)])
+    check = VD.learning_check(same, "averitec4", 3, n_resamples=300)
+    assert not check["learned"] and check["difference"] == 0.0
+    text = VD.learning_sentence(check)
+    assert text.startswith("**Warning: the verifier has not learned.** With the gold answers")
+    assert "none of the comparisons of evidence through verdicts below" in text
+    # worse than the majority class, even if "significantly": not learned
+    worse = predictions([majority, ("gold", "reference", -1, golds, [NEE] * 30)])
+    assert not VD.learning_check(worse, "averitec4", 3, n_resamples=300)["learned"]
+    with pytest.raises(ValueError, match="needs the 'gold' and 'naive' settings"):
+        VD.learning_check(predictions([majority]), "averitec4", 3)
+    # the GOLD rows of the k sweep: the check reads the main k's, as the comparison table does
+    swept = predictions([majority, ("gold", "reference", 3, golds, golds), ("gold", "reference", 1, golds, [R] * 30)])
+    assert VD.learning_check(swept, "averitec4", 3, n_resamples=300)["gold_macro_f1"] == 0.5
+    with pytest.raises(ValueError, match="no 'gold' predictions at k = 5"):
+        VD.learning_check(swept[swept["k"] != 3], "averitec4", 5)
+
+
+def test_the_power_sentence_compares_each_difference_with_its_own_test():
+    small = VD.power_sentence({"A": 0.01, "B": -0.02}, {"A": 0.05, "B": 0.06}, "BASE")
+    assert (
+        small.startswith("All 2 differences from BASE (|Δ| up to 0.020) are each smaller") and "0.050 to 0.060" in small
+    )
+    mixed = VD.power_sentence({"A": 0.08, "B": -0.02}, {"A": 0.05, "B": 0.06}, "BASE")
+    assert mixed.startswith("1 of 2 differences from BASE (|Δ| up to 0.020) are each smaller")
+    assert mixed.endswith(
+        "1 of 2 differences from BASE reach the smallest difference their own test detects with 80% power (0.050 to 0.050 macro-F1)."
+    )
+    # a large difference whose own test is weaker: below it, and the sentence shows the MDE it is compared with
+    weak = VD.power_sentence({"A": 0.042, "B": 0.001}, {"A": 0.09, "B": 0.006}, "BASE")
+    assert "(|Δ| up to 0.042)" in weak and "(0.006 to 0.090 macro-F1)" in weak and "median" not in weak
+    with pytest.raises(ValueError, match="same non-empty"):
+        VD.power_sentence({"A": 0.1}, {"B": 0.1}, "BASE")
+
+
+def test_identical_verdicts_are_counted_apart_from_the_tested_differences():
+    both = VD.power_sentence({"A": 0.0, "B": 0.0}, {"A": 0.0, "B": 0.0}, "BASE")
+    assert both == "2 of 2 settings give the same verdict as BASE on every claim: no test can tell them apart."
+    one = VD.power_sentence({"A": 0.01, "B": 0.0}, {"A": 0.0, "B": 0.0}, "BASE")
+    assert one.startswith("1 of 2 settings give the same verdict") and "1 of 1 differences from BASE reach" in one
+    mixed = VD.power_sentence({"A": 0.01, "B": 0.0}, {"A": 0.05, "B": 0.0}, "BASE")
+    assert "All 1 other differences from BASE (|Δ| up to 0.010)" in mixed
+
+
+def test_the_sweep_says_when_its_tables_are_the_studys_not_this_builds():
+    sweep = {"fit_claims": 2761, "validation_claims": 307, "dev_claims": 500}
+    same = {"train_claims": 2761, "validation_claims": 307, "dev_claims": 500}
+    assert VD.sweep_data_sentence(sweep, same) == (
+        "The sweep ran outside the pipeline on 2,761 training, 307 validation, 500 dev claims."
+    )
+    small = VD.sweep_data_sentence(sweep, {"train_claims": 360, "validation_claims": 40, "dev_claims": 60})
+    assert "This build's verifier saw 360 training, 40 validation, 60 dev claims, so the sweep's tables" in small
+    assert [VD.epochs_text(n) for n in (1, 3)] == ["1 epoch", "3 epochs"]

@@ -84,14 +84,18 @@ def compare(a_name: str, a: float, b_name: str, b: float, measure: str, lower_is
     return f"{measure}: {a_name} {a:.3f} against {b_name} {b:.3f}, {a_name} {word}{by}"
 
 
-def association(x: Sequence[float], y: Sequence[float], what: str, alpha: float = 0.05) -> str:
-    """Spearman's rho of two aligned lists with its p-value, and whether it is evidence of a rank relation."""
-    from scipy.stats import spearmanr
-
-    if len(x) != len(y) or len(x) < 3:
-        raise ValueError(f"{what}: need at least 3 aligned pairs, got {len(x)} and {len(y)}")
-    rho, p = spearmanr(x, y)
-    head = f"{what}: Spearman's ρ = {rho:.2f} over {len(x)} pairs (p = {p:.2f})"
+def retrieval_verdict_sentence(nli: Mapping[str, Any], alpha: float = 0.05) -> str:
+    """Does better retrieval go with better verdicts? Notebook 07's one computation of it (the rank correlation
+    of its retrieval measure and macro-F1 over every planner it tests, from the flattened `nli` metrics), so
+    that the synthesis cannot answer the question with another subset of planners or another measure."""
+    key = "averitec.retrieval_vs_verdict_spearman"
+    rho, low, high, p = (nli[f"{key}.{part}"] for part in ("rho", "low", "high", "permutation_p"))
+    planners = nli.get(f"{key}.planners")
+    over = f" over notebook 07's {planners} planners" if planners else " over notebook 07's planners"
+    interval = "" if low != low else f", bootstrap [{low:.2f}, {high:.2f}]"  # NaN: no interval defined
+    head = f"Retrieval against verdicts: Spearman's ρ = {rho:.2f}{over}{interval} (permutation p = {p:.3f})"
+    if p != p:
+        return head + ": no correlation can be read (one side is the same for every planner)"
     if p < alpha:
         return f"{head}, a {'positive' if rho > 0 else 'negative'} rank relation at the {alpha:g} level"
     return f"{head}, no evidence of a rank relation at the {alpha:g} level"

@@ -34,6 +34,11 @@ METRICS = ("accuracy", "macro_f1", "weighted_f1")
 REDUCTIONS = ("averitec4", "averitec3", "averitec2")  # the AVeriTeC label sets, finest first
 
 
+def epochs_text(n: int) -> str:
+    """'1 epoch', '3 epochs'."""
+    return f"{n} epoch" + ("" if int(n) == 1 else "s")
+
+
 # --- 1. training costs ---------------------------------------------------------------------------------
 
 
@@ -56,6 +61,51 @@ def training_table(report: Mapping[str, Any]) -> pd.DataFrame:
             "training time (s)": r["train_seconds"],
         }
     return pd.DataFrame(rows).T
+
+
+def learning_check(
+    preds: pd.DataFrame, label_set: str, k: int, n_resamples: int = 2000, seed: int = 0, alpha: float = 0.05
+) -> dict[str, Any]:
+    """Has the verifier learned? Its verdicts from the gold evidence (at the main `k`, as the comparison table
+    shows them: the GOLD rows repeat per k of the k sweep) against always answering the most frequent train
+    label (NAIVE), first seed, paired bootstrap on macro-F1: `learned` when GOLD is higher and the difference
+    is significant at `alpha`. A verifier that has not learned reads every input alike, so no comparison of
+    evidence through its verdicts means anything."""
+    naive_k = preds.loc[preds["setting"] == V.NAIVE, "k"]
+    if naive_k.empty or not (preds["setting"] == V.GOLD).any():
+        raise ValueError(f"the learning check needs the {V.GOLD!r} and {V.NAIVE!r} settings' predictions")
+    tests = V.against_baseline(preds, (V.NAIVE, naive_k.iloc[0]), label_set, n_resamples, seed, alpha)
+    gold_rows = tests[(tests["setting"] == V.GOLD) & tests["k"].isin([-1, k])]
+    if gold_rows.empty:
+        raise ValueError(f"the learning check found no {V.GOLD!r} predictions at k = {k}")
+    gold = gold_rows.iloc[0]
+    delta, p = float(gold["delta_macro_f1"]), float(gold["p_bootstrap"])
+    return {
+        "gold_macro_f1": round(float(gold["macro_f1"]), 4),
+        "majority_macro_f1": round(float(gold["macro_f1"]) - delta, 4),
+        "difference": round(delta, 4),
+        "p_bootstrap": round(p, 4),
+        "alpha": alpha,
+        "learned": bool(delta > 0 and p < alpha),
+    }
+
+
+def learning_sentence(check: Mapping[str, Any]) -> str:
+    """The first lines of every notebook that reads the verifier: whether it learned, and if not, what
+    cannot be concluded from its verdicts."""
+    figures = (
+        f"with the gold answers as evidence it reaches macro-F1 {check['gold_macro_f1']:.3f} against "
+        f"{check['majority_macro_f1']:.3f} for always answering the most frequent label (difference "
+        f"{check['difference']:+.3f}, paired bootstrap p {check['p_bootstrap']:.3g})"
+    )
+    if check["learned"]:
+        return f"**The verifier has learned:** {figures}, so its verdicts depend on the evidence it reads."
+    return (
+        f"**Warning: the verifier has not learned.** {figures[0].upper()}{figures[1:]}, not distinguishable "
+        f"from guessing at alpha {check['alpha']:g}. Its verdicts barely depend on the evidence, so none of "
+        "the comparisons of evidence through verdicts below (planners, k, scopes, utility, error codes) can "
+        "be concluded from this build: read them as a walk-through of the method."
+    )
 
 
 def training_curves(reports: Mapping[str, Mapping[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -81,15 +131,34 @@ def trained_settings(report: Mapping[str, Any]) -> dict[str, Any]:
 def recipe_sentence(chosen: Mapping[str, Any], trained: Mapping[str, Any], in_use: bool) -> str:
     """The sweep's pick, and whether the pipeline trains with it."""
     pick = (
-        f"The sweep's pick: learning rate {chosen['learning_rate']:g}, {chosen['epochs']} epochs (validation "
+        f"The sweep's pick: learning rate {chosen['learning_rate']:g}, {epochs_text(chosen['epochs'])} (validation "
         f"macro-F1 {chosen['validation_macro_f1']:.3f}). "
     )
     if in_use:
         return pick + "The pipeline's classifiers train with it (params `nli_averitec.classifier`)."
     return pick + (
         f"**The pipeline's classifier does not train with it** (learning rate {trained['learning_rate']:g}, "
-        f"{trained['epochs']} epochs): params.yaml and the sweep disagree."
+        f"{epochs_text(trained['epochs'])}): params.yaml and the sweep disagree."
     )
+
+
+def sweep_data_sentence(sweep: Mapping[str, Any], report: Mapping[str, Any]) -> str:
+    """Which data a committed sweep's tables come from, and whether this build's verifier saw the same: a
+    sweep runs outside the pipeline on the study's data, so a smaller build (the classroom profile) shows the
+    study's sweep, not its own."""
+    counts = {"training": "fit_claims", "validation": "validation_claims", "dev": "dev_claims"}
+    here = {"training": report.get("train_claims"), "validation": report.get("validation_claims")}
+    here["dev"] = report.get("dev_claims")
+    theirs = ", ".join(f"{sweep[key]:,} {part}" for part, key in counts.items() if key in sweep)
+    text = f"The sweep ran outside the pipeline on {theirs} claims."
+    differ = [part for part, key in counts.items() if key in sweep and here.get(part) not in (None, sweep[key])]
+    if differ:
+        ours = ", ".join(f"{here[part]:,} {part}" for part in counts if here.get(part) is not None)
+        text += (
+            f" This build's verifier saw {ours} claims, so the sweep's tables and figures below are the study's, "
+            "not this build's: they explain the recipe, they do not describe this build's model."
+        )
+    return text
 
 
 def learning_rate_sentence(sweep_table: pd.DataFrame, chosen: Mapping[str, Any]) -> str:
@@ -100,7 +169,7 @@ def learning_rate_sentence(sweep_table: pd.DataFrame, chosen: Mapping[str, Any])
         & (sweep_table["epochs"] == chosen["epochs"])
     ].set_index("learning_rate")["best validation macro-F1"]
     return (
-        f"With {chosen['epochs']} epochs, validation macro-F1 by learning rate: "
+        f"With {epochs_text(chosen['epochs'])}, validation macro-F1 by learning rate: "
         + ", ".join(f"{lr:g}: {f1:.3f}" for lr, f1 in same.items())
         + "."
     )
@@ -289,10 +358,47 @@ def comparison_table(main: pd.DataFrame, tests: pd.DataFrame, label_set: str, na
     return table
 
 
+def power_sentence(deltas: Mapping[str, float], mde: Mapping[str, float], baseline: str, power: float = 0.8) -> str:
+    """What "no significant difference" means here: how many of the settings' macro-F1 differences from the
+    baseline are smaller than the minimum detectable difference (MDE) of their own paired test. A setting
+    whose verdicts equal the baseline's on every claim (difference and MDE 0) is counted apart: no test can
+    tell two identical lists apart. Each difference is compared with its own MDE, and the sentence gives the
+    range of the MDEs it compares with, never a median that a difference could exceed."""
+    if not deltas or set(deltas) != set(mde):
+        raise ValueError("need the same non-empty settings in deltas and mde")
+    identical = [s for s in deltas if deltas[s] == 0 and mde[s] == 0]
+    tested = [s for s in deltas if s not in identical]
+    below = [s for s in tested if abs(deltas[s]) < mde[s] or deltas[s] == 0]
+    reach = [s for s in tested if s not in below]
+    parts = []
+    if identical:
+        parts.append(
+            f"{len(identical)} of {len(deltas)} settings give the same verdict as {baseline} on every claim: no "
+            "test can tell them apart."
+        )
+    if below:
+        span = f"|Δ| up to {max(abs(deltas[s]) for s in below):.3f}"
+        mdes = f"{min(mde[s] for s in below):.3f} to {max(mde[s] for s in below):.3f} macro-F1"
+        which = f"All {len(below)}" if not reach else f"{len(below)} of {len(tested)}"
+        rest = "other " if identical else ""
+        parts.append(
+            f"{which} {rest}differences from {baseline} ({span}) are each smaller than the smallest difference "
+            f"their own paired test detects with {power:.0%} power ({mdes}): their non-significance says the test "
+            "cannot see differences this small, not that the settings are equal."
+        )
+    if reach:
+        mdes = f"{min(mde[s] for s in reach):.3f} to {max(mde[s] for s in reach):.3f} macro-F1"
+        parts.append(
+            f"{len(reach)} of {len(tested)} differences from {baseline} reach the smallest difference their own test "
+            f"detects with {power:.0%} power ({mdes})."
+        )
+    return " ".join(parts)
+
+
 def power_paragraph(table: pd.DataFrame, baseline: str, power: float, name: Namer = str) -> str:
-    """`lib.verifier.veracity.power_sentence` over the planners other than the baseline."""
+    """`power_sentence` over the planners other than the baseline."""
     compared = table[(table["kind"] == "planner") & (table["setting"] != baseline)]
-    return V.power_sentence(
+    return power_sentence(
         dict(zip(compared["setting name"], compared["delta_macro_f1"])),
         dict(zip(compared["setting name"], compared["mde_macro_f1"])),
         name(baseline),
@@ -640,7 +746,7 @@ def recipe_line(chosen: Mapping[str, Any], in_use: bool, temperature: float, ece
     """The sweep's recipe, whether the pipeline uses it, and what temperature scaling does to the dev ECE of
     gold-evidence verdicts (`ece`: `calibration`'s table, gold first, before then after)."""
     return (
-        f"- Recipe: the validation sweep picks learning rate {chosen['learning_rate']:g} and {chosen['epochs']} epochs"
+        f"- Recipe: the validation sweep picks learning rate {chosen['learning_rate']:g} and {epochs_text(chosen['epochs'])}"
         + (" (the pipeline's setting)" if in_use else " (**not** the pipeline's setting)")
         + f"; temperature scaling (T = {temperature:.2f}) moves the dev ECE of gold-evidence verdicts from "
         f"{ece.iloc[0]['ECE']:.3f} to {ece.iloc[1]['ECE']:.3f} without changing a verdict."

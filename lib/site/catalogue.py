@@ -4,6 +4,7 @@ the front page and `make all` show (params section `report`, read from the metri
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,24 @@ def headlines(spec: Mapping[str, str], metrics_dir: Path | str = METRICS_DIR) ->
     return out
 
 
+RETRIEVER_NAMES = {"bm25": "BM25", "dense": "dense", "hybrid": "hybrid"}
+SCOPE_NAMES = {"claim": "claim pool", "global": "open collection"}
+_SETTING = re.compile(r"\b(bm25|dense|hybrid)/(claim|global)\b")
+
+
+def unnamed_settings(spec: Mapping[str, Mapping[str, str]]) -> list[str]:
+    """The headlines (`notebook: label`) whose metric rests on one retriever and scope while the label does
+    not name both: the claim's pool and the open collection can give opposite answers, so a headline says
+    which one it shows."""
+    problems = []
+    for name, lines in spec.items():
+        for label, ref in lines.items():
+            m = _SETTING.search(ref)
+            if m and not (RETRIEVER_NAMES[m.group(1)] in label and SCOPE_NAMES[m.group(2)] in label):
+                problems.append(f"{name}: {label}")
+    return problems
+
+
 def store_setting(metrics_dir: Path | str = METRICS_DIR) -> str | None:
     """The store every headline rests on, as one sentence from `store.json` (None before the store's notebook
     ran): its source, whether the dev gold answers are documents in it, and the share of dev claims with a
@@ -75,7 +94,9 @@ def store_setting(metrics_dir: Path | str = METRICS_DIR) -> str | None:
 
 
 def format_value(value: Any) -> str:
-    """A headline number as the pages and `make all` show it: floats to three decimals."""
+    """A headline number as the pages and `make all` show it: floats to three decimals, flags as yes or no."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 

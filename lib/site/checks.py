@@ -1,4 +1,11 @@
-"""The checks students run in the notebooks' exercises: `check("02.1", answer, expected)`.
+"""The checks students run in the notebooks' exercises: `check("02.1", answer, expected, HAND, mistakes)`.
+
+Each check knows the typical wrong answers of its exercise (`mistakes`: what was done wrong, and the value it
+gives, computed by the notebook beside the right one). A failed check says how far off the answer is and,
+when the answer is one of those values, which step went wrong. In a notebook run each check also leaves a
+record (`RECORD_MIME`, invisible in the rendered pages) with the answer, the expected value, the tolerance and
+the mistakes: the tests read it to show that every check tells its mistakes from the right answer, and
+`python -m lib.site.grading` reads it to grade students' copies.
 
 Kept apart from the course builder (`lib.site.course`), so a notebook depends on these few lines only and an
 edit to the site reruns no notebook.
@@ -7,21 +14,74 @@ edit to the site reruns no notebook.
 from __future__ import annotations
 
 import math
+import sys
+from collections.abc import Mapping
 from typing import Any
 
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.display import display
 
-def check(number: str, answer: Any, expected: float, tol: float = 1e-6) -> None:
-    """Exercise `number`'s check: `answer` must be a number within `tol` of `expected` (a value the notebook
-    computed). Prints one line when it passes; raises AssertionError saying what is wrong when it does not."""
-    if answer is None:
-        raise AssertionError(f"Exercise {number}: no answer yet (the answer is None)")
+HAND = 5e-4  # an answer worked out by hand and typed to three decimals passes
+RECORD_MIME = "application/vnd.factcheck-study.exercise+json"
+TEACHER_NOTE = "Note for the teacher"  # on stderr, so the report check (lib.site.reports) lists it
+
+
+def as_number(answer: Any) -> float | None:
+    """The answer as a float, or None when it cannot be read as a number (NaN included)."""
     try:
         value = float(answer)
     except (TypeError, ValueError):
-        raise AssertionError(f"Exercise {number}: expected a number, got {type(answer).__name__} {answer!r}") from None
-    if math.isnan(value) or not abs(value - float(expected)) <= tol:
-        raise AssertionError(
-            f"Exercise {number}: {value:.6g} is not the expected value (tolerance {tol:g}); "
-            "recheck the steps in the task"
+        return None
+    return None if math.isnan(value) else value
+
+
+def verdict(answer: Any, expected: float, tol: float, mistakes: Mapping[str, float] | None = None) -> str | None:
+    """Why `answer` fails the check (None when it passes): not attempted, not a number, or off by how much,
+    with the step that gives exactly that value when it is one of the exercise's `mistakes`."""
+    if answer is None:
+        return "no answer yet (the answer is None)"
+    value = as_number(answer)
+    if value is None:
+        return f"expected a number, got {type(answer).__name__} {answer!r}"
+    expected = float(expected)
+    if abs(value - expected) <= tol:
+        return None
+    off = f"{value:.6g} is off by {value - expected:+.3g} from the expected value (tolerance {tol:g})"
+    known = [what for what, wrong in (mistakes or {}).items() if abs(value - float(wrong)) <= max(tol, 1e-9)]
+    if known:
+        return f"{off}: that is the value you get when you {known[0]}"
+    return f"{off}; recheck the steps in the task"
+
+
+def indistinct(expected: float, tol: float, mistakes: Mapping[str, float] | None) -> list[str]:
+    """The mistakes whose value passes the check: an example that cannot tell them from the right answer."""
+    return [what for what, wrong in (mistakes or {}).items() if abs(float(wrong) - float(expected)) <= tol]
+
+
+def check(
+    number: str, answer: Any, expected: float, tol: float = 1e-6, mistakes: Mapping[str, float] | None = None
+) -> None:
+    """Exercise `number`'s check: `answer` must be a number within `tol` of `expected` (a value the notebook
+    computed). Prints one line when it passes; raises AssertionError saying what is wrong when it does not.
+    `mistakes` maps a typical wrong step ("divide by 10 instead of ...") to the value it gives."""
+    problem = verdict(answer, expected, tol, mistakes)
+    if InteractiveShell.initialized():  # a notebook: leave the record for the tests and the grader
+        record = {
+            "exercise": number,
+            "answer": as_number(answer),
+            "attempted": answer is not None,
+            "expected": float(expected),
+            "tol": tol,
+            "passed": problem is None,
+            "mistakes": {what: float(wrong) for what, wrong in (mistakes or {}).items()},
+        }
+        # an HTML comment beside it: JupyterLab and the code host render that (nothing), not a "no renderer" note
+        display({RECORD_MIME: record, "text/html": f"<!-- exercise {number}: check record -->"}, raw=True)
+    for what in indistinct(expected, tol, mistakes):
+        print(
+            f"Note for the teacher: exercise {number}'s example cannot tell '{what}' from the right answer",
+            file=sys.stderr,
         )
+    if problem is not None:
+        raise AssertionError(f"Exercise {number}: {problem}")
     print(f"Exercise {number}: correct.")

@@ -59,7 +59,7 @@ class ReportSection(Section):
 COURSE_FILE = NOTEBOOKS_DIR / "course.yaml"
 LAB_MINUTES = 90  # one lab session
 BEGIN, END = "# BEGIN SOLUTION", "# END SOLUTION"
-STUB = "# Your code here (then run the check below).\nraise NotImplementedError({!r})"
+STUB = "answer = None\n# Your code here: compute `answer` (then run the check below).\nraise NotImplementedError({!r})"
 _EXERCISE = re.compile(r"^\*\*Exercise (\d\d\.\d+)\*\* \(about (\d+) min(?:, (.+?))?\)\.\s*(.+)", re.S)
 _DEFINITION = re.compile(r'^<a id="([a-z0-9-]+)"></a>\*\*(.+?)\*\*')
 _SOLUTION = re.compile(rf"^([ \t]*){re.escape(BEGIN)}\n.*?^[ \t]*{re.escape(END)}[ \t]*$", re.S | re.M)
@@ -93,12 +93,19 @@ def _tags(cell: Any) -> set[str]:
     return set(cell.get("metadata", {}).get("tags", []))
 
 
-def _read(notebook: Path | str) -> Any:
-
+def _read(notebook: Path | str | nbformat.NotebookNode) -> Any:
+    if isinstance(notebook, nbformat.NotebookNode):
+        return notebook
     return nbformat.read(Path(notebook), as_version=4)
 
 
-def exercises(notebook: Path | str) -> list[Exercise]:
+def checked(source: str) -> str | None:
+    """The number of the exercise a code cell checks (`check("NN.M", ...)`), or None."""
+    m = _CHECK.search(source)
+    return m.group(1) if m else None
+
+
+def exercises(notebook: Path | str | nbformat.NotebookNode) -> list[Exercise]:
     """The exercises of a notebook in order; a malformed `exercise` cell is a CourseError."""
     out = []
     for i, cell in enumerate(_read(notebook).cells):
@@ -239,6 +246,7 @@ class Step(BaseModel):
     model_config = ConfigDict(extra="forbid")
     minutes: int = Field(ge=1, le=LAB_MINUTES)
     do: Line
+    answer: Line | None = None  # the expected answer to a discussion prompt: the teacher's index only
 
 
 class Unit(BaseModel):
@@ -301,6 +309,7 @@ border-radius:1rem;padding:.15rem .7rem;text-decoration:none}
 ul{margin:.2em 0;padding-left:1.2em}dt{font-weight:700;margin-top:.7em}dd{margin-left:1.2em}
 table{border-collapse:collapse}td:first-child{white-space:nowrap}td,th{border-bottom:1px solid var(--line);padding:.3em .6em;text-align:left;vertical-align:top}
 .banner{background:#fff3cd;border:1px solid #e0c060;padding:.7em}
+.answer{background:#eef6ee;border-left:3px solid #5a9a5a;padding:.3em .6em;margin:.3em 0}
 """
 # Run by the headless-browser test (tests/test_course.py): the page records whether it overflows the
 # window horizontally and whether every image loaded, where `chromium --dump-dom` can read it.
@@ -403,7 +412,7 @@ def write_site(
         written.append(reports_dir / file)
     teacher = reports_dir / "teacher" / "index.html"
     teacher.parent.mkdir(parents=True, exist_ok=True)
-    teacher.write_text(_teacher_index(names, info), encoding="utf-8")
+    teacher.write_text(_teacher_index(course, names, info), encoding="utf-8")
     return [*written, teacher]
 
 
@@ -497,16 +506,34 @@ def _glossary_page(terms: Sequence[Definition], info, banner) -> str:
     )
 
 
-def _teacher_index(names, info) -> str:
-    rows = "".join(
-        f'<li><a href="{n}.html">{n[:2]} · {escape(info[n]["title"])}</a> ({len(info[n]["exercises"])} exercises)</li>'
-        for n in names
-    )
+def _teacher_index(course: Course, names, info) -> str:
+    """The teacher's index: each notebook's page with solutions and its lab plan with the expected answers of
+    the discussion prompts; then how to collect and grade the class's answers."""
+    units = []
+    for n in names:
+        steps = "".join(
+            f"<tr><td>{st.minutes} min</td><td>{inline_markdown(st.do)}"
+            + (f'<p class="answer"><b>Expected answer.</b> {inline_markdown(st.answer)}</p>' if st.answer else "")
+            + "</td></tr>"
+            for st in course.notebooks[n].lab
+        )
+        units.append(
+            f'<section id="{n}"><h2><a href="{n}.html">{n[:2]} · {escape(info[n]["title"])}</a></h2>'
+            f"<p>{len(info[n]['exercises'])} exercises; the page shows each check's expected value, its tolerance "
+            f"and the typical mistakes it names.</p><table>{steps}</table></section>"
+        )
     body = (
-        "<h1>Teacher's version</h1><p>The same reports with the worked solutions of the exercises. "
+        "<h1>Teacher's version</h1><p>The same reports with the worked solutions of the exercises, their expected "
+        "values, and the lab plans with the expected answers of the discussion prompts. "
         "<code>python -m lib.site.course exercises --teacher</code> writes the runnable notebooks with solutions; "
         "without <code>--teacher</code>, the students' copies.</p>"
-        f"<ul>{rows}</ul>"
+        "<h2>Grading a class</h2><p>Students hand in their copies of the exercise notebooks, or fill in an answer "
+        "sheet (<code>python -m lib.site.grading sheet --out answers.csv</code>: one row per exercise). "
+        "<code>python -m lib.site.grading grade submissions/ --out grades.csv</code> runs every notebook copy "
+        "afresh against this build's outputs (<code>--root workspaces/classroom</code> for the classroom "
+        "profile's), compares every answer sheet with the executed notebooks' checks, and writes one table: per "
+        "submission and exercise, passed, off by how much (naming the mistake when it is a known one), or not "
+        "attempted.</p>" + "".join(units)
     )
     return _page("Teacher's version", body, up="../")
 

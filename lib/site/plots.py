@@ -1,11 +1,13 @@
-"""`dvc plots show` offline: an HTML template with the chart libraries inlined instead of loaded from a CDN.
+"""`dvc plots show` offline: an HTML template with the chart libraries inlined instead of loaded from a CDN;
+and the one other script the site needs, MathJax for the rendered notebooks' formulas (`mathjax`).
 
 DVC's page loads vega, vega-lite and vega-embed from cdn.jsdelivr.net, so in a lab without internet it is
 blank. `python -m lib.site.plots template` (run by `make setup`) downloads the same versions from the npm
 registry once, checks each tarball against its pinned sha512 integrity (as npm's lockfile does), and writes
 `.dvc/plots/offline.html` with the three scripts inside it; `.dvc/config` names it (`plots.html_template`),
 so `dvc plots show` writes a page that renders anywhere. The tarballs are kept in `.dvc/plots/npm/` (both are
-git-ignored, rebuilt by `make setup`).
+git-ignored, rebuilt by `make setup`). The same command caches MathJax's tarball, from which the `render` stage
+copies one self-contained file (`MATHJAX`: TeX input, SVG output, every extension) beside the notebook pages.
 """
 
 from __future__ import annotations
@@ -42,6 +44,13 @@ PACKAGES = {
         "sha512-wcDyQPE4J5aiCDc3/suH5RQDvrKkjuLkhzUcbOLwEkNF8/+pp17tS0JghzEvAPNRg+5aG1/N2ydixq8Lk3dOlg==",
     ),
 }
+# MathJax 3 in one file that loads nothing more (SVG glyphs, no web fonts): the notebook pages' formulas offline.
+MATHJAX = (
+    "mathjax",
+    "3.2.2",
+    "es5/tex-svg-full.js",
+    "sha512-Bt+SSVU8eBG27zChVewOicYs7Xsdt40qm4+UpHyX7k0/O9NliPc+x77k1/FEsPsjKPZGJvtRZM1vO+geW0OhGw==",
+)
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">{refresh_tag}<title>DVC plots: evidence retrieval for fact verification</title>
 <!-- vega, vega-lite and vega-embed inlined by `python -m lib.site.plots template`: this page needs no network -->
@@ -110,6 +119,12 @@ def write_template(out: Path | str = TEMPLATE, cache: Path | str = PLOTS_DIR / "
     return out
 
 
+def mathjax(cache: Path | str = PLOTS_DIR / "npm", fetch=None) -> str:
+    """MathJax's one-file build (`MATHJAX`), from the cached tarball or the registry, checked."""
+    name, version, member, expected = MATHJAX
+    return script(tarball(name, version, expected, Path(cache), fetch), member)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
         prog="python -m lib.site.plots", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -119,9 +134,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.parse_args(argv)
     try:
         path = write_template()
+        size = len(mathjax())
     except (OSError, IntegrityError) as err:
         raise SystemExit(f"error: {err}") from None
     print(f"{path.relative_to(ROOT)}: vega, vega-lite and vega-embed inlined; `dvc plots show` works offline")
+    print(f"MathJax {MATHJAX[1]} cached ({size / 1e6:.1f} MB script) for the notebook pages' formulas")
 
 
 if __name__ == "__main__":

@@ -21,12 +21,18 @@ import nbformat
 
 from lib.cli import run_main
 from lib.params import section
-from lib.paths import EXECUTED_DIR, METRICS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
+from lib.paths import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
 from lib.site.banner import params_banner
-from lib.site.catalogue import flatten, headline_lines, store_setting
+from lib.site.catalogue import flatten, headline_lines, store_setting, summary
+from lib.site.checks import RECORD_MIME
 from lib.site.course import strip_solutions, write_site
 from lib.site.figures import ALT
 from lib.site.links import EXPLORER_PAGE
+from lib.site.plots import mathjax
+
+TEMPLATES = Path(__file__).parent / "templates"  # `offline`: JupyterLab's page, no CDN, the site's links
+MODULE_FILES = ("templates/offline/index.html.j2", "templates/offline/conf.json")
+MATHJAX_FILE = Path("assets") / "mathjax.js"  # beside the students' pages; the teacher's reach it with ../
 
 
 def with_alt_text(nb):
@@ -44,15 +50,68 @@ def with_alt_text(nb):
     return nb
 
 
-def render_html(executed: Path | str, reports_dir: Path | str = REPORTS_DIR, teacher: bool = False) -> Path:
+def with_expected_values(nb):
+    """A copy of an executed notebook whose exercise checks show the teacher what they compare with: the
+    expected value, the tolerance and the typical mistakes with their values (`lib.site.checks` records)."""
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            rec = (output.get("data") or {}).get(RECORD_MIME)
+            if rec:
+                mistakes = "".join(
+                    f"<li>{html.escape(what)}: {wrong:.6g}</li>" for what, wrong in rec.get("mistakes", {}).items()
+                )
+                output["data"]["text/html"] = (
+                    f'<div class="expected"><b>For the teacher.</b> Exercise {html.escape(rec["exercise"])}: expected '
+                    f"{rec['expected']:.6g} (tolerance {rec['tol']:g}); the typical mistakes it names:<ul>{mistakes}</ul></div>"
+                )
+    return nb
+
+
+def navigation(name: str, teacher: bool, explorer: bool = False) -> list[tuple[str, str]]:
+    """The links atop a notebook page: the site's pages (the explorer where the site has one) and the other
+    version of this notebook."""
+    up = "../" if teacher else ""
+    other = ("Students' version", f"../{name}.html") if teacher else ("Teacher's version", f"teacher/{name}.html")
+    pages = [("Front page", "index.html"), ("Course", "course.html"), ("Glossary", "glossary.html")]
+    if explorer:
+        pages.append(("Evidence explorer", EXPLORER_PAGE))
+    return [(label, up + page) for label, page in pages] + [other]
+
+
+def write_mathjax(reports_dir: Path | str = REPORTS_DIR) -> Path:
+    """MathJax beside the pages (once per reports folder), so their formulas render without a network."""
+    out = Path(reports_dir) / MATHJAX_FILE
+    text = mathjax()
+    if not out.exists() or out.read_text(encoding="utf-8") != text:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    return out
+
+
+def render_html(
+    executed: Path | str, reports_dir: Path | str = REPORTS_DIR, teacher: bool = False, explorer: bool = False
+) -> Path:
     """An executed notebook as a standalone HTML report (code cells kept: the reports teach): the students'
     version, the exercises' solutions replaced by stubs (`lib.site.course.strip_solutions`), or with `teacher`
-    the worked solutions, in `reports_dir/teacher/`."""
+    the worked solutions, in `reports_dir/teacher/`. The page is titled with the notebook's title, links the
+    site's other pages, and needs no network (`TEMPLATES`, `write_mathjax`)."""
     from nbconvert import HTMLExporter
 
     executed = Path(executed)
     nb = nbformat.read(executed, as_version=4)
-    body, _ = HTMLExporter().from_notebook_node(with_alt_text(nb if teacher else strip_solutions(nb)))
+    write_mathjax(reports_dir)
+    exporter = HTMLExporter(
+        template_name="offline",
+        extra_template_basedirs=[str(TEMPLATES)],
+        mathjax_url=("../" if teacher else "") + MATHJAX_FILE.as_posix(),
+    )
+    source = NOTEBOOKS_DIR / executed.name  # an executed notebook may open with a banner instead of its title
+    title = f"{executed.stem[:2]} · {summary(source if source.exists() else executed)[0]}"
+    title += " (teacher's version)" if teacher else ""
+    resources = {"metadata": {"name": title}, "study_nav": navigation(executed.stem, teacher, explorer)}
+    version = with_expected_values(nb) if teacher else strip_solutions(nb)
+    body, _ = exporter.from_notebook_node(with_alt_text(version), resources=resources)
     out = Path(reports_dir) / ("teacher" if teacher else "") / f"{executed.stem}.html"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(body, encoding="utf-8")
@@ -78,13 +137,13 @@ def main(argv: list[str] | None = None) -> None:
     metrics.add_argument("files", nargs="*", help="default: outputs/metrics/*.json")
     args = ap.parse_args(argv)
     if args.cmd == "html":
+        explorer = EXECUTED_DIR / EXPLORER_PAGE  # stage `explorer` (a dep of stage `render`)
         for path in args.executed:
-            render_html(path)
-            render_html(path, teacher=True)
+            render_html(path, explorer=args.index and explorer.exists())
+            render_html(path, teacher=True, explorer=args.index and explorer.exists())
         if args.index:
             report = section("report", args.params)
             note = params_banner(args.params)
-            explorer = EXECUTED_DIR / EXPLORER_PAGE  # stage `explorer` (a dep of stage `render`)
             written = write_site(
                 report["headlines"],
                 args.executed,

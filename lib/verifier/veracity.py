@@ -309,27 +309,6 @@ def against_baseline(
     return pd.DataFrame(rows)
 
 
-def power_sentence(deltas: Mapping[str, float], mde: Mapping[str, float], baseline: str, power: float = 0.8) -> str:
-    """What "no significant difference" means here: how many of the settings' macro-F1 differences from
-    the baseline are smaller than the minimum detectable difference of their paired test."""
-    if not deltas or set(deltas) != set(mde):
-        raise ValueError("need the same non-empty settings in deltas and mde")
-    small = [s for s in deltas if abs(deltas[s]) < mde[s] or deltas[s] == 0]  # no difference reaches nothing
-    m = float(np.median(list(mde.values())))
-    span = f"|Δ| up to {max(abs(d) for d in deltas.values()):.3f}"
-    if len(small) == len(deltas):
-        return (
-            f"All {len(deltas)} differences from {baseline} ({span}) are smaller than the smallest difference the "
-            f"paired test detects with {power:.0%} power (median {m:.3f} macro-F1): a non-significant result "
-            "here says the test cannot see differences this small, not that the settings are equal."
-        )
-    return (
-        f"{len(deltas) - len(small)} of {len(deltas)} differences from {baseline} reach the smallest difference the "
-        f"paired test detects with {power:.0%} power (median {m:.3f} macro-F1); the other {len(small)} are below it, "
-        "so their non-significance says the test cannot see them, not that they are zero."
-    )
-
-
 def nli_verdicts(
     preds: pd.DataFrame,
     setting: str,

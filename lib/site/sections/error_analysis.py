@@ -17,6 +17,7 @@ class SensitivitySection(Section):
 
 
 class ErrorAnalysisSection(Section):
+    nli_dir: Text  # the verifier's reference settings: whether it learned (lib.analysis.verdicts.learning_check)
     planners_dir: Text
     runs: Annotated[list[Text], Field(min_length=1)]
     quantemp_dir: Text

@@ -1,0 +1,219 @@
+"""Grading a class: students' copies of the exercise notebooks, or their answer sheets, into one table.
+
+Every exercise check leaves a record in the executed notebook (`lib.site.checks.RECORD_MIME`): the answer,
+the expected value, the tolerance and the typical mistakes. A student's copy is executed afresh (the kernel
+runs from `--root`, which holds the pipeline's outputs that the checks compare with; a failing cell does not
+stop the run) and its records are read; an answer sheet (`sheet` writes a blank one: one row per exercise,
+the student fills in `answer`) is compared with the records of the reference notebooks the pipeline
+executed.
+
+    python -m lib.site.grading sheet --out answers.csv
+    python -m lib.site.grading grade submissions/ --out grades.csv
+
+Each cell of the table is `passed`, `off by +0.012` (with the mistake it matches, when it is a known one),
+`not attempted`, or what stopped the check (`error: NameError ...`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pandas as pd
+from nbclient import NotebookClient
+
+from lib.cli import NamedError, run_main
+from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, ROOT
+from lib.site.checks import RECORD_MIME, as_number, verdict
+from lib.site.course import CourseError, checked, exercises
+
+PASSED, NOT_ATTEMPTED, PROBLEM = "passed", "not attempted", "cannot be graded"
+SHEET_COLUMNS = ("exercise", "task", "answer")
+CELL_TIMEOUT_S = 600
+
+
+class GradingError(NamedError, ValueError):
+    """A submission or answer sheet that cannot be graded: names the file, the row and what was expected."""
+
+
+def records(nb: Any) -> dict[str, dict]:
+    """The check records of an executed notebook by exercise (the last one, when a check ran twice)."""
+    found: dict[str, dict] = {}
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            rec = out.get("data", {}).get(RECORD_MIME)
+            if rec:
+                found[rec["exercise"]] = dict(rec)
+    return found
+
+
+def cell_errors(nb: Any) -> dict[str, str]:
+    """The error each check cell stopped with before it could record, by exercise."""
+    errors = {}
+    for cell in nb.cells:
+        if cell.cell_type != "code" or not (number := checked(cell.source)):
+            continue
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                errors[number] = f"error: {out['ename']}: {out['evalue']}"[:200]
+    return errors
+
+
+def status(record: Mapping[str, Any] | None, error: str | None = None) -> str:
+    """One cell of the table: passed, off by how much (and the known mistake), not attempted, or the error."""
+    if record is None:
+        return error or NOT_ATTEMPTED
+    if not record.get("attempted", True):
+        return NOT_ATTEMPTED
+    problem = verdict(record["answer"], record["expected"], record["tol"], record.get("mistakes"))
+    if problem is None:
+        return PASSED
+    if record["answer"] is None:
+        return "not a number"
+    off = f"off by {record['answer'] - record['expected']:+.3g}"
+    known = problem.split("that is the value you get when you ", 1)
+    return f"{off} ({known[1]})" if len(known) == 2 else off
+
+
+def execute(path: Path, root: Path, timeout_s: int = CELL_TIMEOUT_S) -> Any:
+    """A student's copy executed from `root`, every cell run even after an error."""
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, timeout=timeout_s, allow_errors=True, resources={"metadata": {"path": str(root)}}).execute()
+    return nb
+
+
+def grade_notebook(path: Path, root: Path, run: bool = True) -> dict[str, str]:
+    """Exercise -> status for one student's copy (executed afresh unless `run` is False)."""
+    try:
+        nb = execute(path, root) if run else nbformat.read(path, as_version=4)
+    except Exception as exc:  # a copy that is not a notebook or whose kernel died: say so, grade the rest
+        raise GradingError(f"{path}: could not be run as a notebook ({type(exc).__name__}: {exc})") from exc
+    numbers = [e.number for e in exercises(nb)]
+    found, errors = records(nb), cell_errors(nb)
+    return {n: status(found.get(n), errors.get(n)) for n in numbers}
+
+
+def reference_records(reference: Path) -> dict[str, dict]:
+    """The records of every executed notebook in `reference` (the pipeline's), by exercise."""
+    found: dict[str, dict] = {}
+    for path in sorted(reference.glob("[0-9][0-9]_*.ipynb")):
+        found.update(records(nbformat.read(path, as_version=4)))
+    if not found:
+        raise GradingError(f"{reference}: no executed notebook with exercise checks (run the pipeline first)")
+    return found
+
+
+def read_sheet(path: Path) -> dict[str, Any]:
+    """Exercise -> answer from an answer sheet (CSV with columns `exercise` and `answer`; empty = none)."""
+    try:
+        sheet = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
+        raise GradingError(f"{path}: not a CSV answer sheet ({exc})") from exc
+    missing = {"exercise", "answer"} - set(sheet.columns)
+    if missing:
+        raise GradingError(f"{path}: an answer sheet needs the columns exercise and answer; missing {sorted(missing)}")
+    answers: dict[str, Any] = {}
+    for row, (number, answer) in enumerate(zip(sheet["exercise"], sheet["answer"]), start=2):
+        number = number.strip()
+        if number in answers:
+            raise GradingError(f"{path}, row {row}: exercise {number} is answered twice")
+        answers[number] = answer.strip() or None
+    return answers
+
+
+def grade_sheet(path: Path, reference: Mapping[str, dict]) -> dict[str, str]:
+    """Exercise -> status for one answer sheet, against the reference records."""
+    answers = read_sheet(path)
+    unknown = sorted(set(answers) - set(reference))
+    if unknown:
+        raise GradingError(f"{path}: no such exercise {unknown}; known: {sorted(reference)}")
+    graded = {}
+    for number, rec in sorted(reference.items()):
+        answer = answers.get(number)
+        value = as_number(answer)
+        attempted = answer is not None
+        if attempted and value is None:
+            graded[number] = f"not a number: {answer!r}"
+            continue
+        graded[number] = status({**rec, "answer": value, "attempted": attempted})
+    return graded
+
+
+def grade(
+    folder: Path | str, root: Path | str = ROOT, reference: Path | str | None = None, run: bool = True
+) -> pd.DataFrame:
+    """One row per submission (a notebook copy or an answer sheet under `folder`), one column per exercise."""
+    folder, root = Path(folder), Path(root)
+    if not folder.is_dir():
+        raise GradingError(f"{folder}: not a folder of submissions")
+    files = sorted(
+        p for p in folder.rglob("*") if p.suffix in (".ipynb", ".csv") and ".ipynb_checkpoints" not in p.parts
+    )
+    if not files:
+        raise GradingError(f"{folder}: no notebook (.ipynb) or answer sheet (.csv) to grade")
+    any_sheet = any(p.suffix == ".csv" for p in files)
+    ref = reference_records(Path(reference or root / EXECUTED_DIR.relative_to(ROOT))) if any_sheet else {}
+    rows = {}
+    for path in files:
+        name = str(path.relative_to(folder))
+        try:
+            rows[name] = grade_sheet(path, ref) if path.suffix == ".csv" else grade_notebook(path, root, run)
+        except (GradingError, CourseError) as err:  # one broken submission: named in its row, the rest graded
+            rows[name] = {PROBLEM: str(err)}
+    table = pd.DataFrame.from_dict(rows, orient="index").sort_index(axis=1).fillna("")
+    if PROBLEM in table:  # last, where a reader of the table looks for it
+        table = table[[c for c in table.columns if c != PROBLEM] + [PROBLEM]]
+    table.index.name = "submission"
+    return table
+
+
+def write_sheet(out: Path | str, notebooks_dir: Path | str = NOTEBOOKS_DIR) -> Path:
+    """A blank answer sheet: one row per exercise of the course, the task's first sentence, an empty answer."""
+    rows = []
+    for path in sorted(Path(notebooks_dir).glob("[0-9][0-9]_*.ipynb")):
+        for ex in exercises(path):
+            rows.append({"exercise": ex.number, "task": ex.task.split(". ")[0][:160], "answer": ""})
+    out = Path(out)
+    _write_csv(pd.DataFrame(rows, columns=list(SHEET_COLUMNS)), out, index=False)
+    return out
+
+
+def _write_csv(frame: pd.DataFrame, out: Path, **kw: Any) -> None:
+    """Through a temporary file beside `out`: a killed run leaves the old file or the new one, never half."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    frame.to_csv(tmp, **kw)
+    tmp.replace(out)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m lib.site.grading", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("sheet", help="write a blank answer sheet (CSV) for the class")
+    s.add_argument("--out", type=Path, default=Path("answers.csv"))
+    g = sub.add_parser("grade", help="grade a folder of students' notebook copies and answer sheets")
+    g.add_argument("folder", type=Path)
+    g.add_argument("--root", type=Path, default=ROOT, help="the checkout or workspace whose outputs the checks read")
+    g.add_argument(
+        "--reference", type=Path, help="executed notebooks for answer sheets (default ROOT/outputs/notebooks)"
+    )
+    g.add_argument("--no-run", action="store_true", help="read the copies' saved outputs instead of running them")
+    g.add_argument("--out", type=Path, help="also write the table as CSV")
+    args = ap.parse_args(argv)
+    if args.command == "sheet":
+        print(f"wrote {write_sheet(args.out)}")
+        return
+    table = grade(args.folder, args.root, args.reference, run=not args.no_run)
+    with pd.option_context("display.max_colwidth", 80, "display.width", 200):
+        print(table.to_string())
+    if args.out:
+        _write_csv(table, args.out)
+        print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    run_main(main)

@@ -1,0 +1,121 @@
+"""lib.site.grading: a class's notebook copies and answer sheets, graded into one table."""
+
+from __future__ import annotations
+
+import copy
+
+import nbformat
+import pandas as pd
+import pytest
+
+from lib.site import course as CO
+from lib.site import grading as GR
+
+MISTAKE = "multiply instead of add"
+
+
+def _exercise_notebook():
+    """Two exercises in the course's format, each checked against a value with one typical mistake."""
+    nb = nbformat.v4.new_notebook()
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    cells = [code("from lib.site.checks import HAND, check")]
+    for n, (a, b) in enumerate([(2, 3), (4, 5)], start=1):
+        cells += [
+            md(f"**Exercise 99.{n}** (about 1 min). Add {a} and {b}. Store it in `answer`."),
+            code(f"# BEGIN SOLUTION\nanswer = {a} + {b}\n# END SOLUTION"),
+            code(f'check("99.{n}", answer, {a} + {b}, HAND, mistakes={{"{MISTAKE}": {a} * {b}}})'),
+        ]
+    for cell, tags in zip(cells, [[], *[["exercise"], ["solution"], ["check"]] * 2]):
+        cell.metadata["tags"] = tags
+    nb.cells = cells
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return nb
+
+
+@pytest.fixture(scope="module")
+def class_folder(tmp_path_factory):
+    """Three students' copies: one right, one wrong (a known mistake, then an unknown one), one untouched."""
+    folder = tmp_path_factory.mktemp("submissions")
+    teacher = _exercise_notebook()
+    nbformat.write(teacher, folder / "right.ipynb")
+    wrong = copy.deepcopy(teacher)
+    wrong.cells[2].source = "answer = 2 * 3"
+    wrong.cells[5].source = "answer = 10"
+    nbformat.write(wrong, folder / "wrong.ipynb")
+    nbformat.write(CO.strip_solutions(teacher), folder / "empty.ipynb")
+    return folder
+
+
+def test_a_folder_of_three_copies_grades_into_the_expected_table(class_folder, tmp_path):
+    table = GR.grade(class_folder)
+    expected = pd.DataFrame(
+        {
+            "99.1": ["not attempted", "passed", f"off by +1 ({MISTAKE})"],
+            "99.2": ["not attempted", "passed", "off by +1"],
+        },
+        index=pd.Index(["empty.ipynb", "right.ipynb", "wrong.ipynb"], name="submission"),
+    )
+    pd.testing.assert_frame_equal(table, expected)
+    GR.main(["grade", str(class_folder), "--out", str(tmp_path / "grades.csv")])
+    assert pd.read_csv(tmp_path / "grades.csv", index_col=0).loc["wrong.ipynb", "99.2"] == "off by +1"
+
+
+def test_answer_sheets_are_graded_against_the_executed_reference(class_folder, tmp_path):
+    reference = tmp_path / "reference"
+    reference.mkdir()
+    nbformat.write(GR.execute(class_folder / "right.ipynb", tmp_path), reference / "99_add.ipynb")
+    sheets = tmp_path / "sheets"
+    sheets.mkdir()
+    (sheets / "ana.csv").write_text("exercise,answer\n99.1,5.0002\n99.2,\n")
+    (sheets / "ben.csv").write_text("exercise,task,answer\n99.1,,6\n99.2,,nine\n")
+    table = GR.grade(sheets, reference=reference)
+    assert table.loc["ana.csv"].tolist() == ["passed", "not attempted"]
+    assert table.loc["ben.csv"].tolist() == [f"off by +1 ({MISTAKE})", "not a number: 'nine'"]
+
+
+def test_bad_sheets_and_folders_are_named(tmp_path):
+    reference = {"99.1": {"exercise": "99.1", "expected": 5.0, "tol": 0.0, "mistakes": {}}}
+    (tmp_path / "twice.csv").write_text("exercise,answer\n99.1,5\n99.1,6\n")
+    with pytest.raises(GR.GradingError, match=r"twice.csv, row 3: exercise 99.1 is answered twice"):
+        GR.grade_sheet(tmp_path / "twice.csv", reference)
+    (tmp_path / "cols.csv").write_text("question,value\n99.1,5\n")
+    with pytest.raises(GR.GradingError, match=r"cols.csv: an answer sheet needs the columns exercise and answer"):
+        GR.grade_sheet(tmp_path / "cols.csv", reference)
+    (tmp_path / "other.csv").write_text("exercise,answer\n42.1,5\n")
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "twice.csv").write_text("exercise,answer\n99.1,5\n99.1,6\n")
+    (folder / "fine.csv").write_text("exercise,answer\n99.1,5\n")
+    ref_dir = tmp_path / "ref"
+    ref_dir.mkdir()
+    table = GR.grade(folder, reference=_reference(ref_dir))
+    assert table.loc["fine.csv", "99.1"] == "passed" and table.loc["fine.csv", "cannot be graded"] == ""
+    assert "row 3: exercise 99.1 is answered twice" in table.loc["twice.csv", "cannot be graded"]
+    with pytest.raises(GR.GradingError, match=r"other.csv: no such exercise \['42.1'\]"):
+        GR.grade_sheet(tmp_path / "other.csv", reference)
+    with pytest.raises(GR.GradingError, match="cols.csv: not a folder of submissions"):
+        GR.grade(tmp_path / "cols.csv")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(GR.GradingError, match=r"empty: no notebook \(.ipynb\) or answer sheet \(.csv\) to grade"):
+        GR.grade(empty)
+
+
+def _reference(folder):
+    """An executed notebook whose only check record expects 5 for exercise 99.1."""
+    from lib.site.checks import RECORD_MIME
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell('check("99.1", answer, 5, 0)')
+    rec = {"exercise": "99.1", "answer": 5.0, "attempted": True, "expected": 5.0, "tol": 0.0, "passed": True}
+    cell.outputs = [nbformat.v4.new_output("display_data", data={RECORD_MIME: {**rec, "mistakes": {}}})]
+    nb.cells = [cell]
+    nbformat.write(nb, folder / "99_add.ipynb")
+    return folder
+
+
+def test_the_blank_sheet_lists_every_exercise_of_the_course(tmp_path):
+    sheet = pd.read_csv(GR.write_sheet(tmp_path / "answers.csv"), dtype=str, keep_default_na=False)
+    assert list(sheet.columns) == ["exercise", "task", "answer"]
+    assert sheet["exercise"].iloc[:3].tolist() == ["01.1", "01.2", "02.1"] and len(sheet) == 21
+    assert set(sheet["answer"]) == {""}
