@@ -1,10 +1,25 @@
-"""How every `python -m lib...` command ends on bad input: one `error: ...` line naming the file, record or
-field, and exit status 1, never a traceback. A bug still shows its traceback."""
+"""How every `python -m lib...` command ends on bad input or when it is stopped: one `error: ...` line naming
+the file, record or field, and a non-zero exit status, never a traceback. A bug still shows its traceback.
+
+Bad input exits 1. SIGTERM and SIGINT (Ctrl-C) stop the command where it is: its child processes (pools,
+notebook kernels) are stopped with it, every output being written is discarded (`lib.outputs` writes whole
+files or none), and it exits 143 or 130, the shell's codes for those signals."""
 
 from __future__ import annotations
 
+import os
+import re
+import signal
 import sys
 from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+
+import psutil
+import pydantic
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 class NamedError(Exception):
@@ -12,11 +27,107 @@ class NamedError(Exception):
     names it and says what was expected: the command line prints the message alone."""
 
 
+class Stopped(BaseException):
+    """The command was stopped by a signal (not an error in what it was given)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.status = 128 + signum
+
+
+def stop_children() -> None:
+    """Kill this process's children and theirs (worker pools, notebook kernels) and wait for them."""
+    try:
+        children = psutil.Process().children(recursive=True)
+    except psutil.Error:
+        return
+    for child in children:  # workers and kernels write nothing of their own: nothing to finish
+        try:
+            child.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(children, timeout=5)
+
+
+_MAIN_PID: list[int] = []  # the process that installed the handlers (forked workers inherit them)
+
+
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    if _MAIN_PID and os.getpid() != _MAIN_PID[0]:  # a forked worker: die as the signal says, quietly
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
+    signal.signal(signum, signal.SIG_IGN)  # a second signal does not interrupt the clean-up
+    stop_children()
+    raise Stopped(signum)
+
+
+def install_signals() -> None:
+    """SIGTERM and SIGINT raise `Stopped` in the main thread, after the children are stopped."""
+    _MAIN_PID[:] = [os.getpid()]
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _on_signal)
+
+
+def made_by(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> str | None:
+    """The pipeline stage whose outputs hold `path` (a file or a file inside an output folder), if any."""
+    try:
+        target = Path(path).resolve()
+        stages = (yaml.safe_load(dvc_yaml.read_text(encoding="utf-8")) or {}).get("stages", {})
+    except (OSError, yaml.YAMLError):
+        return None
+    for name, stage in stages.items():
+        for out in [*stage.get("outs", []), *stage.get("metrics", []), *stage.get("plots", [])]:
+            out = next(iter(out)) if isinstance(out, dict) else out
+            made = (ROOT / str(out)).resolve()
+            if target == made or target.is_relative_to(made):
+                return name
+    return None
+
+
+def missing(err: FileNotFoundError) -> str:
+    """A missing file's message, with the stage that makes it when it is a pipeline output."""
+    text = str(err)
+    # pyarrow's error has no filename, only the path as its message; the OS's quotes it
+    named = [err.filename] if err.filename else re.findall(r"'([^']+)'", text) or [text.strip()]
+    for path in named:
+        stage = made_by(path) if path and "\n" not in str(path) else None
+        if stage is not None:
+            return f"{path}: missing; the pipeline stage `{stage}` makes it (run `dvc repro {stage}`)"
+    return text
+
+
+def settings_error(err: pydantic.ValidationError, limit: int = 200) -> str:
+    """A settings model's refusal as one line: each field (a parameter, or the flag of that name) with what
+    was expected and the value given, quoted to at most `limit` characters."""
+    parts = []
+    for e in err.errors():
+        where = ".".join(str(x) for x in e["loc"]) or err.title
+        given = repr(e.get("input"))
+        given = given if len(given) <= limit else given[:limit] + f"... ({len(given):,} characters)"
+        parts.append(f"{where}: {e['msg']} (got {given})")
+    return f"{err.title}: " + "; ".join(parts)
+
+
 def run_main(main: Callable[[], int | None]) -> None:
-    """Run a command's `main` and exit with its status; a `NamedError` or a missing file becomes one line."""
+    """Run a command's `main` and exit with its status; a `NamedError`, a missing or unwritable file, or a
+    signal becomes one line."""
+    install_signals()
     try:
         status = main()
-    except (NamedError, FileNotFoundError) as err:
+    except Stopped as stop:
+        print(f"error: stopped by {stop}; nothing half-written was left in place", file=sys.stderr)
+        sys.exit(stop.status)
+    except NamedError as err:
         print(f"error: {err}", file=sys.stderr)
+        sys.exit(1)
+    except FileNotFoundError as err:
+        print(f"error: {missing(err)}", file=sys.stderr)
+        sys.exit(1)
+    except pydantic.ValidationError as err:
+        print(f"error: {settings_error(err)}", file=sys.stderr)
+        sys.exit(1)
+    except (PermissionError, IsADirectoryError, NotADirectoryError) as err:
+        print(f"error: {err.filename or ''}: {err.strerror or err}", file=sys.stderr)
         sys.exit(1)
     sys.exit(status or 0)

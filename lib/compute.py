@@ -9,6 +9,7 @@ and puts the results back in the claims' order, so both backends return the same
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import socket
 from collections.abc import Callable, Sequence
@@ -81,6 +82,11 @@ def _ray(settings: ComputeSettings):
     if not ray.is_initialized():
         address = settings.address or os.environ.get("RAY_ADDRESS")
         if address:
+            if address.startswith("ray://") and importlib.util.find_spec("grpc") is None:
+                raise ComputeError(
+                    f"compute.address {address!r}: the ray:// form needs Ray's client (pip install 'ray[client]'); "
+                    "or give the cluster's host:port"
+                )
             check_reachable(address)
             ray.init(address=address, runtime_env={"working_dir": str(ROOT), "excludes": NOT_SHIPPED})
         else:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import functools
 import importlib
+import os
 import re
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
@@ -127,13 +128,65 @@ def _yaml_1_2_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
 _Loader.add_constructor("tag:yaml.org,2002:int", _yaml_1_2_int)
 
 
+# A parameter file's size once its aliases are expanded, in YAML nodes (params.yaml: about 1,500). Aliases
+# that refer to aliases grow exponentially (nine levels of nine: 387 million nodes from 25 KB); reading such
+# a file stops here. Raise it with $LIB_MAX_YAML_NODES for a larger file of your own.
+MAX_YAML_NODES = 200_000
+MAX_SHOWN = 200  # characters of a given value quoted in a message
+
+
+def expanded_nodes(node: yaml.Node, limit: int) -> int:
+    """How many nodes `node` stands for with every alias expanded, counting up to just past `limit`."""
+    sizes: dict[int, int] = {}
+
+    def size(n: yaml.Node) -> int:
+        if id(n) in sizes:
+            return sizes[id(n)]
+        total = 1
+        if isinstance(n, yaml.SequenceNode):
+            children = n.value
+        elif isinstance(n, yaml.MappingNode):
+            children = [x for pair in n.value for x in pair]
+        else:
+            children = []
+        for child in children:
+            total += size(child)
+            if total > limit:
+                break
+        sizes[id(n)] = min(total, limit + 1)
+        return sizes[id(n)]
+
+    return size(node)
+
+
+def shown(value: Any, limit: int = MAX_SHOWN) -> str:
+    """`repr(value)` cut to `limit` characters, with the full length named when cut."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
 def read_yaml(path: Path | str) -> Any:
-    """A YAML file with YAML 1.2 floats; a syntax error names the file and line."""
+    """A YAML file with YAML 1.2 floats; a syntax error names the file and line; a file whose aliases expand
+    past `MAX_YAML_NODES` nodes is refused before it is built."""
     path = Path(path)
     if not path.is_file():
         raise ParamsError(path, ["no such file" if not path.exists() else "not a file"])
+    limit = int(os.environ.get("LIB_MAX_YAML_NODES", MAX_YAML_NODES))
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+        loader = _Loader(path.read_text(encoding="utf-8"))
+        try:
+            node = loader.get_single_node()
+            if node is not None and expanded_nodes(node, limit) > limit:
+                raise ParamsError(
+                    path,
+                    [
+                        f"its aliases expand past {limit:,} YAML nodes (an alias bomb?); "
+                        "set $LIB_MAX_YAML_NODES to read a larger file"
+                    ],
+                )
+            return None if node is None else loader.construct_document(node)
+        finally:
+            loader.dispose()
     except yaml.YAMLError as err:
         raise ParamsError(path, [f"not valid YAML: {err}".replace("\n", " ")]) from None
     except UnicodeDecodeError as err:
@@ -181,13 +234,13 @@ def subset(values: list[str], allowed: list[str], name: str, where: str) -> None
     """A model check: every one of `values` is in `allowed` (`name` and `where` say which keys)."""
     missing = [v for v in values if v not in allowed]
     if missing:
-        raise ValueError(f"{name} names {missing}, which are not in {where} {allowed}")
+        raise ValueError(f"{name} names {shown(missing)}, which are not in {where} {allowed}")
 
 
 def member(value: Any, allowed: list[Any], name: str, where: str) -> None:
     """A model check: `value` is one of `allowed`."""
     if value not in allowed:
-        raise ValueError(f"{name} = {value!r} is not one of {where} {allowed}")
+        raise ValueError(f"{name} = {shown(value)} is not one of {where} {allowed}")
 
 
 # --------------------------------------------------------------------------- checking
@@ -214,12 +267,12 @@ def problems(err: ValidationError, prefix: tuple[Any, ...] = ()) -> list[str]:
         elif e["type"] == "missing":
             lines.append(f"{key}: required key is missing")
         elif e["type"] == "string_pattern_mismatch" and e.get("ctx", {}).get("pattern") == r"\S":
-            lines.append(f"{key}: expected some text, got {e['input']!r}")
+            lines.append(f"{key}: expected some text, got {shown(e['input'])}")
         elif e["type"] == "value_error":
             lines.append(f"{key}: {e['msg'].removeprefix('Value error, ')}")
         else:
             hint = " (write true or false, without quotes)" if e["type"] == "bool_type" else ""
-            lines.append(f"{key}: {e['msg']}{hint}, got {e['input']!r}")
+            lines.append(f"{key}: {e['msg']}{hint}, got {shown(e['input'])}")
     return sorted(dict.fromkeys(lines))
 
 

@@ -14,6 +14,7 @@ import importlib
 import shutil
 from pathlib import Path
 
+from lib import outputs as OUT
 from lib.cli import run_main
 from lib.paths import NLTK_DATA_DIR
 
@@ -102,7 +103,7 @@ def build_wordnet(target: Path = NLTK_DATA_DIR, source: Path = DEBIAN_WORDNET) -
     out.mkdir(parents=True, exist_ok=True)
     for f in WORDNET_FILES:
         shutil.copyfile(source / f, out / f)
-    (out / "lexnames").write_text(lexnames_text(), encoding="utf-8")
+    OUT.write_text(out / "lexnames", lexnames_text())
     return out
 
 
@@ -112,12 +113,10 @@ def build_punkt(target: Path = NLTK_DATA_DIR, language: str = "english") -> Path
     model = importlib.import_module(f"punkt.data.{language}")
     out = target / "tokenizers" / "punkt_tab" / language
     out.mkdir(parents=True, exist_ok=True)
-    (out / "abbrev_types.txt").write_text("\n".join(sorted(model.ABBREV_TYPES)), encoding="utf-8")
-    (out / "sent_starters.txt").write_text("\n".join(sorted(model.SENT_STARTERS)), encoding="utf-8")
-    (out / "collocations.tab").write_text("\n".join("\t".join(p) for p in sorted(model.COLLOCATIONS)), encoding="utf-8")
-    (out / "ortho_context.tab").write_text(
-        "\n".join(f"{k}\t{v}" for k, v in sorted(model.ORTHO_CONTEXT.items())), encoding="utf-8"
-    )
+    OUT.write_text(out / "abbrev_types.txt", "\n".join(sorted(model.ABBREV_TYPES)))
+    OUT.write_text(out / "sent_starters.txt", "\n".join(sorted(model.SENT_STARTERS)))
+    OUT.write_text(out / "collocations.tab", "\n".join("\t".join(p) for p in sorted(model.COLLOCATIONS)))
+    OUT.write_text(out / "ortho_context.tab", "\n".join(f"{k}\t{v}" for k, v in sorted(model.ORTHO_CONTEXT.items())))
     return out
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import time
@@ -32,6 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from lib import outputs as OUT
 from lib.cli import run_main
 from lib.closure import ROOT, stages
 
@@ -41,6 +43,7 @@ BEGIN, END = "<!-- timings: begin (python -m lib.timing table --readme README.md
 
 COSTS_ENV = "LIB_TIMING_COSTS"
 KINDS = ("planning", "retrieval", "verification")
+STOPS = (signal.SIGTERM, signal.SIGINT)
 
 
 def hardware() -> dict[str, Any]:
@@ -129,10 +132,7 @@ def record(
     }
     if per_claim:
         body["per_claim"] = per_claim
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(body, indent=2) + "\n")
-    os.replace(tmp, path)
-    return path
+    return OUT.write_json(path, body)
 
 
 def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMINGS_DIR) -> int:
@@ -150,10 +150,21 @@ def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMI
     start = time.perf_counter()
     try:
         try:
-            code = subprocess.call(command, env=env)
+            child = subprocess.Popen(command, env=env)
         except FileNotFoundError as err:
             print(f"error: cannot run {command[0]!r}: {err}", file=sys.stderr)
             return 127
+        # a signal goes on to the command, which stops itself cleanly (lib.cli); the timer waits for it
+        before = {sig: signal.signal(sig, lambda signum, _frame: child.send_signal(signum)) for sig in STOPS}
+        try:
+            code = child.wait()
+        finally:
+            for sig, handler in before.items():
+                signal.signal(sig, handler)
+        if code < 0:  # killed by a signal: the shell's status for it (143 for SIGTERM), not 256 - signal
+            code = 128 - code
+        if code != 0 and stage:
+            restore_outputs(stage)
         if code == 0 and stage:
             lines = costs.read_text(encoding="utf-8").splitlines() if costs.exists() else []
             record(stage, time.perf_counter() - start, command, out_dir, [json.loads(x) for x in lines if x])
@@ -161,6 +172,37 @@ def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMI
     finally:
         if costs is not None:
             costs.unlink(missing_ok=True)
+
+
+def tracked_outputs(stage: str, root: Path = ROOT) -> list[str]:
+    """The git-tracked files among a stage's outputs (its `cache: false` metrics, plots and notebooks)."""
+    spec = stages().get(stage, {})
+    outs = [
+        next(iter(o)) if isinstance(o, dict) else o for key in ("outs", "metrics", "plots") for o in spec.get(key, [])
+    ]
+    if not outs:
+        return []
+    listed = subprocess.run(["git", "ls-files", "--", *map(str, outs)], cwd=root, capture_output=True, text=True)
+    return listed.stdout.split() if listed.returncode == 0 else []
+
+
+def restore_outputs(stage: str, root: Path = ROOT) -> list[str]:
+    """After a failed or stopped stage: put back the committed version of each git-tracked output that DVC
+    removed before the run, so a stop never leaves a committed metrics file or executed notebook missing.
+    Returns the restored paths; when git cannot, says in one line how to."""
+    gone = [p for p in tracked_outputs(stage, root) if not (root / p).exists()]
+    if not gone:
+        return []
+    done = subprocess.run(["git", "checkout", "HEAD", "--", *gone], cwd=root, capture_output=True, text=True)
+    if done.returncode != 0:
+        print(
+            f"error: stage {stage} removed {len(gone)} committed file(s); restore them with `git checkout HEAD -- "
+            f"{' '.join(gone)}`",
+            file=sys.stderr,
+        )
+        return []
+    print(f"stage {stage} did not finish: restored the committed {', '.join(gone)}", file=sys.stderr)
+    return gone
 
 
 def read(out_dir: Path | str = TIMINGS_DIR) -> dict[str, dict]:
@@ -199,7 +241,7 @@ def write_readme(readme: Path | str, text: str) -> None:
         raise SystemExit(f"{readme}: the markers {BEGIN!r} and {END!r} are missing")
     head, rest = body.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    readme.write_text(f"{head}{BEGIN}\n{text}\n{END}{tail}", encoding="utf-8")
+    OUT.write_text(readme, f"{head}{BEGIN}\n{text}\n{END}{tail}")
 
 
 def stage_order() -> list[str]:

@@ -43,3 +43,114 @@ def test_a_missing_params_section_ends_a_command_with_one_line(tmp_path, capsys)
     with pytest.raises(SystemExit) as end:
         run_main(lambda: section("store", tmp_path / "params.yaml"))
     assert end.value.code == 1 and "no section 'store' (sections: profile)" in capsys.readouterr().err
+
+
+STOPPABLE = """
+import sys, time
+from concurrent.futures import ProcessPoolExecutor
+from lib import outputs as OUT
+from lib.cli import run_main
+
+def slow(x):
+    time.sleep(60)
+
+def main():
+    with OUT.atomic(sys.argv[1]) as tmp:
+        tmp.write_text("half")
+        with ProcessPoolExecutor(2) as pool:
+            futures = [pool.submit(slow, i) for i in range(4)]
+            while len(pool._processes or {}) < 2:
+                time.sleep(0.05)
+            print("working", flush=True)
+            [f.result() for f in futures]
+
+run_main(main)
+"""
+
+
+def _children_of(pid: int) -> list[int]:
+    import psutil
+
+    try:
+        return [c.pid for c in psutil.Process(pid).children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return []
+
+
+@pytest.mark.parametrize(("signum", "status"), [(15, 143), (2, 130)])
+def test_a_signal_stops_the_command_with_its_workers_and_no_half_output(tmp_path, signum, status):
+    import subprocess
+    import sys
+
+    import psutil
+
+    from lib.paths import ROOT
+
+    script = tmp_path / "stoppable.py"
+    script.write_text(STOPPABLE)
+    out = tmp_path / "out" / "result.txt"
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout.readline().strip() == "working"
+    workers = _children_of(proc.pid)
+    assert workers
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == status
+    assert err.strip().splitlines()[-1].startswith("error: stopped by SIG")
+    assert not [w for w in workers if psutil.pid_exists(w) and psutil.Process(w).status() != psutil.STATUS_ZOMBIE]
+    assert not out.exists() and list(out.parent.iterdir()) == []  # neither the output nor its temporary
+
+
+def test_a_missing_pipeline_output_names_the_stage_that_makes_it(capsys):
+    import pandas as pd
+
+    from lib.cli import made_by, missing
+
+    assert made_by("outputs/runs/runs.parquet") == "runs"
+    assert made_by("outputs/metrics/retrieval.json") == "retrieval_metrics"
+    assert made_by("data/averitec/dev.json") is None
+    with pytest.raises(FileNotFoundError) as err:
+        pd.read_parquet("outputs/nli/planners/no-such-file.parquet")
+    assert missing(err.value).endswith("the pipeline stage `nli_planners` makes it (run `dvc repro nli_planners`)")
+    with pytest.raises(SystemExit) as end:
+        run_main(lambda: open("outputs/store/nothing-here.parquet"))
+    assert end.value.code == 1
+    assert "`store` makes it" in capsys.readouterr().err
+    assert (
+        missing(FileNotFoundError(2, "No such file", "/elsewhere/x.csv"))
+        == "[Errno 2] No such file: '/elsewhere/x.csv'"
+    )
+
+
+def test_a_refused_setting_or_an_unwritable_file_is_one_line(tmp_path, capsys):
+    from lib.compute import ComputeSettings
+
+    with pytest.raises(SystemExit) as end:
+        run_main(lambda: ComputeSettings.model_validate({"backend": "local", "workers": 0}))
+    assert end.value.code == 1
+    line = capsys.readouterr().err
+    assert line.startswith("error: ComputeSettings: workers: Input should be greater than or equal to 1 (got 0)")
+    assert line.count("\n") == 1
+
+    def denied():
+        raise PermissionError(13, "Permission denied", str(tmp_path / "x.json"))
+
+    with pytest.raises(SystemExit):
+        run_main(denied)
+    assert capsys.readouterr().err == f"error: {tmp_path / 'x.json'}: Permission denied\n"
+
+
+def test_a_long_value_is_quoted_short():
+    import pydantic
+
+    from lib.cli import settings_error
+
+    class M(pydantic.BaseModel):
+        n: int
+
+    with pytest.raises(pydantic.ValidationError) as err:
+        M.model_validate({"n": "x" * 10_000})
+    text = settings_error(err.value)
+    assert len(text) < 400 and "(10,002 characters)" in text

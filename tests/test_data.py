@@ -1072,3 +1072,20 @@ def test_a_nul_in_sha256sums_and_a_non_utf8_dvc_config_are_named(tmp_path, capsy
     (clone_root / ".dvc" / "config").write_bytes(b"[core]\n    remote = caf\xe9\n")
     assert checksums.main(["remote-check", str(clone_root)]) == 1
     assert "unreadable DVC config" in capsys.readouterr().err
+
+
+def test_a_long_csv_field_is_read_and_an_overlong_one_is_named(tmp_path, monkeypatch):
+    import lib.data as D
+
+    long_answer = "x" * 200_000  # over Python's default field limit (131,072), a long answer a system may give
+    path = write(tmp_path / "long.csv", f'claim,verdict\n"{long_answer}",True\n')
+    assert D.read_csv_records(path, ("claim", "verdict"))[0][1]["claim"] == long_answer
+    monkeypatch.setattr(D, "MAX_CSV_FIELD", 1000)
+    import csv
+
+    before = csv.field_size_limit(1000)
+    try:
+        with pytest.raises(DataError, match=r"a field longer than 1,000 characters; set \$LIB_MAX_CSV_FIELD"):
+            D.read_csv_records(path, ("claim", "verdict"))
+    finally:
+        csv.field_size_limit(before)

@@ -210,10 +210,18 @@ def test_filled_sheet_and_agreement(tmp_path):
     with pytest.raises(ValueError, match=r"row sheet_id 1, column code:a: unknown manual code 'noisy'"):
         ER.read_filled_sheet(path)
     pd.concat([sheet, sheet.iloc[[0]]]).to_csv(path, index=False)
-    with pytest.raises(ValueError, match=r"claims on more than one row: \['0'\]"):
+    with pytest.raises(ValueError, match=r"rows 2 and 4: claim_id 0 coded twice"):
+        ER.read_filled_sheet(path)
+    pd.concat([sheet, sheet.iloc[[0]].assign(claim_id=" 00", sheet_id=9)]).to_csv(path, index=False)
+    with pytest.raises(
+        ValueError, match=r"rows 2 and 4: claim_id 0 coded twice"
+    ):  # the same claim, written another way
+        ER.read_filled_sheet(path)
+    sheet.assign(claim_id=["0", "x1"]).to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"row 3: claim_id = 'x1'; expected a dev claim id"):
         ER.read_filled_sheet(path)
     sheet[["sheet_id", "claim_id"]].to_csv(path, index=False)
-    with pytest.raises(ValueError, match="needs the columns sheet_id, claim_id and code:<method>"):
+    with pytest.raises(ValueError, match="needs code:<method> columns"):
         ER.read_filled_sheet(path)
 
 

@@ -2,6 +2,7 @@
 the stage end to end against the local stub server (live, then replay byte for byte; off skips)."""
 
 import json
+import math
 
 import pandas as pd
 import pytest
@@ -57,11 +58,13 @@ def test_counts_are_read_from_chatty_answers_in_either_vocabulary(answer):
         (OWN.replace(": 2}", ": 7}"), "supported_above_facts"),
     ],
 )
-def test_unusable_answers_score_zero_with_a_named_reason(answer, reason):
+def test_unusable_answers_leave_the_claim_undefined_with_a_named_reason(answer, reason):
     with pytest.raises(EV.JudgeAnswerError) as err:
         EV.parse_counts(answer)
     assert err.value.reason == reason
-    assert EV.claim_result(answer) == (0.0, 0.0, reason)  # no division by zero, a counted error
+    precision, recall, why = EV.claim_result(answer)  # no division by zero, a counted error, and not a 0
+    assert math.isnan(precision) and math.isnan(recall) and why == reason
+    assert EV.claim_result(None)[2] == "no_answer"  # a failed call
 
 
 def judge(**kw):
@@ -99,9 +102,10 @@ def test_the_new_score_on_a_hand_computed_fixture():
     answers = [OWN.replace(": 5", ": 5").replace(": 2}", ": 4}"), OWN.replace(": 2}", ": 4}"), OWN, "no json"]
     rows = [EV.claim_result(a) for a in answers]
     t = table([r[1] for r in rows], [True, False, True, True]).assign(qa_error=[r[2] for r in rows])
-    assert t["qa_recall"].tolist() == [0.8, 0.8, 0.4, 0.0]
-    s = EV.summarise(t, judge())
-    assert s["new_averitec"] == 0.25 and s["qa_recall"] == pytest.approx(0.5) and s["errors"] == {"no_json": 1}
+    assert t["qa_recall"].tolist()[:3] == [0.8, 0.8, 0.4] and math.isnan(t["qa_recall"].iloc[3])
+    s = EV.summarise(t, judge())  # the undefined claim is left out of the means, and counted
+    assert s["new_averitec"] == pytest.approx(1 / 3) and s["qa_recall"] == pytest.approx(2 / 3)
+    assert s["errors"] == {"no_json": 1} and s["undefined"]["qa"] == 1
     assert s["judge"].startswith("Ev2R judge judge-model (temperature 0, max 3000 tokens, prompt sha256 abababababab)")
     assert s["judge"].endswith("Q+A recall > 0.5 and the right label")
 
@@ -439,9 +443,10 @@ def test_main_scores_the_sections_of_the_params_file(tmp_path, monkeypatch):
     path = tmp_path / "params.yaml"
     path.write_text(yaml.safe_dump(raw))
     seen = []
-    monkeypatch.setattr(EV, "stage", lambda *a: seen.append(a))
+    monkeypatch.setattr(EV, "stage", lambda *a, lenient: seen.append((*a, lenient)))
     EV.main(["--params", str(path)])
-    ((p, llm, av, data_dir, averitec_dir),) = seen
+    ((p, llm, av, data_dir, averitec_dir, lenient),) = seen
+    assert lenient is False
     assert (p["threshold"], llm["timeout"], av["jobs"]) == (0.25, 7, 1)
     assert (data_dir, averitec_dir) == (EV.DATA_DIR, EV.AVERITEC_DIR)
     seen.clear()
@@ -505,3 +510,35 @@ def test_help_names_the_command_and_keeps_the_formulas_laid_out(capsys):
     out = capsys.readouterr().out
     assert out.startswith("usage: python -m lib.averitec.ev2r [-h] [--params PARAMS]")
     assert "\n    precision = supported predicted facts / predicted facts\n" in out
+
+
+def test_a_failing_judge_stops_the_stage_unless_lenient_and_no_score_is_zero(tmp_path, capsys):
+    from lib.cli import NamedError
+
+    data, averitec_dir = stage_inputs(tmp_path)
+    systems = {"systems": {}}
+    p = params(tmp_path, max_claims=2)
+    out = tmp_path / "out"
+    with StubLLM(judge_answer) as stub:
+        stub.faults += ["html"]  # the first judgement: a sign-in page instead of an answer
+        with pytest.raises(NamedError, match=r"Ev2R: 1 judgement\(s\) in 1 run\(s\) are undefined .*--lenient"):
+            EV.stage(p, llm_params("live", stub.base_url), systems, data, averitec_dir, out)
+        assert not (out / "ev2r.parquet").exists() and not (out / "report.json").exists()
+        stub.faults += ["html"]
+        report = EV.stage(p, llm_params("live", stub.base_url), systems, data, averitec_dir, out, lenient=True)
+    assert "left out of the means" in capsys.readouterr().err
+    ((run, modes),) = report["skipped"].items()
+    assert sum(len(ids) for ids in modes.values()) == 1
+    t = pd.read_parquet(out / "ev2r.parquet")
+    assert t[f"{next(iter(modes))}_recall"].isna().sum() == 1  # undefined, not 0.0
+    assert report["ev2r"][run]["undefined"][next(iter(modes))] == 1
+
+
+def test_the_stage_without_the_planners_predictions_names_the_stage_that_makes_them(tmp_path):
+    from lib.cli import NamedError
+
+    data, averitec_dir = stage_inputs(tmp_path)
+    for f in (averitec_dir / "predictions").iterdir():
+        f.unlink()
+    with pytest.raises(NamedError, match=r"no planners' predictions; the pipeline stage `averitec` writes them"):
+        EV.stage(params(tmp_path), llm_params("off"), {"systems": {}}, data, averitec_dir, tmp_path / "out")

@@ -167,8 +167,12 @@ def test_judging_kit_end_to_end(judged, tmp_path):
         ("claim_id,doc_id\n1,g1\n", "needs the columns"),
         ("claim_id,doc_id,relevant\n1,g1,yes\n", "row 2: relevant = 'yes'"),
         ("claim_id,doc_id,relevant\nabc,g1,1\n", "row 2: claim_id"),
-        ("claim_id,doc_id,relevant\n1,g1,1\n1,g1,0\n", "row 3: claim 1, g1 judged twice"),
-        ("claim_id,doc_id,relevant\n1,g1,1\n01, g1 ,0\n", "row 3: claim 1, g1 judged twice"),  # same pair once stripped
+        ("claim_id,doc_id,relevant\n1,g1,1\n1,g1,0\n", "rows 2 and 3: claim_id 1, doc_id g1 judged twice"),
+        (
+            "claim_id,doc_id,relevant\n1,g1,1\n01, g1 ,0\n",
+            "rows 2 and 3: claim_id 1, doc_id g1 judged twice",
+        ),  # stripped
+        ('claim_id,doc_id,relevant\n1,"g1,1\n', "not a CSV judging sheet"),
         ("claim_id,doc_id,relevant\n1,nope,1\n", "row 2: doc_id = 'nope' is not a document of this study"),
         ("claim_id,doc_id,relevant\n9,g1,1\n", "row 2: claim_id = 9 is not a claim of this study"),
         ("", "the file is empty"),

@@ -366,4 +366,62 @@ def test_an_unreachable_ray_address_is_named_within_the_bound():
         server.listen()
         C.check_reachable(f"127.0.0.1:{server.getsockname()[1]}", timeout_s=2)
     with pytest.raises(C.ComputeError, match="did not answer"):
-        C.map_claims(abs, [1], C.ComputeSettings(backend="ray", address=f"ray://127.0.0.1:{port}"))
+        C.map_claims(abs, [1], C.ComputeSettings(backend="ray", address=f"127.0.0.1:{port}"))
+
+
+def test_the_ray_client_form_without_the_client_installed_says_what_to_install(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "grpc" else real(name, *a))
+    with pytest.raises(C.ComputeError, match=r"the ray:// form needs Ray's client \(pip install 'ray\[client\]'\)"):
+        C.map_claims(abs, [1], C.ComputeSettings(backend="ray", address="ray://127.0.0.1:1"))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["synth", "--out", "x", "--claims", "-1"], "--claims must be >= 1, got -1"),
+        (["synth", "--out", "x", "--claims", "0"], "--claims must be >= 1, got 0"),
+        (["retrieve", "--store", "s", "--plan", "p", "--out", "o", "--depth", "-5"], "--depth must be >= 1, got -5"),
+        (["retrieve", "--store", "s", "--plan", "p", "--out", "o", "--depth", "0"], "--depth must be >= 1, got 0"),
+        (["retrieve", "--store", "s", "--plan", "p", "--out", "o", "--chunk-chars", "0"], "--chunk-chars must be >= 1"),
+    ],
+)
+def test_a_count_below_one_is_refused_not_an_empty_result(args, message, capsys):
+    with pytest.raises(SystemExit) as end:
+        K.main(args)
+    assert end.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_the_runs_are_never_written_over_an_input_and_a_range_outside_the_plan_is_named(tiny_study, tmp_path):
+    from lib.cli import NamedError
+
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text('{"claim_id": 0, "queries": ["a"]}\n{"claim_id": 1, "queries": ["b"]}\n')
+    store = tmp_path / "store"
+    K.synthesise(store, ["some text here"], 2, 2, 2, 0)
+    for out in (plan, store / "0.json"):
+        with pytest.raises(NamedError, match="is also an input of this command"):
+            K.main(["retrieve", "--store", str(store), "--plan", str(plan), "--out", str(out)])
+    assert plan.read_text().startswith('{"claim_id": 0')
+    with pytest.raises(
+        NamedError, match=r"--first 5 --last 9: no claim of .* lies in that range \(it plans claims 0 to 1\)"
+    ):
+        K.main(
+            [
+                "retrieve",
+                "--store",
+                str(store),
+                "--plan",
+                str(plan),
+                "--out",
+                str(tmp_path / "r.parquet"),
+                "--first",
+                "5",
+                "--last",
+                "9",
+            ]
+        )
+    with pytest.raises(NamedError, match="is also an input"):
+        K.main(["synth", "--out", str(tiny_study), "--store-dir", str(tiny_study / "store")])

@@ -850,3 +850,28 @@ def test_every_notebook_writes_only_through_the_output_function():
         if left:
             direct[path.stem] = sorted(left)
     assert direct == {}
+
+
+def test_a_notebook_that_fails_leaves_no_half_executed_copy(tmp_path):
+    import nbformat
+    from papermill.exceptions import PapermillExecutionError
+
+    src = tmp_path / "notebooks"
+    src.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    params = nbformat.v4.new_code_cell("x = 1")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# 99 · fails"),
+        params,
+        nbformat.v4.new_code_cell("raise RuntimeError('stop')"),
+    ]
+    nbformat.write(nb, src / "99_fails.ipynb")
+    out = tmp_path / "executed"
+    out.mkdir()
+    (out / "99_fails.ipynb").write_text("the last good run")
+    with pytest.raises(PapermillExecutionError):
+        run_notebook("99_fails", {"x": 2}, out_dir=out, notebooks_dir=src, timeout_s=60)
+    assert (out / "99_fails.ipynb").read_text() == "the last good run"  # papermill wrote a temporary file
+    assert sorted(p.name for p in out.iterdir()) == ["99_fails.ipynb"]

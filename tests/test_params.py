@@ -515,3 +515,25 @@ def test_every_try_it_variation_passes_the_params_check(where, sets):
 
 def test_the_try_it_cells_hold_variations():
     assert len(_try_it_overrides()) >= 25
+
+
+def test_an_alias_bomb_is_refused_before_it_is_built(tmp_path, monkeypatch):
+    lines = ['a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]  # 9**10 nodes from 1 KB
+    path = tmp_path / "params.yaml"
+    path.write_text("\n".join(lines) + "\nretrieval:\n  model: *a9\n")
+    with pytest.raises(P.ParamsError, match=r"aliases expand past 200,000 YAML nodes"):
+        P.read_yaml(path)
+    path.write_text("a: &a [1, 2]\nb: [*a, *a]\n")  # a few aliases are fine
+    assert P.read_yaml(path) == {"a": [1, 2], "b": [[1, 2], [1, 2]]}
+    monkeypatch.setenv("LIB_MAX_YAML_NODES", "5")
+    with pytest.raises(P.ParamsError, match="past 5 YAML nodes"):
+        P.read_yaml(path)
+
+
+def test_a_long_wrong_value_is_quoted_short_in_the_message(tmp_path):
+    raw = yaml.safe_load(paths.PARAMS_FILE.read_text())["retrieval"]
+    raw["main_fusion"] = "y" * 5000
+    with pytest.raises(P.ParamsError) as err:
+        P.check_section("retrieval", raw)
+    assert len(str(err.value)) < 1500 and "(5,002 characters)" in str(err.value)

@@ -11,7 +11,7 @@ from lib.site import reports as RP
 
 def _notebook(tmp_path, *outputs, name="nb.ipynb"):
     nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell("x = 1")
+    cell = nbformat.v4.new_code_cell("x = 1", execution_count=1)
     cell.outputs = list(outputs)
     nb.cells = [nbformat.v4.new_markdown_cell("# title"), cell]
     path = tmp_path / name
@@ -138,3 +138,18 @@ def test_write_metrics_writes_whole_files_and_shows_nothing(tmp_path):
     assert [p.name for p in path.parent.iterdir()] == ["x.json"]  # no temporary file left
     RP.write_metrics({"v": np.float32(0.5)}, path, default=float)
     assert json.loads(path.read_text()) == {"v": 0.5}
+
+
+def test_a_notebook_whose_cells_never_ran_is_a_finding(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# 01"),
+        nbformat.v4.new_code_cell("x = 1"),
+        nbformat.v4.new_code_cell("x"),
+    ]
+    path = tmp_path / "skeleton.ipynb"
+    nbformat.write(nb, path)
+    assert [(f.rule, f.excerpt) for f in RP.scan_notebook(path)] == [("not_executed", "none of its 2 code cells ran")]
+    nb.cells[1].execution_count = 1
+    nbformat.write(nb, path)
+    assert RP.scan_notebook(path) == []

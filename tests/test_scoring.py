@@ -904,3 +904,27 @@ def test_unreadable_prediction_files_are_named_exactly(fixture_claims, tmp_path)
 def test_a_boolean_answer_without_explanation_keeps_the_separator():
     assert SC.compared_answer("Yes", "Boolean") == "Yes. " and SC.compared_answer("Yes", "Extractive") == "Yes"
     assert SC.qa_string("Q?", "No", "Boolean", "it did not") == "Q? No. it did not"
+
+
+def test_writing_over_an_input_or_into_data_is_refused_before_any_work(real_data, tmp_path):
+    from lib.cli import NamedError
+
+    preds = tmp_path / "preds.json"
+    preds.write_bytes((real_data / "averitec" / "dev.json").read_bytes())
+    before = preds.read_bytes()
+    with pytest.raises(NamedError, match="preds.json: is also an input of this command"):
+        SC.main(["--predictions", str(preds), "--to-csv", str(preds)])
+    with pytest.raises(NamedError, match="is also an input of this command"):
+        SC.main(
+            [
+                "--predictions",
+                str(preds),
+                "--references",
+                str(tmp_path / "refs.json"),
+                "--to-csv",
+                str(tmp_path / "refs.json"),
+            ]
+        )
+    assert preds.read_bytes() == before
+    with pytest.raises(NamedError, match="lies inside data/, the study's data kept by DVC"):
+        SC.main(["--predictions", str(preds), "--to-csv", str(real_data / "averitec" / "dev.csv")])

@@ -143,3 +143,45 @@ def test_a_failed_stage_leaves_neither_costs_nor_scratch(tmp_path, monkeypatch):
     child = "from lib import timing as TM; TM.cost('qgen', 'planning', 1.0, 1); raise SystemExit(2)"
     assert TM.run([sys.executable, "-c", child], out_dir=tmp_path) == 2
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_command_killed_by_a_signal_ends_with_the_shells_status(tmp_path, monkeypatch):
+    monkeypatch.setenv("DVC_STAGE", "store")
+    assert (
+        TM.run([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGTERM)"], out_dir=tmp_path)
+        == 143
+    )
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_stopped_stage_gets_its_committed_outputs_back(tmp_path):
+    import subprocess
+
+    import yaml
+
+    root = tmp_path / "repo"
+    (root / "outputs" / "metrics").mkdir(parents=True)
+    metrics = root / "outputs" / "metrics" / "m.json"
+    metrics.write_text('{"a": 1}\n')
+    spec = {
+        "stages": {
+            "nb": {"cmd": "x", "outs": ["outputs/cache"], "metrics": [{"outputs/metrics/m.json": {"cache": False}}]}
+        }
+    }
+    (root / "dvc.yaml").write_text(yaml.safe_dump(spec))
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run([*git, "add", "."], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], cwd=root, check=True)
+    import lib.closure as CLO
+
+    stages = CLO.stages(root / "dvc.yaml")
+    metrics.unlink()  # DVC removes a stage's outputs before running it
+    monkey = pytest.MonkeyPatch()
+    monkey.setattr(TM, "stages", lambda: stages)
+    try:
+        assert TM.restore_outputs("nb", root) == ["outputs/metrics/m.json"]
+        assert metrics.read_text() == '{"a": 1}\n'
+        assert TM.restore_outputs("nb", root) == []  # nothing missing: nothing done
+    finally:
+        monkey.undo()

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from lib import models as M
+from lib import outputs as OUT
 from lib.analysis import utility as U
 from lib.cli import run_main
 from lib.data import labels as LB
@@ -148,10 +149,11 @@ def stage(
     for name, chosen in U.selections(frame, qrels, p.k).items():
         exs = [N.Example(str(i), claims[i].text, tuple(texts[d] for d in chosen[i]), frame_label[i]) for i in ids]
         sel.append(U.verified(model, tok, s, exs, chosen, labels).assign(planner=PLANNER, selection=name))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    frame.to_parquet(out_dir / "candidates.parquet", index=False)
-    pd.concat(sel, ignore_index=True)[U.SELECTION_COLUMNS + U.probability_columns(labels)].to_parquet(
-        out_dir / "selections.parquet", index=False
+    OUT.write_parquet(frame, out_dir / "candidates.parquet", index=False)
+    OUT.write_parquet(
+        pd.concat(sel, ignore_index=True)[U.SELECTION_COLUMNS + U.probability_columns(labels)],
+        out_dir / "selections.parquet",
+        index=False,
     )
     report = {
         "verifier": report_07["verifier"],
@@ -171,7 +173,7 @@ def stage(
         "verifier_calls": int(len(frame) + 2 * len(ids) + len(sel) * len(ids)),
         "seconds": round(time.perf_counter() - start, 1),
     }
-    (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    OUT.write_json(out_dir / "report.json", report)
     return report
 
 

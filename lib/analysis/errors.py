@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 from pydantic import ConfigDict, Field
 
+from lib import sheets as SH
 from lib.data import averitec
 from lib.evaluation.agreement import cohen_kappa
 from lib.evaluation.significance import sign_of
@@ -621,13 +622,12 @@ def read_filled_sheet(path: Path | str) -> pd.DataFrame | None:
     path = Path(path)
     if not path.exists():
         return None
-    sheet = pd.read_csv(path, dtype=str, keep_default_na=False)
+    sheet = SH.read_sheet(path, ["sheet_id", "claim_id"], "coding sheet")
     codes = [c for c in sheet.columns if c.startswith(CODE_PREFIX)]
-    if "claim_id" not in sheet.columns or "sheet_id" not in sheet.columns or not codes:
-        raise ValueError(f"{path}: a coding sheet needs the columns sheet_id, claim_id and code:<method>")
-    twice = sorted(set(sheet.loc[sheet["claim_id"].str.strip().duplicated(), "claim_id"].str.strip()))
-    if twice:
-        raise ValueError(f"{path}: claims on more than one row: {twice}; each claim is coded once")
+    if not codes:
+        raise SH.SheetError(f"{path}: a coding sheet needs code:<method> columns (it has {list(sheet.columns)})")
+    sheet["claim_id"] = SH.integer_column(sheet, "claim_id", path, "a dev claim id")
+    SH.once(sheet, ["claim_id"], path, "coded")  # a copied row would count its codes twice in the agreement
     long = sheet.melt(id_vars=["sheet_id", "claim_id"], value_vars=codes, var_name="method", value_name="manual_code")
     long["method"] = long["method"].str.removeprefix(CODE_PREFIX)
     long["manual_code"] = long["manual_code"].str.strip()
@@ -639,10 +639,6 @@ def read_filled_sheet(path: Path | str) -> pd.DataFrame | None:
             f"{path}: row sheet_id {r['sheet_id']}, column {CODE_PREFIX}{r['method']}: unknown manual code "
             f"{r['manual_code']!r}; use one of {list(ERROR_CODES)}"
         )
-    try:
-        long["claim_id"] = long["claim_id"].str.strip().astype(int)
-    except ValueError as e:
-        raise ValueError(f"{path}: a claim_id is not an integer ({e})") from e
     return long.reset_index(drop=True)
 
 

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field, model_validator
 
+from lib import outputs as OUT
 from lib.cli import run_main
 from lib.data import averitec
 from lib.data import labels as LB
@@ -455,13 +456,14 @@ def stage(
             f"{planner}: {len(fed_all)} candidates (K up to {sizes[-1]}) for {fed_all['claim_id'].nunique()} claims "
             f"({time.perf_counter() - t0:.1f} s)"
         )
-    out_dir.mkdir(parents=True, exist_ok=True)
     candidates = pd.concat(frames, ignore_index=True)
-    candidates.to_parquet(out_dir / "candidates.parquet", index=False)
-    pd.concat(sel_rows, ignore_index=True)[SELECTION_COLUMNS + probability_columns(labels)].to_parquet(
-        out_dir / "selections.parquet", index=False
+    OUT.write_parquet(candidates, out_dir / "candidates.parquet", index=False)
+    OUT.write_parquet(
+        pd.concat(sel_rows, ignore_index=True)[SELECTION_COLUMNS + probability_columns(labels)],
+        out_dir / "selections.parquet",
+        index=False,
     )
-    pd.concat(sweep_rows, ignore_index=True).to_parquet(out_dir / "candidate_sweep.parquet", index=False)
+    OUT.write_parquet(pd.concat(sweep_rows, ignore_index=True), out_dir / "candidate_sweep.parquet", index=False)
     report = {
         "verifier": report_07["verifier"],
         "label_set": label_set,
@@ -479,7 +481,7 @@ def stage(
         "verifier_calls": int(feedback_calls + sum(len(f) for f in sweep_rows)),
         "seconds": round(time.perf_counter() - start, 1),
     }
-    (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    OUT.write_json(out_dir / "report.json", report)
     return report
 
 

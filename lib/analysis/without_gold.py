@@ -15,7 +15,6 @@ the claim's pool, the majority verdict). Notebook 10 sets these figures beside t
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from lib import compute as C
+from lib import outputs as OUT
 from lib.averitec import evidence as E
 from lib.averitec import scoring as SC
 from lib.cli import run_main
@@ -95,7 +95,7 @@ def run(
         evidence[name] = {"qa": round(sm["qa"], 4), "averitec@0.25": round(sm["averitec"]["0.25"], 4)}
         if progress:
             print(f"without gold: scored {name:24s} Q+A {sm['qa']:.4f}")
-    pd.concat(tables, ignore_index=True).to_parquet(out_dir / "scores.parquet", index=False)
+    OUT.write_parquet(pd.concat(tables, ignore_index=True), out_dir / "scores.parquet", index=False)
     metrics = {
         "store": {
             "include_gold": False,
@@ -108,8 +108,7 @@ def run(
         "evidence": evidence,
         "answers": {"retriever": RETRIEVER, "scope": av["scope"], "verdict": "majority"},
     }
-    Path(metrics_path).parent.mkdir(parents=True, exist_ok=True)
-    Path(metrics_path).write_text(json.dumps(metrics, indent=2) + "\n")
+    OUT.write_json(metrics_path, metrics)
     if progress:
         print(f"without_gold: {len(docs):,} documents, done in {time.perf_counter() - start:.0f} s")
     return metrics

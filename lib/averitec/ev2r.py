@@ -34,9 +34,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import operator
 import re
 import string
+import sys
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -48,6 +50,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
+from lib import outputs as OUT
 from lib.averitec import scoring as SC
 from lib.cli import NamedError, run_main
 from lib.data import averitec
@@ -255,11 +258,14 @@ def parse_counts(text: str | None) -> Counts:
 
 
 def claim_result(answer: str | None) -> tuple[float, float, str | None]:
-    """(precision, recall, error reason or None); an unusable answer scores 0 and 0."""
+    """(precision, recall, error reason or None). A failed call or an unusable answer leaves the claim's
+    scores undefined (NaN), never 0: a judge that failed is not evidence that the evidence was poor."""
+    if answer is None:
+        return math.nan, math.nan, "no_answer"
     try:
         c = parse_counts(answer)
     except JudgeAnswerError as err:
-        return 0.0, 0.0, err.reason
+        return math.nan, math.nan, err.reason
     return c.precision, c.recall, None
 
 
@@ -305,8 +311,10 @@ def judge_run(
 def new_score(table: pd.DataFrame, judge: Judge) -> pd.Series:
     """Per claim: 1.0 when its Q+A recall passes the judge's comparison with the threshold and its label
     is right, else 0.0. The mean is the new AVeriTeC score."""
-    passed = COMPARISONS[judge.comparison](table["qa_recall"].to_numpy(), judge.threshold)
-    return pd.Series(np.where(passed & table["correct"].to_numpy(dtype=bool), 1.0, 0.0), index=table.index)
+    recall = table["qa_recall"].to_numpy(dtype=float)
+    passed = COMPARISONS[judge.comparison](np.nan_to_num(recall), judge.threshold)
+    score = np.where(passed & table["correct"].to_numpy(dtype=bool), 1.0, 0.0)
+    return pd.Series(np.where(np.isnan(recall), np.nan, score), index=table.index)  # undefined stays undefined
 
 
 def summarise(table: pd.DataFrame, judge: Judge) -> dict[str, Any]:
@@ -314,6 +322,7 @@ def summarise(table: pd.DataFrame, judge: Judge) -> dict[str, Any]:
     errors = Counter(e for m in MODES for e in table[f"{m}_error"] if isinstance(e, str) and e)
     return {
         "claims": len(table),
+        "undefined": {m: int(table[f"{m}_recall"].isna().sum()) for m in MODES},  # left out of the means below
         **{f"{m}_{x}": float(table[f"{m}_{x}"].mean()) for m in MODES for x in ("precision", "recall")},
         "accuracy": float(table["correct"].mean()),
         "new_averitec": float(new_score(table, judge).mean()),
@@ -323,6 +332,30 @@ def summarise(table: pd.DataFrame, judge: Judge) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- the stage
+
+
+def undefined_claims(tables: Sequence[pd.DataFrame]) -> dict[str, dict[str, list[int]]]:
+    """{run: {mode: claim ids}} of the claims whose score the judge left undefined (failed or unusable)."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for t in tables:
+        for m in MODES:
+            ids = [int(c) for c in t.loc[t[f"{m}_recall"].isna(), "claim_id"]]
+            if ids:
+                out.setdefault(str(t["run"].iloc[0]), {})[m] = ids
+    return out
+
+
+def refuse_undefined(skipped: Mapping[str, Mapping[str, list[int]]], llm: Any, lenient: bool) -> None:
+    """Stop the stage when the judge left any claim undefined, unless `lenient`: then say what was skipped."""
+    if not skipped:
+        return
+    n = sum(len(ids) for modes in skipped.values() for ids in modes.values())
+    what = f"{n} judgement(s) in {len(skipped)} run(s) are undefined (the judge at {llm.settings.base_url or 'api.openai.com'} failed or answered without usable counts; {dict(llm.report().get('errors', {})) or 'see the report'})"
+    if not lenient:
+        raise NamedError(
+            f"Ev2R: {what}; no score was written. Fix the judge, or rerun with --lenient to score the rest"
+        )
+    print(f"Ev2R --lenient: {what}; left out of the means: {dict(skipped)}"[:2000], file=sys.stderr)
 
 
 def judge_settings(p: Mapping[str, Any]) -> tuple[Judge, str]:
@@ -353,7 +386,13 @@ def runs_to_score(
 ) -> dict[str, tuple[str, list[SC.Evidence]]]:
     """Every run the `averitec` stage scored: the planners' predictions it wrote, and the published systems."""
     runs: dict[str, tuple[str, list[SC.Evidence]]] = {}
-    for path in sorted((averitec_dir / "predictions").glob("*.json")):
+    planned = sorted((averitec_dir / "predictions").glob("*.json"))
+    if not planned:  # scoring only the published systems would say nothing of the study's planners
+        raise NamedError(
+            f"{averitec_dir / 'predictions'}: no planners' predictions; the pipeline stage `averitec` writes them "
+            "(run `dvc repro averitec`)"
+        )
+    for path in planned:
         runs[path.stem] = ("planner", SC.load_predictions(path, claims))
     for name, file in averitec_params["systems"].items():
         runs[name] = ("system", SC.load_predictions(data_dir / "averitec" / "systems" / file, claims))
@@ -367,10 +406,12 @@ def stage(
     data_dir: Path | str,
     averitec_dir: Path | str,
     out_dir: Path | str = OUT_DIR,
+    lenient: bool = False,
 ) -> dict[str, Any]:
     """Every run as a 2025 submission CSV with the dev solution beside it; each scored with FEVER-8's
     METEOR path (`meteor.parquet`); with `llm.mode` live or replay, judged by Ev2R (`ev2r.parquet`,
-    whose rows are empty when the judge is off). Returns (and writes) `report.json`."""
+    whose rows are empty when the judge is off). Returns (and writes) `report.json`. A judgement the judge
+    left undefined stops the stage, unless `lenient` (then the means leave it out and the report lists it)."""
 
     data_dir, averitec_dir, out_dir = Path(data_dir), Path(averitec_dir), Path(out_dir)
     judge, template = judge_settings(params)
@@ -389,7 +430,7 @@ def stage(
         meteor.append(t.drop(columns="claim_types").assign(run=run, kind=kind))
         seconds[run] = time.perf_counter() - start
         print(f"2025 METEOR {run:34s} Q+A {t['qa'].mean():.4f}  ({seconds[run]:.1f} s)")
-    pd.concat(meteor, ignore_index=True).to_parquet(out_dir / "meteor.parquet", index=False)
+    OUT.write_parquet(pd.concat(meteor, ignore_index=True), out_dir / "meteor.parquet", index=False)
 
     llm = judge_llm(judge, llm_params, params["cache"])
     llm.cache.path.parent.mkdir(parents=True, exist_ok=True)
@@ -415,9 +456,12 @@ def stage(
             )
         report["ev2r"] = summaries
         report["llm"] = llm.report()
+        report["skipped"] = undefined_claims(tables)
+        refuse_undefined(report["skipped"], llm, lenient)
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=COLUMNS)
-    table.to_parquet(out_dir / "ev2r.parquet", index=False)
-    (out_dir / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    with OUT.together():
+        OUT.write_parquet(table, out_dir / "ev2r.parquet", index=False)
+        OUT.write_json(out_dir / "report.json", report, ensure_ascii=False)
     return report
 
 
@@ -427,6 +471,11 @@ def main(argv: list[str] | None = None) -> None:
         prog="python -m lib.averitec.ev2r", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument(
+        "--lenient",
+        action="store_true",
+        help="when the judge fails on some claims, score the rest and list what was skipped (default: stop)",
+    )
     args = ap.parse_args(argv)
     stage(
         section("averitec_2025", args.params),
@@ -434,6 +483,7 @@ def main(argv: list[str] | None = None) -> None:
         section("averitec", args.params),
         DATA_DIR,
         AVERITEC_DIR,
+        lenient=args.lenient,
     )
 
 

@@ -32,6 +32,7 @@ from typing import Any
 
 import pandas as pd
 
+from lib import outputs as OUT
 from lib.averitec import scoring as SC
 from lib.averitec.section import VERDICT_SOURCES  # noqa: F401 (the verdict sources `verdicts` implements)
 from lib.cli import run_main
@@ -159,7 +160,7 @@ def save_predictions(
     preds: list[dict[str, Any]], path: Path | str, claims: Sequence[averitec.Claim]
 ) -> list[SC.Evidence]:
     """Write official-format predictions, and read them back as the scorer sees any prediction file."""
-    Path(path).write_text(json.dumps(preds, ensure_ascii=False) + "\n")
+    OUT.write_text(path, json.dumps(preds, ensure_ascii=False) + "\n")
     return SC.load_predictions(path, claims)
 
 
@@ -239,7 +240,7 @@ def score_all(
             f"({time.perf_counter() - start:.1f} s)"
         )
     table = pd.concat(tables, ignore_index=True)
-    table.to_parquet(out_dir / "scores.parquet", index=False)
+    OUT.write_parquet(table, out_dir / "scores.parquet", index=False)
     return table
 
 

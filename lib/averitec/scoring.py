@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from lib import outputs as OUT
 from lib.cli import run_main
 from lib.data import DataError, LoadLog, averitec, read_json_records
 from lib.data.labels import AVERITEC_LABELS, normalise_label
@@ -611,14 +612,11 @@ def write_leaderboard(
     claim id. Every answer is one block (a Boolean answer's explanation appended as in `qa_string`); a
     question without answers has none; string evidence (no questions) becomes blocks with empty answers."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
+    with OUT.atomic(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
         w = csv.writer(f)
         w.writerow([*averitec.LEADERBOARD_COLUMNS, "split"])
         for c, e in zip(claims, evidence, strict=True):
             w.writerow([c.claim_id, c.text, leaderboard_evi(leaderboard_pairs(e)), e.label or "", split])
-    tmp.replace(path)  # a killed write leaves the old file, never half a CSV
     return path
 
 
@@ -843,6 +841,7 @@ def main(argv: list[str] | None = None) -> None:
         ap.error("--jobs must be >= 1")
     try:
         if args.to_csv:
+            OUT.refuse_targets([args.to_csv], [args.predictions, args.references])
             claims = averitec.load_averitec("dev", args.references)
             preds = read_predictions(args.predictions, claims, args.lenient)
             out = write_leaderboard(args.to_csv, claims, preds.evidence, args.split)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
@@ -30,6 +31,11 @@ from lib.cli import NamedError
 from lib.data.labels import normalise_label
 
 T = TypeVar("T")
+
+# The longest CSV field read, in characters. Python's default (131,072) refused long answers in 2025
+# submissions as "malformed"; this bound keeps memory in check. Raise it with $LIB_MAX_CSV_FIELD.
+MAX_CSV_FIELD = int(os.environ.get("LIB_MAX_CSV_FIELD", 64 * 2**20))
+csv.field_size_limit(MAX_CSV_FIELD)
 
 # --------------------------------------------------------------------------- errors and logs
 
@@ -178,6 +184,13 @@ def read_csv_records(path: Path | str, required: tuple[str, ...], sep: str = ","
                         raise DataError(path, i, None, f"malformed CSV: {len(values)} fields, header has {len(header)}")
                     rows.append((i, dict(zip(header, values))))
             except csv.Error as err:
+                if "field larger than field limit" in str(err):
+                    raise DataError(
+                        path,
+                        f"near line {reader.line_num}",
+                        None,
+                        f"a field longer than {MAX_CSV_FIELD:,} characters; set $LIB_MAX_CSV_FIELD to read it",
+                    ) from None
                 raise DataError(path, f"near line {reader.line_num}", None, f"malformed CSV: {err}") from err
     except UnicodeDecodeError as err:
         raise DataError(path, "-", None, f"not UTF-8 text ({err})") from None

@@ -29,6 +29,7 @@ import pandas as pd
 from pydantic import Field
 
 from lib import models as MD
+from lib import outputs as OUT
 from lib import timing as TM
 from lib.averitec import evidence as E
 from lib.averitec import scoring as SC
@@ -281,12 +282,10 @@ def build(
     for name, plan in plans.items():
         P.save_plan(plan, out_dir / "plans" / f"{name}.jsonl")
     for name, ts in traces.items():
-        with open(out_dir / "traces" / f"{name}.jsonl", "w", encoding="utf-8") as f:
-            for t in ts:
-                f.write(json.dumps(t.to_json(), ensure_ascii=False) + "\n")
+        OUT.write_lines(out_dir / "traces" / f"{name}.jsonl", (json.dumps(t.to_json(), ensure_ascii=False) for t in ts))
     report["plans"] = {name: P.plan_stats(plan) for name, plan in plans.items()}
     report["llm"] = llm.report()
-    (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    OUT.write_json(out_dir / "report.json", report)
     return report
 
 
@@ -389,11 +388,12 @@ def runs_and_scores(
                 if progress:
                     print(f"scored {name:24s} Q+A {tables[-1]['qa'].mean():.4f}")
     scores = pd.concat(tables, ignore_index=True)
-    runs.to_parquet(gen_dir / "runs.parquet", index=False)
-    answers.to_parquet(gen_dir / "answers.parquet", index=False)
-    scores.to_parquet(gen_dir / "scores.parquet", index=False)
     report.update(claims_scored=len(claims), seconds=round(time.perf_counter() - start, 1))
-    (gen_dir / "runs_report.json").write_text(json.dumps(report, indent=2, default=str) + "\n")
+    with OUT.together():
+        OUT.write_parquet(runs, gen_dir / "runs.parquet", index=False)
+        OUT.write_parquet(answers, gen_dir / "answers.parquet", index=False)
+        OUT.write_parquet(scores, gen_dir / "scores.parquet", index=False)
+        OUT.write_json(gen_dir / "runs_report.json", report, default=str)
     return runs, scores
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lib import outputs as OUT
 from lib import timing as TM
 from lib.cli import run_main
 from lib.data import DataError, averitec
@@ -254,11 +255,10 @@ def heuristic(claims: Iterable[averitec.Claim], width: int = 4, max_queries: int
 
 def save_plan(plan: Mapping[int, Sequence[str]], path: Path | str) -> None:
     """One JSON line per claim, in claim order."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        for cid in sorted(plan):
-            f.write(json.dumps({"claim_id": int(cid), "queries": list(plan[cid])}, ensure_ascii=False) + "\n")
+    OUT.write_lines(
+        path,
+        (json.dumps({"claim_id": int(cid), "queries": list(plan[cid])}, ensure_ascii=False) for cid in sorted(plan)),
+    )
 
 
 def load_plan(path: Path | str) -> Plan:

@@ -16,7 +16,6 @@ the lowest validation loss is kept). `python -m lib.planning.qgen_training` trai
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +25,7 @@ import numpy as np
 from pydantic import ConfigDict, Field
 from tqdm import tqdm
 
+from lib import outputs as OUT
 from lib import training as TR
 from lib.cli import run_main
 from lib.data import averitec, claimdecomp
@@ -296,10 +296,6 @@ def train(
     if best_state is not None:
         with torch.no_grad():
             model.load_state_dict(best_state)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out_dir)
-    tok.save_pretrained(out_dir)
     report = {
         "settings": s.model_dump(),
         "device": device,
@@ -319,7 +315,10 @@ def train(
         "trainable_parameters": int(sum(p.numel() for p in params)),
         "parameters": int(sum(p.numel() for p in model.parameters())),
     }
-    (out_dir / "training.json").write_text(json.dumps(report, indent=2) + "\n")
+    with OUT.atomic_dir(out_dir) as folder:  # the model, its tokenizer and report whole, or the old ones
+        model.save_pretrained(folder)
+        tok.save_pretrained(folder)
+        OUT.write_json(folder / "training.json", report)
     return report
 
 

@@ -11,6 +11,7 @@ from typing import Literal, get_args
 import numpy as np
 from pydantic import ConfigDict
 
+from lib import outputs as OUT
 from lib.models import encode
 from lib.params import NonNegInt, PosInt, Section
 from lib.paths import OUTPUTS_DIR
@@ -26,11 +27,11 @@ GLOBAL_INDEXES: tuple[str, ...] = get_args(GlobalIndexKind)
 def save_embeddings(path_stem: Path | str, keys: Sequence[str], emb: np.ndarray, model: str) -> None:
     """`<stem>.npy` (vectors) and `<stem>.json` (model, keys in row order)."""
     stem = Path(path_stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    np.save(stem.with_suffix(".npy"), emb)
-    stem.with_suffix(".json").write_text(
-        json.dumps({"model": model, "dim": int(emb.shape[1]) if emb.ndim == 2 else 0, "keys": list(keys)}) + "\n"
-    )
+    with OUT.together():
+        with OUT.atomic(stem.with_suffix(".npy")) as tmp:
+            np.save(tmp, emb)
+        meta = {"model": model, "dim": int(emb.shape[1]) if emb.ndim == 2 else 0, "keys": list(keys)}
+        OUT.write_text(stem.with_suffix(".json"), json.dumps(meta) + "\n")
 
 
 def load_embeddings(path_stem: Path | str, model: str | None = None) -> tuple[list[str], np.ndarray]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import random
 import resource
 import time
@@ -36,7 +35,8 @@ import scipy.sparse as sp
 
 from lib import compute as C
 from lib import models as MD
-from lib.cli import run_main
+from lib import outputs as OUT
+from lib.cli import NamedError, run_main
 from lib.data import DataError, averitec
 from lib.data import knowledge_store as KS
 from lib.params import section
@@ -66,20 +66,17 @@ def index_key(texts: Sequence[str], params: BM.BM25Params) -> str:
 def save_index(bm25: BM.BM25, path: Path | str) -> None:
     """The index's scoring state (vocabulary, terms x passages weights, parameters), written atomically:
     a killed run leaves no half index behind."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     w = bm25._weights_t
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(
-        tmp,
-        data=w.data,
-        indices=w.indices,
-        indptr=w.indptr,
-        shape=np.asarray(w.shape),
-        vocab=np.array(json.dumps(list(bm25.vocab), ensure_ascii=False)),
-        params=np.array(json.dumps(bm25.params.model_dump())),
-    )
-    os.replace(tmp, path)
+    with OUT.atomic(path) as tmp:
+        np.savez(
+            tmp,
+            data=w.data,
+            indices=w.indices,
+            indptr=w.indptr,
+            shape=np.asarray(w.shape),
+            vocab=np.array(json.dumps(list(bm25.vocab), ensure_ascii=False)),
+            params=np.array(json.dumps(bm25.params.model_dump())),
+        )
 
 
 @dataclass
@@ -195,9 +192,8 @@ def embed_passages(
         vec = MD.encode(encoder, chunk, settings.batch_size, progress=False).astype(
             np.float16 if settings.fp16 else np.float32
         )
-        tmp = path.with_name(path.name + ".tmp.npy")
-        np.save(tmp, vec)
-        os.replace(tmp, path)
+        with OUT.atomic(path) as tmp:
+            np.save(tmp, vec)
         parts.append(vec)
         counts["encoded"] += 1
     dim = encoder.get_embedding_dimension()
@@ -370,17 +366,16 @@ def synthesise(
     rng = random.Random(seed)
     for cid in ids:
         golds = list((gold or {}).get(cid, []))
-        tmp = out / f"{cid}.json.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            for p in range(pages):
-                body = [source[rng.randrange(len(source))] for _ in range(sentences)]
-                url = f"https://synthetic.example/{cid}/{p}"
-                if p < len(golds):
-                    url = golds[p][0]
-                    body[rng.randrange(sentences)] = golds[p][1]
-                page = {"url": url, "url2text": body, "type": "synthetic", "query": f"claim {cid}"}
-                f.write(json.dumps(page, ensure_ascii=False) + "\n")
-        os.replace(tmp, out / f"{cid}.json")
+        lines = []
+        for p in range(pages):
+            body = [source[rng.randrange(len(source))] for _ in range(sentences)]
+            url = f"https://synthetic.example/{cid}/{p}"
+            if p < len(golds):
+                url = golds[p][0]
+                body[rng.randrange(sentences)] = golds[p][1]
+            page = {"url": url, "url2text": body, "type": "synthetic", "query": f"claim {cid}"}
+            lines.append(json.dumps(page, ensure_ascii=False))
+        OUT.write_lines(out / f"{cid}.json", lines)
     return {"claims": len(ids), "pages": pages, "sentences": sentences, "seed": seed}
 
 
@@ -468,7 +463,11 @@ def main(argv: list[str] | None = None) -> None:
     ret.add_argument("--first", type=int, default=None, help="first claim id (inclusive)")
     ret.add_argument("--last", type=int, default=None, help="last claim id (inclusive)")
     args = ap.parse_args(argv)
+    for flag in ("claims", "pages", "sentences", "depth", "chunk_chars", "batch_size"):
+        if getattr(args, flag, 1) < 1:  # 0 or negative: an empty store or run, or a slice that drops passages
+            ap.error(f"--{flag.replace('_', '-')} must be >= 1, got {getattr(args, flag)}")
     if args.command == "synth":
+        OUT.refuse_targets([args.out], [args.store_dir], folders=True)
         source = source_texts(load_store(args.store_dir).docs["text"])
         gold = None
         if args.gold:
@@ -478,8 +477,14 @@ def main(argv: list[str] | None = None) -> None:
         report = synthesise(args.out, source, args.claims, args.pages, args.sentences, args.seed, gold)
         print(f"synthetic store: {report} -> {args.out}")
         return
+    OUT.refuse_targets([args.out], [args.store, args.plan, args.index_dir, args.emb_dir, args.params])
     plan = P.load_plan(args.plan)
     keep = set(KS.select_claims(sorted(plan), args.first, args.last))
+    if not keep:
+        raise NamedError(
+            f"--first {args.first} --last {args.last}: no claim of {args.plan} lies in that range "
+            f"(it plans claims {min(plan, default='none')} to {max(plan, default='none')})"
+        )
     plan = {cid: qs for cid, qs in plan.items() if cid in keep and qs}
     start = time.perf_counter()
     runs, stats = retrieve_store(
@@ -492,11 +497,7 @@ def main(argv: list[str] | None = None) -> None:
         dense=embedding_settings(args),
         emb_dir=args.emb_dir,
     )
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    runs.to_parquet(tmp, index=False)
-    os.replace(tmp, out)
+    out = OUT.write_parquet(runs, args.out, index=False)
     took = time.perf_counter() - start
     print(
         f"{len(stats)} claims, {int(stats['passages'].sum()):,} passages ({int(stats['empty_url2text'].sum()):,} empty pages "

@@ -29,6 +29,7 @@ from pydantic import Field, model_validator
 from tqdm import tqdm
 
 from lib import models as MD
+from lib import outputs as OUT
 from lib import timing as TM
 from lib.cli import run_main
 from lib.data import averitec
@@ -457,11 +458,11 @@ def main(argv: list[str] | None = None) -> None:
     runs, report, answers = retrieve(
         grid, docs, claims, plans, retrievers(grid, docs, doc_emb, q_emb), workers=grid.workers
     )
-    RUNS_DIR.mkdir(parents=True, exist_ok=True)
-    runs.to_parquet(RUNS_DIR / "runs.parquet", index=False)
-    answers.to_parquet(RUNS_DIR / "answers.parquet", index=False)
     report["seconds"] = round(time.perf_counter() - start, 1)
-    (RUNS_DIR / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    with OUT.together():
+        OUT.write_parquet(runs, RUNS_DIR / "runs.parquet", index=False)
+        OUT.write_parquet(answers, RUNS_DIR / "answers.parquet", index=False)
+        OUT.write_json(RUNS_DIR / "report.json", report)
     n_cfg = len(runs.groupby(CONFIG_COLUMNS, observed=True))
     print(f"retrieve: {n_cfg} configurations, {len(runs):,} ranked rows in {report['seconds']} s -> {RUNS_DIR}")
 

@@ -47,10 +47,15 @@ def verdict(answer: Any, expected: float, tol: float, mistakes: Mapping[str, flo
     if abs(value - expected) <= tol:
         return None
     off = f"{value:.6g} is off by {value - expected:+.3g} from the expected value (tolerance {tol:g})"
-    known = [what for what, wrong in (mistakes or {}).items() if abs(value - float(wrong)) <= max(tol, 1e-9)]
+    known = known_mistake(value, tol, mistakes)
     if known:
-        return f"{off}: that is the value you get when you {known[0]}"
+        return f"{off}: that is the value you get when you {known}"
     return f"{off}; recheck the steps in the task"
+
+
+def known_mistake(value: float, tol: float, mistakes: Mapping[str, float] | None) -> str | None:
+    """The first of the exercise's typical wrong steps whose value `value` equals (within `tol`), if any."""
+    return next((what for what, wrong in (mistakes or {}).items() if abs(value - float(wrong)) <= max(tol, 1e-9)), None)
 
 
 def indistinct(expected: float, tol: float, mistakes: Mapping[str, float] | None) -> list[str]:

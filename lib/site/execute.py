@@ -26,6 +26,7 @@ from typing import Any
 import nbformat
 from nbstripout import strip_output
 
+from lib import outputs as OUT
 from lib.cli import run_main
 from lib.params import ParamsError, section, section_model, settings
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, PARAMS_FILE, ROOT
@@ -59,31 +60,33 @@ def run_notebook(
         raise FileNotFoundError(f"no notebook {src}")
     check_parameters(src, parameters)
     out = Path(out_dir) / f"{name}.ipynb"
-    out.parent.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     start = time.perf_counter()
     before = os.environ.get(PIPELINE_ENV)
     os.environ[PIPELINE_ENV] = PIPELINE_FLAG  # the kernel inherits it: the notebook writes the study's outputs
-    try:
-        pm.execute_notebook(
-            str(src),
-            str(out),
-            parameters=parameters,
-            cwd=str(ROOT),
-            kernel_name="python3",
-            execution_timeout=timeout_s,
-            progress_bar=False,
-            log_output=False,
-        )
-    finally:
-        if before is None:
-            os.environ.pop(PIPELINE_ENV, None)
-        else:
-            os.environ[PIPELINE_ENV] = before
-    nb = nbformat.read(out, as_version=4)
-    if banner:
-        nb.cells.insert(0, nbformat.v4.new_markdown_cell(f"> {banner}", id="profile-banner"))
-    nbformat.write(settle(nb, parameters), out)
+    # papermill writes its notebook as it goes (a skeleton first): it writes a temporary file, renamed over
+    # `out` only once every cell has run, so a stopped run never leaves a half-executed notebook in place
+    with OUT.atomic(out) as tmp:
+        try:
+            pm.execute_notebook(
+                str(src),
+                str(tmp),
+                parameters=parameters,
+                cwd=str(ROOT),
+                kernel_name="python3",
+                execution_timeout=timeout_s,
+                progress_bar=False,
+                log_output=False,
+            )
+        finally:
+            if before is None:
+                os.environ.pop(PIPELINE_ENV, None)
+            else:
+                os.environ[PIPELINE_ENV] = before
+        nb = nbformat.read(tmp, as_version=4)
+        if banner:
+            nb.cells.insert(0, nbformat.v4.new_markdown_cell(f"> {banner}", id="profile-banner"))
+        nbformat.write(settle(nb, parameters), tmp)
     print(f"{name}: executed in {time.perf_counter() - start:.1f} s -> {out}")
     return out
 

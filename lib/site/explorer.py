@@ -28,6 +28,7 @@ from typing import Any
 
 import pandas as pd
 
+from lib import outputs as OUT
 from lib.cli import NamedError, run_main
 from lib.data import averitec
 from lib.paths import DATA_DIR, OUTPUTS_DIR
@@ -245,11 +246,7 @@ def write_page(data: Mapping[str, Any], path: Path | str) -> Path:
     path = Path(path)
     template = (Path(__file__).parent / MODULE_FILES[0]).read_text(encoding="utf-8")
     page = template.replace("@@FIELDS@@", json.dumps(list(FIELDS))).replace("@@PAYLOAD@@", encode(data))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(page, encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return OUT.write_text(path, page)
 
 
 def load(path: Path | str | None = None) -> dict[str, Any]:

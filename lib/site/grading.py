@@ -17,7 +17,6 @@ Each cell of the table is `passed`, `off by +0.012` (with the mistake it matches
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -26,9 +25,10 @@ import nbformat
 import pandas as pd
 from nbclient import NotebookClient
 
+from lib import outputs as OUT
 from lib.cli import NamedError, run_main
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, ROOT
-from lib.site.checks import RECORD_MIME, as_number, verdict
+from lib.site.checks import RECORD_MIME, as_number, known_mistake, verdict
 from lib.site.course import CourseError, checked, exercises
 
 PASSED, NOT_ATTEMPTED, PROBLEM = "passed", "not attempted", "cannot be graded"
@@ -75,8 +75,8 @@ def status(record: Mapping[str, Any] | None, error: str | None = None) -> str:
     if record["answer"] is None:
         return "not a number"
     off = f"off by {record['answer'] - record['expected']:+.3g}"
-    known = problem.split("that is the value you get when you ", 1)
-    return f"{off} ({known[1]})" if len(known) == 2 else off
+    known = known_mistake(record["answer"], record["tol"], record.get("mistakes"))
+    return f"{off} ({known})" if known else off
 
 
 def execute(path: Path, root: Path, timeout_s: int = CELL_TIMEOUT_S) -> Any:
@@ -178,16 +178,8 @@ def write_sheet(out: Path | str, notebooks_dir: Path | str = NOTEBOOKS_DIR) -> P
         for ex in exercises(path):
             rows.append({"exercise": ex.number, "task": ex.task.split(". ")[0][:160], "answer": ""})
     out = Path(out)
-    _write_csv(pd.DataFrame(rows, columns=list(SHEET_COLUMNS)), out, index=False)
+    OUT.write_csv(pd.DataFrame(rows, columns=list(SHEET_COLUMNS)), out, index=False)
     return out
-
-
-def _write_csv(frame: pd.DataFrame, out: Path, **kw: Any) -> None:
-    """Through a temporary file beside `out`: a killed run leaves the old file or the new one, never half."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    frame.to_csv(tmp, **kw)
-    tmp.replace(out)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -211,7 +203,7 @@ def main(argv: list[str] | None = None) -> None:
     with pd.option_context("display.max_colwidth", 80, "display.width", 200):
         print(table.to_string())
     if args.out:
-        _write_csv(table, args.out)
+        OUT.write_csv(table, args.out)
         print(f"wrote {args.out}")
 
 

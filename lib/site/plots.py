@@ -20,6 +20,7 @@ import tarfile
 import urllib.request
 from pathlib import Path
 
+from lib import outputs as OUT
 from lib.cli import NamedError, run_main
 from lib.paths import ROOT
 
@@ -80,10 +81,7 @@ def tarball(name: str, version: str, expected: str, cache: Path = PLOTS_DIR / "n
         data = (fetch or _download)(url)
         if integrity(data) != expected:
             raise IntegrityError(f"{url}: integrity {integrity(data)}, expected {expected}")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".part")
-        tmp.write_bytes(data)
-        tmp.replace(path)  # a killed download never leaves a half file under the final name
+        OUT.write_bytes(path, data)  # a killed download never leaves a half file under the final name
     return data
 
 
@@ -113,10 +111,7 @@ def write_template(out: Path | str = TEMPLATE, cache: Path | str = PLOTS_DIR / "
         + "</script>"
         for name, (version, member, expected) in PACKAGES.items()
     )
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(PAGE.replace("{inline}", inline), encoding="utf-8")
-    return out
+    return OUT.write_text(out, PAGE.replace("{inline}", inline))
 
 
 def mathjax(cache: Path | str = PLOTS_DIR / "npm", fetch=None) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import nbformat
 
+from lib import outputs as OUT
 from lib.cli import run_main
 from lib.params import section
 from lib.paths import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
@@ -84,8 +85,7 @@ def write_mathjax(reports_dir: Path | str = REPORTS_DIR) -> Path:
     out = Path(reports_dir) / MATHJAX_FILE
     text = mathjax()
     if not out.exists() or out.read_text(encoding="utf-8") != text:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
+        OUT.write_text(out, text)
     return out
 
 
@@ -113,9 +113,7 @@ def render_html(
     version = with_expected_values(nb) if teacher else strip_solutions(nb)
     body, _ = exporter.from_notebook_node(with_alt_text(version), resources=resources)
     out = Path(reports_dir) / ("teacher" if teacher else "") / f"{executed.stem}.html"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(body, encoding="utf-8")
-    return out
+    return OUT.write_text(out, body)
 
 
 def main(argv: list[str] | None = None) -> None:

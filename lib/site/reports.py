@@ -21,7 +21,6 @@ exits 1 when there is one; the test suite runs it on the notebooks of the fixtur
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import warnings
@@ -32,6 +31,7 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 
+from lib import outputs as OUT
 from lib.cli import run_main
 from lib.models import quiet_transformers
 from lib.paths import ROOT
@@ -52,7 +52,7 @@ PATTERNS = {
     # A float with seven or more decimals, not part of a longer token (ids, hashes, version strings).
     "raw_float": re.compile(r"(?<![\w.])-?\d+\.\d{7,}(?:e[-+]?\d+)?(?![\w.])"),
 }
-RULES = ("stderr", *PATTERNS, "figure_check", "figure_without_alt")
+RULES = ("stderr", *PATTERNS, "figure_check", "figure_without_alt", "not_executed")
 
 
 PIPELINE_ENV = "STUDY_PIPELINE_RUN"  # set by lib.site.execute for the notebook's kernel, to PIPELINE_FLAG
@@ -89,11 +89,7 @@ def output(path: Path | str) -> Path:
 def write_metrics(metrics: dict, path: Path | str, **dumps: object) -> None:
     """Write a notebook's metrics as indented JSON, through a temporary file renamed into place (a killed
     kernel leaves the previous file, never half of one). Returns nothing, so the cell shows nothing."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(metrics, indent=2, **dumps) + "\n")
-    os.replace(tmp, path)
+    OUT.write_json(path, metrics, **dumps)
 
 
 def shown_path(path: Path | str) -> str:
@@ -174,6 +170,9 @@ def scan_notebook(path: Path | str) -> list[Finding]:
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
     found = []
+    code = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+    if code and all(c.get("execution_count") is None for c in code):
+        found.append(Finding(path.name, 0, "not_executed", f"none of its {len(code)} code cells ran"))
     for i, cell in enumerate(nb.cells):
         for output in cell.get("outputs", []):
             if "image/png" in (output.get("data") or {}) and not (output.get("metadata") or {}).get(

@@ -35,6 +35,7 @@ import pandas as pd
 from pydantic import ConfigDict, Field, model_validator
 
 from lib import compute as C
+from lib import outputs as OUT
 from lib import params as PR
 from lib.cli import run_main
 from lib.data import DataError, averitec
@@ -454,15 +455,15 @@ def build_store(settings: StoreSettings, data_dir: Path | str = DATA_DIR, comput
 def save_store(store: Store, out_dir: Path | str = STORE_DIR) -> None:
     """documents.parquet, hits.parquet, qrels.parquet, qrels.txt (TREC) and build_report.json."""
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     out = store.docs.copy()
     for col in ("path_date", "capture_date", "date"):
         out[col] = out[col].map(lambda d: d.isoformat() if isinstance(d, date) else None)
-    out.to_parquet(out_dir / "documents.parquet", index=False)
-    store.hits.to_parquet(out_dir / "hits.parquet", index=False)
-    store.qrels.to_parquet(out_dir / "qrels.parquet", index=False)
-    write_trec_qrels(store.qrels, out_dir / "qrels.txt")
-    (out_dir / "build_report.json").write_text(json.dumps(store.report, indent=2, sort_keys=True) + "\n")
+    with OUT.together():  # a stopped build leaves the old store whole, never a truncated documents.parquet
+        OUT.write_parquet(out, out_dir / "documents.parquet", index=False)
+        OUT.write_parquet(store.hits, out_dir / "hits.parquet", index=False)
+        OUT.write_parquet(store.qrels, out_dir / "qrels.parquet", index=False)
+        write_trec_qrels(store.qrels, out_dir / "qrels.txt")
+        OUT.write_json(out_dir / "build_report.json", store.report, sort_keys=True)
 
 
 def load_store(store_dir: Path | str = STORE_DIR) -> Store:

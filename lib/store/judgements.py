@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
+from lib import sheets as SH
 from lib.data import averitec
 from lib.evaluation.agreement import cohen_kappa
 from lib.params import PosInt, Section, Threshold
@@ -268,29 +269,13 @@ def read_judging_sheet(
     path = Path(path)
     if not path.exists():
         return None
-    try:
-        sheet = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"{path}: the file is empty; copy the sheet notebook 04 wrote and fill it in") from None
-    missing = sorted({"claim_id", "doc_id", "relevant"} - set(sheet.columns))
-    if missing:
-        raise ValueError(f"{path}: a judging sheet needs the columns {missing} (it has {list(sheet.columns)})")
-    for col in ("claim_id", "doc_id", "relevant"):
-        sheet[col] = sheet[col].str.strip()
+    sheet = SH.read_sheet(path, ["claim_id", "doc_id", "relevant"], "judging sheet (notebook 04)")
     for row, value in zip(sheet.index, sheet["relevant"]):
         if value not in MANUAL and value != "":
-            raise ValueError(f"{path}, row {row + 2}: relevant = {value!r}; expected 1, 0 or blank")
-    for row, value in zip(sheet.index, sheet["claim_id"]):
-        if not value.isdigit():
-            raise ValueError(f"{path}, row {row + 2}: claim_id = {value!r}; expected a dev claim id (an integer)")
+            raise SH.SheetError(f"{path}, row {row + 2}: relevant = {value!r}; expected 1, 0 or blank")
+    sheet["claim_id"] = SH.integer_column(sheet, "claim_id", path, "a dev claim id")
     sheet = sheet[sheet["relevant"] != ""].copy()
-    sheet["claim_id"] = sheet["claim_id"].astype(int)
-    dup = sheet.duplicated(["claim_id", "doc_id"])
-    if dup.any():
-        row = sheet.index[dup][0]
-        raise ValueError(
-            f"{path}, row {row + 2}: claim {sheet.at[row, 'claim_id']}, {sheet.at[row, 'doc_id']} judged twice"
-        )
+    SH.once(sheet, ["claim_id", "doc_id"], path, "judged")
     for col, known, what in [("doc_id", doc_ids, "document"), ("claim_id", claim_ids, "claim")]:
         if known is not None:
             known = set(known)

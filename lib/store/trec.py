@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from lib import outputs as OUT
+
 Qrels = Mapping[str, Mapping[str, int]]  # {qid: {doc_id: grade}}
 Run = Mapping[str, Mapping[str, float]]  # {qid: {doc_id: score}}
 
@@ -17,10 +19,14 @@ def rank(scores: Mapping[str, float]) -> list[str]:
 
 def write_trec_run(run: Run, path: Path | str, tag: str = "study", depth: int | None = None) -> None:
     """TREC run format: `qid Q0 doc_id rank score tag`, ranked as `rank` orders them."""
-    with open(path, "w", encoding="utf-8") as f:
-        for qid in sorted(run, key=lambda q: (len(q), q)):
-            for i, did in enumerate(rank(run[qid])[:depth], start=1):
-                f.write(f"{qid} Q0 {did} {i} {run[qid][did]:.10g} {tag}\n")
+    OUT.write_lines(
+        path,
+        (
+            f"{qid} Q0 {did} {i} {run[qid][did]:.10g} {tag}"
+            for qid in sorted(run, key=lambda q: (len(q), q))
+            for i, did in enumerate(rank(run[qid])[:depth], start=1)
+        ),
+    )
 
 
 def trec_lines(path: Path | str, fields: str) -> Iterable[list[str]]:
@@ -44,10 +50,7 @@ def read_trec_run(path: Path | str) -> dict[str, dict[str, float]]:
 
 def write_trec_qrels(qrels: Qrels, path: Path | str) -> None:
     """TREC qrels format: `qid 0 doc_id grade`, one judgement a line."""
-    with open(path, "w", encoding="utf-8") as f:
-        for qid, docs in qrels.items():
-            for did, grade in docs.items():
-                f.write(f"{qid} 0 {did} {int(grade)}\n")
+    OUT.write_lines(path, (f"{qid} 0 {did} {int(grade)}" for qid, docs in qrels.items() for did, grade in docs.items()))
 
 
 def read_trec_qrels(path: Path | str) -> dict[str, dict[str, int]]:

@@ -17,7 +17,6 @@ The planners' retrieved evidence goes through the saved gold-evidence models in 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -27,6 +26,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
+from lib import outputs as OUT
 from lib.cli import run_main
 from lib.data import averitec
 from lib.data import labels as LB
@@ -150,9 +150,7 @@ RETRIEVED_FILE = NLI_DIR / "training_evidence.parquet"  # stage `training_eviden
 def save_retrieved(evidence: Mapping[int, Sequence[str]], path: Path | str) -> None:
     """Claims' retrieved evidence as a table: claim_id, rank (from 1), text."""
     rows = [(cid, rank, t) for cid, texts in evidence.items() for rank, t in enumerate(texts, start=1)]
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame(rows, columns=["claim_id", "rank", "text"]).to_parquet(path, index=False)
+    OUT.write_parquet(pd.DataFrame(rows, columns=["claim_id", "rank", "text"]), path, index=False)
 
 
 def load_retrieved(path: Path | str) -> dict[int, tuple[str, ...]]:
@@ -285,8 +283,7 @@ def averitec_stage(
         frames.append(prediction_rows(JUSTIFICATION, "justification", None, seed, just, probs, labels))
     preds = pd.concat(frames, ignore_index=True)
     preds["claim_id"] = preds["uid"].astype(int)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    preds.to_parquet(out_dir / "predictions.parquet", index=False)
+    OUT.write_parquet(preds, out_dir / "predictions.parquet", index=False)
     report = {
         "label_set": label_set,
         "labels": list(labels),
@@ -305,7 +302,7 @@ def averitec_stage(
         "training": {f"{name}/seed{seed}": rep for (name, seed), (_, _, rep) in models.items()},
         "seconds": round(time.perf_counter() - start, 1),
     }
-    (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    OUT.write_json(out_dir / "report.json", report)
     return preds
 
 

@@ -34,6 +34,7 @@ import numpy as np
 from pydantic import ConfigDict, Field
 from tqdm import tqdm
 
+from lib import outputs as OUT
 from lib import training as TR
 from lib.evaluation import calibration as CAL
 from lib.models import pick_device, quiet_transformers, resolve_model
@@ -345,11 +346,10 @@ def _calibrate(model, tok, validation: Sequence[Example], gold: Sequence[int], s
 
 
 def save(model, tokenizer, report: Mapping[str, Any], out_dir: Path | str) -> None:
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out_dir)
-    tokenizer.save_pretrained(out_dir)
-    (out_dir / "training.json").write_text(json.dumps(report, indent=2) + "\n")
+    with OUT.atomic_dir(out_dir) as folder:  # the model, its tokenizer and report whole, or the old ones
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+        OUT.write_json(folder / "training.json", report)
 
 
 def load(model_dir: Path | str, device: str = "auto"):

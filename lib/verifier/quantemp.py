@@ -9,7 +9,6 @@ comparison; and the published QuanTemp systems' test predictions matched to the 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -21,6 +20,7 @@ import pandas as pd
 from pydantic import Field
 
 from lib import models as MD
+from lib import outputs as OUT
 from lib.cli import run_main
 from lib.data import labels as LB
 from lib.data import quantemp
@@ -193,9 +193,8 @@ def quantemp_stage(
     preds["taxonomy"] = preds["claim_id"].map(tax)
     preds["has_snippets"] = preds["claim_id"].map({c.claim_id: bool(c.snippets) for c in test})
     published, counts = published_systems(p["published"], data_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    preds.to_parquet(out_dir / "predictions.parquet", index=False)
-    published.to_parquet(out_dir / "published.parquet", index=False)
+    OUT.write_parquet(preds, out_dir / "predictions.parquet", index=False)
+    OUT.write_parquet(published, out_dir / "published.parquet", index=False)
     report = {
         "labels": list(labels),
         "k": p["k"],
@@ -210,7 +209,7 @@ def quantemp_stage(
         "published": counts,
         "seconds": round(time.perf_counter() - start, 1),
     }
-    (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    OUT.write_json(out_dir / "report.json", report)
     return preds
 
 

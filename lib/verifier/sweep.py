@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -40,6 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from lib import outputs as OUT
 from lib.cli import run_main
 from lib.data import labels as LB
 from lib.params import section
@@ -80,10 +80,7 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
 
 def _write(data: Mapping[str, Any], path: Path) -> None:
     """Atomic: the old file stays whole until the new one is complete."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n")
-    os.replace(tmp, path)
+    OUT.write_json(path, data, indent=1)
 
 
 def pick(sweep: Mapping[str, Any], training_evidence: str = "gold") -> dict[str, Any]:

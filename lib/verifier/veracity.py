@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from lib import models as MD
+from lib import outputs as OUT
 from lib import timing as TM
 from lib.cli import run_main
 from lib.data import averitec
@@ -162,8 +163,7 @@ def planners_stage(
             print(f"seed {seed} k={kk:2d} {name:26s} accuracy {np.mean(frames[-1]['label'] == frames[-1]['pred']):.3f}")
     preds = pd.concat(frames, ignore_index=True)
     preds["claim_id"] = preds["uid"].astype(int)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    preds.to_parquet(out_dir / "predictions.parquet", index=False)
+    OUT.write_parquet(preds, out_dir / "predictions.parquet", index=False)
     report = {
         **{key: trained[key] for key in ("label_set", "labels", "k", "ks", "seeds", "dev_claims")},
         "verifier": repo_path(model_dir(nli_dir, "gold", seeds[0], seeds)),
@@ -173,7 +173,7 @@ def planners_stage(
         "scope_variants": other,
         "seconds": round(time.perf_counter() - start, 1),
     }
-    (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    OUT.write_json(out_dir / "report.json", report)
     return preds
 
 

@@ -1,0 +1,203 @@
+"""Every file the study writes, written one way: whole or not at all, and never over one of its inputs.
+
+`atomic(path)` hands out a temporary file with a unique name in the target's own folder; when the block
+ends the file is flushed to disk (fsync) and renamed over the target, so a reader sees the old file or the
+new one, never half of one, and two writers of one output never share a temporary name. A block that fails
+or is interrupted removes its temporary file. `atomic_dir` does the same for a folder (a saved model).
+
+`together()` groups a stage's several outputs: their temporary files are renamed only when the whole group
+has been written, so a killed stage leaves its previous outputs (or none), never some new and some old.
+
+`refuse_targets(outputs, inputs)` runs before any work: an output that is also an input of the same
+command, lies inside an input folder, lies inside `data/` (the study's data, kept by DVC) or is a folder
+ends the command with a named error instead of overwriting what it reads.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from lib.cli import NamedError
+from lib.paths import DATA_DIR
+
+# The group `together()` opened, if any: (temporary, target) pairs waiting to be renamed.
+_GROUP: contextvars.ContextVar[list[tuple[Path, Path]] | None] = contextvars.ContextVar("outputs", default=None)
+
+
+def _fsync(path: Path) -> None:
+    """Flush a written file (or a folder's entries) to disk before it is renamed into place."""
+    flags = os.O_RDONLY | (os.O_DIRECTORY if path.is_dir() else 0)
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    except OSError:  # some file systems refuse fsync on a folder; the rename stays atomic
+        pass
+    finally:
+        os.close(fd)
+
+
+def _place(tmp: Path, path: Path) -> None:
+    """Rename a finished temporary file or folder over its target (a folder target goes aside first)."""
+    if tmp.is_dir() and path.is_dir():
+        old = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".old"))
+        os.replace(path, old / path.name)
+        os.replace(tmp, path)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(tmp, path)
+    _fsync(path.parent)
+
+
+def _target(path: Path | str) -> Path:
+    path = Path(path)
+    if path.is_dir() and not path.is_symlink():
+        raise NamedError(f"{path}: is a folder; expected the path of a file to write")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise NamedError(f"{path}: cannot create its folder ({err.strerror})") from None
+    return path
+
+
+def _discard(tmp: Path) -> None:
+    if tmp.is_dir():
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def _finish(tmp: Path, path: Path) -> Iterator[Path]:
+    try:
+        yield tmp
+        _fsync(tmp)
+    except BaseException:
+        _discard(tmp)
+        raise
+    group = _GROUP.get()
+    if group is None:
+        _place(tmp, path)
+    else:
+        group.append((tmp, path))
+
+
+@contextmanager
+def atomic(path: Path | str) -> Iterator[Path]:
+    """A temporary file beside `path` (same suffix, so numpy and pandas keep its name) that replaces `path`
+    when the block ends without an error."""
+    path = _target(path)
+    try:
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=f".tmp{path.suffix}")
+    except OSError as err:
+        raise NamedError(f"{path}: cannot write here ({err.strerror})") from None
+    os.close(fd)
+    with _finish(Path(name), path) as tmp:
+        yield tmp
+
+
+@contextmanager
+def atomic_dir(path: Path | str) -> Iterator[Path]:
+    """A temporary folder beside `path` that replaces the folder `path` when the block ends without an error."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
+    except OSError as err:
+        raise NamedError(f"{path}: cannot write here ({err.strerror})") from None
+    with _finish(tmp, path) as folder:
+        yield folder
+
+
+@contextmanager
+def together() -> Iterator[None]:
+    """Outputs written inside the block are renamed into place together at its end, or none of them."""
+    if _GROUP.get() is not None:  # nested: the outer group decides
+        yield
+        return
+    pending: list[tuple[Path, Path]] = []
+    token = _GROUP.set(pending)
+    try:
+        yield
+    except BaseException:
+        for tmp, _ in pending:
+            _discard(tmp)
+        raise
+    finally:
+        _GROUP.reset(token)
+    for tmp, path in pending:
+        _place(tmp, path)
+
+
+def write_text(path: Path | str, text: str, encoding: str = "utf-8") -> Path:
+    with atomic(path) as tmp:
+        tmp.write_text(text, encoding=encoding)
+    return Path(path)
+
+
+def write_bytes(path: Path | str, data: bytes) -> Path:
+    with atomic(path) as tmp:
+        tmp.write_bytes(data)
+    return Path(path)
+
+
+def write_json(path: Path | str, data: Any, **dumps: Any) -> Path:
+    """`data` as JSON with a final newline; `dumps` as for `json.dumps` (indent=2 unless given)."""
+    dumps.setdefault("indent", 2)
+    return write_text(path, json.dumps(data, **dumps) + "\n")
+
+
+def write_lines(path: Path | str, lines: Iterable[str]) -> Path:
+    """One string per line (each given without its newline), streamed: a JSONL file or a TREC run."""
+    with atomic(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
+        for line in lines:
+            f.write(line + "\n")
+    return Path(path)
+
+
+def write_parquet(frame: Any, path: Path | str, **kw: Any) -> Path:
+    with atomic(path) as tmp:
+        frame.to_parquet(tmp, **kw)
+    return Path(path)
+
+
+def write_csv(frame: Any, path: Path | str, **kw: Any) -> Path:
+    with atomic(path) as tmp:
+        frame.to_csv(tmp, **kw)
+    return Path(path)
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or path.is_relative_to(folder)
+
+
+def refuse_targets(
+    outputs: Iterable[Path | str | None],
+    inputs: Iterable[Path | str | None] = (),
+    data_dir: Path = DATA_DIR,
+    folders: bool = False,
+) -> None:
+    """Refuse, before any work, an output that would overwrite what the command reads: the same file as an
+    input, a path inside an input folder or inside `data/`, or (unless `folders`: the outputs are folders)
+    an existing folder where a file goes."""
+    ins = [(Path(i), Path(i).resolve()) for i in inputs if i is not None]
+    protected = [p.resolve() for p in {data_dir, Path.cwd() / "data"} if p.exists()]
+    for out in outputs:
+        if out is None:
+            continue
+        shown, real = Path(out), Path(out).resolve()
+        for given, inp in ins:
+            if real == inp or (inp.is_dir() and _inside(real, inp)) or (folders and _inside(inp, real)):
+                raise NamedError(f"{shown}: is also an input of this command ({given}); write the output elsewhere")
+        for folder in protected:
+            if _inside(real, folder):
+                raise NamedError(f"{shown}: lies inside {folder.name}/, the study's data kept by DVC; write elsewhere")
+        if real.is_dir() and not folders:
+            raise NamedError(f"{shown}: is a folder; expected the path of a file to write")

@@ -1,0 +1,122 @@
+"""lib.outputs: every file written whole or not at all, a stage's outputs together, and never over an input."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pandas as pd
+import pytest
+
+from lib import outputs as OUT
+from lib.cli import NamedError
+
+
+def leftovers(folder):
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+def test_a_write_replaces_the_file_whole_and_leaves_no_temporary(tmp_path):
+    path = tmp_path / "sub" / "report.json"
+    OUT.write_json(path, {"a": 1})
+    assert path.read_text() == '{\n  "a": 1\n}\n'
+    OUT.write_json(path, {"a": 2}, indent=None)
+    assert path.read_text() == '{"a": 2}\n' and leftovers(path.parent) == []
+
+
+def test_a_failed_write_keeps_the_old_file_and_removes_its_temporary(tmp_path):
+    path = tmp_path / "runs.parquet"
+    OUT.write_text(path, "old")
+    with pytest.raises(RuntimeError), OUT.atomic(path) as tmp:
+        tmp.write_text("half of the new")
+        raise RuntimeError("killed")
+    assert path.read_text() == "old" and leftovers(tmp_path) == []
+
+
+def test_temporaries_are_unique_beside_the_target_and_keep_its_suffix(tmp_path):
+    path = tmp_path / "x.npy"
+    with OUT.atomic(path) as a, OUT.atomic(path) as b:
+        assert a != b and a.parent == b.parent == tmp_path and a.suffix == b.suffix == ".npy"
+        a.write_text("a")
+        b.write_text("b")
+    assert path.read_text() == "a" and leftovers(tmp_path) == []  # the writer that finished last
+
+
+def test_two_writers_of_one_output_never_collide(tmp_path):
+    path = tmp_path / "out.csv"
+    errors = []
+
+    def write(i):
+        try:
+            for _ in range(20):
+                OUT.write_csv(pd.DataFrame({"i": [i] * 100}), path, index=False)
+        except Exception as err:  # noqa: BLE001 - the test collects any failure
+            errors.append(err)
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and pd.read_csv(path)["i"].nunique() == 1 and leftovers(tmp_path) == []
+
+
+def test_a_group_is_placed_together_or_not_at_all(tmp_path):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    OUT.write_text(a, "old a")
+    with pytest.raises(RuntimeError), OUT.together():
+        OUT.write_text(a, "new a")
+        assert a.read_text() == "old a"  # not yet: the group decides
+        raise RuntimeError("stopped before b")
+    assert a.read_text() == "old a" and not b.exists() and leftovers(tmp_path) == []
+    with OUT.together():
+        OUT.write_text(a, "new a")
+        OUT.write_text(b, "new b")
+    assert (a.read_text(), b.read_text()) == ("new a", "new b") and leftovers(tmp_path) == []
+
+
+def test_a_folder_is_replaced_whole(tmp_path):
+    model = tmp_path / "model"
+    with OUT.atomic_dir(model) as folder:
+        (folder / "weights").write_text("1")
+    with pytest.raises(RuntimeError), OUT.atomic_dir(model) as folder:
+        (folder / "weights").write_text("half")
+        raise RuntimeError("killed")
+    assert (model / "weights").read_text() == "1"
+    with OUT.atomic_dir(model) as folder:
+        (folder / "config").write_text("2")
+    assert sorted(p.name for p in model.iterdir()) == ["config"] and leftovers(tmp_path) == []
+
+
+def test_a_folder_or_an_unwritable_place_is_a_named_error(tmp_path):
+    (tmp_path / "dir").mkdir()
+    with pytest.raises(NamedError, match="is a folder; expected the path of a file"):
+        OUT.write_text(tmp_path / "dir", "x")
+    if os.geteuid() != 0:  # root writes anywhere
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o500)
+        with pytest.raises(NamedError, match="cannot write here"):
+            OUT.write_text(ro / "x.txt", "x")
+
+
+def test_an_output_over_an_input_or_inside_data_is_refused(tmp_path, monkeypatch):
+    data = tmp_path / "data"
+    (data / "averitec").mkdir(parents=True)
+    dev = data / "averitec" / "dev.json"
+    dev.write_text("[]")
+    preds = tmp_path / "preds.json"
+    preds.write_text("[]")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(NamedError, match=r"preds.json: is also an input of this command"):
+        OUT.refuse_targets([preds], [preds, tmp_path / "refs.json"], data_dir=data)
+    (tmp_path / "store").mkdir()
+    with pytest.raises(NamedError, match=r"is also an input of this command \(.*\); write the output elsewhere"):
+        OUT.refuse_targets([tmp_path / "store" / "x.parquet"], [tmp_path / "store"], data_dir=data)
+    with pytest.raises(NamedError, match="lies inside data/, the study's data kept by DVC"):
+        OUT.refuse_targets([dev], [preds], data_dir=data)
+    with pytest.raises(NamedError, match="is a folder"):
+        OUT.refuse_targets([tmp_path / "store"], [], data_dir=data)
+    with pytest.raises(NamedError, match="is also an input"):  # a folder output holding an input
+        OUT.refuse_targets([tmp_path], [preds], data_dir=data, folders=True)
+    OUT.refuse_targets([tmp_path / "out.csv", None], [preds, None], data_dir=data)  # nothing to refuse
