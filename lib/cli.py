@@ -27,12 +27,8 @@ class NamedError(Exception):
     names it and says what was expected: the command line prints the message alone."""
 
 
-class Stopped(BaseException):
-    """The command was stopped by a signal (not an error in what it was given)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.status = 128 + signum
+# What a signal runs before the command exits (`lib.outputs` removes the temporaries it is writing).
+CLEANUPS: list[Callable[[], None]] = []
 
 
 def stop_children() -> None:
@@ -58,12 +54,20 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
         os.kill(os.getpid(), signum)
         return
     signal.signal(signum, signal.SIG_IGN)  # a second signal does not interrupt the clean-up
+    # Exit here rather than unwind: a worker pool unwinding after its workers were killed can wait forever.
     stop_children()
-    raise Stopped(signum)
+    for cleanup in CLEANUPS:
+        try:
+            cleanup()
+        except Exception:  # noqa: BLE001 - the exit must happen; a clean-up that failed is not a reason to stay
+            pass
+    sys.stderr.write(f"error: stopped by {signal.Signals(signum).name}; nothing half-written was left in place\n")
+    sys.stderr.flush()
+    os._exit(128 + signum)
 
 
 def install_signals() -> None:
-    """SIGTERM and SIGINT raise `Stopped` in the main thread, after the children are stopped."""
+    """SIGTERM and SIGINT stop the command: children killed, temporaries removed, exit 143 or 130."""
     _MAIN_PID[:] = [os.getpid()]
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, _on_signal)
@@ -89,7 +93,9 @@ def missing(err: FileNotFoundError) -> str:
     """A missing file's message, with the stage that makes it when it is a pipeline output."""
     text = str(err)
     # pyarrow's error has no filename, only the path as its message; the OS's quotes it
-    named = [err.filename] if err.filename else re.findall(r"'([^']+)'", text) or [text.strip()]
+    named = [err.filename] if err.filename else re.findall(r"'([^']+)'", text) or text.split()[:1]
+    if "dvc repro" in text:  # the message already says which stage to run
+        return text
     for path in named:
         stage = made_by(path) if path and "\n" not in str(path) else None
         if stage is not None:
@@ -115,9 +121,6 @@ def run_main(main: Callable[[], int | None]) -> None:
     install_signals()
     try:
         status = main()
-    except Stopped as stop:
-        print(f"error: stopped by {stop}; nothing half-written was left in place", file=sys.stderr)
-        sys.exit(stop.status)
     except NamedError as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(1)

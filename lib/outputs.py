@@ -25,11 +25,23 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from lib.cli import NamedError
+from lib.cli import CLEANUPS, NamedError
 from lib.paths import DATA_DIR
 
 # The group `together()` opened, if any: (temporary, target) pairs waiting to be renamed.
 _GROUP: contextvars.ContextVar[list[tuple[Path, Path]] | None] = contextvars.ContextVar("outputs", default=None)
+_LIVE: set[Path] = set()  # temporaries not yet placed or discarded: a signal removes them (lib.cli)
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+# numpy appends its suffix to a name without it; every other temporary ends in `.tmp`, so that a reader that
+# globs `*.json` or `*.parquet` never takes a temporary left by a killed process for an output
+_KEEP_SUFFIX = (".npy", ".npz")
+
+
+def discard_live() -> None:
+    """Remove every temporary still being written (called by `lib.cli` when a signal stops the command)."""
+    for tmp in list(_LIVE):
+        _discard(tmp)
 
 
 def _fsync(path: Path) -> None:
@@ -76,12 +88,17 @@ def _discard(tmp: Path) -> None:
 
 @contextmanager
 def _finish(tmp: Path, path: Path) -> Iterator[Path]:
+    _LIVE.add(tmp)
     try:
         yield tmp
+        # mkstemp and mkdtemp make owner-only files (0600, 0700): give the output the usual permissions
+        tmp.chmod((0o777 if tmp.is_dir() else 0o666) & ~_UMASK)
         _fsync(tmp)
     except BaseException:
         _discard(tmp)
+        _LIVE.discard(tmp)
         raise
+    _LIVE.discard(tmp)
     group = _GROUP.get()
     if group is None:
         _place(tmp, path)
@@ -93,9 +110,16 @@ def _finish(tmp: Path, path: Path) -> Iterator[Path]:
 def atomic(path: Path | str) -> Iterator[Path]:
     """A temporary file beside `path` (same suffix, so numpy and pandas keep its name) that replaces `path`
     when the block ends without an error."""
+    path = Path(path)
+    if path.is_symlink():  # write where the link points, keeping the link
+        path = path.resolve()
+    if path.exists() and not path.is_file() and not path.is_dir():  # /dev/stdout, a pipe: written in place
+        yield path
+        return
     path = _target(path)
+    suffix = ".tmp" + (path.suffix if path.suffix in _KEEP_SUFFIX else "")
     try:
-        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=f".tmp{path.suffix}")
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:200]}.", suffix=suffix)
     except OSError as err:
         raise NamedError(f"{path}: cannot write here ({err.strerror})") from None
     os.close(fd)
@@ -109,7 +133,7 @@ def atomic_dir(path: Path | str) -> Iterator[Path]:
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
+        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name[:200]}.", suffix=".tmp"))
     except OSError as err:
         raise NamedError(f"{path}: cannot write here ({err.strerror})") from None
     with _finish(tmp, path) as folder:
@@ -201,3 +225,6 @@ def refuse_targets(
                 raise NamedError(f"{shown}: lies inside {folder.name}/, the study's data kept by DVC; write elsewhere")
         if real.is_dir() and not folders:
             raise NamedError(f"{shown}: is a folder; expected the path of a file to write")
+
+
+CLEANUPS.append(discard_live)

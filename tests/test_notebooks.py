@@ -875,3 +875,17 @@ def test_a_notebook_that_fails_leaves_no_half_executed_copy(tmp_path):
         run_notebook("99_fails", {"x": 2}, out_dir=out, notebooks_dir=src, timeout_s=60)
     assert (out / "99_fails.ipynb").read_text() == "the last good run"  # papermill wrote a temporary file
     assert sorted(p.name for p in out.iterdir()) == ["99_fails.ipynb"]
+
+
+def test_the_executed_copy_never_replaces_its_source_or_the_source_notebooks(tmp_path):
+    from lib.cli import NamedError
+    from lib.site import course as CO
+
+    src = tmp_path / "notebooks"
+    src.mkdir()
+    (src / "99_x.ipynb").write_text("{}")
+    with pytest.raises(NamedError, match="is also an input of this command"):
+        run_notebook("99_x", {}, out_dir=src, notebooks_dir=src)
+    with pytest.raises(NamedError, match="is also an input of this command"):
+        CO.write_exercises(src, notebooks_dir=src)
+    assert (src / "99_x.ipynb").read_text() == "{}"

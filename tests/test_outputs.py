@@ -120,3 +120,37 @@ def test_an_output_over_an_input_or_inside_data_is_refused(tmp_path, monkeypatch
     with pytest.raises(NamedError, match="is also an input"):  # a folder output holding an input
         OUT.refuse_targets([tmp_path], [preds], data_dir=data, folders=True)
     OUT.refuse_targets([tmp_path / "out.csv", None], [preds, None], data_dir=data)  # nothing to refuse
+
+
+def test_outputs_get_the_usual_permissions_and_temporaries_never_look_like_outputs(tmp_path):
+    umask = os.umask(0o022)
+    try:
+        OUT.write_text(tmp_path / "a.json", "{}")
+        with OUT.atomic_dir(tmp_path / "model") as folder:
+            (folder / "w").write_text("1")
+    finally:
+        os.umask(umask)
+    assert (tmp_path / "a.json").stat().st_mode & 0o777 == 0o644  # not mkstemp's owner-only 0600
+    assert (tmp_path / "model").stat().st_mode & 0o777 == 0o755
+    with OUT.atomic(tmp_path / "b.json") as tmp, OUT.atomic(tmp_path / "c.npy") as npy:
+        assert tmp.name.endswith(".tmp") and npy.name.endswith(".tmp.npy")  # a `*.json` glob never takes it
+        assert list(tmp_path.glob("*.json")) == [tmp_path / "a.json"]
+
+
+def test_a_link_is_written_through_and_a_device_in_place(tmp_path):
+    real = tmp_path / "real.txt"
+    real.write_text("old")
+    link = tmp_path / "link.txt"
+    link.symlink_to(real)
+    OUT.write_text(link, "new")
+    assert link.is_symlink() and real.read_text() == "new"
+    OUT.write_text("/dev/null", "discarded")  # a device is written, not replaced
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+
+
+def test_a_signal_removes_the_temporaries_being_written(tmp_path):
+    with OUT.atomic(tmp_path / "x.txt") as tmp:
+        tmp.write_text("half")
+        OUT.discard_live()  # what lib.cli runs on SIGTERM before it exits
+        assert not tmp.exists()
+        tmp.write_text("again")  # the block itself still ends normally in this test

@@ -38,6 +38,7 @@ from typing import Annotated, Any
 import nbformat
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lib import outputs as OUT
 from lib.cli import NamedError, run_main
 from lib.params import Section, Text, read_yaml
 from lib.paths import METRICS_DIR, NOTEBOOKS_DIR, REPORTS_DIR, ROOT
@@ -226,12 +227,13 @@ def write_exercises(
     """Runnable copies of the numbered notebooks for a class: without solutions, or with them (`teacher`)."""
 
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    OUT.refuse_targets([out_dir], [notebooks_dir], folders=True)  # never the source notebooks themselves
     written = []
     for name in numbered(notebooks_dir):
         nb = _read(Path(notebooks_dir) / f"{name}.ipynb")
         path = out_dir / f"{name}.ipynb"
-        nbformat.write(nb if teacher else strip_solutions(nb), path)
+        text = nbformat.writes(nb if teacher else strip_solutions(nb))
+        OUT.write_text(path, text if text.endswith("\n") else text + "\n")  # as nbformat.write ends it
         written.append(path)
     return written
 

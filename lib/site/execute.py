@@ -19,6 +19,7 @@ import hashlib
 import os
 import re
 import time
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -58,15 +59,17 @@ def run_notebook(
     src = Path(notebooks_dir) / f"{name}.ipynb"
     if not src.exists():
         raise FileNotFoundError(f"no notebook {src}")
-    check_parameters(src, parameters)
     out = Path(out_dir) / f"{name}.ipynb"
+    OUT.refuse_targets([out], [src])  # `name` given as a path can make the executed copy the source itself
+    check_parameters(src, parameters)
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     start = time.perf_counter()
     before = os.environ.get(PIPELINE_ENV)
     os.environ[PIPELINE_ENV] = PIPELINE_FLAG  # the kernel inherits it: the notebook writes the study's outputs
     # papermill writes its notebook as it goes (a skeleton first): it writes a temporary file, renamed over
     # `out` only once every cell has run, so a stopped run never leaves a half-executed notebook in place
-    with OUT.atomic(out) as tmp:
+    with OUT.atomic(out) as tmp, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The specified file .* does not end in one of")  # the temporary
         try:
             pm.execute_notebook(
                 str(src),
