@@ -36,6 +36,7 @@ def test_table_in_stage_order_with_the_total(tmp_path):
     TM.record("store", 30.5, ["y"], tmp_path)
     lines = TM.table(["store", "plans", "runs"], tmp_path).splitlines()
     assert lines[2].startswith("| `store` | 30.5 s |") and lines[3].startswith("| `runs` | 2 min 05.0 s |")
+    assert lines[4] == "| `plans` | not run here (up to date) | |"
     assert lines[-1].startswith("| **all 2 stages** | **2 min 35.5 s** |")
     with pytest.raises(SystemExit, match="no timing files"):
         TM.table([], tmp_path / "none")
