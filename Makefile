@@ -78,7 +78,7 @@ lint: env ## ruff: the lint rules and the formatting of pyproject.toml, on the w
 	ruff check --quiet .
 	ruff format --check --quiet .
 
-check-pipeline: pipeline ## slow check: a second repro has nothing to do, and the committed metrics are reproduced (byte for byte on the recorded machine kind, within references/reproduction.yaml elsewhere)
+check-pipeline: pipeline ## slow check: a second repro has nothing to do, and the committed metrics, plot data and executed notebooks are reproduced (byte for byte on the recorded machine kind, metrics within references/reproduction.yaml elsewhere)
 	dvc repro | tee /tmp/repro2.log
 	grep -q "Data and pipelines are up to date" /tmp/repro2.log
 	python -m lib.reproduction check

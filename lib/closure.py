@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import io
 import json
 import re
 import shlex
@@ -29,6 +30,7 @@ from typing import Any
 import yaml
 from ruamel.yaml import YAML
 
+from lib import outputs as OUT
 from lib.cli import run_main
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository (lib.paths.ROOT, without importing anything)
@@ -246,8 +248,9 @@ def write(dvc_yaml: Path | str = ROOT / "dvc.yaml", root: Path = ROOT) -> list[s
                     del deps[i]
             deps.extend(want)
             changed.append(name)
-    with path.open("w", encoding="utf-8") as f:
-        round_trip.dump(doc, f)
+    text = io.StringIO()
+    round_trip.dump(doc, text)
+    OUT.write_text(path, text.getvalue())  # whole or not at all: dvc.yaml is the pipeline
     return changed
 
 

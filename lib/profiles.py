@@ -46,6 +46,8 @@ from typing import Any
 import pandas as pd
 from ruamel.yaml import YAML
 
+from lib import outputs as OUT
+from lib import timing as TM
 from lib.cli import NamedError, run_main
 from lib.data import averitec
 from lib.evaluation.comparisons import BORDERLINE
@@ -54,7 +56,7 @@ from lib.paths import ROOT
 from lib.reproduction import machine_kind
 from lib.retrieval import per_claim as K
 from lib.site import reports as RP
-from lib.site.course import try_it_variations
+from lib.site.course import try_it_times_path, try_it_variations
 from lib.store import build as S
 
 PROFILES_DIR = ROOT / "profiles"
@@ -170,8 +172,7 @@ def subset(path: Path, n: int) -> str:
 def _write(path: Path, content: bytes) -> None:
     """Write only when the content changes (file times stay put for unchanged files)."""
     if not path.exists() or path.read_bytes() != content:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
+        OUT.write_bytes(path, content)
 
 
 def checkout_files(root: Path = ROOT) -> list[str]:
@@ -414,6 +415,40 @@ def _record(work: Path, name: str, results: list[dict[str, Any]]) -> list[dict[s
     return results
 
 
+def estimate_variations(name: str, root: Path = ROOT) -> dict[str, Any]:
+    """What each "Try it" variation costs in the profile's workspace, from the stage times its last build
+    measured (`outputs/timings` of `make all PROFILE=<name>`): the stages the variation reruns
+    (`stages_to_rerun`) and the sum of their measured seconds. A variation that needs what the machine lacks
+    (network, an API key, a GPU) says so instead; a stage the build did not time is listed as `untimed`."""
+    work = root / "workspaces" / name
+    timings = TM.read(work / "outputs" / "timings")
+    if not timings or not (work / "dvc.yaml").exists():
+        raise ProfileError(f"{work}: no stage timings; run `make all PROFILE={name}` first")
+    rows = []
+    for v in try_it_variations(work / "notebooks"):
+        row: dict[str, Any] = {"notebook": v.notebook, "command": v.command}
+        lacking = needs(v.sets)
+        if lacking:
+            rows.append({**row, "needs": lacking})
+            continue
+        stages = stages_to_rerun(v.sets, work / "dvc.yaml")
+        seconds = sum(timings[s]["seconds"] for s in stages if s in timings)
+        row.update(stages=stages, minutes=round(seconds / 60, 1))
+        untimed = [s for s in stages if s not in timings]
+        rows.append({**row, "untimed": untimed} if untimed else row)
+    return {
+        "profile": name,
+        "cpu": machine_kind()["cpu"],
+        "cores": sorted({t["cpus"] for t in timings.values()}),
+        "built": max(t["finished"] for t in timings.values())[:10],
+        "how": (
+            "the sum of the measured wall times of the stages the variation reruns, in the profile's last build; "
+            "a variation that adds work (more seeds, more candidates) takes longer"
+        ),
+        "variations": rows,
+    }
+
+
 def variations_table(results: list[dict[str, Any]]) -> str:
     """The results as a Markdown table: notebook, variation, outcome, minutes, stages rerun."""
     lines = ["| notebook | variation | outcome | minutes | stages rerun |", "|---|---|---|---|---|"]
@@ -530,6 +565,11 @@ def main(argv: list[str] | None = None) -> int | None:
     prep.add_argument("name", help="a profile of profiles/, e.g. classroom")
     keep = sub.add_parser("commit", help="commit a profile's workspace as it is (after its pipeline ran)")
     keep.add_argument("name", help="a profile whose workspace exists")
+    est = sub.add_parser(
+        "estimate",
+        help="each Try-it variation's minutes from the built workspace's stage times -> profiles/<name>.try_it.json",
+    )
+    est.add_argument("name", help="a profile whose workspace has run (make all PROFILE=<name>)")
     comp = sub.add_parser("compare", help="the profile's tested calls that differ from the study's committed ones")
     comp.add_argument("name", help="a profile whose workspace has run (make all PROFILE=<name>)")
     tries = sub.add_parser("try-it", help='run and time every "Try it" variation in a profile\'s workspace')
@@ -545,6 +585,12 @@ def main(argv: list[str] | None = None) -> int | None:
         print(variations_table(results))
         failed = [r for r in results if r["outcome"] == "failed"]
         return 1 if failed else None
+    if args.cmd == "estimate":
+        written = OUT.write_json(
+            try_it_times_path(args.name), estimate_variations(args.name), ensure_ascii=False, indent=1
+        )
+        print(f"{written.relative_to(ROOT)}: the Try-it variations' minutes from the {args.name} build's stage times")
+        return
     if args.cmd == "commit":
         work = ROOT / "workspaces" / args.name
         if not (work / ".git").exists():

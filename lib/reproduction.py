@@ -20,7 +20,10 @@ The check, after Anserini's regressions:
 
 `python -m lib.reproduction check` (`make check-pipeline`) compares `outputs/metrics/*.json` and
 `outputs/plots/*.csv` with the committed ones (`git show HEAD:<path>`) and exits 1 on a FAIL or a changed
-categorical result; `python -m lib.reproduction machine` prints this machine's kind, the value to record.
+categorical result. On the recorded kind it also compares the committed executed notebooks and pages
+(`outputs/notebooks/*`) byte for byte, except those the reference lists under `measured` (a notebook that
+shows this run's measured seconds); elsewhere it counts the notebooks that differ, whose numbers are the ones
+compared above. `python -m lib.reproduction machine` prints this machine's kind, the value to record.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from lib.paths import ROOT
 
 REFERENCE = ROOT / "references" / "reproduction.yaml"
 CHECKED = ("outputs/metrics/*.json", "outputs/plots/*.csv")
+NOTEBOOKS = ("outputs/notebooks/*",)  # executed notebooks and the explorer page, committed with the code
 OKISH = 1.5  # a difference up to this many tolerances is OKish: reported, not failed
 TRAINED, CHANGED_TRAINED = "trained", "changed (trained)"  # a `trained` family's number / categorical result
 FLAGS = ("avx512f", "avx2", "fma")  # instruction sets that change which kernels the numeric libraries run
@@ -92,6 +96,9 @@ def load_reference(path: Path | str = REFERENCE) -> dict[str, Any]:
                 problems.append(f"families[{i}].trained: expected the reason (text) and no tolerance")
         elif not isinstance(fam.get("tolerance"), (int, float)) or fam["tolerance"] < 0:
             problems.append(f"families[{i}].tolerance: expected a number >= 0 (or `trained: <reason>`)")
+    measured = ref.get("measured", [])
+    if not isinstance(measured, list) or not all(isinstance(m, str) and m.strip() for m in measured):
+        problems.append("measured: expected a list of file globs (notebooks that show measured seconds)")
     if problems:
         raise ReproductionError(f"{path}: " + "; ".join(problems))
     return ref
@@ -232,6 +239,11 @@ def committed_files(patterns: Sequence[str] = CHECKED, root: Path = ROOT, rev: s
     }
 
 
+def differing(committed: Mapping[str, str], produced: Mapping[str, str]) -> list[str]:
+    """The paths whose text differs between the two, or that only one of them has, sorted."""
+    return sorted(p for p in set(committed) | set(produced) if committed.get(p) != produced.get(p))
+
+
 def produced_files(patterns: Sequence[str] = CHECKED, root: Path = ROOT) -> dict[str, str]:
     """{path: text} of the working tree's files matching `patterns`."""
     return {
@@ -246,14 +258,22 @@ def check(root: Path = ROOT, reference: Path | str = REFERENCE, kind: Mapping[st
     same = kind == ref["machine"]
     committed, produced = committed_files(root=root), produced_files(root=root)
     where = f"this machine ({kind['cpu']}, {', '.join(kind['flags']) or 'no ' + '/'.join(FLAGS)})"
+    pages_differ = differing(committed_files(NOTEBOOKS, root), produced_files(NOTEBOOKS, root))
+    measured = [p for p in pages_differ if any(fnmatch.fnmatchcase(p, m) for m in ref.get("measured", []))]
     if same:
-        differ = sorted(p for p in set(committed) | set(produced) if committed.get(p) != produced.get(p))
+        differ = differing(committed, produced) + [p for p in pages_differ if p not in measured]
         print(f"{where} is the recorded kind: the files must be the committed ones byte for byte")
         for p in differ:
             print(f"  differs: {p}")
+        for p in measured:
+            print(f"  differs, as expected: {p} (shows this run's measured seconds; `measured` in {REFERENCE.name})")
         print("reproduced byte for byte" if not differ else f"{len(differ)} file(s) differ: not reproduced")
         return 0 if not differ else 1
     print(f"{where} is not the recorded kind ({ref['machine']['cpu']}): numbers within their tolerances")
+    print(
+        f"{len(pages_differ)} of the committed executed notebooks and pages differ (not compared on another kind: "
+        "their numbers are those of the metrics and plot data below)"
+    )
     table = compare(committed, produced, ref)
     with pd.option_context("display.max_rows", None, "display.width", 200, "display.max_colwidth", 70):
         shown = table[~table["status"].isin(["OK", TRAINED])]

@@ -4,6 +4,8 @@ the row (as a spreadsheet numbers it: the header is row 1), never a silent chang
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -11,29 +13,66 @@ import pandas as pd
 
 from lib.cli import NamedError
 
+MAX_ID_DIGITS = 18  # an id longer than this is no id of the study (and would overflow a 64-bit integer)
+
 
 class SheetError(NamedError, ValueError):
     """A filled sheet that cannot be read as it is: the message names the file, row and column."""
 
 
-def read_sheet(path: Path | str, columns: Sequence[str], what: str) -> pd.DataFrame:
-    """Every cell as stripped text; an empty file or a missing column is an error saying which."""
+def _text(path: Path, what: str) -> str:
+    """The file as text: UTF-8 (with or without Excel's byte-order mark), or UTF-16 with its mark."""
     try:
-        sheet = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except pd.errors.EmptyDataError:
-        raise SheetError(f"{path}: the file is empty; copy the {what} the study wrote and fill it in") from None
-    except pd.errors.ParserError as err:
-        raise SheetError(f"{path}: not a CSV {what} ({str(err).strip()})") from None
-    missing = [c for c in columns if c not in sheet.columns]
+        raw = path.read_bytes()
+    except OSError as err:
+        raise SheetError(f"{path}: cannot read the {what} ({err.strerror})") from None
+    try:
+        return raw.decode("utf-16") if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise SheetError(
+            f"{path}: not UTF-8 text (byte {err.start}: {err.reason}); save the {what} as 'CSV UTF-8'"
+        ) from None
+
+
+def read_sheet(path: Path | str, columns: Sequence[str], what: str) -> pd.DataFrame:
+    """Every cell as stripped text, rows numbered as a spreadsheet numbers them (the header is row 1).
+
+    Errors name the file and row: an empty file, a row with more or fewer fields than the header, a column
+    name given twice (after stripping spaces), a missing column. Rows whose cells are all empty (the blank
+    rows a spreadsheet leaves at the end) are skipped."""
+    path = Path(path)
+    try:
+        rows = list(csv.reader(io.StringIO(_text(path, what), newline=""), strict=True))
+    except csv.Error as err:
+        raise SheetError(f"{path}: not a CSV {what} ({err})") from None
+    if not rows or not any(c.strip() for c in rows[0]):
+        raise SheetError(f"{path}: the file is empty; copy the {what} the study wrote and fill it in")
+    header = [h.strip() for h in rows[0]]
+    twice = next((h for i, h in enumerate(header) if h in header[:i]), None)
+    if twice is not None:
+        raise SheetError(f"{path}, row 1: the column {twice!r} is named twice; each column once")
+    missing = [c for c in columns if c not in header]
     if missing:
-        raise SheetError(f"{path}: a {what} needs the columns {missing} (it has {list(sheet.columns)})")
-    return sheet.apply(lambda col: col.str.strip())
+        raise SheetError(f"{path}: a {what} needs the columns {missing} (it has {header})")
+    body, index = [], []
+    for n, row in enumerate(rows[1:], start=2):
+        if not any(c.strip() for c in row):
+            continue
+        if len(row) != len(header):
+            raise SheetError(
+                f"{path}, row {n}: {len(row)} fields where the header has {len(header)}; not a CSV {what} "
+                "(a comma inside a cell needs quotes)"
+            )
+        body.append([c.strip() for c in row])
+        index.append(n - 2)
+    return pd.DataFrame(body, columns=header, index=index, dtype=str)
 
 
 def integer_column(sheet: pd.DataFrame, column: str, path: Path | str, expected: str) -> pd.Series:
-    """`column` as integers; the first cell that is not one is an error naming its row."""
+    """`column` as integers (ASCII digits, at most `MAX_ID_DIGITS`); the first cell that is not one is an error
+    naming its row."""
     for row, value in zip(sheet.index, sheet[column]):
-        if not value.isdigit():
+        if not (value.isascii() and value.isdigit() and len(value) <= MAX_ID_DIGITS):
             raise SheetError(f"{path}, row {row + 2}: {column} = {value!r}; expected {expected} (an integer)")
     return sheet[column].astype(int)
 

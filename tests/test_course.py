@@ -20,6 +20,16 @@ def _notebook(path, cells):
     return path
 
 
+def _concluded(path, cells, points=4):
+    """An executed notebook whose `## Conclusion` cell displayed `points` markdown points."""
+    code = nbformat.v4.new_code_cell("display(Markdown(lines))")
+    text = "**Conclusions** (setting).\n\n" + "".join(
+        f"- Point {k} of {path.stem},\n  **computed**.\n" for k in range(1, points + 1)
+    )
+    code.outputs = [nbformat.v4.new_output("display_data", data={"text/markdown": text})]
+    return _notebook(path, [*cells, nbformat.v4.new_markdown_cell("## Conclusion"), code])
+
+
 def _cell(kind, source, *tags):
     cell = nbformat.v4.new_markdown_cell(source) if kind == "md" else nbformat.v4.new_code_cell(source)
     cell.metadata["tags"] = list(tags)
@@ -194,11 +204,15 @@ def site(tmp_path_factory):
     for name in numbered():
         cell = nbformat.v4.new_code_cell("plot()")
         cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": png})]
-        executed.append(_notebook(tmp / f"{name}.ipynb", [cell]))
+        executed.append(_concluded(tmp / f"{name}.ipynb", [cell]))
     reports = tmp / "reports"
     explorer = tmp / "explorer.html"
     explorer.write_text("<!DOCTYPE html><title>explorer</title><p>the evidence explorer</p>")
-    pages = CO.write_site(section("report")["headlines"], executed, reports, metrics_dir=METRICS_DIR, explorer=explorer)
+    report = section("report")
+    pages = CO.write_site(
+        report["headlines"], executed, reports, metrics_dir=METRICS_DIR, explorer=explorer,
+        conclusion_points=report["conclusion_points"],
+    )  # fmt: skip
     return reports, pages
 
 
@@ -227,11 +241,36 @@ def test_the_site_links_every_notebook_term_and_exercise(site):
     assert all(a.split()[0] in teacher for a in answered) and "Expected answer" not in course
     assert teacher.count("<b>Expected answer.</b>") == len(answered)
     assert 'the <a href="explorer.html">evidence explorer</a>' in index
+    # each card quotes its notebook's computed conclusion: the points params report.conclusion_points names
+    cards = {n: index.split(f'<div class="card" id="{n}">')[1].split('<div class="card"')[0] for n in numbered()}
+    for name, card in cards.items():
+        shown = re.findall(r'<p class="conclusion">Point (\d) of (\w+), <b>computed</b>.</p>', card)
+        want = section("report")["conclusion_points"].get(name, [1])
+        assert shown == [(str(k), name) for k in want], name
+    assert len(re.findall('class="conclusion"', cards["06_generative_planners"])) == 2  # both scopes
     assert (reports / "explorer.html").read_text().endswith("<p>the evidence explorer</p>")
 
 
+def test_a_conclusion_is_read_from_the_cell_after_its_heading_or_named_missing(tmp_path):
+    from lib.site.catalogue import conclusion
+
+    path = _concluded(tmp_path / "02_x.ipynb", [], points=2)
+    assert conclusion(path, [2, 1]) == ["Point 2 of 02_x, **computed**.", "Point 1 of 02_x, **computed**."]
+    with pytest.raises(ValueError, match=r"its conclusion shows 2 point\(s\); the front page asks for points \[3\]"):
+        conclusion(path, [3])
+    with pytest.raises(ValueError, match="no code cell after a '## Conclusion' heading"):
+        conclusion(_notebook(tmp_path / "03_y.ipynb", [nbformat.v4.new_code_cell("x")]))
+    with pytest.raises(ValueError, match="its conclusion shows 0 point"):  # a notebook not run yet
+        conclusion(
+            _notebook(
+                tmp_path / "04_z.ipynb",
+                [nbformat.v4.new_markdown_cell("## Conclusion"), nbformat.v4.new_code_cell("x")],
+            )
+        )
+
+
 def test_the_front_page_links_the_explorer_only_when_there_is_one(tmp_path):
-    executed = [_notebook(tmp_path / f"{name}.ipynb", []) for name in numbered()]
+    executed = [_concluded(tmp_path / f"{name}.ipynb", []) for name in numbered()]
     CO.write_site({}, executed, tmp_path / "reports", metrics_dir=METRICS_DIR)
     assert "explorer.html" not in (tmp_path / "reports" / "index.html").read_text()
     assert not (tmp_path / "reports" / "explorer.html").exists()
@@ -326,3 +365,19 @@ def test_every_headline_names_the_retriever_and_scope_it_rests_on():
     }
     assert unnamed_settings(spec) == ["02_x: NDCG@10 ORACLE"]
     assert unnamed_settings({"07_y": {"macro-F1": "nli.json:averitec.settings.gold.macro_f1"}}) == []
+
+
+def test_the_committed_try_it_minutes_are_read_or_named(tmp_path):
+    from lib.cli import NamedError
+    from lib.site.render import try_it_times
+
+    assert try_it_times(tmp_path / "none.json") is None  # not measured yet: the course page lists no minutes
+    bad = tmp_path / "classroom.try_it.json"
+    for text in ("{not json", '{"variations": 3}'):
+        bad.write_text(text)
+        with pytest.raises(
+            NamedError, match="not the Try-it minutes `python -m lib.profiles estimate classroom` writes"
+        ):
+            try_it_times(bad)
+    bad.write_text('{"variations": []}')
+    assert try_it_times(bad) == {"variations": []}

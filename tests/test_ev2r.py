@@ -523,7 +523,7 @@ def test_a_failing_judge_stops_the_stage_unless_lenient_and_no_score_is_zero(tmp
         stub.faults += ["html"]  # the first judgement: a sign-in page instead of an answer
         with pytest.raises(NamedError, match=r"Ev2R: 1 judgement\(s\) in 1 run\(s\) are undefined .*--lenient"):
             EV.stage(p, llm_params("live", stub.base_url), systems, data, averitec_dir, out)
-        assert not (out / "ev2r.parquet").exists() and not (out / "report.json").exists()
+        assert not any((out / f).exists() for f in ("ev2r.parquet", "report.json", "meteor.parquet"))
         stub.faults += ["html"]
         report = EV.stage(p, llm_params("live", stub.base_url), systems, data, averitec_dir, out, lenient=True)
     assert "left out of the means" in capsys.readouterr().err
@@ -542,3 +542,34 @@ def test_the_stage_without_the_planners_predictions_names_the_stage_that_makes_t
         f.unlink()
     with pytest.raises(NamedError, match=r"no planners' predictions; the pipeline stage `averitec` writes them"):
         EV.stage(params(tmp_path), llm_params("off"), {"systems": {}}, data, averitec_dir, tmp_path / "out")
+
+
+def test_a_judge_that_defines_nothing_stops_even_a_lenient_stage(tmp_path):
+    from lib.cli import NamedError
+
+    data, averitec_dir = stage_inputs(tmp_path)
+    out = tmp_path / "out"
+    with StubLLM(lambda messages: "I cannot judge this.") as stub:
+        with pytest.raises(
+            NamedError, match=r"Ev2R: all 4 judgement\(s\) in 2 run\(s\) are undefined .*even with --lenient"
+        ):
+            EV.stage(
+                params(tmp_path, max_claims=1), llm_params("live", stub.base_url), {"systems": {}}, data,
+                averitec_dir, out, lenient=True,
+            )  # fmt: skip
+    assert not any((out / f).exists() for f in ("ev2r.parquet", "report.json", "meteor.parquet"))
+    t = pd.DataFrame({"run": ["r"], "claim_id": [0], "qa_recall": [float("nan")], "correct": [True]})
+    assert EV._mean(EV.new_score(t, EV.judge_settings(params(tmp_path))[0])) is None  # JSON null, never NaN
+
+
+def test_runs_to_score_takes_the_planned_files_names_the_missing_and_skips_stale_ones(tmp_path, capsys):
+    from lib.cli import NamedError
+
+    data, averitec_dir = stage_inputs(tmp_path)
+    claims = averitec.load_averitec("dev", data / "averitec" / "dev.json")
+    planned = {"plans": ["claim_only"], "duplicate_for": [], "systems": {}}
+    assert list(EV.runs_to_score(planned, claims, data, averitec_dir)) == ["claim_only"]
+    assert "not scored, not in params averitec.plans: gold_copy" in capsys.readouterr().err
+    with pytest.raises(NamedError, match=r"no predictions of claim_only__duplicated, oracle \(params averitec.plans\)"):
+        EV.runs_to_score({**planned, "plans": ["claim_only", "oracle"], "duplicate_for": ["claim_only"]}, claims,
+                         data, averitec_dir)  # fmt: skip

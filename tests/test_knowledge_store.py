@@ -14,6 +14,7 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from lib import compute as C
+from lib.cli import NamedError
 from lib.data import DataError
 from lib.data import knowledge_store as KS
 from lib.retrieval import bm25 as BM
@@ -149,6 +150,13 @@ def test_a_synthetic_store_is_seeded_official_and_holds_the_gold_evidence(texts,
     assert len(pages) == 3 and all(len(p.sentences) == 4 for p in pages)
     assert pages[0].url == "https://gold.example/a" and "The gold sentence itself." in pages[0].sentences
     assert set(pages[1].sentences) <= set(texts)
+    K.synthesise(tmp_path / "a", texts, [0], pages=3, sentences=4, seed=5)  # rewritten whole: no stale 1.json
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["0.json"]
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    with pytest.raises(NamedError, match=r"mine: holds 'notes.txt', not only <claim_id>.json files"):
+        K.synthesise(tmp_path / "mine", texts, 1, 1, 1)
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
     with pytest.raises(ValueError, match="no source texts"):
         K.synthesise(tmp_path / "c", [], 1, 1, 1)
     with pytest.raises(ValueError, match="must be >= 1"):
@@ -425,3 +433,7 @@ def test_the_runs_are_never_written_over_an_input_and_a_range_outside_the_plan_i
         )
     with pytest.raises(NamedError, match="is also an input"):
         K.main(["synth", "--out", str(tiny_study), "--store-dir", str(tiny_study / "store")])
+    plan.write_text('{"claim_id": 0, "queries": []}\n{"claim_id": 1, "queries": []}\n')
+    with pytest.raises(NamedError, match="every claim it plans in that range has an empty list of queries"):
+        K.main(["retrieve", "--store", str(store), "--plan", str(plan), "--out", str(tmp_path / "e.parquet")])
+    assert not (tmp_path / "e.parquet").exists()

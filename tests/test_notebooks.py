@@ -854,7 +854,8 @@ def test_every_notebook_writes_only_through_the_output_function():
 
 def test_a_notebook_that_fails_leaves_no_half_executed_copy(tmp_path):
     import nbformat
-    from papermill.exceptions import PapermillExecutionError
+
+    from lib.site.execute import NotebookFailed
 
     src = tmp_path / "notebooks"
     src.mkdir()
@@ -871,10 +872,17 @@ def test_a_notebook_that_fails_leaves_no_half_executed_copy(tmp_path):
     out = tmp_path / "executed"
     out.mkdir()
     (out / "99_fails.ipynb").write_text("the last good run")
-    with pytest.raises(PapermillExecutionError):
-        run_notebook("99_fails", {"x": 2}, out_dir=out, notebooks_dir=src, timeout_s=60)
+    with pytest.raises(
+        NotebookFailed,
+        match=r"notebook 99_fails: cell \[3\] stopped with RuntimeError: stop \(the run with its traceback: .*99_fails.failed.ipynb\)",
+    ):
+        run_notebook(
+            "99_fails", {"x": 2}, out_dir=out, notebooks_dir=src, timeout_s=60, failed_dir=tmp_path / "scratch"
+        )
     assert (out / "99_fails.ipynb").read_text() == "the last good run"  # papermill wrote a temporary file
     assert sorted(p.name for p in out.iterdir()) == ["99_fails.ipynb"]
+    kept = nbformat.read(tmp_path / "scratch" / "99_fails.failed.ipynb", as_version=4)
+    assert kept.cells[-1].outputs[0].output_type == "error"
 
 
 def test_the_executed_copy_never_replaces_its_source_or_the_source_notebooks(tmp_path):

@@ -20,7 +20,7 @@ def test_the_classroom_profile_applies_to_the_committed_params():
     params = SCH.load_params()
     PR.merge(params, profile["params"])
     params["profile"] = {"name": "classroom", "note": profile["note"]}
-    assert SCH.check(params)["nli_averitec"]["classifier"]["epochs"] == 1
+    assert SCH.check(params)["nli_averitec"]["classifier"]["epochs"] == 3  # one did not learn
     assert all((DATA_DIR / key).exists() for key in profile["data"])
 
 
@@ -361,3 +361,39 @@ def test_a_variation_reruns_the_stages_that_read_its_keys_and_everything_downstr
     assert PR.stages_to_rerun(("retrieval=1",), dvc_yaml) == ["runs", "notebook", "render"]  # a whole section
     assert PR.stages_to_rerun(("synthesis.focus=dense/claim",), dvc_yaml) == ["notebook", "render"]
     assert PR.stages_to_rerun(("llm.mode=live",), dvc_yaml) == []  # no stage reads it
+
+
+def test_try_it_minutes_are_the_measured_times_of_the_stages_a_variation_reruns(tmp_path):
+    import nbformat
+
+    from lib import timing as TM
+    from lib.site import course as CO
+
+    work = tmp_path / "workspaces" / "tiny"
+    (work / "notebooks").mkdir(parents=True)
+    (work / "dvc.yaml").write_text(
+        "stages:\n  s: {cmd: x, params: [a], outs: [o]}\n  t: {cmd: y, deps: [o], outs: [p]}\n  u: {cmd: z, params: [b]}\n"
+    )
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("## Try it\n\n- `dvc exp run -S a=2`.\n- `-S b=1`.\n- `-S llm.mode=live`.")
+    ]
+    nbformat.write(nb, work / "notebooks" / "01_tiny.ipynb")
+    with pytest.raises(PR.ProfileError, match="no stage timings; run `make all PROFILE=tiny` first"):
+        PR.estimate_variations("tiny", root=tmp_path)
+    TM.record("s", 90.0, ["x"], work / "outputs" / "timings")
+    TM.record("t", 30.0, ["y"], work / "outputs" / "timings")
+    est = PR.estimate_variations("tiny", root=tmp_path)
+    rows = {v["command"]: v for v in est["variations"]}
+    assert rows["dvc exp run -S a=2"] == {
+        "notebook": "01_tiny",
+        "command": "dvc exp run -S a=2",
+        "stages": ["s", "t"],
+        "minutes": 2.0,
+    }
+    assert rows["-S b=1"]["untimed"] == ["u"] and rows["-S b=1"]["minutes"] == 0.0
+    assert rows["-S llm.mode=live"]["needs"] == PR.NEEDS["llm.mode=live"]
+    html = CO._try_it_list("01_tiny", est)
+    assert "<li><code>dvc exp run -S a=2</code>: about 2 min (2 stages rerun)</li>" in html
+    assert "<li><code>-S llm.mode=live</code>: needs" in html and CO._try_it_list("02_other", est) == ""
+    assert CO._try_it_list("01_tiny", None) == ""

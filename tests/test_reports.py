@@ -152,4 +152,18 @@ def test_a_notebook_whose_cells_never_ran_is_a_finding(tmp_path):
     assert [(f.rule, f.excerpt) for f in RP.scan_notebook(path)] == [("not_executed", "none of its 2 code cells ran")]
     nb.cells[1].execution_count = 1
     nbformat.write(nb, path)
+    assert [(f.cell, f.rule, f.excerpt) for f in RP.scan_notebook(path)] == [
+        (2, "partly_executed", "1 of its 2 code cells did not run")
+    ]
+    nb.cells[2].execution_count = 2
+    nbformat.write(nb, path)
     assert RP.scan_notebook(path) == []
+    nb.cells[2].outputs = [
+        nbformat.v4.new_output("error", ename="KeyError", evalue="'x'", traceback=["Traceback", "KeyError: 'x'"])
+    ]
+    nbformat.write(nb, path)
+    assert [(f.cell, f.rule, f.excerpt) for f in RP.scan_notebook(path)] == [(2, "error", "KeyError: 'x'")]
+    for text in ("", "{not json", '{"cells": 3}'):
+        path.write_text(text)
+        ((finding),) = RP.scan_notebook(path)
+        assert finding.rule == "unreadable" and finding.excerpt.startswith("not a notebook nbformat can read")

@@ -101,6 +101,29 @@ def test_check_is_exact_on_the_recorded_kind_and_tolerant_elsewhere(tmp_path, ca
     assert R.check(tmp_path, ref, kind={"cpu": "Other CPU", "flags": []}) == 1  # a flipped call fails anywhere
 
 
+def test_executed_notebooks_are_exact_on_the_recorded_kind_but_the_measured_ones(tmp_path, capsys):
+    ref = _repo(tmp_path, _metrics(), _metrics())
+    nbs = tmp_path / "outputs" / "notebooks"
+    nbs.mkdir()
+    for name in ("02_q.ipynb", "06_timed.ipynb", "explorer.html"):
+        (nbs / name).write_text("committed")
+    for args in (["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "nb"]):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True)
+    ref.write_text(json.dumps({**REF, "measured": ["outputs/notebooks/06_*"]}))
+    (nbs / "06_timed.ipynb").write_text("other seconds")
+    assert R.check(tmp_path, ref, kind=REF["machine"]) == 0  # only the measured notebook differs
+    out = capsys.readouterr().out
+    assert "differs, as expected: outputs/notebooks/06_timed.ipynb" in out and "reproduced byte for byte" in out
+    (nbs / "explorer.html").write_text("another page")
+    assert R.check(tmp_path, ref, kind=REF["machine"]) == 1
+    assert "  differs: outputs/notebooks/explorer.html" in capsys.readouterr().out
+    assert R.check(tmp_path, ref, kind={"cpu": "Other CPU", "flags": []}) == 0  # elsewhere: counted, not failed
+    assert "2 of the committed executed notebooks and pages differ" in capsys.readouterr().out
+    ref.write_text(json.dumps({**REF, "measured": "06"}))
+    with pytest.raises(R.ReproductionError, match="measured: expected a list of file globs"):
+        R.load_reference(ref)
+
+
 def test_case_tolerances_name_a_case_by_its_parts(tmp_path):
     ref = tmp_path / "ref.yaml"
     ref.write_text(json.dumps(REF))

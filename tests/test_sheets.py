@@ -26,6 +26,11 @@ def test_cells_are_stripped_text_and_ids_integers(tmp_path):
         ("", "the file is empty; copy the coding sheet the study wrote"),
         ("claim_id\n1\n", r"needs the columns \['code'\]"),
         ('claim_id,code\n1,"x\n', "not a CSV coding sheet"),
+        ("claim_id,code\n1,x,extra\n2,y\n", r"row 2: 3 fields where the header has 2; not a CSV coding sheet"),
+        ("claim_id,code\n1,x\n2\n", r"row 3: 1 fields where the header has 2"),
+        ("claim_id,code,code\n1,x,y\n", r"row 1: the column 'code' is named twice"),
+        ("claim_id, code ,code\n1,x,y\n", r"row 1: the column 'code' is named twice"),
+        ("\n\n", "the file is empty"),
     ],
 )
 def test_a_sheet_that_cannot_be_read_is_named(tmp_path, text, message):
@@ -44,3 +49,29 @@ def test_a_bad_id_and_a_repeat_name_their_rows(tmp_path):
     with pytest.raises(SH.SheetError, match=r"rows 2 and 4: claim_id 1 coded twice"):
         SH.once(s, ["claim_id"], path, "coded")
     SH.once(s.iloc[:2], ["claim_id"], path, "coded")  # no repeat: nothing to say
+
+
+def test_spreadsheet_habits_read_as_meant(tmp_path):
+    """A header with spaces, Excel's byte-order mark and trailing empty rows, a UTF-16 file with its mark."""
+    path = tmp_path / "sheet.csv"
+    path.write_bytes("\ufeff claim_id , code\n1,x\n,\n2,y\n,\n,\n".encode())
+    s = SH.read_sheet(path, ["claim_id", "code"], "coding sheet")
+    assert s.to_dict("list") == {"claim_id": ["1", "2"], "code": ["x", "y"]} and list(s.index) == [0, 2]
+    with pytest.raises(SH.SheetError, match="row 4: claim_id = 'z'"):  # rows keep the spreadsheet's numbers
+        SH.integer_column(s.assign(claim_id=["1", "z"]), "claim_id", path, "a claim id")
+    path.write_bytes("claim_id,code\n3,é\n".encode("utf-16"))
+    assert SH.read_sheet(path, ["claim_id", "code"], "coding sheet").to_dict("list") == {
+        "claim_id": ["3"],
+        "code": ["é"],
+    }
+    path.write_bytes(b"claim_id,code\n3,\xe9\n")  # Latin-1
+    with pytest.raises(SH.SheetError, match=r"not UTF-8 text \(byte 16: .*save the coding sheet as 'CSV UTF-8'"):
+        SH.read_sheet(path, ["claim_id", "code"], "coding sheet")
+
+
+@pytest.mark.parametrize("value", ["²", "١٢", "12345678901234567890123", "-1", "1.0", ""])
+def test_an_id_that_is_not_a_plain_integer_is_named(tmp_path, value):
+    path = sheet(tmp_path, f"claim_id,code\n{value},x\n")
+    s = SH.read_sheet(path, ["claim_id", "code"], "coding sheet")
+    with pytest.raises(SH.SheetError, match=r"row 2: claim_id = .*; expected a claim id \(an integer\)"):
+        SH.integer_column(s, "claim_id", path, "a claim id")

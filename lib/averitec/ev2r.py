@@ -317,15 +317,25 @@ def new_score(table: pd.DataFrame, judge: Judge) -> pd.Series:
     return pd.Series(np.where(np.isnan(recall), np.nan, score), index=table.index)  # undefined stays undefined
 
 
+def _mean(values: pd.Series) -> float | None:
+    """The mean of the defined values; None (JSON null, never NaN) when the judge defined none."""
+    defined = values.dropna()
+    return float(defined.mean()) if len(defined) else None
+
+
+def _shown(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.4f}"
+
+
 def summarise(table: pd.DataFrame, judge: Judge) -> dict[str, Any]:
     """Means over claims, the new AVeriTeC score, errors by reason, and the judge they depend on."""
     errors = Counter(e for m in MODES for e in table[f"{m}_error"] if isinstance(e, str) and e)
     return {
         "claims": len(table),
         "undefined": {m: int(table[f"{m}_recall"].isna().sum()) for m in MODES},  # left out of the means below
-        **{f"{m}_{x}": float(table[f"{m}_{x}"].mean()) for m in MODES for x in ("precision", "recall")},
+        **{f"{m}_{x}": _mean(table[f"{m}_{x}"]) for m in MODES for x in ("precision", "recall")},
         "accuracy": float(table["correct"].mean()),
-        "new_averitec": float(new_score(table, judge).mean()),
+        "new_averitec": _mean(new_score(table, judge)),
         "errors": dict(sorted(errors.items())),
         "judge": judge.describe(),
     }
@@ -345,12 +355,17 @@ def undefined_claims(tables: Sequence[pd.DataFrame]) -> dict[str, dict[str, list
     return out
 
 
-def refuse_undefined(skipped: Mapping[str, Mapping[str, list[int]]], llm: Any, lenient: bool) -> None:
-    """Stop the stage when the judge left any claim undefined, unless `lenient`: then say what was skipped."""
+def refuse_undefined(
+    skipped: Mapping[str, Mapping[str, list[int]]], llm: Any, lenient: bool, total: int | None = None
+) -> None:
+    """Stop the stage when the judge left any claim undefined, unless `lenient`: then say what was skipped.
+    When it left all `total` judgements undefined there is nothing to score, lenient or not."""
     if not skipped:
         return
     n = sum(len(ids) for modes in skipped.values() for ids in modes.values())
     what = f"{n} judgement(s) in {len(skipped)} run(s) are undefined (the judge at {llm.settings.base_url or 'api.openai.com'} failed or answered without usable counts; {dict(llm.report().get('errors', {})) or 'see the report'})"
+    if total is not None and n >= total:
+        raise NamedError(f"Ev2R: all {what}; no score was written, even with --lenient. Fix the judge")
     if not lenient:
         raise NamedError(
             f"Ev2R: {what}; no score was written. Fix the judge, or rerun with --lenient to score the rest"
@@ -384,16 +399,35 @@ def judge_llm(judge: Judge, llm_params: Mapping[str, Any], cache: Path | str):
 def runs_to_score(
     averitec_params: Mapping[str, Any], claims: Sequence[averitec.Claim], data_dir: Path, averitec_dir: Path
 ) -> dict[str, tuple[str, list[SC.Evidence]]]:
-    """Every run the `averitec` stage scored: the planners' predictions it wrote, and the published systems."""
+    """Every run the `averitec` stage scored: the planners' predictions it wrote (those its params `plans` and
+    `duplicate_for` name; without `plans`, every file there), and the published systems. A planned file that
+    is missing is an error; a file the params do not plan (left by an earlier setting) is named and skipped."""
     runs: dict[str, tuple[str, list[SC.Evidence]]] = {}
-    planned = sorted((averitec_dir / "predictions").glob("*.json"))
-    if not planned:  # scoring only the published systems would say nothing of the study's planners
+    folder = averitec_dir / "predictions"
+    found = {p.stem for p in folder.glob("*.json")}
+    plans = averitec_params.get("plans")
+    if plans is None:
+        expected = found
+    else:
+        dup = set(averitec_params.get("duplicate_for", []))
+        expected = {*plans, *(f"{n}__duplicated" for n in plans if n in dup)}
+        missing = sorted(expected - found)
+        if found and missing:
+            raise NamedError(
+                f"{folder}: no predictions of {', '.join(missing)} (params averitec.plans); the pipeline stage "
+                "`averitec` writes them (run `dvc repro averitec`)"
+            )
+        if found - expected:
+            print(
+                f"Ev2R: not scored, not in params averitec.plans: {', '.join(sorted(found - expected))}",
+                file=sys.stderr,
+            )
+    if not found:  # scoring only the published systems would say nothing of the study's planners
         raise NamedError(
-            f"{averitec_dir / 'predictions'}: no planners' predictions; the pipeline stage `averitec` writes them "
-            "(run `dvc repro averitec`)"
+            f"{folder}: no planners' predictions; the pipeline stage `averitec` writes them (run `dvc repro averitec`)"
         )
-    for path in planned:
-        runs[path.stem] = ("planner", SC.load_predictions(path, claims))
+    for name in sorted(expected, key=lambda n: f"{n}.json"):  # the order of the files' names, as listed
+        runs[name] = ("planner", SC.load_predictions(folder / f"{name}.json", claims))
     for name, file in averitec_params["systems"].items():
         runs[name] = ("system", SC.load_predictions(data_dir / "averitec" / "systems" / file, claims))
     return runs
@@ -430,7 +464,6 @@ def stage(
         meteor.append(t.drop(columns="claim_types").assign(run=run, kind=kind))
         seconds[run] = time.perf_counter() - start
         print(f"2025 METEOR {run:34s} Q+A {t['qa'].mean():.4f}  ({seconds[run]:.1f} s)")
-    OUT.write_parquet(pd.concat(meteor, ignore_index=True), out_dir / "meteor.parquet", index=False)
 
     llm = judge_llm(judge, llm_params, params["cache"])
     llm.cache.path.parent.mkdir(parents=True, exist_ok=True)
@@ -451,15 +484,15 @@ def stage(
             t = judge_run(llm, template, claims, refs, preds, run, kind)
             tables.append(t)
             summaries[run] = summarise(t, judge)
-            print(
-                f"Ev2R {run:34s} Q+A recall {summaries[run]['qa_recall']:.4f}  new {summaries[run]['new_averitec']:.4f}"
-            )
+            recall, new = (summaries[run][k] for k in ("qa_recall", "new_averitec"))
+            print(f"Ev2R {run:34s} Q+A recall {_shown(recall)}  new {_shown(new)}")
         report["ev2r"] = summaries
         report["llm"] = llm.report()
         report["skipped"] = undefined_claims(tables)
-        refuse_undefined(report["skipped"], llm, lenient)
+        refuse_undefined(report["skipped"], llm, lenient, total=len(MODES) * sum(len(t) for t in tables))
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=COLUMNS)
-    with OUT.together():
+    with OUT.together():  # the scores of one run, or none: a stopped judge leaves the earlier three
+        OUT.write_parquet(pd.concat(meteor, ignore_index=True), out_dir / "meteor.parquet", index=False)
         OUT.write_parquet(table, out_dir / "ev2r.parquet", index=False)
         OUT.write_json(out_dir / "report.json", report, ensure_ascii=False)
     return report

@@ -21,6 +21,7 @@ import argparse
 import hashlib
 import json
 import random
+import re
 import resource
 import time
 from collections import Counter
@@ -355,18 +356,43 @@ def synthesise(
     with a fixed seed from `source` (real documents, so the token statistics are those of real text).
 
     `gold` ({claim_id: [(url, text)]}) puts a claim's gold evidence into its store: the first pages take
-    those URLs and each text as a sentence, as the scraped page of a gold source would hold it."""
+    those URLs and each text as a sentence, as the scraped page of a gold source would hold it.
+
+    The store is written whole: into a temporary folder renamed over `out` at the end, so a stop leaves the
+    earlier store and a smaller rerun leaves no stale claim files. A folder `out` that holds anything but
+    `<claim_id>.json` files is refused, never replaced."""
     if not source:
         raise ValueError("synthesise: no source texts to draw sentences from")
     if pages < 1 or sentences < 1:
         raise ValueError(f"synthesise: pages and sentences must be >= 1 (got {pages}, {sentences})")
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise NamedError(f"{out}: is a file; expected the folder of the synthetic store")
+    other = sorted(p.name for p in out.iterdir() if not re.fullmatch(r"\d+\.json", p.name)) if out.is_dir() else []
+    if other:
+        raise NamedError(
+            f"{out}: holds {other[0]!r}{f' and {len(other) - 1} more' if len(other) > 1 else ''}, not only "
+            "<claim_id>.json files: write the synthetic store to a new folder or over an earlier synthetic store"
+        )
     ids = list(range(claims)) if isinstance(claims, int) else list(claims)
     rng = random.Random(seed)
-    for cid in ids:
-        golds = list((gold or {}).get(cid, []))
-        lines = []
+    with OUT.atomic_dir(out) as folder:
+        for cid in ids:
+            _synthetic_claim(folder / f"{cid}.json", cid, source, pages, sentences, rng, (gold or {}).get(cid, []))
+    return {"claims": len(ids), "pages": pages, "sentences": sentences, "seed": seed}
+
+
+def _synthetic_claim(
+    path: Path,
+    cid: int,
+    source: Sequence[str],
+    pages: int,
+    sentences: int,
+    rng: random.Random,
+    golds: Sequence[tuple[str, str]],
+) -> None:
+    """One claim's file of the synthetic store, streamed page by page (inside the store's temporary folder)."""
+    with open(path, "w", encoding="utf-8", newline="") as f:
         for p in range(pages):
             body = [source[rng.randrange(len(source))] for _ in range(sentences)]
             url = f"https://synthetic.example/{cid}/{p}"
@@ -374,9 +400,7 @@ def synthesise(
                 url = golds[p][0]
                 body[rng.randrange(sentences)] = golds[p][1]
             page = {"url": url, "url2text": body, "type": "synthetic", "query": f"claim {cid}"}
-            lines.append(json.dumps(page, ensure_ascii=False))
-        OUT.write_lines(out / f"{cid}.json", lines)
-    return {"claims": len(ids), "pages": pages, "sentences": sentences, "seed": seed}
+            f.write(json.dumps(page, ensure_ascii=False) + "\n")
 
 
 def source_texts(texts: Iterable[str], min_words: int = 3) -> list[str]:
@@ -486,6 +510,10 @@ def main(argv: list[str] | None = None) -> None:
             f"(it plans claims {min(plan, default='none')} to {max(plan, default='none')})"
         )
     plan = {cid: qs for cid, qs in plan.items() if cid in keep and qs}
+    if not plan:
+        raise NamedError(
+            f"{args.plan}: every claim it plans in that range has an empty list of queries: nothing to retrieve"
+        )
     start = time.perf_counter()
     runs, stats = retrieve_store(
         args.store,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,41 @@ def summary(notebook: Path | str) -> tuple[str, str]:
     title = heading.split("·", 1)[-1].strip()
     name, _, rest = title.partition(":")
     return name.strip(), (rest.strip() or title)
+
+
+CONCLUSION_HEADING = "## Conclusion"  # the markdown cell before the code cell that computes a notebook's conclusion
+
+
+def conclusion(executed: Path | str, points: Sequence[int] = (1,)) -> list[str]:
+    """The headline of an executed notebook: the `points` (numbered from 1) of what its conclusion cell
+    displayed (the code cell after the `## Conclusion` heading), so the front page says what the notebook's
+    own functions concluded, with the same words and the same rounding. A notebook without that cell or
+    output, or with fewer points, is an error."""
+    cells = nbformat.read(Path(executed), as_version=4).cells
+    at = next(
+        (
+            i
+            for i, c in enumerate(cells)
+            if c.cell_type == "markdown" and c.source.strip().startswith(CONCLUSION_HEADING)
+        ),
+        None,
+    )
+    code = next((c for c in cells[at + 1 :] if c.cell_type == "code"), None) if at is not None else None
+    if code is None:
+        raise ValueError(
+            f"{executed}: no code cell after a {CONCLUSION_HEADING!r} heading: the notebook states no conclusion"
+        )
+    found: list[str] = []
+    for out in code.get("outputs", []):
+        text = (out.get("data") or {}).get("text/markdown") or ""
+        parts = re.split(r"(?m)^- ", text.strip())
+        found += [" ".join(p.split()) for p in parts[1:] if p.strip()]  # parts[0]: what precedes the first point
+    if not found or max(points) > len(found) or min(points) < 1:
+        raise ValueError(
+            f"{executed}: its conclusion shows {len(found)} point(s); the front page asks for points {list(points)} "
+            "(params report.conclusion_points; run the notebook with `dvc repro` if it shows none)"
+        )
+    return [found[p - 1] for p in points]
 
 
 def numbered(notebooks_dir: Path | str = NOTEBOOKS_DIR) -> list[str]:

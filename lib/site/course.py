@@ -28,7 +28,6 @@ import copy
 import io
 import re
 import shlex
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
@@ -36,14 +35,14 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import nbformat
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
 from lib import outputs as OUT
 from lib.cli import NamedError, run_main
 from lib.params import Section, Text, read_yaml
 from lib.paths import METRICS_DIR, NOTEBOOKS_DIR, REPORTS_DIR, ROOT
 from lib.site.banner import banner_html, inline_markdown
-from lib.site.catalogue import format_value, headlines, numbered, store_setting, summary
+from lib.site.catalogue import conclusion, format_value, headlines, numbered, store_setting, summary
 from lib.site.links import EXPLORER_PAGE
 
 # --------------------------------------------------------------------------- params
@@ -55,6 +54,8 @@ Headline = Annotated[str, Field(pattern=r"^[\w.-]+\.json:\S.*$")]  # "file.json:
 class ReportSection(Section):
     reports_dir: Text
     headlines: dict[Annotated[str, Field(pattern=r"^\d\d_\w+$")], dict[Text, Headline]]
+    # the points of each notebook's computed conclusion its front-page card shows (from 1; default: the first)
+    conclusion_points: dict[Annotated[str, Field(pattern=r"^\d\d_\w+$")], list[PositiveInt]] = {}
 
 
 COURSE_FILE = NOTEBOOKS_DIR / "course.yaml"
@@ -304,6 +305,7 @@ a{color:var(--accent)}nav{margin:.5rem 0 1rem}nav a{margin-right:1.2rem;font-wei
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,30rem),1fr));gap:1rem}
 .card{border:1px solid var(--line);border-radius:8px;padding:.8rem 1rem}
 .card h3{margin:.1em 0 .4em;font-size:1.1rem}.q{color:var(--soft)}
+.card .conclusion{margin:.5em 0;padding-left:.6em;border-left:3px solid var(--line);font-size:.95em}
 .thumbs{display:flex;gap:.4rem;flex-wrap:wrap;margin-top:.5rem}.thumbs img{height:6.5rem;max-width:100%;
 border:1px solid var(--line);border-radius:4px;object-fit:contain;background:#fff}
 .map{display:flex;flex-wrap:wrap;gap:.3rem;align-items:center;margin:.5rem 0}.map a{border:1px solid var(--accent);
@@ -366,17 +368,21 @@ def write_site(
     banner: str | None = None,
     thumbs_per_notebook: int = 4,
     explorer: Path | str | None = None,
+    conclusion_points: Mapping[str, Sequence[int]] | None = None,
+    try_it_times: Mapping[str, Any] | None = None,
 ) -> list[Path]:
-    """The front page (`index.html`), the course page and the glossary, with figure thumbnails from the
+    """The front page (`index.html`), the course page and the glossary, with figure thumbnails and each
+    notebook's computed conclusion (`conclusion_points` of it; default: its first point) from the
     executed notebooks, in `reports_dir`, and the teacher's index page under `teacher/`; with `explorer`
     (the evidence explorer's page, `lib.site.explorer`), a copy of it beside them, linked from the front page."""
 
     reports_dir = Path(reports_dir)
     course = load_course(course_file, notebooks_dir)
     names = numbered(notebooks_dir)
-    unknown = sorted(set(spec) - set(names))
+    conclusion_points = conclusion_points or {}
+    unknown = sorted((set(spec) | set(conclusion_points)) - set(names))
     if unknown:
-        raise ValueError(f"headlines for notebooks that do not exist: {unknown}")
+        raise ValueError(f"headlines or conclusion points for notebooks that do not exist: {unknown}")
     by_name = {Path(p).stem: Path(p) for p in executed}
     thumbs_dir = reports_dir / "thumbs"
     thumbs_dir.mkdir(parents=True, exist_ok=True)
@@ -390,12 +396,13 @@ def write_site(
         if name in by_name:
             for k, png in enumerate(figures(by_name[name])[:thumbs_per_notebook], 1):
                 path = thumbs_dir / f"{name}_{k}.png"
-                path.write_bytes(thumbnail(png))
+                OUT.write_bytes(path, thumbnail(png))
                 thumbs.append(path.name)
         info[name] = {
             "title": title,
             "question": question,
             "values": headlines(spec.get(name, {}), metrics_dir),
+            "conclusion": conclusion(by_name[name], conclusion_points.get(name, (1,))) if name in by_name else [],
             "thumbs": thumbs,
             "exercises": exercises(src),
             "terms": definitions(src),
@@ -403,18 +410,15 @@ def write_site(
     terms = sorted((d for i in info.values() for d in i["terms"]), key=lambda d: d.term.lower())
     pages = {
         "index.html": _front_page(course, names, info, terms, banner, store_setting(metrics_dir), explorer is not None),
-        "course.html": _course_page(course, names, info, banner),
+        "course.html": _course_page(course, names, info, banner, try_it_times),
         "glossary.html": _glossary_page(terms, info, banner),
     }
     written = []
     if explorer is not None:
-        written.append(Path(shutil.copyfile(explorer, reports_dir / EXPLORER_PAGE)))
+        written.append(OUT.write_bytes(reports_dir / EXPLORER_PAGE, Path(explorer).read_bytes()))
     for file, html in pages.items():
-        (reports_dir / file).write_text(html, encoding="utf-8")
-        written.append(reports_dir / file)
-    teacher = reports_dir / "teacher" / "index.html"
-    teacher.parent.mkdir(parents=True, exist_ok=True)
-    teacher.write_text(_teacher_index(course, names, info), encoding="utf-8")
+        written.append(OUT.write_text(reports_dir / file, html))
+    teacher = OUT.write_text(reports_dir / "teacher" / "index.html", _teacher_index(course, names, info))
     return [*written, teacher]
 
 
@@ -440,7 +444,9 @@ def _front_page(course: Course, names, info, terms, banner, store: str | None = 
         )
         cards.append(
             f'<div class="card" id="{n}"><h3><a href="{n}.html">{n[:2]} · {escape(i["title"])}</a></h3>'
-            f'<div class="q">{inline_markdown(i["question"])}</div><ul>{values}</ul>'
+            f'<div class="q">{inline_markdown(i["question"])}</div>'
+            + "".join(f'<p class="conclusion">{inline_markdown(p)}</p>' for p in i["conclusion"])
+            + f"<ul>{values}</ul>"
             f'<div class="thumbs">{thumbs}</div>'
             f"<div>{len(i['exercises'])} exercises · lab {course.notebooks[n].minutes} min · "
             f'<a href="course.html#{n}">course unit</a></div></div>'
@@ -461,7 +467,33 @@ checks. The <a href="course.html">course page</a> gives objectives, prerequisite
     )
 
 
-def _course_page(course: Course, names, info, banner) -> str:
+def _try_it_list(name: str, times: Mapping[str, Any] | None) -> str:
+    """The notebook's "Try it" variations with their minutes in the classroom workspace, where measured."""
+    rows = [v for v in (times or {}).get("variations", []) if v.get("notebook") == name]
+    if not rows:
+        return ""
+    items = "".join(
+        f"<li><code>{escape(v['command'])}</code>: "
+        + (
+            f"needs {escape(v['needs'])}"
+            if "needs" in v
+            else f"about {v['minutes']:g} min ({len(v['stages'])} stage{'s' if len(v['stages']) != 1 else ''} rerun)"
+        )
+        + "</li>"
+        for v in rows
+    )
+    return (
+        f"<p><b>Try it</b> (minutes in the {escape(times['profile'])} workspace: {escape(times['how'])}, "
+        f"{escape(times['cpu'])}, {'/'.join(map(str, times['cores']))} cores, {escape(times['built'])})</p><ul>{items}</ul>"
+    )
+
+
+def try_it_times_path(profile: str = "classroom", root: Path = ROOT) -> Path:
+    """The committed minutes of a profile's Try-it variations (`python -m lib.profiles estimate <profile>`)."""
+    return root / "profiles" / f"{profile}.try_it.json"
+
+
+def _course_page(course: Course, names, info, banner, try_it_times: Mapping[str, Any] | None = None) -> str:
     units = []
     for k, n in enumerate(names):
         unit, i = course.notebooks[n], info[n]
@@ -482,7 +514,7 @@ def _course_page(course: Course, names, info, banner) -> str:
 <p><b>Terms defined here:</b> {terms}</p>
 <p><b>Lab plan ({unit.minutes} min)</b></p><table>{lab}</table>
 <p><b>Exercises</b> (checks in the notebook; solutions in the <a href="teacher/{n}.html">teacher's version</a>)</p><ul>{ex}</ul>
-<p>{prev} {nxt}</p></section>"""
+{_try_it_list(n, try_it_times)}<p>{prev} {nxt}</p></section>"""
         )
     before = "".join(f"<li>{inline_markdown(b)}</li>" for b in course.before_the_course)
     return _page(

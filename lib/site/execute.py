@@ -28,11 +28,11 @@ import nbformat
 from nbstripout import strip_output
 
 from lib import outputs as OUT
-from lib.cli import run_main
+from lib.cli import NamedError, run_main
 from lib.params import ParamsError, section, section_model, settings
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, PARAMS_FILE, ROOT
 from lib.site.banner import params_banner
-from lib.site.reports import PIPELINE_ENV, PIPELINE_FLAG, shown_path
+from lib.site.reports import PIPELINE_ENV, PIPELINE_FLAG, SCRATCH_DIR, shown_path
 
 # What changes from one run to the next without the study changing: papermill's times and durations (and the
 # machine's paths in its notebook metadata), the kernel's per-cell timestamps. Stripped with nbstripout in its
@@ -44,6 +44,10 @@ OBJECT_REPR = re.compile(r"<[\w.]+(?: object)? at 0x[0-9a-f]+>")
 DEFAULT_TIMEOUT_S = 1800  # per cell: a hung kernel fails the stage instead of blocking it
 
 
+class NotebookFailed(NamedError, RuntimeError):
+    """A notebook cell raised: names the notebook, the cell and the exception in one line."""
+
+
 def run_notebook(
     name: str,
     parameters: dict[str, Any],
@@ -51,9 +55,12 @@ def run_notebook(
     notebooks_dir: Path | str = NOTEBOOKS_DIR,
     timeout_s: int = DEFAULT_TIMEOUT_S,
     banner: str | None = None,
+    failed_dir: Path | str = SCRATCH_DIR,
 ) -> Path:
     """Execute `notebooks/<name>.ipynb` with `parameters` from the repository root; return the output path.
-    A `banner` becomes the executed notebook's first cell."""
+    A `banner` becomes the executed notebook's first cell. A cell that raises stops the run with one line
+    (`NotebookFailed`: the cell and the exception); the run with its traceback is kept in `failed_dir`
+    (git-ignored `scratch/`), never in place of the last good executed notebook."""
     import papermill as pm
 
     src = Path(notebooks_dir) / f"{name}.ipynb"
@@ -81,6 +88,13 @@ def run_notebook(
                 progress_bar=False,
                 log_output=False,
             )
+        except pm.PapermillExecutionError as err:
+            kept = OUT.write_bytes(Path(failed_dir) / f"{name}.failed.ipynb", tmp.read_bytes())
+            what = (str(err.evalue).strip().splitlines() or [""])[0][:300]
+            raise NotebookFailed(
+                f"notebook {name}: cell [{err.exec_count}] stopped with {err.ename}: {what} "
+                f"(the run with its traceback: {shown_path(kept)})"
+            ) from None
         finally:
             if before is None:
                 os.environ.pop(PIPELINE_ENV, None)

@@ -16,17 +16,18 @@ import html
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import nbformat
 
 from lib import outputs as OUT
-from lib.cli import run_main
+from lib.cli import NamedError, run_main
 from lib.params import section
 from lib.paths import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
 from lib.site.banner import params_banner
 from lib.site.catalogue import flatten, headline_lines, store_setting, summary
 from lib.site.checks import RECORD_MIME
-from lib.site.course import strip_solutions, write_site
+from lib.site.course import strip_solutions, try_it_times_path, write_site
 from lib.site.figures import ALT
 from lib.site.links import EXPLORER_PAGE
 from lib.site.plots import mathjax
@@ -116,6 +117,22 @@ def render_html(
     return OUT.write_text(out, body)
 
 
+def try_it_times(path: Path | None = None) -> dict[str, Any] | None:
+    """The classroom's committed Try-it minutes for the course page, or None where there are none yet."""
+    path = path or try_it_times_path()
+    if not path.exists():
+        return None
+    try:
+        times = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(times, dict) or not isinstance(times.get("variations"), list):
+            raise ValueError("expected an object with a list `variations`")
+    except ValueError as err:  # JSONDecodeError is a ValueError
+        raise NamedError(
+            f"{path}: not the Try-it minutes `python -m lib.profiles estimate classroom` writes ({err})"
+        ) from None
+    return times
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
         prog="python -m lib.site.render", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -148,6 +165,8 @@ def main(argv: list[str] | None = None) -> None:
                 ROOT / report["reports_dir"],
                 banner=note,
                 explorer=explorer if explorer.exists() else None,
+                conclusion_points=report.get("conclusion_points", {}),
+                try_it_times=try_it_times(),
             )
         n = len(args.executed)
         print(

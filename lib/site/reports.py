@@ -5,7 +5,9 @@ An executed notebook is a course handout. Its outputs must not carry machine noi
 paths, tqdm bars, "Loading weights" lines), "wrote …" progress prints, or raw floats such as
 `0.8712827341322681` (numbers are rounded for reading; the metrics files keep full precision), no
 figure that `lib.site.figures` finds unreadable (its `Figure check:` lines), and no figure without its
-alternative text (`lib.site.figures.describe`, in the output's metadata).
+alternative text (`lib.site.figures.describe`, in the output's metadata). Every code cell must have run
+(a skeleton or a half-run notebook is a finding) and none may show a traceback; a file nbformat cannot
+read is a finding too.
 
 `setup()` is every notebook's first call: the common look (seaborn theme, three decimals in tables),
 library noise off, and the figure check on. `write_metrics()` writes a notebook's metrics file: whole or
@@ -52,7 +54,16 @@ PATTERNS = {
     # A float with seven or more decimals, not part of a longer token (ids, hashes, version strings).
     "raw_float": re.compile(r"(?<![\w.])-?\d+\.\d{7,}(?:e[-+]?\d+)?(?![\w.])"),
 }
-RULES = ("stderr", *PATTERNS, "figure_check", "figure_without_alt", "not_executed")
+RULES = (
+    "stderr",
+    "error",
+    *PATTERNS,
+    "figure_check",
+    "figure_without_alt",
+    "not_executed",
+    "partly_executed",
+    "unreadable",
+)
 
 
 PIPELINE_ENV = "STUDY_PIPELINE_RUN"  # set by lib.site.execute for the notebook's kernel, to PIPELINE_FLAG
@@ -156,6 +167,8 @@ def scan_text(kind: str, text: str) -> Iterator[tuple[str, str]]:
             yield "figure_check", line[len(FIGURE_CHECK) :].strip()
     if kind == "stderr" and text.strip():
         yield "stderr", text.strip().splitlines()[0][:120]
+    if kind == "error":  # a traceback under a cell: the cell failed
+        yield "error", (text.strip().splitlines() or ["(no traceback)"])[-1][:120]
     for rule, pattern in PATTERNS.items():
         if kind == "text/html" and rule == "wrote":
             continue  # table cells may hold any text; the rule is about progress prints
@@ -168,12 +181,27 @@ def scan_notebook(path: Path | str) -> list[Finding]:
     """Every clean-output rule broken in an executed notebook's outputs."""
 
     path = Path(path)
-    nb = nbformat.read(path, as_version=4)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # nbformat's validation warnings: the error below says it
+            nb = nbformat.read(path, as_version=4)
+        cells = list(nb.cells)
+    except Exception as err:  # not JSON, not a notebook, an unknown format version: one finding, not a traceback
+        return [
+            Finding(path.name, 0, "unreadable", f"not a notebook nbformat can read ({type(err).__name__}: {err})"[:160])
+        ]
     found = []
-    code = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
-    if code and all(c.get("execution_count") is None for c in code):
+    code = [(i, c) for i, c in enumerate(cells) if c.cell_type == "code" and c.source.strip()]
+    skipped = [i for i, c in code if c.get("execution_count") is None]
+    if code and len(skipped) == len(code):
         found.append(Finding(path.name, 0, "not_executed", f"none of its {len(code)} code cells ran"))
-    for i, cell in enumerate(nb.cells):
+    elif skipped:
+        found.append(
+            Finding(
+                path.name, skipped[0], "partly_executed", f"{len(skipped)} of its {len(code)} code cells did not run"
+            )
+        )
+    for i, cell in enumerate(cells):
         for output in cell.get("outputs", []):
             if "image/png" in (output.get("data") or {}) and not (output.get("metadata") or {}).get(
                 "image/png", {}
