@@ -312,9 +312,14 @@ class RecordingLLM:
     def __init__(self, reply):
         self.reply, self.batches = reply, []
 
-    def chat_many(self, batch, desc):
+    def chat_many(self, batch, desc, usable):
+        assert usable is EV.usable  # a live run asks again where the cached answer gives no usable counts
         self.batches.append((desc, batch))
         return [self.reply] * len(batch)
+
+
+def test_usable_reads_the_counts_on_both_sides():
+    assert EV.usable(OWN) and not EV.usable("I cannot tell.") and not EV.usable("")
 
 
 def test_judge_run_asks_the_judge_once_per_claim_and_mode_and_tabulates_its_answers():

@@ -65,6 +65,26 @@ def dead_url():
         yield f"http://127.0.0.1:{s.getsockname()[1]}/v1"
 
 
+def test_a_live_run_asks_again_where_the_cached_answer_is_unusable_and_a_replay_returns_it(tmp_path):
+    answers = iter(["I cannot tell.", "counts: 3"])
+    usable = lambda text: "counts" in text  # noqa: E731
+    with StubLLM(lambda messages: next(answers)) as stub:
+        first = LM.LLM(settings(stub, tmp_path))
+        assert first.chat(MSG, usable) == "I cannot tell."  # unusable, but returned: the caller decides
+        second = LM.LLM(settings(stub, tmp_path))  # a later live run reads the cache, finds it unusable, asks again
+        assert second.chat(MSG, usable) == "counts: 3" and len(stub.requests) == 2
+        assert second.counters.errors == {"asked_again_unusable_cached": 1}
+        assert second.chat_many([MSG], progress=False, usable=usable) == ["counts: 3"] and len(stub.requests) == 2
+    replay = LM.LLM(settings(None, tmp_path, mode="replay", base_url="http://127.0.0.1:9/v1"))
+    assert replay.chat(MSG, usable) == "counts: 3"  # the latest answer appended is the one read
+    other = tmp_path / "other"
+    other.mkdir()
+    with StubLLM(lambda messages: "I cannot tell.") as stub:
+        LM.LLM(settings(stub, other)).chat(MSG, usable)
+    replay = LM.LLM(settings(None, other, mode="replay", base_url="http://127.0.0.1:9/v1"))
+    assert replay.chat(MSG, usable) == "I cannot tell."  # a replay gives what the run recorded, usable or not
+
+
 def test_live_then_replay_is_offline_and_identical(tmp_path):
     with StubLLM(canned) as stub:
         live = LM.LLM(settings(stub, tmp_path))

@@ -272,6 +272,11 @@ def claim_result(answer: str | None) -> tuple[float, float, str | None]:
 # --------------------------------------------------------------------------- scoring runs
 
 
+def usable(answer: str) -> bool:
+    """Whether a judge's answer gives usable counts: a live run asks again for a cached one that does not."""
+    return claim_result(answer)[2] is None
+
+
 def messages(template: str, claim: str, ref: SC.Evidence, pred: SC.Evidence, mode: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": render(template, claim, evidence_text(ref, mode), evidence_text(pred, mode))}]
 
@@ -289,7 +294,9 @@ def judge_run(
     cols: dict[str, list] = {c: [] for c in COLUMNS}
     answers = {
         mode: llm.chat_many(
-            [messages(template, c.text, r, p, mode) for c, r, p in zip(claims, refs, preds)], desc=f"Ev2R {run} {mode}"
+            [messages(template, c.text, r, p, mode) for c, r, p in zip(claims, refs, preds)],
+            desc=f"Ev2R {run} {mode}",
+            usable=usable,
         )
         for mode in MODES
     }

@@ -48,7 +48,7 @@ import os
 import re
 import time
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
@@ -479,17 +479,22 @@ class LLM:
         p = self.params(**overrides)
         return [m for m in batch if self.cache.get(cache_key(self.settings.model, m, p)) is None]
 
-    def chat(self, messages: Messages, **overrides: Any) -> str | None:
+    def chat(self, messages: Messages, usable: Callable[[str], bool] | None = None, **overrides: Any) -> str | None:
+        """The answer to `messages`, from the cache or the endpoint. With `usable` (whether the caller can use an
+        answer, e.g. the Ev2R judge's counts), a live run asks again where the cached answer is unusable (the
+        new answer is appended, and the latest is the one read); a replay returns what was recorded."""
         if not self.enabled:
             raise LLMError("llm.mode is 'off': no LLM calls (planners that need one are skipped)")
         p = self.params(**overrides)
         key = cache_key(self.settings.model, messages, p)
         hit = self.cache.get(key)
-        if hit is not None:
+        if hit is not None and (usable is None or self.settings.mode == "replay" or usable(hit)):
             self.counters.cache_hits += 1
             return hit
         if self.settings.mode == "replay":
             raise CacheMiss([messages])
+        if hit is not None:
+            self._count("asked_again_unusable_cached")
         answer = self._call(messages, p)
         if answer is not None:
             self.cache.put(key, self.settings.model, p, messages, answer)
@@ -497,7 +502,12 @@ class LLM:
         return answer
 
     def chat_many(
-        self, batch: Sequence[Messages], progress: bool = True, desc: str = "llm", **overrides: Any
+        self,
+        batch: Sequence[Messages],
+        progress: bool = True,
+        desc: str = "llm",
+        usable: Callable[[str], bool] | None = None,
+        **overrides: Any,
     ) -> list[str | None]:
         """`chat` for each; in replay mode every missing entry is listed in one error before any work."""
         if self.settings.mode == "replay":
@@ -505,7 +515,7 @@ class LLM:
             if missing:
                 raise CacheMiss(missing)
 
-        return [self.chat(m, **overrides) for m in tqdm(batch, desc=desc, disable=not progress)]
+        return [self.chat(m, usable, **overrides) for m in tqdm(batch, desc=desc, disable=not progress)]
 
     def _count(self, name: str) -> None:
         self.counters.errors[name] = self.counters.errors.get(name, 0) + 1
