@@ -119,3 +119,14 @@ def test_the_blank_sheet_lists_every_exercise_of_the_course(tmp_path):
     assert list(sheet.columns) == ["exercise", "task", "answer"]
     assert sheet["exercise"].iloc[:3].tolist() == ["01.1", "01.2", "02.1"] and len(sheet) == 21
     assert set(sheet["answer"]) == {""}
+
+
+def test_an_answer_sheet_is_read_as_every_filled_sheet(tmp_path):
+    """lib.sheets' strict reading: an extra field is an error, not a shifted column; blank rows are skipped."""
+    bad = tmp_path / "shifted.csv"
+    bad.write_text("exercise,answer\n02.1,0.5,extra\n")
+    with pytest.raises(GR.GradingError, match=r"shifted.csv, row 2: 3 fields where the header has 2"):
+        GR.read_sheet(bad)
+    ok = tmp_path / "excel.csv"
+    ok.write_bytes("\ufeffexercise, answer\n02.1, 0.5 \n,\n02.2,\n".encode())
+    assert GR.read_sheet(ok) == {"02.1": "0.5", "02.2": None}

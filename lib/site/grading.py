@@ -26,6 +26,7 @@ import pandas as pd
 from nbclient import NotebookClient
 
 from lib import outputs as OUT
+from lib import sheets as SH
 from lib.cli import NamedError, run_main
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, ROOT
 from lib.site.checks import RECORD_MIME, as_number, known_mistake, verdict
@@ -109,19 +110,18 @@ def reference_records(reference: Path) -> dict[str, dict]:
 
 def read_sheet(path: Path) -> dict[str, Any]:
     """Exercise -> answer from an answer sheet (CSV with columns `exercise` and `answer`; empty = none)."""
-    try:
-        sheet = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
-        raise GradingError(f"{path}: not a CSV answer sheet ({exc})") from exc
+    try:  # read as every filled sheet is (lib.sheets): field counts, repeated columns, encodings, blank rows
+        sheet = SH.read_sheet(path, [], "answer sheet")
+    except SH.SheetError as exc:
+        raise GradingError(str(exc)) from None
     missing = {"exercise", "answer"} - set(sheet.columns)
     if missing:
         raise GradingError(f"{path}: an answer sheet needs the columns exercise and answer; missing {sorted(missing)}")
     answers: dict[str, Any] = {}
-    for row, (number, answer) in enumerate(zip(sheet["exercise"], sheet["answer"]), start=2):
-        number = number.strip()
+    for row, number, answer in zip(sheet.index, sheet["exercise"], sheet["answer"]):  # cells come stripped
         if number in answers:
-            raise GradingError(f"{path}, row {row}: exercise {number} is answered twice")
-        answers[number] = answer.strip() or None
+            raise GradingError(f"{path}, row {row + 2}: exercise {number} is answered twice")
+        answers[number] = answer or None
     return answers
 
 
