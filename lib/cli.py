@@ -7,6 +7,7 @@ files or none), and it exits 143 or 130, the shell's codes for those signals."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import signal
@@ -14,6 +15,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import psutil
 import pydantic
@@ -81,12 +83,20 @@ def made_by(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> str | None:
     except (OSError, yaml.YAMLError):
         return None
     for name, stage in stages.items():
-        for out in [*stage.get("outs", []), *stage.get("metrics", []), *stage.get("plots", [])]:
-            out = next(iter(out)) if isinstance(out, dict) else out
-            made = (ROOT / str(out)).resolve()
+        for out in outs_of(stage):
+            made = (ROOT / out).resolve()
             if target == made or target.is_relative_to(made):
                 return name
     return None
+
+
+def outs_of(stage: dict) -> list[str]:
+    """A `dvc.yaml` stage's outputs, metrics and plots, as paths (an entry with options is its path)."""
+    return [
+        str(next(iter(o)) if isinstance(o, dict) else o)
+        for key in ("outs", "metrics", "plots")
+        for o in stage.get(key, [])
+    ]
 
 
 def missing(err: FileNotFoundError) -> str:
@@ -103,24 +113,45 @@ def missing(err: FileNotFoundError) -> str:
     return text
 
 
-def settings_error(err: pydantic.ValidationError, limit: int = 200) -> str:
+MAX_SHOWN = 200  # characters of a given value quoted in a message
+
+
+def shown(value: Any, limit: int = MAX_SHOWN) -> str:
+    """`repr(value)` cut to `limit` characters, with the full length named when cut (a message never quotes
+    a megabyte of what it refuses)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def settings_error(err: pydantic.ValidationError, limit: int = MAX_SHOWN) -> str:
     """A settings model's refusal as one line: each field (a parameter, or the flag of that name) with what
-    was expected and the value given, quoted to at most `limit` characters."""
+    was expected and the value given (`shown`)."""
     parts = []
     for e in err.errors():
         where = ".".join(str(x) for x in e["loc"]) or err.title
-        given = repr(e.get("input"))
-        given = given if len(given) <= limit else given[:limit] + f"... ({len(given):,} characters)"
-        parts.append(f"{where}: {e['msg']} (got {given})")
+        parts.append(f"{where}: {e['msg']} (got {shown(e.get('input'), limit)})")
     return f"{err.title}: " + "; ".join(parts)
+
+
+def nonempty_path(text: str) -> str:
+    """An argparse `type` for a path argument: an empty or blank path (`--to-csv ""`, an unset shell
+    variable) is refused, where it would have meant "no path" and skipped the work silently, or the current folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path; name a file")
+    return text
 
 
 def run_main(main: Callable[[], int | None]) -> None:
     """Run a command's `main` and exit with its status; a `NamedError`, a missing or unwritable file, or a
-    signal becomes one line."""
+    signal becomes one line. Output piped into a reader that stops (`| head`) ends quietly, as `cat` does."""
     install_signals()
     try:
         status = main()
+    except BrokenPipeError:
+        # the reader is gone: nothing more can be said to it; stdout to /dev/null so that the interpreter's
+        # own flush at exit does not fail again, and the status a shell gives SIGPIPE
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(128 + signal.SIGPIPE)
     except NamedError as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(1)

@@ -10,10 +10,12 @@ and puts the results back in the claims' order, so both backends return the same
 from __future__ import annotations
 
 import importlib.util
+import multiprocessing as mp
 import os
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Literal, TypeVar, get_args
 
 from pydantic import ConfigDict
@@ -117,11 +119,27 @@ def map_claims(
                 out.append(fn(item))
                 bar.update()
             return out
-        with ProcessPoolExecutor(min(settings.workers, len(items))) as pool:
-            out = []
-            for r in pool.map(fn, items):
-                out.append(r)
-                bar.update()
-            return out
+        out = []
+        for r in forked_map(fn, items, min(settings.workers, len(items)), desc):
+            out.append(r)
+            bar.update()
+        return out
     finally:
         bar.close()
+
+
+def forked_map(
+    fn: Callable[[T], R], items: Iterable[T], workers: int, what: str, initializer: Callable[[], None] | None = None
+) -> Iterator[R]:
+    """`map(fn, items)` over `workers` forked processes, in the items' order (the workers inherit what the
+    parent loaded, such as a module-level job). A worker that dies (killed, out of memory) ends the command
+    with a `ComputeError` naming `what`, never a hang: `multiprocessing.Pool` waits forever for the task of a
+    worker that was killed."""
+    try:
+        with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=initializer) as pool:
+            yield from pool.map(fn, items)
+    except BrokenProcessPool:
+        raise ComputeError(
+            f"{what}: a worker process died (killed, or out of memory?) before it finished; nothing was written, "
+            "run the command again (with fewer workers if memory ran out)"
+        ) from None

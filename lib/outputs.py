@@ -31,8 +31,6 @@ from lib.paths import DATA_DIR
 # The group `together()` opened, if any: (temporary, target) pairs waiting to be renamed.
 _GROUP: contextvars.ContextVar[list[tuple[Path, Path]] | None] = contextvars.ContextVar("outputs", default=None)
 _LIVE: set[Path] = set()  # temporaries not yet placed or discarded: a signal removes them (lib.cli)
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)
 # numpy appends its suffix to a name without it; every other temporary ends in `.tmp`, so that a reader that
 # globs `*.json` or `*.parquet` never takes a temporary left by a killed process for an output
 _KEEP_SUFFIX = (".npy", ".npz")
@@ -68,9 +66,18 @@ def _place(tmp: Path, path: Path) -> None:
     _fsync(path.parent)
 
 
+def _umask() -> int:
+    """The process's umask now (read by setting it, then put back: the only way POSIX offers), so that a
+    command that changes it after importing this module gets the permissions it asked for."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _target(path: Path | str) -> Path:
+    """`path` (a link already resolved by the caller) with its folder made; a folder there is an error."""
     path = Path(path)
-    if path.is_dir() and not path.is_symlink():
+    if path.is_dir():
         raise NamedError(f"{path}: is a folder; expected the path of a file to write")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -92,7 +99,7 @@ def _finish(tmp: Path, path: Path) -> Iterator[Path]:
     try:
         yield tmp
         # mkstemp and mkdtemp make owner-only files (0600, 0700): give the output the usual permissions
-        tmp.chmod((0o777 if tmp.is_dir() else 0o666) & ~_UMASK)
+        tmp.chmod((0o777 if tmp.is_dir() else 0o666) & ~_umask())
         _fsync(tmp)
     except BaseException:
         _discard(tmp)

@@ -18,18 +18,21 @@ The file is read as YAML 1.2, as DVC reads it (PyYAML alone speaks YAML 1.1, whe
 
 from __future__ import annotations
 
+import argparse
 import copy
 import functools
 import importlib
 import os
 import re
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from lib.cli import NamedError
+from lib.cli import NamedError, shown
 from lib.paths import PARAMS_FILE
 
 # Where each section's model lives ("module:Class"), next to the code it configures. `lib.closure` reads
@@ -85,6 +88,13 @@ class _Loader(yaml.SafeLoader):
             if key_node.tag == "tag:yaml.org,2002:merge":
                 continue
             key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, str | int | float | bool) and key is not None:  # `? [a, b]`: a list as a key
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    f"a key that is a {type(key).__name__} ({shown(key)}); keys are names",
+                    key_node.start_mark,
+                )
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     None,
@@ -132,7 +142,6 @@ _Loader.add_constructor("tag:yaml.org,2002:int", _yaml_1_2_int)
 # that refer to aliases grow exponentially (nine levels of nine: 387 million nodes from 25 KB); reading such
 # a file stops here. Raise it with $LIB_MAX_YAML_NODES for a larger file of your own.
 MAX_YAML_NODES = 200_000
-MAX_SHOWN = 200  # characters of a given value quoted in a message
 
 
 def expanded_nodes(node: yaml.Node, limit: int) -> int:
@@ -159,12 +168,6 @@ def expanded_nodes(node: yaml.Node, limit: int) -> int:
     return size(node)
 
 
-def shown(value: Any, limit: int = MAX_SHOWN) -> str:
-    """`repr(value)` cut to `limit` characters, with the full length named when cut."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
-
-
 def read_yaml(path: Path | str) -> Any:
     """A YAML file with YAML 1.2 floats; a syntax error names the file and line; a file whose aliases expand
     past `MAX_YAML_NODES` nodes is refused before it is built."""
@@ -173,7 +176,8 @@ def read_yaml(path: Path | str) -> Any:
         raise ParamsError(path, ["no such file" if not path.exists() else "not a file"])
     limit = int(os.environ.get("LIB_MAX_YAML_NODES", MAX_YAML_NODES))
     try:
-        loader = _Loader(path.read_text(encoding="utf-8"))
+        stream = path.open(encoding="utf-8")  # a file, so that YAML's messages name it (not "<unicode string>")
+        loader = _Loader(stream)
         try:
             node = loader.get_single_node()
             if node is not None and expanded_nodes(node, limit) > limit:
@@ -187,8 +191,13 @@ def read_yaml(path: Path | str) -> Any:
             return None if node is None else loader.construct_document(node)
         finally:
             loader.dispose()
+            stream.close()
     except yaml.YAMLError as err:
-        raise ParamsError(path, [f"not valid YAML: {err}".replace("\n", " ")]) from None
+        raise ParamsError(path, [f"not valid YAML: {' '.join(str(err).split())}"]) from None
+    except RecursionError:  # brackets in brackets, thousands deep: no parameter file of this study
+        raise ParamsError(
+            path, [f"nested deeper than {sys.getrecursionlimit():,} levels; not a parameter file"]
+        ) from None
     except UnicodeDecodeError as err:
         raise ParamsError(path, [f"not UTF-8 text ({err.reason} at byte {err.start})"]) from None
 
@@ -198,6 +207,33 @@ def read_yaml(path: Path | str) -> Any:
 PosInt = Annotated[int, Field(ge=1)]
 NonNegInt = Annotated[int, Field(ge=0)]
 PosFloat = Annotated[float, Field(gt=0)]
+
+
+def flag(model: type[BaseModel], name: str) -> Callable[[str], Any]:
+    """An argparse `type` that reads a command-line flag as the params schema reads the setting `name` of
+    `model` (`--depth` as `retrieval.depth`, a `PosInt`): one definition of each range, so a flag never takes
+    a value its parameter refuses. The refusal is argparse's one line (exit 2) naming the flag."""
+    info = model.model_fields[name]
+    kind = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+    section = next((sec for sec, ref in SECTIONS.items() if ref.endswith(f":{model.__name__}")), model.__name__)
+    return flag_of(kind, f"as the setting {section}.{name}")
+
+
+def flag_of(kind: Any, what: str = "") -> Callable[[str], Any]:
+    """An argparse `type` for a flag with no parameter of its own, checked by one of the shared types
+    (`flag_of(PosInt)`)."""
+    adapter = TypeAdapter(kind)
+
+    def read(text: str) -> Any:
+        try:
+            return adapter.validate_python(text)
+        except ValidationError as err:
+            e = err.errors()[0]
+            raise argparse.ArgumentTypeError(f"{e['msg']}{f' ({what})' if what else ''}, got {shown(text)}") from None
+
+    return read
+
+
 NonNegFloat = Annotated[float, Field(ge=0)]
 Share = Annotated[float, Field(ge=0, le=1)]  # a fraction, 0 and 1 included
 OpenShare = Annotated[float, Field(gt=0, lt=1)]  # a fraction strictly between 0 and 1

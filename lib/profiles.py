@@ -52,6 +52,7 @@ from lib.cli import NamedError, run_main
 from lib.data import averitec
 from lib.evaluation.comparisons import BORDERLINE
 from lib.evaluation.significance import sign_of
+from lib.params import PosFloat, flag_of
 from lib.paths import ROOT
 from lib.reproduction import machine_kind
 from lib.retrieval import per_claim as K
@@ -438,7 +439,10 @@ def estimate_variations(name: str, root: Path = ROOT) -> dict[str, Any]:
         rows.append({**row, "untimed": untimed} if untimed else row)
     return {
         "profile": name,
-        "cpu": machine_kind()["cpu"],
+        # the CPU that measured the times (each timing file names its machine), not the one running this
+        "cpu": " / ".join(
+            sorted({t.get("hardware", {}).get("cpu") or machine_kind()["cpu"] for t in timings.values()})
+        ),
         "cores": sorted({t["cpus"] for t in timings.values()}),
         "built": max(t["finished"] for t in timings.values())[:10],
         "how": (
@@ -577,7 +581,9 @@ def main(argv: list[str] | None = None) -> int | None:
     tries.add_argument(
         "--only", action="append", default=[], help="only the variations whose command contains this text (repeatable)"
     )
-    tries.add_argument("--budget-minutes", type=float, help="record the variations left after this long as not run")
+    tries.add_argument(
+        "--budget-minutes", type=flag_of(PosFloat), help="record the variations left after this long as not run"
+    )
     args = ap.parse_args(argv)
     if args.cmd == "try-it":
         budget = None if args.budget_minutes is None else args.budget_minutes * 60

@@ -266,7 +266,9 @@ def check(root: Path = ROOT, reference: Path | str = REFERENCE, kind: Mapping[st
         for p in differ:
             print(f"  differs: {p}")
         for p in measured:
-            print(f"  differs, as expected: {p} (shows this run's measured seconds; `measured` in {REFERENCE.name})")
+            print(
+                f"  differs, as expected: {p} (shows this run's measured seconds; `measured` in {Path(reference).name})"
+            )
         print("reproduced byte for byte" if not differ else f"{len(differ)} file(s) differ: not reproduced")
         return 0 if not differ else 1
     print(f"{where} is not the recorded kind ({ref['machine']['cpu']}): numbers within their tolerances")

@@ -101,9 +101,11 @@ def build_wordnet(target: Path = NLTK_DATA_DIR, source: Path = DEBIAN_WORDNET) -
         )
     out = target / "corpora" / "wordnet"
     out.mkdir(parents=True, exist_ok=True)
-    for f in WORDNET_FILES:
-        shutil.copyfile(source / f, out / f)
-    OUT.write_text(out / "lexnames", lexnames_text())
+    with OUT.together():  # every file whole, or the earlier copy
+        for f in WORDNET_FILES:
+            with OUT.atomic(out / f) as tmp:
+                shutil.copyfile(source / f, tmp)
+        OUT.write_text(out / "lexnames", lexnames_text())
     return out
 
 

@@ -12,8 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from lib.cli import NamedError
-
-MAX_ID_DIGITS = 18  # an id longer than this is no id of the study (and would overflow a 64-bit integer)
+from lib.data import as_id, decode
 
 
 class SheetError(NamedError, ValueError):
@@ -27,7 +26,7 @@ def _text(path: Path, what: str) -> str:
     except OSError as err:
         raise SheetError(f"{path}: cannot read the {what} ({err.strerror})") from None
     try:
-        return raw.decode("utf-16") if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else raw.decode("utf-8-sig")
+        return decode(raw)
     except UnicodeDecodeError as err:
         raise SheetError(
             f"{path}: not UTF-8 text (byte {err.start}: {err.reason}); save the {what} as 'CSV UTF-8'"
@@ -69,12 +68,15 @@ def read_sheet(path: Path | str, columns: Sequence[str], what: str) -> pd.DataFr
 
 
 def integer_column(sheet: pd.DataFrame, column: str, path: Path | str, expected: str) -> pd.Series:
-    """`column` as integers (ASCII digits, at most `MAX_ID_DIGITS`); the first cell that is not one is an error
-    naming its row."""
+    """`column` as integers (`lib.data.as_id`: ASCII digits, at most `MAX_ID_DIGITS`); the first cell that is
+    not one is an error naming its row."""
+    ids = []
     for row, value in zip(sheet.index, sheet[column]):
-        if not (value.isascii() and value.isdigit() and len(value) <= MAX_ID_DIGITS):
-            raise SheetError(f"{path}, row {row + 2}: {column} = {value!r}; expected {expected} (an integer)")
-    return sheet[column].astype(int)
+        try:
+            ids.append(as_id(value))
+        except ValueError:
+            raise SheetError(f"{path}, row {row + 2}: {column} = {value!r}; expected {expected} (an integer)") from None
+    return pd.Series(ids, index=sheet.index, name=column, dtype="int64")
 
 
 def once(sheet: pd.DataFrame, keys: Sequence[str], path: Path | str, what: str) -> None:

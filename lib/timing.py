@@ -17,6 +17,11 @@ retrieval, verification); under the timer these lines go to a scratch file whose
 from `$LIB_TIMING_COSTS`, and the timing file of a finished stage gets them as `per_claim` with the
 machine's `hardware()`. Outside the timer (tests, a notebook) `cost` records nothing. `lib.analysis.budget` reads
 them back (notebook 06's cost against evidence quality).
+
+**Other measured seconds** (a training's, a scorer's) go the same way: `measured(name, **seconds)` lands
+under `measured` in the stage's timing file and `measurement(stage, name)` reads it back. No stage output
+holds a wall-clock number, so a rerun that reproduces the numbers reproduces the files byte for byte and
+leaves the stages after it up to date.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import signal
 import subprocess
 import sys
@@ -34,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from lib import outputs as OUT
-from lib.cli import run_main
+from lib.cli import NamedError, outs_of, run_main
 from lib.closure import ROOT, stages
 
 TIMINGS_DIR = ROOT / "outputs" / "timings"
@@ -98,6 +104,45 @@ def cost(
     return rec
 
 
+_MEASURED: dict[str, dict[str, float]] = {}
+
+
+def measured(name: str, **values: float) -> dict[str, float]:
+    """Record `name`'s measured seconds (`values`: seconds, examples per second...) in this stage's timing
+    file, under `measured` (under the timer only, as `cost`), and in this process (`measurements()`)."""
+    rec = {k: round(float(v), 2) for k, v in values.items()}
+    if any(v < 0 for v in rec.values()):
+        raise ValueError(f"measured {name!r}: {rec} must not be negative")
+    _MEASURED[name] = rec
+    path = os.environ.get(COSTS_ENV)
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"measured": name, "values": rec}) + "\n")
+    return rec
+
+
+def measurements() -> dict[str, dict[str, float]]:
+    """What `measured` recorded in this process, by name (the sweeps read their trainings' seconds here)."""
+    return dict(_MEASURED)
+
+
+def measured_in(stage: str, out_dir: Path | str = TIMINGS_DIR) -> dict[str, dict[str, float]]:
+    """Everything `measured` recorded in `stage`'s timing file, by name; empty where the stage has not run
+    on this machine (a fresh clone that found it up to date, a fixture study)."""
+    path = Path(out_dir) / f"{stage}.json"
+    return json.loads(path.read_text(encoding="utf-8")).get("measured", {}) if path.exists() else {}
+
+
+def measurement(stage: str, name: str, out_dir: Path | str = TIMINGS_DIR) -> dict[str, float] | None:
+    """`name`'s measured values in `stage`'s timing file (`measured_in`); None where there are none."""
+    return measured_in(stage, out_dir).get(name)
+
+
+def in_seconds(values: Mapping[str, float] | None) -> str:
+    """` in 12.3 s` for a `measurement`, or ` (not timed on this machine)` where there is none, for a sentence."""
+    return f" in {values['seconds']:.1f} s" if values else " (not timed on this machine)"
+
+
 def shares(seconds: float, units: Mapping[str, float], processed: float | None = None) -> dict[str, float]:
     """Each planner's share of pooled work: `seconds / processed` per unit (query, input) times its units.
 
@@ -115,6 +160,7 @@ def record(
     command: list[str],
     out_dir: Path | str = TIMINGS_DIR,
     per_claim: list[dict] | None = None,
+    measured: Mapping[str, Mapping[str, float]] | None = None,
 ) -> Path:
     """Write `<out_dir>/<stage>.json` (atomically: a reader never sees half a file)."""
     out_dir = Path(out_dir)
@@ -132,6 +178,8 @@ def record(
     }
     if per_claim:
         body["per_claim"] = per_claim
+    if measured:
+        body["measured"] = dict(measured)
     return OUT.write_json(path, body)
 
 
@@ -140,6 +188,10 @@ def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMI
     if not command:
         raise SystemExit("usage: python -m lib.timing run -- <command ...>")
     stage = stage or os.environ.get("DVC_STAGE")
+    if stage and (not re.fullmatch(r"[A-Za-z0-9_@.-]+", stage) or stage.startswith(".")):
+        # a stage name becomes a file name under out_dir: never a path that leaves it
+        print(f"error: stage name {stage!r}: expected letters, digits, '_', '-', '.', '@'", file=sys.stderr)
+        return 2
     env = dict(os.environ)
     costs = None
     if stage:
@@ -166,8 +218,23 @@ def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMI
         if code != 0 and stage:
             restore_outputs(stage)
         if code == 0 and stage:
-            lines = costs.read_text(encoding="utf-8").splitlines() if costs.exists() else []
-            record(stage, time.perf_counter() - start, command, out_dir, [json.loads(x) for x in lines if x])
+            lines = costs.read_text(encoding="utf-8", errors="replace").splitlines() if costs.exists() else []
+            recs = []
+            for n, line in enumerate(lines, 1):
+                try:
+                    rec = json.loads(line) if line.strip() else None
+                except ValueError:
+                    rec = None
+                if isinstance(rec, dict) and ("measured" in rec or isinstance(rec.get("seconds"), int | float)):
+                    recs.append(rec)
+                elif line.strip():  # the command succeeded: its timing is kept, the line it garbled is named
+                    print(
+                        f"warning: {costs.name} line {n} is no cost record; left out of the timing file",
+                        file=sys.stderr,
+                    )
+            took = {r["measured"]: r["values"] for r in recs if "measured" in r}
+            per_claim = [r for r in recs if "measured" not in r]
+            record(stage, time.perf_counter() - start, command, out_dir, per_claim, took)
         return code
     finally:
         if costs is not None:
@@ -176,10 +243,7 @@ def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMI
 
 def tracked_outputs(stage: str, root: Path = ROOT) -> list[str]:
     """The git-tracked files among a stage's outputs (its `cache: false` metrics, plots and notebooks)."""
-    spec = stages().get(stage, {})
-    outs = [
-        next(iter(o)) if isinstance(o, dict) else o for key in ("outs", "metrics", "plots") for o in spec.get(key, [])
-    ]
+    outs = outs_of(stages().get(stage, {}))
     if not outs:
         return []
     listed = subprocess.run(["git", "ls-files", "--", *map(str, outs)], cwd=root, capture_output=True, text=True)
@@ -206,8 +270,24 @@ def restore_outputs(stage: str, root: Path = ROOT) -> list[str]:
 
 
 def read(out_dir: Path | str = TIMINGS_DIR) -> dict[str, dict]:
-    """{stage: timing record} of every timing file."""
-    return {p.stem: json.loads(p.read_text()) for p in sorted(Path(out_dir).glob("*.json"))}
+    """{stage: timing record} of every timing file; one that is not a timing record is an error naming it."""
+    out = {}
+    for path in sorted(Path(out_dir).glob("*.json")):
+        try:
+            rec = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, OSError) as err:
+            raise NamedError(
+                f"{path}: not a timing file ({type(err).__name__}); remove it, or rerun its stage"
+            ) from None
+        if not (
+            isinstance(rec, dict)
+            and isinstance(rec.get("seconds"), int | float)
+            and isinstance(rec.get("finished"), str)
+            and isinstance(rec.get("cpus"), int)
+        ):
+            raise NamedError(f"{path}: not a timing record (seconds, finished, cpus); remove it, or rerun its stage")
+        out[path.stem] = rec
+    return out
 
 
 def _minutes(seconds: float) -> str:
@@ -238,7 +318,10 @@ def table(order: list[str] | None = None, out_dir: Path | str = TIMINGS_DIR) -> 
 def write_readme(readme: Path | str, text: str) -> None:
     """Replace what lies between the README's timing markers with `text`."""
     readme = Path(readme)
-    body = readme.read_text(encoding="utf-8")
+    try:
+        body = readme.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise NamedError(f"{readme}: not UTF-8 text (byte {err.start}: {err.reason})") from None
     if BEGIN not in body or END not in body:
         raise SystemExit(f"{readme}: the markers {BEGIN!r} and {END!r} are missing")
     head, rest = body.split(BEGIN, 1)

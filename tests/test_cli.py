@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+
 import pytest
 
-from lib.cli import NamedError, run_main
+from lib.cli import ROOT, NamedError, run_main
 from lib.data import DataError
 from lib.params import ParamsError
 
@@ -140,6 +144,61 @@ def test_a_refused_setting_or_an_unwritable_file_is_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit):
         run_main(denied)
     assert capsys.readouterr().err == f"error: {tmp_path / 'x.json'}: Permission denied\n"
+
+
+def test_an_empty_output_path_is_refused_by_the_flag(tmp_path, capsys):
+    """`--to-csv ""` was falsy: the scorer scored instead of converting; `--out-dir ""` meant the current folder."""
+    from lib.averitec import scoring
+
+    with pytest.raises(SystemExit) as end:
+        scoring.main(["--predictions", str(tmp_path / "p.json"), "--to-csv", ""])
+    assert end.value.code == 2 and "argument --to-csv: an empty path; name a file" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as end:
+        run_main(lambda: __import__("lib.store.build", fromlist=["main"]).main(["--out-dir", " "]))
+    assert end.value.code == 2 and "argument --out-dir: an empty path" in capsys.readouterr().err
+
+
+def test_the_store_and_the_plans_are_never_written_into_data(capsys):
+    """`--out-dir data/x` built a store (or wrote plans) into the study's data with exit 0."""
+    from lib.paths import DATA_DIR
+    from lib.planning import planners
+    from lib.store import build
+
+    for main in (build.main, planners.main):
+        with pytest.raises(SystemExit) as end:
+            run_main(lambda main=main: main(["--out-dir", str(DATA_DIR / "x")]))
+        assert end.value.code == 1 and re.search(
+            r"data/x: (lies inside data/|is also an input)", capsys.readouterr().err
+        )
+    assert not (DATA_DIR / "x").exists()
+
+
+def test_output_into_a_closed_pipe_ends_quietly_with_sigpipes_status():
+    """`python -m lib... | head -1`: the reader stops; no BrokenPipeError traceback, the shell's status 141."""
+    child = (
+        "from lib.cli import run_main\n"
+        "def main():\n"
+        "    for i in range(200000):\n"
+        "        print('line', i)\n"
+        "run_main(main)\n"
+    )
+    proc = subprocess.run(
+        f'{sys.executable} -c "{child}" | head -1; echo ${{PIPESTATUS[0]}} >&2',
+        shell=True,
+        executable="/bin/bash",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.stdout == "line 0\n"
+    assert proc.stderr.strip() == "141", proc.stderr
+
+
+def test_the_outputs_of_a_stage_are_its_paths():
+    from lib.cli import outs_of
+
+    spec = {"outs": ["a", {"b": {"cache": False}}], "metrics": [{"m.json": {"cache": False}}], "plots": ["p.csv"]}
+    assert outs_of(spec) == ["a", "b", "m.json", "p.csv"] and outs_of({}) == []
 
 
 def test_a_long_value_is_quoted_short():

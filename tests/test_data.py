@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import lib.data as D
 from lib.data import (
     PUBLISHED_EMPTY_TEXTS,
     DataError,
@@ -1089,3 +1090,77 @@ def test_a_long_csv_field_is_read_and_an_overlong_one_is_named(tmp_path, monkeyp
             D.read_csv_records(path, ("claim", "verdict"))
     finally:
         csv.field_size_limit(before)
+
+
+@pytest.mark.parametrize("value", [0.9, True, False, "1.0", "-3", -3, "²", "١٢", " 1", "1_0", "", None, "1" * 19])
+def test_an_id_is_a_json_integer_or_ascii_digits_and_nothing_else(value):
+    with pytest.raises(ValueError, match="expected a non-negative integer id of at most 18 digits"):
+        D.as_id(value)
+
+
+@pytest.mark.parametrize(("value", "expected"), [(0, 0), ("007", 7), ("9" * 18, 10**18 - 1), (12, 12)])
+def test_an_id_is_read_as_its_integer(value, expected):
+    assert D.as_id(value) == expected
+
+
+def test_decode_reads_utf8_with_or_without_a_mark_and_utf16_with_its_mark():
+    assert D.decode("é".encode()) == D.decode("é".encode("utf-8-sig")) == D.decode("é".encode("utf-16")) == "é"
+    with pytest.raises(UnicodeDecodeError):
+        D.decode(b"\xe9t\xe9")
+
+
+def test_a_text_over_the_bound_is_named_with_its_file_record_and_field(tmp_path, monkeypatch):
+    monkeypatch.setattr(D, "MAX_TEXT_CHARS", 10)
+    path = tmp_path / "x.json"
+    with pytest.raises(D.DataError, match=r"x.json.*record 3.*claim.*a text of 11 characters, over the bound of 10"):
+        D.required_field(path, 3, {"claim": "a" * 11}, "claim")
+    assert D.required_field(path, 3, {"claim": "a" * 10}, "claim") == "a" * 10
+    with pytest.raises(D.DataError, match=r"questions\[1\].*LIB_MAX_TEXT_CHARS"):
+        D.str_list_field(path, 0, {"questions": ["q", "b" * 11]}, "questions")
+
+
+def test_a_prediction_whose_answer_is_over_the_bound_names_it(tmp_path, monkeypatch):
+    """A 100 MB answer ended in a worker's timeout with no file or record; it is named before any scoring."""
+    from lib.averitec import scoring as SC
+
+    monkeypatch.setattr(D, "MAX_TEXT_CHARS", 50)
+    pred = [
+        {
+            "claim_id": 0,
+            "claim": "c",
+            "evidence": [{"question": "q", "answer": "a" * 51, "url": ""}],
+            "pred_label": "Supported",
+        }
+    ]
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(pred))
+    with pytest.raises(D.DataError, match=r"p.json.*record 0.*answer.*over the bound of 50"):
+        SC.read_predictions(path, [])
+
+
+def test_a_file_over_the_size_bound_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(D, "MAX_INPUT_BYTES", 8)
+    path = tmp_path / "big.json"
+    path.write_text('[{"a": 1}, {"a": 2}]')
+    with pytest.raises(D.DataError, match=r"big.json.*20 bytes, over the bound of 8.*LIB_MAX_INPUT_BYTES"):
+        D.read_json_records(path)
+    (tmp_path / "big.csv").write_text("a,b\n1,2\n3,4\n")
+    with pytest.raises(D.DataError, match="over the bound of 8"):
+        D.read_csv_records(tmp_path / "big.csv", ("a",))
+
+
+def test_json_nested_thousands_deep_is_one_named_error(tmp_path):
+    """A RecursionError's traceback before (predictions, references, plans)."""
+    from lib.planning import planners as P
+
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 5000 + "]" * 5000)
+    with pytest.raises(D.DataError, match=r"deep.json.*malformed JSON: nested deeper than Python can read"):
+        D.read_json_records(path)
+    plan = tmp_path / "deep.jsonl"
+    plan.write_text('{"claim_id": 0, "queries": ' + "[" * 5000 + "]" * 5000 + "}\n[1, 2]\n")
+    with pytest.raises(D.DataError, match=r"deep.jsonl.*record 1.*nested thousands of levels deep"):
+        P.load_plan(plan)
+    plan.write_text('{"claim_id": 0, "queries": ["a"]}\n[1, 2]\n')
+    with pytest.raises(D.DataError, match=r"record 2.*not a plan line \(expected \{\"claim_id\".*got list\)"):
+        P.load_plan(plan)

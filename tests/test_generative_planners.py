@@ -185,8 +185,12 @@ def test_evidence_and_budget_lines():
         "- Evidence score: the best generative planner by Q+A is PURSUIT (0.190); CLAIM-ONLY 0.150, BLOOM-QG 0.260, "
         "ORACLE-QUERIES 0.490 (its gold answers are in the pool: an upper bound)."
     )
-    lines = GP.budget_lines({"parameters": 42e6, "seconds": 360, "device": "cpu"}, 0.99, 16.2)
+    lines = GP.budget_lines({"parameters": 42e6, "device": "cpu"}, 360, 0.99, 16.2)
     assert "a 42M-parameter model trained for 6 min on cpu" in lines[0] and "keeps 0.99 of 16.2 candidate" in lines[1]
+    # a clone that found the stage up to date has no timing for it: the sentence leaves the minutes out
+    assert (
+        "a 42M-parameter model trained on cpu" in GP.budget_lines({"parameters": 42e6, "device": "cpu"}, None, 1, 2)[0]
+    )
 
 
 def test_fill_up_table_reads_each_variant_and_names_a_missing_one():

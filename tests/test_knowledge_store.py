@@ -389,14 +389,30 @@ def test_the_ray_client_form_without_the_client_installed_says_what_to_install(m
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["synth", "--out", "x", "--claims", "-1"], "--claims must be >= 1, got -1"),
-        (["synth", "--out", "x", "--claims", "0"], "--claims must be >= 1, got 0"),
-        (["retrieve", "--store", "s", "--plan", "p", "--out", "o", "--depth", "-5"], "--depth must be >= 1, got -5"),
-        (["retrieve", "--store", "s", "--plan", "p", "--out", "o", "--depth", "0"], "--depth must be >= 1, got 0"),
-        (["retrieve", "--store", "s", "--plan", "p", "--out", "o", "--chunk-chars", "0"], "--chunk-chars must be >= 1"),
+        (
+            ["synth", "--out", "x", "--claims", "-1"],
+            "argument --claims: Input should be greater than or equal to 1, got '-1'",
+        ),
+        (["synth", "--out", "x", "--claims", "0"], "argument --claims: Input should be greater than or equal to 1"),
+        (["synth", "--out", "x", "--pages", "1.5"], "argument --pages: Input should be a valid integer"),
+        (
+            ["retrieve", "--store", "s", "--plan", "p", "--out", "o", "--depth", "-5"],
+            "argument --depth: Input should be greater than or equal to 1 (as the setting retrieval.depth), got '-5'",
+        ),
+        (["retrieve", "--store", "s", "--plan", "p", "--out", "o", "--depth", "0"], "(as the setting retrieval.depth)"),
+        (["retrieve", "--store", "s", "--plan", "p", "--out", "o", "--chunk-chars", "0"], "argument --chunk-chars"),
+        (
+            ["retrieve", "--store", "s", "--plan", "p", "--out", "o", "--workers", "0"],
+            "(as the setting compute.workers)",
+        ),
+        (
+            ["retrieve", "--store", "s", "--plan", "p", "--out", "o", "--batch-size", "x"],
+            "(as the setting retrieval.batch_size)",
+        ),
     ],
 )
 def test_a_count_below_one_is_refused_not_an_empty_result(args, message, capsys):
+    """Each flag is read by the same type as its parameter in the params schema (`lib.params.flag`)."""
     with pytest.raises(SystemExit) as end:
         K.main(args)
     assert end.value.code == 2 and message in capsys.readouterr().err
@@ -437,3 +453,73 @@ def test_the_runs_are_never_written_over_an_input_and_a_range_outside_the_plan_i
     with pytest.raises(NamedError, match="every claim it plans in that range has an empty list of queries"):
         K.main(["retrieve", "--store", str(store), "--plan", str(plan), "--out", str(tmp_path / "e.parquet")])
     assert not (tmp_path / "e.parquet").exists()
+
+
+def _dies_on_two(x: int) -> int:
+    import os
+    import signal
+
+    if x == 2:
+        os.kill(os.getpid(), signal.SIGKILL)  # as the OOM killer or a stray `kill -9` would
+    return x * 10
+
+
+def _dies(_bounds) -> None:
+    _dies_on_two(2)
+
+
+def test_a_worker_that_dies_ends_the_command_with_a_named_error_never_a_hang():
+    """multiprocessing.Pool waited forever for the task of a killed worker (the METEOR scorer, the runs)."""
+    assert list(C.forked_map(_dies_on_two, [0, 1, 3], 2, "toy")) == [0, 10, 30]
+    with pytest.raises(C.ComputeError, match=r"toy: a worker process died \(killed, or out of memory\?\)"):
+        list(C.forked_map(_dies_on_two, [0, 1, 2, 3], 2, "toy"))
+
+
+def test_the_scorer_with_a_killed_worker_says_so(monkeypatch):
+    from lib.averitec import scoring as SC
+
+    monkeypatch.setattr(SC, "_score_chunk", _dies)
+    refs = [SC.Evidence("Supported", ("q",), ("q a",))] * 8
+    with pytest.raises(C.ComputeError, match="METEOR scoring: a worker process died"):
+        SC.evidence_scores(refs, refs, jobs=2)
+
+
+def test_a_cache_folder_inside_data_or_inside_the_store_is_refused(tmp_path):
+    """`--index-dir data/idx` wrote 20 files into data/; `--index-dir <store>` into the store it read."""
+    from lib.cli import NamedError
+    from lib.paths import DATA_DIR
+
+    store = tmp_path / "store"
+    K.synthesise(store, ["some text here"], 2, 2, 2, 0)
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text('{"claim_id": 0, "queries": ["a"]}\n')
+    base = ["retrieve", "--store", str(store), "--plan", str(plan), "--out", str(tmp_path / "r.parquet")]
+    for flag, folder, where in (
+        ("--index-dir", DATA_DIR / "idx", "data/"),
+        ("--index-dir", store, "the store it reads"),
+        ("--emb-dir", store / "emb", "the store it reads"),
+    ):
+        with pytest.raises(NamedError, match=f"{flag} .*: lies inside {where}"):
+            K.main([*base, flag, str(folder)])
+    assert not (DATA_DIR / "idx").exists() and sorted(p.name for p in store.iterdir()) == ["0.json", "1.json"]
+    plan.write_text("")
+    with pytest.raises(NamedError, match="plan.jsonl: the plan names no claim"):  # not "--first None --last None"
+        K.main(base)
+
+
+def test_a_claim_without_text_gets_an_empty_run_and_other_digits_are_no_claim_ids(tmp_path):
+    """A claim whose file is empty or whose pages have no text ended in BM25's traceback; '١.json' was claim 1."""
+    store = tmp_path / "store"
+    K.synthesise(store, ["some text here", "more words there"], 3, 2, 2, 0)
+    (store / "1.json").write_text("")
+    (store / "2.json").write_text('{"url": "u", "url2text": []}\n')
+    (store / "\u0661.json").write_text('{"url": "u", "url2text": ["x"]}\n')
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text("".join(f'{{"claim_id": {i}, "queries": ["text"]}}\n' for i in range(3)))
+    out = tmp_path / "r.parquet"
+    K.main(["retrieve", "--store", str(store), "--plan", str(plan), "--out", str(out)])
+    runs = pd.read_parquet(out)
+    assert set(runs["claim_id"]) == {0}  # claims 1 and 2 have nothing to rank
+    from lib.data import knowledge_store as KSD
+
+    assert sorted(KSD.claim_files(store)) == [0, 1, 2]

@@ -145,6 +145,18 @@ def test_timeouts_are_retried(tmp_path):
     assert client.counters.errors == {"APITimeoutError": 1} and client.counters.retries == 1
 
 
+def test_an_endpoint_that_accepts_and_never_answers_stops_after_the_first_prompt(tmp_path):
+    """A read timeout counted as "slow, not absent": a silent endpoint cost 6 minutes per prompt, for days."""
+    with StubLLM(canned, delay=1.0) as stub:
+        stub.faults += ["timeout"] * 10
+        client = LM.LLM(settings(stub, tmp_path, timeout=0.2, max_retries=1, backoff=0.0))
+        with pytest.raises(
+            LM.LLMUnreachableError, match=r"the first prompt failed .*llm.timeout = 0.2 s.*raise llm.timeout"
+        ):
+            client.chat_many([[{"role": "user", "content": str(i)}] for i in range(10)], progress=False)
+    assert client.counters.errors == {"APITimeoutError": 2} and client.counters.failures == 1
+
+
 def test_give_up_after_retries_is_counted_and_not_cached(tmp_path):
     with StubLLM(canned) as stub:
         stub.faults += ["500"] * 3
@@ -244,23 +256,38 @@ def test_not_found_stops_at_once_naming_model_and_base_url(tmp_path):
     assert client.counters.errors == {"http_404": 1} and client.counters.requests == 1
 
 
-def test_an_unreachable_endpoint_stops_the_stage_after_a_few_prompts(tmp_path, dead_url):
-    client = LM.LLM(settings(None, tmp_path, base_url=dead_url, max_retries=1))
+def test_a_refused_endpoint_stops_the_stage_at_the_first_prompt(tmp_path, dead_url):
+    """Five retries with backoff on three prompts cost about 100 s before; a refused connection to an endpoint
+    that never answered is a wrong URL or a server not started, which no retry mends."""
+    client = LM.LLM(settings(None, tmp_path, base_url=dead_url, max_retries=5, backoff=1.0))
     start = time.perf_counter()
-    with pytest.raises(LM.LLMUnreachableError, match=rf"{dead_url}/ is unreachable: 3 prompts in a row.*llm.base_url"):
+    with pytest.raises(
+        LM.LLMUnreachableError, match=rf"{dead_url}/ is unreachable: the first connection failed.*llm.base_url"
+    ):
         client.chat_many([[{"role": "user", "content": f"prompt {i}"}] for i in range(10)], progress=False)
     assert time.perf_counter() - start < 5
     c = client.counters
-    assert (c.requests, c.retries, c.failures, c.answered) == (6, 3, 3, 0)  # 3 prompts of 2 attempts, then stop
-    assert c.errors == {"APIConnectionError": 6} and len(client.cache) == 0
+    assert (c.requests, c.retries, c.failures, c.answered) == (1, 0, 1, 0)
+    assert c.errors == {"APIConnectionError": 1} and len(client.cache) == 0
+
+
+def test_an_endpoint_that_answered_then_drops_stops_after_a_few_prompts(tmp_path):
+    with StubLLM(canned) as stub:
+        stub.faults += [None] + ["drop"] * 20  # one answer, then connections closed without one
+        client = LM.LLM(settings(stub, tmp_path, max_retries=1, backoff=0.0))
+        with pytest.raises(LM.LLMUnreachableError, match="unreachable: 3 prompts in a row"):
+            for i in range(10):
+                client.chat([{"role": "user", "content": f"prompt {i}"}])
+    c = client.counters
+    assert (c.requests, c.retries, c.failures, c.answered) == (7, 3, 3, 1)  # 1 answer, 3 prompts of 2 attempts
 
 
 def test_an_answer_resets_the_count_of_unreachable_prompts(tmp_path):
     with StubLLM(canned) as stub:
-        stub.faults += ["drop", "drop", None, "drop", "drop"]  # closed without an answer: a connection error
+        stub.faults += [None, "drop", "drop", None, "drop", "drop"]  # closed without an answer: a connection error
         client = LM.LLM(settings(stub, tmp_path, max_retries=0))
-        answers = client.chat_many([[{"role": "user", "content": str(i)}] for i in range(5)], progress=False)
-    assert answers == [None, None, canned(None), None, None]
+        answers = [client.chat([{"role": "user", "content": str(i)}]) for i in range(6)]
+    assert answers == [canned(None), None, None, canned(None), None, None]
     assert client.counters.failures == 4 and client.counters.errors == {"APIConnectionError": 4}
 
 
@@ -481,3 +508,20 @@ def test_two_entries_joined_without_a_newline_both_stay(tmp_path):
 def test_a_cache_path_that_is_a_directory_is_named(tmp_path):
     with pytest.raises(LM.LLMError, match="llm.cache: .* is a directory"):
         LM.AnswerCache(tmp_path)
+
+
+def test_a_cache_path_that_names_a_data_file_never_rewrites_it(tmp_path):
+    """`averitec_2025.cache: data/averitec/dev.json` emptied the dev set: every line was "damaged" and moved aside."""
+    from lib.cli import NamedError
+    from lib.paths import DATA_DIR
+
+    dev = DATA_DIR / "averitec" / "dev.json"
+    before = dev.read_bytes()
+    with pytest.raises(NamedError, match=r"dev.json: lies inside data/"):
+        LM.AnswerCache(dev)
+    assert dev.read_bytes() == before and not LM.rejected_path(dev).exists()
+    elsewhere = tmp_path / "dev.json"
+    elsewhere.write_bytes(before[:5000])
+    with pytest.raises(LM.LLMError, match=r"dev.json is not an answer cache \(none of its .* lines is a cache entry\)"):
+        LM.AnswerCache(elsewhere)
+    assert elsewhere.read_bytes() == before[:5000] and not LM.rejected_path(elsewhere).exists()

@@ -383,6 +383,7 @@ def test_notebook_07_runs_on_the_fixture_study(
             "data_dir": str(data),
             "averitec_scores": [str(gen / "scores.parquet")],
             "metrics_path": str(metrics_path),
+            "timings_dir": str(tmp_path / "timings"),  # none: the fixture's trainings ran untimed
             "n_resamples": 200,
         },
         tmp_path,
@@ -479,6 +480,7 @@ def test_notebook_09_runs_on_the_fixture_study(tiny_study, tiny_nli, tiny_utilit
             "store_dir": str(tiny_study / "store"),
             "data_dir": str(data),
             "metrics_path": str(metrics_path),
+            "timings_dir": str(tmp_path / "timings"),  # none: the fixture's trainings ran untimed
             "k": 2,
             "measures": ["ndcg@3", "recall@3", "ndcg@10", "recall@10"],
             "n_resamples": 50,

@@ -418,7 +418,10 @@ def test_notebook_runner_arguments(tmp_path):
     proc = run("--section", "averitec_score", "--with", "judgements")  # notebook 05 takes no judgements
     assert proc.returncode == 1 and "['judgements'] are not defined in its parameters cell" in proc.stderr
     proc = run("--section", "averitec_score", "--timeout", "0")
-    assert proc.returncode == 2 and "--timeout must be >= 1" in proc.stderr
+    assert (
+        proc.returncode == 2
+        and "argument --timeout: Input should be greater than or equal to 1, got '0'" in proc.stderr
+    )
 
 
 def test_a_model_with_defaults_for_callers_still_needs_every_key_in_params():
@@ -528,6 +531,25 @@ def test_an_alias_bomb_is_refused_before_it_is_built(tmp_path, monkeypatch):
     assert P.read_yaml(path) == {"a": [1, 2], "b": [[1, 2], [1, 2]]}
     monkeypatch.setenv("LIB_MAX_YAML_NODES", "5")
     with pytest.raises(P.ParamsError, match="past 5 YAML nodes"):
+        P.read_yaml(path)
+
+
+def test_brackets_nested_thousands_deep_are_refused_in_one_line(tmp_path):
+    path = tmp_path / "params.yaml"
+    path.write_text("a: " + "[" * 5000 + "]" * 5000 + "\n")  # a RecursionError's traceback before
+    with pytest.raises(P.ParamsError, match=r"(?s)params.yaml.*nested deeper than"):
+        P.read_yaml(path)
+    path.write_text("a: !!python/object:os.system ls\n")  # YAML's message names the file, not "<unicode string>"
+    with pytest.raises(
+        P.ParamsError, match=r"(?s)not valid YAML: could not determine a constructor.* in \".*params.yaml\""
+    ):
+        P.read_yaml(path)
+
+
+def test_a_key_that_is_a_list_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "params.yaml"
+    path.write_text("compute:\n  ? [a, b]\n  : 1\n")  # a TypeError (unhashable list) before, in every --params reader
+    with pytest.raises(P.ParamsError, match=r"(?s)params.yaml.*a key that is a list \(\['a', 'b'\]\); keys are names"):
         P.read_yaml(path)
 
 

@@ -83,6 +83,18 @@ def test_plan_files_round_trip_and_bad_lines_name_the_line(tmp_path):
         P.load_plan(tmp_path / "bad.jsonl")
 
 
+@pytest.mark.parametrize("cid", [0.9, True, "1.0", -3, "²", None])
+def test_a_plan_line_whose_claim_id_is_no_integer_names_the_line(tmp_path, cid):
+    """0.9 was read as claim 0 and true as claim 1: queries silently moved to another claim."""
+    (tmp_path / "p.jsonl").write_text(
+        json.dumps({"claim_id": 4, "queries": ["a"]}) + "\n" + json.dumps({"claim_id": cid, "queries": ["b"]})
+    )
+    with pytest.raises(DataError, match="p.jsonl.*record 2.*integer id"):
+        P.load_plan(tmp_path / "p.jsonl")
+    (tmp_path / "q.jsonl").write_text(json.dumps({"claim_id": "12", "queries": ["b"]}))
+    assert P.load_plan(tmp_path / "q.jsonl") == {12: ["b"]}  # a text of digits is an id, as in a CSV cell
+
+
 def test_resolve_falls_back_to_the_claim_and_reports_it(claims):
     resolved, fallback = P.resolve({0: ["q", " "], 1: []}, claims)
     assert resolved[0] == ["q"]

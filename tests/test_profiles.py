@@ -384,6 +384,13 @@ def test_try_it_minutes_are_the_measured_times_of_the_stages_a_variation_reruns(
     TM.record("s", 90.0, ["x"], work / "outputs" / "timings")
     TM.record("t", 30.0, ["y"], work / "outputs" / "timings")
     est = PR.estimate_variations("tiny", root=tmp_path)
+    assert est["cpu"] == TM.hardware()["cpu"]
+    t = json.loads((work / "outputs" / "timings" / "t.json").read_text())
+    t["hardware"]["cpu"] = "the CPU of the build"  # the timing files' CPU, not the one estimating
+    (work / "outputs" / "timings" / "t.json").write_text(json.dumps(t))
+    (work / "outputs" / "timings" / "s.json").write_text(json.dumps({**t, "stage": "s", "seconds": 90.0}))
+    est = PR.estimate_variations("tiny", root=tmp_path)
+    assert est["cpu"] == "the CPU of the build"
     rows = {v["command"]: v for v in est["variations"]}
     assert rows["dvc exp run -S a=2"] == {
         "notebook": "01_tiny",

@@ -140,6 +140,16 @@ def test_write_metrics_writes_whole_files_and_shows_nothing(tmp_path):
     assert json.loads(path.read_text()) == {"v": 0.5}
 
 
+def test_a_notebook_without_code_is_a_finding(tmp_path):
+    """Markdown only, or no cell at all: passed with 0 findings before."""
+    path = tmp_path / "empty.ipynb"
+    for cells in ([nbformat.v4.new_markdown_cell("# 01")], []):
+        nb = nbformat.v4.new_notebook()
+        nb.cells = cells
+        nbformat.write(nb, path)
+        assert [f.rule for f in RP.scan_notebook(path)] == ["not_executed"]
+
+
 def test_a_notebook_whose_cells_never_ran_is_a_finding(tmp_path):
     nb = nbformat.v4.new_notebook()
     nb.cells = [

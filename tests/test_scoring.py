@@ -882,7 +882,7 @@ def test_the_command_line_in_process(fixture_claims, tmp_path, capsys):
     )
     with pytest.raises(SystemExit):
         SC.main(["--jobs", "0", "--predictions", str(good)])
-    assert "error: --jobs must be >= 1" in capsys.readouterr().err
+    assert "error: argument --jobs: Input should be greater than or equal to 1, got '0'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         SC.main(["--help"])
     help_text = " ".join(capsys.readouterr().out.split())

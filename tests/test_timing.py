@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 
 import pytest
@@ -63,8 +64,11 @@ def test_the_timer_is_not_a_dep_but_what_it_runs_is():
     )
 
 
-def test_the_committed_metrics_hold_no_timings_or_machine_details():
-    from lib.paths import METRICS_DIR
+def test_the_committed_outputs_hold_no_timings_or_machine_details():
+    """Metrics hold neither timings nor machine details; every other output committed with the code (QuanTemp's
+    verifier report, which names the device it trained on) holds no wall-clock number, which would make each
+    rerun differ and every stage after it rerun."""
+    from lib.paths import ROOT
 
     def keys(tree, prefix=""):
         if isinstance(tree, dict):
@@ -72,13 +76,15 @@ def test_the_committed_metrics_hold_no_timings_or_machine_details():
                 yield f"{prefix}{k}"
                 yield from keys(v, f"{prefix}{k}.")
 
-    files = sorted(METRICS_DIR.glob("*.json"))
-    assert files, "outputs/metrics/*.json are committed"
+    listed = subprocess.run(["git", "ls-files", "outputs"], cwd=ROOT, capture_output=True, text=True, check=True)
+    files = [ROOT / f for f in listed.stdout.split() if f.endswith(".json")]
+    assert any(f.parent.name == "metrics" for f in files) and any(f.name == "report.json" for f in files)
+    words = {"metrics": ("second", "device", "host", "timing", "duration"), "": ("second", "timing", "duration")}
     bad = [
         f"{f.name}: {k}"
         for f in files
         for k in keys(json.loads(f.read_text()))
-        if any(word in k.rsplit(".", 1)[-1].lower() for word in ("second", "device", "host", "timing", "duration"))
+        if any(word in k.rsplit(".", 1)[-1].lower() for word in words.get(f.parent.name, words[""]))
     ]
     assert bad == []
 
@@ -122,21 +128,49 @@ def test_shares_divide_pooled_seconds_per_unit():
         TM.shares(1.0, {"a": -1})
 
 
-def test_costs_of_a_finished_stage_land_in_its_timing_file_with_the_hardware(tmp_path, monkeypatch):
-    monkeypatch.setenv("DVC_STAGE", "plans")
-    child = (
-        "from lib import timing as TM; "
-        "TM.cost('claim_only', 'planning', 0.5, 10, 'plans'); "
-        "TM.cost('oracle', 'planning', 2.0, 10, 'plans', how='read')"
-    )
+def _timed(stage: str, tmp_path, monkeypatch, *calls: str) -> dict:
+    """Run `calls` (lib.timing calls) as stage `stage`'s command under the timer; its timing file."""
+    monkeypatch.setenv("DVC_STAGE", stage)
+    child = "; ".join(["from lib import timing as TM", *calls])
     assert TM.run([sys.executable, "-c", child], out_dir=tmp_path) == 0
-    rec = json.loads((tmp_path / "plans.json").read_text())
+    return json.loads((tmp_path / f"{stage}.json").read_text())
+
+
+def test_costs_of_a_finished_stage_land_in_its_timing_file_with_the_hardware(tmp_path, monkeypatch):
+    rec = _timed(
+        "plans",
+        tmp_path,
+        monkeypatch,
+        "TM.cost('claim_only', 'planning', 0.5, 10, 'plans')",
+        "TM.cost('oracle', 'planning', 2.0, 10, 'plans', how='read')",
+    )
     assert [(c["planner"], c["seconds_per_claim"], c["how"]) for c in rec["per_claim"]] == [
         ("claim_only", 0.05, "measured"),
         ("oracle", 0.2, "read"),
     ]
     assert rec["hardware"]["cores"] == TM.os.cpu_count() and rec["hardware"]["cpu"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plans.json"]  # the scratch file is gone
+
+
+def test_measured_seconds_land_under_measured_never_among_the_costs(tmp_path, monkeypatch):
+    calls = ("TM.measured('qgen', seconds=12.345, examples_per_second=3.0)", "TM.cost('qgen', 'planning', 1.0, 2)")
+    rec = _timed("qgen", tmp_path, monkeypatch, *calls)
+    assert rec["measured"] == {"qgen": {"seconds": 12.35, "examples_per_second": 3.0}}
+    assert [c["planner"] for c in rec["per_claim"]] == ["qgen"]
+    assert TM.measurement("qgen", "qgen", tmp_path) == {"seconds": 12.35, "examples_per_second": 3.0}
+    assert TM.in_seconds(TM.measurement("qgen", "qgen", tmp_path)) == " in 12.3 s"
+    # a stage that did not run here (a fresh clone found it up to date) has no measurement
+    assert TM.measured_in("nli_quantemp", tmp_path) == {} and TM.measurement("qgen", "other", tmp_path) is None
+    assert TM.in_seconds(None) == " (not timed on this machine)"
+
+
+def test_measured_outside_the_timer_is_kept_in_the_process_only(tmp_path, monkeypatch):
+    monkeypatch.delenv(TM.COSTS_ENV, raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert TM.measured("training", train_seconds=2.0) == {"train_seconds": 2.0}
+    assert TM.measurements()["training"] == {"train_seconds": 2.0} and list(tmp_path.iterdir()) == []
+    with pytest.raises(ValueError, match="negative"):
+        TM.measured("training", seconds=-1)
 
 
 def test_a_failed_stage_leaves_neither_costs_nor_scratch(tmp_path, monkeypatch):
@@ -186,3 +220,28 @@ def test_a_stopped_stage_gets_its_committed_outputs_back(tmp_path):
         assert TM.restore_outputs("nb", root) == []  # nothing missing: nothing done
     finally:
         monkey.undo()
+
+
+@pytest.mark.parametrize("text", ['{"stage": "x"', "[]", '{"seconds": "12", "finished": "x", "cpus": 2}'])
+def test_a_file_that_is_no_timing_record_is_named(tmp_path, text):
+    (tmp_path / "broken.json").write_text(text)
+    with pytest.raises(TM.NamedError, match=r"broken.json: not a timing (file|record)"):
+        TM.table([], tmp_path)
+
+
+def test_a_stage_name_that_leaves_the_timings_folder_is_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("DVC_STAGE", "../../escape")
+    assert TM.run([sys.executable, "-c", "pass"], out_dir=tmp_path / "t") == 2
+    assert "stage name '../../escape'" in capsys.readouterr().err and not (tmp_path / "escape.json").exists()
+
+
+def test_a_garbled_cost_line_is_left_out_and_named_and_the_timing_kept(tmp_path, monkeypatch, capsys):
+    rec = _timed("zz", tmp_path, monkeypatch, "import os", "open(os.environ[TM.COSTS_ENV], 'a').write('{not json\\n')")
+    assert rec["stage"] == "zz" and "per_claim" not in rec
+    assert "line 1 is no cost record" in capsys.readouterr().err
+
+
+def test_a_readme_that_is_not_utf8_is_named(tmp_path):
+    (tmp_path / "R.md").write_bytes(f"{TM.BEGIN}\ncaf\xe9\n{TM.END}\n".encode("latin-1"))
+    with pytest.raises(TM.NamedError, match="R.md: not UTF-8 text"):
+        TM.write_readme(tmp_path / "R.md", "x")

@@ -48,11 +48,13 @@ def test_training_table_and_curves_name_each_classifier():
     run = {
         "settings": {"model": "m", "max_length": 128}, "device": "cpu", "dtype": "float32", "mean_input_tokens": 50.0,
         "truncated_share": 0.1, "steps_run": 8, "steps_planned": 10, "stopped_early": True, "best": {"macro_f1": 0.4},
-        "examples_per_second": 3.0, "train_seconds": 12.0,
         "curve": [{"epoch": 0.5, "step": 4, "loss": 1.2, "val_macro_f1": 0.3}, {"epoch": 1.0, "step": 8, "loss": 1.0, "val_macro_f1": 0.4}],
     }  # fmt: skip
-    table = VD.training_table({"training": {"gold/seed0": run}})
+    times = {"gold/seed0": {"examples_per_second": 3.0, "train_seconds": 12.0}}
+    table = VD.training_table({"training": {"gold/seed0": run, "gold/seed1": run}}, times)
     assert table.loc["gold/seed0", "steps run / planned"] == "8 / 10" and table.loc["gold/seed0", "max length"] == 128
+    assert table.loc["gold/seed0", "training time (s)"] == 12.0  # from the timing file's `measured`
+    assert table.loc["gold/seed1", "training time (s)"] == "not measured here"
     curves, _ = VD.training_curves({"AVeriTeC": {"training": {"gold/seed0": run}}})
     assert curves["model"].unique().tolist() == ["AVeriTeC: gold/seed0"] and len(curves) == 2
 

@@ -42,11 +42,15 @@ def epochs_text(n: int) -> str:
 # --- 1. training costs ---------------------------------------------------------------------------------
 
 
-def training_table(report: Mapping[str, Any]) -> pd.DataFrame:
+def training_table(
+    report: Mapping[str, Any], measured: Mapping[str, Mapping[str, float]] | None = None
+) -> pd.DataFrame:
     """One row per trained classifier of a stage report: model, hardware, input lengths, steps, the best
-    validation macro-F1 and the training time."""
+    validation macro-F1 and the training time. The times come from the stage's timing file (`measured`,
+    `lib.timing`), keyed as the report's `training`; a classifier not trained on this machine shows none."""
     rows = {}
     for key, r in report["training"].items():
+        took = (measured or {}).get(key) or {}
         rows[key] = {
             "model": r["settings"]["model"],
             "device": r["device"],
@@ -57,8 +61,8 @@ def training_table(report: Mapping[str, Any]) -> pd.DataFrame:
             "steps run / planned": f"{r['steps_run']} / {r['steps_planned']}",
             "stopped early": r["stopped_early"],
             "best validation macro-F1": r["best"]["macro_f1"],
-            "train examples/s": r["examples_per_second"],
-            "training time (s)": r["train_seconds"],
+            "train examples/s": took.get("examples_per_second", "not measured here"),
+            "training time (s)": took.get("train_seconds", "not measured here"),
         }
     return pd.DataFrame(rows).T
 

@@ -95,20 +95,21 @@ def run(
         evidence[name] = {"qa": round(sm["qa"], 4), "averitec@0.25": round(sm["averitec"]["0.25"], 4)}
         if progress:
             print(f"without gold: scored {name:24s} Q+A {sm['qa']:.4f}")
-    OUT.write_parquet(pd.concat(tables, ignore_index=True), out_dir / "scores.parquet", index=False)
-    metrics = {
-        "store": {
-            "include_gold": False,
-            "documents": int(len(docs)),
-            "claims": len(claims),
-            "claims_with_relevant": sum(str(c.claim_id) in judged for c in claims),
-        },
-        "fusion": grid.main_fusion,
-        "retrieval": retrieval,
-        "evidence": evidence,
-        "answers": {"retriever": RETRIEVER, "scope": av["scope"], "verdict": "majority"},
-    }
-    OUT.write_json(metrics_path, metrics)
+    with OUT.together():  # the stage's outputs are replaced together, or none of them
+        OUT.write_parquet(pd.concat(tables, ignore_index=True), out_dir / "scores.parquet", index=False)
+        metrics = {
+            "store": {
+                "include_gold": False,
+                "documents": int(len(docs)),
+                "claims": len(claims),
+                "claims_with_relevant": sum(str(c.claim_id) in judged for c in claims),
+            },
+            "fusion": grid.main_fusion,
+            "retrieval": retrieval,
+            "evidence": evidence,
+            "answers": {"retriever": RETRIEVER, "scope": av["scope"], "verdict": "majority"},
+        }
+        OUT.write_json(metrics_path, metrics)
     if progress:
         print(f"without_gold: {len(docs):,} documents, done in {time.perf_counter() - start:.0f} s")
     return metrics

@@ -51,6 +51,7 @@ import pandas as pd
 from pydantic import Field
 
 from lib import outputs as OUT
+from lib import timing as TM
 from lib.averitec import scoring as SC
 from lib.cli import NamedError, run_main
 from lib.data import averitec
@@ -124,17 +125,24 @@ class Judge:
         )
 
 
+class PromptFileError(NamedError, ValueError):
+    """A prompt file whose placeholders are not the judge's: one line naming the file (`lib.cli`)."""
+
+
 def load_prompt(path: Path | str | None = None) -> tuple[str, str]:
     """(template, sha256) of a prompt file (None: this project's); a template without the three
     placeholders is an error naming the file."""
     path = ROOT / Path(path) if path else PROMPT_FILE  # a relative path is the project root's; an absolute stays
     if not path.is_file():
         raise FileNotFoundError(f"Ev2R prompt_file {path}: no such file")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise PromptFileError(f"Ev2R prompt_file {path}: not UTF-8 text (byte {err.start}: {err.reason})") from None
     try:
         placeholders(text)
     except ValueError as err:
-        raise ValueError(
+        raise PromptFileError(
             f"Ev2R prompt_file {path}: expected the placeholders {{claim}}, {{reference}} and {{prediction}} "
             f"(or three positional {{}}), literal braces doubled ({type(err).__name__}: {err})"
         ) from None
@@ -463,14 +471,14 @@ def stage(
         runs = {run: (kind, preds[: len(claims)]) for run, (kind, preds) in runs.items()}
     refs = [SC.reference_evidence(c) for c in claims]
     solution = SC.write_leaderboard(out_dir / "solution.csv", claims, refs, SC.SOLUTION_SPLIT)
-    meteor, seconds = [], {}
+    meteor = []
     for run, (kind, preds) in runs.items():
         start = time.perf_counter()
         sub = SC.write_leaderboard(out_dir / "submissions" / f"{run}.csv", claims, preds, "pred")
         _, t = SC.score_file_2025(sub, solution, jobs=params["jobs"])
         meteor.append(t.drop(columns="claim_types").assign(run=run, kind=kind))
-        seconds[run] = time.perf_counter() - start
-        print(f"2025 METEOR {run:34s} Q+A {t['qa'].mean():.4f}  ({seconds[run]:.1f} s)")
+        took = TM.measured(f"meteor/{run}", seconds=time.perf_counter() - start)  # the timing file, not the report
+        print(f"2025 METEOR {run:34s} Q+A {t['qa'].mean():.4f}  ({took['seconds']:.1f} s)")
 
     llm = judge_llm(judge, llm_params, params["cache"])
     llm.cache.path.parent.mkdir(parents=True, exist_ok=True)
@@ -479,7 +487,6 @@ def stage(
         "claims": len(claims),
         "runs": list(runs),
         "judge": {**judge.__dict__, "describe": judge.describe()},
-        "meteor_seconds": seconds,
     }
     tables = []
     if not llm.enabled:

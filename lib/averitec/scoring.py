@@ -35,8 +35,6 @@ import argparse
 import csv
 import functools
 import json
-import multiprocessing as mp
-import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -46,10 +44,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from lib import compute as C
 from lib import outputs as OUT
-from lib.cli import run_main
-from lib.data import DataError, LoadLog, averitec, read_json_records
+from lib.cli import nonempty_path, run_main, shown
+from lib.data import DataError, LoadLog, as_id, averitec, bounded, read_json_records
 from lib.data.labels import AVERITEC_LABELS, normalise_label
+from lib.params import PosInt, flag_of
 from lib.paths import DATA_DIR
 from lib.resources import use_nltk_data
 
@@ -190,7 +190,7 @@ def _string(path: Path, record: Any, value: Any, field: str, empty_ok: bool = Fa
         raise DataError(path, record, field, f"expected a string, got {type(value).__name__}")
     if not empty_ok and not value.strip():
         raise DataError(path, record, field, "empty string")
-    return value
+    return bounded(path, record, field, value)  # a 100 MB answer: named here, not a worker's timeout later
 
 
 def _verdict(path: Path, record: Any, raw: dict, field: str) -> str:
@@ -206,11 +206,10 @@ def _claim_id(path: Path, record: Any, raw: dict, field: str = "claim_id") -> in
     value = raw.get(field)
     if value is None and field not in raw:
         return None
-    if isinstance(value, str) and re.fullmatch(r"[0-9]+", value.strip()):  # ASCII digits only ("²" is a digit too)
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise DataError(path, record, field, f"expected a claim index (an integer >= 0), got {value!r}")
-    return value
+    try:
+        return as_id(value.strip() if isinstance(value, str) else value)  # ASCII digits only ("²" is a digit too)
+    except ValueError:
+        raise DataError(path, record, field, f"expected a claim index (an integer >= 0), got {shown(value)}") from None
 
 
 def _official(path: Path, record: int, raw: Any) -> Prediction:
@@ -721,8 +720,8 @@ def evidence_scores(preds: Sequence[Evidence], refs: Sequence[Evidence], jobs: i
     _PAIRS = list(zip(preds, refs))
     edges = np.linspace(0, len(preds), jobs * 4 + 1).astype(int)
     try:
-        with mp.get_context("fork").Pool(jobs, initializer=_own_wordnet_files) as pool:
-            parts = pool.map(_score_chunk, list(zip(edges[:-1], edges[1:])))
+        chunks = list(zip(edges[:-1], edges[1:]))
+        parts = list(C.forked_map(_score_chunk, chunks, jobs, "METEOR scoring", initializer=_own_wordnet_files))
     finally:
         _PAIRS = []
     return np.array([s for part in parts for s in part]).reshape(-1, 2)
@@ -821,7 +820,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m lib.averitec.scoring", description=main.__doc__)
     ap.add_argument("--predictions", required=True)
     ap.add_argument("--references", default=str(DATA_DIR / "averitec" / "dev.json"))
-    ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    ap.add_argument("--jobs", type=flag_of(PosInt), default=2, help="worker processes (default 2)")
     ap.add_argument("--all", action="store_true", help="also print the per claim type scores")
     ap.add_argument(
         "--lenient",
@@ -831,14 +830,13 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument(
         "--to-csv",
+        type=nonempty_path,
         metavar="OUT",
         help="instead of scoring, write the predictions (aligned with --references, a JSON reference file) as a "
         "2025 submission CSV; with --split gold, as a solution",
     )
     ap.add_argument("--split", default="pred", help="the split column written by --to-csv (default pred)")
     args = ap.parse_args(argv)
-    if args.jobs < 1:
-        ap.error("--jobs must be >= 1")
     try:
         if args.to_csv:
             OUT.refuse_targets([args.to_csv], [args.predictions, args.references])

@@ -36,6 +36,13 @@ T = TypeVar("T")
 # submissions as "malformed"; this bound keeps memory in check. Raise it with $LIB_MAX_CSV_FIELD.
 MAX_CSV_FIELD = int(os.environ.get("LIB_MAX_CSV_FIELD", 64 * 2**20))
 csv.field_size_limit(MAX_CSV_FIELD)
+# The longest text one field may hold (a claim, a question, an answer), in characters; the data's longest
+# is about 20,000. A longer one is refused with its file, record and field before any scorer or tokenizer
+# spends minutes on it. Raise it with $LIB_MAX_TEXT_CHARS.
+MAX_TEXT_CHARS = int(os.environ.get("LIB_MAX_TEXT_CHARS", 2**20))
+# The largest JSON or CSV file read whole, in bytes (the data's largest is under 50 MB): a larger one is
+# refused at once instead of filling memory (a 1 GB prediction file took 5 GB). $LIB_MAX_INPUT_BYTES.
+MAX_INPUT_BYTES = int(os.environ.get("LIB_MAX_INPUT_BYTES", 256 * 2**20))
 
 # --------------------------------------------------------------------------- errors and logs
 
@@ -133,6 +140,8 @@ def parse_json(path: Path, text: str, where: str, kind: str) -> Any:
         ) from err
     except _DuplicateKey as err:
         raise DataError(path, where, None, str(err)) from None
+    except RecursionError:  # brackets in brackets, thousands deep: no record of the study
+        raise DataError(path, where, None, f"malformed {kind}: nested deeper than Python can read") from None
 
 
 def read_json_records(path: Path | str) -> list[tuple[int, Any]]:
@@ -142,8 +151,9 @@ def read_json_records(path: Path | str) -> list[tuple[int, Any]]:
     mark is skipped; an object that names a key twice is an error.
     """
     path = Path(path)
+    within_size(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = decode(path.read_bytes())
     except UnicodeDecodeError as err:
         raise DataError(path, "-", None, f"not UTF-8 text ({err})") from err
     except IsADirectoryError:
@@ -164,6 +174,7 @@ def read_json_records(path: Path | str) -> list[tuple[int, Any]]:
 def read_csv_records(path: Path | str, required: tuple[str, ...], sep: str = ",") -> list[tuple[int, dict]]:
     """(row number, row dict) pairs; a missing column or a ragged row is a `DataError`."""
     path = Path(path)
+    within_size(path)
     try:
         with open(path, encoding="utf-8-sig", newline="") as f:
             reader = csv.reader(f, delimiter=sep)
@@ -249,7 +260,35 @@ def required_field(
     if not _is_kind(value, kind):
         expected = " or ".join(k.__name__ for k in _kinds(kind))
         raise DataError(path, record, at + name, f"expected {expected}, got {type(value).__name__}")
+    return bounded(path, record, at + name, value) if isinstance(value, str) else value
+
+
+def bounded(path: Path, record: Any, field_name: str, value: str) -> str:
+    """`value` unless it is longer than `MAX_TEXT_CHARS`: then a `DataError` naming the field and both sizes."""
+    if len(value) > MAX_TEXT_CHARS:
+        raise DataError(
+            path,
+            record,
+            field_name,
+            f"a text of {len(value):,} characters, over the bound of {MAX_TEXT_CHARS:,} "
+            "(set $LIB_MAX_TEXT_CHARS to read it)",
+        )
     return value
+
+
+def within_size(path: Path) -> None:
+    """A file larger than `MAX_INPUT_BYTES` is refused before it is read."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return  # missing or unreadable: the read that follows names it
+    if size > MAX_INPUT_BYTES:
+        raise DataError(
+            path,
+            "-",
+            None,
+            f"{size:,} bytes, over the bound of {MAX_INPUT_BYTES:,} (set $LIB_MAX_INPUT_BYTES to read it)",
+        )
 
 
 def optional_field(
@@ -310,19 +349,45 @@ def str_list_field(
             raise DataError(
                 path, record, f"{at}{name}[{i}]", f"expected str, got {type(item).__name__} (a list of strings)"
             )
+        bounded(path, record, f"{at}{name}[{i}]", item)
         if texts:
             nonempty_field(path, record, f"{at}{name}[{i}]", item)
     return tuple(value)
 
 
+MAX_ID_DIGITS = 18  # an id longer than this is no id of the study (and would overflow a 64-bit integer)
+
+
+def as_id(value: Any) -> int:
+    """An id as the study reads one, wherever it comes from (a CSV cell, a sheet, a plan line): a JSON integer
+    (never a boolean or a float) or a text of ASCII digits, at most `MAX_ID_DIGITS` of them. No sign, space,
+    '1_0', '0.9', 'true', '²' or '١٢'. A `ValueError` says what was expected."""
+    text = value if isinstance(value, str) else str(value) if type(value) is int else None
+    if text is None or not (text.isascii() and text.isdigit() and len(text) <= MAX_ID_DIGITS):
+        raise ValueError(f"{value!r}: expected a non-negative integer id of at most {MAX_ID_DIGITS} digits")
+    return int(text)
+
+
+def decode(raw: bytes) -> str:
+    """A text file's bytes as text: UTF-8, with or without a byte-order mark (Excel writes one), or UTF-16 with
+    its mark. A `UnicodeDecodeError` names the byte."""
+    return raw.decode("utf-16") if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else raw.decode("utf-8-sig")
+
+
 def int_text_field(path: Path, record: Any, raw: dict, name: str, default: int | None = None) -> int:
-    """An integer id in a CSV cell: ASCII digits only (no sign, space, '1_0' or 'True'); blank gives `default`."""
+    """An integer id in a CSV cell (`as_id`); blank gives `default`."""
     value = raw[name]
     if not value and default is not None:
         return default
-    if not re.fullmatch(r"[0-9]+", value):
-        raise DataError(path, record, name, f"not an integer: {value!r} (expected a non-negative integer id)")
-    return int(value)
+    try:
+        return as_id(value)
+    except ValueError:
+        raise DataError(
+            path,
+            record,
+            name,
+            f"not an integer: {value!r} (expected a non-negative integer id of at most {MAX_ID_DIGITS} digits)",
+        ) from None
 
 
 _DMY = re.compile(r"^\s*(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})\s*$")

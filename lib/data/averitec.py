@@ -12,6 +12,7 @@ from typing import Any
 from lib.data import (
     DataError,
     LoadLog,
+    bounded,
     collect_records,
     int_text_field,
     label_field,
@@ -265,6 +266,9 @@ def load_leaderboard(path: Path | str, *, strict: bool = True, log: LoadLog | No
             pairs = parse_leaderboard_evidence(raw["evi"])
         except ValueError as err:
             raise DataError(path, record, "evi", str(err)) from None
+        for i, (question, answer) in enumerate(pairs):
+            bounded(path, record, f"evi pair {i} question", question)
+            bounded(path, record, f"evi pair {i} answer", answer)
         return LeaderboardRow(
             int_text_field(path, record, raw, "id"),
             text_field(path, record, raw, "claim"),

@@ -23,7 +23,7 @@ from typing import Any
 
 from lib.data import DataError, parse_json, required_field, str_list_field
 
-_CLAIM_FILE = re.compile(r"(?:^|/)(\d+)\.json$")
+_CLAIM_FILE = re.compile(r"(?:^|/)([0-9]+)\.json$")  # ASCII digits: `\d` took '١.json' for claim 1
 
 
 @dataclass(frozen=True)

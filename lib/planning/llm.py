@@ -31,8 +31,9 @@ Errors: rate limits (429), server errors (5xx), timeouts and connection errors a
 exponential backoff; an answer that still fails is counted and returned as None (the caller's plan falls
 back). Some failures stop the stage at once instead, with the setting to fix: a refused key (401/403,
 `LLMAuthError`: llm.api_key_env), a wrong model or path (404, `LLMNotFoundError`: llm.model, llm.base_url),
-and an endpoint that cannot be reached for `UNREACHABLE_AFTER` prompts in a row (`LLMUnreachableError`:
-llm.base_url). A malformed answer (a body that is not a chat completion, such as an HTML page with status
+and an endpoint that cannot be reached (`LLMUnreachableError`: llm.base_url): at the first prompt when the
+connection is refused before the endpoint ever answered, after the first prompt's retries when it accepts but
+never answers within `timeout`, else after `UNREACHABLE_AFTER` prompts in a row (each wait bounded by `timeout`). A malformed answer (a body that is not a chat completion, such as an HTML page with status
 200, no `choices`, `content: null`) is counted (`Counters.malformed`), returned as None and never cached.
 The parsers (`parse_list`, `first_question`) survive chatty output, as Papelo's did: they take the first
 JSON list, or else the numbered/question lines, or the first question.
@@ -57,6 +58,7 @@ from urllib.parse import urlsplit
 from pydantic import ConfigDict, Field, model_validator
 from tqdm import tqdm
 
+from lib import outputs as OUT
 from lib.cli import NamedError
 from lib.params import NonNegInt, PosInt, Section, Text, Url
 from lib.paths import OUTPUTS_DIR, ROOT
@@ -240,6 +242,7 @@ class AnswerCache:
     def _load(self) -> None:
         if self.path.is_dir():
             raise LLMError(f"llm.cache: {self.path} is a directory; expected the path of a JSONL file")
+        OUT.refuse_targets([self.path])  # a cache is written: never inside data/ (lib.outputs)
         if not self.path.exists():
             return
         with open(self.path, "r+b") as f:
@@ -261,6 +264,11 @@ class AnswerCache:
                     elif whole not in seen:
                         good.append(whole)
                         self.newline_added |= whole is not line
+                if bad and not good:  # not a cache at all (a data file named by mistake): never rewritten
+                    raise LLMError(
+                        f"llm.cache: {self.path} is not an answer cache (none of its {len(bad):,} lines is a cache "
+                        "entry); name a JSONL cache file, or a new path"
+                    )
                 for line in good:
                     rec = _entry(line)
                     self.entries[rec["key"]] = rec["answer"]
@@ -298,12 +306,7 @@ class AnswerCache:
             elif raw.startswith(new):  # only a damaged tail to cut: no good line moves
                 f.truncate(len(new))
             else:  # good lines move: journal them, then rewrite the same file
-                tmp = self._journal.with_name(self._journal.name + ".tmp")
-                with open(tmp, "wb") as j:
-                    j.write(new)
-                    j.flush()
-                    os.fsync(j.fileno())
-                os.replace(tmp, self._journal)  # the journal, not the cache: nobody holds it open
+                OUT.write_bytes(self._journal, new)  # the journal, not the cache: nobody holds it open
                 _fsync_dir(self.path.parent)
                 journaled = True
                 f.seek(0)
@@ -416,6 +419,7 @@ class LLM:
         self.counters = Counters()
         self._client = None
         self._unreachable = 0  # prompts in a row that failed with connection errors
+        self._reached = False  # has the endpoint ever answered (anything, an HTTP error included)?
         if settings.mode == "live":
             self._sdk()  # a missing key, and a key about to go out in clear, are said before any work
 
@@ -548,6 +552,7 @@ class LLM:
             try:
                 resp = self._sdk().chat.completions.create(model=s.model, messages=messages, **kwargs)
             except openai.APIStatusError as err:
+                self._reached = True
                 self._count(f"http_{err.status_code}")
                 fatal = self._fatal(err)
                 if fatal is not None:
@@ -557,26 +562,39 @@ class LLM:
                     break  # 4xx other than 429: retrying will not help
             except openai.APIConnectionError as err:  # timeouts included
                 self._count(type(err).__name__)
-                connection_failed = (
-                    not isinstance(err, openai.APITimeoutError) or type(err.__cause__).__name__ == "ConnectTimeout"
-                )  # slow, not absent, when the read timed out
+                connection_failed = True  # absent, or silent past llm.timeout: both count toward unreachable
+                if not self._reached and type(err.__cause__).__name__ == "ConnectError":
+                    # refused (or no such host) before the endpoint ever answered: a wrong llm.base_url or a
+                    # server not started, which no retry mends; stop now, not after minutes of backoff
+                    self.counters.failures += 1
+                    raise LLMUnreachableError(
+                        f"the LLM endpoint at {self._base_url} is unreachable: the first connection failed "
+                        f"({err.__cause__ or err}): fix llm.base_url (or start the server)"
+                    ) from None
             except (ValueError, openai.APIResponseValidationError) as err:  # a body that is not JSON
                 return self._malformed(type(err).__name__)
             else:
                 text, problem = _answer_text(resp)
                 if problem:
                     return self._malformed(problem)
-                self._unreachable = 0
+                self._unreachable, self._reached = 0, True
                 return text
             if attempt < s.max_retries:
                 self.counters.retries += 1
                 time.sleep(s.backoff * 2**attempt)
         self.counters.failures += 1
         self._unreachable = self._unreachable + 1 if connection_failed else 0
+        if connection_failed and not self._reached:  # silent from the start (accepts, never answers): no more prompts
+            raise LLMUnreachableError(
+                f"the LLM endpoint at {self._base_url} is unreachable: the first prompt failed with connection "
+                f"errors or timeouts (llm.timeout = {s.timeout:g} s) after {s.max_retries} retries: fix llm.base_url "
+                "(or start the server, or raise llm.timeout for a slow one)"
+            )
         if self._unreachable >= UNREACHABLE_AFTER:
             raise LLMUnreachableError(
                 f"the LLM endpoint at {self._base_url} is unreachable: {self._unreachable} prompts in a row failed "
-                f"with connection errors after {s.max_retries} retries each: fix llm.base_url (or start the server)"
+                f"with connection errors or timeouts (llm.timeout = {s.timeout:g} s) after {s.max_retries} retries "
+                "each: fix llm.base_url (or start the server)"
             )
         return None
 
@@ -585,7 +603,7 @@ class LLM:
         self._count(f"malformed_{problem}")
         self.counters.malformed += 1
         self.counters.failures += 1
-        self._unreachable = 0
+        self._unreachable, self._reached = 0, True
         return None
 
     def report(self) -> dict[str, Any]:

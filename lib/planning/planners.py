@@ -29,8 +29,8 @@ import numpy as np
 
 from lib import outputs as OUT
 from lib import timing as TM
-from lib.cli import run_main
-from lib.data import DataError, averitec
+from lib.cli import nonempty_path, run_main
+from lib.data import DataError, as_id, averitec
 from lib.params import PosInt, Section, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE
 from lib.retrieval.bm25 import tokenize
@@ -270,9 +270,13 @@ def load_plan(path: Path | str) -> Plan:
                 continue
             try:
                 rec = json.loads(line)
-                cid, queries = int(rec["claim_id"]), rec["queries"]
+                if not isinstance(rec, dict):
+                    raise TypeError(f'expected {{"claim_id": ..., "queries": [...]}}, got {type(rec).__name__}')
+                cid, queries = as_id(rec["claim_id"]), rec["queries"]  # never 0.9 -> 0 or true -> 1
             except (ValueError, KeyError, TypeError) as e:
-                raise DataError(path, n, None, f"not a plan line ({e})") from e
+                raise DataError(path, n, None, f"not a plan line ({e})") from None
+            except RecursionError:
+                raise DataError(path, n, None, "not a plan line (nested thousands of levels deep)") from None
             if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
                 raise DataError(path, n, "queries", "expected a list of strings")
             if cid in plan:
@@ -361,8 +365,9 @@ def main(argv: list[str] | None = None) -> None:
 
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("--params", default=str(PARAMS_FILE))
-    ap.add_argument("--out-dir", default=str(PLANS_DIR))
+    ap.add_argument("--out-dir", type=nonempty_path, default=str(PLANS_DIR))
     args = ap.parse_args(argv)
+    OUT.refuse_targets([args.out_dir], [args.params], folders=True)  # never into data/ or over the params file
     plans = build_plans(section("planners", args.params))
     for name, plan in plans.items():
         save_plan(plan, Path(args.out_dir) / f"{name}.jsonl")

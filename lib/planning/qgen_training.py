@@ -26,8 +26,9 @@ from pydantic import ConfigDict, Field
 from tqdm import tqdm
 
 from lib import outputs as OUT
+from lib import timing as TM
 from lib import training as TR
-from lib.cli import run_main
+from lib.cli import nonempty_path, run_main
 from lib.data import averitec, claimdecomp
 from lib.models import pick_device, quiet_transformers, resolve_model
 from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Text, settings
@@ -309,12 +310,12 @@ def train(
         "steps_run": i + 1,
         "stopped_early": i + 1 < len(steps),
         "best": best,
-        "seconds": round(time.perf_counter() - start, 1),
         "loss_curve": curve,
         "validation_curve": validation,
         "trainable_parameters": int(sum(p.numel() for p in params)),
         "parameters": int(sum(p.numel() for p in model.parameters())),
     }
+    TM.measured("qgen", seconds=time.perf_counter() - start)  # the timing file, not the report (lib.timing)
     with OUT.atomic_dir(out_dir) as folder:  # the model, its tokenizer and report whole, or the old ones
         model.save_pretrained(folder)
         tok.save_pretrained(folder)
@@ -330,7 +331,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--params", default=str(PARAMS_FILE))
     ap.add_argument("--data-dir", default=str(DATA_DIR))
-    ap.add_argument("--out-dir", default=str(MODEL_DIR))
+    ap.add_argument("--out-dir", type=nonempty_path, default=str(MODEL_DIR))
     args = ap.parse_args(argv)
     s = settings("qgen", args.params, QGenSettings)
     data_dir = Path(args.data_dir)
@@ -350,7 +351,7 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"qgen: {report['examples']:,} examples from {report['fit_claims']:,} train claims"
         f" ({report['decomposition_examples']} ClaimDecomp), {report['steps_run']} of {report['steps']} steps on"
-        f" {report['device']} in {report['seconds']} s; best validation loss {report['best']['val_loss']:.3f}"
+        f" {report['device']} in {TM.measurements()['qgen']['seconds']} s; best validation loss {report['best']['val_loss']:.3f}"
         f" at step {report['best']['step']} -> {args.out_dir}"
     )
 

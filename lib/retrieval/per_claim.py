@@ -37,14 +37,15 @@ import scipy.sparse as sp
 from lib import compute as C
 from lib import models as MD
 from lib import outputs as OUT
-from lib.cli import NamedError, run_main
+from lib.cli import NamedError, nonempty_path, run_main
 from lib.data import DataError, averitec
 from lib.data import knowledge_store as KS
-from lib.params import section
+from lib.params import NonNegInt, PosInt, flag, flag_of, section
 from lib.paths import DATA_DIR, PARAMS_FILE, STORE_DIR
 from lib.planning import planners as P
 from lib.retrieval import bm25 as BM
 from lib.retrieval import fusion as F
+from lib.retrieval.runs import RunGrid
 from lib.store import passages as PS
 from lib.store.build import load_store
 from lib.store.passages import clean_text
@@ -262,7 +263,9 @@ def run_claim(job: ClaimJob) -> tuple[pd.DataFrame, dict[str, Any]]:
     passages = PS.claim_passages(job.store, job.claim_id, job.name, job.passages, counts)
     texts = PS.indexed_texts(passages)
     extra: dict[str, Any] = {}
-    if job.dense is None:
+    if not texts:  # an empty file, or pages without text: nothing to rank (an empty run; `passages` says 0)
+        top = scores = [np.empty(0, dtype=np.int64) for _ in job.queries]
+    elif job.dense is None:
         top, scores, loaded = retrieve_claim(texts, job.queries, job.depth, job.bm25, job.index_dir)
         extra["index_loaded"] = loaded
     else:
@@ -449,6 +452,20 @@ def embedding_settings(args: Any) -> EmbeddingSettings | None:
     )
 
 
+def refuse_cache(flag: str, folder: str | None, store: str) -> None:
+    """A cache folder (`--index-dir`, `--emb-dir`: written into, read back) never inside `data/` or inside the
+    store the command reads; the error names the flag."""
+    if folder is None:
+        return
+    real = Path(folder).resolve()
+    for kept, what in (
+        (DATA_DIR.resolve(), "data/, the study's data kept by DVC"),
+        (Path(store).resolve(), "the store it reads"),
+    ):
+        if real == kept or real.is_relative_to(kept):
+            raise NamedError(f"{flag} {folder}: lies inside {what} ({kept}); keep the cache elsewhere")
+
+
 def main(argv: list[str] | None = None) -> None:
     """`python -m lib.retrieval.per_claim synth ...` writes a synthetic store; `... retrieve ...` runs per-claim
     BM25 for a plan over a store (a directory or the organisers' zip) on the local or Ray backend."""
@@ -456,40 +473,41 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m lib.retrieval.per_claim", description=main.__doc__)
     sub = ap.add_subparsers(dest="command", required=True)
     syn = sub.add_parser("synth", help="write a synthetic store in the official layout")
-    syn.add_argument("--out", required=True)
-    syn.add_argument("--claims", type=int, default=20)
-    syn.add_argument("--pages", type=int, default=1000)
-    syn.add_argument("--sentences", type=int, default=50)
-    syn.add_argument("--seed", type=int, default=0)
+    syn.add_argument("--out", type=nonempty_path, required=True)
+    syn.add_argument("--claims", type=flag_of(PosInt), default=20)
+    syn.add_argument("--pages", type=flag_of(PosInt), default=1000)
+    syn.add_argument("--sentences", type=flag_of(PosInt), default=50)
+    syn.add_argument("--seed", type=flag_of(NonNegInt), default=0)
     syn.add_argument("--store-dir", default=str(STORE_DIR), help="the pooled store whose documents are drawn")
     syn.add_argument("--gold", action="store_true", help="put each dev claim's gold answers on pages of their URLs")
     syn.add_argument("--data-dir", default=str(DATA_DIR))
     ret = sub.add_parser("retrieve", help="per-claim BM25 of a plan's queries over a store")
     ret.add_argument("--store", required=True, help="a directory or zip of <claim_id>.json files")
     ret.add_argument("--plan", required=True, help="a plan file (outputs/plans/<name>.jsonl)")
-    ret.add_argument("--out", required=True, help="the runs, a parquet file")
+    ret.add_argument("--out", type=nonempty_path, required=True, help="the runs, a parquet file")
     ret.add_argument("--unit", choices=["sentence", "chunk"], default="sentence")
-    ret.add_argument("--chunk-chars", type=int, default=1000)
-    ret.add_argument("--depth", type=int, default=100)
+    ret.add_argument("--chunk-chars", type=flag(PS.PassageSettings, "chunk_chars"), default=1000)
+    ret.add_argument("--depth", type=flag(RunGrid, "depth"), default=100)
     ret.add_argument("--index-dir", default=None, help="keep each claim's index here (content-addressed)")
     ret.add_argument("--retriever", choices=["bm25", "dense"], default="bm25")
     ret.add_argument("--model", default=None, help="dense: the encoder (default: params.yaml retrieval.model)")
     ret.add_argument("--device", default="auto", help="dense: auto (CUDA when present), cpu, cuda, cuda:1, mps")
-    ret.add_argument("--batch-size", type=int, default=64, help="dense: passages per encoder batch")
+    ret.add_argument(
+        "--batch-size", type=flag(RunGrid, "batch_size"), default=64, help="dense: passages per encoder batch"
+    )
     ret.add_argument("--no-fp16", action="store_true", help="dense: full precision on a GPU too")
     ret.add_argument("--emb-dir", default=None, help="dense: keep the passages' vector chunks here (content-addressed)")
     ret.add_argument("--backend", choices=list(C.BACKENDS), default=None, help="default: params.yaml compute.backend")
-    ret.add_argument("--workers", type=int, default=None, help="default: params.yaml compute.workers")
+    ret.add_argument(
+        "--workers", type=flag(C.ComputeSettings, "workers"), default=None, help="default: params.yaml compute.workers"
+    )
     ret.add_argument(
         "--address", default=None, help="the Ray cluster (default: compute.address, $RAY_ADDRESS, else local)"
     )
     ret.add_argument("--params", default=None, help="parameter file for the compute section (default: params.yaml)")
-    ret.add_argument("--first", type=int, default=None, help="first claim id (inclusive)")
-    ret.add_argument("--last", type=int, default=None, help="last claim id (inclusive)")
+    ret.add_argument("--first", type=flag_of(NonNegInt), default=None, help="first claim id (inclusive)")
+    ret.add_argument("--last", type=flag_of(NonNegInt), default=None, help="last claim id (inclusive)")
     args = ap.parse_args(argv)
-    for flag in ("claims", "pages", "sentences", "depth", "chunk_chars", "batch_size"):
-        if getattr(args, flag, 1) < 1:  # 0 or negative: an empty store or run, or a slice that drops passages
-            ap.error(f"--{flag.replace('_', '-')} must be >= 1, got {getattr(args, flag)}")
     if args.command == "synth":
         OUT.refuse_targets([args.out], [args.store_dir], folders=True)
         source = source_texts(load_store(args.store_dir).docs["text"])
@@ -502,7 +520,11 @@ def main(argv: list[str] | None = None) -> None:
         print(f"synthetic store: {report} -> {args.out}")
         return
     OUT.refuse_targets([args.out], [args.store, args.plan, args.index_dir, args.emb_dir, args.params])
+    for name, folder in (("--index-dir", args.index_dir), ("--emb-dir", args.emb_dir)):
+        refuse_cache(name, folder, args.store)
     plan = P.load_plan(args.plan)
+    if not plan:
+        raise NamedError(f"{args.plan}: the plan names no claim (an empty file?); nothing to retrieve")
     keep = set(KS.select_claims(sorted(plan), args.first, args.last))
     if not keep:
         raise NamedError(

@@ -38,7 +38,7 @@ import nbformat
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
 
 from lib import outputs as OUT
-from lib.cli import NamedError, run_main
+from lib.cli import NamedError, nonempty_path, run_main
 from lib.params import Section, Text, read_yaml
 from lib.paths import METRICS_DIR, NOTEBOOKS_DIR, REPORTS_DIR, ROOT
 from lib.site.banner import banner_html, inline_markdown
@@ -579,7 +579,9 @@ def main(argv: list[str] | None = None) -> None:
     sub = ap.add_subparsers(dest="cmd", required=True)
     ex = sub.add_parser("exercises", help="write runnable exercise notebooks (without solutions unless --teacher)")
     ex.add_argument("--teacher", action="store_true", help="keep the worked solutions")
-    ex.add_argument("--out", default=None, help="default: exercises/ (exercises-teacher/ with --teacher)")
+    ex.add_argument(
+        "--out", type=nonempty_path, default=None, help="default: exercises/ (exercises-teacher/ with --teacher)"
+    )
     sub.add_parser("check", help="check notebooks/course.yaml and every notebook's exercises and definitions")
     args = ap.parse_args(argv)
     if args.cmd == "exercises":

@@ -29,7 +29,7 @@ from nbstripout import strip_output
 
 from lib import outputs as OUT
 from lib.cli import NamedError, run_main
-from lib.params import ParamsError, section, section_model, settings
+from lib.params import ParamsError, PosInt, flag_of, section, section_model, settings
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, PARAMS_FILE, ROOT
 from lib.site.banner import params_banner
 from lib.site.reports import PIPELINE_ENV, PIPELINE_FLAG, SCRATCH_DIR, shown_path
@@ -183,10 +183,8 @@ def main(argv: list[str] | None = None) -> None:
         help="a shared params.yaml section passed whole as the parameter of that name (e.g. judgements)",
     )
     ap.add_argument("--params", default=str(PARAMS_FILE))
-    ap.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="seconds per cell")
+    ap.add_argument("--timeout", type=flag_of(PosInt), default=DEFAULT_TIMEOUT_S, help="seconds per cell")
     args = ap.parse_args(argv)
-    if args.timeout < 1:
-        ap.error(f"--timeout must be >= 1 second per cell, got {args.timeout}")
     try:
         parameters = stage_parameters(args.section, args.shared, args.params)
         cross_check(args.section, args.params)

@@ -29,8 +29,9 @@ from typing import Any
 import pandas as pd
 
 from lib import outputs as OUT
-from lib.cli import NamedError, run_main
+from lib.cli import NamedError, nonempty_path, run_main
 from lib.data import averitec
+from lib.params import PosInt, flag_of
 from lib.paths import DATA_DIR, OUTPUTS_DIR
 from lib.planning.planners import load_plan
 from lib.site import display as D
@@ -360,11 +361,18 @@ def main(argv: list[str] | None = None) -> None:
     """`python -m lib.site.explorer build`: the explorer page of the whole dev set."""
     ap = argparse.ArgumentParser(prog="python -m lib.site.explorer", description=main.__doc__)
     ap.add_argument("command", choices=["build"])
-    ap.add_argument("--top-docs", type=int, default=TOP_DOCS, help=f"documents per ranked list (default {TOP_DOCS})")
+    ap.add_argument(
+        "--top-docs", type=flag_of(PosInt), default=TOP_DOCS, help=f"documents per ranked list (default {TOP_DOCS})"
+    )
     ap.add_argument(
         "--snippet-chars", type=int, default=SNIPPET_CHARS, help=f"text kept per document (default {SNIPPET_CHARS})"
     )
-    ap.add_argument("--out", type=Path, default=PAGE, help="the page to write (default: the committed one)")
+    ap.add_argument(
+        "--out",
+        type=lambda t: Path(nonempty_path(t)),
+        default=PAGE,
+        help="the page to write (default: the committed one)",
+    )
     args = ap.parse_args(argv)
     if args.top_docs < 1 or args.snippet_chars < 40:
         ap.error(

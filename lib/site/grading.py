@@ -27,7 +27,7 @@ from nbclient import NotebookClient
 
 from lib import outputs as OUT
 from lib import sheets as SH
-from lib.cli import NamedError, run_main
+from lib.cli import NamedError, nonempty_path, run_main
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, ROOT
 from lib.site.checks import RECORD_MIME, as_number, known_mistake, verdict
 from lib.site.course import CourseError, checked, exercises
@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m lib.site.grading", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     s = sub.add_parser("sheet", help="write a blank answer sheet (CSV) for the class")
-    s.add_argument("--out", type=Path, default=Path("answers.csv"))
+    s.add_argument("--out", type=lambda t: Path(nonempty_path(t)), default=Path("answers.csv"))
     g = sub.add_parser("grade", help="grade a folder of students' notebook copies and answer sheets")
     g.add_argument("folder", type=Path)
     g.add_argument("--root", type=Path, default=ROOT, help="the checkout or workspace whose outputs the checks read")
@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> None:
         "--reference", type=Path, help="executed notebooks for answer sheets (default ROOT/outputs/notebooks)"
     )
     g.add_argument("--no-run", action="store_true", help="read the copies' saved outputs instead of running them")
-    g.add_argument("--out", type=Path, help="also write the table as CSV")
+    g.add_argument("--out", type=lambda t: Path(nonempty_path(t)), help="also write the table as CSV")
     args = ap.parse_args(argv)
     if args.command == "sheet":
         print(f"wrote {write_sheet(args.out)}")

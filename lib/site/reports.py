@@ -193,7 +193,9 @@ def scan_notebook(path: Path | str) -> list[Finding]:
     found = []
     code = [(i, c) for i, c in enumerate(cells) if c.cell_type == "code" and c.source.strip()]
     skipped = [i for i, c in code if c.get("execution_count") is None]
-    if code and len(skipped) == len(code):
+    if not code:  # an empty or markdown-only file: no study notebook has no code, so none of it ran
+        found.append(Finding(path.name, 0, "not_executed", "it has no code cell: not a notebook of the study"))
+    elif len(skipped) == len(code):
         found.append(Finding(path.name, 0, "not_executed", f"none of its {len(code)} code cells ran"))
     elif skipped:
         found.append(

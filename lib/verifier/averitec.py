@@ -17,7 +17,6 @@ The planners' retrieved evidence goes through the saved gold-evidence models in 
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
@@ -232,7 +231,6 @@ def averitec_stage(
     The planners' evidence is stage `nli_planners` (`lib.verifier.veracity`), so new runs never retrain."""
     p = dict(params)
     data_dir, out_dir = Path(data_dir), Path(out_dir)
-    start = time.perf_counter()
     s = N.NLISettings.model_validate(p["classifier"])
     label_set, k, seeds = p["label_set"], int(p["k"]), list(p["seeds"])
     kind = p.get("training_evidence", "gold")
@@ -283,26 +281,26 @@ def averitec_stage(
         frames.append(prediction_rows(JUSTIFICATION, "justification", None, seed, just, probs, labels))
     preds = pd.concat(frames, ignore_index=True)
     preds["claim_id"] = preds["uid"].astype(int)
-    OUT.write_parquet(preds, out_dir / "predictions.parquet", index=False)
-    report = {
-        "label_set": label_set,
-        "labels": list(labels),
-        "k": k,
-        "ks": ks,
-        "training_evidence": kind,
-        "mixed": p.get("mixed") if kind == "mixed" else None,
-        "seeds": seeds,
-        "train_claims": len(fit),
-        "validation_claims": len(val),
-        "dev_claims": len(dev),
-        "dev_claims_without_justification": sum(1 for c in dev if not c.justification.strip()),
-        "max_dev_claims": p.get("max_dev_claims"),
-        "naive_label": naive_label,
-        "models": {f"{name}/seed{seed}": str(model_dir(out_dir, name, seed, seeds)) for name, seed in models},
-        "training": {f"{name}/seed{seed}": rep for (name, seed), (_, _, rep) in models.items()},
-        "seconds": round(time.perf_counter() - start, 1),
-    }
-    OUT.write_json(out_dir / "report.json", report)
+    with OUT.together():  # the stage's outputs are replaced together, or none of them
+        OUT.write_parquet(preds, out_dir / "predictions.parquet", index=False)
+        report = {
+            "label_set": label_set,
+            "labels": list(labels),
+            "k": k,
+            "ks": ks,
+            "training_evidence": kind,
+            "mixed": p.get("mixed") if kind == "mixed" else None,
+            "seeds": seeds,
+            "train_claims": len(fit),
+            "validation_claims": len(val),
+            "dev_claims": len(dev),
+            "dev_claims_without_justification": sum(1 for c in dev if not c.justification.strip()),
+            "max_dev_claims": p.get("max_dev_claims"),
+            "naive_label": naive_label,
+            "models": {f"{name}/seed{seed}": str(model_dir(out_dir, name, seed, seeds)) for name, seed in models},
+            "training": {f"{name}/seed{seed}": rep for (name, seed), (_, _, rep) in models.items()},
+        }
+        OUT.write_json(out_dir / "report.json", report)
     return preds
 
 

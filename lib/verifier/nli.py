@@ -35,6 +35,7 @@ from pydantic import ConfigDict, Field
 from tqdm import tqdm
 
 from lib import outputs as OUT
+from lib import timing as TM
 from lib import training as TR
 from lib.evaluation import calibration as CAL
 from lib.models import pick_device, quiet_transformers, resolve_model
@@ -231,10 +232,13 @@ def train(
     s: NLISettings,
     out_dir: Path | str | None = None,
     progress: bool = True,
+    measure_as: str = "training",
 ) -> tuple[Any, Any, dict[str, Any]]:
     """Fine-tune; returns (model, tokenizer, report) with the best validation checkpoint restored.
 
-    Saves model, tokenizer and `training.json` (validation curve, examples/second) to `out_dir`."""
+    Saves model, tokenizer and `training.json` (validation curve, input lengths) to `out_dir`. The wall
+    time (seconds, training seconds, examples per second) goes to the stage's timing file as `measure_as`
+    (`lib.timing.measured`), never to the report, so a retraining that reproduces the model reproduces it."""
     import torch
 
     if not train_set:
@@ -311,15 +315,18 @@ def train(
         "best": best,
         "curve": curve,
         "calibration": calibration,
-        "seconds": round(time.perf_counter() - start, 1),
-        "train_seconds": round(train_seconds, 1),
-        "examples_per_second": round(seen / max(train_seconds, 1e-9), 2),
         "mean_input_tokens": round(float(np.mean(lengths)), 1),
         "truncated_share": round(float(np.mean([n >= s.max_length for n in lengths])), 4),
     }
+    took = TM.measured(
+        measure_as,
+        seconds=time.perf_counter() - start,
+        train_seconds=train_seconds,
+        examples_per_second=seen / max(train_seconds, 1e-9),
+    )
     print(
-        f"trained {report['steps_run']}/{len(steps)} steps in {report['train_seconds']} s on {device}: "
-        f"{report['examples_per_second']} examples/s; best validation macro-F1 {best['macro_f1']:.3f} "
+        f"trained {report['steps_run']}/{len(steps)} steps in {took['train_seconds']} s on {device}: "
+        f"{took['examples_per_second']} examples/s; best validation macro-F1 {best['macro_f1']:.3f} "
         f"at step {best['step']}"
     )
     if out_dir is not None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -135,7 +134,6 @@ def quantemp_stage(
     """Stage `nli_quantemp`: split, train, predict; taxonomy classes; published systems."""
     p = dict(params)
     data_dir, out_dir = Path(data_dir), Path(out_dir)
-    start = time.perf_counter()
     s = N.NLISettings.model_validate(p["classifier"])
     seeds, labels = list(p["seeds"]), LB.LABEL_SETS["quantemp3"]
     claims = quantemp.load_quantemp_val(data_dir / "quantemp" / "val_claims_bm25_evidence.json")
@@ -193,23 +191,23 @@ def quantemp_stage(
     preds["taxonomy"] = preds["claim_id"].map(tax)
     preds["has_snippets"] = preds["claim_id"].map({c.claim_id: bool(c.snippets) for c in test})
     published, counts = published_systems(p["published"], data_dir)
-    OUT.write_parquet(preds, out_dir / "predictions.parquet", index=False)
-    OUT.write_parquet(published, out_dir / "published.parquet", index=False)
-    report = {
-        "labels": list(labels),
-        "k": p["k"],
-        "seeds": seeds,
-        "claims": len(claims),
-        "train_claims": len(fit_idx),
-        "validation_claims": len(val_idx),
-        "test_claims": len(test),
-        "test_without_snippets": int(sum(not c.snippets for c in test)),
-        "training": {f"{name}/seed{seed}": rep for (name, seed), (_, _, rep) in models.items()},
-        "taxonomy": tax_report,
-        "published": counts,
-        "seconds": round(time.perf_counter() - start, 1),
-    }
-    OUT.write_json(out_dir / "report.json", report)
+    with OUT.together():  # the stage's outputs are replaced together, or none of them
+        OUT.write_parquet(preds, out_dir / "predictions.parquet", index=False)
+        OUT.write_parquet(published, out_dir / "published.parquet", index=False)
+        report = {
+            "labels": list(labels),
+            "k": p["k"],
+            "seeds": seeds,
+            "claims": len(claims),
+            "train_claims": len(fit_idx),
+            "validation_claims": len(val_idx),
+            "test_claims": len(test),
+            "test_without_snippets": int(sum(not c.snippets for c in test)),
+            "training": {f"{name}/seed{seed}": rep for (name, seed), (_, _, rep) in models.items()},
+            "taxonomy": tax_report,
+            "published": counts,
+        }
+        OUT.write_json(out_dir / "report.json", report)
     return preds
 
 

@@ -86,6 +86,11 @@ def train_models(
         for name, (fit, val) in variants.items():
             print(f"[{name}, seed {seed}] {len(fit)} training and {len(val)} validation examples")
             out[(name, seed)] = N.train(
-                fit, val, labels, s.model_copy(update={"seed": seed}), model_dir(models_dir.parent, name, seed, seeds)
+                fit,
+                val,
+                labels,
+                s.model_copy(update={"seed": seed}),
+                model_dir(models_dir.parent, name, seed, seeds),
+                measure_as=f"{name}/seed{seed}",  # the report's key (`training`), in the stage's timing file
             )
     return out

@@ -40,9 +40,10 @@ import numpy as np
 import pandas as pd
 
 from lib import outputs as OUT
-from lib.cli import run_main
+from lib import timing as TM
+from lib.cli import nonempty_path, run_main
 from lib.data import labels as LB
-from lib.params import section
+from lib.params import flag, section
 from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR
 from lib.retrieval.bm25 import BM25Params
 from lib.store.build import load_store
@@ -363,7 +364,7 @@ def sweep(
             "steps_planned": rep["steps_planned"],
             "steps_run": rep["steps_run"],
             "calibration": rep["calibration"],
-            "train_seconds": rep["train_seconds"],
+            "train_seconds": TM.measurements()["training"]["train_seconds"],
             VALIDATION_RETRIEVED: _scores(model, tok, s, {"v": val_retrieved}, labels)["v"]["macro_f1"],
             "dev": _dev_scores(model, tok, s, dev, p, planners, kc, ablation_ks, docs),
         }
@@ -379,14 +380,16 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
         prog="python -m lib.verifier.sweep", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--learning-rates", type=float, nargs="+", default=[2e-5, 5e-5, 1e-4, 2e-4])
-    ap.add_argument("--epochs", type=int, nargs="+", default=[2, 3])
+    ap.add_argument(
+        "--learning-rates", type=flag(N.NLISettings, "learning_rate"), nargs="+", default=[2e-5, 5e-5, 1e-4, 2e-4]
+    )
+    ap.add_argument("--epochs", type=flag(N.NLISettings, "epochs"), nargs="+", default=[2, 3])
     ap.add_argument("--training-evidence", nargs="+", default=["gold"], choices=list(TRAINING_EVIDENCE))
     ap.add_argument("--ks", type=int, nargs="+", default=None, help="train at each k (default: params' k)")
     ap.add_argument("--ablation-ks", type=int, nargs="*", default=[], help="also score the dev planners at these k")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--planners", nargs="*", default=["claim_only", "oracle"], help="dev retrieved evidence to score")
-    ap.add_argument("--out", default=str(SWEEP_FILE))
+    ap.add_argument("--out", type=nonempty_path, default=str(SWEEP_FILE))
     ap.add_argument("--params", default=str(PARAMS_FILE))
     ap.add_argument(
         "--at-pick", action="store_true", help="train at the learning rate and epochs the sweep in --out picked so far"

@@ -110,7 +110,6 @@ def planners_stage(
     """Stage `nli_planners`: every planner's top-k documents through the saved gold-evidence classifiers."""
     p = dict(params)
     nli_dir, out_dir = Path(nli_dir), Path(out_dir)
-    start = time.perf_counter()
     trained = json.loads((nli_dir / "report.json").read_text())
     label_set, labels, k, ks, seeds = (
         trained["label_set"],
@@ -163,17 +162,17 @@ def planners_stage(
             print(f"seed {seed} k={kk:2d} {name:26s} accuracy {np.mean(frames[-1]['label'] == frames[-1]['pred']):.3f}")
     preds = pd.concat(frames, ignore_index=True)
     preds["claim_id"] = preds["uid"].astype(int)
-    OUT.write_parquet(preds, out_dir / "predictions.parquet", index=False)
-    report = {
-        **{key: trained[key] for key in ("label_set", "labels", "k", "ks", "seeds", "dev_claims")},
-        "verifier": repo_path(model_dir(nli_dir, "gold", seeds[0], seeds)),
-        "planners": list(p["planners"]),
-        "ablation_planners": list(p.get("ablation_planners", [])),
-        "retrieval": dict(p["retrieval"]),
-        "scope_variants": other,
-        "seconds": round(time.perf_counter() - start, 1),
-    }
-    OUT.write_json(out_dir / "report.json", report)
+    with OUT.together():  # the stage's outputs are replaced together, or none of them
+        OUT.write_parquet(preds, out_dir / "predictions.parquet", index=False)
+        report = {
+            **{key: trained[key] for key in ("label_set", "labels", "k", "ks", "seeds", "dev_claims")},
+            "verifier": repo_path(model_dir(nli_dir, "gold", seeds[0], seeds)),
+            "planners": list(p["planners"]),
+            "ablation_planners": list(p.get("ablation_planners", [])),
+            "retrieval": dict(p["retrieval"]),
+            "scope_variants": other,
+        }
+        OUT.write_json(out_dir / "report.json", report)
     return preds
 
 

@@ -20,6 +20,7 @@ class NLIVeracitySection(Section):
     data_dir: Text
     averitec_scores: Annotated[list[Text], Field(min_length=1)]
     metrics_path: Text
+    timings_dir: Text
     baseline: Annotated[str, Field(pattern=r"^(naive|claim_only_no_evidence|gold|planner:\S+)$")]
     n_resamples: PosInt
     seed: NonNegInt

@@ -18,6 +18,7 @@ class RelevanceUtilitySection(Section):
     store_dir: Text
     data_dir: Text
     metrics_path: Text
+    timings_dir: Text
     k: PosInt
     measures: Annotated[list[Measure], Field(min_length=1)]
     n_resamples: PosInt
