@@ -425,6 +425,7 @@ def estimate_variations(name: str, root: Path = ROOT) -> dict[str, Any]:
     timings = TM.read(work / "outputs" / "timings")
     if not timings or not (work / "dvc.yaml").exists():
         raise ProfileError(f"{work}: no stage timings; run `make all PROFILE={name}` first")
+    here = machine_kind()["cpu"]  # for a timing file older than the `hardware` it records now
     rows = []
     for v in try_it_variations(work / "notebooks"):
         row: dict[str, Any] = {"notebook": v.notebook, "command": v.command}
@@ -440,9 +441,7 @@ def estimate_variations(name: str, root: Path = ROOT) -> dict[str, Any]:
     return {
         "profile": name,
         # the CPU that measured the times (each timing file names its machine), not the one running this
-        "cpu": " / ".join(
-            sorted({t.get("hardware", {}).get("cpu") or machine_kind()["cpu"] for t in timings.values()})
-        ),
+        "cpu": " / ".join(sorted({t.get("hardware", {}).get("cpu") or here for t in timings.values()})),
         "cores": sorted({t["cpus"] for t in timings.values()}),
         "built": max(t["finished"] for t in timings.values())[:10],
         "how": (

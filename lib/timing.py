@@ -218,27 +218,33 @@ def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMI
         if code != 0 and stage:
             restore_outputs(stage)
         if code == 0 and stage:
-            lines = costs.read_text(encoding="utf-8", errors="replace").splitlines() if costs.exists() else []
-            recs = []
-            for n, line in enumerate(lines, 1):
-                try:
-                    rec = json.loads(line) if line.strip() else None
-                except ValueError:
-                    rec = None
-                if isinstance(rec, dict) and ("measured" in rec or isinstance(rec.get("seconds"), int | float)):
-                    recs.append(rec)
-                elif line.strip():  # the command succeeded: its timing is kept, the line it garbled is named
-                    print(
-                        f"warning: {costs.name} line {n} is no cost record; left out of the timing file",
-                        file=sys.stderr,
-                    )
-            took = {r["measured"]: r["values"] for r in recs if "measured" in r}
-            per_claim = [r for r in recs if "measured" not in r]
+            per_claim, took = read_costs(costs)
             record(stage, time.perf_counter() - start, command, out_dir, per_claim, took)
         return code
     finally:
         if costs is not None:
             costs.unlink(missing_ok=True)
+
+
+def read_costs(path: Path) -> tuple[list[dict], dict[str, dict[str, float]]]:
+    """The scratch file's `cost` records (`per_claim`) and `measured` values, by name. The command has
+    succeeded: a line it garbled is named on stderr and left out, and the stage's timing is kept."""
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines() if path.exists() else []
+    per_claim, took = [], {}
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            rec = None
+        if isinstance(rec, dict) and "measured" in rec:
+            took[rec["measured"]] = rec["values"]
+        elif isinstance(rec, dict) and isinstance(rec.get("seconds"), int | float):
+            per_claim.append(rec)
+        else:
+            print(f"warning: {path.name} line {n} is no cost record; left out of the timing file", file=sys.stderr)
+    return per_claim, took
 
 
 def tracked_outputs(stage: str, root: Path = ROOT) -> list[str]:

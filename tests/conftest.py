@@ -311,7 +311,6 @@ TINY_CLIMATE = {
 
 def timed_stage(stage: str, run, timings_dir: Path) -> None:
     """Run a stage's function as `python -m lib.timing run --` would: its costs into its timing file."""
-    import json
     import os
 
     from lib import timing as TM
@@ -322,9 +321,7 @@ def timed_stage(stage: str, run, timings_dir: Path) -> None:
         run()
     finally:
         del os.environ[TM.COSTS_ENV]
-    lines = [json.loads(line) for line in costs.read_text().splitlines()]
-    per_claim = [c for c in lines if "measured" not in c]
-    measured = {c["measured"]: c["values"] for c in lines if "measured" in c}
+    per_claim, measured = TM.read_costs(costs)
     TM.record(stage, sum(c["seconds"] for c in per_claim), ["fixture"], timings_dir, per_claim, measured)
 
 
