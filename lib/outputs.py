@@ -216,8 +216,8 @@ def refuse_targets(
     folders: bool = False,
 ) -> None:
     """Refuse, before any work, an output that would overwrite what the command reads: the same file as an
-    input, a path inside an input folder or inside `data/`, or (unless `folders`: the outputs are folders)
-    an existing folder where a file goes."""
+    input, a path inside an input folder or inside `data/`, an existing folder where a file goes, or (with
+    `folders`: the outputs are folders) an existing file where a folder goes."""
     ins = [(Path(i), Path(i).resolve()) for i in inputs if i is not None]
     protected = [p.resolve() for p in {data_dir, Path.cwd() / "data"} if p.exists()]
     for out in outputs:
@@ -232,6 +232,8 @@ def refuse_targets(
                 raise NamedError(f"{shown}: lies inside {folder.name}/, the study's data kept by DVC; write elsewhere")
         if real.is_dir() and not folders:
             raise NamedError(f"{shown}: is a folder; expected the path of a file to write")
+        if folders and real.exists() and not real.is_dir():
+            raise NamedError(f"{shown}: is a file; expected the path of a folder to write into")
 
 
 CLEANUPS.append(discard_live)

@@ -19,3 +19,15 @@ NOTEBOOKS_DIR = ROOT / "notebooks"
 # without any setup, in notebooks and users' scripts alike.
 NLTK_DATA_DIR = Path(sys.prefix) / "share" / "nltk_data"
 PARAMS_FILE = ROOT / "params.yaml"
+
+
+def repo_path(path: Path | str) -> str:
+    """A path as written into reports: relative to the repository when inside it, so a report means the
+    same in every checkout (and hashes the same); absolute otherwise."""
+    path = Path(path).resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def from_repo(path: Path | str) -> Path:
+    """The path a report names (see `repo_path`), in this checkout."""
+    return Path(path) if Path(path).is_absolute() else ROOT / path

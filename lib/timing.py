@@ -27,6 +27,7 @@ leaves the stages after it up to date.
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import re
@@ -130,7 +131,15 @@ def measured_in(stage: str, out_dir: Path | str = TIMINGS_DIR) -> dict[str, dict
     """Everything `measured` recorded in `stage`'s timing file, by name; empty where the stage has not run
     on this machine (a fresh clone that found it up to date, a fixture study)."""
     path = Path(out_dir) / f"{stage}.json"
-    return json.loads(path.read_text(encoding="utf-8")).get("measured", {}) if path.exists() else {}
+    if not path.exists():
+        return {}
+    measured = _record(path).get("measured", {})
+    if not (
+        isinstance(measured, dict)
+        and all(isinstance(v, dict) and all(_amount(x) for x in v.values()) for v in measured.values())
+    ):
+        raise NamedError(f"{path}: `measured` is not {{name: {{what: number}}}}; remove the file, or rerun its stage")
+    return measured
 
 
 def measurement(stage: str, name: str, out_dir: Path | str = TIMINGS_DIR) -> dict[str, float] | None:
@@ -140,7 +149,7 @@ def measurement(stage: str, name: str, out_dir: Path | str = TIMINGS_DIR) -> dic
 
 def in_seconds(values: Mapping[str, float] | None) -> str:
     """` in 12.3 s` for a `measurement`, or ` (not timed on this machine)` where there is none, for a sentence."""
-    return f" in {values['seconds']:.1f} s" if values else " (not timed on this machine)"
+    return f" in {values['seconds']:.1f} s" if values and "seconds" in values else " (not timed on this machine)"
 
 
 def shares(seconds: float, units: Mapping[str, float], processed: float | None = None) -> dict[str, float]:
@@ -277,23 +286,28 @@ def restore_outputs(stage: str, root: Path = ROOT) -> list[str]:
 
 def read(out_dir: Path | str = TIMINGS_DIR) -> dict[str, dict]:
     """{stage: timing record} of every timing file; one that is not a timing record is an error naming it."""
-    out = {}
-    for path in sorted(Path(out_dir).glob("*.json")):
-        try:
-            rec = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, OSError) as err:
-            raise NamedError(
-                f"{path}: not a timing file ({type(err).__name__}); remove it, or rerun its stage"
-            ) from None
-        if not (
-            isinstance(rec, dict)
-            and isinstance(rec.get("seconds"), int | float)
-            and isinstance(rec.get("finished"), str)
-            and isinstance(rec.get("cpus"), int)
-        ):
-            raise NamedError(f"{path}: not a timing record (seconds, finished, cpus); remove it, or rerun its stage")
-        out[path.stem] = rec
-    return out
+    return {path.stem: _record(path) for path in sorted(Path(out_dir).glob("*.json"))}
+
+
+def _record(path: Path) -> dict:
+    """One timing file's record; one that is not a timing record is an error naming it."""
+    try:
+        rec = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError, RecursionError) as err:
+        raise NamedError(f"{path}: not a timing file ({type(err).__name__}); remove it, or rerun its stage") from None
+    if not (
+        isinstance(rec, dict)
+        and _amount(rec.get("seconds"))
+        and isinstance(rec.get("finished"), str)
+        and isinstance(rec.get("cpus"), int)
+    ):
+        raise NamedError(f"{path}: not a timing record (seconds, finished, cpus); remove it, or rerun its stage")
+    return rec
+
+
+def _amount(value: Any) -> bool:
+    """A number a timing file may hold: finite and not negative (not `true`, not NaN)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
 
 
 def _minutes(seconds: float) -> str:

@@ -8,7 +8,8 @@ Faults, one per request in order: "429" (rate limit), "500" (server error), "tim
 `delay` seconds, later than the client's timeout), "malformed" (a chatty answer with no JSON list),
 "drop" (the connection is closed without an answer), "401" and "403" (the key is refused), "404" (no
 such model), "html" (status 200 with an HTML page, as a proxy's login page), "empty_choices" (200 with
-`choices: []`), "null_content" (200 with `content: null`).
+`choices: []`), "null_content" (200 with `content: null`), "trickle" (200, then one byte of the body every
+`delay / 20` seconds, never finished: no read waits long enough to time out).
 """
 
 from __future__ import annotations
@@ -76,6 +77,19 @@ class StubLLM:
                     return self._send(200, HTML)
                 if fault == "timeout":
                     time.sleep(stub.delay)
+                if fault == "trickle":
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(1 << 20))
+                    self.end_headers()
+                    try:
+                        while True:
+                            self.wfile.write(b" ")
+                            self.wfile.flush()
+                            time.sleep(stub.delay / 20)
+                    except OSError:  # the client gave up
+                        self.close_connection = True
+                        return None
                 content = (
                     CHATTY
                     if fault == "malformed"

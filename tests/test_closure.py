@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -163,3 +165,25 @@ def test_the_notebook_is_found_among_the_execute_commands_options():
     assert CL.notebook_argument(["--timeout=5", "n"]) == "n"
     with pytest.raises(ValueError, match="no notebook named"):
         CL.notebook_argument(["--section", "x"])
+
+
+def test_git_keeps_exactly_the_outputs_dvc_does_not_cache():
+    """A `cache: false` output is committed with the code (a fresh clone finds its stage up to date) but for
+    the rendered site (`reports/`, built where it is read); a cached one is git-ignored (DVC's cache holds it)."""
+    outs = {}
+    for stage in CL.stages().values():
+        for entry in (o for key in ("outs", "metrics", "plots") for o in stage.get(key, [])):
+            path, spec = next(iter(entry.items())) if isinstance(entry, dict) else (entry, {})
+            outs[path] = spec.get("cache", True)
+    probes = [p if Path(p).suffix else f"{p}/probe.jsonl" for p in outs]  # a file inside a folder output
+    done = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--stdin"],
+        cwd=ROOT,
+        input="\n".join(probes),
+        capture_output=True,
+        text=True,
+    )
+    ignored = set(done.stdout.split())
+    expected = {p: cached or p.startswith("reports/") for p, cached in outs.items()}
+    assert {p: probe in ignored for p, probe in zip(outs, probes, strict=True)} == expected
+    assert not outs["outputs/models/qgen/training.json"] and outs["outputs/store"]  # both kinds are probed

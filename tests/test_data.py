@@ -1,6 +1,9 @@
 import json
+import os
+import re
 import subprocess
 import sys
+import tracemalloc
 import warnings
 from datetime import date
 from hashlib import sha256
@@ -1164,3 +1167,114 @@ def test_json_nested_thousands_deep_is_one_named_error(tmp_path):
     plan.write_text('{"claim_id": 0, "queries": ["a"]}\n[1, 2]\n')
     with pytest.raises(D.DataError, match=r"record 2.*not a plan line \(expected \{\"claim_id\".*got list\)"):
         P.load_plan(plan)
+
+
+STREAM_RECORDS = [
+    {"claim_id": 0, "claim": 'A "quoted" claim, with ] and } inside', "evidence": [{"q": "é ✓ \u2028 x"}]},
+    {"claim_id": 1, "n": -12.5e3, "flags": [True, False, None], "nested": {"a": [[1, 2], [3]]}},
+    {"claim_id": 2, "long": "x" * 300, "escaped": "tab\tnew\nline \\ slash"},
+    12345678,
+    "a bare string record",
+]
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 7, 64, 1 << 20])
+@pytest.mark.parametrize("indent", [None, 2])
+def test_a_streamed_json_array_reads_as_json_does_at_every_read_step(tmp_path, monkeypatch, chunk, indent):
+    """Every cut of a read step (inside a string, an escape, a number, a literal, between records) is read on."""
+    monkeypatch.setattr(D, "_CHUNK", chunk)
+    path = tmp_path / "p.json"
+    path.write_bytes(b"\xef\xbb\xbf  \n" + json.dumps(STREAM_RECORDS, indent=indent, ensure_ascii=False).encode())
+    assert list(D.iter_json_records(path)) == list(enumerate(STREAM_RECORDS))
+    path.write_text("[ ]\n")
+    assert D.read_json_records(path) == []  # an empty array is no error here: its readers say "no predictions"
+
+
+def test_jsonl_lines_end_at_newlines_only(tmp_path):
+    """A JSON string may hold U+2028 unescaped: a split at Unicode line separators cut such a record."""
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"a": "x\u2028y"}\r\n\n{"a": 2}\n', encoding="utf-8")
+    assert D.read_json_records(path) == [(0, {"a": "x\u2028y"}), (1, {"a": 2})]
+
+
+@pytest.mark.parametrize(
+    "text, where, problem",
+    [
+        ('[{"a": 1},\n {"a": 2}\n {"a": 3}]', "at line 3", "expecting ',' or ']' after a record"),
+        ('[{"a": 1},\n {"a": 2}', "at line 2", "unterminated array"),
+        ('[{"a": 1}]\n{"b": 2}', "at line 2", "extra data after the array"),
+        ('[{"a": 1},\n {"a": 2,]', "at line 2", "malformed JSON: Expecting property name"),
+        ('[{"a": 1},\n {"a": "never closed}]', "at line 2", "malformed JSON: Unterminated string"),
+        ('[{"a": 1}, {"b": 1, "b": 2}]', "1", "an object names the key 'b' twice"),
+    ],
+)
+def test_a_streamed_json_array_names_where_it_breaks(tmp_path, monkeypatch, text, where, problem):
+    monkeypatch.setattr(D, "_CHUNK", 5)
+    path = tmp_path / "p.json"
+    path.write_text(text)
+    with pytest.raises(D.DataError, match=rf"p.json: record {where}: .*{re.escape(problem)}"):
+        D.read_json_records(path)
+
+
+def test_a_streamed_json_array_holds_one_record_at_a_time(tmp_path, monkeypatch):
+    """Memory is a small multiple of one record and a read step, not of the file: 20 MB of records read in
+    well under 2 MB; a bad record stops the read there."""
+    monkeypatch.setattr(D, "_CHUNK", 1 << 16)
+    record = {"claim": "c", "evidence": ["y" * 10_000]}
+    path = tmp_path / "big.json"
+    with open(path, "w") as f:
+        f.write("[" + ",\n".join([json.dumps(record)] * 2000) + "]")
+    tracemalloc.start()
+    try:
+        assert sum(1 for _ in D.iter_json_records(path)) == 2000
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert path.stat().st_size > 20_000_000 and peak < 2_000_000
+    with open(path, "r+") as f:
+        f.seek(0)
+        f.write('[{"claim"  "c"}')  # record 0 broken: the error comes before the rest is read
+    reader = D.iter_json_records(path)
+    with pytest.raises(D.DataError, match="record at line 1: malformed JSON: Expecting ':' delimiter"):
+        next(reader)
+
+
+def test_only_white_space_is_no_records_but_an_empty_array_is_an_empty_list(tmp_path, monkeypatch):
+    monkeypatch.setattr(D, "_CHUNK", 3)
+    path = tmp_path / "p.json"
+    path.write_text(" \n\t  \n")
+    with pytest.raises(D.DataError, match="no records"):
+        D.read_json_records(path)
+    path.write_text(" \n\t    []")
+    assert D.read_json_records(path) == []
+
+
+@pytest.mark.parametrize("chunk", range(1, 12))
+def test_a_number_cut_by_a_read_is_read_whole(tmp_path, monkeypatch, chunk):
+    """`1.5` of `1.5e5` is a number too: a value read up to the end of what is held is read again with more."""
+    monkeypatch.setattr(D, "_CHUNK", chunk)
+    values = [1.5e5, 2, -12.25e-3, 1e5, 0.5, 123456789, True, None, "x"]
+    path = tmp_path / "n.json"
+    for text in ('[1.5e5, 2, -12.25e-3, 1e+5, 0.5, 123456789, true, null, "x"]', json.dumps(values, indent=1)):
+        path.write_text(text)
+        assert [v for _, v in D.iter_json_records(path)] == values
+
+
+def test_a_pipe_or_a_device_is_refused_before_it_is_read(tmp_path):
+    """/dev/zero grew until memory ran out (a size of 0 passed the bound); a pipe raised `not seekable`."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero")):
+        with pytest.raises(D.DataError, match="not a regular file"):
+            D.read_json_records(path)
+        with pytest.raises(D.DataError, match="not a regular file"):
+            D.read_csv_records(path, ("a",))
+
+
+def test_a_lone_surrogate_is_no_text(tmp_path):
+    path = tmp_path / "p.json"
+    with pytest.raises(
+        D.DataError, match=r"p.json: record 3: field 'claim': a lone surrogate \(U\+D800\) at character 2"
+    ):
+        D.bounded(path, 3, "claim", "ab\ud800c")
+    assert D.bounded(path, 3, "claim", "é ✓ 😀") == "é ✓ 😀"

@@ -495,13 +495,18 @@ def test_a_cache_folder_inside_data_or_inside_the_store_is_refused(tmp_path):
     plan.write_text('{"claim_id": 0, "queries": ["a"]}\n')
     base = ["retrieve", "--store", str(store), "--plan", str(plan), "--out", str(tmp_path / "r.parquet")]
     for flag, folder, where in (
-        ("--index-dir", DATA_DIR / "idx", "data/"),
-        ("--index-dir", store, "the store it reads"),
-        ("--emb-dir", store / "emb", "the store it reads"),
+        ("--index-dir", DATA_DIR / "idx", "lies inside data/"),
+        ("--index-dir", store, "is also an input of this command"),
+        ("--emb-dir", store / "emb", "is also an input of this command"),
     ):
-        with pytest.raises(NamedError, match=f"{flag} .*: lies inside {where}"):
+        with pytest.raises(NamedError, match=f"{folder}: {where}"):
             K.main([*base, flag, str(folder)])
     assert not (DATA_DIR / "idx").exists() and sorted(p.name for p in store.iterdir()) == ["0.json", "1.json"]
+    with pytest.raises(NamedError, match="plan.jsonl: is a file; expected the path of a folder"):  # before any work
+        K.main([*base, "--index-dir", str(plan)])
+    with pytest.raises(SystemExit) as stop:  # "" would be the working folder
+        K.main([*base, "--emb-dir", ""])
+    assert stop.value.code == 2
     plan.write_text("")
     with pytest.raises(NamedError, match="plan.jsonl: the plan names no claim"):  # not "--first None --last None"
         K.main(base)

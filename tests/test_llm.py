@@ -157,6 +157,32 @@ def test_an_endpoint_that_accepts_and_never_answers_stops_after_the_first_prompt
     assert client.counters.errors == {"APITimeoutError": 2} and client.counters.failures == 1
 
 
+def test_an_endpoint_that_trickles_its_answer_is_cut_at_the_deadline(tmp_path):
+    """Each read gets a byte within llm.timeout, so only a deadline on the whole request ends the wait."""
+    with StubLLM(canned, delay=1.0) as stub:
+        stub.faults += ["trickle"] * 2
+        client = LM.LLM(settings(stub, tmp_path, timeout=0.2, max_retries=1, backoff=0.0))
+        start = time.monotonic()
+        with pytest.raises(LM.LLMUnreachableError, match=r"the first prompt failed .*llm.timeout = 0.2 s"):
+            client.chat(MSG)
+        assert time.monotonic() - start < 2 * LM.DEADLINE_TIMES * 0.2 + 1.0  # two attempts, each cut at 0.4 s
+    assert client.counters.errors == {"RequestDeadline": 2} and client.counters.failures == 1
+
+
+def test_an_answer_after_a_trickled_attempt_is_taken(tmp_path):
+    with StubLLM(canned, delay=1.0) as stub:
+        stub.faults.append("trickle")
+        client = LM.LLM(settings(stub, tmp_path, timeout=0.2, backoff=0.0))
+        assert client.chat(MSG) == canned(MSG)  # the retry goes out on a new client
+    assert client.counters.errors == {"RequestDeadline": 1} and client.counters.retries == 1
+
+
+def test_the_wait_between_retries_doubles_up_to_a_cap():
+    """At the ranges' ends (backoff 600, 20 retries) the last wait was 600 * 2**19 s, about ten years."""
+    assert [LM.backoff_wait(1.0, a) for a in range(8)] == [1, 2, 4, 8, 16, 32, 60, 60]
+    assert LM.backoff_wait(600.0, 19) == 600.0 and LM.backoff_wait(0.0, 19) == 0.0
+
+
 def test_give_up_after_retries_is_counted_and_not_cached(tmp_path):
     with StubLLM(canned) as stub:
         stub.faults += ["500"] * 3
@@ -413,6 +439,8 @@ def _damage_and_reopen(path: str, go, done, count) -> None:
 
 def test_a_repair_while_another_process_appends_loses_nothing(tmp_path):
     path, n = str(tmp_path / "cache.jsonl"), 200
+    # one entry first: a file whose only lines are damaged is refused as not a cache (a repair never runs on it)
+    LM.AnswerCache(path).put("seed", "m", {}, MSG, "seed answer")
     ctx = mp.get_context("fork")
     go, done, count = ctx.Event(), ctx.Event(), ctx.Value("i", 0)
     writer = ctx.Process(target=_append, args=(path, n, go))
@@ -424,10 +452,10 @@ def test_a_repair_while_another_process_appends_loses_nothing(tmp_path):
     repairer.join(30)
     assert writer.exitcode == 0 and repairer.exitcode == 0 and count.value > 5
     cache = LM.AnswerCache(path)
-    assert cache.entries == {f"k{i}": f"answer {i}" for i in range(n)}  # none lost
+    assert cache.entries == {"seed": "seed answer"} | {f"k{i}": f"answer {i}" for i in range(n)}  # none lost
     assert rejected(tmp_path) and {t for _, t in rejected(tmp_path)} == {b"not json\n"}
     assert len(rejected(tmp_path)) == count.value  # each damaged line moved aside exactly once
-    assert open(path, "rb").read().count(b"\n") == n
+    assert open(path, "rb").read().count(b"\n") == n + 1
 
 
 def _append_forever(path: str) -> None:

@@ -3,11 +3,16 @@ the Generator that loads it and writes."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from datetime import date
 
 import pytest
+import yaml
 from conftest import FIXTURE_DATA, TINY_DECODING, qgen_settings
 
+from lib import models as MD
+from lib.cli import NamedError
 from lib.data import averitec
 from lib.params import section
 from lib.planning import qgen as Q
@@ -139,5 +144,40 @@ def test_a_plan_is_never_empty_for_want_of_a_question_mark():
 
 
 def test_missing_model_is_a_clear_error(tmp_path):
-    with pytest.raises(FileNotFoundError, match="dvc repro qgen"):
+    with pytest.raises(NamedError, match="holds no weights for its training.json.*lib.planning.qgen_training"):
         Q.Generator(Q.Decoding.model_validate(TINY_DECODING), tmp_path)
+
+
+def test_weights_are_taken_only_with_the_record_they_were_saved_with(tiny_qgen, tmp_path):
+    model_dir = tmp_path / "qgen"
+    shutil.copytree(tiny_qgen[0], model_dir)
+    record = model_dir / "training.json"
+    assert MD.holds_weights(model_dir, record)
+    record.write_text(record.read_text().replace('"steps": 1', '"steps": 2'))  # a record from elsewhere (git)
+    assert not MD.holds_weights(model_dir, record)
+    with pytest.raises(NamedError, match="holds no weights"):
+        Q.Generator(Q.Decoding.model_validate(TINY_DECODING), model_dir)
+
+
+def test_ensure_weights_trains_only_where_the_weights_are_missing(tmp_path, monkeypatch, capsys):
+    params = tmp_path / "params.yaml"
+    tiny = {"batch_size": 8, "max_source_tokens": 48, "max_target_tokens": 24, "epochs": 1}
+    params.write_text(yaml.safe_dump({"qgen": {**section("qgen"), **tiny}}))
+    model_dir = tmp_path / "qgen"
+    Q.ensure_weights(params, FIXTURE_DATA, model_dir)  # a fresh clone: the record (here none), no weights
+    assert MD.holds_weights(model_dir, model_dir / "training.json") and "holds no weights" in capsys.readouterr().out
+    record = (model_dir / "training.json").read_bytes()
+    assert json.loads(record)["settings"] == {**section("qgen"), **tiny}
+    (model_dir / "model.safetensors").unlink()  # the committed record, its weights gone: trained again
+    Q.ensure_weights(params, FIXTURE_DATA, model_dir)
+    assert MD.holds_weights(model_dir, model_dir / "training.json")
+    assert (model_dir / "training.json").read_bytes() == record  # deterministic
+    monkeypatch.setattr(MD.subprocess, "run", lambda *a, **k: pytest.fail("trained again"))
+    Q.ensure_weights(params, FIXTURE_DATA, model_dir)  # weights for this record: kept
+
+
+def test_a_failed_training_is_named(tmp_path):
+    params = tmp_path / "params.yaml"
+    params.write_text("qgen: {epochs: 0}\n")
+    with pytest.raises(NamedError, match="qgen_training.*exited 1"):
+        Q.ensure_weights(params, FIXTURE_DATA, tmp_path / "qgen")

@@ -267,6 +267,14 @@ def test_official_records_with_claim_id_are_aligned_by_id(fixture_claims, tmp_pa
             r"record 0: field 'string_evidence': expected a list of strings",
         ),
         (
+            [{"label": "Refuted", "string_evidence": ["ok", 3]}] * 3,
+            r"record 0: field 'string_evidence\[1\]': expected a string, got int",
+        ),
+        (  # JSON's escape of a lone surrogate: no UTF-8 writer (`--to-csv`) takes it
+            [{"label": "Refuted", "string_evidence": ["ok", "a\ud800"]}] * 3,
+            r"record 0: field 'string_evidence\[1\]': a lone surrogate \(U\+D800\)",
+        ),
+        (
             [
                 {"claim_id": 0, "label": "Refuted", "questions": []},
                 {"label": "Refuted", "questions": []},

@@ -161,7 +161,27 @@ def test_measured_seconds_land_under_measured_never_among_the_costs(tmp_path, mo
     assert TM.in_seconds(TM.measurement("qgen", "qgen", tmp_path)) == " in 12.3 s"
     # a stage that did not run here (a fresh clone found it up to date) has no measurement
     assert TM.measured_in("nli_quantemp", tmp_path) == {} and TM.measurement("qgen", "other", tmp_path) is None
-    assert TM.in_seconds(None) == " (not timed on this machine)"
+    assert TM.in_seconds(None) == TM.in_seconds({"examples_per_second": 3.0}) == " (not timed on this machine)"
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("{not json", "not a timing file"),
+        ('{"measured": {}}', "not a timing record"),
+        ('{"seconds": 1, "finished": "x", "cpus": 2, "measured": {"qgen": 12}}', "`measured` is not"),
+        ('{"seconds": 1, "finished": "x", "cpus": 2, "measured": {"qgen": {"seconds": "12"}}}', "`measured` is not"),
+        ('{"seconds": 1, "finished": "x", "cpus": 2, "measured": {"qgen": {"seconds": NaN}}}', "`measured` is not"),
+        ('{"seconds": 1, "finished": "x", "cpus": 2, "measured": {"qgen": {"seconds": true}}}', "`measured` is not"),
+        ('{"seconds": -5, "finished": "x", "cpus": 2}', "not a timing record"),
+        ('{"seconds": Infinity, "finished": "x", "cpus": 2}', "not a timing record"),
+        ("[" * 5000 + "]" * 5000, "not a timing file"),
+    ],
+)
+def test_a_damaged_timing_file_is_named_where_a_notebook_reads_its_measurements(tmp_path, text, problem):
+    (tmp_path / "qgen.json").write_text(text)
+    with pytest.raises(TM.NamedError, match=rf"qgen.json: {problem}.*rerun its stage"):
+        TM.measured_in("qgen", tmp_path)
 
 
 def test_measured_outside_the_timer_is_kept_in_the_process_only(tmp_path, monkeypatch):

@@ -9,9 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lib import models as MD
 from lib.data import averitec
 from lib.data import labels as LB
 from lib.data.labels import AVERITEC_LABELS
+from lib.paths import from_repo
 from lib.verifier import nli as N
 from lib.verifier import quantemp as NQ
 from lib.verifier import stages as NT
@@ -116,9 +118,13 @@ def test_averitec_stage_end_to_end(tiny_nli):
     report = json.loads((out / "report.json").read_text())
     assert set(report["training"]) == {"claim_only/seed0", "gold/seed0"} and report["naive_label"] == "Refuted"
     assert (out / "models" / "gold" / "training.json").exists()
+    # the weights stay beside the committed report, recorded with it (lib.models); the report names them
+    # relative to the repository where they are inside it, so it is the same file in every checkout
+    assert MD.holds_weights(out / "models", out / "report.json")
+    assert from_repo(report["models"]["gold/seed0"]).resolve() == (out / "models" / "gold").resolve()
     assert (
         merged["retrieval"]["retriever"] == "bm25"
-        and V.from_repo(merged["verifier"]).resolve() == (out / "models" / "gold").resolve()
+        and from_repo(merged["verifier"]).resolve() == (out / "models" / "gold").resolve()
     )
     with pytest.raises(FileNotFoundError, match="nli_planners"):
         V.averitec_predictions(out, out / "nowhere")
@@ -244,14 +250,6 @@ def test_over_seeds_and_against_baseline():
         V.against_baseline(preds, ("nothing", 3), "averitec4")
 
 
-def test_report_paths_are_relative_to_the_repository_when_inside_it(tmp_path):
-    from lib.paths import ROOT
-
-    assert V.repo_path(ROOT / "outputs" / "nli" / "averitec" / "models" / "gold") == "outputs/nli/averitec/models/gold"
-    assert V.from_repo("outputs/nli/averitec/models/gold") == ROOT / "outputs" / "nli" / "averitec" / "models" / "gold"
-    assert V.from_repo(V.repo_path(tmp_path)) == tmp_path.resolve()
-
-
 def _claim(cid: int, answers: list[tuple[str, str]]) -> averitec.Claim:
     qs = tuple(
         averitec.Question(f"q{i}", (averitec.Answer(t, kind, "u", None),)) for i, (t, kind) in enumerate(answers)
@@ -361,3 +359,12 @@ def test_the_stage_trains_on_retrieved_evidence_from_the_store(tiny_study, tiny_
     NAV.averitec_stage(params, data, tmp_path / "averitec", tmp_path / "evidence.parquet")
     report = json.loads((tmp_path / "averitec" / "report.json").read_text())
     assert report["training_evidence"] == "retrieved" and report["training"]["gold/seed0"]["steps_run"] > 0
+
+
+def test_the_stages_that_load_the_verifier_train_it_where_its_weights_are_missing(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(MD, "ensure_weights", lambda *a: calls.append(a))
+    NT.ensure_verifier("p.yaml", tmp_path)  # nli_planners, utility, climate_fever: before loading the models
+    assert calls == [
+        (tmp_path / "models", tmp_path / "report.json", ["-m", "lib.verifier.averitec", "--params", "p.yaml"])
+    ]

@@ -40,7 +40,7 @@ from lib.cli import run_main
 from lib.data import labels as LB
 from lib.data.climate_fever import TO_AVERITEC, ClimateClaim, load_climate_fever
 from lib.params import section
-from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE
+from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, from_repo
 from lib.verifier import nli as N
 from lib.verifier import veracity as V
 
@@ -103,7 +103,7 @@ def stage(
     data_dir, planners_dir, out_dir = Path(data_dir), Path(planners_dir), Path(out_dir)
     report_07 = json.loads((planners_dir / "report.json").read_text())  # stage nli_planners: the verifier
     label_set, labels = report_07["label_set"], list(report_07["labels"])
-    model, tok, training = N.load(V.from_repo(report_07["verifier"]), p.device)
+    model, tok, training = N.load(from_repo(report_07["verifier"]), p.device)
     s = N.NLISettings.model_validate({**training["settings"], "device": p.device})
     loaded = load_climate_fever(data_dir / "climate_fever" / "climate-fever.jsonl")
     if p.max_claims:
@@ -197,6 +197,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--params", default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
+    V.ensure_verifier(args.params)  # a fresh clone has stage nli_averitec's record, not its weights
     print(json.dumps(stage(section("utility", args.params)["climate_fever"]), indent=2))
 
 

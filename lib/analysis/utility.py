@@ -44,7 +44,7 @@ from lib.data import labels as LB
 from lib.evaluation.metrics import evaluate
 from lib.evaluation.significance import paired_bootstrap, sign_of
 from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Text, section
-from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR
+from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, from_repo
 from lib.retrieval.runs import runs_dict
 from lib.store.build import load_store, qrels_dict
 from lib.verifier import nli as N
@@ -412,7 +412,7 @@ def stage(
     data_dir, planners_dir, out_dir = Path(data_dir), Path(planners_dir), Path(out_dir)
     report_07 = json.loads((planners_dir / "report.json").read_text())  # stage nli_planners: verifier, retrieval
     label_set, labels = report_07["label_set"], report_07["labels"]
-    model, tok, training = N.load(V.from_repo(report_07["verifier"]), p.get("device", "auto"))
+    model, tok, training = N.load(from_repo(report_07["verifier"]), p.get("device", "auto"))
     s = N.NLISettings.model_validate({**training["settings"], "device": p.get("device", "auto")})
     dev = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
     if p.get("max_claims"):
@@ -493,6 +493,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--params", default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
+    V.ensure_verifier(args.params)  # a fresh clone has stage nli_averitec's record, not its weights
     print(json.dumps(stage(section("utility", args.params)), indent=2))
 
 

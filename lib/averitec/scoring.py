@@ -36,7 +36,7 @@ import csv
 import functools
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -47,7 +47,7 @@ import pandas as pd
 from lib import compute as C
 from lib import outputs as OUT
 from lib.cli import nonempty_path, run_main, shown
-from lib.data import DataError, LoadLog, as_id, averitec, bounded, read_json_records
+from lib.data import DataError, LoadLog, as_id, averitec, bounded, iter_json_records
 from lib.data.labels import AVERITEC_LABELS, normalise_label
 from lib.params import PosInt, flag_of
 from lib.paths import DATA_DIR
@@ -248,9 +248,11 @@ def _official(path: Path, record: int, raw: Any) -> Prediction:
         if not answers:
             strings.append(question + NO_ANSWER)
     string_evidence = raw.get("string_evidence", [])
-    if not isinstance(string_evidence, list) or not all(isinstance(s, str) for s in string_evidence):
+    if not isinstance(string_evidence, list):
         raise DataError(path, record, "string_evidence", "expected a list of strings")
-    strings.extend(string_evidence)
+    strings.extend(
+        _string(path, record, s, f"string_evidence[{i}]", empty_ok=True) for i, s in enumerate(string_evidence)
+    )
     claim = _string(path, record, raw["claim"], "claim") if "claim" in raw else None
     return Prediction(
         record,
@@ -291,8 +293,9 @@ def _same_claim(a: str, b: str) -> bool:
     return " ".join(a.split()) == " ".join(b.split())
 
 
-def _parse_records(path: Path) -> tuple[str, list[tuple[Any, Any]]]:
-    """(format, raw records) of a prediction file, the format detected from its structure."""
+def _parse_records(path: Path) -> tuple[str, Iterator[tuple[Any, Any]]]:
+    """(format, raw records) of a prediction file, the format detected from its structure; JSON records come
+    one at a time."""
     if not path.exists():
         raise DataError(path, "-", None, "no such file")
     if not path.is_file():
@@ -318,10 +321,7 @@ def _parse_records(path: Path) -> tuple[str, list[tuple[Any, Any]]]:
                 f"neither JSON nor the 2025 CSV (columns {list(averitec.LEADERBOARD_COLUMNS)}; found {header[:8]})",
             )
         return CSV_2025, []
-    rows = read_json_records(path)
-    if not rows:
-        raise DataError(path, "-", None, "no predictions")
-    return "json", rows
+    return "json", iter_json_records(path)  # read one record at a time (read_predictions)
 
 
 def read_predictions(path: Path | str, references: Sequence[averitec.Claim], lenient: bool = False) -> Predictions:
@@ -358,43 +358,42 @@ def read_predictions(path: Path | str, references: Sequence[averitec.Claim], len
             for record, r in rows
         ]
     else:
-        fmt, records, foreign = record_format(rows[0][1]), len(rows), set()
-        for record, raw in rows:
+        fmt, records = None, 0  # the first record with a format decides the file's
+        for record, raw in rows:  # one pass, one raw record held at a time: memory is the parsed predictions
+            records += 1
             this = record_format(raw)
             if this is None:
                 keys = sorted(raw) if isinstance(raw, dict) else type(raw).__name__
-                err = DataError(
-                    path,
-                    record,
-                    None,
-                    f"keys {keys} match no prediction format (official: label and "
-                    "questions or string_evidence; 2024: claim_id, claim, evidence, pred_label)",
+                problem(
+                    DataError(
+                        path,
+                        record,
+                        None,
+                        f"keys {keys} match no prediction format (official: label and "
+                        "questions or string_evidence; 2024: claim_id, claim, evidence, pred_label)",
+                    )
                 )
-            elif fmt is None:
-                fmt = this
                 continue
-            elif this != fmt:
-                err = DataError(
-                    path,
-                    record,
-                    None,
-                    f"a {this}-format record in a {fmt}-format file (the first "
-                    "record decides): a file holds one format",
+            fmt = fmt or this
+            if this != fmt:
+                problem(
+                    DataError(
+                        path,
+                        record,
+                        None,
+                        f"a {this}-format record in a {fmt}-format file (the first "
+                        "record decides): a file holds one format",
+                    )
                 )
-            else:
-                continue
-            problem(err)
-            foreign.add(record)
-        if fmt is None:
-            raise DataError(path, 0, None, "no record matches a prediction format")
-        parse = _official if fmt == OFFICIAL else _shared_2024
-        for record, raw in rows:
-            if record in foreign:
                 continue
             try:
-                parsed.append(parse(path, record, raw))
+                parsed.append((_official if fmt == OFFICIAL else _shared_2024)(path, record, raw))
             except DataError as err:
                 problem(err)
+        if not records:
+            raise DataError(path, "-", None, "no predictions")
+        if fmt is None:
+            raise DataError(path, 0, None, "no record matches a prediction format")
 
     ids = [p.claim_id for p in parsed]
     with_ids = sum(i is not None for i in ids)

@@ -20,6 +20,7 @@ import csv
 import json
 import os
 import re
+import stat
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
@@ -145,30 +146,121 @@ def parse_json(path: Path, text: str, where: str, kind: str) -> Any:
 
 
 def read_json_records(path: Path | str) -> list[tuple[int, Any]]:
-    """(index, record) pairs from a JSON array or a JSONL file (detected from the content).
+    """(index, record) pairs from a JSON array or a JSONL file (detected from the content): `iter_json_records`
+    read whole; a file of no records is an error."""
+    records = list(iter_json_records(path))
+    if not records and not _starts_array(Path(path)):
+        raise DataError(path, "-", None, "no records (empty file?)")
+    return records
+
+
+# text read per step of a streamed JSON file, in characters
+_CHUNK = 1 << 20
+# where a JSON error this close to the end of what was read may be a record cut by the read: read on
+_CUT_MARGIN = 32
+
+
+def _starts_array(path: Path) -> bool:
+    """Whether the first character that is not white space opens a JSON array."""
+    with open(path, encoding="utf-8-sig", errors="replace") as f:
+        while step := f.read(_CHUNK):
+            if step.strip():
+                return step.lstrip().startswith("[")
+    return False
+
+
+def iter_json_records(path: Path | str) -> Iterator[tuple[int, Any]]:
+    """(index, record) pairs of a JSON array or a JSONL file, one at a time: memory holds one record and a
+    read step, however long the file (a reader that stops at a bad record reads no further).
 
     Some published files are JSONL despite a `.json` name, so the first character decides. A byte-order
-    mark is skipped; an object that names a key twice is an error.
+    mark is skipped; an object that names a key twice is an error, as is a file over `MAX_INPUT_BYTES`.
     """
     path = Path(path)
     within_size(path)
     try:
-        text = decode(path.read_bytes())
-    except UnicodeDecodeError as err:
-        raise DataError(path, "-", None, f"not UTF-8 text ({err})") from err
+        f = open(path, encoding="utf-8-sig")  # noqa: SIM115 (closed below; a generator)
     except IsADirectoryError:
         raise DataError(path, "-", None, "a directory, not a file") from None
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        return list(enumerate(parse_json(path, text, "-", "JSON")))
-    records = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        records.append((len(records), parse_json(path, line, f"at line {lineno}", "JSONL")))
-    if not records:
-        raise DataError(path, "-", None, "no records (empty file?)")
-    return records
+    try:
+        with f:
+            head = f.read(_CHUNK)
+            while head.isspace():  # the first character that is not white space decides
+                step = f.read(_CHUNK)
+                if not step:
+                    break
+                head += step
+            if head.lstrip().startswith("["):
+                yield from _array_records(path, f, head)
+                return
+            f.seek(0)
+            index = 0
+            for lineno, line in enumerate(f, start=1):  # lines end at \n, \r\n or \r only, as JSONL's do
+                if line.strip():
+                    yield index, parse_json(path, line, f"at line {lineno}", "JSONL")
+                    index += 1
+    except UnicodeDecodeError as err:
+        raise DataError(path, "-", None, f"not UTF-8 text ({err.reason} at byte {err.start} of a read)") from None
+
+
+def _array_records(path: Path, f, buf: str) -> Iterator[tuple[int, Any]]:
+    """The items of the JSON array whose text starts with `buf` and goes on in `f`, decoded one at a time."""
+    decoder = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys)
+    line, pos, index, ended = 1, buf.index("[") + 1, 0, False  # line: of buf[0]
+
+    def more() -> bool:
+        """Read on (as much again as is held, so a long record costs linear time); False at the end."""
+        nonlocal buf, ended
+        text = "" if ended else f.read(max(_CHUNK, len(buf) - pos))
+        ended = ended or not text
+        buf += text
+        return bool(text)
+
+    def next_char() -> str:
+        nonlocal pos
+        while True:
+            while pos < len(buf) and buf[pos] in " \t\r\n":
+                pos += 1
+            if pos < len(buf) or not more():
+                return buf[pos] if pos < len(buf) else ""
+
+    def malformed(problem: str, at: int) -> DataError:
+        return DataError(path, f"at line {line + buf.count(chr(10), 0, at)}", None, f"malformed JSON: {problem}")
+
+    while True:
+        c = next_char()
+        if c == "]":
+            pos += 1
+            break
+        if index:
+            if c != ",":
+                raise malformed("expecting ',' or ']' after a record" if c else "unterminated array", pos)
+            pos += 1
+            next_char()
+        while True:
+            try:
+                value, end = decoder.raw_decode(buf, pos)
+            except json.JSONDecodeError as err:
+                cut = err.msg.startswith("Unterminated") or err.pos >= len(buf) - _CUT_MARGIN
+                if cut and more():
+                    continue
+                raise malformed(err.msg, err.pos) from None
+            except _DuplicateKey as err:
+                raise DataError(path, index, None, str(err)) from None
+            except RecursionError:
+                raise DataError(path, index, None, "malformed JSON: nested deeper than Python can read") from None
+            # a value read up to the last characters may go on past them (a number: `1.5` of `1.5e3`): read on
+            if end >= len(buf) - _CUT_MARGIN and more():
+                continue
+            break
+        yield index, value
+        index += 1
+        pos = end
+        if pos > len(buf) // 2:  # drop what was read, seldom enough that each character is copied a few times
+            line += buf.count("\n", 0, pos)
+            buf, pos = buf[pos:], 0
+    if next_char():
+        raise malformed("extra data after the array", pos)
 
 
 def read_csv_records(path: Path | str, required: tuple[str, ...], sep: str = ",") -> list[tuple[int, dict]]:
@@ -264,7 +356,16 @@ def required_field(
 
 
 def bounded(path: Path, record: Any, field_name: str, value: str) -> str:
-    """`value` unless it is longer than `MAX_TEXT_CHARS`: then a `DataError` naming the field and both sizes."""
+    """`value` unless it is longer than `MAX_TEXT_CHARS` or is no text (a lone surrogate, which JSON's `\\ud800`
+    escape makes and no UTF-8 writer takes): then a `DataError` naming the field."""
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as err:
+            code = f"U+{ord(value[err.start]):04X}"
+            raise DataError(
+                path, record, field_name, f"a lone surrogate ({code}) at character {err.start}: not text"
+            ) from None
     if len(value) > MAX_TEXT_CHARS:
         raise DataError(
             path,
@@ -277,11 +378,15 @@ def bounded(path: Path, record: Any, field_name: str, value: str) -> str:
 
 
 def within_size(path: Path) -> None:
-    """A file larger than `MAX_INPUT_BYTES` is refused before it is read."""
+    """A file larger than `MAX_INPUT_BYTES`, or one that is no regular file (a pipe, `/dev/zero`: no size to
+    bound), is refused before it is read."""
     try:
-        size = path.stat().st_size
+        st = path.stat()
     except OSError:
         return  # missing or unreadable: the read that follows names it
+    if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):  # a folder: the read that follows names it
+        raise DataError(path, "-", None, "not a regular file (a pipe or a device?): expected a file to read")
+    size = st.st_size
     if size > MAX_INPUT_BYTES:
         raise DataError(
             path,

@@ -74,11 +74,8 @@ def read_checksums(data_dir: Path | str = DATA_DIR) -> dict[str, tuple[int, str]
 
 
 def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def unlisted_files(data_dir: Path | str, listed: Container[str]) -> list[str]:

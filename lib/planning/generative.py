@@ -44,7 +44,7 @@ from lib.planning import pursuit as PU
 from lib.planning.llm import LLM, LLMSettings
 from lib.planning.mmr import MMRSection
 from lib.planning.prompted import Prompted
-from lib.planning.qgen import MODEL_DIR, Decoding, Generator
+from lib.planning.qgen import MODEL_DIR, Decoding, Generator, ensure_weights
 from lib.retrieval import runs as RU
 from lib.retrieval.vocabulary import RetrieverKind
 from lib.store.build import load_store
@@ -416,6 +416,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     params = {name: section(name, args.params) for name in READS[args.command]}
     if args.command == "plans":
+        ensure_weights(args.params)  # a fresh clone has QGEN's record (stage qgen), not its weights
         rep = build(params)
         for name, s in rep["plans"].items():
             print(

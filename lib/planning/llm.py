@@ -28,12 +28,14 @@ Modes (`llm.mode`):
 - `live`: call the endpoint for what the cache lacks, then cache it.
 
 Errors: rate limits (429), server errors (5xx), timeouts and connection errors are retried with
-exponential backoff; an answer that still fails is counted and returned as None (the caller's plan falls
+exponential backoff (each wait at most a minute, or `backoff` where that is longer); an answer that still fails is counted and returned as None (the caller's plan falls
 back). Some failures stop the stage at once instead, with the setting to fix: a refused key (401/403,
 `LLMAuthError`: llm.api_key_env), a wrong model or path (404, `LLMNotFoundError`: llm.model, llm.base_url),
 and an endpoint that cannot be reached (`LLMUnreachableError`: llm.base_url): at the first prompt when the
 connection is refused before the endpoint ever answered, after the first prompt's retries when it accepts but
-never answers within `timeout`, else after `UNREACHABLE_AFTER` prompts in a row (each wait bounded by `timeout`). A malformed answer (a body that is not a chat completion, such as an HTML page with status
+never answers within `timeout`, else after `UNREACHABLE_AFTER` prompts in a row (each wait bounded by `timeout`;
+a request as a whole by twice `timeout`, so an endpoint that trickles its answer a byte at a time, which no
+single wait catches, counts as a timeout too). A malformed answer (a body that is not a chat completion, such as an HTML page with status
 200, no `choices`, `content: null`) is counted (`Counters.malformed`), returned as None and never cached.
 The parsers (`parse_list`, `first_question`) survive chatty output, as Papelo's did: they take the first
 JSON list, or else the numbered/question lines, or the first question.
@@ -47,6 +49,7 @@ import ipaddress
 import json
 import os
 import re
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -84,7 +87,7 @@ class LLMSettings(Section):
     max_tokens: PosInt = 256
     timeout: Annotated[float, Field(gt=0, le=3600)] = 60.0  # seconds per request
     max_retries: Annotated[int, Field(ge=0, le=20)] = 5  # retries after the first attempt (429, 5xx, timeouts...)
-    backoff: Annotated[float, Field(ge=0, le=600)] = 1.0  # first wait in seconds; doubles with every retry
+    backoff: Annotated[float, Field(ge=0, le=600)] = 1.0  # first wait in seconds; doubles with every retry, up to a cap
     api_key_env: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] | None = None  # None: no key is sent
     cache: Text = "outputs/llm/cache.jsonl"
 
@@ -99,6 +102,15 @@ class LLMSettings(Section):
 MODES: tuple[str, ...] = get_args(Mode)
 CACHE_FILE = OUTPUTS_DIR / "llm" / "cache.jsonl"
 UNREACHABLE_AFTER = 3  # prompts in a row that failed with connection errors (after their retries): stop
+DEADLINE_TIMES = 2  # a request as a whole: at most this many times llm.timeout (each read: llm.timeout)
+BACKOFF_CAP = 60.0  # seconds: no wait between retries is longer (or than llm.backoff itself, when that is longer)
+
+
+def backoff_wait(backoff: float, attempt: int) -> float:
+    """The wait before retry `attempt + 1`: `backoff` doubled per attempt, capped (20 doublings were years)."""
+    return min(backoff * 2.0 ** min(attempt, 60), max(backoff, BACKOFF_CAP))
+
+
 NO_KEY = "no-key"  # sent when llm.api_key_env is null (the SDK needs some key); not a secret
 Messages = list[dict[str, str]]
 
@@ -113,6 +125,10 @@ class LLMAuthError(LLMError):
 
 class LLMNotFoundError(LLMError):
     """The endpoint answered 404: the model or the path does not exist; fix llm.model or llm.base_url."""
+
+
+class RequestDeadline(Exception):
+    """A request that outlived its deadline (`LLM._request`): counted as a timeout, never shown to a user."""
 
 
 class LLMUnreachableError(LLMError):
@@ -541,6 +557,29 @@ class LLM:
             )
         return None
 
+    def _request(self, messages: Messages, kwargs: Mapping[str, Any]):
+        """One request, within `DEADLINE_TIMES` times llm.timeout as a whole. The SDK bounds each connect and
+        read by llm.timeout, which an endpoint sending a byte at a time never trips; past the deadline its
+        client is closed (a new one serves the next attempt) and `RequestDeadline` raised."""
+        client, box = self._sdk(), {}
+
+        def send() -> None:
+            try:
+                box["resp"] = client.chat.completions.create(model=self.settings.model, messages=messages, **kwargs)
+            except BaseException as err:  # noqa: BLE001 (raised again in the caller's thread)
+                box["err"] = err
+
+        worker = threading.Thread(target=send, daemon=True, name="llm-request")
+        worker.start()
+        worker.join(DEADLINE_TIMES * self.settings.timeout)
+        if worker.is_alive():
+            self._client = None
+            client.close()  # ends the worker's next read
+            raise RequestDeadline
+        if "err" in box:
+            raise box["err"]
+        return box["resp"]
+
     def _call(self, messages: Messages, p: Mapping[str, Any]) -> str | None:
         import openai
 
@@ -550,7 +589,10 @@ class LLM:
         for attempt in range(s.max_retries + 1):
             self.counters.requests += 1
             try:
-                resp = self._sdk().chat.completions.create(model=s.model, messages=messages, **kwargs)
+                resp = self._request(messages, kwargs)
+            except RequestDeadline:
+                self._count("RequestDeadline")
+                connection_failed = True  # trickling counts as silent: toward unreachable
             except openai.APIStatusError as err:
                 self._reached = True
                 self._count(f"http_{err.status_code}")
@@ -581,7 +623,7 @@ class LLM:
                 return text
             if attempt < s.max_retries:
                 self.counters.retries += 1
-                time.sleep(s.backoff * 2**attempt)
+                time.sleep(backoff_wait(s.backoff, attempt))
         self.counters.failures += 1
         self._unreachable = self._unreachable + 1 if connection_failed else 0
         if connection_failed and not self._reached:  # silent from the start (accepts, never answers): no more prompts

@@ -12,9 +12,12 @@ from pathlib import Path
 import numpy as np
 from pydantic import ConfigDict
 
+from lib import models as MD
+from lib.cli import NamedError
 from lib.data import averitec
 from lib.models import pick_device, quiet_transformers
 from lib.params import Device, NonNegInt, PosInt, Section
+from lib.paths import DATA_DIR
 from lib.planning.qgen_text import MODEL_DIR, VERDICT, next_source, plan_questions, plan_source
 
 # --------------------------------------------------------------------------- params
@@ -34,6 +37,13 @@ class Decoding(Section):
     device: Device = "auto"  # auto: cuda when present
 
 
+def ensure_weights(params: Path | str, data_dir: Path | str = DATA_DIR, model_dir: Path | str = MODEL_DIR) -> None:
+    """Train QGEN as stage `qgen` does where `model_dir` holds no weights for its `training.json` (a fresh
+    clone: the stage commits its record, not its weights)."""
+    cmd = ["-m", "lib.planning.qgen_training", "--params", str(params), "--data-dir", str(data_dir)]
+    MD.ensure_weights(model_dir, Path(model_dir) / "training.json", [*cmd, "--out-dir", str(model_dir)])
+
+
 class Generator:
     """A trained QGEN model: `plans(claims)` and `next(sources)`; batched, beam search, deterministic."""
 
@@ -48,9 +58,10 @@ class Generator:
 
         quiet_transformers()
         model_dir = Path(model_dir)
-        if not (model_dir / "config.json").exists():
-            raise FileNotFoundError(
-                f"{model_dir} holds no trained model: run `dvc repro qgen` (python -m lib.planning.qgen_training)"
+        if not MD.holds_weights(model_dir, model_dir / "training.json"):
+            raise NamedError(
+                f"{model_dir} holds no weights for its training.json (a fresh clone has the record only):"
+                " run `python -m lib.planning.qgen_training` (stage qgen's training)"
             )
         trained = json.loads((model_dir / "training.json").read_text())["settings"]
         self.decoding = decoding

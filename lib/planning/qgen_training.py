@@ -9,8 +9,11 @@ Answers in training are the gold answers; in pursuit, the retrieved ones.
 
 CPU defaults (params `qgen`) keep training within about 15 minutes on 2 cores: a 3-layer decoder, a frozen
 encoder, at most two epochs, with early stopping on the loss of held-out train claims (the checkpoint with
-the lowest validation loss is kept). `python -m lib.planning.qgen_training` trains and saves to `outputs/models/qgen` (a DVC output);
-`lib.planning.qgen.Generator` loads it.
+the lowest validation loss is kept). `python -m lib.planning.qgen_training` trains and saves to `outputs/models/qgen`;
+`lib.planning.qgen.Generator` loads it. The stage's output is the record `training.json`, committed with the
+code (a fresh clone finds the stage up to date and skips the training); the weights stay on the machine that
+trained them, and `lib.planning.qgen.ensure_weights` runs this training where stage generative_plans needs
+them and finds none for the record (`lib.models.holds_weights`).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from lib import timing as TM
 from lib import training as TR
 from lib.cli import nonempty_path, run_main
 from lib.data import averitec, claimdecomp
-from lib.models import pick_device, quiet_transformers, resolve_model
+from lib.models import pick_device, quiet_transformers, record_weights, resolve_model
 from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Text, settings
 from lib.paths import DATA_DIR, PARAMS_FILE
 from lib.planning.qgen_text import (
@@ -320,21 +323,13 @@ def train(
         model.save_pretrained(folder)
         tok.save_pretrained(folder)
         OUT.write_json(folder / "training.json", report)
+        record_weights(folder, folder / "training.json")  # the weights stay here; the record is committed
     return report
 
 
-def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
-        prog="python -m lib.planning.qgen_training",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    ap.add_argument("--params", default=str(PARAMS_FILE))
-    ap.add_argument("--data-dir", default=str(DATA_DIR))
-    ap.add_argument("--out-dir", type=nonempty_path, default=str(MODEL_DIR))
-    args = ap.parse_args(argv)
-    s = settings("qgen", args.params, QGenSettings)
-    data_dir = Path(args.data_dir)
+def build(s: QGenSettings, data_dir: Path | str = DATA_DIR, out_dir: Path | str = MODEL_DIR) -> dict[str, Any]:
+    """Stage `qgen`: train on AVeriTeC train (and ClaimDecomp's decompositions with `claimdecomp`)."""
+    data_dir = Path(data_dir)
     claims = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
     decompositions = (
         [
@@ -347,7 +342,20 @@ def main(argv: list[str] | None = None) -> None:
         if s.claimdecomp
         else []
     )
-    report = train(s, claims, args.out_dir, decompositions=decompositions)
+    return train(s, claims, out_dir, decompositions=decompositions)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(
+        prog="python -m lib.planning.qgen_training",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--data-dir", default=str(DATA_DIR))
+    ap.add_argument("--out-dir", type=nonempty_path, default=str(MODEL_DIR))
+    args = ap.parse_args(argv)
+    report = build(settings("qgen", args.params, QGenSettings), args.data_dir, args.out_dir)
     print(
         f"qgen: {report['examples']:,} examples from {report['fit_claims']:,} train claims"
         f" ({report['decomposition_examples']} ClaimDecomp), {report['steps_run']} of {report['steps']} steps on"

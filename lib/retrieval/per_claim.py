@@ -452,20 +452,6 @@ def embedding_settings(args: Any) -> EmbeddingSettings | None:
     )
 
 
-def refuse_cache(flag: str, folder: str | None, store: str) -> None:
-    """A cache folder (`--index-dir`, `--emb-dir`: written into, read back) never inside `data/` or inside the
-    store the command reads; the error names the flag."""
-    if folder is None:
-        return
-    real = Path(folder).resolve()
-    for kept, what in (
-        (DATA_DIR.resolve(), "data/, the study's data kept by DVC"),
-        (Path(store).resolve(), "the store it reads"),
-    ):
-        if real == kept or real.is_relative_to(kept):
-            raise NamedError(f"{flag} {folder}: lies inside {what} ({kept}); keep the cache elsewhere")
-
-
 def main(argv: list[str] | None = None) -> None:
     """`python -m lib.retrieval.per_claim synth ...` writes a synthetic store; `... retrieve ...` runs per-claim
     BM25 for a plan over a store (a directory or the organisers' zip) on the local or Ray backend."""
@@ -488,7 +474,9 @@ def main(argv: list[str] | None = None) -> None:
     ret.add_argument("--unit", choices=["sentence", "chunk"], default="sentence")
     ret.add_argument("--chunk-chars", type=flag(PS.PassageSettings, "chunk_chars"), default=1000)
     ret.add_argument("--depth", type=flag(RunGrid, "depth"), default=100)
-    ret.add_argument("--index-dir", default=None, help="keep each claim's index here (content-addressed)")
+    ret.add_argument(
+        "--index-dir", type=nonempty_path, default=None, help="keep each claim's index here (content-addressed)"
+    )
     ret.add_argument("--retriever", choices=["bm25", "dense"], default="bm25")
     ret.add_argument("--model", default=None, help="dense: the encoder (default: params.yaml retrieval.model)")
     ret.add_argument("--device", default="auto", help="dense: auto (CUDA when present), cpu, cuda, cuda:1, mps")
@@ -496,7 +484,12 @@ def main(argv: list[str] | None = None) -> None:
         "--batch-size", type=flag(RunGrid, "batch_size"), default=64, help="dense: passages per encoder batch"
     )
     ret.add_argument("--no-fp16", action="store_true", help="dense: full precision on a GPU too")
-    ret.add_argument("--emb-dir", default=None, help="dense: keep the passages' vector chunks here (content-addressed)")
+    ret.add_argument(
+        "--emb-dir",
+        type=nonempty_path,
+        default=None,
+        help="dense: keep the passages' vector chunks here (content-addressed)",
+    )
     ret.add_argument("--backend", choices=list(C.BACKENDS), default=None, help="default: params.yaml compute.backend")
     ret.add_argument(
         "--workers", type=flag(C.ComputeSettings, "workers"), default=None, help="default: params.yaml compute.workers"
@@ -520,8 +513,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"synthetic store: {report} -> {args.out}")
         return
     OUT.refuse_targets([args.out], [args.store, args.plan, args.index_dir, args.emb_dir, args.params])
-    for name, folder in (("--index-dir", args.index_dir), ("--emb-dir", args.emb_dir)):
-        refuse_cache(name, folder, args.store)
+    OUT.refuse_targets([args.index_dir, args.emb_dir], [args.store], folders=True)  # caches: written into
     plan = P.load_plan(args.plan)
     if not plan:
         raise NamedError(f"{args.plan}: the plan names no claim (an empty file?); nothing to retrieve")

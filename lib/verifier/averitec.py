@@ -30,8 +30,9 @@ from lib.cli import run_main
 from lib.data import averitec
 from lib.data import labels as LB
 from lib.data.labels import AveritecLabelSet
+from lib.models import forget_weights, record_weights
 from lib.params import NonNegInt, PosInt, Section, Text, section
-from lib.paths import DATA_DIR, PARAMS_FILE
+from lib.paths import DATA_DIR, PARAMS_FILE, repo_path
 from lib.retrieval.vocabulary import Fusion, RetrieverKind
 from lib.store.scopes import Scope
 from lib.verifier import nli as N
@@ -244,6 +245,7 @@ def averitec_stage(
             examples(val, training_evidence(val, k, kind, p.get("mixed"), retrieved), label_set),
         ),
     }
+    forget_weights(out_dir / "models")  # the models are replaced one by one: no record vouches for a mix
     models = train_models(variants, labels, s, seeds, out_dir / "models")
     ks = sorted({k, *p.get("ablation_ks", [])})
     naive_label = LB.map_label(LB.majority_label(train), label_set)
@@ -297,10 +299,11 @@ def averitec_stage(
             "dev_claims_without_justification": sum(1 for c in dev if not c.justification.strip()),
             "max_dev_claims": p.get("max_dev_claims"),
             "naive_label": naive_label,
-            "models": {f"{name}/seed{seed}": str(model_dir(out_dir, name, seed, seeds)) for name, seed in models},
+            "models": {f"{name}/seed{seed}": repo_path(model_dir(out_dir, name, seed, seeds)) for name, seed in models},
             "training": {f"{name}/seed{seed}": rep for (name, seed), (_, _, rep) in models.items()},
         }
         OUT.write_json(out_dir / "report.json", report)
+    record_weights(out_dir / "models", out_dir / "report.json")  # the weights stay here; the record is committed
     return preds
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from lib import models as MD
 from lib.paths import OUTPUTS_DIR
 from lib.verifier import nli as N
 
@@ -71,6 +72,15 @@ def naive_probabilities(exs: Sequence[N.Example], label: str, labels: Sequence[s
 def model_dir(out_dir: Path | str, name: str, seed: int, seeds: Sequence[int]) -> Path:
     """Where a trained variant is saved: `models/<name>` for the first seed, `models/<name>-seed<k>` after."""
     return Path(out_dir) / "models" / (name if seed == seeds[0] else f"{name}-seed{seed}")
+
+
+def ensure_verifier(params: Path | str, nli_dir: Path | str = NLI_DIR / "averitec") -> None:
+    """Train the AVeriTeC verifier as stage `nli_averitec` does where `nli_dir/models` holds no weights for
+    its `report.json` (a fresh clone: the stage commits its predictions and report, not its weights)."""
+    nli_dir = Path(nli_dir)
+    MD.ensure_weights(
+        nli_dir / "models", nli_dir / "report.json", ["-m", "lib.verifier.averitec", "--params", str(params)]
+    )
 
 
 def train_models(

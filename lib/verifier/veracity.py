@@ -29,12 +29,22 @@ from lib.data import averitec
 from lib.data import labels as LB
 from lib.evaluation import significance as SIG
 from lib.params import section
-from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR
+from lib.paths import DATA_DIR, PARAMS_FILE, STORE_DIR, repo_path
 from lib.retrieval import runs as RU
 from lib.store.build import load_store
 from lib.verifier import nli as N
 from lib.verifier.averitec import JUSTIFICATION, examples, gold_evidence  # noqa: F401  (re-exported for notebooks and lib.analysis.utility)
-from lib.verifier.stages import CLAIM_ONLY, GOLD, NAIVE, NLI_DIR, PLANNER, SNIPPETS, model_dir, prediction_rows  # noqa: F401
+from lib.verifier.stages import (  # noqa: F401
+    CLAIM_ONLY,
+    GOLD,
+    NAIVE,
+    NLI_DIR,
+    PLANNER,
+    SNIPPETS,
+    ensure_verifier,
+    model_dir,
+    prediction_rows,
+)
 
 PLANNERS_DIR = NLI_DIR / "planners"
 SCOPE_MARK = "@"  # `planner:<name>@<scope>`: a planner's top-k from another scope than the main one
@@ -86,18 +96,6 @@ def planner_runs(
     if missing:
         raise ValueError(f"no runs for planners {missing} with {want} in {[str(p) for p in paths]}")
     return {p: out[p] for p in planners}
-
-
-def repo_path(path: Path | str) -> str:
-    """A path as written into reports: relative to the repository when inside it, so a report means the
-    same in every checkout (and hashes the same); absolute otherwise."""
-    path = Path(path).resolve()
-    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
-
-
-def from_repo(path: Path | str) -> Path:
-    """The path a report names (see `repo_path`), in this checkout."""
-    return Path(path) if Path(path).is_absolute() else ROOT / path
 
 
 def planners_stage(
@@ -339,6 +337,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("command", choices=["planners"])
     ap.add_argument("--params", default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
+    ensure_verifier(args.params)  # a fresh clone has stage nli_averitec's record, not its weights
     planners_stage(section("nli_averitec", args.params))
 
 

@@ -1,0 +1,77 @@
+"""lib.models: weights kept beside a committed record, taken only with that record, trained where missing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from lib import models as MD
+from lib.cli import NamedError
+
+# a stand-in for a training stage's command: writes the weights, the record, then the weights record
+TRAIN = (
+    "import sys; from pathlib import Path; from lib.models import record_weights; d = Path(sys.argv[1]);"
+    " (d / 'm').mkdir(parents=True, exist_ok=True); (d / 'm' / 'w.bin').write_bytes(b'1234');"
+    " (d / 'report.json').write_text('{\"loss\": 1}'); record_weights(d / 'm', d / 'report.json')"
+)
+
+
+def trained(tmp_path):
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "w.bin").write_bytes(b"1234")
+    (tmp_path / "report.json").write_text('{"loss": 1}')
+    MD.record_weights(tmp_path / "m", tmp_path / "report.json")
+    return tmp_path / "m", tmp_path / "report.json"
+
+
+def test_weights_are_taken_with_their_record_only(tmp_path):
+    weights, record = trained(tmp_path)
+    saved = json.loads((weights / MD.WEIGHTS_RECORD).read_text())
+    assert saved["record"] == "report.json" and saved["files"] == {"w.bin": hashlib.sha256(b"1234").hexdigest()}
+    assert MD.holds_weights(weights, record)
+    record.write_text('{"loss": 2}')  # a checkout brought another record: these weights are not its
+    assert not MD.holds_weights(weights, record)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda w, r: (w / "w.bin").unlink(),  # a weight file gone
+        lambda w, r: (w / "w.bin").write_bytes(b"12"),  # cut short
+        lambda w, r: (w / "w.bin").write_bytes(b"4321"),  # replaced by a training stopped halfway (same size)
+        lambda w, r: MD.forget_weights(w),  # what a training does before it replaces them
+        lambda w, r: (w / MD.WEIGHTS_RECORD).write_text(  # a record naming a file outside the folder
+            (w / MD.WEIGHTS_RECORD).read_text().replace('"w.bin"', '"../m/w.bin"')  # the same file, by a way out
+        ),
+        lambda w, r: r.unlink(),  # no record
+        lambda w, r: (w / MD.WEIGHTS_RECORD).unlink(),  # a fresh clone: no weights record
+        lambda w, r: (w / MD.WEIGHTS_RECORD).write_text("[1, 2]"),  # not the expected object
+        lambda w, r: (w / MD.WEIGHTS_RECORD).write_text('{"sha256": "x", "files": {}}'),
+    ],
+)
+def test_missing_or_damaged_weights_are_not_held(tmp_path, damage):
+    weights, record = trained(tmp_path)
+    damage(weights, record)
+    assert not MD.holds_weights(weights, record)
+
+
+def test_ensure_weights_runs_the_training_only_where_they_are_missing(tmp_path, monkeypatch, capsys):
+    (tmp_path / "report.json").write_text('{"loss": 1}')  # the committed record, no weights (a fresh clone)
+    MD.ensure_weights(tmp_path / "m", tmp_path / "report.json", ["-c", TRAIN, str(tmp_path)])
+    said = capsys.readouterr().out
+    assert MD.holds_weights(tmp_path / "m", tmp_path / "report.json") and "holds no weights" in said
+    assert "differs" not in said  # the training wrote the record it found
+    (tmp_path / "report.json").write_text('{"loss": 0}')  # a record the training here does not reproduce
+    MD.ensure_weights(tmp_path / "m", tmp_path / "report.json", ["-c", TRAIN, str(tmp_path)])
+    assert "report.json differs from the one it replaced" in capsys.readouterr().out
+    monkeypatch.setattr(MD.subprocess, "run", lambda *a, **k: pytest.fail("trained again"))
+    MD.ensure_weights(tmp_path / "m", tmp_path / "report.json", ["-c", TRAIN, str(tmp_path)])
+
+
+def test_a_training_that_fails_or_writes_no_matching_weights_is_named(tmp_path):
+    with pytest.raises(NamedError, match=r"the training that writes its weights \(`python -c .*`\) exited 3"):
+        MD.ensure_weights(tmp_path / "m", tmp_path / "report.json", ["-c", "raise SystemExit(3)"])
+    with pytest.raises(NamedError, match="finished, but its weights and .*report.json do not match"):
+        MD.ensure_weights(tmp_path / "m", tmp_path / "report.json", ["-c", "pass"])
