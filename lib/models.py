@@ -124,9 +124,12 @@ def holds_weights(weights_dir: Path | str, record: Path | str) -> bool:
         files = saved["files"]
         if saved["sha256"] != _sha256(Path(record)) or not files:
             return False
-        inside = all(not Path(f).is_absolute() and ".." not in Path(f).parts for f in files)
-        return inside and all((d / f).is_file() and _sha256(d / f) == h for f, h in files.items())
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        root = d.resolve()
+        inside = all((d / f).resolve().is_relative_to(root) for f in files)  # no `..`, no link out
+        held = {f.relative_to(d).as_posix() for f in d.rglob("*") if f.is_file()} - {WEIGHTS_RECORD}
+        same_files = held == set(files)  # a file added since (another model.safetensors) is not vouched for
+        return inside and same_files and all(_sha256(d / f) == h for f, h in files.items())
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return False
 
 

@@ -234,6 +234,9 @@ def refuse_targets(
             raise NamedError(f"{shown}: is a folder; expected the path of a file to write")
         if folders and real.exists() and not real.is_dir():
             raise NamedError(f"{shown}: is a file; expected the path of a folder to write into")
+        above = next((q for q in real.parents if q.exists()), None)
+        if above is not None and not above.is_dir():
+            raise NamedError(f"{shown}: lies under {above}, which is a file; no folder can be made there")
 
 
 CLEANUPS.append(discard_live)

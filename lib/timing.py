@@ -300,6 +300,8 @@ def _record(path: Path) -> dict:
         and _amount(rec.get("seconds"))
         and isinstance(rec.get("finished"), str)
         and isinstance(rec.get("cpus"), int)
+        and not isinstance(rec.get("cpus"), bool)
+        and rec["cpus"] >= 1
     ):
         raise NamedError(f"{path}: not a timing record (seconds, finished, cpus); remove it, or rerun its stage")
     return rec

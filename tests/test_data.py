@@ -1278,3 +1278,15 @@ def test_a_lone_surrogate_is_no_text(tmp_path):
     ):
         D.bounded(path, 3, "claim", "ab\ud800c")
     assert D.bounded(path, 3, "claim", "é ✓ 😀") == "é ✓ 😀"
+
+
+def test_an_integer_of_thousands_of_digits_is_one_named_error(tmp_path):
+    """Python refuses to convert integers over 4,300 digits: a traceback before, from either reader."""
+    path = tmp_path / "p.json"
+    for text, where in (
+        ('[{"claim_id": ' + "1" * 5000 + "}]", "0"),
+        ('{"a": ' + "1" * 5000 + "}\n", "at line 1"),
+    ):
+        path.write_text(text)
+        with pytest.raises(D.DataError, match=rf"p.json: record {where}: malformed JSONL?: Exceeds the limit"):
+            D.read_json_records(path)

@@ -42,6 +42,8 @@ def test_weights_are_taken_with_their_record_only(tmp_path):
         lambda w, r: (w / "w.bin").write_bytes(b"12"),  # cut short
         lambda w, r: (w / "w.bin").write_bytes(b"4321"),  # replaced by a training stopped halfway (same size)
         lambda w, r: MD.forget_weights(w),  # what a training does before it replaces them
+        lambda w, r: (w / "model.safetensors").write_bytes(b"x"),  # a file the record does not vouch for
+        lambda w, r: (w / MD.WEIGHTS_RECORD).write_text("[" * 100_000 + "]" * 100_000),  # nested past Python
         lambda w, r: (w / MD.WEIGHTS_RECORD).write_text(  # a record naming a file outside the folder
             (w / MD.WEIGHTS_RECORD).read_text().replace('"w.bin"', '"../m/w.bin"')  # the same file, by a way out
         ),

@@ -119,6 +119,8 @@ def test_an_output_over_an_input_or_inside_data_is_refused(tmp_path, monkeypatch
         OUT.refuse_targets([tmp_path / "store"], [], data_dir=data)
     with pytest.raises(NamedError, match="is also an input"):  # a folder output holding an input
         OUT.refuse_targets([tmp_path], [preds], data_dir=data, folders=True)
+    with pytest.raises(NamedError, match=r"lies under .*preds.json, which is a file"):  # no folder can be made there
+        OUT.refuse_targets([preds / "cache" / "idx"], [], data_dir=data, folders=True)
     OUT.refuse_targets([tmp_path / "out.csv", None], [preds, None], data_dir=data)  # nothing to refuse
 
 

@@ -936,3 +936,14 @@ def test_writing_over_an_input_or_into_data_is_refused_before_any_work(real_data
     assert preds.read_bytes() == before
     with pytest.raises(NamedError, match="lies inside data/, the study's data kept by DVC"):
         SC.main(["--predictions", str(preds), "--to-csv", str(real_data / "averitec" / "dev.csv")])
+
+
+def test_lenient_conversion_lists_what_it_left_out(fixture_claims, tmp_path, capsys):
+    """`--lenient --to-csv` wrote a row with no evidence and no label for a bad record and said nothing."""
+    refs = FIXTURE_DATA / "averitec" / "dev.json"
+    records = [{"claim_id": c.claim_id, "label": "Refuted", "string_evidence": ["ok"]} for c in fixture_claims]
+    records[1]["string_evidence"] = ["bad\udfff"]
+    preds = write_json(tmp_path, records)
+    SC.main(["--predictions", str(preds), "--references", str(refs), "--to-csv", str(tmp_path / "o.csv"), "--lenient"])
+    said = capsys.readouterr().err
+    assert "skipped: " in said and "record 1: field 'string_evidence[0]': a lone surrogate" in said

@@ -174,6 +174,8 @@ def test_measured_seconds_land_under_measured_never_among_the_costs(tmp_path, mo
         ('{"seconds": 1, "finished": "x", "cpus": 2, "measured": {"qgen": {"seconds": NaN}}}', "`measured` is not"),
         ('{"seconds": 1, "finished": "x", "cpus": 2, "measured": {"qgen": {"seconds": true}}}', "`measured` is not"),
         ('{"seconds": -5, "finished": "x", "cpus": 2}', "not a timing record"),
+        ('{"seconds": 5, "finished": "x", "cpus": true}', "not a timing record"),
+        ('{"seconds": 5, "finished": "x", "cpus": -3}', "not a timing record"),
         ('{"seconds": Infinity, "finished": "x", "cpus": 2}', "not a timing record"),
         ("[" * 5000 + "]" * 5000, "not a timing file"),
     ],

@@ -843,6 +843,8 @@ def main(argv: list[str] | None = None) -> None:
             preds = read_predictions(args.predictions, claims, args.lenient)
             out = write_leaderboard(args.to_csv, claims, preds.evidence, args.split)
             print(f"{args.predictions}: {preds.describe()} -> {out} ({len(claims)} rows)", file=sys.stderr)
+            for line in preds.skipped:  # --lenient: what was left out, as scoring lists it
+                print(f"skipped: {line}", file=sys.stderr)
             return
         which = edition(args.references)
         score = score_file_2025 if which == EDITION_2025 else score_file

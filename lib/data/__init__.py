@@ -143,6 +143,8 @@ def parse_json(path: Path, text: str, where: str, kind: str) -> Any:
         raise DataError(path, where, None, str(err)) from None
     except RecursionError:  # brackets in brackets, thousands deep: no record of the study
         raise DataError(path, where, None, f"malformed {kind}: nested deeper than Python can read") from None
+    except ValueError as err:  # an integer of thousands of digits (Python's conversion limit)
+        raise DataError(path, where, None, f"malformed {kind}: {err}") from None
 
 
 def read_json_records(path: Path | str) -> list[tuple[int, Any]]:
@@ -249,6 +251,8 @@ def _array_records(path: Path, f, buf: str) -> Iterator[tuple[int, Any]]:
                 raise DataError(path, index, None, str(err)) from None
             except RecursionError:
                 raise DataError(path, index, None, "malformed JSON: nested deeper than Python can read") from None
+            except ValueError as err:  # an integer of thousands of digits (Python's conversion limit)
+                raise DataError(path, index, None, f"malformed JSON: {err}") from None
             # a value read up to the last characters may go on past them (a number: `1.5` of `1.5e3`): read on
             if end >= len(buf) - _CUT_MARGIN and more():
                 continue
