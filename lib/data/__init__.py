@@ -149,11 +149,8 @@ def parse_json(path: Path, text: str, where: str, kind: str) -> Any:
 
 def read_json_records(path: Path | str) -> list[tuple[int, Any]]:
     """(index, record) pairs from a JSON array or a JSONL file (detected from the content): `iter_json_records`
-    read whole; a file of no records is an error."""
-    records = list(iter_json_records(path))
-    if not records and not _starts_array(Path(path)):
-        raise DataError(path, "-", None, "no records (empty file?)")
-    return records
+    read whole."""
+    return list(iter_json_records(path))
 
 
 # text read per step of a streamed JSON file, in characters
@@ -162,21 +159,13 @@ _CHUNK = 1 << 20
 _CUT_MARGIN = 32
 
 
-def _starts_array(path: Path) -> bool:
-    """Whether the first character that is not white space opens a JSON array."""
-    with open(path, encoding="utf-8-sig", errors="replace") as f:
-        while step := f.read(_CHUNK):
-            if step.strip():
-                return step.lstrip().startswith("[")
-    return False
-
-
 def iter_json_records(path: Path | str) -> Iterator[tuple[int, Any]]:
     """(index, record) pairs of a JSON array or a JSONL file, one at a time: memory holds one record and a
     read step, however long the file (a reader that stops at a bad record reads no further).
 
     Some published files are JSONL despite a `.json` name, so the first character decides. A byte-order
-    mark is skipped; an object that names a key twice is an error, as is a file over `MAX_INPUT_BYTES`.
+    mark is skipped; an object that names a key twice is an error, as is a file over `MAX_INPUT_BYTES` and
+    one that holds nothing but white space.
     """
     path = Path(path)
     within_size(path)
@@ -201,6 +190,8 @@ def iter_json_records(path: Path | str) -> Iterator[tuple[int, Any]]:
                 if line.strip():
                     yield index, parse_json(path, line, f"at line {lineno}", "JSONL")
                     index += 1
+            if not index:  # an empty array is an empty list; a file of blank lines holds nothing
+                raise DataError(path, "-", None, "no records (empty file?)")
     except UnicodeDecodeError as err:
         raise DataError(path, "-", None, f"not UTF-8 text ({err.reason} at byte {err.start} of a read)") from None
 
