@@ -141,6 +141,14 @@ def nonempty_path(text: str) -> str:
     return text
 
 
+def data_folder(text: str) -> str:
+    """An argparse `type` for `--data-dir`: a folder that exists, refused before any work where a missing one
+    would surface later as the first data file it lacks."""
+    if not Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: no such folder; expected the study's data (data/ after `dvc pull`)")
+    return text
+
+
 def run_main(main: Callable[[], int | None]) -> None:
     """Run a command's `main` and exit with its status; a `NamedError`, a missing or unwritable file, or a
     signal becomes one line. Output piped into a reader that stops (`| head`) ends quietly, as `cat` does."""

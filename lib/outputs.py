@@ -10,7 +10,8 @@ has been written, so a killed stage leaves its previous outputs (or none), never
 
 `refuse_targets(outputs, inputs)` runs before any work: an output that is also an input of the same
 command, lies inside an input folder, lies inside `data/` (the study's data, kept by DVC) or is a folder
-ends the command with a named error instead of overwriting what it reads.
+ends the command with a named error instead of overwriting what it reads. `refuse_stage_outputs` does the
+same, for a command DVC never runs, with every path a stage of `dvc.yaml` declares as its output.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from lib.cli import CLEANUPS, NamedError
 from lib.paths import DATA_DIR
@@ -224,6 +227,10 @@ def refuse_targets(
         if out is None:
             continue
         shown, real = Path(out), Path(out).resolve()
+        if shown.is_symlink() and not shown.exists():  # resolve() follows it to a path that is not there
+            raise NamedError(
+                f"{shown}: is a link to {os.readlink(shown)}, which does not exist; remove it or write elsewhere"
+            )
         for given, inp in ins:
             if real == inp or (inp.is_dir() and _inside(real, inp)) or (folders and _inside(inp, real)):
                 raise NamedError(f"{shown}: is also an input of this command ({given}); write the output elsewhere")
@@ -237,6 +244,35 @@ def refuse_targets(
         above = next((q for q in real.parents if q.exists()), None)
         if above is not None and not above.is_dir():
             raise NamedError(f"{shown}: lies under {above}, which is a file; no folder can be made there")
+
+
+def refuse_stage_outputs(outputs: Iterable[Path | str | None], dvc_yaml: Path | str = "dvc.yaml") -> None:
+    """For a command DVC never runs (the per-claim retrieval, the scorer's `--to-csv`): refuse, before any work,
+    an output inside what a stage of `dvc_yaml` declares as its output. DVC reports such a file as a change to
+    that output and deletes it when the stage reruns. Nothing is checked where there is no `dvc_yaml`."""
+    path = Path(dvc_yaml)
+    try:
+        stages = yaml.safe_load(path.read_text(encoding="utf-8"))["stages"]
+        owned = [
+            (name, next(iter(o)) if isinstance(o, dict) else o)
+            for name, stage in stages.items()
+            for kind in ("outs", "metrics", "plots")
+            for o in stage.get(kind) or []
+        ]
+    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError, StopIteration):
+        return  # no readable dvc.yaml here: DVC itself says what is wrong with it
+    for out in outputs:
+        if out is None:
+            continue
+        real = Path(out).resolve()
+        for name, o in owned:
+            owner = (path.parent / str(o)).resolve()
+            if _inside(real, owner):
+                where = "is" if real == owner else "lies inside"
+                raise NamedError(
+                    f"{out}: {where} {o}, the output of stage `{name}` ({path}), which DVC deletes when the "
+                    "stage reruns; write elsewhere"
+                )
 
 
 CLEANUPS.append(discard_live)

@@ -111,9 +111,9 @@ _MEASURED: dict[str, dict[str, float]] = {}
 def measured(name: str, **values: float) -> dict[str, float]:
     """Record `name`'s measured seconds (`values`: seconds, examples per second...) in this stage's timing
     file, under `measured` (under the timer only, as `cost`), and in this process (`measurements()`)."""
+    if not all(_amount(v) for v in values.values()):  # the check a timing file's reader makes (measured_in)
+        raise ValueError(f"measured {name!r}: {values} must be finite, non-negative numbers")
     rec = {k: round(float(v), 2) for k, v in values.items()}
-    if any(v < 0 for v in rec.values()):
-        raise ValueError(f"measured {name!r}: {rec} must not be negative")
     _MEASURED[name] = rec
     path = os.environ.get(COSTS_ENV)
     if path:
@@ -148,8 +148,11 @@ def measurement(stage: str, name: str, out_dir: Path | str = TIMINGS_DIR) -> dic
 
 
 def in_seconds(values: Mapping[str, float] | None) -> str:
-    """` in 12.3 s` for a `measurement`, or ` (not timed on this machine)` where there is none, for a sentence."""
-    return f" in {values['seconds']:.1f} s" if values and "seconds" in values else " (not timed on this machine)"
+    """` in 12.3 s` for a `measurement`, ` (not timed on this machine)` where there is none, or ` (its seconds
+    not recorded)` where the stage recorded other values only, for a sentence."""
+    if not values:
+        return " (not timed on this machine)"
+    return f" in {values['seconds']:.1f} s" if "seconds" in values else " (its seconds not recorded)"
 
 
 def shares(seconds: float, units: Mapping[str, float], processed: float | None = None) -> dict[str, float]:

@@ -158,6 +158,24 @@ def test_an_empty_output_path_is_refused_by_the_flag(tmp_path, capsys):
     assert end.value.code == 2 and "argument --out-dir: an empty path" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "module, args",
+    [
+        ("lib.store.build", []),
+        ("lib.retrieval.runs", []),
+        ("lib.planning.qgen_training", []),
+        ("lib.retrieval.per_claim", ["synth", "--out", "x", "--store-dir", "s"]),
+    ],
+)
+def test_a_data_folder_that_is_not_there_is_refused_by_the_flag(tmp_path, capsys, module, args):
+    """`--data-dir /nowhere` ended in the OS's words for the first data file it lacked, after work began."""
+    main = __import__(module, fromlist=["main"]).main
+    with pytest.raises(SystemExit) as end:
+        main([*args, "--data-dir", str(tmp_path / "nowhere")])
+    err = capsys.readouterr().err
+    assert end.value.code == 2 and f"argument --data-dir: {tmp_path / 'nowhere'}: no such folder; expected" in err
+
+
 def test_the_store_and_the_plans_are_never_written_into_data(capsys):
     """`--out-dir data/x` built a store (or wrote plans) into the study's data with exit 0."""
     from lib.paths import DATA_DIR

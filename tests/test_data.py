@@ -1033,8 +1033,34 @@ def test_csv_reading_skips_blank_lines_and_a_bom_and_names_other_encodings(tmp_p
     path.write_bytes("\ufeffid,claim,evi,label\n0,c,,Supported\n\n1,d,,Refuted\n\n".encode("utf-8"))
     assert [(r.claim_id, r.label) for r in averitec.load_leaderboard(path)] == [(0, "Supported"), (1, "Refuted")]
     path.write_bytes("id,claim,evi,label\n0,caf\xe9,,Supported\n".encode("latin-1"))
-    with pytest.raises(DataError, match="record -: not UTF-8 text"):
+    with pytest.raises(DataError) as err:
         averitec.load_leaderboard(path)
+    assert str(err.value) == f"{path}: record at line 2: not UTF-8 text (invalid continuation byte at byte 24)"
+
+
+@pytest.mark.parametrize("step", [3, 7, 64])
+def test_a_byte_that_is_not_utf8_is_named_by_its_place_in_the_file_whatever_the_read_step(tmp_path, monkeypatch, step):
+    """The text reader's own error counted bytes within one read step: byte 5 of the third step read 'byte 5'."""
+    monkeypatch.setattr(D, "_CHUNK", step)
+    path = tmp_path / "p.jsonl"
+    good = '{"claim_id": 0, "pred_label": "Supported"}\n{"claim": "é"}\n'.encode()
+    path.write_bytes(good + b'{"claim": "caf\xe9"}\n')
+    with pytest.raises(DataError) as err:
+        D.read_json_records(path)
+    at = len(good) + len('{"claim": "caf')
+    assert str(err.value) == f"{path}: record at line 3: not UTF-8 text (invalid continuation byte at byte {at})"
+    path.write_bytes(b"[" + good.replace(b"\n", b",")[:-1] + b"]\xff")
+    with pytest.raises(DataError, match=r"record at line 1: not UTF-8 text \(invalid start byte at byte "):
+        D.read_json_records(path)
+
+
+@pytest.mark.parametrize("text, line", [("\u00a0[{}]", 1), ("\x0b\n{}\n", 1), ("{}\n\u00a0\n", 2)])
+def test_only_json_white_space_is_white_space(tmp_path, text, line):
+    """A no-break space or a vertical tab is no JSON white space: such a file is malformed, not read."""
+    path = tmp_path / "p.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DataError, match=f"record at line {line}: malformed JSONL: Expecting value"):
+        D.read_json_records(path)
 
 
 def test_json_reading_skips_a_bom_and_refuses_duplicate_keys(tmp_path):

@@ -484,10 +484,10 @@ def test_the_scorer_with_a_killed_worker_says_so(monkeypatch):
         SC.evidence_scores(refs, refs, jobs=2)
 
 
-def test_a_cache_folder_inside_data_or_inside_the_store_is_refused(tmp_path):
+def test_a_cache_folder_inside_data_or_inside_the_store_is_refused(tmp_path, monkeypatch):
     """`--index-dir data/idx` wrote 20 files into data/; `--index-dir <store>` into the store it read."""
     from lib.cli import NamedError
-    from lib.paths import DATA_DIR
+    from lib.paths import DATA_DIR, ROOT
 
     store = tmp_path / "store"
     K.synthesise(store, ["some text here"], 2, 2, 2, 0)
@@ -504,6 +504,12 @@ def test_a_cache_folder_inside_data_or_inside_the_store_is_refused(tmp_path):
     assert not (DATA_DIR / "idx").exists() and sorted(p.name for p in store.iterdir()) == ["0.json", "1.json"]
     with pytest.raises(NamedError, match="plan.jsonl: is a file; expected the path of a folder"):  # before any work
         K.main([*base, "--index-dir", str(plan)])
+    monkeypatch.chdir(ROOT)  # where dvc.yaml is
+    with pytest.raises(NamedError, match="the output of stage `plans` "):  # DVC would delete the cache
+        K.main([*base, "--index-dir", "outputs/plans/idx"])
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
+    with pytest.raises(NamedError, match="gone: is a link to"):  # before any work, not when the first index is saved
+        K.main([*base, "--index-dir", str(tmp_path / "gone")])
     with pytest.raises(SystemExit) as stop:  # "" would be the working folder
         K.main([*base, "--emb-dir", ""])
     assert stop.value.code == 2

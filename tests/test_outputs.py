@@ -122,6 +122,27 @@ def test_an_output_over_an_input_or_inside_data_is_refused(tmp_path, monkeypatch
     with pytest.raises(NamedError, match=r"lies under .*preds.json, which is a file"):  # no folder can be made there
         OUT.refuse_targets([preds / "cache" / "idx"], [], data_dir=data, folders=True)
     OUT.refuse_targets([tmp_path / "out.csv", None], [preds, None], data_dir=data)  # nothing to refuse
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere")  # a broken link: mkdir would fail after work began
+    for folders in (True, False):
+        with pytest.raises(NamedError, match=r"gone: is a link to .*nowhere, which does not exist"):
+            OUT.refuse_targets([tmp_path / "gone"], [], data_dir=data, folders=folders)
+
+
+def test_a_command_dvc_never_runs_writes_nothing_into_a_stage_output(tmp_path):
+    dvc_yaml = tmp_path / "dvc.yaml"
+    dvc_yaml.write_text(
+        "stages:\n  plans:\n    cmd: x\n    outs: [outputs/plans]\n"
+        "  score:\n    cmd: y\n    metrics: [{outputs/metrics/s.json: {cache: false}}]\n"
+    )
+    for out, owner in [(tmp_path / "outputs/plans", "plans"), (tmp_path / "outputs/plans/idx", "plans"),
+                       (tmp_path / "outputs/metrics/s.json", "score")]:  # fmt: skip
+        with pytest.raises(NamedError) as err:
+            OUT.refuse_stage_outputs([out], dvc_yaml)
+        assert str(err.value).endswith(
+            f"the output of stage `{owner}` ({dvc_yaml}), which DVC deletes when the stage reruns; write elsewhere"
+        )
+    OUT.refuse_stage_outputs([tmp_path / "outputs/ks/idx", tmp_path / "outputs", None], dvc_yaml)  # not owned
+    OUT.refuse_stage_outputs([tmp_path / "outputs/plans"], tmp_path / "missing.yaml")  # no dvc.yaml: no stages
 
 
 def test_outputs_get_the_usual_permissions_and_temporaries_never_look_like_outputs(tmp_path):

@@ -1,7 +1,9 @@
 """The AVeriTeC scorer: the organisers' check figures on dev, both input formats, edge cases, speed-ups."""
 
 import json
+import os
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -375,7 +377,8 @@ def test_the_2025_leaderboard_files_read(real_data):
 
 
 @pytest.mark.parametrize(
-    "target, expected", [("missing.json", "no such file"), (".", "not a file"), ("empty.json", "empty file")]
+    "target, expected",
+    [("missing.json", "no such file"), (".", "a folder: expected a prediction file"), ("empty.json", "empty file")],
 )
 def test_missing_files_and_directories_are_errors(fixture_claims, tmp_path, target, expected):
     (tmp_path / "empty.json").write_text("  \n")
@@ -408,7 +411,7 @@ def test_cli_exits_1_with_the_error_and_prints_the_format(fixture_claims, tmp_pa
     assert json.loads(proc.stdout)["accuracy"] == pytest.approx(1 / 3)
     for args, expected in [
         (["--predictions", str(tmp_path / "nope.json")], "nope.json: record -: no such file"),
-        (["--predictions", str(tmp_path)], "not a file"),
+        (["--predictions", str(tmp_path)], "a folder: expected a prediction file"),
         (["--predictions", str(good), "--references", str(tmp_path / "r.json")], "r.json: record -: no such file"),
     ]:
         with pytest.raises(SystemExit) as err:  # sys.exit(message): exit status 1, the message on stderr
@@ -877,7 +880,9 @@ def test_the_2025_log_gets_what_was_skipped_and_a_folder_is_not_a_file(tmp_path)
     assert lines[0].endswith("2 solution rows scored, 0 left out (split)") and lines[1].startswith("skipped: ")
     with pytest.raises(DataError) as err:
         SC.score_file(tmp_path / "p.json", tmp_path)
-    assert str(err.value) == f"{tmp_path}: record -: not a file"
+    assert str(err.value) == f"{tmp_path}: record -: a folder: expected the reference claims' file"
+    with pytest.raises(DataError, match="null: record -: not a regular file"):
+        SC.score_file(tmp_path / "p.json", Path("/dev/null"))
 
 
 def test_the_command_line_in_process(fixture_claims, tmp_path, capsys):
@@ -902,7 +907,10 @@ def test_the_command_line_in_process(fixture_claims, tmp_path, capsys):
 
 def test_unreadable_prediction_files_are_named_exactly(fixture_claims, tmp_path):
     (tmp_path / "empty_list.json").write_text("[]")
-    for target, message in [(tmp_path, "not a file (a directory?): expected a prediction file"),
+    os.mkfifo(tmp_path / "pipe")  # a pipe is never opened (it would wait for a writer)
+    for target, message in [(tmp_path, "a folder: expected a prediction file"),
+                            (tmp_path / "pipe", "not a regular file (a pipe or a device?): expected a file to read"),
+                            (Path("/dev/zero"), "not a regular file (a pipe or a device?): expected a file to read"),
                             (tmp_path / "empty_list.json", "no predictions")]:  # fmt: skip
         with pytest.raises(DataError) as err:
             SC.read_predictions(target, fixture_claims)

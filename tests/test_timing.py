@@ -161,7 +161,16 @@ def test_measured_seconds_land_under_measured_never_among_the_costs(tmp_path, mo
     assert TM.in_seconds(TM.measurement("qgen", "qgen", tmp_path)) == " in 12.3 s"
     # a stage that did not run here (a fresh clone found it up to date) has no measurement
     assert TM.measured_in("nli_quantemp", tmp_path) == {} and TM.measurement("qgen", "other", tmp_path) is None
-    assert TM.in_seconds(None) == TM.in_seconds({"examples_per_second": 3.0}) == " (not timed on this machine)"
+    assert TM.in_seconds(None) == TM.in_seconds({}) == " (not timed on this machine)"
+    assert TM.in_seconds({"examples_per_second": 3.0}) == " (its seconds not recorded)"
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -1.0, True, "12"])
+def test_measured_refuses_what_a_timing_file_may_not_hold(value):
+    before = TM.measurements()
+    with pytest.raises(ValueError, match="must be finite, non-negative numbers"):
+        TM.measured("qgen", seconds=value)
+    assert TM.measurements() == before  # nothing kept
 
 
 @pytest.mark.parametrize(

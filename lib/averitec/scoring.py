@@ -47,7 +47,7 @@ import pandas as pd
 from lib import compute as C
 from lib import outputs as OUT
 from lib.cli import nonempty_path, run_main, shown
-from lib.data import DataError, LoadLog, as_id, averitec, bounded, iter_json_records
+from lib.data import DataError, LoadLog, as_id, averitec, bounded, iter_json_records, within_size
 from lib.data.labels import AVERITEC_LABELS, normalise_label
 from lib.params import PosInt, flag_of
 from lib.paths import DATA_DIR
@@ -298,8 +298,9 @@ def _parse_records(path: Path) -> tuple[str, Iterator[tuple[Any, Any]]]:
     one at a time."""
     if not path.exists():
         raise DataError(path, "-", None, "no such file")
-    if not path.is_file():
-        raise DataError(path, "-", None, "not a file (a directory?): expected a prediction file")
+    if path.is_dir():
+        raise DataError(path, "-", None, "a folder: expected a prediction file")
+    within_size(path)  # a pipe or a device is refused here, a file over the bound too
     with open(path, "rb") as f:
         head_bytes = f.read(4096)
     try:
@@ -782,8 +783,11 @@ def score_file(
 
     `log` (a writable text stream, e.g. sys.stderr) gets the detected format and anything skipped."""
     references = Path(references)
-    if not references.is_file():
-        raise DataError(references, "-", None, "no such file" if not references.exists() else "not a file")
+    if not references.exists():
+        raise DataError(references, "-", None, "no such file")
+    if references.is_dir():
+        raise DataError(references, "-", None, "a folder: expected the reference claims' file")
+    within_size(references)  # a pipe or a device: refused before it is read
     claims = averitec.load_averitec("dev", references)
     if not claims:
         raise DataError(references, "-", None, "no reference claims")
@@ -839,6 +843,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         if args.to_csv:
             OUT.refuse_targets([args.to_csv], [args.predictions, args.references])
+            OUT.refuse_stage_outputs([args.to_csv])
             claims = averitec.load_averitec("dev", args.references)
             preds = read_predictions(args.predictions, claims, args.lenient)
             out = write_leaderboard(args.to_csv, claims, preds.evidence, args.split)

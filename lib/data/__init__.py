@@ -16,6 +16,7 @@ must pass and report, so nothing is ever dropped silently.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import json
 import os
@@ -23,6 +24,7 @@ import re
 import stat
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -132,19 +134,30 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def parse_json(path: Path, text: str, where: str, kind: str) -> Any:
+@contextmanager
+def _json_errors(path: Path, where: Any, kind: str) -> Iterator[None]:
+    """What Python's JSON decoder raises besides a syntax error, as one named `DataError` (a syntax error and a
+    `DataError`, itself a `ValueError`, pass through for the caller to name)."""
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
-    except json.JSONDecodeError as err:
-        raise DataError(
-            path, f"at line {err.lineno}" if where == "-" else where, None, f"malformed {kind}: {err.msg}"
-        ) from err
+        yield
+    except (json.JSONDecodeError, DataError):
+        raise
     except _DuplicateKey as err:
         raise DataError(path, where, None, str(err)) from None
     except RecursionError:  # brackets in brackets, thousands deep: no record of the study
         raise DataError(path, where, None, f"malformed {kind}: nested deeper than Python can read") from None
     except ValueError as err:  # an integer of thousands of digits (Python's conversion limit)
         raise DataError(path, where, None, f"malformed {kind}: {err}") from None
+
+
+def parse_json(path: Path, text: str, where: str, kind: str) -> Any:
+    with _json_errors(path, where, kind):
+        try:
+            return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        except json.JSONDecodeError as err:
+            raise DataError(
+                path, f"at line {err.lineno}" if where == "-" else where, None, f"malformed {kind}: {err.msg}"
+            ) from err
 
 
 def read_json_records(path: Path | str) -> list[tuple[int, Any]]:
@@ -157,6 +170,8 @@ def read_json_records(path: Path | str) -> list[tuple[int, Any]]:
 _CHUNK = 1 << 20
 # where a JSON error this close to the end of what was read may be a record cut by the read: read on
 _CUT_MARGIN = 32
+# JSON's white space (RFC 8259): a no-break space or a vertical tab before a record is no JSON
+_JSON_SPACE = " \t\r\n"
 
 
 def iter_json_records(path: Path | str) -> Iterator[tuple[int, Any]]:
@@ -176,24 +191,43 @@ def iter_json_records(path: Path | str) -> Iterator[tuple[int, Any]]:
     try:
         with f:
             head = f.read(_CHUNK)
-            while head.isspace():  # the first character that is not white space decides
+            while head and not head.lstrip(_JSON_SPACE):  # the first character that is not white space decides
                 step = f.read(_CHUNK)
                 if not step:
                     break
                 head += step
-            if head.lstrip().startswith("["):
+            if head.lstrip(_JSON_SPACE).startswith("["):
                 yield from _array_records(path, f, head)
                 return
             f.seek(0)
             index = 0
             for lineno, line in enumerate(f, start=1):  # lines end at \n, \r\n or \r only, as JSONL's do
-                if line.strip():
+                if line.strip(_JSON_SPACE):
                     yield index, parse_json(path, line, f"at line {lineno}", "JSONL")
                     index += 1
             if not index:  # an empty array is an empty list; a file of blank lines holds nothing
                 raise DataError(path, "-", None, "no records (empty file?)")
     except UnicodeDecodeError as err:
-        raise DataError(path, "-", None, f"not UTF-8 text ({err.reason} at byte {err.start} of a read)") from None
+        raise _not_utf8(path, err.reason) from None
+
+
+def _not_utf8(path: Path, reason: str) -> DataError:
+    """The error for a file that is not UTF-8, naming the first bad byte's offset in the file and its line (a
+    text reader's own error counts within one read step)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset, lines = 0, 1
+    with open(path, "rb") as f:
+        while chunk := f.read(_CHUNK):
+            pending = len(decoder.getstate()[0])  # bytes of a character cut by the last step
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError as err:
+                at = offset - pending + err.start
+                lines += chunk.count(b"\n", 0, max(0, at - offset))
+                return DataError(path, f"at line {lines}", None, f"not UTF-8 text ({err.reason} at byte {at:,})")
+            offset += len(chunk)
+            lines += chunk.count(b"\n")
+    return DataError(path, "-", None, f"not UTF-8 text ({reason}, at the end)")
 
 
 def _array_records(path: Path, f, buf: str) -> Iterator[tuple[int, Any]]:
@@ -231,19 +265,14 @@ def _array_records(path: Path, f, buf: str) -> Iterator[tuple[int, Any]]:
             pos += 1
             next_char()
         while True:
-            try:
-                value, end = decoder.raw_decode(buf, pos)
-            except json.JSONDecodeError as err:
-                cut = err.msg.startswith("Unterminated") or err.pos >= len(buf) - _CUT_MARGIN
-                if cut and more():
-                    continue
-                raise malformed(err.msg, err.pos) from None
-            except _DuplicateKey as err:
-                raise DataError(path, index, None, str(err)) from None
-            except RecursionError:
-                raise DataError(path, index, None, "malformed JSON: nested deeper than Python can read") from None
-            except ValueError as err:  # an integer of thousands of digits (Python's conversion limit)
-                raise DataError(path, index, None, f"malformed JSON: {err}") from None
+            with _json_errors(path, index, "JSON"):
+                try:
+                    value, end = decoder.raw_decode(buf, pos)
+                except json.JSONDecodeError as err:
+                    cut = err.msg.startswith("Unterminated") or err.pos >= len(buf) - _CUT_MARGIN
+                    if cut and more():
+                        continue
+                    raise malformed(err.msg, err.pos) from None
             # a value read up to the last characters may go on past them (a number: `1.5` of `1.5e3`): read on
             if end >= len(buf) - _CUT_MARGIN and more():
                 continue
@@ -291,7 +320,7 @@ def read_csv_records(path: Path | str, required: tuple[str, ...], sep: str = ","
                     ) from None
                 raise DataError(path, f"near line {reader.line_num}", None, f"malformed CSV: {err}") from err
     except UnicodeDecodeError as err:
-        raise DataError(path, "-", None, f"not UTF-8 text ({err})") from None
+        raise _not_utf8(path, err.reason) from None
     except IsADirectoryError:
         raise DataError(path, "-", None, "a directory, not a file") from None
     return rows

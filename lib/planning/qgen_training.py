@@ -31,7 +31,7 @@ from tqdm import tqdm
 from lib import outputs as OUT
 from lib import timing as TM
 from lib import training as TR
-from lib.cli import nonempty_path, run_main
+from lib.cli import data_folder, nonempty_path, run_main
 from lib.data import averitec, claimdecomp
 from lib.models import pick_device, quiet_transformers, record_weights, resolve_model
 from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Text, settings
@@ -352,7 +352,7 @@ def main(argv: list[str] | None = None) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("--params", default=str(PARAMS_FILE))
-    ap.add_argument("--data-dir", default=str(DATA_DIR))
+    ap.add_argument("--data-dir", type=data_folder, default=str(DATA_DIR))
     ap.add_argument("--out-dir", type=nonempty_path, default=str(MODEL_DIR))
     args = ap.parse_args(argv)
     report = build(settings("qgen", args.params, QGenSettings), args.data_dir, args.out_dir)

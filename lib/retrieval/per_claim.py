@@ -37,7 +37,7 @@ import scipy.sparse as sp
 from lib import compute as C
 from lib import models as MD
 from lib import outputs as OUT
-from lib.cli import NamedError, nonempty_path, run_main
+from lib.cli import NamedError, data_folder, nonempty_path, run_main
 from lib.data import DataError, averitec
 from lib.data import knowledge_store as KS
 from lib.params import NonNegInt, PosInt, flag, flag_of, section
@@ -466,7 +466,7 @@ def main(argv: list[str] | None = None) -> None:
     syn.add_argument("--seed", type=flag_of(NonNegInt), default=0)
     syn.add_argument("--store-dir", default=str(STORE_DIR), help="the pooled store whose documents are drawn")
     syn.add_argument("--gold", action="store_true", help="put each dev claim's gold answers on pages of their URLs")
-    syn.add_argument("--data-dir", default=str(DATA_DIR))
+    syn.add_argument("--data-dir", type=data_folder, default=str(DATA_DIR))
     ret = sub.add_parser("retrieve", help="per-claim BM25 of a plan's queries over a store")
     ret.add_argument("--store", required=True, help="a directory or zip of <claim_id>.json files")
     ret.add_argument("--plan", required=True, help="a plan file (outputs/plans/<name>.jsonl)")
@@ -503,6 +503,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.command == "synth":
         OUT.refuse_targets([args.out], [args.store_dir], folders=True)
+        OUT.refuse_stage_outputs([args.out])
         source = source_texts(load_store(args.store_dir).docs["text"])
         gold = None
         if args.gold:
@@ -514,6 +515,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     OUT.refuse_targets([args.out], [args.store, args.plan, args.index_dir, args.emb_dir, args.params])
     OUT.refuse_targets([args.index_dir, args.emb_dir], [args.store], folders=True)  # caches: written into
+    OUT.refuse_stage_outputs([args.out, args.index_dir, args.emb_dir])
     plan = P.load_plan(args.plan)
     if not plan:
         raise NamedError(f"{args.plan}: the plan names no claim (an empty file?); nothing to retrieve")

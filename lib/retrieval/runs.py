@@ -31,7 +31,7 @@ from lib import compute as C
 from lib import models as MD
 from lib import outputs as OUT
 from lib import timing as TM
-from lib.cli import run_main
+from lib.cli import data_folder, run_main
 from lib.data import averitec
 from lib.evaluation.metrics import evaluate
 from lib.params import NonNegInt, ParamsError, PosInt, Section, Text, settings, subset
@@ -426,7 +426,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("command", choices=["embed-documents", "embed-queries", "retrieve"])
     ap.add_argument("--params", default=str(PARAMS_FILE))
     ap.add_argument("--store-dir", default=str(STORE_DIR))
-    ap.add_argument("--data-dir", default=str(DATA_DIR))
+    ap.add_argument("--data-dir", type=data_folder, default=str(DATA_DIR))
     ap.add_argument("--device", default=None, help="encoder device (default: CUDA when present, else CPU)")
     args = ap.parse_args(argv)
     grid = settings("retrieval", args.params, RunGrid)

@@ -37,7 +37,7 @@ from pydantic import ConfigDict, Field, model_validator
 from lib import compute as C
 from lib import outputs as OUT
 from lib import params as PR
-from lib.cli import nonempty_path, run_main
+from lib.cli import data_folder, nonempty_path, run_main
 from lib.data import DataError, averitec
 from lib.data import knowledge_store as KS
 from lib.params import NonNegInt, PosInt, Section, Text
@@ -489,7 +489,7 @@ def main(argv: list[str] | None = None) -> None:
 
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("--params", default=None, help="parameter file (default: params.yaml)")
-    ap.add_argument("--data-dir", default=str(DATA_DIR))
+    ap.add_argument("--data-dir", type=data_folder, default=str(DATA_DIR))
     ap.add_argument("--out-dir", type=nonempty_path, default=str(STORE_DIR))
     args = ap.parse_args(argv)
     OUT.refuse_targets([args.out_dir], [args.data_dir, args.params], folders=True)  # never into data/ or an input
