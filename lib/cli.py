@@ -8,6 +8,7 @@ files or none), and it exits 143 or 130, the shell's codes for those signals."""
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import re
 import signal
@@ -84,7 +85,7 @@ def made_by(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> str | None:
         return None
     for name, stage in stages.items():
         for out in outs_of(stage):
-            made = (ROOT / out).resolve()
+            made = (dvc_yaml.parent / out).resolve()
             if target == made or target.is_relative_to(made):
                 return name
     return None
@@ -169,7 +170,11 @@ def run_main(main: Callable[[], int | None]) -> None:
     except pydantic.ValidationError as err:
         print(f"error: {settings_error(err)}", file=sys.stderr)
         sys.exit(1)
-    except (PermissionError, IsADirectoryError, NotADirectoryError) as err:
-        print(f"error: {err.filename or ''}: {err.strerror or err}", file=sys.stderr)
+    except OSError as err:  # the machine said no (a full or read-only disk, a link loop): its words, one line
+        if err.errno is None:  # no system error: a bug, shown with its traceback
+            raise
+        where = f"{err.filename}: " if err.filename else ""
+        name = errno.errorcode.get(err.errno, str(err.errno))
+        print(f"error: {where}{err.strerror or err} ({name})", file=sys.stderr)
         sys.exit(1)
     sys.exit(status or 0)

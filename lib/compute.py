@@ -12,11 +12,13 @@ from __future__ import annotations
 import importlib.util
 import multiprocessing as mp
 import os
+import signal
 import socket
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Literal, TypeVar, get_args
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import ConfigDict
 from tqdm import tqdm
@@ -53,6 +55,9 @@ NOT_SHIPPED = [".venv/", "data/", "outputs/", "reports/", "workspaces/", ".git/"
 
 
 RAY_CONNECT_TIMEOUT_S = 15.0  # how long a Ray address may take to answer before the stage gives up
+# how long `ray.init` may take once the address answers (a local start, a cluster shipping this checkout):
+# a port that answers but is no Ray cluster kept it waiting for good
+RAY_INIT_TIMEOUT_S = 120.0
 
 
 class ComputeError(NamedError):
@@ -90,10 +95,42 @@ def _ray(settings: ComputeSettings):
                     "or give the cluster's host:port"
                 )
             check_reachable(address)
-            ray.init(address=address, runtime_env={"working_dir": str(ROOT), "excludes": NOT_SHIPPED})
+            _connect(ray, address, runtime_env={"working_dir": str(ROOT), "excludes": NOT_SHIPPED})
         else:
+            handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
             ray.init(num_cpus=settings.workers, include_dashboard=False, log_to_driver=False)
+            for s, handler in handlers.items():  # Ray put its own, which exited 15 and left its agents running
+                signal.signal(s, handler)  # lib.cli's stop every child, Ray's processes too, and exit 143/130
     return ray
+
+
+def _connect(ray, address: str, timeout_s: float = RAY_INIT_TIMEOUT_S, **kwargs: Any) -> None:
+    """`ray.init(address=address, **kwargs)` bounded by `timeout_s`, a failure as one named line. It runs in
+    a thread of its own, so a wait past the bound is given up (the thread is a daemon: it does not hold the
+    exit) and Ray leaves this command's SIGTERM and SIGINT handlers in place. (A local start cannot run so:
+    Ray ties the processes it starts to the thread that started them.)"""
+    done, failed = threading.Event(), []
+
+    def connect() -> None:
+        try:
+            ray.init(address=address, **kwargs)
+        except Exception as err:  # noqa: BLE001 - named below, in the command's thread
+            failed.append(err)
+        finally:
+            done.set()
+
+    threading.Thread(target=connect, name="ray-init", daemon=True).start()
+    if not done.wait(timeout_s):
+        raise ComputeError(
+            f"the Ray cluster at {address!r} did not connect within {timeout_s:g} s (a port that answers but is no "
+            "Ray cluster?); check compute.address or $RAY_ADDRESS"
+        )
+    if failed:
+        first = str(failed[0]).strip().splitlines()[0] if str(failed[0]).strip() else ""
+        raise ComputeError(
+            f"the Ray cluster at {address!r} could not be used ({type(failed[0]).__name__}: {first[:300]}); "
+            "check compute.address or $RAY_ADDRESS"
+        )
 
 
 def map_claims(

@@ -20,6 +20,7 @@ import numpy as np
 
 from lib import outputs as OUT
 from lib.cli import NamedError
+from lib.params import DEVICE_PATTERN
 
 BUNDLED_MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -46,10 +47,23 @@ def model_slug(name: str) -> str:
 
 
 def pick_device(name: str) -> str:
-    """`auto` -> cuda when present, else cpu; any other name as given."""
+    """`auto` -> cuda when present, else cpu; any other name as given, once this machine is known to have
+    it (a named error where torch would raise its own, deep in the first model it moves)."""
     import torch
 
-    return ("cuda" if torch.cuda.is_available() else "cpu") if name == "auto" else name
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if not re.fullmatch(DEVICE_PATTERN, name):
+        raise NamedError(f"device {name!r}: expected auto, cpu, mps, cuda or cuda:N")
+    if name.startswith("cuda") and not (
+        torch.cuda.is_available() and (torch.device(name).index or 0) < torch.cuda.device_count()
+    ):
+        raise NamedError(
+            f"device {name!r}: this machine has {torch.cuda.device_count()} CUDA device(s) torch can use; use auto or cpu"
+        )
+    if name == "mps" and not torch.backends.mps.is_available():
+        raise NamedError("device 'mps': not available on this machine; use auto or cpu")
+    return name
 
 
 def device_name(device: Any = None) -> str:
@@ -74,7 +88,14 @@ def load_encoder(name: str, device: str | None = None, max_seq_length: int | Non
     """A SentenceTransformer by name or path (see `resolve_model`); device auto (CUDA when present)."""
     from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(resolve_model(name), device=device)
+    try:
+        model = SentenceTransformer(resolve_model(name), device=device)
+    except (OSError, ValueError) as err:  # no such folder here, no such hub name, or offline
+        first = str(err).strip().splitlines()[0][:200] if str(err).strip() else type(err).__name__
+        raise NamedError(
+            f"model {name!r}: neither a model folder here nor a model the hub gave ({first}); give a local path, "
+            "or a hub name while online"
+        ) from None
     if max_seq_length:
         model.max_seq_length = max_seq_length
     return model

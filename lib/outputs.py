@@ -26,10 +26,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from lib.cli import CLEANUPS, NamedError
-from lib.paths import DATA_DIR
+from lib.cli import CLEANUPS, NamedError, made_by
+from lib.paths import DATA_DIR, ROOT
 
 # The group `together()` opened, if any: (temporary, target) pairs waiting to be renamed.
 _GROUP: contextvars.ContextVar[list[tuple[Path, Path]] | None] = contextvars.ContextVar("outputs", default=None)
@@ -208,6 +206,14 @@ def write_csv(frame: Any, path: Path | str, **kw: Any) -> Path:
     return Path(path)
 
 
+def _resolved(path: Path | str) -> Path:
+    """`path` with its links followed; a link that leads back to itself is a named error, not a traceback."""
+    try:
+        return Path(path).resolve()
+    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError for a loop, 3.13 OSError (ELOOP)
+        raise NamedError(f"{path}: is a link that leads back to itself (a loop); remove it") from None
+
+
 def _inside(path: Path, folder: Path) -> bool:
     return path == folder or path.is_relative_to(folder)
 
@@ -221,12 +227,12 @@ def refuse_targets(
     """Refuse, before any work, an output that would overwrite what the command reads: the same file as an
     input, a path inside an input folder or inside `data/`, an existing folder where a file goes, or (with
     `folders`: the outputs are folders) an existing file where a folder goes."""
-    ins = [(Path(i), Path(i).resolve()) for i in inputs if i is not None]
+    ins = [(Path(i), _resolved(i)) for i in inputs if i is not None]
     protected = [p.resolve() for p in {data_dir, Path.cwd() / "data"} if p.exists()]
     for out in outputs:
         if out is None:
             continue
-        shown, real = Path(out), Path(out).resolve()
+        shown, real = Path(out), _resolved(out)
         if shown.is_symlink() and not shown.exists():  # resolve() follows it to a path that is not there
             raise NamedError(
                 f"{shown}: is a link to {os.readlink(shown)}, which does not exist; remove it or write elsewhere"
@@ -246,33 +252,16 @@ def refuse_targets(
             raise NamedError(f"{shown}: lies under {above}, which is a file; no folder can be made there")
 
 
-def refuse_stage_outputs(outputs: Iterable[Path | str | None], dvc_yaml: Path | str = "dvc.yaml") -> None:
+def refuse_stage_outputs(outputs: Iterable[Path | str | None], dvc_yaml: Path = ROOT / "dvc.yaml") -> None:
     """For a command DVC never runs (the per-claim retrieval, the scorer's `--to-csv`): refuse, before any work,
-    an output inside what a stage of `dvc_yaml` declares as its output. DVC reports such a file as a change to
-    that output and deletes it when the stage reruns. Nothing is checked where there is no `dvc_yaml`."""
-    path = Path(dvc_yaml)
-    try:
-        stages = yaml.safe_load(path.read_text(encoding="utf-8"))["stages"]
-        owned = [
-            (name, next(iter(o)) if isinstance(o, dict) else o)
-            for name, stage in stages.items()
-            for kind in ("outs", "metrics", "plots")
-            for o in stage.get(kind) or []
-        ]
-    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError, StopIteration):
-        return  # no readable dvc.yaml here: DVC itself says what is wrong with it
+    an output inside what a stage of the study's `dvc.yaml` declares as its output, from whatever folder the
+    command runs in. DVC reports such a file as a change to that output and deletes it when the stage reruns."""
     for out in outputs:
-        if out is None:
-            continue
-        real = Path(out).resolve()
-        for name, o in owned:
-            owner = (path.parent / str(o)).resolve()
-            if _inside(real, owner):
-                where = "is" if real == owner else "lies inside"
-                raise NamedError(
-                    f"{out}: {where} {o}, the output of stage `{name}` ({path}), which DVC deletes when the "
-                    "stage reruns; write elsewhere"
-                )
+        if out is not None and (stage := made_by(_resolved(out), dvc_yaml)):
+            raise NamedError(
+                f"{out}: lies inside the output of stage `{stage}` ({dvc_yaml}), which DVC deletes when the stage "
+                "reruns; write elsewhere"
+            )
 
 
 CLEANUPS.append(discard_live)

@@ -240,7 +240,8 @@ OpenShare = Annotated[float, Field(gt=0, lt=1)]  # a fraction strictly between 0
 Level = Share  # a METEOR level of the AVeriTeC score
 Threshold = Annotated[float, Field(gt=0, le=1)]  # a share above 0, 1 included
 Text = Annotated[str, Field(pattern=r"\S")]  # something besides whitespace
-Device = Annotated[str, Field(pattern=r"^(auto|cpu|mps|cuda(:\d+)?)$")]
+DEVICE_PATTERN = r"auto|cpu|mps|cuda(:\d+)?"  # what `lib.models.pick_device` takes
+Device = Annotated[str, Field(pattern=rf"^({DEVICE_PATTERN})$")]
 Url = Annotated[str, Field(pattern=r"^https?://\S+$")]
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import os
 import platform
 import re
@@ -86,8 +87,13 @@ def cost(
     timer (`$LIB_TIMING_COSTS` set)."""
     if kind not in KINDS:
         raise ValueError(f"cost kind {kind!r}: expected one of {KINDS}")
-    if claims < 0 or seconds < 0:
-        raise ValueError(f"cost of {planner!r}: seconds {seconds} and claims {claims} must not be negative")
+    real = isinstance(seconds, numbers.Real) and not isinstance(seconds, bool)  # numpy's floats too
+    count = isinstance(claims, numbers.Integral) and not isinstance(claims, bool)
+    if not (real and count and _amount(float(seconds)) and claims >= 0):
+        raise ValueError(
+            f"cost of {planner!r}: seconds {seconds!r} and claims {claims!r} must be finite, non-negative numbers "
+            "(claims a count)"
+        )
     rec = {
         "planner": planner,
         "kind": kind,
@@ -198,7 +204,8 @@ def record(
 def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMINGS_DIR) -> int:
     """Run `command`; on success record its wall time under `stage` (default `$DVC_STAGE`; none: not recorded)."""
     if not command:
-        raise SystemExit("usage: python -m lib.timing run -- <command ...>")
+        print("error: no command after `run --`; usage: python -m lib.timing run -- <command ...>", file=sys.stderr)
+        return 2
     stage = stage or os.environ.get("DVC_STAGE")
     if stage and (not re.fullmatch(r"[A-Za-z0-9_@.-]+", stage) or stage.startswith(".")):
         # a stage name becomes a file name under out_dir: never a path that leaves it
@@ -250,13 +257,23 @@ def read_costs(path: Path) -> tuple[list[dict], dict[str, dict[str, float]]]:
             rec = json.loads(line)
         except ValueError:
             rec = None
-        if isinstance(rec, dict) and "measured" in rec:
+        if _measured_line(rec):
             took[rec["measured"]] = rec["values"]
-        elif isinstance(rec, dict) and isinstance(rec.get("seconds"), int | float):
+        elif isinstance(rec, dict) and "measured" not in rec and _amount(rec.get("seconds")):
             per_claim.append(rec)
         else:
             print(f"warning: {path.name} line {n} is no cost record; left out of the timing file", file=sys.stderr)
     return per_claim, took
+
+
+def _measured_line(rec: Any) -> bool:
+    """A `measured` line as `measured` writes it: a name and {what: number}."""
+    return (
+        isinstance(rec, dict)
+        and isinstance(rec.get("measured"), str)
+        and isinstance(rec.get("values"), dict)
+        and all(_amount(v) for v in rec["values"].values())
+    )
 
 
 def tracked_outputs(stage: str, root: Path = ROOT) -> list[str]:
@@ -323,7 +340,7 @@ def table(order: list[str] | None = None, out_dir: Path | str = TIMINGS_DIR) -> 
     """The timings as a Markdown table, stages in `order` (then any others), with the total."""
     timings = read(out_dir)
     if not timings:
-        raise SystemExit(f"no timing files in {out_dir}: run the pipeline (`make pipeline`) first")
+        raise NamedError(f"no timing files in {out_dir}: run the pipeline (`make pipeline`) first")
     names = [s for s in order or [] if s in timings] + sorted(set(timings) - set(order or []))
     rows = ["| stage | wall time | finished (UTC) |", "|---|---:|---|"]
     rows += [
@@ -343,12 +360,14 @@ def table(order: list[str] | None = None, out_dir: Path | str = TIMINGS_DIR) -> 
 def write_readme(readme: Path | str, text: str) -> None:
     """Replace what lies between the README's timing markers with `text`."""
     readme = Path(readme)
+    if readme.exists() and not readme.is_file():  # a pipe would wait for a writer
+        raise NamedError(f"{readme}: not a regular file; expected the README to write the table into")
     try:
         body = readme.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
         raise NamedError(f"{readme}: not UTF-8 text (byte {err.start}: {err.reason})") from None
     if BEGIN not in body or END not in body:
-        raise SystemExit(f"{readme}: the markers {BEGIN!r} and {END!r} are missing")
+        raise NamedError(f"{readme}: the markers {BEGIN!r} and {END!r} are missing")
     head, rest = body.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     OUT.write_text(readme, f"{head}{BEGIN}\n{text}\n{END}{tail}")
@@ -374,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(text)
         return 0
-    print("usage: python -m lib.timing run -- <command ...> | table [--readme README.md]", file=sys.stderr)
+    print("error: usage: python -m lib.timing run -- <command ...> | table [--readme README.md]", file=sys.stderr)
     return 2
 
 

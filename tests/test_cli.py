@@ -143,7 +143,17 @@ def test_a_refused_setting_or_an_unwritable_file_is_one_line(tmp_path, capsys):
 
     with pytest.raises(SystemExit):
         run_main(denied)
-    assert capsys.readouterr().err == f"error: {tmp_path / 'x.json'}: Permission denied\n"
+    assert capsys.readouterr().err == f"error: {tmp_path / 'x.json'}: Permission denied (EACCES)\n"
+    # a full disk (the write has no file name) and a link loop: one line each, where they were tracebacks
+    with pytest.raises(SystemExit) as end:
+        run_main(lambda: open("/dev/full", "w").write("x" * 10000) and None)
+    assert end.value.code == 1 and capsys.readouterr().err == "error: No space left on device (ENOSPC)\n"
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    with pytest.raises(SystemExit):
+        run_main(lambda: open(tmp_path / "loop").read() and None)
+    assert capsys.readouterr().err == f"error: {tmp_path / 'loop'}: Too many levels of symbolic links (ELOOP)\n"
+    with pytest.raises(OSError):  # an OSError without a system error number is a bug: its traceback stays
+        run_main(lambda: (_ for _ in ()).throw(OSError("no errno")))
 
 
 def test_an_empty_output_path_is_refused_by_the_flag(tmp_path, capsys):

@@ -872,6 +872,14 @@ def test_symlink_out_of_the_data_folder_is_refused(tmp_path):
         checksums.verify_checksums(root)
 
 
+def test_a_listed_pipe_is_named_never_opened(tmp_path):
+    """A FIFO listed in SHA256SUMS made `verify` wait for a writer forever."""
+    root = data_dir(tmp_path, {"a.txt": "a"}, (f"{'0' * 64}  f.bin",))
+    os.mkfifo(root / "f.bin")
+    with pytest.raises(DataError, match=r"line 2: 'f.bin': not a regular file"):
+        checksums.verify_checksums(root)
+
+
 def test_mismatched_and_missing_files_are_all_named(tmp_path, capsys):
     root = data_dir(tmp_path, {"a.txt": "a", "b.txt": "b", "c.txt": "c"}, extra_lines=(f"{'0' * 64}  gone.txt",))
     (root / "b.txt").write_text("changed")
@@ -1054,13 +1062,23 @@ def test_a_byte_that_is_not_utf8_is_named_by_its_place_in_the_file_whatever_the_
         D.read_json_records(path)
 
 
-@pytest.mark.parametrize("text, line", [("\u00a0[{}]", 1), ("\x0b\n{}\n", 1), ("{}\n\u00a0\n", 2)])
-def test_only_json_white_space_is_white_space(tmp_path, text, line):
-    """A no-break space or a vertical tab is no JSON white space: such a file is malformed, not read."""
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("\u00a0[{}]", "record at line 1: neither a JSON array nor JSON lines of records (it begins '\\xa0[{}]')"),
+        ("\x0b\n{}\n", "record at line 1: neither a JSON array nor JSON lines of records (it begins '\\x0b"),
+        ("{}\n\u00a0\n", "record at line 2: malformed JSONL: Expecting value"),
+        ("id,claim,evi\n0,c,e\n", "record at line 1: neither a JSON array nor JSON lines of records (it begins 'id,cl"),
+    ],
+)
+def test_only_json_white_space_is_white_space(tmp_path, text, message):
+    """A no-break space or a vertical tab is no JSON white space: such a file is malformed, not read; a CSV
+    given for JSON says so (it was "malformed JSONL: Expecting value")."""
     path = tmp_path / "p.json"
     path.write_text(text, encoding="utf-8")
-    with pytest.raises(DataError, match=f"record at line {line}: malformed JSONL: Expecting value"):
+    with pytest.raises(DataError) as err:
         D.read_json_records(path)
+    assert str(err.value).startswith(f"{path}: {message}")
 
 
 def test_json_reading_skips_a_bom_and_refuses_duplicate_keys(tmp_path):
@@ -1188,7 +1206,9 @@ def test_json_nested_thousands_deep_is_one_named_error(tmp_path):
         D.read_json_records(path)
     plan = tmp_path / "deep.jsonl"
     plan.write_text('{"claim_id": 0, "queries": ' + "[" * 5000 + "]" * 5000 + "}\n[1, 2]\n")
-    with pytest.raises(D.DataError, match=r"deep.jsonl.*record 1.*nested thousands of levels deep"):
+    with pytest.raises(
+        D.DataError, match=r"deep.jsonl.*record 1.*malformed plan line \(JSON\): nested deeper than Python can read"
+    ):
         P.load_plan(plan)
     plan.write_text('{"claim_id": 0, "queries": ["a"]}\n[1, 2]\n')
     with pytest.raises(D.DataError, match=r"record 2.*not a plan line \(expected \{\"claim_id\".*got list\)"):

@@ -206,6 +206,11 @@ def test_filled_sheet_and_agreement(tmp_path):
     right = auto.assign(code=[ER.NOISY, ER.NOISY, ER.CORRECT, ER.NOISY])
     with pytest.raises(ValueError, match=r"codes verdicts that are right, e.g. \(method, claim_id\) \[\('b', 0\)\]"):
         ER.agreement(filled, right)
+    typo = filled.assign(method=filled["method"].replace({"b": "bb"}))  # a column code:bb on the sheet
+    with pytest.raises(ValueError, match=r"column\(s\) code:bb: no such method \(the study's: a, b\)"):
+        ER.agreement(typo, auto)
+    with pytest.raises(ValueError, match=r"pairs the automatic codes do not, e.g. \[\('a', 0\), \('b', 0\)\]"):
+        ER.agreement(filled, auto[auto["claim_id"] == 1])
     sheet.assign(**{"code:a": ["noisy", ""]}).to_csv(path, index=False)
     with pytest.raises(ValueError, match=r"row sheet_id 1, column code:a: unknown manual code 'noisy'"):
         ER.read_filled_sheet(path)

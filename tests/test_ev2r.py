@@ -44,6 +44,16 @@ def test_counts_are_read_from_chatty_answers_in_either_vocabulary(answer):
     assert c.precision == 0.75 and c.recall == 0.4
 
 
+def test_counts_of_unsupported_facts_are_none_of_the_four():
+    """A judge that added `predicted_facts_unsupported` had it read as the supported count (0.6 became 0.4)."""
+    answer = (
+        '{"predicted_facts": 5, "predicted_facts_supported": 3, "predicted_facts_unsupported": 2, '
+        '"reference_facts": 4, "reference_facts_supported": 4, "reference_facts_not_supported": 0, '
+        '"predicted_facts_contradicted": 1}'
+    )
+    assert EV.parse_counts(answer) == EV.Counts(5, 3, 4, 4)
+
+
 @pytest.mark.parametrize(
     "answer, reason",
     [
@@ -57,6 +67,7 @@ def test_counts_are_read_from_chatty_answers_in_either_vocabulary(answer):
         (OWN.replace('"reference_facts": 5', '"reference_facts": 0').replace(": 2}", ": 0}"), "zero_facts"),
         (OWN.replace('"predicted_facts": 4', '"predicted_facts": 0').replace(": 3", ": 0"), "zero_facts"),
         (OWN.replace(": 2}", ": 7}"), "supported_above_facts"),
+        (OWN.replace("}", ', "predicted_supported_facts": 1}'), "ambiguous_counts"),  # which of two is meant?
     ],
 )
 def test_unusable_answers_leave_the_claim_undefined_with_a_named_reason(answer, reason):
@@ -534,6 +545,7 @@ def test_a_failing_judge_stops_the_stage_unless_lenient_and_no_score_is_zero(tmp
         with pytest.raises(NamedError, match=r"Ev2R: 1 judgement\(s\) in 1 run\(s\) are undefined .*--lenient"):
             EV.stage(p, llm_params("live", stub.base_url), systems, data, averitec_dir, out)
         assert not any((out / f).exists() for f in ("ev2r.parquet", "report.json", "meteor.parquet"))
+        assert sorted(p.name for p in out.rglob("*.csv")) == []  # the CSVs are placed with the scores, or not
         stub.faults += ["html"]
         report = EV.stage(p, llm_params("live", stub.base_url), systems, data, averitec_dir, out, lenient=True)
     assert "left out of the means" in capsys.readouterr().err

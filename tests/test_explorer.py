@@ -362,3 +362,19 @@ def test_the_explorer_notebook_runs_on_the_committed_page():
     kinds = [set(o.get("data", {})) for c in nb.cells for o in c.get("outputs", [])]
     assert any("application/vnd.jupyter.widget-view+json" in k for k in kinds)
     assert not [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+
+
+def test_the_page_is_never_written_over_an_input_or_into_another_stages_output(tmp_path, monkeypatch):
+    """`build --out outputs/plans/oracle.jsonl` replaced the plan it had just read, after a minute's work."""
+    from lib.cli import NamedError
+
+    (tmp_path / "plans").mkdir()
+    (tmp_path / "plans" / "oracle.jsonl").write_text("{}\n")
+    monkeypatch.setitem(E.INPUTS, "plans", [tmp_path / "plans"])
+    for out, message in [
+        (tmp_path / "plans" / "oracle.jsonl", "is also an input of this command"),
+        (ROOT / "outputs" / "averitec" / "page.html", "the output of stage `averitec`"),
+    ]:
+        with pytest.raises(NamedError, match=message):
+            E.main(["build", "--out", str(out)])
+    assert (tmp_path / "plans" / "oracle.jsonl").read_text() == "{}\n"

@@ -121,6 +121,28 @@ def test_the_blank_sheet_lists_every_exercise_of_the_course(tmp_path):
     assert set(sheet["answer"]) == {""}
 
 
+def test_neither_command_writes_over_a_students_sheet_or_into_data(class_folder, tmp_path):
+    """`grade --out <a sheet in the folder>` replaced that student's answers with the grade table, and `sheet`
+    replaced a filled sheet with a blank one; both wrote into data/ too. Each is refused before any work."""
+    from lib.cli import NamedError
+    from lib.paths import DATA_DIR
+
+    filled = tmp_path / "answers.csv"
+    filled.write_text("exercise,task,answer\n01.1,t,0.5\n")
+    with pytest.raises(
+        NamedError, match="answers.csv: exists \\(a filled answer sheet\\?\\); remove it or name another"
+    ):
+        GR.main(["sheet", "--out", str(filled)])
+    assert filled.read_text() == "exercise,task,answer\n01.1,t,0.5\n"
+    with pytest.raises(NamedError, match="lies inside data/"):
+        GR.main(["sheet", "--out", str(DATA_DIR / "answers.csv")])
+    inside = next(p for p in class_folder.iterdir() if p.is_file())
+    before = inside.read_bytes()
+    with pytest.raises(NamedError, match="is also an input of this command"):
+        GR.main(["grade", str(class_folder), "--no-run", "--out", str(inside)])
+    assert inside.read_bytes() == before and not (DATA_DIR / "answers.csv").exists()
+
+
 def test_an_answer_sheet_is_read_as_every_filled_sheet(tmp_path):
     """lib.sheets' strict reading: an extra field is an error, not a shifted column; blank rows are skipped."""
     bad = tmp_path / "shifted.csv"
@@ -130,3 +152,30 @@ def test_an_answer_sheet_is_read_as_every_filled_sheet(tmp_path):
     ok = tmp_path / "excel.csv"
     ok.write_bytes("\ufeffexercise, answer\n02.1, 0.5 \n,\n02.2,\n".encode())
     assert GR.read_sheet(ok) == {"02.1": "0.5", "02.2": None}
+
+
+@pytest.mark.parametrize(
+    "record, field",
+    [
+        ({"answer": "abc", "expected": 1.0, "tol": 0.1}, "answer"),
+        ({"answer": 1.0, "tol": 0.1}, "expected"),
+        ({"answer": 1.0, "expected": 1.0, "tol": True}, "tol"),
+        ({"answer": 1.0, "expected": 1.0, "tol": 0.1, "mistakes": {"x": "2"}}, "mistakes"),
+    ],
+)
+def test_a_check_record_edited_by_hand_is_named_in_its_cell_not_a_traceback(record, field):
+    """A record with answer "abc" (or without `expected`) raised TypeError in `status`, and the grading of
+    the whole class stopped at that one copy."""
+    assert GR.status(record).startswith(f"a check record that is not the check's (field {field}: ")
+    assert GR.status({"answer": None, "expected": 1.0, "tol": 0.1}) == "not a number"
+    assert GR.status({"answer": 1.05, "expected": 1.0, "tol": 0.1}) == GR.PASSED
+
+
+@pytest.mark.parametrize("answer", ["1_000", "١٢", "about 0.5", "0,5", "nan"])
+def test_an_answer_that_is_no_plain_number_is_graded_not_a_number(tmp_path, answer):
+    """`float()` read '1_000' as 1000 and Arabic-Indic digits as 12: a filled sheet is read strictly."""
+    reference = {"99.1": {"exercise": "99.1", "expected": 1000.0, "tol": 0.5, "mistakes": {}},
+                 "99.2": {"exercise": "99.2", "expected": -0.0015, "tol": 1e-6, "mistakes": {}}}  # fmt: skip
+    path = tmp_path / "answers.csv"
+    path.write_text(f'exercise,task,answer\n99.1,t,"{answer}"\n99.2,t,-1.5e-3\n', encoding="utf-8")
+    assert GR.grade_sheet(path, reference) == {"99.1": f"not a number: {answer!r}", "99.2": GR.PASSED}

@@ -139,8 +139,16 @@ def test_judging_kit_end_to_end(judged, tmp_path):
     sheet.loc[sheet.index[-1], "relevant"] = ""  # not judged yet
     path = tmp_path / "filled.csv"
     sheet.to_csv(path, index=False)
-    filled = J.read_judging_sheet(path, doc_ids=docs["doc_id"], claim_ids=[1, 2])
+    filled = J.read_judging_sheet(path, doc_ids=docs["doc_id"], claim_ids=[1, 2], pairs=sample)
     assert len(filled) == len(sheet) - 1 and filled["relevant"].dtype.kind == "i"
+    # the claim column sorted alone: every row still names a known claim and document, but not its pair
+    scrambled = sheet.assign(claim_id=sorted(sheet["claim_id"], reverse=True))
+    stray = sum((c, d) not in set(zip(sample["claim_id"], sample["doc_id"])) for c, d in
+                zip(scrambled["claim_id"], scrambled["doc_id"]))  # fmt: skip
+    assert stray  # the fixture's sort does move pairs
+    scrambled.to_csv(tmp_path / "scrambled.csv", index=False)
+    with pytest.raises(ValueError, match=r"is not a pair of the judging sheet \(\d+ judged rows are not; was a column"):
+        J.read_judging_sheet(tmp_path / "scrambled.csv", doc_ids=docs["doc_id"], claim_ids=[1, 2], pairs=sample)
     agreement = J.judging_agreement(filled, judged, 0.8)
     assert list(agreement.index) == list(J.VARIANTS)
     for name, row in agreement.iterrows():

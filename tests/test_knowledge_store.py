@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import zipfile
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -97,6 +99,34 @@ def test_a_store_that_is_no_store_is_an_error(tmp_path):
         list(KS.read_pages(tmp_path / "latin1", 1, "1.json"))
 
 
+def test_a_store_that_is_a_pipe_a_damaged_zip_or_a_bomb_is_one_named_error(tmp_path, monkeypatch):
+    """A FIFO as --store waited forever, /dev/zero filled 24 GB; a bad CRC, an encrypted member or broken
+    deflate data ended in zipfile's traceback; a 1 MB zip holding a 400 MB line filled memory."""
+    os.mkfifo(tmp_path / "fifo")
+    for store in (tmp_path / "fifo", Path("/dev/zero")):
+        with pytest.raises(
+            DataError, match="not a regular file \\(a pipe or a device\\?\\): expected a knowledge store"
+        ):
+            KS.claim_files(store)
+    page = '{"url": "u", "url2text": ["a sentence"]}\n'
+    with zipfile.ZipFile(tmp_path / "ks.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("0.json", page * 50)
+    data = bytearray((tmp_path / "ks.zip").read_bytes())
+    data[data.index(b"PK\x03\x04") + 30 + len("0.json") + 5] ^= 0xFF  # a byte of the compressed page data
+    (tmp_path / "bad.zip").write_bytes(bytes(data))
+    with pytest.raises(DataError, match=r"bad.zip!0.json: record -: a damaged zip member \((BadZipFile|error)"):
+        list(KS.read_pages(tmp_path / "bad.zip", 0, "0.json"))
+    monkeypatch.setattr(KS, "MAX_PAGE_CHARS", len(page) - 1)  # the newline makes it one over: still read
+    assert len(list(KS.read_pages(tmp_path / "ks.zip", 0, "0.json"))) == 50
+    monkeypatch.setattr(KS, "MAX_PAGE_CHARS", len(page) - 2)
+    with pytest.raises(DataError) as err:
+        list(KS.read_pages(tmp_path / "ks.zip", 0, "0.json"))
+    assert str(err.value) == (
+        f"{tmp_path / 'ks.zip'}!0.json: record at line 1: a line over {len(page) - 2:,} characters "
+        "(set $LIB_MAX_PAGE_CHARS to read it)"
+    )
+
+
 def test_claim_ranges():
     assert KS.select_claims([0, 3, 5, 9], 3, 5) == [3, 5]
     assert KS.select_claims([0, 3, 5, 9], None, 3) == [0, 3] and KS.select_claims([0, 3], 4) == []
@@ -135,6 +165,44 @@ def test_an_index_is_saved_under_its_content_and_loaded_the_next_time(texts, tmp
     assert [p.name for p in tmp_path.iterdir()] == [f"{K.index_key(texts, BM.BM25Params())}.npz"]
     assert K.index_key(texts[1:], BM.BM25Params()) != K.index_key(texts, BM.BM25Params())
     assert K.index_key(texts, BM.BM25Params(k1=1.2)) != K.index_key(texts, BM.BM25Params())
+
+
+def test_a_saved_index_cut_short_foreign_or_of_another_claim_is_rebuilt_with_a_warning(texts, tmp_path, capsys):
+    """A cut index ended in zipfile's traceback, a file of text in numpy's; another claim's index copied to
+    this claim's address was scored as this claim's (44 of 200 ranked rows moved, exit 0)."""
+    queries = ["moon cheese", "growth"]
+    want = K.retrieve_claim(texts, queries, 5)
+    path = tmp_path / f"{K.index_key(texts, BM.BM25Params())}.npz"
+    K.retrieve_claim(texts[::-1], queries, 5, index_dir=tmp_path)  # another claim's index (same passage count)
+    other = tmp_path / f"{K.index_key(texts[::-1], BM.BM25Params())}.npz"
+    for damage, problem in [
+        (lambda: path.write_bytes(other.read_bytes()), "it is the index of "),
+        (lambda: path.write_bytes(other.read_bytes()[:300]), "it cannot be read: "),
+        (lambda: path.write_text("garbage"), "it cannot be read: "),
+    ]:
+        damage()
+        top, scores, loaded = K.retrieve_claim(texts, queries, 5, index_dir=tmp_path)
+        assert not loaded and f"{path}: not this claim's saved index ({problem}" in capsys.readouterr().err
+        np.testing.assert_array_equal(top, want[0])
+        assert K.retrieve_claim(texts, queries, 5, index_dir=tmp_path)[2]  # saved again, whole: loaded now
+
+
+def test_saved_vectors_cut_short_or_of_another_shape_are_encoded_again(tmp_path, capsys):
+    texts = [f"passage number {i}" for i in range(4)]
+    settings = K.EmbeddingSettings(model="fake", chunk_size=2, fp16=False)
+    want, _ = K.embed_passages(texts, FakeEncoder(), settings, tmp_path)
+    path = tmp_path / f"{K.chunk_key(texts[:2], settings)}.npy"
+    for damage, problem in [
+        (lambda: np.save(path, np.zeros((3, 8), dtype=np.float32)), "(3, 8) float32 vectors for 2 passages"),
+        (lambda: path.write_bytes(path.read_bytes()[:60]), "it cannot be read: "),
+    ]:
+        damage()
+        vectors, counts = K.embed_passages(texts, FakeEncoder(), settings, tmp_path)
+        assert (
+            counts == {"loaded": 1, "encoded": 1}
+            and f"{path}: not this chunk's saved vectors ({problem}" in capsys.readouterr().err
+        )
+        np.testing.assert_array_equal(vectors, want)
 
 
 # --------------------------------------------------------------------------- synthetic store
@@ -375,6 +443,38 @@ def test_an_unreachable_ray_address_is_named_within_the_bound():
         C.check_reachable(f"127.0.0.1:{server.getsockname()[1]}", timeout_s=2)
     with pytest.raises(C.ComputeError, match="did not answer"):
         C.map_claims(abs, [1], C.ComputeSettings(backend="ray", address=f"127.0.0.1:{port}"))
+
+
+def test_a_ray_address_that_answers_but_never_connects_or_fails_is_one_named_line():
+    """A port answered by an HTTP server kept `ray.init` waiting for good (330 s and on); a cluster that
+    refused ended in Ray's RuntimeError traceback."""
+    import threading
+    import time
+
+    class FakeRay:
+        def __init__(self, behaviour):
+            self.behaviour, self.thread = behaviour, None
+
+        def init(self, **kwargs):
+            self.thread = threading.current_thread()
+            if self.behaviour == "hang":
+                time.sleep(60)
+            if self.behaviour == "fail":
+                raise RuntimeError("Failed to connect to GCS.\nmany more lines")
+
+    start = time.perf_counter()
+    with pytest.raises(C.ComputeError, match=r"Ray cluster at 'h:1' did not connect within 0.5 s \(a port that"):
+        C._connect(FakeRay("hang"), "h:1", timeout_s=0.5)
+    assert time.perf_counter() - start < 2
+    with pytest.raises(C.ComputeError) as err:
+        C._connect(FakeRay("fail"), "h:1", timeout_s=5)
+    assert str(err.value) == (
+        "the Ray cluster at 'h:1' could not be used (RuntimeError: Failed to connect to GCS.); "
+        "check compute.address or $RAY_ADDRESS"
+    )
+    ok = FakeRay("ok")
+    C._connect(ok, "h:1", timeout_s=5)
+    assert ok.thread is not threading.main_thread()  # Ray leaves the command's signal handlers alone there
 
 
 def test_the_ray_client_form_without_the_client_installed_says_what_to_install(monkeypatch):

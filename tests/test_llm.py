@@ -538,6 +538,18 @@ def test_a_cache_path_that_is_a_directory_is_named(tmp_path):
         LM.AnswerCache(tmp_path)
 
 
+def test_a_cache_that_is_a_pipe_a_device_or_a_link_loop_is_named(tmp_path):
+    """A FIFO ended in `not seekable`, /dev/zero filled memory, a link loop in ELOOP's traceback."""
+    from lib.cli import NamedError
+
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    for path, message in [(tmp_path / "fifo", "not a regular file"), ("/dev/zero", "not a regular file"),
+                          (tmp_path / "loop", "is a link that leads back to itself")]:  # fmt: skip
+        with pytest.raises(NamedError, match=message):
+            LM.AnswerCache(path)
+
+
 def test_a_cache_path_that_names_a_data_file_never_rewrites_it(tmp_path):
     """`averitec_2025.cache: data/averitec/dev.json` emptied the dev set: every line was "damaged" and moved aside."""
     from lib.cli import NamedError

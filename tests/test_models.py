@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
 import pytest
 
@@ -77,3 +78,24 @@ def test_a_training_that_fails_or_writes_no_matching_weights_is_named(tmp_path):
         MD.ensure_weights(tmp_path / "m", tmp_path / "report.json", ["-c", "raise SystemExit(3)"])
     with pytest.raises(NamedError, match="finished, but its weights and .*report.json do not match"):
         MD.ensure_weights(tmp_path / "m", tmp_path / "report.json", ["-c", "pass"])
+
+
+@pytest.mark.parametrize(
+    "device, message",
+    [
+        ("nonsense", "device 'nonsense': expected auto, cpu, mps, cuda or cuda:N"),
+        ("cuda:99", "device 'cuda:99': this machine has "),
+    ],
+)
+def test_a_device_this_machine_lacks_is_named_before_any_model_moves(device, message):
+    """`--device nonsense` ended in torch's RuntimeError, `--device cuda` on a CPU-only torch in an
+    AssertionError, deep inside the first model moved."""
+    with pytest.raises(NamedError, match=re.escape(message)):
+        MD.pick_device(device)
+    assert MD.pick_device("cpu") == "cpu" and MD.pick_device("auto") in ("cpu", "cuda")
+
+
+def test_a_model_that_is_neither_here_nor_on_the_hub_is_one_line(tmp_path):
+    (tmp_path / "not_a_model").mkdir()
+    with pytest.raises(NamedError, match=r"model '.*not_a_model': neither a model folder here nor a model the hub"):
+        MD.load_encoder(str(tmp_path / "not_a_model"))

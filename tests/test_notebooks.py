@@ -3,6 +3,7 @@
 import ast
 import html
 import json
+import os
 import re
 
 import pytest
@@ -176,34 +177,33 @@ def test_notebook_04_runs_on_the_fixture_study(tiny_study, tmp_path):
     import pandas as pd
 
     metrics_path = tmp_path / "retrieval.json"
-    # a class's filled judging sheet: four judged pairs of the store, marked relevant exactly when grade >= 1,
-    # and one row left blank
-    qrels = pd.read_parquet(tiny_study / "store" / "qrels.parquet").sort_values("grade").tail(4)
-    filled = pd.DataFrame(
-        {"claim_id": qrels["qid"], "doc_id": qrels["doc_id"], "relevant": (qrels["grade"] >= 1).astype(int)}
-    )
-    filled = pd.concat([filled, pd.DataFrame({"claim_id": ["0"], "doc_id": ["Dnone"], "relevant": [""]})])
-    filled.to_csv(tmp_path / "filled.csv", index=False)
-    run_on_fixture(
-        "04_retrieval_metrics",
-        {
-            "runs_dir": str(tiny_study / "runs"),
-            "store_dir": str(tiny_study / "store"),
-            "data_dir": str(FIXTURE_DATA),
-            "metrics_path": str(metrics_path),
-            "plots_dir": str(tmp_path / "plots"),
-            "max_k": 10,
-            "n_resamples": 200,
-            "judging": {
-                "sheet_path": str(tmp_path / "sheet.csv"),
-                "filled_sheet": str(tmp_path / "filled.csv"),
-                "per_stratum": 2,
-                "unjudged_depth": 3,
-                "seed": 0,
-            },
+    settings = {
+        "runs_dir": str(tiny_study / "runs"),
+        "store_dir": str(tiny_study / "store"),
+        "data_dir": str(FIXTURE_DATA),
+        "metrics_path": str(metrics_path),
+        "plots_dir": str(tmp_path / "plots"),
+        "max_k": 10,
+        "n_resamples": 200,
+        "judging": {
+            "sheet_path": str(tmp_path / "sheet.csv"),
+            "filled_sheet": str(tmp_path / "filled.csv"),
+            "per_stratum": 2,
+            "unjudged_depth": 3,
+            "seed": 0,
         },
-        tmp_path,
-    )
+    }
+    run_on_fixture("04_retrieval_metrics", settings, tmp_path)  # no filled sheet yet: it writes the blank one
+    assert json.loads(metrics_path.read_text())["judging_agreement"] is None
+    # a class's filled judging sheet: four pairs of the sheet judged, marked relevant exactly when the store's
+    # grade is >= 1 (0 for a pair it never graded), the other rows left blank
+    qrels = pd.read_parquet(tiny_study / "store" / "qrels.parquet")
+    grade = {(str(q), d): g for q, d, g in zip(qrels["qid"], qrels["doc_id"], qrels["grade"])}
+    filled = pd.read_csv(tmp_path / "sheet.csv", dtype=str, keep_default_na=False)
+    judged = [int(grade.get((c, d), 0) >= 1) for c, d in zip(filled["claim_id"], filled["doc_id"])]
+    filled["relevant"] = [str(j) if i < 4 else "" for i, j in enumerate(judged)]
+    filled.to_csv(tmp_path / "filled.csv", index=False)
+    run_on_fixture("04_retrieval_metrics", settings, tmp_path)
     metrics = json.loads(metrics_path.read_text())
     assert set(metrics["significant_vs_baseline"]) == {"ORACLE-QUERIES", "BLOOM-QG", "HEURISTIC"}
     significant = {p for p, s in metrics["significant_vs_baseline"].items() if s}
@@ -502,6 +502,8 @@ def test_summaries_headline_metrics_and_banner(tmp_path):
     import nbformat
     import pytest
 
+    from lib.cli import NamedError
+    from lib.data import DataError
     from lib.site.banner import banner, banner_html
     from lib.site.catalogue import headline_lines, headlines, summary
 
@@ -521,8 +523,14 @@ def test_summaries_headline_metrics_and_banner(tmp_path):
         "Planning",
     )
     assert headlines({"first": "m.json:a.b"}, metrics) == {"first": 0.12345}
-    with pytest.raises(KeyError, match="a.d"):
-        headlines({"gone": "m.json:a.d"}, metrics)
+    with pytest.raises(NamedError, match=r"report.headlines.gone: m.json has no metric 'a.d' \(see `python -m"):
+        headlines({"gone": "m.json:a.d"}, metrics)  # a params typo: one line, not a KeyError's traceback
+    (metrics / "cut.json").write_text('{"a": {"b": 0.1')
+    (metrics / "latin.json").write_bytes('{"a": "caf\xe9"}'.encode("latin-1"))
+    os.mkfifo(metrics / "fifo.json")  # never opened: it would wait for a writer
+    for name, message in [("cut", "malformed JSON"), ("latin", "not UTF-8 text"), ("fifo", "not a regular file")]:
+        with pytest.raises(DataError, match=f"{name}.json: record .*{message}"):
+            headlines({"x": f"{name}.json:a.b"}, metrics)
     assert headline_lines({"01_a": {"first": "m.json:a.b", "second": "m.json:a.c"}}, nbs, metrics) == [
         "01 Store: first 0.123; second x"
     ]

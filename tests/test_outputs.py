@@ -10,6 +10,7 @@ import pytest
 
 from lib import outputs as OUT
 from lib.cli import NamedError
+from lib.paths import ROOT
 
 
 def leftovers(folder):
@@ -126,6 +127,11 @@ def test_an_output_over_an_input_or_inside_data_is_refused(tmp_path, monkeypatch
     for folders in (True, False):
         with pytest.raises(NamedError, match=r"gone: is a link to .*nowhere, which does not exist"):
             OUT.refuse_targets([tmp_path / "gone"], [], data_dir=data, folders=folders)
+    (tmp_path / "loop_a").symlink_to(tmp_path / "loop_b")
+    (tmp_path / "loop_b").symlink_to(tmp_path / "loop_a")
+    for outs, ins in (([tmp_path / "loop_a"], []), ([tmp_path / "out.csv"], [tmp_path / "loop_b"])):
+        with pytest.raises(NamedError, match=r"loop_.: is a link that leads back to itself \(a loop\); remove it"):
+            OUT.refuse_targets(outs, ins, data_dir=data)
 
 
 def test_a_command_dvc_never_runs_writes_nothing_into_a_stage_output(tmp_path):
@@ -143,6 +149,14 @@ def test_a_command_dvc_never_runs_writes_nothing_into_a_stage_output(tmp_path):
         )
     OUT.refuse_stage_outputs([tmp_path / "outputs/ks/idx", tmp_path / "outputs", None], dvc_yaml)  # not owned
     OUT.refuse_stage_outputs([tmp_path / "outputs/plans"], tmp_path / "missing.yaml")  # no dvc.yaml: no stages
+
+
+def test_the_stage_outputs_refused_are_the_studys_from_any_working_folder(tmp_path, monkeypatch):
+    """The scorer run from another folder wrote its CSV inside stage `averitec`'s output (dvc.yaml was read
+    relative to the working folder)."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(NamedError, match="the output of stage `averitec` "):
+        OUT.refuse_stage_outputs([ROOT / "outputs" / "averitec" / "x.csv"])
 
 
 def test_outputs_get_the_usual_permissions_and_temporaries_never_look_like_outputs(tmp_path):

@@ -1,6 +1,7 @@
 """Plans from the fixture claims, the heuristic rules one by one, the plan format and statistics."""
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -81,6 +82,29 @@ def test_plan_files_round_trip_and_bad_lines_name_the_line(tmp_path):
     )
     with pytest.raises(DataError, match="bad.jsonl.*record 2.*queries"):
         P.load_plan(tmp_path / "bad.jsonl")
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b'{"claim_id": 0, "claim_id": 1, "queries": ["a"]}\n', r"record 1: .*key 'claim_id'"),  # was claim 1
+        (b'{"claim_id": 0, "queries": ["caf\xe9"]}\n', r"record at line 1: not UTF-8 text \(invalid continuation"),
+        (b'{"claim_id": 0, "queries": ["a \\ud800 b"]}\n', r"record 1: field 'queries': a lone surrogate"),
+    ],
+)
+def test_a_plan_is_read_as_strictly_as_every_json_input(tmp_path, content, message):
+    """A key named twice kept its last value; a Latin-1 byte and a lone surrogate ended in tracebacks, the
+    latter after the retrieval, when pyarrow wrote the runs."""
+    (tmp_path / "p.jsonl").write_bytes(content)
+    with pytest.raises(DataError, match=message):
+        P.load_plan(tmp_path / "p.jsonl")
+
+
+def test_a_plan_that_is_a_pipe_or_a_device_is_never_opened(tmp_path):
+    os.mkfifo(tmp_path / "fifo")  # opened, it would wait for a writer forever
+    for path in (tmp_path / "fifo", "/dev/zero"):
+        with pytest.raises(DataError, match="not a regular file"):
+            P.load_plan(path)
 
 
 @pytest.mark.parametrize("cid", [0.9, True, "1.0", -3, "²", None])

@@ -1,6 +1,7 @@
 """Clean-output rules of executed notebooks: each rule found, and clean output passes."""
 
 import json
+import os
 
 import nbformat
 import numpy as np
@@ -76,6 +77,10 @@ def test_the_command_exits_1_with_findings_and_0_without(tmp_path, capsys):
     with pytest.raises(SystemExit) as err:
         RP.main([str(tmp_path / "missing.ipynb")])
     assert "no such notebook" in str(err.value.code)
+    os.mkfifo(tmp_path / "pipe.ipynb")
+    with pytest.raises(SystemExit) as err:
+        RP.main([str(tmp_path / "pipe.ipynb")])
+    assert str(err.value.code).startswith("error: not a notebook file (a folder, a pipe?): ")
 
 
 def test_paths_are_shown_relative_to_the_repository_or_by_name():

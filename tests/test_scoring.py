@@ -535,7 +535,7 @@ def test_more_bad_official_records(fixture_claims, tmp_path, records, expected):
 def test_utf16_predictions_and_empty_references_are_named(fixture_claims, tmp_path):
     path = tmp_path / "p.json"
     path.write_bytes(json.dumps(shared(fixture_claims)).encode("utf-16"))
-    with pytest.raises(DataError, match="record -: not UTF-8 text"):
+    with pytest.raises(DataError, match=r"record at line 1: not UTF-8 text \(invalid start byte at byte 0\)"):
         SC.read_predictions(path, fixture_claims)
     (tmp_path / "refs.json").write_text("[]")
     with pytest.raises(DataError, match="record -: no reference claims"):
@@ -915,6 +915,12 @@ def test_unreadable_prediction_files_are_named_exactly(fixture_claims, tmp_path)
         with pytest.raises(DataError) as err:
             SC.read_predictions(target, fixture_claims)
         assert str(err.value) == f"{target}: record -: {message}"
+    gone = ROOT / "outputs" / "averitec" / "predictions" / "nobody.json"  # a pipeline output not made yet
+    with pytest.raises(DataError, match=r"nobody.json: record -: no such file; the pipeline stage `averitec` makes it"):
+        SC.read_predictions(gone, fixture_claims)
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    with pytest.raises(DataError, match=r"loop: record -: a link to .*loop that leads nowhere \(or in a loop\)"):
+        SC.read_predictions(tmp_path / "loop", fixture_claims)
 
 
 def test_a_boolean_answer_without_explanation_keeps_the_separator():
@@ -955,3 +961,12 @@ def test_lenient_conversion_lists_what_it_left_out(fixture_claims, tmp_path, cap
     SC.main(["--predictions", str(preds), "--references", str(refs), "--to-csv", str(tmp_path / "o.csv"), "--lenient"])
     said = capsys.readouterr().err
     assert "skipped: " in said and "record 1: field 'string_evidence[0]': a lone surrogate" in said
+
+
+def test_a_huge_first_line_is_quoted_short(fixture_claims, tmp_path):
+    """A file of 200 MB of NULs printed a 16,520-character error line (the CSV header quoted whole)."""
+    path = tmp_path / "p.csv"
+    path.write_text("x" * 20_000 + ",y\n")
+    with pytest.raises(DataError) as err:
+        SC.read_predictions(path, fixture_claims)
+    assert "neither JSON nor the 2025 CSV" in str(err.value) and len(str(err.value)) < 600

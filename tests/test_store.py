@@ -13,6 +13,7 @@ import pytest
 from conftest import FIXTURE_DATA, fixture_settings
 
 from lib.data import DataError, averitec
+from lib.paths import STORE_DIR
 from lib.store.build import (
     BuildStats,
     Candidate,
@@ -164,8 +165,10 @@ def test_save_load_roundtrip_and_trec_format(tiny_store, tmp_path):
 
 
 def test_missing_store_and_bad_settings(tmp_path):
+    with pytest.raises(FileNotFoundError, match="documents.parquet is missing: expected a store written by"):
+        load_store(tmp_path)  # a folder of the user's: no stage to name
     with pytest.raises(FileNotFoundError, match="dvc repro store"):
-        load_store(tmp_path)
+        load_store(STORE_DIR / "absent")  # inside the pipeline's store: the stage that makes it
     with pytest.raises(ValueError, match="min_word"):
         StoreSettings.model_validate({"systems": {"a": "a.json"}, "min_word": 3})
     with pytest.raises(ValueError, match="systems"):

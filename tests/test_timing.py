@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -39,7 +40,7 @@ def test_table_in_stage_order_with_the_total(tmp_path):
     assert lines[2].startswith("| `store` | 30.5 s |") and lines[3].startswith("| `runs` | 2 min 05.0 s |")
     assert lines[4] == "| `plans` | not run here (up to date) | |"
     assert lines[-1].startswith("| **all 2 stages** | **2 min 35.5 s** |")
-    with pytest.raises(SystemExit, match="no timing files"):
+    with pytest.raises(TM.NamedError, match="no timing files"):
         TM.table([], tmp_path / "none")
 
 
@@ -49,7 +50,7 @@ def test_readme_table_goes_between_the_markers(tmp_path):
     TM.write_readme(readme, "| new |")
     assert readme.read_text() == f"# Study\n\n{TM.BEGIN}\n| new |\n{TM.END}\n\nmore\n"
     readme.write_text("no markers")
-    with pytest.raises(SystemExit, match="markers"):
+    with pytest.raises(TM.NamedError, match="markers"):
         TM.write_readme(readme, "x")
 
 
@@ -270,6 +271,34 @@ def test_a_garbled_cost_line_is_left_out_and_named_and_the_timing_kept(tmp_path,
     rec = _timed("zz", tmp_path, monkeypatch, "import os", "open(os.environ[TM.COSTS_ENV], 'a').write('{not json\\n')")
     assert rec["stage"] == "zz" and "per_claim" not in rec
     assert "line 1 is no cost record" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "line",
+    ['{"measured": "x"}', '{"measured": ["a"], "values": {}}', '{"measured": "y", "values": {"seconds": NaN}}',
+     '{"seconds": NaN, "planner": "p"}', '{"seconds": -1, "planner": "p"}', '{"seconds": true, "planner": "p"}'],
+)  # fmt: skip
+def test_a_cost_line_the_timer_cannot_use_is_left_out_not_a_traceback(tmp_path, monkeypatch, capsys, line):
+    """`{"measured": "x"}` ended the timer in a KeyError (the stage's timing lost); NaN seconds were kept."""
+    write = f"open(os.environ[TM.COSTS_ENV], 'a').write({line!r} + chr(10))"
+    rec = _timed("zz", tmp_path, monkeypatch, "import os", write)
+    assert rec["stage"] == "zz" and "per_claim" not in rec and "measured" not in rec
+    assert "line 1 is no cost record" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seconds, claims", [(float("nan"), 2), (1.0, True), (1.0, 2.7), (-1.0, 2), (True, 2)])
+def test_cost_refuses_what_is_no_count_of_seconds_or_claims(seconds, claims):
+    with pytest.raises(ValueError, match="must be finite, non-negative numbers"):
+        TM.cost("p", "planning", seconds, claims)
+
+
+def test_the_timer_s_own_misuse_is_one_error_line(tmp_path, capsys):
+    """`timing run --` without a command, a usage mistake and a README that is a pipe: `error:` lines, no hang."""
+    assert TM.main(["run", "--"]) == 2 and capsys.readouterr().err.startswith("error: no command after `run --`")
+    assert TM.main(["tabel"]) == 2 and capsys.readouterr().err.startswith("error: usage: ")
+    os.mkfifo(tmp_path / "R.md")
+    with pytest.raises(TM.NamedError, match="R.md: not a regular file"):
+        TM.write_readme(tmp_path / "R.md", "x")
 
 
 def test_a_readme_that_is_not_utf8_is_named(tmp_path):

@@ -368,3 +368,20 @@ def test_the_stages_that_load_the_verifier_train_it_where_its_weights_are_missin
     assert calls == [
         (tmp_path / "models", tmp_path / "report.json", ["-m", "lib.verifier.averitec", "--params", "p.yaml"])
     ]
+
+
+@pytest.mark.parametrize(
+    "module, args",
+    [("lib.analysis.utility", []), ("lib.analysis.climate_fever", []), ("lib.verifier.veracity", ["planners"])],
+)
+def test_a_bad_params_file_is_refused_before_the_verifier_is_trained(tmp_path, monkeypatch, module, args):
+    """The verifier's training (about ten minutes) was started before the stage's own section was read."""
+    from lib.params import ParamsError
+
+    trained = []
+    monkeypatch.setattr(MD, "ensure_weights", lambda *a: trained.append(a))
+    (tmp_path / "p.yaml").write_text("- a list, not sections\n")
+    main = __import__(module, fromlist=["main"]).main
+    with pytest.raises(ParamsError):
+        main([*args, "--params", str(tmp_path / "p.yaml")])
+    assert trained == []

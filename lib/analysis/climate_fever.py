@@ -197,8 +197,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--params", default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
+    settings = section("utility", args.params)["climate_fever"]  # checked before a training of minutes
     V.ensure_verifier(args.params)  # a fresh clone has stage nli_averitec's record, not its weights
-    print(json.dumps(stage(section("utility", args.params)["climate_fever"]), indent=2))
+    print(json.dumps(stage(settings), indent=2))
 
 
 if __name__ == "__main__":

@@ -646,8 +646,16 @@ def _coded(filled: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     """The filled codes beside the automatic ones; a code for a pair the rules do not have, or for a right
     verdict, is an error naming the pairs."""
     merged = filled.merge(table[["method", "claim_id", "code"]], on=["method", "claim_id"], how="left")
-    if merged["code"].isna().any():
-        raise ValueError("the filled sheet has (method, claim_id) pairs the automatic codes do not")
+    stray = merged[merged["code"].isna()]
+    if len(stray):
+        unknown = sorted(set(stray["method"]) - set(table["method"]))
+        if unknown:  # a column named after a method the study does not have (a typo)
+            raise ValueError(
+                f"the filled sheet has column(s) {', '.join(CODE_PREFIX + m for m in unknown)}: no such method "
+                f"(the study's: {', '.join(sorted(set(table['method'])))})"
+            )
+        pairs = list(zip(stray["method"], stray["claim_id"]))[:5]
+        raise ValueError(f"the filled sheet has (method, claim_id) pairs the automatic codes do not, e.g. {pairs}")
     right = merged[merged["code"] == CORRECT]
     if len(right):
         pairs = list(zip(right["method"], right["claim_id"]))[:5]

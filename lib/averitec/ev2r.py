@@ -37,8 +37,10 @@ import json
 import math
 import operator
 import re
+import shutil
 import string
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -53,7 +55,7 @@ from pydantic import Field
 from lib import outputs as OUT
 from lib import timing as TM
 from lib.averitec import scoring as SC
-from lib.cli import NamedError, run_main
+from lib.cli import CLEANUPS, NamedError, run_main
 from lib.data import averitec
 from lib.params import Level, PosInt, Section, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, ROOT
@@ -208,8 +210,8 @@ def _count_name(key: str) -> str | None:
     ("facts count predicted evidence", "support reference questions"); None for any other key."""
     k = key.lower()
     side = "predicted" if "predict" in k else "reference" if "reference" in k else None
-    if side is None:
-        return None
+    if side is None or re.search(r"un_?support|not[ _]?support|non[ _-]?support|contradict|refut", k):
+        return None  # a count of facts against the evidence is none of the four
     if "support" in k:
         return f"{side}_facts_supported"
     if "fact" in k or "count" in k:
@@ -239,11 +241,13 @@ def parse_counts(text: str | None) -> Counts:
     if not objects:
         raise JudgeAnswerError("no_json", f"no JSON object in {text[:80]!r}")
     for obj in reversed(objects):
-        found = {}
+        found, keys = {}, {}
         for key, value in obj.items():
             name = _count_name(str(key))
+            if name is not None and name in found:  # two keys read as one count: no guess which is meant
+                raise JudgeAnswerError("ambiguous_counts", f"keys {keys[name]!r} and {key!r} both read as {name}")
             if name is not None:
-                found[name] = value
+                found[name], keys[name] = value, key
         if set(found) != set(COUNTS):
             continue
         counts = {}
@@ -464,51 +468,60 @@ def stage(
 
     data_dir, averitec_dir, out_dir = Path(data_dir), Path(averitec_dir), Path(out_dir)
     judge, template = judge_settings(params)
+    llm = judge_llm(judge, llm_params, params["cache"])  # its cache is checked before the METEOR scoring
+    llm.cache.path.parent.mkdir(parents=True, exist_ok=True)
+    llm.cache.path.touch()  # the stage's persistent output exists even when no judge ran (as generative_plans)
     claims = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
     runs = runs_to_score(averitec_params, claims, data_dir, averitec_dir)  # all claims: files aligned by position
     if params["max_claims"]:
         claims = claims[: params["max_claims"]]
         runs = {run: (kind, preds[: len(claims)]) for run, (kind, preds) in runs.items()}
     refs = [SC.reference_evidence(c) for c in claims]
-    solution = SC.write_leaderboard(out_dir / "solution.csv", claims, refs, SC.SOLUTION_SPLIT)
-    meteor = []
-    for run, (kind, preds) in runs.items():
-        start = time.perf_counter()
-        sub = SC.write_leaderboard(out_dir / "submissions" / f"{run}.csv", claims, preds, "pred")
-        _, t = SC.score_file_2025(sub, solution, jobs=params["jobs"])
-        meteor.append(t.drop(columns="claim_types").assign(run=run, kind=kind))
-        took = TM.measured(f"meteor/{run}", seconds=time.perf_counter() - start)  # the timing file, not the report
-        print(f"2025 METEOR {run:34s} Q+A {t['qa'].mean():.4f}  ({took['seconds']:.1f} s)")
-
-    llm = judge_llm(judge, llm_params, params["cache"])
-    llm.cache.path.parent.mkdir(parents=True, exist_ok=True)
-    llm.cache.path.touch()  # the stage's persistent output exists even when no judge ran (as generative_plans)
-    report: dict[str, Any] = {
-        "claims": len(claims),
-        "runs": list(runs),
-        "judge": {**judge.__dict__, "describe": judge.describe()},
-    }
-    tables = []
-    if not llm.enabled:
-        report["ev2r"] = "skipped: llm.mode is off (set llm.mode to live with an endpoint, or replay with a cache)"
-        print(f"Ev2R {report['ev2r']}")
-    else:
-        summaries = {}
+    # the CSVs are scored from a scratch folder and placed with the scores, so a judge that stops the stage
+    # leaves the earlier CSVs beside the earlier scores, never new CSVs beside old scores
+    scratch = Path(tempfile.mkdtemp(prefix="ev2r-"))
+    CLEANUPS.append(lambda: shutil.rmtree(scratch, ignore_errors=True))  # a signal removes it too
+    try:
+        solution = SC.write_leaderboard(scratch / "solution.csv", claims, refs, SC.SOLUTION_SPLIT)
+        meteor = []
         for run, (kind, preds) in runs.items():
-            t = judge_run(llm, template, claims, refs, preds, run, kind)
-            tables.append(t)
-            summaries[run] = summarise(t, judge)
-            recall, new = (summaries[run][k] for k in ("qa_recall", "new_averitec"))
-            print(f"Ev2R {run:34s} Q+A recall {_shown(recall)}  new {_shown(new)}")
-        report["ev2r"] = summaries
-        report["llm"] = llm.report()
-        report["skipped"] = undefined_claims(tables)
-        refuse_undefined(report["skipped"], llm, lenient, total=len(MODES) * sum(len(t) for t in tables))
-    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=COLUMNS)
-    with OUT.together():  # the scores of one run, or none: a stopped judge leaves the earlier three
-        OUT.write_parquet(pd.concat(meteor, ignore_index=True), out_dir / "meteor.parquet", index=False)
-        OUT.write_parquet(table, out_dir / "ev2r.parquet", index=False)
-        OUT.write_json(out_dir / "report.json", report, ensure_ascii=False)
+            start = time.perf_counter()
+            sub = SC.write_leaderboard(scratch / "submissions" / f"{run}.csv", claims, preds, "pred")
+            _, t = SC.score_file_2025(sub, solution, jobs=params["jobs"])
+            meteor.append(t.drop(columns="claim_types").assign(run=run, kind=kind))
+            took = TM.measured(f"meteor/{run}", seconds=time.perf_counter() - start)  # the timing file, not the report
+            print(f"2025 METEOR {run:34s} Q+A {t['qa'].mean():.4f}  ({took['seconds']:.1f} s)")
+
+        report: dict[str, Any] = {
+            "claims": len(claims),
+            "runs": list(runs),
+            "judge": {**judge.__dict__, "describe": judge.describe()},
+        }
+        tables = []
+        if not llm.enabled:
+            report["ev2r"] = "skipped: llm.mode is off (set llm.mode to live with an endpoint, or replay with a cache)"
+            print(f"Ev2R {report['ev2r']}")
+        else:
+            summaries = {}
+            for run, (kind, preds) in runs.items():
+                t = judge_run(llm, template, claims, refs, preds, run, kind)
+                tables.append(t)
+                summaries[run] = summarise(t, judge)
+                recall, new = (summaries[run][k] for k in ("qa_recall", "new_averitec"))
+                print(f"Ev2R {run:34s} Q+A recall {_shown(recall)}  new {_shown(new)}")
+            report["ev2r"] = summaries
+            report["llm"] = llm.report()
+            report["skipped"] = undefined_claims(tables)
+            refuse_undefined(report["skipped"], llm, lenient, total=len(MODES) * sum(len(t) for t in tables))
+        table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=COLUMNS)
+        with OUT.together():  # the scores of one run, or none: a stopped judge leaves the earlier outputs
+            for csv_file in sorted(scratch.rglob("*.csv")):
+                OUT.write_bytes(out_dir / csv_file.relative_to(scratch), csv_file.read_bytes())
+            OUT.write_parquet(pd.concat(meteor, ignore_index=True), out_dir / "meteor.parquet", index=False)
+            OUT.write_parquet(table, out_dir / "ev2r.parquet", index=False)
+            OUT.write_json(out_dir / "report.json", report, ensure_ascii=False)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     return report
 
 

@@ -35,6 +35,7 @@ import argparse
 import csv
 import functools
 import json
+import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -46,8 +47,8 @@ import pandas as pd
 
 from lib import compute as C
 from lib import outputs as OUT
-from lib.cli import nonempty_path, run_main, shown
-from lib.data import DataError, LoadLog, as_id, averitec, bounded, iter_json_records, within_size
+from lib.cli import made_by, nonempty_path, run_main, shown
+from lib.data import DataError, LoadLog, as_id, averitec, bounded, iter_json_records, not_utf8, within_size
 from lib.data.labels import AVERITEC_LABELS, normalise_label
 from lib.params import PosInt, flag_of
 from lib.paths import DATA_DIR
@@ -293,11 +294,20 @@ def _same_claim(a: str, b: str) -> bool:
     return " ".join(a.split()) == " ".join(b.split())
 
 
+def _missing(path: Path) -> str:
+    """Why a path that `exists()` denies is not there: a link that leads nowhere (or in a loop) says so, a
+    pipeline output names the stage that makes it."""
+    if path.is_symlink():
+        return f"a link to {os.readlink(path)} that leads nowhere (or in a loop)"
+    stage = made_by(path)
+    return f"no such file; the pipeline stage `{stage}` makes it (run `dvc repro {stage}`)" if stage else "no such file"
+
+
 def _parse_records(path: Path) -> tuple[str, Iterator[tuple[Any, Any]]]:
     """(format, raw records) of a prediction file, the format detected from its structure; JSON records come
     one at a time."""
     if not path.exists():
-        raise DataError(path, "-", None, "no such file")
+        raise DataError(path, "-", None, _missing(path))
     if path.is_dir():
         raise DataError(path, "-", None, "a folder: expected a prediction file")
     within_size(path)  # a pipe or a device is refused here, a file over the bound too
@@ -307,7 +317,7 @@ def _parse_records(path: Path) -> tuple[str, Iterator[tuple[Any, Any]]]:
         head = head_bytes.decode("utf-8")
     except UnicodeDecodeError as err:
         if err.start < len(head_bytes) - 3:  # not a multi-byte character cut by the 4096-byte read
-            raise DataError(path, "-", None, f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+            raise not_utf8(path, err.reason) from None
         head = head_bytes[: err.start].decode("utf-8")
     head = head.lstrip("\ufeff \t\r\n")
     if not head:
@@ -319,7 +329,7 @@ def _parse_records(path: Path) -> tuple[str, Iterator[tuple[Any, Any]]]:
                 path,
                 "header",
                 None,
-                f"neither JSON nor the 2025 CSV (columns {list(averitec.LEADERBOARD_COLUMNS)}; found {header[:8]})",
+                f"neither JSON nor the 2025 CSV (columns {list(averitec.LEADERBOARD_COLUMNS)}; found {shown(header[:8])})",
             )
         return CSV_2025, []
     return "json", iter_json_records(path)  # read one record at a time (read_predictions)
@@ -784,7 +794,7 @@ def score_file(
     `log` (a writable text stream, e.g. sys.stderr) gets the detected format and anything skipped."""
     references = Path(references)
     if not references.exists():
-        raise DataError(references, "-", None, "no such file")
+        raise DataError(references, "-", None, _missing(references))
     if references.is_dir():
         raise DataError(references, "-", None, "a folder: expected the reference claims' file")
     within_size(references)  # a pipe or a device: refused before it is read

@@ -30,7 +30,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TypeVar
 
-from lib.cli import NamedError
+from lib.cli import NamedError, shown
 from lib.data.labels import normalise_label
 
 T = TypeVar("T")
@@ -196,9 +196,17 @@ def iter_json_records(path: Path | str) -> Iterator[tuple[int, Any]]:
                 if not step:
                     break
                 head += step
-            if head.lstrip(_JSON_SPACE).startswith("["):
+            start = head.lstrip(_JSON_SPACE)
+            if start.startswith("["):
                 yield from _array_records(path, f, head)
                 return
+            if start and not start.startswith("{"):  # a CSV or a text: no record of JSON lines begins so
+                raise DataError(
+                    path,
+                    "at line 1",
+                    None,
+                    f"neither a JSON array nor JSON lines of records (it begins {shown(start[:40])})",
+                )
             f.seek(0)
             index = 0
             for lineno, line in enumerate(f, start=1):  # lines end at \n, \r\n or \r only, as JSONL's do
@@ -208,10 +216,10 @@ def iter_json_records(path: Path | str) -> Iterator[tuple[int, Any]]:
             if not index:  # an empty array is an empty list; a file of blank lines holds nothing
                 raise DataError(path, "-", None, "no records (empty file?)")
     except UnicodeDecodeError as err:
-        raise _not_utf8(path, err.reason) from None
+        raise not_utf8(path, err.reason) from None
 
 
-def _not_utf8(path: Path, reason: str) -> DataError:
+def not_utf8(path: Path, reason: str) -> DataError:
     """The error for a file that is not UTF-8, naming the first bad byte's offset in the file and its line (a
     text reader's own error counts within one read step)."""
     decoder = codecs.getincrementaldecoder("utf-8")()
@@ -320,7 +328,7 @@ def read_csv_records(path: Path | str, required: tuple[str, ...], sep: str = ","
                     ) from None
                 raise DataError(path, f"near line {reader.line_num}", None, f"malformed CSV: {err}") from err
     except UnicodeDecodeError as err:
-        raise _not_utf8(path, err.reason) from None
+        raise not_utf8(path, err.reason) from None
     except IsADirectoryError:
         raise DataError(path, "-", None, "a directory, not a file") from None
     return rows

@@ -13,8 +13,11 @@ no error (the organisers' scraper gives many) but is counted in the caller's cou
 from __future__ import annotations
 
 import io
+import os
 import re
+import stat
 import zipfile
+import zlib
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +27,11 @@ from typing import Any
 from lib.data import DataError, parse_json, required_field, str_list_field
 
 _CLAIM_FILE = re.compile(r"(?:^|/)([0-9]+)\.json$")  # ASCII digits: `\d` took '١.json' for claim 1
+# The longest page line read, in characters: a zip of 1 MB can hold a line of 400 MB (a zip bomb), which
+# filled memory before any error. Raise it with $LIB_MAX_PAGE_CHARS.
+MAX_PAGE_CHARS = int(os.environ.get("LIB_MAX_PAGE_CHARS", 64 * 2**20))
+# what a damaged zip member raises while it is read: a bad CRC, an encrypted member, broken deflate data
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError)
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,8 @@ def claim_files(path: Path | str) -> dict[int, str]:
         raise FileNotFoundError(f"{path}: no such knowledge store (a directory or a zip of <claim_id>.json files)")
     if path.is_dir():
         names = sorted(p.name for p in path.iterdir() if p.is_file())
+    elif not stat.S_ISREG(path.stat().st_mode):  # a pipe would wait for a writer, /dev/zero fill memory
+        raise DataError(path, "-", None, "not a regular file (a pipe or a device?): expected a knowledge store")
     elif zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as z:
             names = sorted(i.filename for i in z.infolist() if not i.is_dir())
@@ -72,14 +82,33 @@ def select_claims(available: Sequence[int], first: int | None = None, last: int 
 
 
 def _lines(path: Path, name: str) -> Iterator[tuple[str, str]]:
-    """(where, text line) of one claim's file, streamed; `where` names the file for errors."""
+    """(where, text line) of one claim's file, streamed; `where` names the file for errors. A line longer
+    than `MAX_PAGE_CHARS` and a damaged zip member are errors."""
     if path.is_dir():
-        where, handle = str(path / name), open(path / name, encoding="utf-8-sig")
-        with handle:
-            yield from ((where, line) for line in handle)
+        where = str(path / name)
+        with open(path / name, encoding="utf-8-sig") as handle:
+            yield from _bounded_lines(where, handle)
         return
-    with zipfile.ZipFile(path) as z, z.open(name) as raw:
-        yield from ((f"{path}!{name}", line) for line in io.TextIOWrapper(raw, encoding="utf-8-sig"))
+    where = f"{path}!{name}"
+    try:
+        with zipfile.ZipFile(path) as z, z.open(name) as raw:
+            yield from _bounded_lines(where, io.TextIOWrapper(raw, encoding="utf-8-sig"))
+    except _ZIP_ERRORS as err:
+        raise DataError(where, "-", None, f"a damaged zip member ({type(err).__name__}: {err})") from None
+
+
+def _bounded_lines(where: str, handle: io.TextIOBase) -> Iterator[tuple[str, str]]:
+    lineno = 0
+    while line := handle.readline(MAX_PAGE_CHARS + 1):
+        lineno += 1
+        if len(line) > MAX_PAGE_CHARS and not line.endswith("\n"):  # cut at the bound, no end in sight
+            raise DataError(
+                where,
+                f"at line {lineno}",
+                None,
+                f"a line over {MAX_PAGE_CHARS:,} characters (set $LIB_MAX_PAGE_CHARS to read it)",
+            )
+        yield where, line
 
 
 def read_pages(path: Path | str, claim_id: int, name: str, counts: Counter | None = None) -> Iterator[Page]:
@@ -106,4 +135,4 @@ def read_pages(path: Path | str, claim_id: int, name: str, counts: Counter | Non
             extra = {k: v for k, v in raw.items() if k not in ("url", "url2text")}
             yield Page(claim_id, url, sentences, lineno, extra)
     except UnicodeDecodeError as err:
-        raise DataError(where, "-", None, f"not UTF-8 text ({err})") from err
+        raise DataError(where, "-", None, f"not UTF-8 text ({err.reason}, in a page of this file)") from None

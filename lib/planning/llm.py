@@ -63,6 +63,7 @@ from tqdm import tqdm
 
 from lib import outputs as OUT
 from lib.cli import NamedError
+from lib.data import within_size
 from lib.params import NonNegInt, PosInt, Section, Text, Url
 from lib.paths import OUTPUTS_DIR, ROOT
 
@@ -261,6 +262,7 @@ class AnswerCache:
         OUT.refuse_targets([self.path])  # a cache is written: never inside data/ (lib.outputs)
         if not self.path.exists():
             return
+        within_size(self.path)  # a pipe would refuse to seek, /dev/zero fill memory
         with open(self.path, "r+b") as f:
             fcntl.flock(f, fcntl.LOCK_EX)
             try:

@@ -30,7 +30,7 @@ import numpy as np
 from lib import outputs as OUT
 from lib import timing as TM
 from lib.cli import nonempty_path, run_main
-from lib.data import DataError, as_id, averitec
+from lib.data import DataError, as_id, averitec, bounded, not_utf8, parse_json, within_size
 from lib.params import PosInt, Section, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE
 from lib.retrieval.bm25 import tokenize
@@ -262,26 +262,30 @@ def save_plan(plan: Mapping[int, Sequence[str]], path: Path | str) -> None:
 
 
 def load_plan(path: Path | str) -> Plan:
-    """A plan saved by `save_plan`; errors name the file and line."""
+    """A plan saved by `save_plan`; errors name the file and line. Read as every JSON input is (`lib.data`):
+    bounded in size, a key named twice or a query that is no text (a lone surrogate) refused."""
+    path = Path(path)
+    within_size(path)  # a pipe would wait for a writer, /dev/zero fill memory
     plan: Plan = {}
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-                if not isinstance(rec, dict):
-                    raise TypeError(f'expected {{"claim_id": ..., "queries": [...]}}, got {type(rec).__name__}')
-                cid, queries = as_id(rec["claim_id"]), rec["queries"]  # never 0.9 -> 0 or true -> 1
-            except (ValueError, KeyError, TypeError) as e:
-                raise DataError(path, n, None, f"not a plan line ({e})") from None
-            except RecursionError:
-                raise DataError(path, n, None, "not a plan line (nested thousands of levels deep)") from None
-            if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
-                raise DataError(path, n, "queries", "expected a list of strings")
-            if cid in plan:
-                raise DataError(path, n, "claim_id", f"claim {cid} appears twice")
-            plan[cid] = queries
+    try:
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
+                rec = parse_json(path, line, n, "plan line (JSON)")
+                try:
+                    if not isinstance(rec, dict):
+                        raise TypeError(f'expected {{"claim_id": ..., "queries": [...]}}, got {type(rec).__name__}')
+                    cid, queries = as_id(rec["claim_id"]), rec["queries"]  # never 0.9 -> 0 or true -> 1
+                except (ValueError, KeyError, TypeError) as e:
+                    raise DataError(path, n, None, f"not a plan line ({e})") from None
+                if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
+                    raise DataError(path, n, "queries", "expected a list of strings")
+                if cid in plan:
+                    raise DataError(path, n, "claim_id", f"claim {cid} appears twice")
+                plan[cid] = [bounded(path, n, "queries", q) for q in queries]
+    except UnicodeDecodeError as err:
+        raise not_utf8(path, err.reason) from None
     return plan
 
 

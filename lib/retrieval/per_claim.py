@@ -23,7 +23,9 @@ import json
 import random
 import re
 import resource
+import sys
 import time
+import zipfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -50,7 +52,9 @@ from lib.store import passages as PS
 from lib.store.build import load_store
 from lib.store.passages import clean_text
 
-INDEX_FORMAT = 2  # saved per-claim indexes hold the BM25 weights (format 1 held term counts)
+# saved per-claim indexes hold the BM25 weights (format 1 held term counts) and, from format 3, their own
+# content address, so a file copied to another claim's address is never taken for that claim's index
+INDEX_FORMAT = 3
 
 
 # --------------------------------------------------------------------------- per-claim BM25
@@ -65,13 +69,14 @@ def index_key(texts: Sequence[str], params: BM.BM25Params) -> str:
     return h.hexdigest()[:20]
 
 
-def save_index(bm25: BM.BM25, path: Path | str) -> None:
-    """The index's scoring state (vocabulary, terms x passages weights, parameters), written atomically:
-    a killed run leaves no half index behind."""
+def save_index(bm25: BM.BM25, path: Path | str, key: str = "") -> None:
+    """The index's scoring state (vocabulary, terms x passages weights, parameters) and its content address
+    `key`, written atomically: a killed run leaves no half index behind."""
     w = bm25._weights_t
     with OUT.atomic(path) as tmp:
         np.savez(
             tmp,
+            key=np.array(key),
             data=w.data,
             indices=w.indices,
             indptr=w.indptr,
@@ -103,6 +108,21 @@ def load_index(path: Path | str) -> SavedBM25:
     return SavedBM25(vocab, w, params)
 
 
+def _saved_index(path: Path, key: str) -> SavedBM25 | None:
+    """The index saved at `path` when it is whole and is the one for `key`; None (it is rebuilt and saved
+    again, with a warning) for a file cut short, one that is no index, or another claim's index."""
+    try:
+        with np.load(path) as z:
+            saved = str(z["key"]) if "key" in z.files else None
+        if saved == key:
+            return load_index(path)
+        problem = f"it is the index of {saved}" if saved else "it names no content address"
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+        problem = f"it cannot be read: {type(err).__name__}: {err}"
+    print(f"warning: {path}: not this claim's saved index ({problem}); rebuilt", file=sys.stderr)
+    return None
+
+
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     """The `k` best passages of one query: by score rounded to 1e-9 (so float noise does not reorder), ties
     by position; the same order for this BM25 and rank_bm25's scores (`lib.retrieval.fusion.top_k`, lower row first)."""
@@ -118,14 +138,14 @@ def retrieve_claim(
 ) -> tuple[np.ndarray, np.ndarray, bool]:
     """Top-`depth` passages (rows of `texts`) and their scores for each query, and whether a saved index
     was used. With `index_dir`, the claim's index is loaded from its content address or built and saved."""
-    path = None if index_dir is None else Path(index_dir) / f"{index_key(texts, params)}.npz"
-    loaded = path is not None and path.exists()
-    if loaded:
-        index = load_index(path)
-    else:
+    key = index_key(texts, params)
+    path = None if index_dir is None else Path(index_dir) / f"{key}.npz"
+    index = None if path is None or not path.exists() else _saved_index(path, key)
+    loaded = index is not None
+    if index is None:
         index = BM.BM25.from_texts(texts, params)
         if path is not None:
-            save_index(index, path)
+            save_index(index, path, key)
     scores = index.scores(list(queries))
     top = np.stack([top_k(s, depth) for s in scores]) if len(queries) else np.empty((0, 0), dtype=np.int64)
     return top, np.take_along_axis(scores, top, axis=1) if len(queries) else scores, loaded
@@ -187,8 +207,9 @@ def embed_passages(
     for lo in range(0, len(texts), settings.chunk_size):
         chunk = list(texts[lo : lo + settings.chunk_size])
         path = emb_dir / f"{chunk_key(chunk, settings)}.npy"
-        if path.exists():
-            parts.append(np.load(path))
+        saved = _saved_chunk(path, len(chunk)) if path.exists() else None
+        if saved is not None:
+            parts.append(saved)
             counts["loaded"] += 1
             continue
         vec = MD.encode(encoder, chunk, settings.batch_size, progress=False).astype(
@@ -201,6 +222,20 @@ def embed_passages(
     dim = encoder.get_embedding_dimension()
     vectors = np.concatenate(parts) if parts else np.zeros((0, dim))
     return np.ascontiguousarray(vectors, dtype=np.float32), counts
+
+
+def _saved_chunk(path: Path, rows: int) -> np.ndarray | None:
+    """The vectors saved at `path` when they are whole and one per passage of the chunk; None (they are
+    encoded again, with a warning) for a file cut short or one of another shape."""
+    try:
+        vectors = np.load(path, allow_pickle=False)
+        if vectors.ndim == 2 and len(vectors) == rows and vectors.dtype.kind == "f":
+            return vectors
+        problem = f"{vectors.shape} {vectors.dtype} vectors for {rows} passages"
+    except (OSError, ValueError, EOFError) as err:
+        problem = f"it cannot be read: {type(err).__name__}: {err}"
+    print(f"warning: {path}: not this chunk's saved vectors ({problem}); encoded again", file=sys.stderr)
+    return None
 
 
 def dense_claim(

@@ -11,6 +11,8 @@ from typing import Any
 
 import nbformat
 
+from lib.cli import NamedError
+from lib.data import not_utf8, parse_json, within_size
 from lib.paths import METRICS_DIR, NOTEBOOKS_DIR
 
 
@@ -65,6 +67,18 @@ def numbered(notebooks_dir: Path | str = NOTEBOOKS_DIR) -> list[str]:
     return sorted(p.stem for p in Path(notebooks_dir).glob("[0-9][0-9]_*.ipynb"))
 
 
+def read_metrics(path: Path | str) -> dict[str, Any]:
+    """A metrics file, flattened (`flatten`); one that is no JSON, no UTF-8 or no regular file is a named
+    error (a pipe is never opened)."""
+    path = Path(path)
+    within_size(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise not_utf8(path, err.reason) from None
+    return flatten(parse_json(path, text, "-", "JSON"))
+
+
 def headlines(spec: Mapping[str, str], metrics_dir: Path | str = METRICS_DIR) -> dict[str, Any]:
     """{label: value} for `{label: "file.json:flattened.key"}`; a missing file or key is an error, so a
     renamed metric cannot silently vanish from the index."""
@@ -75,9 +89,11 @@ def headlines(spec: Mapping[str, str], metrics_dir: Path | str = METRICS_DIR) ->
         if path not in cache:
             if not path.exists():
                 raise FileNotFoundError(f"{path} is missing: run `dvc repro` first")
-            cache[path] = flatten(json.loads(path.read_text()))
+            cache[path] = read_metrics(path)
         if key not in cache[path]:
-            raise KeyError(f"{file} has no metric {key!r} (index headline {label!r})")
+            raise NamedError(
+                f"report.headlines.{label}: {file} has no metric {key!r} (see `python -m lib.site.render metrics`)"
+            )
         out[label] = cache[path][key]
     return out
 

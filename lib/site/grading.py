@@ -17,6 +17,8 @@ Each cell of the table is `passed`, `off by +0.012` (with the mistake it matches
 from __future__ import annotations
 
 import argparse
+import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,7 @@ from nbclient import NotebookClient
 
 from lib import outputs as OUT
 from lib import sheets as SH
-from lib.cli import NamedError, nonempty_path, run_main
+from lib.cli import NamedError, nonempty_path, run_main, shown
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, ROOT
 from lib.site.checks import RECORD_MIME, as_number, known_mistake, verdict
 from lib.site.course import CourseError, checked, exercises
@@ -64,12 +66,27 @@ def cell_errors(nb: Any) -> dict[str, str]:
     return errors
 
 
+def _number(value: Any, finite: bool = True) -> bool:
+    """A number as a check record holds it (not `true`, not text): an expected value, a tolerance or a
+    mistake is finite; an answer may be infinite, or None where none was given (`finite=False`)."""
+    if not finite and value is None:
+        return True
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return number and (math.isfinite(value) or not finite)
+
+
 def status(record: Mapping[str, Any] | None, error: str | None = None) -> str:
     """One cell of the table: passed, off by how much (and the known mistake), not attempted, or the error."""
     if record is None:
         return error or NOT_ATTEMPTED
     if not record.get("attempted", True):
         return NOT_ATTEMPTED
+    bad = [k for k in ("expected", "tol") if not _number(record.get(k))]
+    bad += [] if _number(record.get("answer"), finite=False) else ["answer"]
+    mistakes = record.get("mistakes") or {}
+    bad += [] if isinstance(mistakes, dict) and all(_number(v) for v in mistakes.values()) else ["mistakes"]
+    if bad:  # an output edited by hand or cut short: said in its cell, the rest of the class still graded
+        return f"a check record that is not the check's (field {bad[0]}: {shown(record.get(bad[0]), 40)})"
     problem = verdict(record["answer"], record["expected"], record["tol"], record.get("mistakes"))
     if problem is None:
         return PASSED
@@ -108,6 +125,9 @@ def reference_records(reference: Path) -> dict[str, dict]:
     return found
 
 
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 def read_sheet(path: Path) -> dict[str, Any]:
     """Exercise -> answer from an answer sheet (CSV with columns `exercise` and `answer`; empty = none)."""
     try:  # read as every filled sheet is (lib.sheets): field counts, repeated columns, encodings, blank rows
@@ -134,10 +154,10 @@ def grade_sheet(path: Path, reference: Mapping[str, dict]) -> dict[str, str]:
     graded = {}
     for number, rec in sorted(reference.items()):
         answer = answers.get(number)
-        value = as_number(answer)
+        value = as_number(answer) if answer is None or _PLAIN_NUMBER.fullmatch(answer) else None  # not '1_000'
         attempted = answer is not None
         if attempted and value is None:
-            graded[number] = f"not a number: {answer!r}"
+            graded[number] = f"not a number: {shown(answer, 60)}"
             continue
         graded[number] = status({**rec, "answer": value, "attempted": attempted})
     return graded
@@ -197,8 +217,14 @@ def main(argv: list[str] | None = None) -> None:
     g.add_argument("--out", type=lambda t: Path(nonempty_path(t)), help="also write the table as CSV")
     args = ap.parse_args(argv)
     if args.command == "sheet":
+        OUT.refuse_targets([args.out])
+        OUT.refuse_stage_outputs([args.out])
+        if args.out.exists():  # a student's filled sheet has this name as often as not
+            raise NamedError(f"{args.out}: exists (a filled answer sheet?); remove it or name another file")
         print(f"wrote {write_sheet(args.out)}")
         return
+    OUT.refuse_targets([args.out], [args.folder, args.reference])  # never over a student's sheet or notebook
+    OUT.refuse_stage_outputs([args.out])
     table = grade(args.folder, args.root, args.reference, run=not args.no_run)
     with pd.option_context("display.max_colwidth", 80, "display.width", 200):
         print(table.to_string())

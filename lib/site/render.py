@@ -25,7 +25,7 @@ from lib.cli import NamedError, run_main
 from lib.params import section
 from lib.paths import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
 from lib.site.banner import params_banner
-from lib.site.catalogue import flatten, headline_lines, store_setting, summary
+from lib.site.catalogue import headline_lines, read_metrics, store_setting, summary
 from lib.site.checks import RECORD_MIME
 from lib.site.course import strip_solutions, try_it_times_path, write_site
 from lib.site.figures import ALT
@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> None:
     elif args.cmd == "metrics":
         for path in args.files or sorted(METRICS_DIR.glob("*.json")):
             print(f"== {Path(path).relative_to(ROOT) if Path(path).is_relative_to(ROOT) else path}")
-            for key, value in flatten(json.loads(Path(path).read_text())).items():
+            for key, value in read_metrics(path).items():
                 print(f"  {key}: {value}")
 
 

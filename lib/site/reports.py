@@ -224,9 +224,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("notebooks", nargs="+", help="executed notebooks, e.g. outputs/notebooks/*.ipynb")
     args = ap.parse_args(argv)
-    missing = [p for p in args.notebooks if not Path(p).is_file()]
+    missing = [p for p in args.notebooks if not Path(p).exists()]
     if missing:
         raise SystemExit(f"error: no such notebook: {', '.join(missing)}")
+    other = [p for p in args.notebooks if not Path(p).is_file()]  # a folder, or a pipe that would wait forever
+    if other:
+        raise SystemExit(f"error: not a notebook file (a folder, a pipe?): {', '.join(other)}")
     findings = scan(args.notebooks)
     for f in findings:
         print(f)

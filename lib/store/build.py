@@ -37,7 +37,7 @@ from pydantic import ConfigDict, Field, model_validator
 from lib import compute as C
 from lib import outputs as OUT
 from lib import params as PR
-from lib.cli import data_folder, nonempty_path, run_main
+from lib.cli import data_folder, made_by, nonempty_path, run_main
 from lib.data import DataError, averitec
 from lib.data import knowledge_store as KS
 from lib.params import NonNegInt, PosInt, Section, Text
@@ -470,7 +470,8 @@ def load_store(store_dir: Path | str = STORE_DIR) -> Store:
     """The store as written by `save_store`; dates come back as `datetime.date`."""
     store_dir = Path(store_dir)
     if not (store_dir / "documents.parquet").exists():
-        raise FileNotFoundError(f"{store_dir}/documents.parquet is missing: run `dvc repro store` first")
+        fix = "run `dvc repro store` first" if made_by(store_dir) else "expected a store written by lib.store.build"
+        raise FileNotFoundError(f"{store_dir}/documents.parquet is missing: {fix}")
     docs = pd.read_parquet(store_dir / "documents.parquet")
     for col in ("origin", "claim_ids", "gold_claim_ids"):
         docs[col] = docs[col].map(list)

@@ -259,13 +259,18 @@ def judging_sheet(
 
 
 def read_judging_sheet(
-    path: Path | str, doc_ids: Iterable[str] | None = None, claim_ids: Iterable[int] | None = None
+    path: Path | str,
+    doc_ids: Iterable[str] | None = None,
+    claim_ids: Iterable[int] | None = None,
+    pairs: pd.DataFrame | None = None,
 ) -> pd.DataFrame | None:
     """The judged rows of a filled sheet (None when the file does not exist): `relevant` is 1 (the document
     helps verify or refute the claim) or 0; blank rows are not judged yet (an unfilled copy gives no rows).
     Anything else is an error naming the file, row and value, so a typo cannot move the agreement
     silently: a bad `relevant`, a claim id that is not an integer, a (claim, document) pair judged twice,
-    and, when `doc_ids` / `claim_ids` are given, a document or claim the study does not have."""
+    and, when `doc_ids` / `claim_ids` are given, a document or claim the study does not have. With `pairs`
+    (the sheet's `claim_id` and `doc_id` as the study wrote them), a judged pair it did not write is an error
+    too: one column sorted alone in a spreadsheet pairs every claim with another claim's document."""
     path = Path(path)
     if not path.exists():
         return None
@@ -282,6 +287,15 @@ def read_judging_sheet(
             bad = [(r, v) for r, v in zip(sheet.index, sheet[col]) if v not in known]
             if bad:
                 raise ValueError(f"{path}, row {bad[0][0] + 2}: {col} = {bad[0][1]!r} is not a {what} of this study")
+    if pairs is not None:
+        written = set(zip(pairs["claim_id"].astype(int), pairs["doc_id"].astype(str)))
+        stray = [(r, c, d) for r, c, d in zip(sheet.index, sheet["claim_id"], sheet["doc_id"]) if (c, d) not in written]
+        if stray:
+            r, c, d = stray[0]
+            raise SH.SheetError(
+                f"{path}, row {r + 2}: claim {c} with document {d!r} is not a pair of the judging sheet "
+                f"({len(stray)} judged rows are not; was a column sorted alone?)"
+            )
     sheet["relevant"] = sheet["relevant"].map(MANUAL).astype(int)
     return sheet.reset_index(drop=True)
 

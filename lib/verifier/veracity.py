@@ -337,8 +337,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("command", choices=["planners"])
     ap.add_argument("--params", default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
+    settings = section("nli_averitec", args.params)  # checked before a training that may take minutes
     ensure_verifier(args.params)  # a fresh clone has stage nli_averitec's record, not its weights
-    planners_stage(section("nli_averitec", args.params))
+    planners_stage(settings)
 
 
 if __name__ == "__main__":
