@@ -9,6 +9,8 @@ and puts the results back in the claims' order, so both backends return the same
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import importlib.util
 import multiprocessing as mp
 import os
@@ -97,11 +99,32 @@ def _ray(settings: ComputeSettings):
             check_reachable(address)
             _connect(ray, address, runtime_env={"working_dir": str(ROOT), "excludes": NOT_SHIPPED})
         else:
-            handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
-            ray.init(num_cpus=settings.workers, include_dashboard=False, log_to_driver=False)
-            for s, handler in handlers.items():  # Ray put its own, which exited 15 and left its agents running
-                signal.signal(s, handler)  # lib.cli's stop every child, Ray's processes too, and exit 143/130
+            _start_local(ray, settings.workers)
     return ray
+
+
+def _start_local(ray, workers: int) -> None:
+    """A local Ray instance, started in this (the main) thread, with the command's SIGTERM and SIGINT
+    handlers kept: Ray puts its own, which exited with status 15 and left its agents running. A signal that
+    reaches Ray's handler while it starts is passed on to the command's (every child stopped, 143/130)."""
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+
+    def pass_on(signum: int) -> None:
+        if callable(handlers[signum]):
+            handlers[signum](signum, None)  # lib.cli's: stops the children, Ray's too, and exits
+
+    try:
+        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+    except SystemExit as stop:  # Ray's SIGTERM handler ran: sys.exit(15)
+        if stop.code == signal.SIGTERM:
+            pass_on(signal.SIGTERM)
+        raise
+    except KeyboardInterrupt:
+        pass_on(signal.SIGINT)
+        raise
+    finally:
+        for s, handler in handlers.items():
+            signal.signal(s, handler)
 
 
 def _connect(ray, address: str, timeout_s: float = RAY_INIT_TIMEOUT_S, **kwargs: Any) -> None:
@@ -165,6 +188,18 @@ def map_claims(
         bar.close()
 
 
+def _die_with(parent: int) -> None:
+    """Make this worker die when `parent` does (Linux: PR_SET_PDEATHSIG): a command killed with SIGKILL (the
+    out-of-memory killer) runs no clean-up, and its workers waited for work forever."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the signal handlers still stop the workers
+        return
+    if os.getppid() != parent:  # the parent died before the request was made
+        os._exit(1)
+
+
 def forked_map(
     fn: Callable[[T], R], items: Iterable[T], workers: int, what: str, initializer: Callable[[], None] | None = None
 ) -> Iterator[R]:
@@ -172,8 +207,15 @@ def forked_map(
     parent loaded, such as a module-level job). A worker that dies (killed, out of memory) ends the command
     with a `ComputeError` naming `what`, never a hang: `multiprocessing.Pool` waits forever for the task of a
     worker that was killed."""
+    parent = os.getpid()
+
+    def start() -> None:
+        _die_with(parent)
+        if initializer is not None:
+            initializer()
+
     try:
-        with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=initializer) as pool:
+        with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=start) as pool:
             yield from pool.map(fn, items)
     except BrokenProcessPool:
         raise ComputeError(

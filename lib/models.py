@@ -88,6 +88,7 @@ def load_encoder(name: str, device: str | None = None, max_seq_length: int | Non
     """A SentenceTransformer by name or path (see `resolve_model`); device auto (CUDA when present)."""
     from sentence_transformers import SentenceTransformer
 
+    device = None if device is None else pick_device(device)  # a device this machine lacks: named here
     try:
         model = SentenceTransformer(resolve_model(name), device=device)
     except (OSError, ValueError) as err:  # no such folder here, no such hub name, or offline

@@ -52,10 +52,11 @@ from lib.cli import NamedError, run_main
 from lib.data import averitec
 from lib.evaluation.comparisons import BORDERLINE
 from lib.evaluation.significance import sign_of
-from lib.params import PosFloat, flag_of
+from lib.params import SECTIONS, PosFloat, flag_of, read_yaml
 from lib.paths import ROOT
 from lib.reproduction import machine_kind
 from lib.retrieval import per_claim as K
+from lib.schema import check as check_params
 from lib.site import reports as RP
 from lib.site.course import try_it_times_path, try_it_variations
 from lib.store import build as S
@@ -197,31 +198,15 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
 
     profile = load_profile(name, profiles_dir or root / "profiles")
     work = root / "workspaces" / name
-    files = checkout_files(root)
-    wanted = set(files)
-    if work.exists():  # files this checkout no longer has
-        for path in sorted(work.rglob("*")):
-            rel = path.relative_to(work).as_posix()
-            if path.is_file() and not rel.startswith(KEPT) and rel not in wanted:
-                path.unlink()
-    for rel in files:
-        _write(work / rel, (root / rel).read_bytes())
-
+    # everything the profile asks is checked before anything is written: a profile with a typo left a
+    # half-made workspace, or rewrote an existing workspace's params with the study's
     data = root / "data"
     if not data.is_dir():
         raise ProfileError(f"{data} is missing: run `make data` first")
     counts = {Path(k).as_posix().strip("/"): v for k, v in profile["data"].items()}
     for key in counts:
-        if not (data / key).exists():
+        if not (data / key).exists() or not (data / key).resolve().is_relative_to(data.resolve()):
             raise ProfileError(f"{profile['path']}: data.{key}: no such file or folder in {data}")
-    for path in sorted(p for p in data.rglob("*") if p.is_file()):
-        rel = path.relative_to(data).as_posix()
-        n = next((v for k, v in counts.items() if rel == k or rel.startswith(k + "/")), None)
-        if n is None or rel == "SHA256SUMS":
-            _write(work / "data" / rel, path.read_bytes())
-        else:
-            _write(work / "data" / rel, subset(path, n).encode())
-
     yaml = YAML()  # round trip: comments, quotes ("off" stays a string) and null kept as written
     yaml.width = 4096
     yaml.preserve_quotes = True
@@ -232,6 +217,29 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
     params["profile"]["note"] = profile["note"]
     text = StringIO()
     yaml.dump(params, text)
+    with tempfile.TemporaryDirectory() as scratch:  # the merged file checked as `python -m lib.schema check` does
+        merged = Path(scratch) / "params.yaml"
+        merged.write_text(text.getvalue(), encoding="utf-8")
+        raw = read_yaml(merged)
+        if isinstance(raw, dict) and set(SECTIONS) <= set(raw):  # the study's file (a test's sketch has less)
+            check_params(raw, f"{profile['path']} (merged into params.yaml)")
+
+    files = checkout_files(root)
+    wanted = set(files)
+    if work.exists():  # files this checkout no longer has
+        for path in sorted(work.rglob("*")):
+            rel = path.relative_to(work).as_posix()
+            if path.is_file() and not rel.startswith(KEPT) and rel not in wanted:
+                path.unlink()
+    for rel in files:
+        _write(work / rel, (root / rel).read_bytes())
+    for path in sorted(p for p in data.rglob("*") if p.is_file()):
+        rel = path.relative_to(data).as_posix()
+        n = next((v for k, v in counts.items() if rel == k or rel.startswith(k + "/")), None)
+        if n is None or rel == "SHA256SUMS":
+            _write(work / "data" / rel, path.read_bytes())
+        else:
+            _write(work / "data" / rel, subset(path, n).encode())
     _write(work / "params.yaml", text.getvalue().encode())
     if profile["synthetic_store"]:
         write_synthetic_store(work, profile["synthetic_store"], params["store"])

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from lib.cli import NamedError
-from lib.data import as_id, decode
+from lib.data import as_id, decode, within_size
 
 
 class SheetError(NamedError, ValueError):
@@ -21,6 +21,9 @@ class SheetError(NamedError, ValueError):
 
 def _text(path: Path, what: str) -> str:
     """The file as text: UTF-8 (with or without Excel's byte-order mark), or UTF-16 with its mark."""
+    if path.exists() and not path.is_file() and not path.is_dir():  # a pipe would wait, /dev/zero fill memory
+        raise SheetError(f"{path}: not a regular file (a pipe or a device?); expected the {what} as a CSV file")
+    within_size(path)
     try:
         raw = path.read_bytes()
     except OSError as err:

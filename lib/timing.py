@@ -259,11 +259,25 @@ def read_costs(path: Path) -> tuple[list[dict], dict[str, dict[str, float]]]:
             rec = None
         if _measured_line(rec):
             took[rec["measured"]] = rec["values"]
-        elif isinstance(rec, dict) and "measured" not in rec and _amount(rec.get("seconds")):
+        elif _cost_line(rec):
             per_claim.append(rec)
         else:
             print(f"warning: {path.name} line {n} is no cost record; left out of the timing file", file=sys.stderr)
     return per_claim, took
+
+
+def _cost_line(rec: Any) -> bool:
+    """A cost line as `cost` writes it: every field, each of its kind (notebook 06 reads them all)."""
+    texts = ("planner", "part", "device", "how")
+    return (
+        isinstance(rec, dict)
+        and all(isinstance(rec.get(k), str) for k in texts)
+        and rec.get("kind") in KINDS
+        and _amount(rec.get("seconds"))
+        and isinstance(rec.get("claims"), int)
+        and _amount(rec["claims"])
+        and (rec.get("seconds_per_claim") is None or _amount(rec["seconds_per_claim"]))
+    )
 
 
 def _measured_line(rec: Any) -> bool:

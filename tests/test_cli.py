@@ -107,6 +107,48 @@ def test_a_signal_stops_the_command_with_its_workers_and_no_half_output(tmp_path
     assert not out.exists() and list(out.parent.iterdir()) == []  # neither the output nor its temporary
 
 
+KILLABLE = """
+import sys, time
+from lib.compute import forked_map
+
+def slow(i):
+    time.sleep(60)
+    return i
+
+print("working", flush=True)
+list(forked_map(slow, range(4), 2, "test"))
+"""
+
+
+def test_the_workers_of_a_command_killed_outright_die_with_it(tmp_path):
+    """SIGKILL (the out-of-memory killer) runs no clean-up: the forked workers waited for work forever."""
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    from lib.paths import ROOT
+
+    script = tmp_path / "killable.py"
+    script.write_text(KILLABLE)
+    proc = subprocess.Popen([sys.executable, str(script)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "working"
+    deadline = time.time() + 20
+    while len(_children_of(proc.pid)) < 2 and time.time() < deadline:
+        time.sleep(0.05)
+    workers = _children_of(proc.pid)
+    assert len(workers) >= 2
+    proc.kill()
+    proc.wait(timeout=10)
+    deadline = time.time() + 10
+    alive = workers
+    while alive and time.time() < deadline:
+        alive = [w for w in workers if psutil.pid_exists(w) and psutil.Process(w).status() != psutil.STATUS_ZOMBIE]
+        time.sleep(0.1)
+    assert alive == []
+
+
 def test_a_missing_pipeline_output_names_the_stage_that_makes_it(capsys):
     import pandas as pd
 
@@ -184,6 +226,21 @@ def test_a_data_folder_that_is_not_there_is_refused_by_the_flag(tmp_path, capsys
         main([*args, "--data-dir", str(tmp_path / "nowhere")])
     err = capsys.readouterr().err
     assert end.value.code == 2 and f"argument --data-dir: {tmp_path / 'nowhere'}: no such folder; expected" in err
+
+
+@pytest.mark.parametrize(
+    "module, args",
+    [
+        ("lib.retrieval.runs", ["retrieve"]),
+        ("lib.retrieval.per_claim", ["retrieve", "--store", "s", "--plan", "p", "--out", "o"]),
+    ],
+)
+def test_a_device_flag_is_checked_whatever_the_command_does_with_it(capsys, module, args):
+    """`runs --device nonsense retrieve` ran the whole retrieval (195 s) and rewrote its outputs."""
+    main = __import__(module, fromlist=["main"]).main
+    with pytest.raises(SystemExit) as end:
+        main(["--device", "nonsense", *args] if module.endswith("runs") else [*args, "--device", "nonsense"])
+    assert end.value.code == 2 and "argument --device: " in capsys.readouterr().err
 
 
 def test_the_store_and_the_plans_are_never_written_into_data(capsys):

@@ -381,3 +381,36 @@ def test_the_committed_try_it_minutes_are_read_or_named(tmp_path):
             try_it_times(bad)
     bad.write_text('{"variations": []}')
     assert try_it_times(bad) == {"variations": []}
+
+
+@pytest.mark.parametrize("field", ["headlines", "conclusion_points"])
+def test_a_notebook_name_with_a_typo_in_the_report_section_is_refused(field):
+    """`report.headlines` under `01_knowledge_stor` passed the schema check and left the card without numbers."""
+    from lib.site.course import ReportSection
+
+    value = {"01_knowledge_stor": {"x": "store.json:a"}} if field == "headlines" else {"01_knowledge_stor": [1]}
+    spec = {"reports_dir": "reports", "headlines": {}, field: value}
+    with pytest.raises(ValueError, match=rf"{field}: no notebook \['01_knowledge_stor'\]"):
+        ReportSection.model_validate(spec)
+    ReportSection.model_validate({**spec, field: {"01_knowledge_store": value["01_knowledge_stor"]}})
+
+
+def test_exercise_copies_never_replace_the_executed_notebooks(tmp_path):
+    """`course exercises --out outputs/notebooks` wrote unexecuted copies over the ten executed notebooks."""
+    from lib.cli import NamedError
+    from lib.paths import EXECUTED_DIR
+
+    with pytest.raises(NamedError, match="the output of stage `knowledge_store`"):
+        CO.write_exercises(EXECUTED_DIR)
+
+
+def test_render_names_a_file_that_is_no_notebook_before_writing_any_page(tmp_path, capsys):
+    """A JSON file that is no notebook ended in jsonschema's traceback; /dev/zero filled memory."""
+    from lib.cli import NamedError
+    from lib.site import render as RE
+
+    (tmp_path / "bad.ipynb").write_text('{"cells": "x"}')
+    for path, message in [(tmp_path / "bad.ipynb", "not a notebook nbformat can read"),
+                          ("/dev/zero", "not a notebook file"), (tmp_path / "none.ipynb", "no such notebook")]:  # fmt: skip
+        with pytest.raises(NamedError, match=message):
+            RE.main(["html", str(path)])

@@ -878,6 +878,10 @@ def test_a_listed_pipe_is_named_never_opened(tmp_path):
     os.mkfifo(root / "f.bin")
     with pytest.raises(DataError, match=r"line 2: 'f.bin': not a regular file"):
         checksums.verify_checksums(root)
+    (root / "SHA256SUMS").unlink()
+    os.mkfifo(root / "SHA256SUMS")  # the manifest itself
+    with pytest.raises(DataError, match=r"SHA256SUMS: record -: not a regular file"):
+        checksums.verify_checksums(root)
 
 
 def test_mismatched_and_missing_files_are_all_named(tmp_path, capsys):

@@ -228,6 +228,14 @@ def test_filled_sheet_and_agreement(tmp_path):
     sheet[["sheet_id", "claim_id"]].to_csv(path, index=False)
     with pytest.raises(ValueError, match="needs code:<method> columns"):
         ER.read_filled_sheet(path)
+    # the claim_id cells of two rows swapped (a column edited alone): codes move to other claims silently
+    sheet.assign(claim_id=[1, 0]).to_csv(path, index=False)
+    with pytest.raises(
+        ValueError, match=r"row 2: sheet_id 1 with claim_id 1 is not a row of the coding sheet \(2 rows"
+    ):
+        ER.read_filled_sheet(path, written=sheet)
+    sheet.assign(sheet_id=["01", "2"]).to_csv(path, index=False)
+    assert len(ER.read_filled_sheet(path, written=sheet)) == 3  # `01` is row 1
 
 
 def test_main_source_sentence_on_both_sides_of_the_condition():

@@ -3,6 +3,7 @@ the stage end to end against the local stub server (live, then replay byte for b
 
 import json
 import math
+import os
 
 import pandas as pd
 import pytest
@@ -136,6 +137,10 @@ def test_prompts_take_named_or_positional_placeholders_and_others_are_refused(tm
     (tmp_path / "latin.txt").write_bytes("Claim {claim} {reference} {prediction} caf\xe9".encode("latin-1"))
     with pytest.raises(EV.PromptFileError, match=r"latin.txt: not UTF-8 text"):
         EV.load_prompt(tmp_path / "latin.txt")
+    os.mkfifo(tmp_path / "fifo.txt")  # "no such file" before, for a file that is there
+    for path in (tmp_path / "fifo.txt", "/dev/zero"):
+        with pytest.raises(EV.PromptFileError, match=r"not a regular file \(a folder, a pipe or a device\?\)"):
+            EV.load_prompt(path)
     with pytest.raises(FileNotFoundError, match="no such file"):
         EV.load_prompt(tmp_path / "missing.txt")
 

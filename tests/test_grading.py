@@ -179,3 +179,16 @@ def test_an_answer_that_is_no_plain_number_is_graded_not_a_number(tmp_path, answ
     path = tmp_path / "answers.csv"
     path.write_text(f'exercise,task,answer\n99.1,t,"{answer}"\n99.2,t,-1.5e-3\n', encoding="utf-8")
     assert GR.grade_sheet(path, reference) == {"99.1": f"not a number: {answer!r}", "99.2": GR.PASSED}
+
+
+@pytest.mark.parametrize("record", [{"answer": 1.0}, "abc", ["99.1"], {"exercise": ["99.1"]}])
+def test_a_record_without_its_exercise_is_named_in_its_check_cell(record):
+    """A record without `exercise` (or not an object at all) raised KeyError or TypeError in `records`, and
+    nobody in the class was graded."""
+    from lib.site.checks import RECORD_MIME
+
+    cell = nbformat.v4.new_code_cell('check("99.1", answer, 5.0)')
+    cell.outputs = [nbformat.v4.new_output("display_data", data={RECORD_MIME: record})]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    found = GR.records(nb)
+    assert list(found) == ["99.1"] and GR.status(found["99.1"]).startswith("a check record that is not the check's (")

@@ -118,6 +118,10 @@ def test_a_store_that_is_a_pipe_a_damaged_zip_or_a_bomb_is_one_named_error(tmp_p
         list(KS.read_pages(tmp_path / "bad.zip", 0, "0.json"))
     monkeypatch.setattr(KS, "MAX_PAGE_CHARS", len(page) - 1)  # the newline makes it one over: still read
     assert len(list(KS.read_pages(tmp_path / "ks.zip", 0, "0.json"))) == 50
+    monkeypatch.setattr(KS, "MAX_INPUT_BYTES", len(page) * 49)  # 50 pages, each within its own bound
+    with pytest.raises(DataError, match=r"ks.zip!0.json: record at line 50: the claim's pages hold over "):
+        list(KS.read_pages(tmp_path / "ks.zip", 0, "0.json"))
+    monkeypatch.setattr(KS, "MAX_INPUT_BYTES", len(page) * 50)
     monkeypatch.setattr(KS, "MAX_PAGE_CHARS", len(page) - 2)
     with pytest.raises(DataError) as err:
         list(KS.read_pages(tmp_path / "ks.zip", 0, "0.json"))
@@ -475,6 +479,40 @@ def test_a_ray_address_that_answers_but_never_connects_or_fails_is_one_named_lin
     ok = FakeRay("ok")
     C._connect(ok, "h:1", timeout_s=5)
     assert ok.thread is not threading.main_thread()  # Ray leaves the command's signal handlers alone there
+
+
+def test_a_local_ray_start_keeps_the_commands_signal_handlers_and_passes_a_signal_on():
+    """Ray's own SIGTERM handler (set while it starts) exited with status 15 and left its agents running."""
+    import signal
+
+    seen = []
+
+    def ours(signum, frame):
+        seen.append(signum)
+
+    class FakeRay:
+        def __init__(self, stop=None):
+            self.stop = stop
+
+        def init(self, **kwargs):
+            signal.signal(signal.SIGTERM, lambda s, f: None)  # as Ray does
+            if self.stop is not None:
+                raise self.stop
+
+    before = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        signal.signal(signal.SIGTERM, ours)
+        signal.signal(signal.SIGINT, ours)
+        C._start_local(FakeRay(), 2)
+        assert signal.getsignal(signal.SIGTERM) is ours and seen == []
+        with pytest.raises(SystemExit):
+            C._start_local(FakeRay(SystemExit(signal.SIGTERM)), 2)
+        with pytest.raises(KeyboardInterrupt):
+            C._start_local(FakeRay(KeyboardInterrupt()), 2)
+        assert seen == [signal.SIGTERM, signal.SIGINT] and signal.getsignal(signal.SIGTERM) is ours
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
 
 
 def test_the_ray_client_form_without_the_client_installed_says_what_to_install(monkeypatch):

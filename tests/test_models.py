@@ -92,6 +92,8 @@ def test_a_device_this_machine_lacks_is_named_before_any_model_moves(device, mes
     AssertionError, deep inside the first model moved."""
     with pytest.raises(NamedError, match=re.escape(message)):
         MD.pick_device(device)
+    with pytest.raises(NamedError, match=re.escape(message)):  # `runs --device` passes it to the encoder
+        MD.load_encoder("sentence-transformers/all-MiniLM-L6-v2", device)
     assert MD.pick_device("cpu") == "cpu" and MD.pick_device("auto") in ("cpu", "cuda")
 
 

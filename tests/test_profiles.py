@@ -404,3 +404,24 @@ def test_try_it_minutes_are_the_measured_times_of_the_stages_a_variation_reruns(
     assert "<li><code>dvc exp run -S a=2</code>: about 2 min (2 stages rerun)</li>" in html
     assert "<li><code>-S llm.mode=live</code>: needs" in html and CO._try_it_list("02_other", est) == ""
     assert CO._try_it_list("01_tiny", None) == ""
+
+
+def test_a_profile_whose_values_the_study_refuses_writes_nothing(tmp_path):
+    """`params: {retrieval: {depth: -5}}` wrote a workspace whose params fail the schema check; a profile with
+    a typo left a half-made workspace behind, or rewrote an existing one's params with the study's."""
+    from lib.params import ParamsError
+    from lib.paths import ROOT
+
+    root = tmp_path / "repo"
+    (root / "profiles").mkdir(parents=True)
+    (root / "data").mkdir()
+    (root / "params.yaml").write_text((ROOT / "params.yaml").read_text())
+    (root / "profiles" / "bad.yaml").write_text("note: x\ndata: {}\nparams: {retrieval: {depth: -5}}\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    with pytest.raises(ParamsError, match=r"(?s)bad.yaml \(merged into params.yaml\).*retrieval.depth"):
+        PR.prepare("bad", root)
+    assert not (root / "workspaces").exists()
+    (root / "profiles" / "bad.yaml").write_text("note: x\ndata: {../outside: 1}\n")
+    with pytest.raises(PR.ProfileError, match="data.../outside: no such file"):
+        PR.prepare("bad", root)
+    assert not (root / "workspaces").exists()

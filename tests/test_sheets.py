@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from lib import sheets as SH
@@ -75,3 +78,11 @@ def test_an_id_that_is_not_a_plain_integer_is_named(tmp_path, value):
     s = SH.read_sheet(path, ["claim_id", "code"], "coding sheet")
     with pytest.raises(SH.SheetError, match=r"row 2: claim_id = .*; expected a claim id \(an integer\)"):
         SH.integer_column(s, "claim_id", path, "a claim id")
+
+
+def test_a_sheet_that_is_a_pipe_or_a_device_is_named_never_read(tmp_path):
+    """A FIFO as the filled sheet waited for a writer forever; /dev/zero filled memory."""
+    os.mkfifo(tmp_path / "fifo.csv")
+    for path in (tmp_path / "fifo.csv", Path("/dev/zero")):
+        with pytest.raises(SH.SheetError, match="not a regular file \\(a pipe or a device\\?\\)"):
+            SH.read_sheet(path, ["a"], "judging sheet")

@@ -276,7 +276,8 @@ def test_a_garbled_cost_line_is_left_out_and_named_and_the_timing_kept(tmp_path,
 @pytest.mark.parametrize(
     "line",
     ['{"measured": "x"}', '{"measured": ["a"], "values": {}}', '{"measured": "y", "values": {"seconds": NaN}}',
-     '{"seconds": NaN, "planner": "p"}', '{"seconds": -1, "planner": "p"}', '{"seconds": true, "planner": "p"}'],
+     '{"seconds": NaN, "planner": "p"}', '{"seconds": -1, "planner": "p"}', '{"seconds": true, "planner": "p"}',
+     '{"seconds": 2}', '{"seconds": 2, "claims": "abc", "planner": "p", "kind": "planning"}'],
 )  # fmt: skip
 def test_a_cost_line_the_timer_cannot_use_is_left_out_not_a_traceback(tmp_path, monkeypatch, capsys, line):
     """`{"measured": "x"}` ended the timer in a KeyError (the stage's timing lost); NaN seconds were kept."""

@@ -46,7 +46,7 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import pandas as pd
@@ -614,11 +614,12 @@ def coding_sheet(
     return sheet
 
 
-def read_filled_sheet(path: Path | str) -> pd.DataFrame | None:
+def read_filled_sheet(path: Path | str, written: pd.DataFrame | None = None) -> pd.DataFrame | None:
     """The manual codes of a filled coding sheet as one row per (method, claim): columns sheet_id, method,
     claim_id, manual_code (None when there is no such file; blank cells are not coded yet). A claim on two
     rows and an unknown code are errors naming the file and the row, so a typo or a copied row cannot move
-    the agreement silently."""
+    the agreement silently; with `written` (the sheet as `coding_sheet` wrote it), so is a row whose
+    sheet_id and claim_id the study did not write together (a column sorted or edited alone)."""
     path = Path(path)
     if not path.exists():
         return None
@@ -628,6 +629,20 @@ def read_filled_sheet(path: Path | str) -> pd.DataFrame | None:
         raise SH.SheetError(f"{path}: a coding sheet needs code:<method> columns (it has {list(sheet.columns)})")
     sheet["claim_id"] = SH.integer_column(sheet, "claim_id", path, "a dev claim id")
     SH.once(sheet, ["claim_id"], path, "coded")  # a copied row would count its codes twice in the agreement
+    if written is not None:
+
+        def row_id(value: Any) -> str:  # `01` and `1` are one sheet row, as `012` and `12` are one claim
+            return str(value).strip().lstrip("0") or "0"
+
+        pairs = {(row_id(i), int(c)) for i, c in zip(written["sheet_id"], written["claim_id"])}
+        rows = zip(sheet.index, sheet["sheet_id"], sheet["claim_id"])
+        stray = [(r, i, c) for r, i, c in rows if (row_id(i), c) not in pairs]
+        if stray:
+            r, i, c = stray[0]
+            raise SH.SheetError(
+                f"{path}, row {r + 2}: sheet_id {i} with claim_id {c} is not a row of the coding sheet "
+                f"({len(stray)} rows are not; was a column sorted or edited alone?)"
+            )
     long = sheet.melt(id_vars=["sheet_id", "claim_id"], value_vars=codes, var_name="method", value_name="manual_code")
     long["method"] = long["method"].str.removeprefix(CODE_PREFIX)
     long["manual_code"] = long["manual_code"].str.strip()

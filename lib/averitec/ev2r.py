@@ -135,8 +135,10 @@ def load_prompt(path: Path | str | None = None) -> tuple[str, str]:
     """(template, sha256) of a prompt file (None: this project's); a template without the three
     placeholders is an error naming the file."""
     path = ROOT / Path(path) if path else PROMPT_FILE  # a relative path is the project root's; an absolute stays
-    if not path.is_file():
+    if not path.exists():
         raise FileNotFoundError(f"Ev2R prompt_file {path}: no such file")
+    if not path.is_file():  # a folder, a pipe (it would wait for a writer) or a device
+        raise PromptFileError(f"Ev2R prompt_file {path}: not a regular file (a folder, a pipe or a device?)")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:

@@ -12,7 +12,7 @@ from collections.abc import Container
 from pathlib import Path, PurePosixPath
 
 from lib.cli import NamedError, run_main
-from lib.data import DataError
+from lib.data import DataError, within_size
 from lib.paths import DATA_DIR, ROOT
 
 # --------------------------------------------------------------------------- checksums
@@ -35,6 +35,7 @@ def read_checksums(data_dir: Path | str = DATA_DIR) -> dict[str, tuple[int, str]
     """
     data_dir = Path(data_dir)
     sums = data_dir / SUMS_NAME
+    within_size(sums)  # a pipe would wait for a writer, a link to /dev/zero fill memory
     try:
         text = sums.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lib.data import DataError, parse_json, required_field, str_list_field
+from lib.data import MAX_INPUT_BYTES, DataError, parse_json, required_field, str_list_field
 
 _CLAIM_FILE = re.compile(r"(?:^|/)([0-9]+)\.json$")  # ASCII digits: `\d` took '١.json' for claim 1
 # The longest page line read, in characters: a zip of 1 MB can hold a line of 400 MB (a zip bomb), which
@@ -98,9 +98,19 @@ def _lines(path: Path, name: str) -> Iterator[tuple[str, str]]:
 
 
 def _bounded_lines(where: str, handle: io.TextIOBase) -> Iterator[tuple[str, str]]:
-    lineno = 0
+    """The lines of one claim's file, each at most `MAX_PAGE_CHARS` and all together at most
+    `MAX_INPUT_BYTES` characters: a zip of 2 MB held 1,200 pages of 1 MB each, within every other bound."""
+    lineno = total = 0
     while line := handle.readline(MAX_PAGE_CHARS + 1):
         lineno += 1
+        total += len(line)
+        if total > MAX_INPUT_BYTES:
+            raise DataError(
+                where,
+                f"at line {lineno}",
+                None,
+                f"the claim's pages hold over {MAX_INPUT_BYTES:,} characters (set $LIB_MAX_INPUT_BYTES to read them)",
+            )
         if len(line) > MAX_PAGE_CHARS and not line.endswith("\n"):  # cut at the bound, no end in sight
             raise DataError(
                 where,

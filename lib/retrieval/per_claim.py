@@ -42,7 +42,7 @@ from lib import outputs as OUT
 from lib.cli import NamedError, data_folder, nonempty_path, run_main
 from lib.data import DataError, averitec
 from lib.data import knowledge_store as KS
-from lib.params import NonNegInt, PosInt, flag, flag_of, section
+from lib.params import Device, NonNegInt, PosInt, flag, flag_of, section
 from lib.paths import DATA_DIR, PARAMS_FILE, STORE_DIR
 from lib.planning import planners as P
 from lib.retrieval import bm25 as BM
@@ -514,7 +514,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     ret.add_argument("--retriever", choices=["bm25", "dense"], default="bm25")
     ret.add_argument("--model", default=None, help="dense: the encoder (default: params.yaml retrieval.model)")
-    ret.add_argument("--device", default="auto", help="dense: auto (CUDA when present), cpu, cuda, cuda:1, mps")
+    ret.add_argument(
+        "--device",
+        type=flag_of(Device, "auto, cpu, mps, cuda or cuda:N"),
+        default="auto",
+        help="dense: auto (CUDA when present), cpu, cuda, cuda:1, mps",
+    )
     ret.add_argument(
         "--batch-size", type=flag(RunGrid, "batch_size"), default=64, help="dense: passages per encoder batch"
     )

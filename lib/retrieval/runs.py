@@ -34,7 +34,7 @@ from lib import timing as TM
 from lib.cli import data_folder, run_main
 from lib.data import averitec
 from lib.evaluation.metrics import evaluate
-from lib.params import NonNegInt, ParamsError, PosInt, Section, Text, settings, subset
+from lib.params import Device, NonNegInt, ParamsError, PosInt, Section, Text, flag_of, settings, subset
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR
 from lib.planning import planners as P
 from lib.retrieval import bm25 as BM
@@ -427,7 +427,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--params", default=str(PARAMS_FILE))
     ap.add_argument("--store-dir", default=str(STORE_DIR))
     ap.add_argument("--data-dir", type=data_folder, default=str(DATA_DIR))
-    ap.add_argument("--device", default=None, help="encoder device (default: CUDA when present, else CPU)")
+    ap.add_argument(
+        "--device",
+        type=flag_of(Device, "auto, cpu, mps, cuda or cuda:N"),
+        default=None,
+        help="encoder device (default: CUDA when present, else CPU)",
+    )
     args = ap.parse_args(argv)
     grid = settings("retrieval", args.params, RunGrid)
     if not grid.plans:

@@ -46,7 +46,7 @@ def conclusion(executed: Path | str, points: Sequence[int] = (1,)) -> list[str]:
     )
     code = next((c for c in cells[at + 1 :] if c.cell_type == "code"), None) if at is not None else None
     if code is None:
-        raise ValueError(
+        raise ConclusionError(
             f"{executed}: no code cell after a {CONCLUSION_HEADING!r} heading: the notebook states no conclusion"
         )
     found: list[str] = []
@@ -55,7 +55,7 @@ def conclusion(executed: Path | str, points: Sequence[int] = (1,)) -> list[str]:
         parts = re.split(r"(?m)^- ", text.strip())
         found += [" ".join(p.split()) for p in parts[1:] if p.strip()]  # parts[0]: what precedes the first point
     if not found or max(points) > len(found) or min(points) < 1:
-        raise ValueError(
+        raise ConclusionError(
             f"{executed}: its conclusion shows {len(found)} point(s); the front page asks for points {list(points)} "
             "(params report.conclusion_points; run the notebook with `dvc repro` if it shows none)"
         )
@@ -65,6 +65,10 @@ def conclusion(executed: Path | str, points: Sequence[int] = (1,)) -> list[str]:
 def numbered(notebooks_dir: Path | str = NOTEBOOKS_DIR) -> list[str]:
     """The numbered notebooks' names (`01_knowledge_store`, ...), in order."""
     return sorted(p.stem for p in Path(notebooks_dir).glob("[0-9][0-9]_*.ipynb"))
+
+
+class ConclusionError(NamedError, ValueError):
+    """An executed notebook without the conclusion the front page shows (file and what was expected)."""
 
 
 def read_metrics(path: Path | str) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import nbformat
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
 
 from lib import outputs as OUT
 from lib.cli import NamedError, nonempty_path, run_main
@@ -56,6 +56,16 @@ class ReportSection(Section):
     headlines: dict[Annotated[str, Field(pattern=r"^\d\d_\w+$")], dict[Text, Headline]]
     # the points of each notebook's computed conclusion its front-page card shows (from 1; default: the first)
     conclusion_points: dict[Annotated[str, Field(pattern=r"^\d\d_\w+$")], list[PositiveInt]] = {}
+
+    @model_validator(mode="after")
+    def _known_notebooks(self) -> ReportSection:
+        """A notebook name with a typo was ignored: its headlines or points silently left off the front page."""
+        known = set(numbered())
+        for field in ("headlines", "conclusion_points"):
+            unknown = sorted(set(getattr(self, field)) - known)
+            if unknown:
+                raise ValueError(f"{field}: no notebook {unknown} (the notebooks: {sorted(known)})")
+        return self
 
 
 COURSE_FILE = NOTEBOOKS_DIR / "course.yaml"
@@ -229,6 +239,7 @@ def write_exercises(
 
     out_dir = Path(out_dir)
     OUT.refuse_targets([out_dir], [notebooks_dir], folders=True)  # never the source notebooks themselves
+    OUT.refuse_stage_outputs([out_dir / f"{name}.ipynb" for name in numbered(notebooks_dir)])  # nor executed ones
     written = []
     for name in numbered(notebooks_dir):
         nb = _read(Path(notebooks_dir) / f"{name}.ipynb")

@@ -22,6 +22,7 @@ import nbformat
 
 from lib import outputs as OUT
 from lib.cli import NamedError, run_main
+from lib.data import within_size
 from lib.params import section
 from lib.paths import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
 from lib.site.banner import params_banner
@@ -133,6 +134,21 @@ def try_it_times(path: Path | None = None) -> dict[str, Any] | None:
     return times
 
 
+def _readable_notebook(path: Path) -> None:
+    """A named error unless `path` is a notebook file nbformat reads (a pipe is never opened, a file over the
+    input bound never read whole)."""
+    if not path.is_file():
+        raise NamedError(
+            f"{path}: {'no such notebook' if not path.exists() else 'not a notebook file (a folder, a pipe?)'}"
+        )
+    within_size(path)
+    try:
+        nbformat.read(path, as_version=4)
+    except Exception as err:  # noqa: BLE001 - nbformat raises JSON, schema and version errors alike
+        first = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
+        raise NamedError(f"{path}: not a notebook nbformat can read ({type(err).__name__}: {first})") from None
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
         prog="python -m lib.site.render", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -152,6 +168,8 @@ def main(argv: list[str] | None = None) -> None:
     metrics.add_argument("files", nargs="*", help="default: outputs/metrics/*.json")
     args = ap.parse_args(argv)
     if args.cmd == "html":
+        for path in args.executed:  # each checked before any page is written
+            _readable_notebook(Path(path))
         explorer = EXECUTED_DIR / EXPLORER_PAGE  # stage `explorer` (a dep of stage `render`)
         for path in args.executed:
             render_html(path, explorer=args.index and explorer.exists())
