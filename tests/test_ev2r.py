@@ -65,6 +65,7 @@ def test_counts_of_unsupported_facts_are_none_of_the_four():
         (OWN.replace(": 3", ": -1"), "bad_count"),
         (OWN.replace(": 3", ': "three"'), "bad_count"),
         (OWN.replace(": 3", ": true"), "bad_count"),
+        (OWN.replace(": 3", ': "\u00b2"'), "bad_count"),  # '²' passed isdigit() and failed int(): a traceback
         (OWN.replace('"reference_facts": 5', '"reference_facts": 0').replace(": 2}", ": 0}"), "zero_facts"),
         (OWN.replace('"predicted_facts": 4', '"predicted_facts": 0').replace(": 3", ": 0"), "zero_facts"),
         (OWN.replace(": 2}", ": 7}"), "supported_above_facts"),

@@ -646,6 +646,9 @@ def test_a_cache_folder_inside_data_or_inside_the_store_is_refused(tmp_path, mon
     with pytest.raises(NamedError, match="the output of stage `plans` "):  # DVC would delete the cache
         K.main([*base, "--index-dir", "outputs/plans/idx"])
     (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
+    os.mkfifo(tmp_path / "fifo.parquet")  # the parquet writer waited in open(), deaf to SIGTERM
+    with pytest.raises(NamedError, match="fifo.parquet: not a regular file"):
+        K.main([*base[:-1], str(tmp_path / "fifo.parquet")])
     with pytest.raises(NamedError, match="gone: is a link to"):  # before any work, not when the first index is saved
         K.main([*base, "--index-dir", str(tmp_path / "gone")])
     with pytest.raises(SystemExit) as stop:  # "" would be the working folder

@@ -970,3 +970,13 @@ def test_a_huge_first_line_is_quoted_short(fixture_claims, tmp_path):
     with pytest.raises(DataError) as err:
         SC.read_predictions(path, fixture_claims)
     assert "neither JSON nor the 2025 CSV" in str(err.value) and len(str(err.value)) < 600
+
+
+def test_a_reference_claim_without_a_question_is_named_not_scored_zero(fixture_claims, tmp_path):
+    """A references file with one claim's `questions: []` scored that claim 0 (AVeriTeC@0.25 1.0 -> 0.75)."""
+    refs = json.loads((FIXTURE_DATA / "averitec" / "dev.json").read_text())
+    refs[1]["questions"] = []
+    (tmp_path / "refs.json").write_text(json.dumps(refs))
+    (tmp_path / "p.json").write_text("[]")
+    with pytest.raises(DataError, match=r"refs.json: record 1: field 'questions': no gold question"):
+        SC.score_file(tmp_path / "p.json", tmp_path / "refs.json")

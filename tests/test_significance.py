@@ -376,3 +376,10 @@ def test_spearman_permutation_on_both_sides():
     assert np.isnan(SIG.spearman_permutation(x, np.ones(12)))
     with pytest.raises(ValueError, match="aligned"):
         SIG.spearman_permutation(x, x[:3])
+
+
+@pytest.mark.parametrize("test", [SIG.paired_bootstrap, SIG.randomisation_test, SIG.paired_t])
+def test_a_missing_score_is_an_error_never_a_significant_difference(test):
+    """With a NaN among the per-claim scores the resampling tests returned their smallest p (9.999e-05)."""
+    with pytest.raises(ValueError, match=r"1 of 3 pairs hold NaN \(an item missing from one run\?\)"):
+        test([0.1, float("nan"), 0.3], [0.2, 0.2, 0.25])

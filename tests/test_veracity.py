@@ -385,3 +385,13 @@ def test_a_bad_params_file_is_refused_before_the_verifier_is_trained(tmp_path, m
     with pytest.raises(ParamsError):
         main([*args, "--params", str(tmp_path / "p.yaml")])
     assert trained == []
+
+
+@pytest.mark.parametrize("args", [["--ks", "-1"], ["--ks", "0"], ["--ablation-ks", "-3"], ["--seeds", "-7"]])
+def test_the_sweep_refuses_counts_out_of_range_before_any_training(args, capsys):
+    """`--ks -1 0` and `--seeds -7` were taken; training evidence at k = -1 kept all documents but the last."""
+    from lib.verifier import sweep as SW
+
+    with pytest.raises(SystemExit) as end:
+        SW.main(args)
+    assert end.value.code == 2 and f"argument {args[0]}" in capsys.readouterr().err

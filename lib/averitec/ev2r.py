@@ -255,7 +255,7 @@ def parse_counts(text: str | None) -> Counts:
         counts = {}
         for name in COUNTS:
             v = found[name]
-            if isinstance(v, str) and v.strip().isdigit():
+            if isinstance(v, str) and v.strip().isascii() and v.strip().isdigit():  # not '²', which int() refuses
                 v = int(v.strip())
             if isinstance(v, float) and v.is_integer():
                 v = int(v)

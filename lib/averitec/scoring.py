@@ -801,6 +801,9 @@ def score_file(
     claims = averitec.load_averitec("dev", references)
     if not claims:
         raise DataError(references, "-", None, "no reference claims")
+    empty = next((c for c in claims if not c.questions), None)
+    if empty is not None:  # its evidence score would be 0 whatever the prediction: no reference to score against
+        raise DataError(references, empty.claim_id, "questions", "no gold question: a reference claim needs one")
     preds = read_predictions(predictions, claims, lenient)
     if log is not None:
         print(f"{predictions}: {preds.describe()}", file=log)

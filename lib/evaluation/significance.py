@@ -143,7 +143,13 @@ def _paired(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape:
         raise ValueError(f"paired tests need aligned scores, got {a.shape} and {b.shape}")
-    return a - b
+    d = a - b
+    if np.isnan(d).any():  # the resampling tests called a NaN difference significant (p at its floor)
+        raise ValueError(
+            f"paired tests need a score on both sides of every pair; {int(np.isnan(d).sum())} of {len(d)} pairs "
+            "hold NaN (an item missing from one run?)"
+        )
+    return d
 
 
 def paired_bootstrap(a: Sequence[float], b: Sequence[float], n_resamples: int = 10000, seed: int = 0) -> float:

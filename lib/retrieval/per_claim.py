@@ -554,6 +554,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"synthetic store: {report} -> {args.out}")
         return
     OUT.refuse_targets([args.out], [args.store, args.plan, args.index_dir, args.emb_dir, args.params])
+    if Path(args.out).exists() and not Path(args.out).is_file():  # a pipe: the parquet writer waits, deaf to signals
+        raise NamedError(f"{args.out}: not a regular file (a pipe or a device?); expected the path of a parquet file")
     OUT.refuse_targets([args.index_dir, args.emb_dir], [args.store], folders=True)  # caches: written into
     OUT.refuse_stage_outputs([args.out, args.index_dir, args.emb_dir])
     plan = P.load_plan(args.plan)

@@ -43,7 +43,7 @@ from lib import outputs as OUT
 from lib import timing as TM
 from lib.cli import nonempty_path, run_main
 from lib.data import labels as LB
-from lib.params import flag, section
+from lib.params import NonNegInt, PosInt, flag, flag_of, section
 from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR
 from lib.retrieval.bm25 import BM25Params
 from lib.store.build import load_store
@@ -385,9 +385,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--epochs", type=flag(N.NLISettings, "epochs"), nargs="+", default=[2, 3])
     ap.add_argument("--training-evidence", nargs="+", default=["gold"], choices=list(TRAINING_EVIDENCE))
-    ap.add_argument("--ks", type=int, nargs="+", default=None, help="train at each k (default: params' k)")
-    ap.add_argument("--ablation-ks", type=int, nargs="*", default=[], help="also score the dev planners at these k")
-    ap.add_argument("--seeds", type=int, nargs="+", default=[0])
+    ap.add_argument("--ks", type=flag_of(PosInt), nargs="+", default=None, help="train at each k (default: params' k)")
+    ap.add_argument(
+        "--ablation-ks", type=flag_of(PosInt), nargs="*", default=[], help="also score the dev planners at these k"
+    )
+    ap.add_argument("--seeds", type=flag_of(NonNegInt), nargs="+", default=[0])
     ap.add_argument("--planners", nargs="*", default=["claim_only", "oracle"], help="dev retrieved evidence to score")
     ap.add_argument("--out", type=nonempty_path, default=str(SWEEP_FILE))
     ap.add_argument("--params", default=str(PARAMS_FILE))
