@@ -155,9 +155,24 @@ def csv_leaves(text: str) -> Iterator[tuple[str, Any]]:
 
 def _parsed(name: str, text: str) -> dict[str, Any]:
     try:
-        return dict(csv_leaves(text) if name.endswith(".csv") else leaves(json.loads(text)))
+        return dict(csv_leaves(text) if name.endswith(".csv") else leaves(json.loads(text, object_pairs_hook=_once)))
     except json.JSONDecodeError as err:
         raise ReproductionError(f"{name}: not JSON: {err}") from None
+    except _Twice as err:
+        raise ReproductionError(f"{name}: {err}") from None
+
+
+class _Twice(ValueError):
+    """A key written twice in one JSON object."""
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are named once: json keeps the last of two, so the check compared one of them."""
+    keys = [k for k, _ in pairs]
+    twice = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
+    if twice is not None:
+        raise _Twice(f"the key {twice!r} is written twice in one object; each metric once")
+    return dict(pairs)
 
 
 def _group(v: Any) -> Any:

@@ -104,3 +104,10 @@ def test_uncalibrated_handles_a_probability_of_zero_without_warnings():
         warnings.simplefilter("error")
         out = CAL.uncalibrated(np.array([[1.0, 0.0]]), 2.0)
     assert out.tolist() == [[1.0, 0.0]]
+
+
+def test_no_example_leaves_the_calibration_error_undefined_and_bins_must_exist():
+    """An empty input and `bins=0` ended in ZeroDivisionError."""
+    assert np.isnan(CAL.expected_calibration_error(np.zeros((0, 3)), []))
+    with pytest.raises(ValueError, match="bins must be at least 1, got 0"):
+        CAL.expected_calibration_error(np.full((2, 2), 0.5), [0, 1], bins=0)

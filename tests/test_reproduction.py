@@ -69,6 +69,8 @@ def test_equal_files_missing_files_and_plot_data():
     assert gone[["file", "status"]].values.tolist() == [["x.json", "missing"]] and not R.verdict(gone)[0]
     with pytest.raises(R.ReproductionError, match="m.json: not JSON"):
         R.compare({"m.json": "{"}, {"m.json": "{}"}, REF)
+    with pytest.raises(R.ReproductionError, match="m.json: the key 'a' is written twice"):  # json kept the last
+        R.compare({"m.json": '{"a": 1, "a": 2}'}, {"m.json": '{"a": 2}'}, REF)
 
 
 def test_a_bad_reference_file_is_named(tmp_path):

@@ -337,3 +337,13 @@ def test_gold_doc_ids_are_the_ids_the_pool_gives_a_claims_answers():
     docs, _ = pool(gold_candidates([claim], "gold_train", pooled=False), 3, BuildStats())
     assert set(docs["doc_id"]) == gold_doc_ids(claim) and len(docs) == 2
     assert doc_id_for("a.org/p", "The tower is 330 metres tall.") in gold_doc_ids(claim)
+
+
+def test_the_store_is_never_built_into_another_stages_output():
+    """`--out-dir outputs/plans` wrote the store's five files into stage plans' output (DVC deletes them)."""
+    from lib.cli import NamedError
+    from lib.paths import OUTPUTS_DIR
+    from lib.store import build
+
+    with pytest.raises(NamedError, match=r"plans/x: lies inside the output of stage `plans`"):
+        build.main(["--out-dir", str(OUTPUTS_DIR / "plans" / "x")])

@@ -55,7 +55,11 @@ def reliability(probs: np.ndarray, gold: Sequence[int], bins: int = 10) -> pd.Da
     """Per confidence bin (equal width over [0, 1]): examples, mean top probability, accuracy, and the gap.
 
     Bins without examples are left out; the top probability p falls in bin min(floor(p * bins), bins - 1)."""
+    if bins < 1:
+        raise ValueError(f"reliability: bins must be at least 1, got {bins}")
     probs = np.asarray(probs, dtype=float)
+    if probs.ndim != 2 or len(probs) == 0:  # no example: no accuracy, no confidence (ECE undefined)
+        return pd.DataFrame(columns=["bin", "low", "high", "n", "confidence", "accuracy", "gap"])
     conf, pred = probs.max(axis=1), probs.argmax(axis=1)
     right = pred == np.asarray(gold, dtype=int)
     which = np.minimum((conf * bins).astype(int), bins - 1)
@@ -81,6 +85,8 @@ def reliability(probs: np.ndarray, gold: Sequence[int], bins: int = 10) -> pd.Da
 def expected_calibration_error(probs: np.ndarray, gold: Sequence[int], bins: int = 10) -> float:
     """Support-weighted mean |accuracy - confidence| over the bins of `reliability`."""
     table = reliability(probs, gold, bins)
+    if table.empty:
+        return float("nan")  # undefined without examples, never 0
     return float((table["n"] * table["gap"].abs()).sum() / table["n"].sum())
 
 
