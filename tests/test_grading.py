@@ -192,3 +192,37 @@ def test_a_record_without_its_exercise_is_named_in_its_check_cell(record):
     nb = nbformat.v4.new_notebook(cells=[cell])
     found = GR.records(nb)
     assert list(found) == ["99.1"] and GR.status(found["99.1"]).startswith("a check record that is not the check's (")
+
+
+def test_a_signal_stops_the_grading_with_its_kernel_and_writes_no_table(tmp_path):
+    """nbclient took SIGTERM for itself: the copy being run was graded "could not be run", grading went on to
+    the next copy (waiting out its cell timeout), then wrote the table and exited 0."""
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    from lib.paths import ROOT
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name in ("a.ipynb", "b.ipynb"):
+        nbformat.write(
+            nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import time; time.sleep(600)")]), folder / name
+        )
+    out = tmp_path / "grades.csv"
+    cmd = [sys.executable, "-m", "lib.site.grading", "grade", str(folder), "--root", str(tmp_path), "--out", str(out)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not any(
+        "kernel" in " ".join(c.cmdline()) for c in psutil.Process(proc.pid).children(recursive=True)
+    ):
+        time.sleep(0.2)
+    time.sleep(1)
+    children = psutil.Process(proc.pid).children(recursive=True)
+    proc.terminate()
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143 and "error: stopped by SIGTERM" in err
+    assert not out.exists()
+    assert not [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -105,9 +106,27 @@ def status(record: Mapping[str, Any] | None, error: str | None = None) -> str:
 
 
 def execute(path: Path, root: Path, timeout_s: int = CELL_TIMEOUT_S) -> Any:
-    """A student's copy executed from `root`, every cell run even after an error."""
+    """A student's copy executed from `root`, every cell run even after an error.
+
+    The client runs in a thread of its own: in the main thread nbclient takes SIGTERM and SIGINT for itself,
+    stops the kernel and lets grading go on to the next copy (and write a table); there, the command's own
+    handlers stop everything (kernels included) and exit 143/130."""
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=timeout_s, allow_errors=True, resources={"metadata": {"path": str(root)}}).execute()
+    client = NotebookClient(nb, timeout=timeout_s, allow_errors=True, resources={"metadata": {"path": str(root)}})
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            client.execute()
+        except BaseException as err:  # noqa: BLE001 - raised again in the command's thread
+            failed.append(err)
+
+    worker = threading.Thread(target=run, name="grading-kernel", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.2)  # short waits: a signal's handler runs between them
+    if failed:
+        raise failed[0]
     return nb
 
 
