@@ -117,6 +117,13 @@ def missing(err: FileNotFoundError) -> str:
 MAX_SHOWN = 200  # characters of a given value quoted in a message
 
 
+def first_line(err: BaseException, limit: int = MAX_SHOWN) -> str:
+    """The first line of an error's message, cut to `limit` characters ("" for an error without one): a
+    library's many-line message quoted in one line of ours."""
+    text = str(err).strip()
+    return text.splitlines()[0][:limit] if text else ""
+
+
 def shown(value: Any, limit: int = MAX_SHOWN) -> str:
     """`repr(value)` cut to `limit` characters, with the full length named when cut (a message never quotes
     a megabyte of what it refuses)."""

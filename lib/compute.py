@@ -25,7 +25,7 @@ from typing import Any, Literal, TypeVar, get_args
 from pydantic import ConfigDict
 from tqdm import tqdm
 
-from lib.cli import NamedError
+from lib.cli import NamedError, first_line
 from lib.params import PosFloat, PosInt, Section, Text
 from lib.paths import ROOT
 
@@ -149,9 +149,9 @@ def _connect(ray, address: str, timeout_s: float = RAY_INIT_TIMEOUT_S, **kwargs:
             "Ray cluster?); check compute.address or $RAY_ADDRESS"
         )
     if failed:
-        first = str(failed[0]).strip().splitlines()[0] if str(failed[0]).strip() else ""
+        first = first_line(failed[0], 300)
         raise ComputeError(
-            f"the Ray cluster at {address!r} could not be used ({type(failed[0]).__name__}: {first[:300]}); "
+            f"the Ray cluster at {address!r} could not be used ({type(failed[0]).__name__}: {first}); "
             "check compute.address or $RAY_ADDRESS"
         )
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from lib import outputs as OUT
-from lib.cli import NamedError
+from lib.cli import NamedError, first_line
 from lib.params import DEVICE_PATTERN
 
 BUNDLED_MINILM = "sentence-transformers/all-MiniLM-L6-v2"
@@ -92,7 +92,7 @@ def load_encoder(name: str, device: str | None = None, max_seq_length: int | Non
     try:
         model = SentenceTransformer(resolve_model(name), device=device)
     except (OSError, ValueError) as err:  # no such folder here, no such hub name, or offline
-        first = str(err).strip().splitlines()[0][:200] if str(err).strip() else type(err).__name__
+        first = first_line(err) or type(err).__name__
         raise NamedError(
             f"model {name!r}: neither a model folder here nor a model the hub gave ({first}); give a local path, "
             "or a hub name while online"

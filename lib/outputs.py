@@ -252,12 +252,14 @@ def refuse_targets(
             raise NamedError(f"{shown}: lies under {above}, which is a file; no folder can be made there")
 
 
-def refuse_stage_outputs(outputs: Iterable[Path | str | None], dvc_yaml: Path = ROOT / "dvc.yaml") -> None:
-    """For a command DVC never runs (the per-claim retrieval, the scorer's `--to-csv`): refuse, before any work,
-    an output inside what a stage of the study's `dvc.yaml` declares as its output, from whatever folder the
-    command runs in. DVC reports such a file as a change to that output and deletes it when the stage reruns."""
+def refuse_stage_outputs(
+    outputs: Iterable[Path | str | None], own: str | None = None, dvc_yaml: Path = ROOT / "dvc.yaml"
+) -> None:
+    """Refuse, before any work, an output inside what a stage of the study's `dvc.yaml` declares as its output
+    (other than stage `own`'s, for a stage command writing its own), from whatever folder the command runs in:
+    DVC reports such a file as a change to that output and deletes it when the stage reruns."""
     for out in outputs:
-        if out is not None and (stage := made_by(_resolved(out), dvc_yaml)):
+        if out is not None and (stage := made_by(_resolved(out), dvc_yaml)) and stage != own:
             raise NamedError(
                 f"{out}: lies inside the output of stage `{stage}` ({dvc_yaml}), which DVC deletes when the stage "
                 "reruns; write elsewhere"

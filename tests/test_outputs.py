@@ -143,12 +143,13 @@ def test_a_command_dvc_never_runs_writes_nothing_into_a_stage_output(tmp_path):
     for out, owner in [(tmp_path / "outputs/plans", "plans"), (tmp_path / "outputs/plans/idx", "plans"),
                        (tmp_path / "outputs/metrics/s.json", "score")]:  # fmt: skip
         with pytest.raises(NamedError) as err:
-            OUT.refuse_stage_outputs([out], dvc_yaml)
+            OUT.refuse_stage_outputs([out], dvc_yaml=dvc_yaml)
         assert str(err.value).endswith(
             f"the output of stage `{owner}` ({dvc_yaml}), which DVC deletes when the stage reruns; write elsewhere"
         )
-    OUT.refuse_stage_outputs([tmp_path / "outputs/ks/idx", tmp_path / "outputs", None], dvc_yaml)  # not owned
-    OUT.refuse_stage_outputs([tmp_path / "outputs/plans"], tmp_path / "missing.yaml")  # no dvc.yaml: no stages
+    OUT.refuse_stage_outputs([tmp_path / "outputs/ks/idx", tmp_path / "outputs", None], dvc_yaml=dvc_yaml)  # not owned
+    OUT.refuse_stage_outputs([tmp_path / "outputs/plans"], dvc_yaml=tmp_path / "missing.yaml")  # no dvc.yaml: no stages
+    OUT.refuse_stage_outputs([tmp_path / "outputs/plans/idx"], own="plans", dvc_yaml=dvc_yaml)  # a stage's own
 
 
 def test_the_stage_outputs_refused_are_the_studys_from_any_working_folder(tmp_path, monkeypatch):

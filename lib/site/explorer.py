@@ -380,8 +380,7 @@ def main(argv: list[str] | None = None) -> None:
         )
     inputs = [*INPUTS["plans"], *INPUTS["runs"], *(INPUTS[k] for k in ("store", "verdicts", "references", "codes"))]
     OUT.refuse_targets([args.out], inputs)  # `--out outputs/plans/oracle.jsonl` replaced the plan it read
-    if args.out.resolve() != PAGE.resolve():  # its own page is this stage's output; any other stage's is not
-        OUT.refuse_stage_outputs([args.out])
+    OUT.refuse_stage_outputs([args.out], own="explorer")  # its own page is this stage's output
     data = build(**read_inputs(), top_docs=args.top_docs, snippet_chars=args.snippet_chars)
     path = write_page(data, args.out)
     n_views = sum(len(c["ranked"]) for c in data["claims"])

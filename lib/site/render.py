@@ -21,7 +21,7 @@ from typing import Any
 import nbformat
 
 from lib import outputs as OUT
-from lib.cli import NamedError, run_main
+from lib.cli import NamedError, first_line, run_main
 from lib.data import within_size
 from lib.params import section
 from lib.paths import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
@@ -145,7 +145,7 @@ def _readable_notebook(path: Path) -> None:
     try:
         nbformat.read(path, as_version=4)
     except Exception as err:  # noqa: BLE001 - nbformat raises JSON, schema and version errors alike
-        first = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
+        first = first_line(err)
         raise NamedError(f"{path}: not a notebook nbformat can read ({type(err).__name__}: {first})") from None
 
 

@@ -37,7 +37,7 @@ from pydantic import ConfigDict, Field, model_validator
 from lib import compute as C
 from lib import outputs as OUT
 from lib import params as PR
-from lib.cli import NamedError, data_folder, made_by, nonempty_path, run_main
+from lib.cli import data_folder, made_by, nonempty_path, run_main
 from lib.data import DataError, averitec
 from lib.data import knowledge_store as KS
 from lib.params import NonNegInt, PosInt, Section, Text
@@ -494,11 +494,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out-dir", type=nonempty_path, default=str(STORE_DIR))
     args = ap.parse_args(argv)
     OUT.refuse_targets([args.out_dir], [args.data_dir, args.params], folders=True)  # never into data/ or an input
-    owner = made_by(args.out_dir)
-    if owner not in (None, "store"):  # its own output is `outputs/store`; any other stage's DVC would delete
-        raise NamedError(
-            f"{args.out_dir}: lies inside the output of stage `{owner}` (dvc.yaml); write the store elsewhere"
-        )
+    OUT.refuse_stage_outputs([args.out_dir], own="store")  # any other stage's output DVC would delete
 
     params = args.params or PARAMS_FILE
     settings = PR.settings("store", params, StoreSettings)
