@@ -76,18 +76,37 @@ def install_signals() -> None:
         signal.signal(sig, _on_signal)
 
 
-def made_by(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> str | None:
-    """The pipeline stage whose outputs hold `path` (a file or a file inside an output folder), if any."""
+def _stages(dvc_yaml: Path) -> dict[str, dict]:
+    """The stages a `dvc.yaml` declares ({} when it cannot be read: no stage is named then)."""
     try:
-        target = Path(path).resolve()
         stages = (yaml.safe_load(dvc_yaml.read_text(encoding="utf-8")) or {}).get("stages", {})
     except (OSError, yaml.YAMLError):
-        return None
-    for name, stage in stages.items():
+        return {}
+    return stages if isinstance(stages, dict) else {}
+
+
+def made_by(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> str | None:
+    """The pipeline stage whose outputs hold `path` (a file or a file inside an output folder), if any."""
+    target = Path(path).resolve()
+    for name, stage in _stages(dvc_yaml).items():
         for out in outs_of(stage):
             made = (dvc_yaml.parent / out).resolve()
             if target == made or target.is_relative_to(made):
                 return name
+    return None
+
+
+def code_folder(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> Path | None:
+    """The folder of the study's code that holds `path`, if any: a top folder beside `dvc.yaml` holding a
+    stage's code (a `.py` or `.ipynb` dependency: lib/, notebooks/)."""
+    target = Path(path).resolve()
+    for stage in _stages(dvc_yaml).values():
+        for dep in stage.get("deps", []):
+            parts = Path(str(dep)).parts
+            if len(parts) > 1 and Path(str(dep)).suffix in (".py", ".ipynb"):
+                folder = (dvc_yaml.parent / parts[0]).resolve()
+                if target.is_relative_to(folder):
+                    return folder
     return None
 
 
@@ -139,6 +158,20 @@ def settings_error(err: pydantic.ValidationError, limit: int = MAX_SHOWN) -> str
         where = ".".join(str(x) for x in e["loc"]) or err.title
         parts.append(f"{where}: {e['msg']} (got {shown(e.get('input'), limit)})")
     return f"{err.title}: " + "; ".join(parts)
+
+
+def env_bound(name: str, default: int) -> int:
+    """A bound a user may raise through the environment variable `name` (a whole number of at least 1), or
+    `default` when it is unset. A bad value ends the command at once in one line (SystemExit: status 1, also
+    when a module reads it on import), never a traceback or a bound of -5 that calls every file too large."""
+    text = os.environ.get(name)
+    if text is None:
+        return default
+    if not re.fullmatch(r"[0-9]+", text.strip()) or int(text) < 1:  # ASCII digits only: `1e6`, `1_000`, `-5` are not
+        raise SystemExit(
+            f"error: ${name}: expected a whole number of at least 1 (default {default:,}), got {shown(text)}"
+        )
+    return int(text)
 
 
 def nonempty_path(text: str) -> str:

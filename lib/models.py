@@ -12,7 +12,8 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -84,19 +85,27 @@ def quiet_transformers() -> None:
     logging.set_verbosity_error()
 
 
-def load_encoder(name: str, device: str | None = None, max_seq_length: int | None = None):
-    """A SentenceTransformer by name or path (see `resolve_model`); device auto (CUDA when present)."""
-    from sentence_transformers import SentenceTransformer
-
-    device = None if device is None else pick_device(device)  # a device this machine lacks: named here
+@contextmanager
+def named_model(name: str) -> Iterator[None]:
+    """Loading the model `name` (an encoder, or the checkpoint a training starts from): no such folder here,
+    no such hub name, or no network is one line naming it, before any training begins."""
     try:
-        model = SentenceTransformer(resolve_model(name), device=device)
-    except (OSError, ValueError) as err:  # no such folder here, no such hub name, or offline
+        yield
+    except (OSError, ValueError) as err:
         first = first_line(err) or type(err).__name__
         raise NamedError(
             f"model {name!r}: neither a model folder here nor a model the hub gave ({first}); give a local path, "
             "or a hub name while online"
         ) from None
+
+
+def load_encoder(name: str, device: str | None = None, max_seq_length: int | None = None):
+    """A SentenceTransformer by name or path (see `resolve_model`); device auto (CUDA when present)."""
+    from sentence_transformers import SentenceTransformer
+
+    device = None if device is None else pick_device(device)  # a device this machine lacks: named here
+    with named_model(name):
+        model = SentenceTransformer(resolve_model(name), device=device)
     if max_seq_length:
         model.max_seq_length = max_seq_length
     return model

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from lib.cli import CLEANUPS, NamedError, made_by
+from lib.cli import CLEANUPS, NamedError, code_folder, made_by
 from lib.paths import DATA_DIR, ROOT
 
 # The group `together()` opened, if any: (temporary, target) pairs waiting to be renamed.
@@ -95,13 +95,25 @@ def _discard(tmp: Path) -> None:
 
 
 @contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """A system error while `path` is written (a full disk: the writer's own error names no file) names it."""
+    try:
+        yield
+    except OSError as err:
+        if err.errno is None or err.filename:
+            raise
+        raise OSError(err.errno, err.strerror, str(path)) from None
+
+
+@contextmanager
 def _finish(tmp: Path, path: Path) -> Iterator[Path]:
     _LIVE.add(tmp)
     try:
-        yield tmp
-        # mkstemp and mkdtemp make owner-only files (0600, 0700): give the output the usual permissions
-        tmp.chmod((0o777 if tmp.is_dir() else 0o666) & ~_umask())
-        _fsync(tmp)
+        with _naming(path):
+            yield tmp
+            # mkstemp and mkdtemp make owner-only files (0600, 0700): give the output the usual permissions
+            tmp.chmod((0o777 if tmp.is_dir() else 0o666) & ~_umask())
+            _fsync(tmp)
     except BaseException:
         _discard(tmp)
         _LIVE.discard(tmp)
@@ -122,7 +134,8 @@ def atomic(path: Path | str) -> Iterator[Path]:
     if path.is_symlink():  # write where the link points, keeping the link
         path = path.resolve()
     if path.exists() and not path.is_file() and not path.is_dir():  # /dev/stdout, a pipe: written in place
-        yield path
+        with _naming(path):
+            yield path
         return
     path = _target(path)
     suffix = ".tmp" + (path.suffix if path.suffix in _KEEP_SUFFIX else "")
@@ -257,12 +270,19 @@ def refuse_stage_outputs(
 ) -> None:
     """Refuse, before any work, an output inside what a stage of the study's `dvc.yaml` declares as its output
     (other than stage `own`'s, for a stage command writing its own), from whatever folder the command runs in:
-    DVC reports such a file as a change to that output and deletes it when the stage reruns."""
+    DVC reports such a file as a change to that output and deletes it when the stage reruns. An output inside
+    the study's code (lib/, notebooks/) is refused too: it would lie among the sources the stages run."""
     for out in outputs:
-        if out is not None and (stage := made_by(_resolved(out), dvc_yaml)) and stage != own:
+        if out is None:
+            continue
+        if (stage := made_by(_resolved(out), dvc_yaml)) and stage != own:
             raise NamedError(
                 f"{out}: lies inside the output of stage `{stage}` ({dvc_yaml}), which DVC deletes when the stage "
                 "reruns; write elsewhere"
+            )
+        if folder := code_folder(_resolved(out), dvc_yaml):
+            raise NamedError(
+                f"{out}: lies inside {folder.name}/, the study's code that the stages run; write elsewhere"
             )
 
 

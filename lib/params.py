@@ -22,7 +22,6 @@ import argparse
 import copy
 import functools
 import importlib
-import os
 import re
 import sys
 from collections.abc import Callable
@@ -32,7 +31,7 @@ from typing import Annotated, Any, ClassVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from lib.cli import NamedError, shown
+from lib.cli import NamedError, env_bound, shown
 from lib.paths import PARAMS_FILE
 
 # Where each section's model lives ("module:Class"), next to the code it configures. `lib.closure` reads
@@ -142,6 +141,9 @@ _Loader.add_constructor("tag:yaml.org,2002:int", _yaml_1_2_int)
 # that refer to aliases grow exponentially (nine levels of nine: 387 million nodes from 25 KB); reading such
 # a file stops here. Raise it with $LIB_MAX_YAML_NODES for a larger file of your own.
 MAX_YAML_NODES = 200_000
+# A YAML file's size in bytes (the study's largest, references/published.yaml, is 450 KB): the YAML reader
+# takes about three seconds a megabyte, so a 30 MB file held a check for 81 s. Raise it with $LIB_MAX_YAML_BYTES.
+MAX_YAML_BYTES = 4 * 2**20
 
 
 def expanded_nodes(node: yaml.Node, limit: int) -> int:
@@ -170,11 +172,15 @@ def expanded_nodes(node: yaml.Node, limit: int) -> int:
 
 def read_yaml(path: Path | str) -> Any:
     """A YAML file with YAML 1.2 floats; a syntax error names the file and line; a file whose aliases expand
-    past `MAX_YAML_NODES` nodes is refused before it is built."""
+    past `MAX_YAML_NODES` nodes, or larger than `MAX_YAML_BYTES`, is refused before it is built."""
     path = Path(path)
     if not path.is_file():
         raise ParamsError(path, ["no such file" if not path.exists() else "not a file"])
-    limit = int(os.environ.get("LIB_MAX_YAML_NODES", MAX_YAML_NODES))
+    limit = env_bound("LIB_MAX_YAML_NODES", MAX_YAML_NODES)
+    if (size := path.stat().st_size) > (most := env_bound("LIB_MAX_YAML_BYTES", MAX_YAML_BYTES)):
+        raise ParamsError(
+            path, [f"{size:,} bytes, over the bound of {most:,} for a YAML file (set $LIB_MAX_YAML_BYTES to read it)"]
+        )
     try:
         stream = path.open(encoding="utf-8")  # a file, so that YAML's messages name it (not "<unicode string>")
         loader = _Loader(stream)

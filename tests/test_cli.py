@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from lib.cli import ROOT, NamedError, run_main
+from lib.cli import ROOT, NamedError, code_folder, env_bound, run_main
 from lib.data import DataError
 from lib.params import ParamsError
 
@@ -298,3 +298,38 @@ def test_a_long_value_is_quoted_short():
         M.model_validate({"n": "x" * 10_000})
     text = settings_error(err.value)
     assert len(text) < 400 and "(10,002 characters)" in text
+
+
+@pytest.mark.parametrize("value", ["abc", "-5", "0", "1e6", "1_000", "١٠", ""])
+def test_a_bound_from_the_environment_is_a_whole_number_or_one_line(monkeypatch, value):
+    """`LIB_MAX_INPUT_BYTES=abc` was a traceback on import, and `-5` called every file over the bound."""
+    monkeypatch.setenv("LIB_MAX_X", value)
+    with pytest.raises(SystemExit, match=r"^error: \$LIB_MAX_X: expected a whole number of at least 1 \(default 7\)"):
+        env_bound("LIB_MAX_X", 7)
+
+
+def test_a_bound_from_the_environment_raises_or_keeps_the_default(monkeypatch):
+    assert env_bound("LIB_MAX_X", 7) == 7
+    monkeypatch.setenv("LIB_MAX_X", " 1024 ")
+    assert env_bound("LIB_MAX_X", 7) == 1024
+
+
+def test_a_bad_bound_ends_a_command_on_import_in_one_line():
+    env = {**__import__("os").environ, "LIB_MAX_INPUT_BYTES": "abc"}
+    done = subprocess.run(
+        [sys.executable, "-m", "lib.averitec.scoring", "--help"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 1 and done.stderr.startswith("error: $LIB_MAX_INPUT_BYTES: expected a whole number")
+    assert done.stderr.count("\n") == 1
+
+
+def test_the_code_folders_are_those_holding_a_stages_code(tmp_path):
+    dvc_yaml = tmp_path / "dvc.yaml"
+    dvc_yaml.write_text(
+        "stages:\n  a:\n    cmd: x\n    deps: [lib/store/build.py, notebooks/01_x.ipynb, data, references/p.yaml]\n"
+    )
+    assert code_folder(tmp_path / "lib" / "x.parquet", dvc_yaml) == (tmp_path / "lib").resolve()
+    assert code_folder(tmp_path / "notebooks", dvc_yaml) == (tmp_path / "notebooks").resolve()
+    for elsewhere in ("references/x.csv", "data/x", "out/lib/x", "libx"):  # a dependency that is no code
+        assert code_folder(tmp_path / elsewhere, dvc_yaml) is None
+    assert code_folder(tmp_path / "lib", tmp_path / "missing.yaml") is None

@@ -1189,6 +1189,28 @@ def test_a_prediction_whose_answer_is_over_the_bound_names_it(tmp_path, monkeypa
         SC.read_predictions(path, [])
 
 
+def test_a_record_over_the_record_bound_is_refused_at_that_record(tmp_path, monkeypatch):
+    """One record of millions of tiny objects takes about seven times its text: a 252 MB record took 1.7 GB."""
+    monkeypatch.setattr(D, "MAX_RECORD_CHARS", 1000)
+    small, big = {"a": "x" * 10}, {"a": "y" * 2000}
+    exact = {"a": "z" * (1000 - len(json.dumps({"a": ""})))}  # exactly at the bound: read
+    path = tmp_path / "p.json"
+    for text, where in (
+        (json.dumps([small, big, small]), "record 1"),
+        (json.dumps([small, {"a": "y" * 1500}]), "record 1"),  # decoded whole in one read step: still refused
+        ("\n".join(json.dumps(r) for r in (small, exact, big)), "record at line 3"),
+    ):
+        path.write_text(text)
+        with pytest.raises(
+            D.DataError, match=rf"p.json: {where}: a record longer than 1,000 characters .*LIB_MAX_RECORD_CHARS"
+        ):
+            D.read_json_records(path)
+    path.write_text(json.dumps([small, exact]))
+    assert [r for _, r in D.read_json_records(path)] == [small, exact]
+    path.write_text("\n".join(json.dumps(r) for r in (small, exact)))
+    assert [r for _, r in D.read_json_records(path)] == [small, exact]
+
+
 def test_a_file_over_the_size_bound_is_refused_before_it_is_read(tmp_path, monkeypatch):
     monkeypatch.setattr(D, "MAX_INPUT_BYTES", 8)
     path = tmp_path / "big.json"

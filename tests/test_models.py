@@ -101,3 +101,7 @@ def test_a_model_that_is_neither_here_nor_on_the_hub_is_one_line(tmp_path):
     (tmp_path / "not_a_model").mkdir()
     with pytest.raises(NamedError, match=r"model '.*not_a_model': neither a model folder here nor a model the hub"):
         MD.load_encoder(str(tmp_path / "not_a_model"))
+    from lib.verifier.nli import new_classifier
+
+    with pytest.raises(NamedError, match=r"model '.*not_a_model': neither a model folder here"):  # a training's start
+        new_classifier(str(tmp_path / "not_a_model"), ["Supported", "Refuted"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 
@@ -158,6 +159,19 @@ def test_the_stage_outputs_refused_are_the_studys_from_any_working_folder(tmp_pa
     monkeypatch.chdir(tmp_path)
     with pytest.raises(NamedError, match="the output of stage `averitec` "):
         OUT.refuse_stage_outputs([ROOT / "outputs" / "averitec" / "x.csv"])
+
+
+def test_nothing_is_written_among_the_studys_code():
+    """`lib.store.build --out-dir notebooks` wrote the store among the notebooks' sources."""
+    for out in (ROOT / "notebooks", ROOT / "lib" / "store" / "x.parquet"):
+        with pytest.raises(NamedError, match=r"lies inside (notebooks|lib)/, the study's code that the stages run"):
+            OUT.refuse_stage_outputs([out])
+
+
+def test_a_full_disk_names_the_file_being_written():
+    with pytest.raises(OSError) as err:
+        OUT.write_text("/dev/full", "x" * 100_000)
+    assert err.value.filename == "/dev/full" and err.value.errno == errno.ENOSPC
 
 
 def test_outputs_get_the_usual_permissions_and_temporaries_never_look_like_outputs(tmp_path):

@@ -534,6 +534,17 @@ def test_an_alias_bomb_is_refused_before_it_is_built(tmp_path, monkeypatch):
         P.read_yaml(path)
 
 
+def test_a_yaml_file_over_the_size_bound_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
+    """A 30 MB YAML file held `lib.schema check` for 81 s."""
+    path = tmp_path / "params.yaml"
+    path.write_text("a: 1\n" + "#" * 114 + "\n")
+    monkeypatch.setattr(P, "MAX_YAML_BYTES", 100)
+    with pytest.raises(P.ParamsError, match=r"(?s)params.yaml.*120 bytes, over the bound of 100 .*LIB_MAX_YAML_BYTES"):
+        P.read_yaml(path)
+    monkeypatch.setenv("LIB_MAX_YAML_BYTES", "120")
+    assert P.read_yaml(path) == {"a": 1}
+
+
 def test_brackets_nested_thousands_deep_are_refused_in_one_line(tmp_path):
     path = tmp_path / "params.yaml"
     path.write_text("a: " + "[" * 5000 + "]" * 5000 + "\n")  # a RecursionError's traceback before

@@ -980,3 +980,22 @@ def test_a_reference_claim_without_a_question_is_named_not_scored_zero(fixture_c
     (tmp_path / "p.json").write_text("[]")
     with pytest.raises(DataError, match=r"refs.json: record 1: field 'questions': no gold question"):
         SC.score_file(tmp_path / "p.json", tmp_path / "refs.json")
+
+
+def test_a_duplicate_or_an_extra_prediction_is_named_where_it_occurs(fixture_claims, tmp_path):
+    """The scorer kept every record and reported a duplicate at record 500 only after reading the whole file
+    (a 1 GB file: 5 GB and 53 s): now the records after it are never read (the broken one last is not named)."""
+    records = shared(fixture_claims)
+    path = tmp_path / "pred.json"
+    path.write_text(json.dumps(records + [records[0]])[:-1] + ', {"broken"')
+    with pytest.raises(
+        DataError, match=r"record 3: field 'claim_id': duplicate: claim 0 already predicted by record 0"
+    ):
+        SC.read_predictions(path, fixture_claims)
+    official = [{"label": "Refuted", "questions": []}] * (len(fixture_claims) + 1)
+    path.write_text(json.dumps(official)[:-1] + ', {"broken"')
+    with pytest.raises(DataError, match=rf"record 3: beyond the {len(fixture_claims)} references \(without claim_id"):
+        SC.read_predictions(path, fixture_claims)
+    mixed = [{"label": "Refuted", "questions": []}, {"claim_id": 1, "label": "Refuted", "questions": []}]
+    with pytest.raises(DataError, match=r"record 1: field 'claim_id': given, while the first record has none"):
+        SC.read_predictions(write_json(tmp_path, mixed), fixture_claims)

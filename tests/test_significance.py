@@ -44,6 +44,7 @@ def test_mcnemar_exact_by_hand():
     # 1 against 1 discordant: p = 1; no discordant claims: p = 1
     assert SIG.mcnemar([1, 0, 1], [0, 1, 1]) == pytest.approx(1.0)
     assert SIG.mcnemar([1, 0], [1, 0]) == 1.0
+    assert np.isnan(SIG.mcnemar([], []))  # no claims is no test, not "no difference"
     # 8 against 2: P(X <= 2 | 10, 0.5) * 2 = 2 * 56 / 1024
     a = [1] * 8 + [0] * 2
     assert SIG.mcnemar(a, [1 - x for x in a]) == pytest.approx(2 * 56 / 1024)

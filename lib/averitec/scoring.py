@@ -352,25 +352,77 @@ def read_predictions(path: Path | str, references: Sequence[averitec.Claim], len
             raise err
         skipped.append(str(err))
 
-    parsed: list[Prediction] = []
+    aligned: dict[int, Prediction] = {}  # by claim id (or by position): what is kept, one per reference
+    by_id: list[bool] = []  # whether the file's records carry claim ids (its first aligned record decides)
+
+    def align(p: Prediction, fmt: str) -> None:
+        """Place one prediction on its reference claim, or name what is wrong with it at this record: a
+        duplicate, an extra or a mismatched claim is found where it occurs, and nothing else is kept."""
+        has_id = p.claim_id is not None
+        if not by_id:
+            by_id.append(has_id or fmt != OFFICIAL)
+        if has_id != by_id[0]:
+            why = "missing, while other records carry one" if by_id[0] else "given, while the first record has none"
+            return problem(
+                DataError(
+                    path,
+                    p.record,
+                    "claim_id",
+                    f"{why}: give every record its claim_id, or none (official format, aligned by position)",
+                )
+            )
+        cid = p.claim_id if has_id else p.record
+        if has_id and not 0 <= cid < len(references):
+            return problem(
+                DataError(
+                    path,
+                    p.record,
+                    "claim_id",
+                    f"{cid} is not a reference claim (the references have claim ids 0..{len(references) - 1})",
+                )
+            )
+        if not has_id and cid >= len(references):
+            return problem(
+                DataError(
+                    path,
+                    p.record,
+                    None,
+                    f"beyond the {len(references)} references (without claim_id the official format is "
+                    "aligned by position)",
+                )
+            )
+        if cid in aligned:
+            return problem(
+                DataError(
+                    path,
+                    p.record,
+                    "claim_id",
+                    f"duplicate: claim {cid} already predicted by record {aligned[cid].record}",
+                )
+            )
+        ref = references[cid]
+        if p.claim is not None and not _same_claim(p.claim, ref.text):
+            return problem(
+                DataError(
+                    path,
+                    p.record,
+                    "claim",
+                    f"differs from reference claim {cid}: {p.claim[:60]!r} "
+                    f"vs {ref.text[:60]!r} (predictions for another claim set?)",
+                )
+            )
+        aligned[cid] = p
+
     if kind == CSV_2025:  # the leaderboard loader parses and checks the rows (ids unique, labels, texts)
         fmt, log = CSV_2025, LoadLog()
         rows_2025 = averitec.load_leaderboard(path, strict=not lenient, log=log)
         skipped += [str(err) for err in log.skipped]
         records = len(rows_2025) + len(log.skipped)
-        rows = [(f"with id {r.claim_id}", r) for r in rows_2025]
-        parsed = [
-            Prediction(
-                record,
-                r.claim_id,
-                r.claim,
-                submission_evidence(r),
-            )
-            for record, r in rows
-        ]
+        for r in rows_2025:
+            align(Prediction(f"with id {r.claim_id}", r.claim_id, r.claim, submission_evidence(r)), fmt)
     else:
         fmt, records = None, 0  # the first record with a format decides the file's
-        for record, raw in rows:  # one pass, one raw record held at a time: memory is the parsed predictions
+        for record, raw in rows:  # one pass, one raw record held at a time: memory is the aligned predictions
             records += 1
             this = record_format(raw)
             if this is None:
@@ -398,82 +450,22 @@ def read_predictions(path: Path | str, references: Sequence[averitec.Claim], len
                 )
                 continue
             try:
-                parsed.append((_official if fmt == OFFICIAL else _shared_2024)(path, record, raw))
+                align((_official if fmt == OFFICIAL else _shared_2024)(path, record, raw), fmt)
             except DataError as err:
                 problem(err)
         if not records:
             raise DataError(path, "-", None, "no predictions")
         if fmt is None:
             raise DataError(path, 0, None, "no record matches a prediction format")
-
-    ids = [p.claim_id for p in parsed]
-    with_ids = sum(i is not None for i in ids)
-    if with_ids and with_ids < len(parsed):
-        first = next(p for p in parsed if p.claim_id is None)
-        problem(
-            DataError(
-                path,
-                first.record,
-                "claim_id",
-                "missing, while other records carry one: "
-                "give every record its claim_id, or none (official format, aligned by position)",
-            )
+    aligned_by = "claim_id" if (by_id[0] if by_id else fmt != OFFICIAL) else "position"
+    if aligned_by == "position" and len(aligned) < len(references) and not lenient:
+        raise DataError(
+            path,
+            None,
+            None,
+            f"{len(aligned)} predictions for {len(references)} references "
+            "(without claim_id the official format is aligned by position)",
         )
-        parsed = [p for p in parsed if p.claim_id is not None]
-    aligned: dict[int, Prediction] = {}
-    if with_ids or fmt != OFFICIAL:
-        aligned_by = "claim_id"
-        for p in parsed:
-            if not 0 <= p.claim_id < len(references):
-                problem(
-                    DataError(
-                        path,
-                        p.record,
-                        "claim_id",
-                        f"{p.claim_id} is not a reference claim "
-                        f"(the references have claim ids 0..{len(references) - 1})",
-                    )
-                )
-            elif p.claim_id in aligned:
-                problem(
-                    DataError(
-                        path,
-                        p.record,
-                        "claim_id",
-                        f"duplicate: claim {p.claim_id} already predicted by record {aligned[p.claim_id].record}",
-                    )
-                )
-            else:
-                aligned[p.claim_id] = p
-    else:
-        aligned_by = "position"
-        if len(parsed) != len(references) and not lenient:
-            raise DataError(
-                path,
-                None,
-                None,
-                f"{len(parsed)} predictions for {len(references)} references "
-                "(without claim_id the official format is aligned by position)",
-            )
-        aligned = {p.record: p for p in parsed if p.record < len(references)}  # the record's own position
-        skipped += [
-            f"{path}: record {p.record}: beyond the {len(references)} references"
-            for p in parsed
-            if p.record >= len(references)
-        ]
-    for cid, p in list(aligned.items()):
-        ref = references[cid]
-        if p.claim is not None and not _same_claim(p.claim, ref.text):
-            problem(
-                DataError(
-                    path,
-                    p.record,
-                    "claim",
-                    f"differs from reference claim {cid}: {p.claim[:60]!r} "
-                    f"vs {ref.text[:60]!r} (predictions for another claim set?)",
-                )
-            )
-            del aligned[cid]
     missing = [c.claim_id for c in references if c.claim_id not in aligned]
     if missing:
         err = DataError(

@@ -19,7 +19,6 @@ from __future__ import annotations
 import codecs
 import csv
 import json
-import os
 import re
 import stat
 from collections import Counter
@@ -30,22 +29,26 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TypeVar
 
-from lib.cli import NamedError, shown
+from lib.cli import NamedError, env_bound, shown
 from lib.data.labels import normalise_label
 
 T = TypeVar("T")
 
 # The longest CSV field read, in characters. Python's default (131,072) refused long answers in 2025
 # submissions as "malformed"; this bound keeps memory in check. Raise it with $LIB_MAX_CSV_FIELD.
-MAX_CSV_FIELD = int(os.environ.get("LIB_MAX_CSV_FIELD", 64 * 2**20))
+MAX_CSV_FIELD = env_bound("LIB_MAX_CSV_FIELD", 64 * 2**20)
 csv.field_size_limit(MAX_CSV_FIELD)
 # The longest text one field may hold (a claim, a question, an answer), in characters; the data's longest
 # is about 20,000. A longer one is refused with its file, record and field before any scorer or tokenizer
 # spends minutes on it. Raise it with $LIB_MAX_TEXT_CHARS.
-MAX_TEXT_CHARS = int(os.environ.get("LIB_MAX_TEXT_CHARS", 2**20))
+MAX_TEXT_CHARS = env_bound("LIB_MAX_TEXT_CHARS", 2**20)
 # The largest JSON or CSV file read whole, in bytes (the data's largest is under 50 MB): a larger one is
 # refused at once instead of filling memory (a 1 GB prediction file took 5 GB). $LIB_MAX_INPUT_BYTES.
-MAX_INPUT_BYTES = int(os.environ.get("LIB_MAX_INPUT_BYTES", 256 * 2**20))
+MAX_INPUT_BYTES = env_bound("LIB_MAX_INPUT_BYTES", 256 * 2**20)
+# The longest JSON record (an array's item, a JSONL line), in characters; the data's longest is 25,000. A
+# record of millions of tiny objects takes about seven times its text in memory: a longer one is refused at
+# the record before it is decoded. Raise it with $LIB_MAX_RECORD_CHARS.
+MAX_RECORD_CHARS = env_bound("LIB_MAX_RECORD_CHARS", 16 * 2**20)
 
 # --------------------------------------------------------------------------- errors and logs
 
@@ -208,8 +211,11 @@ def iter_json_records(path: Path | str) -> Iterator[tuple[int, Any]]:
                     f"neither a JSON array nor JSON lines of records (it begins {shown(start[:40])})",
                 )
             f.seek(0)
-            index = 0
-            for lineno, line in enumerate(f, start=1):  # lines end at \n, \r\n or \r only, as JSONL's do
+            index, lineno = 0, 0
+            while line := f.readline(MAX_RECORD_CHARS + 1):  # lines end at \n, \r\n or \r only, as JSONL's do
+                lineno += 1
+                if len(line) > MAX_RECORD_CHARS and not line.endswith(("\n", "\r")):
+                    raise _too_long(path, f"at line {lineno}")
                 if line.strip(_JSON_SPACE):
                     yield index, parse_json(path, line, f"at line {lineno}", "JSONL")
                     index += 1
@@ -217,6 +223,15 @@ def iter_json_records(path: Path | str) -> Iterator[tuple[int, Any]]:
                 raise DataError(path, "-", None, "no records (empty file?)")
     except UnicodeDecodeError as err:
         raise not_utf8(path, err.reason) from None
+
+
+def _too_long(path: Path, record: Any) -> DataError:
+    return DataError(
+        path,
+        record,
+        None,
+        f"a record longer than {MAX_RECORD_CHARS:,} characters (set $LIB_MAX_RECORD_CHARS to read it)",
+    )
 
 
 def not_utf8(path: Path, reason: str) -> DataError:
@@ -278,12 +293,16 @@ def _array_records(path: Path, f, buf: str) -> Iterator[tuple[int, Any]]:
                     value, end = decoder.raw_decode(buf, pos)
                 except json.JSONDecodeError as err:
                     cut = err.msg.startswith("Unterminated") or err.pos >= len(buf) - _CUT_MARGIN
+                    if cut and len(buf) - pos > MAX_RECORD_CHARS:  # no end of this record in sight
+                        raise _too_long(path, index) from None
                     if cut and more():
                         continue
                     raise malformed(err.msg, err.pos) from None
             # a value read up to the last characters may go on past them (a number: `1.5` of `1.5e3`): read on
             if end >= len(buf) - _CUT_MARGIN and more():
                 continue
+            if end - pos > MAX_RECORD_CHARS:
+                raise _too_long(path, index)
             break
         yield index, value
         index += 1

@@ -13,7 +13,6 @@ no error (the organisers' scraper gives many) but is counted in the caller's cou
 from __future__ import annotations
 
 import io
-import os
 import re
 import stat
 import zipfile
@@ -24,12 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lib.cli import env_bound
 from lib.data import MAX_INPUT_BYTES, DataError, parse_json, required_field, str_list_field
 
 _CLAIM_FILE = re.compile(r"(?:^|/)([0-9]+)\.json$")  # ASCII digits: `\d` took '١.json' for claim 1
 # The longest page line read, in characters: a zip of 1 MB can hold a line of 400 MB (a zip bomb), which
 # filled memory before any error. Raise it with $LIB_MAX_PAGE_CHARS.
-MAX_PAGE_CHARS = int(os.environ.get("LIB_MAX_PAGE_CHARS", 64 * 2**20))
+MAX_PAGE_CHARS = env_bound("LIB_MAX_PAGE_CHARS", 64 * 2**20)
 # what a damaged zip member raises while it is read: a bad CRC, an encrypted member, broken deflate data
 _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError)
 

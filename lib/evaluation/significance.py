@@ -249,12 +249,15 @@ def minimum_detectable_difference(se: float, alpha: float = 0.05, power: float =
 
 
 def mcnemar(correct_a: Sequence[bool], correct_b: Sequence[bool]) -> float:
-    """Two-sided exact McNemar p-value: a binomial test on the claims exactly one of the two gets right."""
+    """Two-sided exact McNemar p-value: a binomial test on the claims exactly one of the two gets right.
+    No claims at all is no test: NaN (as `bootstrap_ci` of nothing), where 1.0 would read "no difference"."""
     from scipy.stats import binomtest
 
     a, b = np.asarray(correct_a, dtype=bool), np.asarray(correct_b, dtype=bool)
     if a.shape != b.shape:
         raise ValueError(f"paired tests need aligned outcomes, got {a.shape} and {b.shape}")
+    if a.size == 0:
+        return float("nan")
     only_a, only_b = int(np.sum(a & ~b)), int(np.sum(~a & b))
     if only_a + only_b == 0:
         return 1.0

@@ -33,7 +33,7 @@ from lib import timing as TM
 from lib import training as TR
 from lib.cli import data_folder, nonempty_path, run_main
 from lib.data import averitec, claimdecomp
-from lib.models import pick_device, quiet_transformers, record_weights, resolve_model
+from lib.models import named_model, pick_device, quiet_transformers, record_weights, resolve_model
 from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Text, settings
 from lib.paths import DATA_DIR, PARAMS_FILE
 from lib.planning.qgen_text import (
@@ -132,11 +132,12 @@ def new_model(s: QGenSettings):
 
     quiet_transformers()
     path = resolve_model(s.model)
-    tok = AutoTokenizer.from_pretrained(path)
-    if getattr(AutoConfig.from_pretrained(path), "is_encoder_decoder", False):
-        return AutoModelForSeq2SeqLM.from_pretrained(path), tok
-    kwargs = {"decoder_num_hidden_layers": s.decoder_layers} if s.decoder_layers else {}
-    model = EncoderDecoderModel.from_encoder_decoder_pretrained(path, path, **kwargs)
+    with named_model(s.model):
+        tok = AutoTokenizer.from_pretrained(path)
+        if getattr(AutoConfig.from_pretrained(path), "is_encoder_decoder", False):
+            return AutoModelForSeq2SeqLM.from_pretrained(path), tok
+        kwargs = {"decoder_num_hidden_layers": s.decoder_layers} if s.decoder_layers else {}
+        model = EncoderDecoderModel.from_encoder_decoder_pretrained(path, path, **kwargs)
     model.config.decoder_start_token_id = tok.cls_token_id
     model.config.eos_token_id = tok.sep_token_id
     model.config.pad_token_id = tok.pad_token_id

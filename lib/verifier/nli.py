@@ -38,7 +38,7 @@ from lib import outputs as OUT
 from lib import timing as TM
 from lib import training as TR
 from lib.evaluation import calibration as CAL
-from lib.models import pick_device, quiet_transformers, resolve_model
+from lib.models import named_model, pick_device, quiet_transformers, resolve_model
 from lib.params import Device, NonNegFloat, NonNegInt, OpenShare, PosFloat, PosInt, Section, Text
 
 # --------------------------------------------------------------------------- params
@@ -133,14 +133,15 @@ def new_classifier(model: str, labels: Sequence[str]):
 
     quiet_transformers()
     path = resolve_model(model)
-    tok = AutoTokenizer.from_pretrained(path)
-    clf = AutoModelForSequenceClassification.from_pretrained(
-        path,
-        num_labels=len(labels),
-        id2label=dict(enumerate(labels)),
-        label2id={label: i for i, label in enumerate(labels)},
-        ignore_mismatched_sizes=True,
-    )
+    with named_model(model):
+        tok = AutoTokenizer.from_pretrained(path)
+        clf = AutoModelForSequenceClassification.from_pretrained(
+            path,
+            num_labels=len(labels),
+            id2label=dict(enumerate(labels)),
+            label2id={label: i for i, label in enumerate(labels)},
+            ignore_mismatched_sizes=True,
+        )
     return clf, tok
 
 
