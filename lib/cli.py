@@ -98,12 +98,14 @@ def made_by(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> str | None:
 
 def code_folder(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> Path | None:
     """The folder of the study's code that holds `path`, if any: a top folder beside `dvc.yaml` holding a
-    stage's code (a `.py` or `.ipynb` dependency: lib/, notebooks/)."""
-    target = Path(path).resolve()
-    for stage in _stages(dvc_yaml).values():
+    stage's code (a `.py` or `.ipynb` dependency: lib/, notebooks/) and no stage's output (outputs/ holds
+    executed notebooks that stages read)."""
+    target, stages = Path(path).resolve(), _stages(dvc_yaml)
+    made = {Path(out).parts[0] for stage in stages.values() for out in outs_of(stage)}
+    for stage in stages.values():
         for dep in stage.get("deps", []):
             parts = Path(str(dep)).parts
-            if len(parts) > 1 and Path(str(dep)).suffix in (".py", ".ipynb"):
+            if len(parts) > 1 and parts[0] not in made and Path(str(dep)).suffix in (".py", ".ipynb"):
                 folder = (dvc_yaml.parent / parts[0]).resolve()
                 if target.is_relative_to(folder):
                     return folder

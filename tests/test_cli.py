@@ -327,9 +327,11 @@ def test_the_code_folders_are_those_holding_a_stages_code(tmp_path):
     dvc_yaml = tmp_path / "dvc.yaml"
     dvc_yaml.write_text(
         "stages:\n  a:\n    cmd: x\n    deps: [lib/store/build.py, notebooks/01_x.ipynb, data, references/p.yaml]\n"
+        "    outs: [outputs/notebooks/01_x.ipynb]\n"
+        "  b:\n    cmd: y\n    deps: [outputs/notebooks/01_x.ipynb]\n"  # an executed notebook read: no code folder
     )
     assert code_folder(tmp_path / "lib" / "x.parquet", dvc_yaml) == (tmp_path / "lib").resolve()
     assert code_folder(tmp_path / "notebooks", dvc_yaml) == (tmp_path / "notebooks").resolve()
-    for elsewhere in ("references/x.csv", "data/x", "out/lib/x", "libx"):  # a dependency that is no code
+    for elsewhere in ("references/x.csv", "data/x", "out/lib/x", "libx", "outputs/store"):  # no code there
         assert code_folder(tmp_path / elsewhere, dvc_yaml) is None
     assert code_folder(tmp_path / "lib", tmp_path / "missing.yaml") is None
