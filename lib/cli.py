@@ -162,6 +162,9 @@ def settings_error(err: pydantic.ValidationError, limit: int = MAX_SHOWN) -> str
     return f"{err.title}: " + "; ".join(parts)
 
 
+MAX_ENV_BOUND = 2**48  # the largest bound a variable may set (256 Ti): far past any memory, within every C size
+
+
 def env_bound(name: str, default: int) -> int:
     """A bound a user may raise through the environment variable `name` (a whole number of at least 1), or
     `default` when it is unset. A bad value ends the command at once in one line (SystemExit: status 1, also
@@ -169,9 +172,11 @@ def env_bound(name: str, default: int) -> int:
     text = os.environ.get(name)
     if text is None:
         return default
-    if not re.fullmatch(r"[0-9]+", text.strip()) or int(text) < 1:  # ASCII digits only: `1e6`, `1_000`, `-5` are not
+    # ASCII digits only (`1e6`, `1_000`, `-5` are not), and no more than a C size: 2**63 overflowed readline
+    if not re.fullmatch(r"[0-9]+", text.strip()) or not 1 <= int(text) <= MAX_ENV_BOUND:
         raise SystemExit(
-            f"error: ${name}: expected a whole number of at least 1 (default {default:,}), got {shown(text)}"
+            f"error: ${name}: expected a whole number from 1 to {MAX_ENV_BOUND:,} (default {default:,}), "
+            f"got {shown(text)}"
         )
     return int(text)
 

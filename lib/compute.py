@@ -16,6 +16,7 @@ import multiprocessing as mp
 import os
 import signal
 import socket
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -99,7 +100,7 @@ def _ray(settings: ComputeSettings):
             check_reachable(address)
             _connect(ray, address, runtime_env={"working_dir": str(ROOT), "excludes": NOT_SHIPPED})
         else:
-            _start_local(ray, settings.workers)
+            _start_local(ray, min(settings.workers, usable_cpus()))  # as the local pool: no more than the CPUs here
     return ray
 
 
@@ -200,6 +201,14 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the system says, else the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
 def forked_map(
     fn: Callable[[T], R], items: Iterable[T], workers: int, what: str, initializer: Callable[[], None] | None = None
 ) -> Iterator[R]:
@@ -208,6 +217,9 @@ def forked_map(
     with a `ComputeError` naming `what`, never a hang: `multiprocessing.Pool` waits forever for the task of a
     worker that was killed."""
     parent = os.getpid()
+    if workers > (cpus := usable_cpus()):  # more processes than CPUs: no faster, each a copy of the parent's memory
+        sys.stderr.write(f"note: {what}: {workers} workers asked for, {cpus} CPU(s) here: running {cpus}\n")
+        workers = cpus
 
     def start() -> None:
         _die_with(parent)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -203,10 +204,18 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
     data = root / "data"
     if not data.is_dir():
         raise ProfileError(f"{data} is missing: run `make data` first")
-    counts = {Path(k).as_posix().strip("/"): v for k, v in profile["data"].items()}
-    for key in counts:
-        if not (data / key).exists() or not (data / key).resolve().is_relative_to(data.resolve()):
-            raise ProfileError(f"{profile['path']}: data.{key}: no such file or folder in {data}")
+    counts = {}
+    for given, n in profile["data"].items():  # `averitec/../averitec/dev.json` is dev.json: checked, then never applied
+        key = os.path.normpath(Path(given).as_posix().strip("/")).replace(os.sep, "/")
+        if key in (".", "..") or key.startswith("../") or not (data / key).exists():
+            raise ProfileError(f"{profile['path']}: data.{given}: no such file or folder in {data}")
+        if other := next(
+            (k for k in counts if key == k or (key + "/").startswith(k + "/") or k.startswith(key + "/")), None
+        ):
+            raise ProfileError(  # the first key would win over the file's own: say which one is meant
+                f"{profile['path']}: data.{given} and data.{other} name the same files; give each file one count"
+            )
+        counts[key] = n
     yaml = YAML()  # round trip: comments, quotes ("off" stays a string) and null kept as written
     yaml.width = 4096
     yaml.preserve_quotes = True
@@ -224,6 +233,13 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
         if isinstance(raw, dict) and set(SECTIONS) <= set(raw):  # the study's file (a test's sketch has less)
             check_params(raw, f"{profile['path']} (merged into params.yaml)")
 
+    subsets = {}  # every file the profile cuts, cut before anything is written (a file that cannot be is named)
+    for path in sorted(p for p in data.rglob("*") if p.is_file()):
+        rel = path.relative_to(data).as_posix()
+        n = next((v for k, v in counts.items() if rel == k or rel.startswith(k + "/")), None)
+        if n is not None and rel != "SHA256SUMS":
+            subsets[rel] = subset(path, n).encode()
+
     files = checkout_files(root)
     wanted = set(files)
     if work.exists():  # files this checkout no longer has
@@ -235,11 +251,7 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
         _write(work / rel, (root / rel).read_bytes())
     for path in sorted(p for p in data.rglob("*") if p.is_file()):
         rel = path.relative_to(data).as_posix()
-        n = next((v for k, v in counts.items() if rel == k or rel.startswith(k + "/")), None)
-        if n is None or rel == "SHA256SUMS":
-            _write(work / "data" / rel, path.read_bytes())
-        else:
-            _write(work / "data" / rel, subset(path, n).encode())
+        _write(work / "data" / rel, subsets[rel] if rel in subsets else path.read_bytes())
     _write(work / "params.yaml", text.getvalue().encode())
     if profile["synthetic_store"]:
         write_synthetic_store(work, profile["synthetic_store"], params["store"])

@@ -43,6 +43,7 @@ import pandas as pd
 import yaml
 
 from lib.cli import NamedError, run_main
+from lib.data import not_utf8, within_size
 from lib.evaluation.comparisons import BORDERLINE
 from lib.params import ParamsError, read_yaml
 from lib.paths import ROOT
@@ -260,10 +261,16 @@ def differing(committed: Mapping[str, str], produced: Mapping[str, str]) -> list
 
 
 def produced_files(patterns: Sequence[str] = CHECKED, root: Path = ROOT) -> dict[str, str]:
-    """{path: text} of the working tree's files matching `patterns`."""
-    return {
-        p.relative_to(root).as_posix(): p.read_text() for pat in patterns for p in sorted(root.glob(pat)) if p.is_file()
-    }
+    """{path: text} of the working tree's files matching `patterns` (each bounded and UTF-8, or named)."""
+    return {p.relative_to(root).as_posix(): _text(p) for pat in patterns for p in sorted(root.glob(pat)) if p.is_file()}
+
+
+def _text(path: Path) -> str:
+    within_size(path)
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:  # a metrics file edited or damaged: named, never a traceback
+        raise not_utf8(path, err.reason) from None
 
 
 def check(root: Path = ROOT, reference: Path | str = REFERENCE, kind: Mapping[str, Any] | None = None) -> int:

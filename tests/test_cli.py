@@ -300,11 +300,13 @@ def test_a_long_value_is_quoted_short():
     assert len(text) < 400 and "(10,002 characters)" in text
 
 
-@pytest.mark.parametrize("value", ["abc", "-5", "0", "1e6", "1_000", "١٠", ""])
+@pytest.mark.parametrize("value", ["abc", "-5", "0", "1e6", "1_000", "١٠", "", str(2**63), str(2**48 + 1)])
 def test_a_bound_from_the_environment_is_a_whole_number_or_one_line(monkeypatch, value):
     """`LIB_MAX_INPUT_BYTES=abc` was a traceback on import, and `-5` called every file over the bound."""
     monkeypatch.setenv("LIB_MAX_X", value)
-    with pytest.raises(SystemExit, match=r"^error: \$LIB_MAX_X: expected a whole number of at least 1 \(default 7\)"):
+    with pytest.raises(
+        SystemExit, match=r"^error: \$LIB_MAX_X: expected a whole number from 1 to 281,474,976,710,656 \(default 7\)"
+    ):
         env_bound("LIB_MAX_X", 7)
 
 
@@ -312,6 +314,8 @@ def test_a_bound_from_the_environment_raises_or_keeps_the_default(monkeypatch):
     assert env_bound("LIB_MAX_X", 7) == 7
     monkeypatch.setenv("LIB_MAX_X", " 1024 ")
     assert env_bound("LIB_MAX_X", 7) == 1024
+    monkeypatch.setenv("LIB_MAX_X", str(2**48))  # the largest: every reader takes it (csv, readline)
+    assert env_bound("LIB_MAX_X", 7) == 2**48
 
 
 def test_a_bad_bound_ends_a_command_on_import_in_one_line():

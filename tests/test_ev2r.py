@@ -325,6 +325,10 @@ def test_prompt_paths_placeholders_and_conversions(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=r"conv.txt: .*conversions \['z', None, None\]"):
         EV.load_prompt(tmp_path / "conv.txt")
     assert EV.render("{claim!r} {reference!s} {prediction!a}", "c", "r", "é") == "'c' r '\\xe9'"
+    for spec in ("{claim:d}", "{claim:>1500000000}"):  # a traceback at the first claim; 1.5 GB a prompt
+        (tmp_path / "spec.txt").write_text(f"{spec} {{reference}} {{prediction}}")
+        with pytest.raises(ValueError, match=rf"spec.txt: .*format specs \['{spec[7:-1]}'\] \(expected none"):
+            EV.load_prompt(tmp_path / "spec.txt")
 
 
 class RecordingLLM:

@@ -378,3 +378,12 @@ def test_the_page_is_never_written_over_an_input_or_into_another_stages_output(t
         with pytest.raises(NamedError, match=message):
             E.main(["build", "--out", str(out)])
     assert (tmp_path / "plans" / "oracle.jsonl").read_text() == "{}\n"
+
+
+@pytest.mark.parametrize("flags", [["--top-docs", "21"], ["--snippet-chars", "39"], ["--snippet-chars", "2001"]])
+def test_the_page_sizes_are_bounded_before_any_input_is_read(flags, capsys):
+    """`--top-docs 100` ran out of 3 GB building the page; a huge `--snippet-chars` copied the store into it."""
+    with pytest.raises(SystemExit) as end:
+        E.main(["build", *flags, "--out", "/nonexistent/page.html"])
+    assert end.value.code == 2
+    assert "--top-docs must be from 1 to 20 and --snippet-chars from 40 to 2000" in capsys.readouterr().err

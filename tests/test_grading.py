@@ -226,3 +226,16 @@ def test_a_signal_stops_the_grading_with_its_kernel_and_writes_no_table(tmp_path
     assert proc.returncode == 143 and "error: stopped by SIGTERM" in err
     assert not out.exists()
     assert not [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_a_notebook_without_an_exercise_is_named_in_its_row(tmp_path):
+    """An empty notebook (or another course's) got a row of blanks: neither graded nor said to be ungradable."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(), folder / "empty.ipynb")
+    (folder / "pipe.ipynb").mkdir()  # a folder named like a notebook is no submission
+    table = GR.grade(folder, run=False)
+    assert table.loc["empty.ipynb", GR.PROBLEM].endswith(
+        "empty.ipynb: no exercise of the course in it (an empty notebook, or another one?)"
+    )
+    assert table.loc["pipe.ipynb", GR.PROBLEM].endswith("pipe.ipynb: not a notebook file (a folder, a pipe?)")

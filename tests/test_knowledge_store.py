@@ -114,7 +114,7 @@ def test_a_store_that_is_a_pipe_a_damaged_zip_or_a_bomb_is_one_named_error(tmp_p
     data = bytearray((tmp_path / "ks.zip").read_bytes())
     data[data.index(b"PK\x03\x04") + 30 + len("0.json") + 5] ^= 0xFF  # a byte of the compressed page data
     (tmp_path / "bad.zip").write_bytes(bytes(data))
-    with pytest.raises(DataError, match=r"bad.zip!0.json: record -: a damaged zip member \((BadZipFile|error)"):
+    with pytest.raises(DataError, match=r"bad.zip!0.json: a damaged zip member \((BadZipFile|error)"):
         list(KS.read_pages(tmp_path / "bad.zip", 0, "0.json"))
     monkeypatch.setattr(KS, "MAX_PAGE_CHARS", len(page) - 1)  # the newline makes it one over: still read
     assert len(list(KS.read_pages(tmp_path / "ks.zip", 0, "0.json"))) == 50
@@ -591,6 +591,12 @@ def test_the_runs_are_never_written_over_an_input_and_a_range_outside_the_plan_i
     with pytest.raises(NamedError, match="every claim it plans in that range has an empty list of queries"):
         K.main(["retrieve", "--store", str(store), "--plan", str(plan), "--out", str(tmp_path / "e.parquet")])
     assert not (tmp_path / "e.parquet").exists()
+    plan.write_text('{"claim_id": 0, "queries": ["moon"]}\n{"claim_id": 1, "queries": ["moon", " \\t"]}\n')
+    with pytest.raises(
+        NamedError, match=r"record of claim 1: field 'queries\[1\]': a blank query \(no word to search\)"
+    ):
+        K.main(["retrieve", "--store", str(store), "--plan", str(plan), "--out", str(tmp_path / "e.parquet")])
+    assert not (tmp_path / "e.parquet").exists()
 
 
 def _dies_on_two(x: int) -> int:
@@ -611,6 +617,20 @@ def test_a_worker_that_dies_ends_the_command_with_a_named_error_never_a_hang():
     assert list(C.forked_map(_dies_on_two, [0, 1, 3], 2, "toy")) == [0, 10, 30]
     with pytest.raises(C.ComputeError, match=r"toy: a worker process died \(killed, or out of memory\?\)"):
         list(C.forked_map(_dies_on_two, [0, 1, 2, 3], 2, "toy"))
+
+
+def _own_pid(_x) -> int:
+    import time
+
+    time.sleep(0.05)  # long enough that every worker of the pool takes some item
+    return os.getpid()
+
+
+def test_workers_beyond_the_cpus_here_are_not_forked(monkeypatch, capsys):
+    """`--workers 10000` on a 2-core machine forked ten thousand copies of the command."""
+    monkeypatch.setattr(C, "usable_cpus", lambda: 2)
+    assert len(set(C.forked_map(_own_pid, range(40), 10_000, "toy"))) <= 2
+    assert capsys.readouterr().err == "note: toy: 10000 workers asked for, 2 CPU(s) here: running 2\n"
 
 
 def test_the_scorer_with_a_killed_worker_says_so(monkeypatch):

@@ -529,7 +529,7 @@ def test_summaries_headline_metrics_and_banner(tmp_path):
     (metrics / "latin.json").write_bytes('{"a": "caf\xe9"}'.encode("latin-1"))
     os.mkfifo(metrics / "fifo.json")  # never opened: it would wait for a writer
     for name, message in [("cut", "malformed JSON"), ("latin", "not UTF-8 text"), ("fifo", "not a regular file")]:
-        with pytest.raises(DataError, match=f"{name}.json: record .*{message}"):
+        with pytest.raises(DataError, match=f"{name}.json: .*{message}"):
             headlines({"x": f"{name}.json:a.b"}, metrics)
     assert headline_lines({"01_a": {"first": "m.json:a.b", "second": "m.json:a.c"}}, nbs, metrics) == [
         "01 Store: first 0.123; second x"

@@ -277,6 +277,18 @@ def test_notebook_parameters_must_be_defined_in_its_parameters_cell():
         check_parameters(nb, {"main_levle": 0.3})
 
 
+def test_a_section_the_notebook_only_copies_must_be_passed():
+    """`execute 10_synthesis --section synthesis` without `--with averitec` ran on the cell's copy of it."""
+    from lib.site.execute import check_sections, stage_parameters
+
+    nb = paths.NOTEBOOKS_DIR / "10_synthesis.ipynb"
+    with pytest.raises(ValueError, match=r"\['averitec'\] are params.yaml sections .* \(--with averitec, as"):
+        check_sections(nb, P.section("synthesis"))
+    check_sections(nb, stage_parameters("synthesis", ["averitec"]))
+    nb6 = paths.NOTEBOOKS_DIR / "06_generative_planners.ipynb"  # `generative = None` reads the section itself
+    check_sections(nb6, stage_parameters("generative_planning", ["judgements"]))
+
+
 NOTEBOOK_SECTIONS = {
     "01_knowledge_store": "knowledge_store",
     "02_query_planning": "query_planning",

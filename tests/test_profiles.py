@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -425,3 +426,27 @@ def test_a_profile_whose_values_the_study_refuses_writes_nothing(tmp_path):
     with pytest.raises(PR.ProfileError, match="data.../outside: no such file"):
         PR.prepare("bad", root)
     assert not (root / "workspaces").exists()
+
+
+def test_data_keys_are_read_as_paths_and_one_file_has_one_count(tmp_path):
+    """`averitec/../averitec/dev.json: 3` was checked but never applied; with a folder's count and a file's,
+    the folder's won silently; a file that cannot be cut was found after others had been written."""
+    root = tmp_path / "repo"
+    (root / "profiles").mkdir(parents=True)
+    (root / "data" / "averitec").mkdir(parents=True)
+    (root / "params.yaml").write_text("profile: {name: study, note: null}\n")
+    (root / "data" / "averitec" / "dev.json").write_text(json.dumps([{"claim": c} for c in "abc"]))
+    (root / "data" / "averitec" / "sol.csv").write_text("id,claim\n1,x\n2,y\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    profile = root / "profiles" / "p.yaml"
+    profile.write_text("note: x\ndata: {averitec/../averitec/dev.json: 1}\n")
+    work = PR.prepare("p", root)
+    assert json.loads((work / "data" / "averitec" / "dev.json").read_text()) == [{"claim": "a"}]
+    profile.write_text("note: x\ndata: {averitec: 2, averitec/dev.json: 1}\n")
+    with pytest.raises(PR.ProfileError, match=r"data.averitec/dev.json and data.averitec name the same files"):
+        PR.prepare("p", root)
+    shutil.rmtree(work)
+    profile.write_text("note: x\ndata: {averitec: 2}\n")  # dev.json can be cut, sol.csv cannot
+    with pytest.raises(PR.ProfileError, match="sol.csv: cannot keep 2 records"):
+        PR.prepare("p", root)
+    assert not work.exists()  # nothing written, dev.json included

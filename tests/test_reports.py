@@ -182,3 +182,14 @@ def test_a_notebook_whose_cells_never_ran_is_a_finding(tmp_path):
         path.write_text(text)
         ((finding),) = RP.scan_notebook(path)
         assert finding.rule == "unreadable" and finding.excerpt.startswith("not a notebook nbformat can read")
+
+
+def test_a_notebook_over_the_input_bound_is_a_finding_never_read_whole(tmp_path, monkeypatch):
+    """A notebook with a 600 MB output filled 1.4 GB and ended in a MemoryError traceback."""
+    from lib import data as D
+
+    path = tmp_path / "big.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")]), path)
+    monkeypatch.setattr(D, "MAX_INPUT_BYTES", 100)
+    ((finding),) = RP.scan_notebook(path)
+    assert finding.rule == "unreadable" and "over the bound of 100 (set $LIB_MAX_INPUT_BYTES" in finding.excerpt

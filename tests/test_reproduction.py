@@ -6,6 +6,7 @@ import subprocess
 import pytest
 
 from lib import reproduction as R
+from lib.data import DataError
 
 REF = {
     "machine": {"cpu": "Test CPU", "flags": ["avx2"]},
@@ -194,3 +195,11 @@ def test_a_borderline_call_that_firms_up_elsewhere_is_reported_but_two_firm_call
         {"m.json": _metrics(effect="positive")}, {"m.json": _metrics(effect="indistinguishable from 0")}, REF
     )
     assert firm["status"].tolist() == ["changed"] and not R.verdict(firm)[0]
+
+
+def test_a_produced_file_that_is_not_utf8_is_named(tmp_path):
+    """`lib.reproduction check` gave a UnicodeDecodeError traceback for a damaged metrics file."""
+    (tmp_path / "outputs" / "metrics").mkdir(parents=True)
+    (tmp_path / "outputs" / "metrics" / "zz.json").write_bytes(b"\xff\xfe{}")
+    with pytest.raises(DataError, match=r"zz.json: record at line 1: not UTF-8 text \(invalid start byte at byte 0\)"):
+        R.produced_files(["outputs/metrics/*.json"], tmp_path)

@@ -341,7 +341,7 @@ def test_bad_2024_records_are_named_errors(fixture_claims, tmp_path, change, exp
     path = write_json(tmp_path, change(shared(fixture_claims)))
     with pytest.raises(DataError, match=expected) as err:
         SC.read_predictions(path, fixture_claims)
-    assert str(err.value).startswith(f"{path}: record ")
+    assert str(err.value).startswith(f"{path}: ")  # the file first, then the record (if one is to blame)
 
 
 def test_the_2025_csv_is_a_third_format(fixture_claims, tmp_path):
@@ -410,9 +410,9 @@ def test_cli_exits_1_with_the_error_and_prints_the_format(fixture_claims, tmp_pa
     assert proc.returncode == 0 and "good.json: 2024, 3 records aligned by claim_id" in proc.stderr
     assert json.loads(proc.stdout)["accuracy"] == pytest.approx(1 / 3)
     for args, expected in [
-        (["--predictions", str(tmp_path / "nope.json")], "nope.json: record -: no such file"),
+        (["--predictions", str(tmp_path / "nope.json")], "nope.json: no such file"),
         (["--predictions", str(tmp_path)], "a folder: expected a prediction file"),
-        (["--predictions", str(good), "--references", str(tmp_path / "r.json")], "r.json: record -: no such file"),
+        (["--predictions", str(good), "--references", str(tmp_path / "r.json")], "r.json: no such file"),
     ]:
         with pytest.raises(SystemExit) as err:  # sys.exit(message): exit status 1, the message on stderr
             SC.main(["--jobs", "1", "--references", str(FIXTURE_DEV), *args])
@@ -538,7 +538,7 @@ def test_utf16_predictions_and_empty_references_are_named(fixture_claims, tmp_pa
     with pytest.raises(DataError, match=r"record at line 1: not UTF-8 text \(invalid start byte at byte 0\)"):
         SC.read_predictions(path, fixture_claims)
     (tmp_path / "refs.json").write_text("[]")
-    with pytest.raises(DataError, match="record -: no reference claims"):
+    with pytest.raises(DataError, match="no reference claims"):
         SC.score_file(write_json(tmp_path, shared(fixture_claims)), tmp_path / "refs.json", lenient=True)
 
 
@@ -739,7 +739,7 @@ def test_an_empty_solution_is_named(tmp_path):
     empty.write_text(",".join([*AV.LEADERBOARD_COLUMNS, "split"]) + "\n", encoding="utf-8")
     with pytest.raises(DataError) as err:
         SC.read_solution(empty)
-    assert str(err.value) == f"{empty}: record -: no rows in the solution"
+    assert str(err.value) == f"{empty}: no rows in the solution"
 
 
 def test_load_predictions_passes_lenient_on(fixture_claims, tmp_path):
@@ -808,10 +808,10 @@ def test_a_solution_without_the_gold_split_and_missing_references_are_named(tmp_
     path.write_text(",".join([*AV.LEADERBOARD_COLUMNS, "split"]) + '\n0,c,"Q?\t\t\na\t\t\n\n",Refuted,private\n')
     with pytest.raises(DataError) as err:
         SC.read_solution(path)
-    assert str(err.value) == f"{path}: record -: field 'split': no row has split 'gold': nothing to score"
+    assert str(err.value) == f"{path}: field 'split': no row has split 'gold': nothing to score"
     with pytest.raises(DataError) as err:
         SC.score_file(tmp_path / "p.json", tmp_path / "nothing.json")
-    assert str(err.value) == f"{tmp_path / 'nothing.json'}: record -: no such file"
+    assert str(err.value) == f"{tmp_path / 'nothing.json'}: no such file"
 
 
 def test_per_claim_ids_and_a_summary_with_a_missing_verdict_and_an_unused_label():
@@ -880,8 +880,8 @@ def test_the_2025_log_gets_what_was_skipped_and_a_folder_is_not_a_file(tmp_path)
     assert lines[0].endswith("2 solution rows scored, 0 left out (split)") and lines[1].startswith("skipped: ")
     with pytest.raises(DataError) as err:
         SC.score_file(tmp_path / "p.json", tmp_path)
-    assert str(err.value) == f"{tmp_path}: record -: a folder: expected the reference claims' file"
-    with pytest.raises(DataError, match="null: record -: not a regular file"):
+    assert str(err.value) == f"{tmp_path}: a folder: expected the reference claims' file"
+    with pytest.raises(DataError, match="null: not a regular file"):
         SC.score_file(tmp_path / "p.json", Path("/dev/null"))
 
 
@@ -914,12 +914,12 @@ def test_unreadable_prediction_files_are_named_exactly(fixture_claims, tmp_path)
                             (tmp_path / "empty_list.json", "no predictions")]:  # fmt: skip
         with pytest.raises(DataError) as err:
             SC.read_predictions(target, fixture_claims)
-        assert str(err.value) == f"{target}: record -: {message}"
+        assert str(err.value) == f"{target}: {message}"
     gone = ROOT / "outputs" / "averitec" / "predictions" / "nobody.json"  # a pipeline output not made yet
-    with pytest.raises(DataError, match=r"nobody.json: record -: no such file; the pipeline stage `averitec` makes it"):
+    with pytest.raises(DataError, match=r"nobody.json: no such file; the pipeline stage `averitec` makes it"):
         SC.read_predictions(gone, fixture_claims)
     (tmp_path / "loop").symlink_to(tmp_path / "loop")
-    with pytest.raises(DataError, match=r"loop: record -: a link to .*loop that leads nowhere \(or in a loop\)"):
+    with pytest.raises(DataError, match=r"loop: a link to .*loop that leads nowhere \(or in a loop\)"):
         SC.read_predictions(tmp_path / "loop", fixture_claims)
 
 

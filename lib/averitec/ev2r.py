@@ -56,7 +56,7 @@ from lib import outputs as OUT
 from lib import timing as TM
 from lib.averitec import scoring as SC
 from lib.cli import CLEANUPS, NamedError, run_main
-from lib.data import averitec
+from lib.data import averitec, within_size
 from lib.params import Level, PosInt, Section, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, ROOT
 from lib.planning.llm import LLM, LLMSettings
@@ -139,6 +139,7 @@ def load_prompt(path: Path | str | None = None) -> tuple[str, str]:
         raise FileNotFoundError(f"Ev2R prompt_file {path}: no such file")
     if not path.is_file():  # a folder, a pipe (it would wait for a writer) or a device
         raise PromptFileError(f"Ev2R prompt_file {path}: not a regular file (a folder, a pipe or a device?)")
+    within_size(path)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
@@ -156,10 +157,12 @@ def load_prompt(path: Path | str | None = None) -> tuple[str, str]:
 def placeholders(template: str) -> str:
     """ "named" ({claim}, {reference}, {prediction}) or "positional" (three {}); any other set of
     placeholders is a ValueError naming them (a malformed brace one naming the brace)."""
-    parsed = [(f, conv) for _, f, _, conv in string.Formatter().parse(template) if f is not None]
-    fields = [f for f, _ in parsed]
-    if any(conv not in (None, "r", "s", "a") for _, conv in parsed):
-        raise ValueError(f"conversions {[conv for _, conv in parsed]} (expected !r, !s, !a or none)")
+    parsed = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(template) if f is not None]
+    fields = [f for f, _, _ in parsed]
+    if any(conv not in (None, "r", "s", "a") for _, _, conv in parsed):
+        raise ValueError(f"conversions {[conv for _, _, conv in parsed]} (expected !r, !s, !a or none)")
+    if any(spec for _, spec, _ in parsed):  # `{claim:d}` failed at the first claim, `{claim:>1500000000}` took 1.5 GB
+        raise ValueError(f"format specs {[spec for _, spec, _ in parsed if spec]} (expected none: the text as it is)")
     if fields == ["", "", ""]:
         return "positional"
     if sorted(fields) == ["claim", "prediction", "reference"]:

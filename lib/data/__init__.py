@@ -58,7 +58,7 @@ class DataError(NamedError, ValueError):
 
     def __init__(self, path: Path | str, record: Any, field_name: str | None, problem: str):
         self.path, self.record, self.field, self.problem = str(path), record, field_name, problem
-        where = f"{self.path}: record {record}"
+        where = self.path if record in (None, "-") else f"{self.path}: record {record}"  # "-": the file as a whole
         if field_name is not None:
             where += f": field {field_name!r}"
         super().__init__(f"{where}: {problem}")

@@ -568,6 +568,9 @@ def main(argv: list[str] | None = None) -> None:
             f"(it plans claims {min(plan, default='none')} to {max(plan, default='none')})"
         )
     plan = {cid: qs for cid, qs in plan.items() if cid in keep and qs}
+    blank = next(((cid, i) for cid, qs in plan.items() for i, q in enumerate(qs) if not q.split()), None)
+    if blank:  # BM25 scores every passage 0 for it: a ranking of the store's file order, passed off as retrieved
+        raise DataError(args.plan, f"of claim {blank[0]}", f"queries[{blank[1]}]", "a blank query (no word to search)")
     if not plan:
         raise NamedError(
             f"{args.plan}: every claim it plans in that range has an empty list of queries: nothing to retrieve"

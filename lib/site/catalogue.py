@@ -11,16 +11,34 @@ from typing import Any
 
 import nbformat
 
-from lib.cli import NamedError
+from lib.cli import NamedError, first_line
 from lib.data import not_utf8, parse_json, within_size
 from lib.paths import METRICS_DIR, NOTEBOOKS_DIR
+
+
+def read_notebook(path: Path | str) -> Any:
+    """A notebook file, read as nbformat 4: a pipe or a folder is named and never opened, a file over
+    `$LIB_MAX_INPUT_BYTES` never read whole (a 600 MB output held 1.4 GB), and anything nbformat cannot read
+    is one `NamedError` naming the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise NamedError(
+            f"{path}: {'no such notebook' if not path.exists() else 'not a notebook file (a folder, a pipe?)'}"
+        )
+    within_size(path)
+    try:
+        return nbformat.read(path, as_version=4)
+    except Exception as err:  # noqa: BLE001 - nbformat raises JSON, schema and version errors alike
+        raise NamedError(
+            f"{path}: not a notebook nbformat can read ({type(err).__name__}: {first_line(err)})"
+        ) from None
 
 
 def summary(notebook: Path | str) -> tuple[str, str]:
     """(title, one-line summary) from a notebook's first cell: `# NN · Title: summary` or
     `# NN · Title` followed by a `**Question.**` sentence."""
 
-    first = nbformat.read(Path(notebook), as_version=4).cells[0].source.strip()
+    first = read_notebook(notebook).cells[0].source.strip()
     heading = first.splitlines()[0].lstrip("# ").strip()
     title = heading.split("·", 1)[-1].strip()
     name, _, rest = title.partition(":")
@@ -35,7 +53,7 @@ def conclusion(executed: Path | str, points: Sequence[int] = (1,)) -> list[str]:
     displayed (the code cell after the `## Conclusion` heading), so the front page says what the notebook's
     own functions concluded, with the same words and the same rounding. A notebook without that cell or
     output, or with fewer points, is an error."""
-    cells = nbformat.read(Path(executed), as_version=4).cells
+    cells = read_notebook(executed).cells
     at = next(
         (
             i

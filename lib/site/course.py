@@ -42,7 +42,7 @@ from lib.cli import NamedError, nonempty_path, run_main
 from lib.params import Section, Text, read_yaml
 from lib.paths import METRICS_DIR, NOTEBOOKS_DIR, REPORTS_DIR, ROOT
 from lib.site.banner import banner_html, inline_markdown
-from lib.site.catalogue import conclusion, format_value, headlines, numbered, store_setting, summary
+from lib.site.catalogue import conclusion, format_value, headlines, numbered, read_notebook, store_setting, summary
 from lib.site.links import EXPLORER_PAGE
 
 # --------------------------------------------------------------------------- params
@@ -108,7 +108,7 @@ def _tags(cell: Any) -> set[str]:
 def _read(notebook: Path | str | nbformat.NotebookNode) -> Any:
     if isinstance(notebook, nbformat.NotebookNode):
         return notebook
-    return nbformat.read(Path(notebook), as_version=4)
+    return read_notebook(notebook)
 
 
 def checked(source: str) -> str | None:

@@ -1,6 +1,6 @@
 """Execute a numbered notebook with papermill, its parameters from one `params.yaml` section.
 
-`python -m lib.site.execute 01_knowledge_store --section knowledge_store` executes
+`python -m lib.site.execute 01_knowledge_store --section knowledge_store --with judgements` executes
 `notebooks/01_knowledge_store.ipynb` with the parameters of that section into `outputs/notebooks/`
 (`--with judgements` adds a shared section whole, as the parameter `judgements`). Every parameter must be
 one the notebook's `parameters` cell defines. Source notebooks stay without outputs; executed copies are
@@ -29,7 +29,7 @@ from nbstripout import strip_output
 
 from lib import outputs as OUT
 from lib.cli import NamedError, run_main
-from lib.params import ParamsError, PosInt, flag_of, section, section_model, settings
+from lib.params import SECTIONS, ParamsError, PosInt, flag_of, section, section_model, settings
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, PARAMS_FILE, ROOT
 from lib.site.banner import params_banner
 from lib.site.reports import PIPELINE_ENV, PIPELINE_FLAG, SCRATCH_DIR, shown_path
@@ -148,6 +148,26 @@ def check_parameters(notebook: Path, parameters: Mapping[str, Any]) -> None:
         )
 
 
+def check_sections(notebook: Path, parameters: Mapping[str, Any]) -> None:
+    """A `params.yaml` section the notebook's `parameters` cell copies (`judgements = {...}`) must be passed:
+    the command would run on the cell's copy, whatever `params.yaml` says (a default of None reads the
+    section itself). The command's check; a caller of `run_notebook` passes what it means."""
+    import papermill as pm
+
+    defined = pm.inspect_notebook(str(notebook))
+    copied = sorted(
+        name
+        for name, spec in defined.items()
+        if name in SECTIONS and name not in parameters and spec["default"].strip() != "None"
+    )
+    if copied:
+        flags = " ".join(f"--with {name}" for name in copied)
+        raise ValueError(
+            f"{notebook}: parameter(s) {copied} are params.yaml sections its parameters cell only copies; "
+            f"pass them ({flags}, as the stage's command in dvc.yaml does)"
+        )
+
+
 def stage_parameters(name: str, shared: list[str] | tuple[str, ...] = (), params: Path | str = PARAMS_FILE) -> dict:
     """The parameters a stage passes its notebook: params section `name`, and each `shared` section whole
     as the parameter of that name (`--with`)."""
@@ -189,6 +209,7 @@ def main(argv: list[str] | None = None) -> None:
         parameters = stage_parameters(args.section, args.shared, args.params)
         cross_check(args.section, args.params)
         check_parameters(NOTEBOOKS_DIR / f"{args.name}.ipynb", parameters)
+        check_sections(NOTEBOOKS_DIR / f"{args.name}.ipynb", parameters)
     except (ValueError, KeyError, FileNotFoundError) as err:  # ParamsError is a ValueError
         raise SystemExit(f"error: {err.args[0] if isinstance(err, KeyError) else err}") from None
     run_notebook(args.name, parameters, timeout_s=args.timeout, banner=params_banner(args.params))

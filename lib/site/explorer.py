@@ -53,6 +53,9 @@ INPUTS = {
 # reruns only this stage); `python -m lib.site.explorer build --top-docs 10` writes a page with more.
 TOP_DOCS = 5  # documents shown per planner, retriever and scope
 SNIPPET_CHARS = 300  # characters of a document's text kept in the page
+# The page is one file a browser loads whole (4.7 MB at 5 and 300): `--top-docs 100` ran out of 3 GB
+# building it, and a snippet of a million characters would copy the store into the page.
+MAX_TOP_DOCS, MAX_SNIPPET_CHARS = 20, 2000
 PAGE = OUTPUTS_DIR / "notebooks" / EXPLORER_PAGE  # committed beside the executed notebooks that link to it
 TABLES = ("claim", "gold", "queries", "documents", "verdicts", "error")
 
@@ -374,9 +377,10 @@ def main(argv: list[str] | None = None) -> None:
         help="the page to write (default: the committed one)",
     )
     args = ap.parse_args(argv)
-    if args.top_docs < 1 or args.snippet_chars < 40:
+    if not 1 <= args.top_docs <= MAX_TOP_DOCS or not 40 <= args.snippet_chars <= MAX_SNIPPET_CHARS:
         ap.error(
-            f"--top-docs must be at least 1 and --snippet-chars at least 40 (got {args.top_docs}, {args.snippet_chars})"
+            f"--top-docs must be from 1 to {MAX_TOP_DOCS} and --snippet-chars from 40 to {MAX_SNIPPET_CHARS} "
+            f"(got {args.top_docs}, {args.snippet_chars}): the page is one file a browser loads whole"
         )
     inputs = [*INPUTS["plans"], *INPUTS["runs"], *(INPUTS[k] for k in ("store", "verdicts", "references", "codes"))]
     OUT.refuse_targets([args.out], inputs)  # `--out outputs/plans/oracle.jsonl` replaced the plan it read

@@ -24,7 +24,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import pandas as pd
 from nbclient import NotebookClient
 
@@ -32,6 +31,7 @@ from lib import outputs as OUT
 from lib import sheets as SH
 from lib.cli import NamedError, nonempty_path, run_main, shown
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, ROOT
+from lib.site.catalogue import read_notebook
 from lib.site.checks import RECORD_MIME, as_number, known_mistake, verdict
 from lib.site.course import CourseError, checked, exercises
 
@@ -111,7 +111,7 @@ def execute(path: Path, root: Path, timeout_s: int = CELL_TIMEOUT_S) -> Any:
     The client runs in a thread of its own: in the main thread nbclient takes SIGTERM and SIGINT for itself,
     stops the kernel and lets grading go on to the next copy (and write a table); there, the command's own
     handlers stop everything (kernels included) and exit 143/130."""
-    nb = nbformat.read(path, as_version=4)
+    nb = read_notebook(path)
     client = NotebookClient(nb, timeout=timeout_s, allow_errors=True, resources={"metadata": {"path": str(root)}})
     failed: list[BaseException] = []
 
@@ -133,10 +133,14 @@ def execute(path: Path, root: Path, timeout_s: int = CELL_TIMEOUT_S) -> Any:
 def grade_notebook(path: Path, root: Path, run: bool = True) -> dict[str, str]:
     """Exercise -> status for one student's copy (executed afresh unless `run` is False)."""
     try:
-        nb = execute(path, root) if run else nbformat.read(path, as_version=4)
-    except Exception as exc:  # a copy that is not a notebook or whose kernel died: say so, grade the rest
+        nb = execute(path, root) if run else read_notebook(path)
+    except NamedError as exc:  # not a notebook (named by the reader): say so, grade the rest
+        raise GradingError(str(exc)) from None
+    except Exception as exc:  # a copy whose kernel died: say so, grade the rest
         raise GradingError(f"{path}: could not be run as a notebook ({type(exc).__name__}: {exc})") from exc
     numbers = [e.number for e in exercises(nb)]
+    if not numbers:  # an empty notebook, or another one: a row of blanks said nothing
+        raise GradingError(f"{path}: no exercise of the course in it (an empty notebook, or another one?)")
     found, errors = records(nb), cell_errors(nb)
     return {n: status(found.get(n), errors.get(n)) for n in numbers}
 
@@ -145,7 +149,7 @@ def reference_records(reference: Path) -> dict[str, dict]:
     """The records of every executed notebook in `reference` (the pipeline's), by exercise."""
     found: dict[str, dict] = {}
     for path in sorted(reference.glob("[0-9][0-9]_*.ipynb")):
-        found.update(records(nbformat.read(path, as_version=4)))
+        found.update(records(read_notebook(path)))
     if not found:
         raise GradingError(f"{reference}: no executed notebook with exercise checks (run the pipeline first)")
     return found

@@ -18,15 +18,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-import nbformat
-
 from lib import outputs as OUT
-from lib.cli import NamedError, first_line, run_main
-from lib.data import within_size
+from lib.cli import NamedError, run_main
 from lib.params import section
 from lib.paths import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
 from lib.site.banner import params_banner
-from lib.site.catalogue import headline_lines, read_metrics, store_setting, summary
+from lib.site.catalogue import headline_lines, read_metrics, read_notebook, store_setting, summary
 from lib.site.checks import RECORD_MIME
 from lib.site.course import strip_solutions, try_it_times_path, write_site
 from lib.site.figures import ALT
@@ -101,7 +98,7 @@ def render_html(
     from nbconvert import HTMLExporter
 
     executed = Path(executed)
-    nb = nbformat.read(executed, as_version=4)
+    nb = read_notebook(executed)
     write_mathjax(reports_dir)
     exporter = HTMLExporter(
         template_name="offline",
@@ -134,21 +131,6 @@ def try_it_times(path: Path | None = None) -> dict[str, Any] | None:
     return times
 
 
-def _readable_notebook(path: Path) -> None:
-    """A named error unless `path` is a notebook file nbformat reads (a pipe is never opened, a file over the
-    input bound never read whole)."""
-    if not path.is_file():
-        raise NamedError(
-            f"{path}: {'no such notebook' if not path.exists() else 'not a notebook file (a folder, a pipe?)'}"
-        )
-    within_size(path)
-    try:
-        nbformat.read(path, as_version=4)
-    except Exception as err:  # noqa: BLE001 - nbformat raises JSON, schema and version errors alike
-        first = first_line(err)
-        raise NamedError(f"{path}: not a notebook nbformat can read ({type(err).__name__}: {first})") from None
-
-
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
         prog="python -m lib.site.render", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -169,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.cmd == "html":
         for path in args.executed:  # each checked before any page is written
-            _readable_notebook(Path(path))
+            read_notebook(Path(path))
         explorer = EXECUTED_DIR / EXPLORER_PAGE  # stage `explorer` (a dep of stage `render`)
         for path in args.executed:
             render_html(path, explorer=args.index and explorer.exists())

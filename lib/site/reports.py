@@ -30,14 +30,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
 import pandas as pd
 
 from lib import outputs as OUT
-from lib.cli import run_main
+from lib.cli import NamedError, run_main
 from lib.models import quiet_transformers
 from lib.paths import ROOT
 from lib.site import figures
+from lib.site.catalogue import read_notebook
 from lib.site.figures import ALT
 from lib.site.figures import MARKER as FIGURE_CHECK
 
@@ -184,12 +184,10 @@ def scan_notebook(path: Path | str) -> list[Finding]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # nbformat's validation warnings: the error below says it
-            nb = nbformat.read(path, as_version=4)
+            nb = read_notebook(path)
         cells = list(nb.cells)
-    except Exception as err:  # not JSON, not a notebook, an unknown format version: one finding, not a traceback
-        return [
-            Finding(path.name, 0, "unreadable", f"not a notebook nbformat can read ({type(err).__name__}: {err})"[:160])
-        ]
+    except NamedError as err:  # not JSON, not a notebook, too large, a pipe: one finding, not a traceback
+        return [Finding(path.name, 0, "unreadable", str(err).removeprefix(f"{path}: ")[:160])]
     found = []
     code = [(i, c) for i, c in enumerate(cells) if c.cell_type == "code" and c.source.strip()]
     skipped = [i for i, c in code if c.get("execution_count") is None]
