@@ -12,6 +12,7 @@ import errno
 import os
 import re
 import signal
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -96,19 +97,43 @@ def made_by(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> str | None:
     return None
 
 
-def code_folder(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> Path | None:
-    """The folder of the study's code that holds `path`, if any: a top folder beside `dvc.yaml` holding a
-    stage's code (a `.py` or `.ipynb` dependency: lib/, notebooks/) and no stage's output (outputs/ holds
-    executed notebooks that stages read)."""
-    target, stages = Path(path).resolve(), _stages(dvc_yaml)
-    made = {Path(out).parts[0] for stage in stages.values() for out in outs_of(stage)}
-    for stage in stages.values():
-        for dep in stage.get("deps", []):
-            parts = Path(str(dep)).parts
-            if len(parts) > 1 and parts[0] not in made and Path(str(dep)).suffix in (".py", ".ipynb"):
-                folder = (dvc_yaml.parent / parts[0]).resolve()
-                if target.is_relative_to(folder):
-                    return folder
+def _tracked(root: Path, rel: Path) -> bool:
+    """Whether git keeps `rel` in the repository at `root` (False without git or a repository)."""
+    if not (root / ".git").exists():
+        return False
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "--error-unmatch", "--", rel.as_posix()], capture_output=True
+        )
+    except OSError:  # no git on this machine
+        return False
+    return done.returncode == 0
+
+
+def study_part(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> str | None:
+    """What of the study's own `path` would replace or lie among, if anything, for a command DVC never runs
+    to refuse: its git and DVC records (.git/, .dvc/), its code (a top folder holding `.py` or `.ipynb` files:
+    lib/, notebooks/, tests/), or an existing file a stage reads or git keeps (params.yaml, dvc.yaml,
+    a filled sheet in annotations/). The stages' outputs are `made_by`'s; a new file elsewhere is the user's."""
+    root, target = dvc_yaml.parent.resolve(), Path(path).resolve()
+    if not target.is_relative_to(root) or target == root:
+        return None
+    rel = target.relative_to(root)
+    top = rel.parts[0]
+    stages = _stages(dvc_yaml)
+    if top in (".git", ".dvc"):
+        return f"lies inside {top}/, the study's {'git' if top == '.git' else 'DVC'} records"
+    if top in {Path(out).parts[0] for stage in stages.values() for out in outs_of(stage)}:
+        return None
+    folder = root / top
+    if folder.is_dir() and (any(folder.glob("*.py")) or any(folder.glob("*.ipynb"))):
+        return f"lies inside {top}/, the study's code"
+    if not target.is_file():
+        return None
+    read = {Path(str(dep)).parts[0] for stage in stages.values() for dep in stage.get("deps", [])}
+    tracked = _tracked(root, rel)
+    if tracked or top in read or rel.as_posix() in ("dvc.yaml", "dvc.lock"):
+        return f"is a file of the study ({'git keeps it' if tracked else 'a stage reads it'}); it would be replaced"
     return None
 
 

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from lib.cli import CLEANUPS, NamedError, code_folder, made_by
+from lib.cli import CLEANUPS, NamedError, made_by, study_part
 from lib.paths import DATA_DIR, ROOT
 
 # The group `together()` opened, if any: (temporary, target) pairs waiting to be renamed.
@@ -270,8 +270,9 @@ def refuse_stage_outputs(
 ) -> None:
     """Refuse, before any work, an output inside what a stage of the study's `dvc.yaml` declares as its output
     (other than stage `own`'s, for a stage command writing its own), from whatever folder the command runs in:
-    DVC reports such a file as a change to that output and deletes it when the stage reruns. An output inside
-    the study's code (lib/, notebooks/) is refused too: it would lie among the sources the stages run."""
+    DVC reports such a file as a change to that output and deletes it when the stage reruns. The study's own
+    files are refused too (`lib.cli.study_part`): its code, its git and DVC records, and an existing file a
+    stage reads or git keeps (`--to-csv params.yaml` replaced the parameters with a CSV)."""
     for out in outputs:
         if out is None:
             continue
@@ -280,10 +281,8 @@ def refuse_stage_outputs(
                 f"{out}: lies inside the output of stage `{stage}` ({dvc_yaml}), which DVC deletes when the stage "
                 "reruns; write elsewhere"
             )
-        if folder := code_folder(_resolved(out), dvc_yaml):
-            raise NamedError(
-                f"{out}: lies inside {folder.name}/, the study's code that the stages run; write elsewhere"
-            )
+        if part := study_part(_resolved(out), dvc_yaml):
+            raise NamedError(f"{out}: {part}; write elsewhere")
 
 
 CLEANUPS.append(discard_live)

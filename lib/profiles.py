@@ -32,6 +32,7 @@ A profile file, `profiles/<name>.yaml`:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -178,6 +179,17 @@ def _write(path: Path, content: bytes) -> None:
         OUT.write_bytes(path, content)
 
 
+def cut_checksums(sums: str, files: Mapping[str, bytes]) -> bytes:
+    """`data/SHA256SUMS` with the hash of each file of `files` (path under data/ -> its cut content) replaced."""
+    lines = []
+    for line in sums.splitlines(keepends=True):
+        digest, sep, name = line.partition("  ")
+        if sep and name.rstrip("\r\n") in files:
+            line = hashlib.sha256(files[name.rstrip("\r\n")]).hexdigest() + sep + name
+        lines.append(line)
+    return "".join(lines).encode()
+
+
 def checkout_files(root: Path = ROOT) -> list[str]:
     """The checkout's files that a workspace copies: tracked and untracked files that git does not ignore."""
     try:
@@ -209,6 +221,8 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
         key = os.path.normpath(Path(given).as_posix().strip("/")).replace(os.sep, "/")
         if key in (".", "..") or key.startswith("../") or not (data / key).exists():
             raise ProfileError(f"{profile['path']}: data.{given}: no such file or folder in {data}")
+        if key == "SHA256SUMS":  # it was dropped silently: the workspace's checksums follow the files cut
+            raise ProfileError(f"{profile['path']}: data.{given}: the checksums are no records to keep; leave it out")
         if other := next(
             (k for k in counts if key == k or (key + "/").startswith(k + "/") or k.startswith(key + "/")), None
         ):
@@ -239,6 +253,8 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
         n = next((v for k, v in counts.items() if rel == k or rel.startswith(k + "/")), None)
         if n is not None and rel != "SHA256SUMS":
             subsets[rel] = subset(path, n).encode()
+    if subsets and (data / "SHA256SUMS").is_file():  # `lib.data verify` in the workspace checks its own files
+        subsets["SHA256SUMS"] = cut_checksums((data / "SHA256SUMS").read_text(encoding="utf-8"), subsets)
 
     files = checkout_files(root)
     wanted = set(files)

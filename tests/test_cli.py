@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from lib.cli import ROOT, NamedError, code_folder, env_bound, run_main
+from lib.cli import ROOT, NamedError, env_bound, run_main, study_part
 from lib.data import DataError
 from lib.params import ParamsError
 
@@ -327,15 +327,33 @@ def test_a_bad_bound_ends_a_command_on_import_in_one_line():
     assert done.stderr.count("\n") == 1
 
 
-def test_the_code_folders_are_those_holding_a_stages_code(tmp_path):
-    dvc_yaml = tmp_path / "dvc.yaml"
-    dvc_yaml.write_text(
-        "stages:\n  a:\n    cmd: x\n    deps: [lib/store/build.py, notebooks/01_x.ipynb, data, references/p.yaml]\n"
-        "    outs: [outputs/notebooks/01_x.ipynb]\n"
-        "  b:\n    cmd: y\n    deps: [outputs/notebooks/01_x.ipynb]\n"  # an executed notebook read: no code folder
+def test_the_studys_own_files_are_named_and_a_users_new_files_are_not(tmp_path):
+    """`--to-csv params.yaml`, `--out dvc.yaml` and `grade --out README.md` replaced them with exit 0."""
+    (tmp_path / "dvc.yaml").write_text(
+        "stages:\n  a:\n    cmd: x\n    deps: [lib/store/build.py, params.yaml, annotations/filled.csv, data]\n"
+        "    outs: [outputs/store]\n"
     )
-    assert code_folder(tmp_path / "lib" / "x.parquet", dvc_yaml) == (tmp_path / "lib").resolve()
-    assert code_folder(tmp_path / "notebooks", dvc_yaml) == (tmp_path / "notebooks").resolve()
-    for elsewhere in ("references/x.csv", "data/x", "out/lib/x", "libx", "outputs/store"):  # no code there
-        assert code_folder(tmp_path / elsewhere, dvc_yaml) is None
-    assert code_folder(tmp_path / "lib", tmp_path / "missing.yaml") is None
+    for name in ("lib/x.py", "notebooks/01_x.ipynb", "tests/test_x.py", "params.yaml", "README.md", "annotations/s.csv",
+                 "outputs/notebooks/01_x.ipynb", "mine.csv", "docs/guide.md"):  # fmt: skip
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "README.md", "docs/guide.md"], cwd=tmp_path, check=True)
+    dvc_yaml = tmp_path / "dvc.yaml"
+    expected = {
+        "lib/new.parquet": "lies inside lib/, the study's code",
+        "notebooks": "lies inside notebooks/, the study's code",
+        "tests/ex/01.ipynb": "lies inside tests/, the study's code",
+        ".git/x.csv": "lies inside .git/, the study's git records",
+        ".dvc/cache/x": "lies inside .dvc/, the study's DVC records",
+        "params.yaml": "is a file of the study (a stage reads it); it would be replaced",
+        "dvc.yaml": "is a file of the study (a stage reads it); it would be replaced",
+        "annotations/s.csv": "is a file of the study (a stage reads it); it would be replaced",  # a person's sheet
+        "README.md": "is a file of the study (git keeps it); it would be replaced",
+        "docs/guide.md": "is a file of the study (git keeps it); it would be replaced",
+    }
+    for rel, part in expected.items():
+        assert study_part(tmp_path / rel, dvc_yaml) == part, rel
+    for rel in ("mine.csv", "new.csv", "docs/new.md", "annotations/new.csv", "outputs/x.csv", "outputs/store/x"):
+        assert study_part(tmp_path / rel, dvc_yaml) is None, rel  # a user's own file, or a stage output's business
+    assert study_part(tmp_path.parent / "elsewhere.csv", dvc_yaml) is None

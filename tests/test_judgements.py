@@ -149,6 +149,17 @@ def test_judging_kit_end_to_end(judged, tmp_path):
     scrambled.to_csv(tmp_path / "scrambled.csv", index=False)
     with pytest.raises(ValueError, match=r"is not a pair of the judging sheet \(\d+ judged rows are not; was a column"):
         J.read_judging_sheet(tmp_path / "scrambled.csv", doc_ids=docs["doc_id"], claim_ids=[1, 2], pairs=sample)
+    # the block claim_id .. document sorted together, `relevant` left in place: every pair is the sheet's,
+    # but each judgement now sits on another pair (44 of 100 moved on the study's sheet)
+    block = ["claim_id", "doc_id", "claim", "document"]
+    moved = sheet.copy()
+    moved[block] = sheet[block].sort_values(["claim_id", "doc_id"]).to_numpy()
+    assert (moved["doc_id"] != sheet["doc_id"]).any()  # the fixture's sort does move rows
+    moved.to_csv(tmp_path / "moved.csv", index=False)
+    with pytest.raises(
+        ValueError, match=r"row \d+: sheet_id \d+ was written for claim \d with document '\w+', but the"
+    ):
+        J.read_judging_sheet(tmp_path / "moved.csv", doc_ids=docs["doc_id"], claim_ids=[1, 2], pairs=sample)
     agreement = J.judging_agreement(filled, judged, 0.8)
     assert list(agreement.index) == list(J.VARIANTS)
     for name, row in agreement.iterrows():

@@ -591,9 +591,15 @@ def test_the_runs_are_never_written_over_an_input_and_a_range_outside_the_plan_i
     with pytest.raises(NamedError, match="every claim it plans in that range has an empty list of queries"):
         K.main(["retrieve", "--store", str(store), "--plan", str(plan), "--out", str(tmp_path / "e.parquet")])
     assert not (tmp_path / "e.parquet").exists()
-    plan.write_text('{"claim_id": 0, "queries": ["moon"]}\n{"claim_id": 1, "queries": ["moon", " \\t"]}\n')
+    for query in (" \\t", "???", "\\u200b"):  # no word BM25 can match: the store's order passed for a ranking
+        plan.write_text(f'{{"claim_id": 0, "queries": ["moon"]}}\n{{"claim_id": 1, "queries": ["moon", "{query}"]}}\n')
+        with pytest.raises(
+            NamedError, match=r"record of claim 1: field 'queries\[1\]': a query with no word to search"
+        ):
+            K.main(["retrieve", "--store", str(store), "--plan", str(plan), "--out", str(tmp_path / "e.parquet")])
+    plan.write_text('{"claim_id": 0, "queries": []}\n{"claim_id": 1, "queries": ["moon"]}\n')
     with pytest.raises(
-        NamedError, match=r"record of claim 1: field 'queries\[1\]': a blank query \(no word to search\)"
+        NamedError, match=r"1 claim\(s\) it plans in that range have an empty list of queries \(first: \[0\]\)"
     ):
         K.main(["retrieve", "--store", str(store), "--plan", str(plan), "--out", str(tmp_path / "e.parquet")])
     assert not (tmp_path / "e.parquet").exists()

@@ -165,8 +165,12 @@ def test_the_stage_outputs_refused_are_the_studys_from_any_working_folder(tmp_pa
 def test_nothing_is_written_among_the_studys_code():
     """`lib.store.build --out-dir notebooks` wrote the store among the notebooks' sources."""
     for out in (ROOT / "notebooks", ROOT / "lib" / "store" / "x.parquet"):
-        with pytest.raises(NamedError, match=r"lies inside (notebooks|lib)/, the study's code that the stages run"):
+        with pytest.raises(NamedError, match=r"lies inside (notebooks|lib)/, the study's code; write elsewhere"):
             OUT.refuse_stage_outputs([out])
+    with pytest.raises(
+        NamedError, match=r"params.yaml: is a file of the study \((git keeps|a stage reads) it\); it would"
+    ):
+        OUT.refuse_stage_outputs([ROOT / "params.yaml"])  # `--to-csv params.yaml` replaced it with a CSV
     stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
     for name, stage in stages.items():  # every stage writes its own outputs (outputs/ holds notebooks read as code)
         OUT.refuse_stage_outputs([ROOT / out for out in outs_of(stage)], own=name)

@@ -287,6 +287,8 @@ def test_a_section_the_notebook_only_copies_must_be_passed():
     check_sections(nb, stage_parameters("synthesis", ["averitec"]))
     nb6 = paths.NOTEBOOKS_DIR / "06_generative_planners.ipynb"  # `generative = None` reads the section itself
     check_sections(nb6, stage_parameters("generative_planning", ["judgements"]))
+    with pytest.raises(ValueError, match=r"^--with judgements: given twice; name each shared section once$"):
+        stage_parameters("averitec_score", ["judgements", "judgements"])  # it blamed the section for hiding one
 
 
 NOTEBOOK_SECTIONS = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -12,6 +13,7 @@ import yaml
 
 from lib import profiles as PR
 from lib import schema as SCH
+from lib.data.checksums import verify_checksums
 from lib.params import section
 from lib.paths import DATA_DIR
 
@@ -438,10 +440,19 @@ def test_data_keys_are_read_as_paths_and_one_file_has_one_count(tmp_path):
     (root / "data" / "averitec" / "dev.json").write_text(json.dumps([{"claim": c} for c in "abc"]))
     (root / "data" / "averitec" / "sol.csv").write_text("id,claim\n1,x\n2,y\n")
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    sums = "".join(
+        f"{hashlib.sha256((root / 'data' / f).read_bytes()).hexdigest()}  {f}\n"
+        for f in ("averitec/dev.json", "averitec/sol.csv")
+    )
+    (root / "data" / "SHA256SUMS").write_text(sums)
     profile = root / "profiles" / "p.yaml"
     profile.write_text("note: x\ndata: {averitec/../averitec/dev.json: 1}\n")
     work = PR.prepare("p", root)
     assert json.loads((work / "data" / "averitec" / "dev.json").read_text()) == [{"claim": "a"}]
+    assert verify_checksums(work / "data") == 2  # the workspace's checksums are its files' (it kept the study's)
+    profile.write_text("note: x\ndata: {SHA256SUMS: 1}\n")
+    with pytest.raises(PR.ProfileError, match=r"data.SHA256SUMS: the checksums are no records to keep"):
+        PR.prepare("p", root)
     profile.write_text("note: x\ndata: {averitec: 2, averitec/dev.json: 1}\n")
     with pytest.raises(PR.ProfileError, match=r"data.averitec/dev.json and data.averitec name the same files"):
         PR.prepare("p", root)

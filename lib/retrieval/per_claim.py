@@ -567,14 +567,21 @@ def main(argv: list[str] | None = None) -> None:
             f"--first {args.first} --last {args.last}: no claim of {args.plan} lies in that range "
             f"(it plans claims {min(plan, default='none')} to {max(plan, default='none')})"
         )
-    plan = {cid: qs for cid, qs in plan.items() if cid in keep and qs}
-    blank = next(((cid, i) for cid, qs in plan.items() for i, q in enumerate(qs) if not q.split()), None)
-    if blank:  # BM25 scores every passage 0 for it: a ranking of the store's file order, passed off as retrieved
-        raise DataError(args.plan, f"of claim {blank[0]}", f"queries[{blank[1]}]", "a blank query (no word to search)")
-    if not plan:
+    plan = {cid: qs for cid, qs in plan.items() if cid in keep}
+    if not any(plan.values()):
         raise NamedError(
             f"{args.plan}: every claim it plans in that range has an empty list of queries: nothing to retrieve"
         )
+    if empty := [cid for cid, qs in plan.items() if not qs]:  # left out, they were missing from every mean
+        raise NamedError(
+            f"{args.plan}: {len(empty)} claim(s) it plans in that range have an empty list of queries (first: "
+            f"{empty[:5]}); give each a query (the runs stage falls back to the claim's text) or leave it out"
+        )
+    # no word BM25 can match (blank, punctuation, a zero-width space): every passage scores 0 for it, and the
+    # store's file order would pass for a ranking
+    blank = next(((cid, i) for cid, qs in plan.items() for i, q in enumerate(qs) if not BM.tokenize(q)), None)
+    if blank:
+        raise DataError(args.plan, f"of claim {blank[0]}", f"queries[{blank[1]}]", "a query with no word to search")
     start = time.perf_counter()
     runs, stats = retrieve_store(
         args.store,

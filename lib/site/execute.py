@@ -171,6 +171,8 @@ def check_sections(notebook: Path, parameters: Mapping[str, Any]) -> None:
 def stage_parameters(name: str, shared: list[str] | tuple[str, ...] = (), params: Path | str = PARAMS_FILE) -> dict:
     """The parameters a stage passes its notebook: params section `name`, and each `shared` section whole
     as the parameter of that name (`--with`)."""
+    if twice := sorted({s for s in shared if list(shared).count(s) > 1}):
+        raise ValueError(f"--with {' '.join(twice)}: given twice; name each shared section once")
     parameters = section(name, params)
     for other in shared:
         if other in parameters:

@@ -296,8 +296,33 @@ def read_judging_sheet(
                 f"{path}, row {r + 2}: claim {c} with document {d!r} is not a pair of the judging sheet "
                 f"({len(stray)} judged rows are not; was a column sorted alone?)"
             )
+        if "sheet_id" in sheet.columns:  # `judging_sheet` numbers its rows: row i holds the pair i - 1 of `pairs`
+            _same_rows(path, sheet, pairs)
     sheet["relevant"] = sheet["relevant"].map(MANUAL).astype(int)
     return sheet.reset_index(drop=True)
+
+
+def _same_rows(path: Path, sheet: pd.DataFrame, pairs: pd.DataFrame) -> None:
+    """Each judged row holds the pair its `sheet_id` was written for: a block of columns sorted in a
+    spreadsheet without `relevant` moves every judgement onto another pair, all of them pairs of the sheet."""
+    ids = SH.integer_column(sheet, "sheet_id", path, "the row number the sheet was written with")
+    written = list(zip(pairs["claim_id"].astype(int), pairs["doc_id"].astype(str)))
+    moved = [
+        (r, i, c, d)
+        for r, i, c, d in zip(sheet.index, ids, sheet["claim_id"], sheet["doc_id"])
+        if not 1 <= i <= len(written) or written[i - 1] != (c, d)
+    ]
+    if moved:
+        r, i, c, d = moved[0]
+        was = (
+            f"was written for claim {written[i - 1][0]} with document {written[i - 1][1]!r}"
+            if 1 <= i <= len(written)
+            else f"is not a row of the sheet (1 to {len(written)})"
+        )
+        raise SH.SheetError(
+            f"{path}, row {r + 2}: sheet_id {i} {was}, but the row holds claim {c} with document {d!r} "
+            f"({len(moved)} judged rows moved; were columns sorted without `relevant`?)"
+        )
 
 
 def judging_agreement(
