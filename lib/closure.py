@@ -31,7 +31,7 @@ import yaml
 from ruamel.yaml import YAML
 
 from lib import outputs as OUT
-from lib.cli import run_main
+from lib.cli import NamedError, run_main
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository (lib.paths.ROOT, without importing anything)
 
@@ -98,13 +98,13 @@ def closure(modules: Iterable[str], root: Path = ROOT) -> set[str]:
 @functools.cache
 def _file_imports(path: Path, mtime_ns: int, package: str, root: Path) -> frozenset[str]:
     """The `lib` imports of one file, parsed once per version of the file (`mtime_ns` is the cache key)."""
-    return frozenset(_imported(ast.parse(path.read_text(encoding="utf-8"), str(path)), package, root))
+    return frozenset(_imported(_python_tree(path), package, root))
 
 
 @functools.cache
 def _module_files(path: Path, mtime_ns: int) -> tuple[Path, ...]:
     """The files a module names in its module-level `MODULE_FILES` tuple (relative to its folder)."""
-    for node in ast.parse(path.read_text(encoding="utf-8"), str(path)).body:
+    for node in _python_tree(path).body:
         target = (
             node.targets[0]
             if isinstance(node, ast.Assign) and len(node.targets) == 1
@@ -121,17 +121,34 @@ def _module_files(path: Path, mtime_ns: int) -> tuple[Path, ...]:
     return ()
 
 
+def _python_tree(path: Path, code: str | None = None, what: str = "Python") -> ast.Module:
+    """The syntax tree of a file (or of `code` taken from it). Nothing is imported, so a broken module is
+    still read; a file that is not UTF-8 or not valid Python is one `NamedError` naming it and the line."""
+    try:
+        return ast.parse(path.read_text(encoding="utf-8") if code is None else code, str(path))
+    except UnicodeDecodeError as err:
+        raise NamedError(f"{path}: not UTF-8 text (byte {err.start:,}: {err.reason})") from None
+    except SyntaxError as err:
+        raise NamedError(f"{path}, line {err.lineno} of {what}: not valid Python ({err.msg})") from None
+
+
 def _notebook_tree(path: Path | str) -> ast.Module:
     """The syntax tree of a notebook's code cells (IPython magics and shell lines left out)."""
-    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    path = Path(path)
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        cells = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    except UnicodeDecodeError as err:
+        raise NamedError(f"{path}: not UTF-8 text (byte {err.start:,}: {err.reason})") from None
+    except (json.JSONDecodeError, KeyError, TypeError) as err:
+        raise NamedError(f"{path}: not a notebook ({type(err).__name__}: {err})") from None
     code = "\n".join(
         line
-        for cell in nb["cells"]
-        if cell["cell_type"] == "code"
-        for line in "".join(cell["source"]).splitlines()
+        for cell in cells
+        for line in "".join(cell.get("source", "")).splitlines()
         if not line.lstrip().startswith(("%", "!"))
     )
-    return ast.parse(code, str(path))
+    return _python_tree(path, code, "its code cells joined")
 
 
 def notebook_imports(path: Path | str, root: Path = ROOT) -> set[str]:
@@ -190,7 +207,7 @@ def section_modules(root: Path = ROOT) -> dict[str, str]:
 def _section_modules(path: Path, mtime_ns: int) -> tuple[tuple[str, str], ...]:
     """`section_modules` parsed once per version of lib/params.py (`mtime_ns` is the cache key): every
     stage's closure asks for it."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _python_tree(path)
     for node in tree.body:
         if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "SECTIONS":
             return tuple((name, ref.partition(":")[0]) for name, ref in ast.literal_eval(node.value).items())

@@ -67,11 +67,15 @@ SECTIONS: dict[str, str] = {
 
 
 class ParamsError(NamedError, ValueError):
-    """A parameter file that does not match the schema: every problem, one line each, by dotted key."""
+    """A parameter file that does not match the schema: every problem, one line each, by dotted key (one
+    problem: the one `error:` line a command ends with)."""
 
     def __init__(self, path: Path | str, problems: list[str]):
         self.path, self.problems = str(path), problems
-        super().__init__(f"{path}: {len(problems)} problem(s):\n  " + "\n  ".join(problems))
+        if len(problems) == 1:
+            super().__init__(f"{path}: {problems[0]}")
+        else:
+            super().__init__(f"{path}: {len(problems)} problem(s):\n  " + "\n  ".join(problems))
 
 
 # --------------------------------------------------------------------------- reading YAML

@@ -76,10 +76,22 @@ class ProfileError(NamedError, ValueError):
     """A profile file that cannot be applied: names the file and the key."""
 
 
+PROFILE_NAME = r"[a-z][a-z0-9_-]*"  # a file of profiles/ and a folder of workspaces/: never `..` or a path
+
+
+def profile_name(text: str) -> str:
+    """An argparse `type` for every subcommand's profile: `commit ..` committed the study's own checkout."""
+    if not re.fullmatch(PROFILE_NAME, text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected a profile's name (lower-case letters, digits, _ or -), e.g. classroom"
+        )
+    return text
+
+
 def load_profile(name: str, profiles_dir: Path | str = PROFILES_DIR) -> dict[str, Any]:
     """`profiles/<name>.yaml`, checked: a note, record counts that are positive integers, a params mapping."""
 
-    if not re.fullmatch(r"[a-z][a-z0-9_-]*", name):
+    if not re.fullmatch(PROFILE_NAME, name):
         raise ProfileError(f"profile name {name!r}: expected lower-case letters, digits, _ or - (a file in profiles/)")
     path = Path(profiles_dir) / f"{name}.yaml"
     if name == "study":
@@ -601,18 +613,18 @@ def main(argv: list[str] | None = None) -> int | None:
     )
     sub = ap.add_subparsers(dest="cmd", required=True)
     prep = sub.add_parser("prepare", help="write or update workspaces/<name> for a profile")
-    prep.add_argument("name", help="a profile of profiles/, e.g. classroom")
+    prep.add_argument("name", type=profile_name, help="a profile of profiles/, e.g. classroom")
     keep = sub.add_parser("commit", help="commit a profile's workspace as it is (after its pipeline ran)")
-    keep.add_argument("name", help="a profile whose workspace exists")
+    keep.add_argument("name", type=profile_name, help="a profile whose workspace exists")
     est = sub.add_parser(
         "estimate",
         help="each Try-it variation's minutes from the built workspace's stage times -> profiles/<name>.try_it.json",
     )
-    est.add_argument("name", help="a profile whose workspace has run (make all PROFILE=<name>)")
+    est.add_argument("name", type=profile_name, help="a profile whose workspace has run (make all PROFILE=<name>)")
     comp = sub.add_parser("compare", help="the profile's tested calls that differ from the study's committed ones")
-    comp.add_argument("name", help="a profile whose workspace has run (make all PROFILE=<name>)")
+    comp.add_argument("name", type=profile_name, help="a profile whose workspace has run (make all PROFILE=<name>)")
     tries = sub.add_parser("try-it", help='run and time every "Try it" variation in a profile\'s workspace')
-    tries.add_argument("name", help="a profile whose workspace has run (make all PROFILE=<name>)")
+    tries.add_argument("name", type=profile_name, help="a profile whose workspace has run (make all PROFILE=<name>)")
     tries.add_argument(
         "--only", action="append", default=[], help="only the variations whose command contains this text (repeatable)"
     )

@@ -10,6 +10,7 @@ default, so `import nltk` in the project's environment finds them with no setup.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import shutil
 from pathlib import Path
@@ -143,8 +144,9 @@ def use_nltk_data(target: Path = NLTK_DATA_DIR) -> None:
             ) from None
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """`python -m lib.resources`: build nltk_data/ and check that METEOR and word_tokenize work."""
+    argparse.ArgumentParser(prog="python -m lib.resources", description=main.__doc__).parse_args(argv)  # no flags
     build_wordnet()
     build_punkt()
     use_nltk_data()

@@ -187,3 +187,23 @@ def test_git_keeps_exactly_the_outputs_dvc_does_not_cache():
     expected = {p: cached or p.startswith("reports/") for p, cached in outs.items()}
     assert {p: probe in ignored for p, probe in zip(outs, probes, strict=True)} == expected
     assert not outs["outputs/models/qgen/training.json"] and outs["outputs/store"]  # both kinds are probed
+
+
+def test_a_broken_module_or_notebook_is_one_line_naming_it(tmp_path):
+    """`lib.closure check` gave a traceback for a syntax error, a byte that is not UTF-8 or a broken notebook."""
+    from lib.cli import NamedError
+
+    bad = tmp_path / "bad.py"
+    bad.write_text("def broken(:\n")
+    with pytest.raises(NamedError, match=r"bad.py, line 1 of Python: not valid Python \(invalid syntax\)"):
+        CL._python_tree(bad)
+    bad.write_bytes(b"x = 1\n\xff\xfe")
+    with pytest.raises(NamedError, match=r"bad.py: not UTF-8 text \(byte 6: invalid start byte\)"):
+        CL._python_tree(bad)
+    nb = tmp_path / "n.ipynb"
+    nb.write_text("{")
+    with pytest.raises(NamedError, match=r"n.ipynb: not a notebook \(JSONDecodeError"):
+        CL.notebook_imports(nb)
+    nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "import lib\nx = (1,"}]}))
+    with pytest.raises(NamedError, match=r"n.ipynb, line 2 of its code cells joined: not valid Python"):
+        CL.notebook_imports(nb)

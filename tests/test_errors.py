@@ -204,12 +204,16 @@ def test_filled_sheet_and_agreement(tmp_path):
     assert agree.loc["all", "items"] == 3 and agree.loc["all", "agreement"] == pytest.approx(2 / 3)
     assert agree.loc["b", "kappa"] == 1.0
     right = auto.assign(code=[ER.NOISY, ER.NOISY, ER.CORRECT, ER.NOISY])
-    with pytest.raises(ValueError, match=r"codes verdicts that are right, e.g. \(method, claim_id\) \[\('b', 0\)\]"):
-        ER.agreement(filled, right)
+    with pytest.raises(
+        ValueError, match=r"\.csv: codes for verdicts that are right \(sheet_id \d+ column code:b\); leave"
+    ):
+        ER.agreement(filled, right)  # the file and the row named, as every other sheet error does
     typo = filled.assign(method=filled["method"].replace({"b": "bb"}))  # a column code:bb on the sheet
     with pytest.raises(ValueError, match=r"column\(s\) code:bb: no such method \(the study's: a, b\)"):
         ER.agreement(typo, auto)
-    with pytest.raises(ValueError, match=r"pairs the automatic codes do not, e.g. \[\('a', 0\), \('b', 0\)\]"):
+    with pytest.raises(
+        ValueError, match=r"codes for verdicts the automatic coding has not \(sheet_id \d+ column code:a, sheet"
+    ):
         ER.agreement(filled, auto[auto["claim_id"] == 1])
     sheet.assign(**{"code:a": ["noisy", ""]}).to_csv(path, index=False)
     with pytest.raises(ValueError, match=r"row sheet_id 1, column code:a: unknown manual code 'noisy'"):

@@ -461,3 +461,15 @@ def test_data_keys_are_read_as_paths_and_one_file_has_one_count(tmp_path):
     with pytest.raises(PR.ProfileError, match="sol.csv: cannot keep 2 records"):
         PR.prepare("p", root)
     assert not work.exists()  # nothing written, dev.json included
+
+
+@pytest.mark.parametrize("command", ["prepare", "commit", "estimate", "compare", "try-it"])
+@pytest.mark.parametrize("name", ["..", "../x", "Classroom", ""])
+def test_every_subcommand_takes_only_a_profiles_name(command, name, capsys):
+    """`commit ..` committed the study's own checkout (workspaces/.. is the study), untracked files included."""
+    with pytest.raises(SystemExit) as end:
+        PR.main([command, name])
+    assert (
+        end.value.code == 2
+        and "expected a profile's name (lower-case letters, digits, _ or -)" in capsys.readouterr().err
+    )

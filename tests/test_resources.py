@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.resources import LEXNAMES, build_punkt, lexnames_text, use_nltk_data
+from lib.resources import LEXNAMES, build_punkt, lexnames_text, main, use_nltk_data
 
 
 def test_lexnames_is_wordnets_table_of_45_files():
@@ -86,3 +86,11 @@ def test_build_wordnet_without_debians_files_names_make_nltk(tmp_path):
     with pytest.raises(FileNotFoundError, match="make nltk") as err:
         build_wordnet(tmp_path / "out", source=tmp_path / "no-wordnet")
     assert "nltk.download" not in str(err.value)
+
+
+@pytest.mark.parametrize("argv", [["--bogus"], ["extra"]])
+def test_the_build_takes_no_arguments(argv, capsys):
+    """`--bogus` and `--help` were ignored: the build ran and exited 0."""
+    with pytest.raises(SystemExit) as end:
+        main(argv)
+    assert end.value.code == 2 and "unrecognized arguments" in capsys.readouterr().err

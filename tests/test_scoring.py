@@ -999,3 +999,12 @@ def test_a_duplicate_or_an_extra_prediction_is_named_where_it_occurs(fixture_cla
     mixed = [{"label": "Refuted", "questions": []}, {"claim_id": 1, "label": "Refuted", "questions": []}]
     with pytest.raises(DataError, match=r"record 1: field 'claim_id': given, while the first record has none"):
         SC.read_predictions(write_json(tmp_path, mixed), fixture_claims)
+
+
+def test_a_claim_mismatch_is_quoted_where_the_texts_differ():
+    """Both texts cut at 60 characters read alike when they differed at character 152 (`…` against `...`)."""
+    head = "Why should you pay more taxes than Donald Trump pays? " * 3
+    assert SC._first_difference(head + "And… more", head + "And... more") == (
+        f"at character {len(head) + 4}: '… more' vs '... more' (it begins {head[:40]!r})"
+    )
+    assert SC._first_difference("a  b", "a b c").startswith("at character 4: '' vs ' c'")  # spacing aside

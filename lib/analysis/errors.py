@@ -654,27 +654,32 @@ def read_filled_sheet(path: Path | str, written: pd.DataFrame | None = None) -> 
             f"{path}: row sheet_id {r['sheet_id']}, column {CODE_PREFIX}{r['method']}: unknown manual code "
             f"{r['manual_code']!r}; use one of {list(ERROR_CODES)}"
         )
-    return long.reset_index(drop=True)
+    long = long.reset_index(drop=True)
+    long.attrs["path"] = str(path)  # for the checks against the automatic codes (`_coded`) to name the file
+    return long
 
 
 def _coded(filled: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     """The filled codes beside the automatic ones; a code for a pair the rules do not have, or for a right
     verdict, is an error naming the pairs."""
+    sheet = filled.attrs.get("path", "the filled sheet")
     merged = filled.merge(table[["method", "claim_id", "code"]], on=["method", "claim_id"], how="left")
     stray = merged[merged["code"].isna()]
+
+    def rows(frame: pd.DataFrame) -> str:
+        return ", ".join(f"sheet_id {i} column {CODE_PREFIX}{m}" for i, m in zip(frame["sheet_id"], frame["method"]))
+
     if len(stray):
         unknown = sorted(set(stray["method"]) - set(table["method"]))
         if unknown:  # a column named after a method the study does not have (a typo)
             raise ValueError(
-                f"the filled sheet has column(s) {', '.join(CODE_PREFIX + m for m in unknown)}: no such method "
+                f"{sheet}: column(s) {', '.join(CODE_PREFIX + m for m in unknown)}: no such method "
                 f"(the study's: {', '.join(sorted(set(table['method'])))})"
             )
-        pairs = list(zip(stray["method"], stray["claim_id"]))[:5]
-        raise ValueError(f"the filled sheet has (method, claim_id) pairs the automatic codes do not, e.g. {pairs}")
+        raise ValueError(f"{sheet}: codes for verdicts the automatic coding has not ({rows(stray.head(5))})")
     right = merged[merged["code"] == CORRECT]
     if len(right):
-        pairs = list(zip(right["method"], right["claim_id"]))[:5]
-        raise ValueError(f"the filled sheet codes verdicts that are right, e.g. (method, claim_id) {pairs}")
+        raise ValueError(f"{sheet}: codes for verdicts that are right ({rows(right.head(5))}); leave them blank")
     return merged
 
 

@@ -294,6 +294,14 @@ def _same_claim(a: str, b: str) -> bool:
     return " ".join(a.split()) == " ".join(b.split())
 
 
+def _first_difference(a: str, b: str) -> str:
+    """Where two claim texts (spacing aside) first differ, quoted there: cut at their 60th character, two
+    texts that differ later read alike (`…` against `...` at character 152)."""
+    a, b = " ".join(a.split()), " ".join(b.split())
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return f"at character {at + 1}: {a[at : at + 30]!r} vs {b[at : at + 30]!r} (it begins {a[:40]!r})"
+
+
 def _missing(path: Path) -> str:
     """Why a path that `exists()` denies is not there: a link that leads nowhere (or in a loop) says so, a
     pipeline output names the stage that makes it."""
@@ -407,8 +415,8 @@ def read_predictions(path: Path | str, references: Sequence[averitec.Claim], len
                     path,
                     p.record,
                     "claim",
-                    f"differs from reference claim {cid}: {p.claim[:60]!r} "
-                    f"vs {ref.text[:60]!r} (predictions for another claim set?)",
+                    f"differs from reference claim {cid} {_first_difference(p.claim, ref.text)} "
+                    "(predictions for another claim set, or a text rewritten?)",
                 )
             )
         aligned[cid] = p
