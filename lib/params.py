@@ -216,6 +216,9 @@ def read_yaml(path: Path | str) -> Any:
 
 PosInt = Annotated[int, Field(ge=1)]
 NonNegInt = Annotated[int, Field(ge=0)]
+Seed = Annotated[
+    int, Field(ge=0, le=2**32 - 1)
+]  # numpy's and torch's seeds: 2**32 passed the check, then failed a training
 PosFloat = Annotated[float, Field(gt=0)]
 
 

@@ -378,6 +378,8 @@ def write_readme(readme: Path | str, text: str) -> None:
         raise NamedError(f"{readme}: not a regular file; expected the README to write the table into")
     try:
         body = readme.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise NamedError(f"{readme}: no such file; expected the README to write the table into") from None
     except UnicodeDecodeError as err:
         raise NamedError(f"{readme}: not UTF-8 text (byte {err.start}: {err.reason})") from None
     if BEGIN not in body or END not in body:
@@ -394,6 +396,10 @@ def stage_order() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    usage = "usage: python -m lib.timing run -- <command ...> | table [--readme README.md]"
+    if args in (["-h"], ["--help"]):  # asked for: the usage on stdout, status 0
+        print(usage)
+        return 0
     if args[:2] == ["run", "--"]:
         return run(args[2:])
     if args[:1] == ["table"] and args[1:] in ([], ["--readme", args[-1]]):
@@ -407,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(text)
         return 0
-    print("error: usage: python -m lib.timing run -- <command ...> | table [--readme README.md]", file=sys.stderr)
+    print(f"error: {usage}", file=sys.stderr)
     return 2
 
 

@@ -179,6 +179,13 @@ def test_exercise_copies_for_students_and_teachers(tmp_path):
     for s, t in zip(students, teachers):
         assert "BEGIN SOLUTION" not in s.read_text() and "raise NotImplementedError('Exercise" in s.read_text()
         assert "BEGIN SOLUTION" in t.read_text() and "raise NotImplementedError('Exercise" not in t.read_text()
+    answered = students[0].read_text() + "\n"  # a student's work in the copy
+    students[0].write_text(answered)
+    with pytest.raises(
+        CO.CourseError, match=r"/s: already holds copies \(01_.*\.ipynb, .*perhaps with a class's answers"
+    ):
+        CO.write_exercises(tmp_path / "s")  # a rerun replaced their answers without a word
+    assert students[0].read_text() == answered
 
 
 @pytest.fixture(scope="module")

@@ -919,6 +919,7 @@ def test_verify_without_sha256sums_and_usage(tmp_path, capsys):
     assert rc == 1 and "SHA256SUMS: missing: run `make data`" in stderr
     assert checksums.main(["verify", "a", "b"]) == 2 and checksums.main([]) == 2 and checksums.main(["check"]) == 2
     assert "usage: python -m lib.data verify" in capsys.readouterr().err
+    assert checksums.main(["--help"]) == 0 and capsys.readouterr().out.startswith("usage: python -m lib.data")  # was 2
 
 
 def test_verify_command_exits_non_zero_without_a_traceback(tmp_path):

@@ -701,3 +701,16 @@ def test_a_claim_without_text_gets_an_empty_run_and_other_digits_are_no_claim_id
     from lib.data import knowledge_store as KSD
 
     assert sorted(KSD.claim_files(store)) == [0, 1, 2]
+
+
+def test_a_synthetic_store_is_bounded_and_an_empty_model_refused(tmp_path, capsys):
+    """`synth --claims 100000000` filled memory before a page was written; `retrieve --model ""` (an unset
+    variable) used the default encoder silently."""
+    with pytest.raises(
+        NamedError, match=r"--claims 100000000 x --pages 2 x --sentences 2: 400,000,000 sentences, over"
+    ):
+        K.main(["synth", "--out", str(tmp_path / "s"), "--claims", "100000000", "--pages", "2", "--sentences", "2"])
+    assert not (tmp_path / "s").exists()
+    with pytest.raises(SystemExit) as end:
+        K.main(["retrieve", "--store", "x", "--plan", "p", "--out", "o.parquet", "--model", ""])
+    assert end.value.code == 2 and "--model: an empty path" in capsys.readouterr().err

@@ -584,3 +584,18 @@ def test_a_long_wrong_value_is_quoted_short_in_the_message(tmp_path):
     with pytest.raises(P.ParamsError) as err:
         P.check_section("retrieval", raw)
     assert len(str(err.value)) < 1500 and "(5,002 characters)" in str(err.value)
+
+
+def test_a_seed_is_one_numpy_and_torch_take():
+    """A seed of 2**32 passed the schema check, then failed the training after its data had loaded."""
+    from pydantic import TypeAdapter, ValidationError
+
+    seed = TypeAdapter(P.Seed)
+    assert seed.validate_python(2**32 - 1) == 2**32 - 1
+    for bad in (2**32, -1):
+        with pytest.raises(ValidationError):
+            seed.validate_python(bad)
+    raw = P.read_params()
+    raw["nli_averitec"]["classifier"]["seed"] = 2**32
+    with pytest.raises(P.ParamsError, match=r"nli_averitec.classifier.seed"):
+        SCH.check(raw, "params.yaml")

@@ -297,6 +297,7 @@ def test_the_timer_s_own_misuse_is_one_error_line(tmp_path, capsys):
     """`timing run --` without a command, a usage mistake and a README that is a pipe: `error:` lines, no hang."""
     assert TM.main(["run", "--"]) == 2 and capsys.readouterr().err.startswith("error: no command after `run --`")
     assert TM.main(["tabel"]) == 2 and capsys.readouterr().err.startswith("error: usage: ")
+    assert TM.main(["--help"]) == 0 and capsys.readouterr().out.startswith("usage: python -m lib.timing")  # was 2
     os.mkfifo(tmp_path / "R.md")
     with pytest.raises(TM.NamedError, match="R.md: not a regular file"):
         TM.write_readme(tmp_path / "R.md", "x")
@@ -306,3 +307,5 @@ def test_a_readme_that_is_not_utf8_is_named(tmp_path):
     (tmp_path / "R.md").write_bytes(f"{TM.BEGIN}\ncaf\xe9\n{TM.END}\n".encode("latin-1"))
     with pytest.raises(TM.NamedError, match="R.md: not UTF-8 text"):
         TM.write_readme(tmp_path / "R.md", "x")
+    with pytest.raises(TM.NamedError, match=r"none.md: no such file; expected the README to write the table into"):
+        TM.write_readme(tmp_path / "none.md", "x")  # the system's raw `[Errno 2]` words before

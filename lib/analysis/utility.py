@@ -43,7 +43,7 @@ from lib.data import averitec
 from lib.data import labels as LB
 from lib.evaluation.metrics import evaluate
 from lib.evaluation.significance import paired_bootstrap, sign_of
-from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Text, section
+from lib.params import Device, PosFloat, PosInt, Section, Seed, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, from_repo
 from lib.retrieval.runs import runs_dict
 from lib.store.build import load_store, qrels_dict
@@ -59,7 +59,7 @@ class ClimateFeverSection(Section):
     k: PosInt  # sentences selected of each claim's five
     folds: Annotated[int, Field(ge=2)]
     alpha: PosFloat
-    seed: NonNegInt
+    seed: Seed
     encoder: Text  # the relevance ranking's sentence encoder
     device: Device
     max_claims: PosInt | None
@@ -73,7 +73,7 @@ class UtilitySection(Section):
     k: PosInt
     folds: Annotated[int, Field(ge=2)]
     alpha: PosFloat
-    seed: NonNegInt
+    seed: Seed
     device: Device
     max_claims: PosInt | None
     climate_fever: ClimateFeverSection

@@ -192,8 +192,11 @@ USAGE = "usage: python -m lib.data verify [DATA_DIR] | python -m lib.data remote
 def main(argv: list[str] | None = None) -> int:
     """`verify`: data/ against SHA256SUMS; `remote-check`: the DVC remote folder. 0 ok, 1 failed, 2 usage."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args in (["-h"], ["--help"]):  # asked for: the usage on stdout, status 0
+        print(USAGE)
+        return 0
     if not args or args[0] not in ("verify", "remote-check") or len(args) > 2:
-        print(USAGE, file=sys.stderr)
+        print(f"error: {USAGE}", file=sys.stderr)
         return 2
     if args[0] == "remote-check":
         try:

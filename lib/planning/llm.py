@@ -64,7 +64,7 @@ from tqdm import tqdm
 from lib import outputs as OUT
 from lib.cli import NamedError
 from lib.data import within_size
-from lib.params import NonNegInt, PosInt, Section, Text, Url
+from lib.params import PosInt, Section, Seed, Text, Url
 from lib.paths import OUTPUTS_DIR, ROOT
 
 # --------------------------------------------------------------------------- params
@@ -84,7 +84,7 @@ class LLMSettings(Section):
     mode: Mode = "off"
     base_url: Url | None = None  # None: the SDK's default (api.openai.com); e.g. http://localhost:8000/v1
     temperature: Annotated[float, Field(ge=0, le=2)] = 0.0
-    seed: NonNegInt | None = 0
+    seed: Seed | None = 0
     max_tokens: PosInt = 256
     timeout: Annotated[float, Field(gt=0, le=3600)] = 60.0  # seconds per request
     max_retries: Annotated[int, Field(ge=0, le=20)] = 5  # retries after the first attempt (429, 5xx, timeouts...)

@@ -34,7 +34,7 @@ from lib import training as TR
 from lib.cli import data_folder, nonempty_path, run_main
 from lib.data import averitec, claimdecomp
 from lib.models import named_model, pick_device, quiet_transformers, record_weights, resolve_model
-from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Text, settings
+from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Seed, Text, settings
 from lib.paths import DATA_DIR, PARAMS_FILE
 from lib.planning.qgen_text import (
     MODEL_DIR,
@@ -73,7 +73,7 @@ class QGenSettings(Section):
     eval_every: PosFloat  # epochs between validation losses
     patience: PosInt  # validation losses without a better one before training stops
     claimdecomp: bool  # ClaimDecomp's human decompositions join the `plan:` task (data/claimdecomp)
-    seed: NonNegInt
+    seed: Seed
     device: Device  # auto: cuda when present
 
 

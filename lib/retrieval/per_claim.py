@@ -42,7 +42,7 @@ from lib import outputs as OUT
 from lib.cli import NamedError, data_folder, nonempty_path, run_main
 from lib.data import DataError, averitec
 from lib.data import knowledge_store as KS
-from lib.params import Device, NonNegInt, PosInt, flag, flag_of, section
+from lib.params import Device, NonNegInt, PosInt, Seed, flag, flag_of, section
 from lib.paths import DATA_DIR, PARAMS_FILE, STORE_DIR
 from lib.planning import planners as P
 from lib.retrieval import bm25 as BM
@@ -487,6 +487,9 @@ def embedding_settings(args: Any) -> EmbeddingSettings | None:
     )
 
 
+MAX_SYNTH_SENTENCES = 50_000_000  # a synthetic store's size (claims x pages x sentences): about 6 GB of text
+
+
 def main(argv: list[str] | None = None) -> None:
     """`python -m lib.retrieval.per_claim synth ...` writes a synthetic store; `... retrieve ...` runs per-claim
     BM25 for a plan over a store (a directory or the organisers' zip) on the local or Ray backend."""
@@ -498,7 +501,7 @@ def main(argv: list[str] | None = None) -> None:
     syn.add_argument("--claims", type=flag_of(PosInt), default=20)
     syn.add_argument("--pages", type=flag_of(PosInt), default=1000)
     syn.add_argument("--sentences", type=flag_of(PosInt), default=50)
-    syn.add_argument("--seed", type=flag_of(NonNegInt), default=0)
+    syn.add_argument("--seed", type=flag_of(Seed), default=0)
     syn.add_argument("--store-dir", default=str(STORE_DIR), help="the pooled store whose documents are drawn")
     syn.add_argument("--gold", action="store_true", help="put each dev claim's gold answers on pages of their URLs")
     syn.add_argument("--data-dir", type=data_folder, default=str(DATA_DIR))
@@ -513,7 +516,9 @@ def main(argv: list[str] | None = None) -> None:
         "--index-dir", type=nonempty_path, default=None, help="keep each claim's index here (content-addressed)"
     )
     ret.add_argument("--retriever", choices=["bm25", "dense"], default="bm25")
-    ret.add_argument("--model", default=None, help="dense: the encoder (default: params.yaml retrieval.model)")
+    ret.add_argument(
+        "--model", type=nonempty_path, default=None, help="dense: the encoder (default: params.yaml retrieval.model)"
+    )  # `--model ""` (an unset variable) meant the default silently
     ret.add_argument(
         "--device",
         type=flag_of(Device, "auto, cpu, mps, cuda or cuda:N"),
@@ -542,6 +547,11 @@ def main(argv: list[str] | None = None) -> None:
     ret.add_argument("--last", type=flag_of(NonNegInt), default=None, help="last claim id (inclusive)")
     args = ap.parse_args(argv)
     if args.command == "synth":
+        if (total := args.claims * args.pages * args.sentences) > MAX_SYNTH_SENTENCES:
+            raise NamedError(  # --claims 100000000 filled memory before a page was written
+                f"--claims {args.claims} x --pages {args.pages} x --sentences {args.sentences}: {total:,} sentences, "
+                f"over the bound of {MAX_SYNTH_SENTENCES:,} for a synthetic store (the default is 1,000,000)"
+            )
         OUT.refuse_targets([args.out], [args.store_dir], folders=True)
         OUT.refuse_stage_outputs([args.out])
         source = source_texts(load_store(args.store_dir).docs["text"])

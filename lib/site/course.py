@@ -240,6 +240,12 @@ def write_exercises(
     out_dir = Path(out_dir)
     OUT.refuse_targets([out_dir], [notebooks_dir], folders=True)  # never the source notebooks themselves
     OUT.refuse_stage_outputs([out_dir / f"{name}.ipynb" for name in numbered(notebooks_dir)])  # nor executed ones
+    present = [name for name in numbered(notebooks_dir) if (out_dir / f"{name}.ipynb").exists()]
+    if present:  # a class works in these copies: a rerun replaced their answers without a word
+        raise CourseError(
+            f"{out_dir}: already holds copies ({', '.join(f'{n}.ipynb' for n in present[:3])}"
+            f"{', ...' if len(present) > 3 else ''}), perhaps with a class's answers; name another folder or remove them"
+        )
     written = []
     for name in numbered(notebooks_dir):
         nb = _read(Path(notebooks_dir) / f"{name}.ipynb")

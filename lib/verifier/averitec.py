@@ -31,7 +31,7 @@ from lib.data import averitec
 from lib.data import labels as LB
 from lib.data.labels import AveritecLabelSet
 from lib.models import forget_weights, record_weights
-from lib.params import NonNegInt, PosInt, Section, Text, section
+from lib.params import PosInt, Section, Seed, Text, section
 from lib.paths import DATA_DIR, PARAMS_FILE, repo_path
 from lib.retrieval.vocabulary import Fusion, RetrieverKind
 from lib.store.scopes import Scope
@@ -59,7 +59,7 @@ JUSTIFICATION = "gold_justification"
 
 class MixedSection(Section):  # mixed_evidence below
     distractor_share: Annotated[float, Field(ge=0, le=1)]
-    seed: NonNegInt
+    seed: Seed
 
 
 class RunSelectionSection(Section):
@@ -71,7 +71,7 @@ class RunSelectionSection(Section):
 
 class NLIAveritecSection(Section):
     classifier: NLISettings
-    seeds: Annotated[list[NonNegInt], Field(min_length=1)]
+    seeds: Annotated[list[Seed], Field(min_length=1)]
     label_set: AveritecLabelSet
     training_evidence: TrainingEvidence
     mixed: MixedSection

@@ -39,7 +39,7 @@ from lib import timing as TM
 from lib import training as TR
 from lib.evaluation import calibration as CAL
 from lib.models import named_model, pick_device, quiet_transformers, resolve_model
-from lib.params import Device, NonNegFloat, NonNegInt, OpenShare, PosFloat, PosInt, Section, Text
+from lib.params import Device, NonNegFloat, OpenShare, PosFloat, PosInt, Section, Seed, Text
 
 # --------------------------------------------------------------------------- params
 
@@ -64,7 +64,7 @@ class NLISettings(Section):
     validation_fraction: OpenShare = 0.1  # held out of the training claims, stratified
     class_weighting: Literal["balanced", "none"] = "balanced"  # balanced: inverse class frequency in the loss
     max_claim_share: Annotated[float, Field(gt=0, le=1)] = 0.5
-    seed: NonNegInt = 0
+    seed: Seed = 0
     device: Device = "auto"
     eval_batch_size: PosInt = 64
     calibrate: bool = True  # temperature scaling on the validation set (lib.evaluation.calibration)

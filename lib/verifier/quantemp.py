@@ -23,7 +23,7 @@ from lib import outputs as OUT
 from lib.cli import run_main
 from lib.data import labels as LB
 from lib.data import quantemp
-from lib.params import NonNegInt, OpenShare, PosInt, Section, Text, section
+from lib.params import OpenShare, PosInt, Section, Seed, Text, section
 from lib.paths import DATA_DIR, PARAMS_FILE
 from lib.verifier import nli as N
 from lib.verifier.nli import NLISettings
@@ -44,15 +44,15 @@ from lib.verifier.stages import (
 class TaxonomySection(Section):
     model: Text
     folds: Annotated[int, Field(ge=2)]
-    seed: NonNegInt
+    seed: Seed
 
 
 class NLIQuanTempSection(Section):
     classifier: NLISettings
-    seeds: Annotated[list[NonNegInt], Field(min_length=1)]
+    seeds: Annotated[list[Seed], Field(min_length=1)]
     k: Annotated[int, Field(ge=1, le=3)]  # the file has at most three snippets per claim
     test_fraction: OpenShare
-    split_seed: NonNegInt
+    split_seed: Seed
     max_claims: PosInt | None
     taxonomy: TaxonomySection
     published: dict[str, Text]

@@ -43,7 +43,7 @@ from lib import outputs as OUT
 from lib import timing as TM
 from lib.cli import nonempty_path, run_main
 from lib.data import labels as LB
-from lib.params import NonNegInt, PosInt, flag, flag_of, section
+from lib.params import PosInt, Seed, flag, flag_of, section
 from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR
 from lib.retrieval.bm25 import BM25Params
 from lib.store.build import load_store
@@ -389,7 +389,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--ablation-ks", type=flag_of(PosInt), nargs="*", default=[], help="also score the dev planners at these k"
     )
-    ap.add_argument("--seeds", type=flag_of(NonNegInt), nargs="+", default=[0])
+    ap.add_argument("--seeds", type=flag_of(Seed), nargs="+", default=[0])
     ap.add_argument("--planners", nargs="*", default=["claim_only", "oracle"], help="dev retrieved evidence to score")
     ap.add_argument("--out", type=nonempty_path, default=str(SWEEP_FILE))
     ap.add_argument("--params", default=str(PARAMS_FILE))

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from lib.analysis.errors import Rules
-from lib.params import NonNegInt, PosInt, Section, Share, Text
+from lib.params import NonNegInt, PosInt, Section, Seed, Share, Text
 
 
 class SensitivitySection(Section):
@@ -33,5 +33,5 @@ class ErrorAnalysisSection(Section):
     min_claims: PosInt  # rows of a table resting on fewer claims are merged into one
     n_resamples: PosInt  # resamples of the claims for the baselines' intervals
     sheet_per_code: NonNegInt  # claims per stratum on the blind coding sheet
-    sheet_seed: NonNegInt
+    sheet_seed: Seed
     filled_sheet: Text

@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from lib.evaluation.metrics import Measure
-from lib.params import Level, NonNegInt, OpenShare, PosInt, Section, Text
+from lib.params import Level, OpenShare, PosInt, Section, Seed, Text
 
 
 class NLIVeracitySection(Section):
@@ -23,7 +23,7 @@ class NLIVeracitySection(Section):
     timings_dir: Text
     baseline: Annotated[str, Field(pattern=r"^(naive|claim_only_no_evidence|gold|planner:\S+)$")]
     n_resamples: PosInt
-    seed: NonNegInt
+    seed: Seed
     alpha: OpenShare
     main_level: Level
     retrieval_measure: Measure

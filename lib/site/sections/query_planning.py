@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from lib.evaluation.metrics import Measure
-from lib.params import NonNegInt, PosInt, Section, Text
+from lib.params import NonNegInt, PosInt, Section, Seed, Text
 from lib.retrieval.runs import FocusSection
 from lib.retrieval.vocabulary import Fusion
 from lib.site.sections import Reader, fusion_problems, grid_problems
@@ -25,7 +25,7 @@ class QueryPlanningSection(Section):
     focus: FocusSection
     example_claim: NonNegInt
     n_resamples: PosInt  # bootstrap intervals of the temporal filter's per-claim effect
-    seed: NonNegInt
+    seed: Seed
 
     @classmethod
     def cross_check(cls, values: dict, read: Reader) -> list[str]:

@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field, model_validator
 
 from lib.evaluation.metrics import Measure
-from lib.params import NonNegInt, PosInt, Section, Text
+from lib.params import PosInt, Section, Seed, Text
 
 
 class RelevanceUtilitySection(Section):
@@ -22,7 +22,7 @@ class RelevanceUtilitySection(Section):
     k: PosInt
     measures: Annotated[list[Measure], Field(min_length=1)]
     n_resamples: PosInt
-    seed: NonNegInt
+    seed: Seed
 
     @model_validator(mode="after")
     def _conclusion_measures(self) -> RelevanceUtilitySection:

@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from lib.evaluation.metrics import Measure
-from lib.params import NonNegInt, PosInt, Section, Text
+from lib.params import PosInt, Section, Seed, Text
 from lib.retrieval.runs import FocusSection
 from lib.retrieval.vocabulary import Fusion
 from lib.site.sections import Reader, fusion_problems, grid_problems, plans_problems
@@ -20,7 +20,7 @@ class JudgingKitSection(Section):
     filled_sheet: Text
     per_stratum: PosInt
     unjudged_depth: PosInt  # unjudged pairs come from the focus runs' top documents
-    seed: NonNegInt
+    seed: Seed
 
 
 class RetrievalMetricsSection(Section):
@@ -35,7 +35,7 @@ class RetrievalMetricsSection(Section):
     baseline: Text
     measure: Measure
     n_resamples: PosInt
-    seed: NonNegInt
+    seed: Seed
     data_dir: Text
     incomplete_measures: Annotated[list[Measure], Field(min_length=1)]
     judging: JudgingKitSection
