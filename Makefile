@@ -107,9 +107,10 @@ sweep-protocol: setup ## slow: the verifier trained on gold and on retrieved evi
 	python -m lib.verifier.sweep --out sweeps/protocol.json --pick-from sweeps/verifier.json --training-evidence retrieved --ks 1 5 10 --planners $(PROTOCOL_PLANNERS)
 
 lock: env ## regenerate requirements.lock from the current environment
-	{ echo "# Pinned environment (pip freeze of a working .venv; torch is the CPU build pip finds as torch==2.13.0)."; \
+	set -o pipefail; { echo "# Pinned environment (pip freeze of a working .venv; torch is the CPU build pip finds as torch==2.13.0)."; \
 	  echo "# Regenerate with: make lock. ir_measures and pytrec_eval-terrier are test-only (the trec_eval reference)."; \
-	  $(VENV)/bin/python -m pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; } > requirements.lock
+	  $(VENV)/bin/python -m pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; } > requirements.lock.tmp \
+	  && mv requirements.lock.tmp requirements.lock || { rm -f requirements.lock.tmp; exit 1; }  # a failed freeze keeps the lock
 
 clean: ## remove pipeline outputs (not the data or the environment)
 	rm -rf outputs reports

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import functools
 import os
 import re
 import signal
@@ -65,9 +66,29 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
             cleanup()
         except Exception:  # noqa: BLE001 - the exit must happen; a clean-up that failed is not a reason to stay
             pass
+    if _bars():  # a progress bar's line is open: the error begins its own
+        sys.stderr.write("\n")
     sys.stderr.write(f"error: stopped by {signal.Signals(signum).name}; nothing half-written was left in place\n")
     sys.stderr.flush()
     os._exit(128 + signum)
+
+
+def _bars() -> list[Any]:
+    """The progress bars (tqdm) still open in this process."""
+    tqdm = sys.modules.get("tqdm")
+    return list(getattr(getattr(tqdm, "tqdm", None), "_instances", None) or [])
+
+
+def _fail(message: str) -> None:
+    """End the command with one `error:` line, after any open progress bar is closed (its line ended):
+    the error is the last line, at the start of a line, where `grep ^error:` and `tail -1` find it."""
+    for bar in _bars():
+        try:
+            bar.close()
+        except Exception:  # noqa: BLE001 - a bar that cannot close still must not hide the error
+            pass
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(1)
 
 
 def install_signals() -> None:
@@ -77,19 +98,35 @@ def install_signals() -> None:
         signal.signal(sig, _on_signal)
 
 
-def _stages(dvc_yaml: Path) -> dict[str, dict]:
-    """The stages a `dvc.yaml` declares ({} when it cannot be read: no stage is named then)."""
+def stages_of(dvc_yaml: Path) -> dict[str, dict]:
+    """The stages a `dvc.yaml` declares ({} when it cannot be read: no stage is named then); each text is
+    parsed once (a command checks every one of its outputs against them)."""
     try:
-        stages = (yaml.safe_load(dvc_yaml.read_text(encoding="utf-8")) or {}).get("stages", {})
-    except (OSError, yaml.YAMLError):
+        return _parsed_stages(dvc_yaml.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return {}
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed_stages(text: str) -> dict[str, dict]:
+    """`stages_of` one text of a `dvc.yaml`."""
+    try:
+        stages = (yaml.safe_load(text) or {}).get("stages", {})
+    except (yaml.YAMLError, AttributeError):
         return {}
     return stages if isinstance(stages, dict) else {}
+
+
+def not_a_file(expected: str) -> str:
+    """The one wording for a path that exists but is no regular file: a folder, or a pipe or device (reading
+    a pipe waits for a writer, `/dev/zero` fills memory), named before anything reads it."""
+    return f"not a regular file (a folder, a pipe or a device?); expected {expected}"
 
 
 def made_by(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> str | None:
     """The pipeline stage whose outputs hold `path` (a file or a file inside an output folder), if any."""
     target = Path(path).resolve()
-    for name, stage in _stages(dvc_yaml).items():
+    for name, stage in stages_of(dvc_yaml).items():
         for out in outs_of(stage):
             made = (dvc_yaml.parent / out).resolve()
             if target == made or target.is_relative_to(made):
@@ -120,7 +157,7 @@ def study_part(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> str | No
         return None
     rel = target.relative_to(root)
     top = rel.parts[0]
-    stages = _stages(dvc_yaml)
+    stages = stages_of(dvc_yaml)
     if top in (".git", ".dvc"):
         return f"lies inside {top}/, the study's {'git' if top == '.git' else 'DVC'} records"
     if top in {Path(out).parts[0] for stage in stages.values() for out in outs_of(stage)}:
@@ -157,6 +194,10 @@ def missing(err: FileNotFoundError) -> str:
         stage = made_by(path) if path and "\n" not in str(path) else None
         if stage is not None:
             return f"{path}: missing; the pipeline stage `{stage}` makes it (run `dvc repro {stage}`)"
+    if err.filename and os.path.islink(err.filename):  # the OS says "No such file" of a link whose target is gone
+        return f"{err.filename}: a link to {os.readlink(err.filename)}, which does not exist"
+    if err.filename and err.errno == errno.ENOENT:
+        return f"{err.filename}: no such file"
     return text
 
 
@@ -234,19 +275,17 @@ def run_main(main: Callable[[], int | None]) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(128 + signal.SIGPIPE)
     except NamedError as err:
-        print(f"error: {err}", file=sys.stderr)
-        sys.exit(1)
+        _fail(str(err))
     except FileNotFoundError as err:
-        print(f"error: {missing(err)}", file=sys.stderr)
-        sys.exit(1)
+        _fail(missing(err))
     except pydantic.ValidationError as err:
-        print(f"error: {settings_error(err)}", file=sys.stderr)
-        sys.exit(1)
+        _fail(settings_error(err))
+    except MemoryError:
+        _fail("out of memory (the machine's, or a limit set on this process); free some, or work on less")
     except OSError as err:  # the machine said no (a full or read-only disk, a link loop): its words, one line
         if err.errno is None:  # no system error: a bug, shown with its traceback
             raise
         where = f"{err.filename}: " if err.filename else ""
         name = errno.errorcode.get(err.errno, str(err.errno))
-        print(f"error: {where}{err.strerror or err} ({name})", file=sys.stderr)
-        sys.exit(1)
+        _fail(f"{where}{err.strerror or err} ({name})")
     sys.exit(status or 0)

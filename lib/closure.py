@@ -273,8 +273,12 @@ def write(dvc_yaml: Path | str = ROOT / "dvc.yaml", root: Path = ROOT) -> list[s
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args in (["-h"], ["--help"]):
+        print("usage: python -m lib.closure check | write\n\n" + (__doc__ or "").split("\n\n")[0])
+        return 0
     if args not in (["check"], ["write"]):
         print("usage: python -m lib.closure check | write", file=sys.stderr)
+        print(f"error: expected `check` or `write`, got {' '.join(args) or 'nothing'}", file=sys.stderr)
         return 2
     if args == ["write"]:
         changed = write()

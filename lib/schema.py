@@ -52,8 +52,12 @@ def load_params(path: Path | str = PARAMS_FILE) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """`python -m lib.schema check [FILE]`: validate a params file; every problem with its dotted key."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args in (["-h"], ["--help"]):
+        print("usage: python -m lib.schema check [FILE]\n\n" + (main.__doc__ or ""))
+        return 0
     if not args or args[0] != "check" or len(args) > 2:
         print("usage: python -m lib.schema check [FILE]", file=sys.stderr)
+        print(f"error: expected `check` and at most one file, got {' '.join(args) or 'nothing'}", file=sys.stderr)
         return 2
     path = Path(args[1]) if len(args) == 2 else PARAMS_FILE
     try:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from lib.cli import NamedError
+from lib.cli import NamedError, not_a_file
 from lib.data import as_id, decode, within_size
 
 
@@ -22,7 +22,7 @@ class SheetError(NamedError, ValueError):
 def _text(path: Path, what: str) -> str:
     """The file as text: UTF-8 (with or without Excel's byte-order mark), or UTF-16 with its mark."""
     if path.exists() and not path.is_file() and not path.is_dir():  # a pipe would wait, /dev/zero fill memory
-        raise SheetError(f"{path}: not a regular file (a pipe or a device?); expected the {what} as a CSV file")
+        raise SheetError(f"{path}: {not_a_file(f'the {what} as a CSV file')}")
     within_size(path)
     try:
         raw = path.read_bytes()

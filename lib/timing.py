@@ -27,7 +27,6 @@ leaves the stages after it up to date.
 from __future__ import annotations
 
 import json
-import math
 import numbers
 import os
 import platform
@@ -42,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from lib import outputs as OUT
-from lib.cli import NamedError, outs_of, run_main
+from lib.cli import NamedError, not_a_file, outs_of, run_main
 from lib.closure import ROOT, stages
 
 TIMINGS_DIR = ROOT / "outputs" / "timings"
@@ -341,9 +340,12 @@ def _record(path: Path) -> dict:
     return rec
 
 
+MAX_AMOUNT = 1e15  # far past any measurement (seconds, counts, rates): a sum of values near 1e308 overflows to inf
+
+
 def _amount(value: Any) -> bool:
-    """A number a timing file may hold: finite and not negative (not `true`, not NaN)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    """A number a timing file may hold: finite, not negative and at most `MAX_AMOUNT` (not `true`, not NaN)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= MAX_AMOUNT
 
 
 def _minutes(seconds: float) -> str:
@@ -375,7 +377,7 @@ def write_readme(readme: Path | str, text: str) -> None:
     """Replace what lies between the README's timing markers with `text`."""
     readme = Path(readme)
     if readme.exists() and not readme.is_file():  # a pipe would wait for a writer
-        raise NamedError(f"{readme}: not a regular file; expected the README to write the table into")
+        raise NamedError(f"{readme}: {not_a_file('the README to write the table into')}")
     try:
         body = readme.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -384,6 +386,8 @@ def write_readme(readme: Path | str, text: str) -> None:
         raise NamedError(f"{readme}: not UTF-8 text (byte {err.start}: {err.reason})") from None
     if BEGIN not in body or END not in body:
         raise NamedError(f"{readme}: the markers {BEGIN!r} and {END!r} are missing")
+    if body.index(END) < body.index(BEGIN):
+        raise NamedError(f"{readme}: the marker {END!r} comes before {BEGIN!r}; put the table's markers in order")
     head, rest = body.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     OUT.write_text(readme, f"{head}{BEGIN}\n{text}\n{END}{tail}")

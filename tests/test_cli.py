@@ -149,7 +149,7 @@ def test_the_workers_of_a_command_killed_outright_die_with_it(tmp_path):
     assert alive == []
 
 
-def test_a_missing_pipeline_output_names_the_stage_that_makes_it(capsys):
+def test_a_missing_pipeline_output_names_the_stage_that_makes_it(capsys, tmp_path):
     import pandas as pd
 
     from lib.cli import made_by, missing
@@ -164,9 +164,10 @@ def test_a_missing_pipeline_output_names_the_stage_that_makes_it(capsys):
         run_main(lambda: open("outputs/store/nothing-here.parquet"))
     assert end.value.code == 1
     assert "`store` makes it" in capsys.readouterr().err
-    assert (
-        missing(FileNotFoundError(2, "No such file", "/elsewhere/x.csv"))
-        == "[Errno 2] No such file: '/elsewhere/x.csv'"
+    assert missing(FileNotFoundError(2, "No such file", "/elsewhere/x.csv")) == "/elsewhere/x.csv: no such file"
+    (tmp_path / "gone").symlink_to(tmp_path / "target")
+    assert missing(FileNotFoundError(2, "No such file", str(tmp_path / "gone"))).endswith(
+        "target, which does not exist"
     )
 
 
@@ -357,3 +358,48 @@ def test_the_studys_own_files_are_named_and_a_users_new_files_are_not(tmp_path):
     for rel in ("mine.csv", "new.csv", "docs/new.md", "annotations/new.csv", "outputs/x.csv", "outputs/store/x"):
         assert study_part(tmp_path / rel, dvc_yaml) is None, rel  # a user's own file, or a stage output's business
     assert study_part(tmp_path.parent / "elsewhere.csv", dvc_yaml) is None
+
+
+def test_the_error_line_is_the_last_and_starts_its_own_line_after_an_open_progress_bar(capsys):
+    from tqdm import tqdm
+
+    def main():
+        bar = tqdm(total=4, desc="judging")
+        bar.update(1)
+        raise NamedError("the judge failed")
+
+    with pytest.raises(SystemExit) as out:
+        run_main(main)
+    assert out.value.code == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[-1] == "error: the judge failed" and sum(line.startswith("error:") for line in lines) == 1
+
+
+def test_running_out_of_memory_is_one_error_line(capsys):
+    def main():
+        raise MemoryError
+
+    with pytest.raises(SystemExit) as out:
+        run_main(main)
+    assert out.value.code == 1 and capsys.readouterr().err.startswith("error: out of memory")
+
+
+def test_a_signal_while_a_command_is_still_importing_is_one_error_line():
+    """Ctrl-C during the imports was a KeyboardInterrupt traceback from whatever module was loading."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lib.site.execute", "05_averitec_score", "--section", "averitec_score", "--help"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    if proc.returncode == 0:
+        pytest.skip("the command finished before the signal")
+    assert proc.returncode == 130
+    assert err.splitlines() == [err.splitlines()[0]] and err.startswith("error: stopped by SIGINT")

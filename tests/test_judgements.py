@@ -160,6 +160,10 @@ def test_judging_kit_end_to_end(judged, tmp_path):
         ValueError, match=r"row \d+: sheet_id \d+ was written for claim \d with document '\w+', but the"
     ):
         J.read_judging_sheet(tmp_path / "moved.csv", doc_ids=docs["doc_id"], claim_ids=[1, 2], pairs=sample)
+    # the same block sorted, and the sheet_id column deleted: nothing would tell the moved rows, so it is required
+    moved.drop(columns="sheet_id").to_csv(tmp_path / "no_id.csv", index=False)
+    with pytest.raises(ValueError, match=r"no_id.csv: no sheet_id column; it ties each row to the pair"):
+        J.read_judging_sheet(tmp_path / "no_id.csv", doc_ids=docs["doc_id"], claim_ids=[1, 2], pairs=sample)
     agreement = J.judging_agreement(filled, judged, 0.8)
     assert list(agreement.index) == list(J.VARIANTS)
     for name, row in agreement.iterrows():

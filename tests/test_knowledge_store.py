@@ -105,7 +105,7 @@ def test_a_store_that_is_a_pipe_a_damaged_zip_or_a_bomb_is_one_named_error(tmp_p
     os.mkfifo(tmp_path / "fifo")
     for store in (tmp_path / "fifo", Path("/dev/zero")):
         with pytest.raises(
-            DataError, match="not a regular file \\(a pipe or a device\\?\\): expected a knowledge store"
+            DataError, match="not a regular file \\(a folder, a pipe or a device\\?\\); expected a knowledge store"
         ):
             KS.claim_files(store)
     page = '{"url": "u", "url2text": ["a sentence"]}\n'
@@ -714,3 +714,19 @@ def test_a_synthetic_store_is_bounded_and_an_empty_model_refused(tmp_path, capsy
     with pytest.raises(SystemExit) as end:
         K.main(["retrieve", "--store", "x", "--plan", "p", "--out", "o.parquet", "--model", ""])
     assert end.value.code == 2 and "--model: an empty path" in capsys.readouterr().err
+
+
+def test_a_device_this_machine_lacks_is_refused_at_the_flag_for_bm25_too(tmp_path):
+    """`--device cuda` on a machine without one ran a BM25 retrieval (no model loads) and exited 0."""
+    import torch
+
+    from lib.retrieval import runs as RU
+
+    if torch.cuda.device_count() > 7:
+        pytest.skip("this machine has a cuda:7")
+    out = tmp_path / "o.parquet"
+    args = ["retrieve", "--store", str(tmp_path), "--plan", str(tmp_path / "p.jsonl"), "--out", str(out)]
+    with pytest.raises(NamedError, match="device 'cuda:7': this machine has"):
+        K.main([*args, "--device", "cuda:7"])
+    with pytest.raises(NamedError, match="device 'cuda:7': this machine has"):
+        RU.main(["--device", "cuda:7", "retrieve"])

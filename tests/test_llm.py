@@ -565,3 +565,53 @@ def test_a_cache_path_that_names_a_data_file_never_rewrites_it(tmp_path):
     with pytest.raises(LM.LLMError, match=r"dev.json is not an answer cache \(none of its .* lines is a cache entry\)"):
         LM.AnswerCache(elsewhere)
     assert elsewhere.read_bytes() == before[:5000] and not LM.rejected_path(elsewhere).exists()
+
+
+def test_an_endpoint_that_keeps_failing_stops_the_stage_after_failing_after_prompts(tmp_path):
+    """HTTP 500 on every request: each prompt's wait is bounded, but 17,000 of them took days."""
+    with StubLLM(canned) as stub:
+        client = LM.LLM(settings(stub, tmp_path, max_retries=1))
+        stub.faults += ["500"] * 2  # one prompt fails (its retry too), then an answer resets the count
+        assert client.chat(MSG) is None
+        assert client.chat([{"role": "user", "content": "answered"}]) == canned(MSG)
+        stub.faults += ["500"] * (2 * LM.FAILING_AFTER)
+        for n in range(LM.FAILING_AFTER - 1):
+            assert client.chat([{"role": "user", "content": f"p{n}"}]) is None
+        with pytest.raises(LM.LLMFailingError, match=f"is failing: {LM.FAILING_AFTER} prompts in a row failed after 1"):
+            client.chat([{"role": "user", "content": "last"}])
+
+
+def test_an_answer_over_the_bound_is_cut_off_named_and_never_cached(tmp_path, monkeypatch):
+    monkeypatch.setattr(LM, "MAX_ANSWER_BYTES", 2_000)
+    with StubLLM(lambda messages: "x" * 50_000) as stub:
+        client = LM.LLM(settings(stub, tmp_path))
+        with pytest.raises(LM.LLMError, match=r"sent an answer over 2,000 bytes \(not read further, not cached"):
+            client.chat(MSG)
+    assert not (tmp_path / "cache.jsonl").exists() or (tmp_path / "cache.jsonl").read_text() == ""
+
+
+def test_a_key_the_endpoint_echoes_is_cached_as_stars(tmp_path, monkeypatch):
+    monkeypatch.setenv("STUB_KEY", "sk-echoed-secret-123")
+    with StubLLM(lambda messages: 'I saw "Bearer sk-echoed-secret-123" ["Q?"]') as stub:
+        client = LM.LLM(settings(stub, tmp_path, api_key_env="STUB_KEY"))
+        assert client.chat(MSG) == 'I saw "Bearer ***" ["Q?"]'
+    assert "sk-echoed-secret-123" not in (tmp_path / "cache.jsonl").read_text()
+
+
+def test_a_base_url_with_a_user_or_password_is_refused():
+    with pytest.raises(ValueError, match="llm.base_url holds a user name or password"):
+        LM.LLMSettings(model="m", base_url="http://judge:hunter2@127.0.0.1:8000/v1")
+
+
+def test_a_cache_where_a_stage_writes_another_output_or_among_the_code_is_refused(tmp_path):
+    """A judge cache named as the stage's submissions CSV was appended to, then replaced by the CSV."""
+    from lib.paths import ROOT
+
+    for path, problem in [
+        (ROOT / "outputs/averitec_2025/submissions/oracle.csv", "lies inside the output of stage `averitec_2025`"),
+        (ROOT / "lib/judge_cache.jsonl", "lies inside lib/, the study's code"),
+    ]:
+        with pytest.raises(LM.NamedError, match=problem):
+            LM.AnswerCache(path)
+    LM.AnswerCache(tmp_path / "mine.jsonl")  # elsewhere: the user's
+    LM.AnswerCache(ROOT / "outputs/llm/cache.jsonl")  # the persistent output the stage keeps

@@ -907,3 +907,63 @@ def test_the_executed_copy_never_replaces_its_source_or_the_source_notebooks(tmp
     with pytest.raises(NamedError, match="is also an input of this command"):
         CO.write_exercises(src, notebooks_dir=src)
     assert (src / "99_x.ipynb").read_text() == "{}"
+
+
+def _notebook(src, name: str, *cells: str, parameters: str = "x = 1") -> None:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    params = nbformat.v4.new_code_cell(parameters)
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell(f"# {name}"), params, *map(nbformat.v4.new_code_cell, cells)]
+    nbformat.write(nb, src / f"{name}.ipynb")
+
+
+def test_a_run_that_fails_after_writing_its_metrics_puts_the_old_metrics_back(tmp_path):
+    """The metrics are written midway, the executed notebook at the end: a failure (or a stop) between them
+    left new metrics beside the old notebook."""
+    from lib.site.execute import NotebookFailed
+
+    src, out = tmp_path / "notebooks", tmp_path / "executed"
+    src.mkdir()
+    metrics = tmp_path / "m.json"
+    metrics.write_text('{"old": 1}')
+    _notebook(
+        src,
+        "99_m",
+        "from pathlib import Path; Path(metrics_path).write_text('{\"new\": 2}')",
+        "raise RuntimeError('later')",
+        parameters="metrics_path = 'm.json'",
+    )
+    with pytest.raises(NotebookFailed, match="RuntimeError: later"):
+        run_notebook("99_m", {"metrics_path": str(metrics)}, out_dir=out, notebooks_dir=src, failed_dir=tmp_path)
+    assert metrics.read_text() == '{"old": 1}'
+
+
+def test_a_cell_past_the_timeout_is_one_named_error(tmp_path):
+    from lib.site.execute import NotebookFailed
+
+    src = tmp_path / "notebooks"
+    src.mkdir()
+    _notebook(src, "99_slow", "import time; time.sleep(30)")
+    with pytest.raises(NotebookFailed, match=r"notebook 99_slow: CellTimeoutError \(--timeout 2 s per cell\)"):
+        run_notebook("99_slow", {}, out_dir=tmp_path / "out", notebooks_dir=src, timeout_s=2, failed_dir=tmp_path)
+
+
+@pytest.mark.parametrize(
+    "metrics_path, problem",
+    [
+        ("README.md", "is a file of the study"),
+        ("lib/x.json", "lies inside lib/, the study's code"),
+        ("outputs/averitec/scores.parquet", "lies inside the output of stage `averitec`"),
+    ],
+)
+def test_a_metrics_path_over_the_studys_files_or_another_stages_output_is_refused(tmp_path, metrics_path, problem):
+    from lib.cli import NamedError
+
+    src = tmp_path / "notebooks"
+    src.mkdir()
+    _notebook(src, "05_averitec_score", "1", parameters="metrics_path = 'm.json'")
+    with pytest.raises(NamedError, match=problem):
+        run_notebook("05_averitec_score", {"metrics_path": metrics_path}, out_dir=tmp_path / "o", notebooks_dir=src)

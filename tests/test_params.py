@@ -599,3 +599,15 @@ def test_a_seed_is_one_numpy_and_torch_take():
     raw["nli_averitec"]["classifier"]["seed"] = 2**32
     with pytest.raises(P.ParamsError, match=r"nli_averitec.classifier.seed"):
         SCH.check(raw, "params.yaml")
+
+
+def test_a_kernel_started_with_another_parameter_file_reads_every_section_from_it(tmp_path, monkeypatch):
+    """`execute --params FILE` passed FILE's section while the notebook's own `section(...)` read params.yaml."""
+    from lib.paths import PARAMS_FILE
+
+    other = tmp_path / "p.yaml"
+    other.write_text(PARAMS_FILE.read_text().replace("bm25: {k1: 1.5,", "bm25: {k1: 1.7,", 1))
+    assert P.section("retrieval")["bm25"]["k1"] != 1.7
+    monkeypatch.setenv(P.KERNEL_PARAMS_ENV, str(other))
+    assert P.section("retrieval")["bm25"]["k1"] == 1.7
+    assert P.section("retrieval", other)["bm25"]["k1"] == 1.7

@@ -28,11 +28,22 @@ def test_claim_only_and_oracle(claims):
 
 def test_bloom_and_post_hoc_keep_distinct_questions_in_order(claims):
     assert P.bloom_qg(claims, {0: ["Q?", "q? ", "R?"], 1: []}) == {0: ["Q?", "R?"], 1: [], 2: []}
-    outputs = averitec.load_system_output(FIXTURE_DATA / "averitec" / "systems" / "sys_a.jsonl")
+    outputs = averitec.load_system_output(FIXTURE_DATA / "averitec" / "systems" / "sys_b.json", claims=claims)
     plan = P.post_hoc(claims, outputs)
     assert set(plan) == {0, 1, 2}
-    expected = list(dict.fromkeys(e.question for o in outputs if o.claim_id == 0 for e in o.evidence if e.question))
-    assert plan[0] == expected
+    assert plan[0] == ["What is cheese?"] and plan[2] == ["Who says so?"]
+
+
+def test_post_hoc_refuses_an_output_that_misses_claims_or_holds_no_question(claims):
+    systems = FIXTURE_DATA / "averitec" / "systems"
+    qa = averitec.load_system_output(systems / "sys_b.json", claims=claims)
+    with pytest.raises(
+        DataError, match=r"sys_b.json: field 'claim_id': covers 2 of 3 claims \(claim 1 has no record\)"
+    ):
+        P.post_hoc(claims, [o for o in qa if o.claim_id != 1], systems / "sys_b.json")
+    sentences = averitec.load_system_output(systems / "sys_a.jsonl", claims=claims)  # top-k sentences: no questions
+    with pytest.raises(DataError, match="sys_a.jsonl: field 'evidence': no record holds a question"):
+        P.post_hoc(claims, sentences, systems / "sys_a.jsonl")
 
 
 def test_rule1_clauses_split_on_sentences_and_long_connective_sides():

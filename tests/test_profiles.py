@@ -473,3 +473,20 @@ def test_every_subcommand_takes_only_a_profiles_name(command, name, capsys):
         end.value.code == 2
         and "expected a profile's name (lower-case letters, digits, _ or -)" in capsys.readouterr().err
     )
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        (b"note: x\nnote: y\nparams: {}\n", "key 'note' written twice"),
+        (b"note: x\n\tparams: {}\n", "not valid YAML"),
+        (b"note: \xff\n", "not UTF-8 text"),
+    ],
+)
+def test_a_profile_file_is_read_as_strictly_as_params(tmp_path, text, problem):
+    """Read with another YAML reader, these were tracebacks, and a 30 MB profile had no bound."""
+    from lib.params import ParamsError
+
+    (tmp_path / "p.yaml").write_bytes(text)
+    with pytest.raises(ParamsError, match=problem):
+        PR.load_profile("p", profiles_dir=tmp_path)

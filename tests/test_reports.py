@@ -68,12 +68,10 @@ def test_clean_output_passes(tmp_path, output):
 def test_the_command_exits_1_with_findings_and_0_without(tmp_path, capsys):
     bad = _notebook(tmp_path, stream("wrote x\n"), name="bad.ipynb")
     good = _notebook(tmp_path, stream("fine\n"), name="good.ipynb")
-    with pytest.raises(SystemExit) as err:
+    with pytest.raises(RP.NamedError, match=r"^1 finding\(s\) in 2 notebook\(s\), listed above"):  # run_main: exit 1
         RP.main([str(bad), str(good)])
-    assert err.value.code == 1 and "bad.ipynb: cell 1: wrote: 'wrote x'" in capsys.readouterr().out
-    with pytest.raises(SystemExit) as err:
-        RP.main([str(good)])
-    assert err.value.code == 0
+    assert "bad.ipynb: cell 1: wrote: 'wrote x'" in capsys.readouterr().out
+    RP.main([str(good)])  # no finding: returns, exit 0
     with pytest.raises(SystemExit) as err:
         RP.main([str(tmp_path / "missing.ipynb")])
     assert "no such notebook" in str(err.value.code)
@@ -193,3 +191,37 @@ def test_a_notebook_over_the_input_bound_is_a_finding_never_read_whole(tmp_path,
     monkeypatch.setattr(D, "MAX_INPUT_BYTES", 100)
     ((finding),) = RP.scan_notebook(path)
     assert finding.rule == "unreadable" and "over the bound of 100 (set $LIB_MAX_INPUT_BYTES" in finding.excerpt
+
+
+def test_a_notebook_with_a_damaged_cell_is_one_named_error_for_every_reader(tmp_path):
+    """A cell whose source is a number read without a word, then failed in each reader with a traceback."""
+    from lib.cli import NamedError
+    from lib.site.catalogue import read_notebook
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# 99 · x"), nbformat.v4.new_code_cell("1")]
+    raw = json.loads(nbformat.writes(nb))
+    raw["cells"][1]["source"] = 42
+    path = tmp_path / "99_x.ipynb"
+    path.write_text(json.dumps(raw))
+    with pytest.raises(NamedError, match=r"99_x.ipynb: cell 1: expected a cell with a type and text source, got int"):
+        read_notebook(path)
+    assert [f.rule for f in RP.scan_notebook(path)] == ["unreadable"]
+
+
+def test_the_site_refuses_a_notebook_whose_cells_never_ran_or_whose_name_is_a_site_page(tmp_path):
+    from lib.cli import NamedError
+    from lib.site.render import check_executed
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# 99 · x"), nbformat.v4.new_code_cell("1")]
+    for name, problem in [
+        ("index", "expected an executed study notebook named NN_topic"),
+        ("99_x", "none of its 1 code cells ran"),
+    ]:
+        nbformat.write(nb, tmp_path / f"{name}.ipynb")
+        with pytest.raises(NamedError, match=problem):
+            check_executed(tmp_path / f"{name}.ipynb")
+    nb.cells[1].execution_count = 1
+    nbformat.write(nb, tmp_path / "99_x.ipynb")
+    check_executed(tmp_path / "99_x.ipynb")

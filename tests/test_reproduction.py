@@ -70,7 +70,7 @@ def test_equal_files_missing_files_and_plot_data():
     assert gone[["file", "status"]].values.tolist() == [["x.json", "missing"]] and not R.verdict(gone)[0]
     with pytest.raises(R.ReproductionError, match="m.json: not JSON"):
         R.compare({"m.json": "{"}, {"m.json": "{}"}, REF)
-    with pytest.raises(R.ReproductionError, match="m.json: the key 'a' is written twice"):  # json kept the last
+    with pytest.raises(R.ReproductionError, match="m.json: an object names the key 'a' twice"):  # json kept the last
         R.compare({"m.json": '{"a": 1, "a": 2}'}, {"m.json": '{"a": 2}'}, REF)
 
 
@@ -96,12 +96,13 @@ def _repo(tmp_path, committed: str, produced: str):
 
 def test_check_is_exact_on_the_recorded_kind_and_tolerant_elsewhere(tmp_path, capsys):
     ref = _repo(tmp_path, _metrics(), _metrics(dense=0.5005))
-    assert R.check(tmp_path, ref, kind=REF["machine"]) == 1  # the recorded kind: byte for byte
-    assert "1 file(s) differ: not reproduced" in capsys.readouterr().out
+    with pytest.raises(R.ReproductionError, match=r"1 file\(s\) differ from the committed ones"):  # byte for byte
+        R.check(tmp_path, ref, kind=REF["machine"])
     assert R.check(tmp_path, ref, kind={"cpu": "Other CPU", "flags": []}) == 0  # elsewhere: within 0.002
     assert "reproduced within the tolerances" in capsys.readouterr().out
     (tmp_path / "outputs" / "metrics" / "m.json").write_text(_metrics(dense=0.5005, effect="negative"))
-    assert R.check(tmp_path, ref, kind={"cpu": "Other CPU", "flags": []}) == 1  # a flipped call fails anywhere
+    with pytest.raises(R.ReproductionError, match="not reproduced"):  # a flipped call fails anywhere
+        R.check(tmp_path, ref, kind={"cpu": "Other CPU", "flags": []})
 
 
 def test_executed_notebooks_are_exact_on_the_recorded_kind_but_the_measured_ones(tmp_path, capsys):
@@ -118,7 +119,8 @@ def test_executed_notebooks_are_exact_on_the_recorded_kind_but_the_measured_ones
     out = capsys.readouterr().out
     assert "differs, as expected: outputs/notebooks/06_timed.ipynb" in out and "reproduced byte for byte" in out
     (nbs / "explorer.html").write_text("another page")
-    assert R.check(tmp_path, ref, kind=REF["machine"]) == 1
+    with pytest.raises(R.ReproductionError, match="not reproduced"):
+        R.check(tmp_path, ref, kind=REF["machine"])
     assert "  differs: outputs/notebooks/explorer.html" in capsys.readouterr().out
     assert R.check(tmp_path, ref, kind={"cpu": "Other CPU", "flags": []}) == 0  # elsewhere: counted, not failed
     assert "2 of the committed executed notebooks and pages differ" in capsys.readouterr().out

@@ -1,5 +1,6 @@
 """The AVeriTeC scorer: the organisers' check figures on dev, both input formats, edge cases, speed-ups."""
 
+import csv
 import json
 import os
 import re
@@ -909,8 +910,8 @@ def test_unreadable_prediction_files_are_named_exactly(fixture_claims, tmp_path)
     (tmp_path / "empty_list.json").write_text("[]")
     os.mkfifo(tmp_path / "pipe")  # a pipe is never opened (it would wait for a writer)
     for target, message in [(tmp_path, "a folder: expected a prediction file"),
-                            (tmp_path / "pipe", "not a regular file (a pipe or a device?): expected a file to read"),
-                            (Path("/dev/zero"), "not a regular file (a pipe or a device?): expected a file to read"),
+                            (tmp_path / "pipe", "not a regular file (a folder, a pipe or a device?); expected a file to read"),
+                            (Path("/dev/zero"), "not a regular file (a folder, a pipe or a device?); expected a file to read"),
                             (tmp_path / "empty_list.json", "no predictions")]:  # fmt: skip
         with pytest.raises(DataError) as err:
             SC.read_predictions(target, fixture_claims)
@@ -1004,7 +1005,34 @@ def test_a_duplicate_or_an_extra_prediction_is_named_where_it_occurs(fixture_cla
 def test_a_claim_mismatch_is_quoted_where_the_texts_differ():
     """Both texts cut at 60 characters read alike when they differed at character 152 (`…` against `...`)."""
     head = "Why should you pay more taxes than Donald Trump pays? " * 3
-    assert SC._first_difference(head + "And… more", head + "And... more") == (
+    assert averitec.first_difference(head + "And… more", head + "And... more") == (
         f"at character {len(head) + 4}: '… more' vs '... more' (it begins {head[:40]!r})"
     )
-    assert SC._first_difference("a  b", "a b c").startswith("at character 4: '' vs ' c'")  # spacing aside
+    assert averitec.first_difference("a  b", "a b c").startswith("at character 4: '' vs ' c'")  # spacing aside
+
+
+def test_a_submission_row_whose_id_no_solution_row_has_is_an_error(tmp_path, fixture_claims):
+    solution = [
+        averitec.LeaderboardRow(c.claim_id, c.text, (("Q?", "a"),), c.label, "gold") for c in fixture_claims[:2]
+    ]
+    sub = tmp_path / "sub.csv"
+    with open(sub, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(averitec.LEADERBOARD_COLUMNS)
+        for c in fixture_claims[:2]:
+            w.writerow([c.claim_id, c.text, "Q?\t\t\na\t\t\n\n", "Refuted"])
+        w.writerow([99999, "bogus claim", "Q?\t\t\na\t\t\n\n", "Refuted"])
+    with pytest.raises(DataError, match="sub.csv: record with id 99999: field 'id': not an id of the solution"):
+        SC.read_submission(sub, solution)
+    assert len(SC.read_submission(sub, solution, left_out=[99999]).evidence) == 2  # the private split: left out
+    lenient = SC.read_submission(sub, solution, lenient=True)
+    assert any("99999" in line for line in lenient.skipped)
+
+
+def test_lenient_scoring_that_skipped_every_record_scores_nothing_and_fails(fixture_claims, tmp_path):
+    """Every label misspelt, `--lenient` printed scores of 0.0 and exited 0."""
+    refs = FIXTURE_DATA / "averitec" / "dev.json"
+    preds = tmp_path / "p.json"
+    preds.write_text(json.dumps([{"claim_id": c.claim_id, "label": "Maybe", "questions": []} for c in fixture_claims]))
+    with pytest.raises(DataError, match=r"p.json: --lenient skipped every prediction \(\d+ problem\(s\), the first: "):
+        SC.score_file(preds, refs, lenient=True)

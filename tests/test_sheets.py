@@ -84,5 +84,8 @@ def test_a_sheet_that_is_a_pipe_or_a_device_is_named_never_read(tmp_path):
     """A FIFO as the filled sheet waited for a writer forever; /dev/zero filled memory."""
     os.mkfifo(tmp_path / "fifo.csv")
     for path in (tmp_path / "fifo.csv", Path("/dev/zero")):
-        with pytest.raises(SH.SheetError, match="not a regular file \\(a pipe or a device\\?\\)"):
+        with pytest.raises(
+            SH.SheetError,
+            match="not a regular file \\(a folder, a pipe or a device\\?\\); expected the judging sheet as a CSV file",
+        ):
             SH.read_sheet(path, ["a"], "judging sheet")

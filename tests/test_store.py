@@ -6,13 +6,18 @@ politifact sentence, A2 cheese@wikipedia (also sys_b), A3 washingtonpost economy
 sys_b B1 cheese@cheese.example.com, B2 hoax@fakenews; distractors T1 train@nasa.gov/moon, E1 test@other.example.net.
 """
 
+import json
+import os
+import shutil
 from datetime import date
 
 import pandas as pd
 import pytest
 from conftest import FIXTURE_DATA, fixture_settings
 
+from lib.cli import NamedError
 from lib.data import DataError, averitec
+from lib.params import ParamsError, validate
 from lib.paths import STORE_DIR
 from lib.store.build import (
     BuildStats,
@@ -176,13 +181,52 @@ def test_missing_store_and_bad_settings(tmp_path):
 
 
 def test_unknown_claim_id_in_a_system_output_is_an_error(tmp_path):
-    import shutil
-
     data = tmp_path / "data"
     shutil.copytree(FIXTURE_DATA, data)
     (data / "averitec" / "systems" / "sys_a.jsonl").write_text('{"claim_id": 9, "claim": "c", "top_3": []}\n')
-    with pytest.raises(DataError, match="record 9: field 'claim_id': not a dev claim id"):
+    with pytest.raises(DataError, match="sys_a.jsonl: record 0: field 'claim_id': 9 is not a claim id of the split"):
         build_store(fixture_settings(), data)
+
+
+def test_a_system_record_whose_claim_text_is_another_claims_is_an_error(tmp_path):
+    # ids are positions: a claim added to dev.json, or two records swapped, moves every id after it
+    data = tmp_path / "data"
+    shutil.copytree(FIXTURE_DATA, data)
+    sys_a = data / "averitec" / "systems" / "sys_a.jsonl"
+    rows = [json.loads(line) for line in sys_a.read_text().splitlines()]
+    rows[0]["claim_id"], rows[1]["claim_id"] = rows[1]["claim_id"], rows[0]["claim_id"]
+    sys_a.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(DataError, match=r"sys_a.jsonl: record 0: field 'claim': differs from claim \d+ at character 1"):
+        build_store(fixture_settings(), data)
+
+
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        (b"", "lists no domain"),
+        (b"# only a comment\n\n", "lists no domain"),
+        (b"\xff\xfeab\n", "record at line 1: not UTF-8 text"),
+    ],
+)
+def test_a_misinfo_list_that_lists_nothing_or_is_not_text_is_an_error(tmp_path, content, problem):
+    data = tmp_path / "data"
+    shutil.copytree(FIXTURE_DATA, data)
+    (data / "averitec" / "misinfo_domains.txt").write_bytes(content)
+    with pytest.raises(DataError, match=f"misinfo_domains.txt: {problem}"):
+        build_store(fixture_settings(), data)
+
+
+def test_a_misinfo_list_that_is_a_pipe_is_refused_unread(tmp_path):
+    os.mkfifo(tmp_path / "fifo.txt")
+    with pytest.raises(DataError, match="fifo.txt: not a regular file"):
+        averitec.load_misinfo_domains(tmp_path / "fifo.txt")
+
+
+def test_a_system_file_is_named_alone_never_a_path_out_of_the_systems_folder():
+    with pytest.raises(
+        ParamsError, match=r"store.systems.a: expected a file's name alone \(no folder part\), got '../dev.json'"
+    ):
+        validate(StoreSettings, {"systems": {"a": "../dev.json"}}, "params.yaml", ("store",), [])
 
 
 def test_real_store_builds_with_default_params(real_store):
@@ -218,7 +262,6 @@ KS_PAGES = {  # claim id: pages of its store file (the claims of tests/fixtures/
 def ks_data(tmp_path):
     """The fixture data with a knowledge store for its three dev claims under data/averitec/knowledge_store/dev."""
     import json
-    import shutil
 
     data = tmp_path / "data"
     shutil.copytree(FIXTURE_DATA, data)
@@ -306,7 +349,7 @@ def test_knowledge_store_errors_name_the_store_and_claim(ks_data):
         build_store(ks_settings(), ks_data)
     with pytest.raises(DataError, match="no dev claim in the range"):
         build_store(ks_settings(first=7), ks_data)
-    with pytest.raises(ValueError, match="expected a path under data/averitec/"):
+    with pytest.raises(NamedError, match="expected a path under data/averitec/"):
         build_store(ks_settings(path="data/averitec/../../outside"), ks_data)
     with pytest.raises(FileNotFoundError, match="no such knowledge store"):
         build_store(ks_settings(path="data/averitec/knowledge_store/test"), ks_data)

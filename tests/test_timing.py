@@ -52,6 +52,16 @@ def test_readme_table_goes_between_the_markers(tmp_path):
     readme.write_text("no markers")
     with pytest.raises(TM.NamedError, match="markers"):
         TM.write_readme(readme, "x")
+    readme.write_text(f"{TM.END}\n{TM.BEGIN}\n")
+    with pytest.raises(TM.NamedError, match="comes before"):
+        TM.write_readme(readme, "x")
+
+
+def test_a_timing_file_with_an_amount_past_any_measurement_is_named_not_summed_to_inf(tmp_path):
+    for stage in ("a", "b"):
+        (tmp_path / f"{stage}.json").write_text(json.dumps({"seconds": 1e308, "finished": "2026-01-01", "cpus": 2}))
+    with pytest.raises(TM.NamedError, match="not a timing record"):
+        TM.table(["a", "b"], tmp_path)
 
 
 def test_the_timer_is_not_a_dep_but_what_it_runs_is():

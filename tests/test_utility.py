@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from lib.analysis import utility as U
+from lib.paths import PARAMS_FILE
 
 LABELS = ("Supported", "Refuted")
 
@@ -310,3 +311,25 @@ def test_together_sentence_on_each_side():
     assert only_together.endswith("no gain alone is shown, and read together they gain.")
     misleads = U.together_sentence("X", alone, {"mean": -0.02, "low": -0.03, "high": -0.01}, rho)
     assert "*less* useful" in misleads
+
+
+def test_climate_fever_k_must_leave_a_selection_of_the_five_sentences():
+    base = dict(folds=5, alpha=1.0, seed=0, encoder="m", device="cpu", max_claims=None)
+    assert U.ClimateFeverSection.model_validate({**base, "k": 4}).k == 4
+    with pytest.raises(ValueError, match=r"k = 5: each claim has 5 sentences, and a selection keeps fewer"):
+        U.ClimateFeverSection.model_validate({**base, "k": 5})
+
+
+def test_a_missing_input_is_named_before_the_verifier_trains(tmp_path, monkeypatch):
+    """A missing runs file surfaced after minutes of training."""
+    from lib.cli import NamedError
+
+    trained = []
+    monkeypatch.setattr(U.V, "ensure_verifier", lambda params: trained.append(params))
+    params = tmp_path / "p.yaml"
+    params.write_text(
+        PARAMS_FILE.read_text().replace("runs: [outputs/runs/runs.parquet,", f"runs: [{tmp_path}/none.parquet,")
+    )
+    with pytest.raises(NamedError, match="none.parquet: missing"):
+        U.main(["--params", str(params)])
+    assert trained == []

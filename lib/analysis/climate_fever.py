@@ -181,7 +181,7 @@ def stage(
 
 def load_qrels(out_dir: Path | str = CLIMATE_DIR) -> dict[str, dict[str, int]]:
     """The sentence-label qrels of a stage run, from its candidates (what notebook 09 scores against)."""
-    frame = pd.read_parquet(Path(out_dir) / "candidates.parquet", columns=["claim_id", "doc_id", "sentence_label"])
+    frame = OUT.read_parquet(Path(out_dir) / "candidates.parquet", columns=["claim_id", "doc_id", "sentence_label"])
     out: dict[str, dict[str, int]] = {str(c): {} for c in frame["claim_id"].unique()}
     for c, d, lb in zip(frame["claim_id"], frame["doc_id"], frame["sentence_label"]):
         if lb in EVIDENCE_LABELS:

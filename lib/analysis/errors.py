@@ -39,7 +39,6 @@ blind); Cohen's kappa and the confusion table between a filled sheet and the aut
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -52,6 +51,7 @@ import numpy as np
 import pandas as pd
 from pydantic import ConfigDict, Field
 
+from lib import outputs as OUT
 from lib import sheets as SH
 from lib.data import averitec
 from lib.evaluation.agreement import cohen_kappa
@@ -328,8 +328,8 @@ def study_cases(
     Returns (case table, dev claims, {method: {claim_id: top-k texts}})."""
 
     planners_dir, data_dir = Path(planners_dir), Path(data_dir)
-    report = json.loads((planners_dir / "report.json").read_text())
-    preds = pd.read_parquet(planners_dir / "predictions.parquet")
+    report = OUT.read_json(planners_dir / "report.json")
+    preds = OUT.read_parquet(planners_dir / "predictions.parquet")
     seed = report["seeds"][0] if seed is None else seed
     preds = preds[(preds["kind"] == "planner") & (preds["k"] == report["k"]) & (preds["seed"] == seed)]
     preds = preds.assign(method=preds["setting"].str.removeprefix(V.PLANNER))
@@ -341,7 +341,8 @@ def study_cases(
         embeddings_model, store.docs["doc_id"].tolist(), RU.EMB_DOCS_DIR if embeddings_dir is None else embeddings_dir
     )
     published = {
-        name: averitec.load_system_output(data_dir / "averitec" / "systems" / f) for name, f in systems.items()
+        name: averitec.load_system_output(data_dir / "averitec" / "systems" / f, claims=claims)
+        for name, f in systems.items()
     }
     table = cases(
         preds[["method", "claim_id", "label", "pred"]],

@@ -8,7 +8,6 @@ naming the file and key: the synthesis never skips a finding silently.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from lib import outputs as OUT
 from lib.paths import METRICS_DIR
 from lib.site.catalogue import flatten
 from lib.site.display import setting as setting_name
@@ -53,7 +53,7 @@ def load_metrics(metrics_dir: Path | str = METRICS_DIR) -> dict[str, dict[str, A
         path = Path(metrics_dir) / f"{name}.json"
         if not path.exists():
             raise FileNotFoundError(f"{path} is missing: run `dvc repro` first")
-        out[name] = flatten(json.loads(path.read_text()))
+        out[name] = flatten(OUT.read_json(path))
     return out
 
 

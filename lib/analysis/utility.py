@@ -53,6 +53,9 @@ from lib.verifier import veracity as V
 # --------------------------------------------------------------------------- params
 
 
+CLIMATE_FEVER_SENTENCES = 5  # evidence sentences CLIMATE-FEVER gives each claim
+
+
 class ClimateFeverSection(Section):
     """`utility.climate_fever`: the same selector on CLIMATE-FEVER (stage `climate_fever`, notebook 09 section 5)."""
 
@@ -63,6 +66,15 @@ class ClimateFeverSection(Section):
     encoder: Text  # the relevance ranking's sentence encoder
     device: Device
     max_claims: PosInt | None
+
+    @model_validator(mode="after")
+    def _k_selects(self) -> ClimateFeverSection:
+        if self.k >= CLIMATE_FEVER_SENTENCES:  # every selection would be all five: no comparison left
+            raise ValueError(
+                f"k = {self.k}: each claim has {CLIMATE_FEVER_SENTENCES} sentences, and a selection keeps fewer "
+                f"(expected k < {CLIMATE_FEVER_SENTENCES})"
+            )
+        return self
 
 
 class UtilitySection(Section):
@@ -410,7 +422,7 @@ def stage(
     p = dict(params)
     start = time.perf_counter()
     data_dir, planners_dir, out_dir = Path(data_dir), Path(planners_dir), Path(out_dir)
-    report_07 = json.loads((planners_dir / "report.json").read_text())  # stage nli_planners: verifier, retrieval
+    report_07 = OUT.read_json(planners_dir / "report.json")  # stage nli_planners: verifier, retrieval
     label_set, labels = report_07["label_set"], report_07["labels"]
     model, tok, training = N.load(from_repo(report_07["verifier"]), p.get("device", "auto"))
     s = N.NLISettings.model_validate({**training["settings"], "device": p.get("device", "auto")})
@@ -494,6 +506,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--params", default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
     settings = section("utility", args.params)  # checked before a training that may take minutes
+    OUT.inputs_exist([V.PLANNERS_DIR / "report.json", *map(Path, settings["runs"])])  # so are the inputs
     V.ensure_verifier(args.params)  # a fresh clone has stage nli_averitec's record, not its weights
     print(json.dumps(stage(settings), indent=2))
 

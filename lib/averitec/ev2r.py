@@ -55,7 +55,7 @@ from pydantic import Field
 from lib import outputs as OUT
 from lib import timing as TM
 from lib.averitec import scoring as SC
-from lib.cli import CLEANUPS, NamedError, run_main
+from lib.cli import CLEANUPS, NamedError, not_a_file, run_main
 from lib.data import averitec, within_size
 from lib.params import Level, PosInt, Section, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, ROOT
@@ -138,7 +138,7 @@ def load_prompt(path: Path | str | None = None) -> tuple[str, str]:
     if not path.exists():
         raise FileNotFoundError(f"Ev2R prompt_file {path}: no such file")
     if not path.is_file():  # a folder, a pipe (it would wait for a writer) or a device
-        raise PromptFileError(f"Ev2R prompt_file {path}: not a regular file (a folder, a pipe or a device?)")
+        raise PromptFileError(f"Ev2R prompt_file {path}: {not_a_file('a prompt file')}")
     within_size(path)
     try:
         text = path.read_text(encoding="utf-8")

@@ -159,9 +159,11 @@ def repeated(evidence: SC.Evidence, times: int) -> SC.Evidence:
 def save_predictions(
     preds: list[dict[str, Any]], path: Path | str, claims: Sequence[averitec.Claim]
 ) -> list[SC.Evidence]:
-    """Write official-format predictions, and read them back as the scorer sees any prediction file."""
-    OUT.write_text(path, json.dumps(preds, ensure_ascii=False) + "\n")
-    return SC.load_predictions(path, claims)
+    """Write official-format predictions, and read them back as the scorer sees any prediction file (from the
+    temporary file: inside `OUT.together` the file reaches `path` only with the stage's other outputs)."""
+    with OUT.atomic(path) as tmp:
+        tmp.write_text(json.dumps(preds, ensure_ascii=False) + "\n", encoding="utf-8")
+        return SC.load_predictions(tmp, claims)
 
 
 def score_run(
@@ -206,7 +208,7 @@ def score_all(
             "'majority' here; notebook 07 rescores these evidence scores with the classifier's verdicts"
         )
     labels = verdicts(settings["verdict_source"], claims, train)
-    answers = pd.read_parquet(runs_dir / "answers.parquet")
+    answers = OUT.read_parquet(runs_dir / "answers.parquet")
     sel = select(answers, retriever=settings["retriever"], scope=settings["scope"], temporal=bool(settings["temporal"]))
     if sel.empty:
         raise ValueError(
@@ -215,8 +217,24 @@ def score_all(
         )
     docs = load_store(store_dir).docs
     plans = load_plans(settings["plans"], plans_dir)
-    runs: dict[str, tuple[str, list[SC.Evidence]]] = {}
     (out_dir / "predictions").mkdir(parents=True, exist_ok=True)
+    with OUT.together():  # predictions and scores replaced together: a failure or a stop leaves the old set whole
+        return _score_runs(settings, plans, sel, docs, claims, refs, labels, data_dir, out_dir)
+
+
+def _score_runs(
+    settings: Mapping[str, Any],
+    plans: Mapping[str, Any],
+    sel: pd.DataFrame,
+    docs: pd.DataFrame,
+    claims: Sequence[averitec.Claim],
+    refs: list[SC.Evidence],
+    labels: Any,
+    data_dir: Path,
+    out_dir: Path,
+) -> pd.DataFrame:
+    """`score_all`'s runs: the planners' predictions written, every run scored, the table written."""
+    runs: dict[str, tuple[str, list[SC.Evidence]]] = {}
     for name, plan in plans.items():
         resolved, _ = P.resolve(plan, claims)
         for dup in [False] + ([True] if name in settings.get("duplicate_for", []) else []):

@@ -37,7 +37,7 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -290,18 +290,6 @@ def _shared_2024(path: Path, record: int, raw: Any) -> Prediction:
     )
 
 
-def _same_claim(a: str, b: str) -> bool:
-    return " ".join(a.split()) == " ".join(b.split())
-
-
-def _first_difference(a: str, b: str) -> str:
-    """Where two claim texts (spacing aside) first differ, quoted there: cut at their 60th character, two
-    texts that differ later read alike (`…` against `...` at character 152)."""
-    a, b = " ".join(a.split()), " ".join(b.split())
-    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-    return f"at character {at + 1}: {a[at : at + 30]!r} vs {b[at : at + 30]!r} (it begins {a[:40]!r})"
-
-
 def _missing(path: Path) -> str:
     """Why a path that `exists()` denies is not there: a link that leads nowhere (or in a loop) says so, a
     pipeline output names the stage that makes it."""
@@ -311,13 +299,13 @@ def _missing(path: Path) -> str:
     return f"no such file; the pipeline stage `{stage}` makes it (run `dvc repro {stage}`)" if stage else "no such file"
 
 
-def _parse_records(path: Path) -> tuple[str, Iterator[tuple[Any, Any]]]:
+def _parse_records(path: Path, role: str = "a prediction file") -> tuple[str, Iterator[tuple[Any, Any]]]:
     """(format, raw records) of a prediction file, the format detected from its structure; JSON records come
     one at a time."""
     if not path.exists():
         raise DataError(path, "-", None, _missing(path))
     if path.is_dir():
-        raise DataError(path, "-", None, "a folder: expected a prediction file")
+        raise DataError(path, "-", None, f"a folder: expected {role}")
     within_size(path)  # a pipe or a device is refused here, a file over the bound too
     with open(path, "rb") as f:
         head_bytes = f.read(4096)
@@ -409,13 +397,13 @@ def read_predictions(path: Path | str, references: Sequence[averitec.Claim], len
                 )
             )
         ref = references[cid]
-        if p.claim is not None and not _same_claim(p.claim, ref.text):
+        if p.claim is not None and not averitec.same_claim(p.claim, ref.text):
             return problem(
                 DataError(
                     path,
                     p.record,
                     "claim",
-                    f"differs from reference claim {cid} {_first_difference(p.claim, ref.text)} "
+                    f"differs from reference claim {cid} {averitec.first_difference(p.claim, ref.text)} "
                     "(predictions for another claim set, or a text rewritten?)",
                 )
             )
@@ -542,27 +530,30 @@ def check_figures_sentence(agree: int, total: int) -> str:
 
 def edition(path: Path | str) -> str:
     """The edition a reference file belongs to, from its format: a CSV solution is 2025, JSON is 2024."""
-    kind, _ = _parse_records(Path(path))
+    kind, _ = _parse_records(Path(path), "a reference file (the dev set or a 2025 solution CSV)")
     return EDITION_2025 if kind == CSV_2025 else EDITION_2024
 
 
-def read_solution(path: Path | str) -> tuple[list[averitec.LeaderboardRow], int]:
+def read_solution(path: Path | str) -> tuple[list[averitec.LeaderboardRow], list[int]]:
     """The scored rows of a 2025 solution CSV (split `gold`, or every row when the file has no split
-    column), and how many rows were left out."""
+    column), and the ids of the rows left out."""
     rows = averitec.load_leaderboard(path)
     if not rows:
         raise DataError(path, "-", None, "no rows in the solution")
     scored = [r for r in rows if r.split in (SOLUTION_SPLIT, "")]
     if not scored:
         raise DataError(path, "-", "split", f"no row has split {SOLUTION_SPLIT!r}: nothing to score")
-    return scored, len(rows) - len(scored)
+    return scored, [r.claim_id for r in rows if r.split not in (SOLUTION_SPLIT, "")]
 
 
 def read_submission(
-    path: Path | str, solution: Sequence[averitec.LeaderboardRow], lenient: bool = False
+    path: Path | str,
+    solution: Sequence[averitec.LeaderboardRow],
+    lenient: bool = False,
+    left_out: Collection[int] = (),
 ) -> Predictions:
     """A 2025 submission CSV aligned with the solution's rows by id. Rows for ids outside the scored
-    rows are ignored when the full solution has them (the leaderboard's private split) and otherwise an
+    rows are ignored when the full solution has them (`left_out`: the private split) and otherwise an
     error, like a missing id or a claim text that differs; `lenient` skips and lists instead."""
     path = Path(path)
     kind, _ = _parse_records(path)
@@ -578,9 +569,15 @@ def read_submission(
     by_id: dict[int, averitec.LeaderboardRow] = {}
     for r in rows:
         ref = wanted.get(r.claim_id)
-        if ref is None:
+        if ref is None and r.claim_id in left_out:
             continue  # not scored; load_leaderboard already refused duplicate ids
-        if not _same_claim(r.claim, ref.claim):
+        if ref is None:
+            err = DataError(path, f"with id {r.claim_id}", "id", "not an id of the solution (another claim set?)")
+            if not lenient:
+                raise err
+            skipped.append(str(err))
+            continue
+        if not averitec.same_claim(r.claim, ref.claim):
             err = DataError(
                 path,
                 f"with id {r.claim_id}",
@@ -786,6 +783,16 @@ def summarise(table: pd.DataFrame, levels: Iterable[float] = LEVELS) -> dict[str
     return out
 
 
+def _something_scored(path: Path | str, preds: Predictions) -> Predictions:
+    """`preds`, unless `--lenient` skipped every record: a score of 0 for nothing read is no score."""
+    if preds.skipped and all(e.label is None and not e.strings for e in preds.evidence):
+        raise DataError(
+            path, "-", None, f"--lenient skipped every prediction ({len(preds.skipped)} problem(s), the first: "
+            f"{preds.skipped[0][:200]}); nothing is left to score"
+        )  # fmt: skip
+    return preds
+
+
 def score_file(
     predictions: Path | str, references: Path | str, jobs: int = 1, lenient: bool = False, log: Any = None
 ) -> tuple[dict[str, Any], pd.DataFrame]:
@@ -804,7 +811,7 @@ def score_file(
     empty = next((c for c in claims if not c.questions), None)
     if empty is not None:  # its evidence score would be 0 whatever the prediction: no reference to score against
         raise DataError(references, empty.claim_id, "questions", "no gold question: a reference claim needs one")
-    preds = read_predictions(predictions, claims, lenient)
+    preds = _something_scored(predictions, read_predictions(predictions, claims, lenient))
     if log is not None:
         print(f"{predictions}: {preds.describe()}", file=log)
         for line in preds.skipped:
@@ -819,10 +826,10 @@ def score_file_2025(
     """Score a 2025 submission CSV against a 2025 solution CSV with FEVER-8's METEOR path (see
     `DIFFERENCES_2025`): (summary at `LEVELS_2025`, per-claim table)."""
     solution, left_out = read_solution(references)
-    preds = read_submission(predictions, solution, lenient)
+    preds = _something_scored(predictions, read_submission(predictions, solution, lenient, left_out))
     if log is not None:
         print(
-            f"{predictions}: {preds.describe()}; {len(solution)} solution rows scored, {left_out} left out (split)",
+            f"{predictions}: {preds.describe()}; {len(solution)} solution rows scored, {len(left_out)} left out (split)",
             file=log,
         )
         for line in preds.skipped:
@@ -858,9 +865,11 @@ def main(argv: list[str] | None = None) -> None:
             OUT.refuse_targets([args.to_csv], [args.predictions, args.references])
             OUT.refuse_stage_outputs([args.to_csv])
             claims = averitec.load_averitec("dev", args.references)
-            preds = read_predictions(args.predictions, claims, args.lenient)
-            out = write_leaderboard(args.to_csv, claims, preds.evidence, args.split)
-            print(f"{args.predictions}: {preds.describe()} -> {out} ({len(claims)} rows)", file=sys.stderr)
+            preds = _something_scored(args.predictions, read_predictions(args.predictions, claims, args.lenient))
+            # a claim --lenient skipped gets no row (a row with no label is one no reader accepts)
+            kept = [(c, e) for c, e in zip(claims, preds.evidence) if e.label is not None or e.strings]
+            out = write_leaderboard(args.to_csv, [c for c, _ in kept], [e for _, e in kept], args.split)
+            print(f"{args.predictions}: {preds.describe()} -> {out} ({len(kept)} rows)", file=sys.stderr)
             for line in preds.skipped:  # --lenient: what was left out, as scoring lists it
                 print(f"skipped: {line}", file=sys.stderr)
             return

@@ -8,7 +8,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import Field, model_validator
 
-from lib.params import PosInt, Section, Text, subset
+from lib.params import FileName, PosInt, Section, Text, subset
 from lib.retrieval.vocabulary import RetrieverKind
 from lib.store.scopes import Scope
 
@@ -23,7 +23,7 @@ class AveritecSection(Section):
     verdict_source: VerdictSource
     max_pairs: PosInt
     duplicate_for: list[Text]
-    systems: dict[str, Text]
+    systems: dict[str, FileName]  # in data/averitec/systems/
     repeat_systems: list[Text]
     repeats: PosInt
     jobs: PosInt

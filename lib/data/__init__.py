@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import hashlib
 import json
 import re
 import stat
@@ -29,7 +30,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TypeVar
 
-from lib.cli import NamedError, env_bound, shown
+from lib.cli import NamedError, env_bound, not_a_file, shown
 from lib.data.labels import normalise_label
 
 T = TypeVar("T")
@@ -123,16 +124,16 @@ def collect_records(
 # --------------------------------------------------------------------------- file readers
 
 
-class _DuplicateKey(ValueError):
-    pass
+class DuplicateKey(ValueError):
+    """A JSON object that names one key twice."""
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """json's `object_pairs_hook`: an object that names a key twice is an error (json keeps the last)."""
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise _DuplicateKey(f"an object names the key {key!r} twice (json would keep the last silently)")
+            raise DuplicateKey(f"an object names the key {key!r} twice (json would keep the last silently)")
         out[key] = value
     return out
 
@@ -145,7 +146,7 @@ def _json_errors(path: Path, where: Any, kind: str) -> Iterator[None]:
         yield
     except (json.JSONDecodeError, DataError):
         raise
-    except _DuplicateKey as err:
+    except DuplicateKey as err:
         raise DataError(path, where, None, str(err)) from None
     except RecursionError:  # brackets in brackets, thousands deep: no record of the study
         raise DataError(path, where, None, f"malformed {kind}: nested deeper than Python can read") from None
@@ -156,7 +157,7 @@ def _json_errors(path: Path, where: Any, kind: str) -> Iterator[None]:
 def parse_json(path: Path, text: str, where: str, kind: str) -> Any:
     with _json_errors(path, where, kind):
         try:
-            return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+            return json.loads(text, object_pairs_hook=no_duplicate_keys)
         except json.JSONDecodeError as err:
             raise DataError(
                 path, f"at line {err.lineno}" if where == "-" else where, None, f"malformed {kind}: {err.msg}"
@@ -255,7 +256,7 @@ def not_utf8(path: Path, reason: str) -> DataError:
 
 def _array_records(path: Path, f, buf: str) -> Iterator[tuple[int, Any]]:
     """The items of the JSON array whose text starts with `buf` and goes on in `f`, decoded one at a time."""
-    decoder = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys)
+    decoder = json.JSONDecoder(object_pairs_hook=no_duplicate_keys)
     line, pos, index, ended = 1, buf.index("[") + 1, 0, False  # line: of buf[0]
 
     def more() -> bool:
@@ -428,6 +429,12 @@ def bounded(path: Path, record: Any, field_name: str, value: str) -> str:
     return value
 
 
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, as hex (read in chunks: a data file may be large)."""
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
 def within_size(path: Path) -> None:
     """A file larger than `MAX_INPUT_BYTES`, or one that is no regular file (a pipe, `/dev/zero`: no size to
     bound), is refused before it is read."""
@@ -436,7 +443,7 @@ def within_size(path: Path) -> None:
     except OSError:
         return  # missing or unreadable: the read that follows names it
     if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):  # a folder: the read that follows names it
-        raise DataError(path, "-", None, "not a regular file (a pipe or a device?): expected a file to read")
+        raise DataError(path, "-", None, not_a_file("a file to read"))
     size = st.st_size
     if size > MAX_INPUT_BYTES:
         raise DataError(
@@ -445,6 +452,21 @@ def within_size(path: Path) -> None:
             None,
             f"{size:,} bytes, over the bound of {MAX_INPUT_BYTES:,} (set $LIB_MAX_INPUT_BYTES to read it)",
         )
+
+
+def read_text(path: Path | str) -> str:
+    """A whole UTF-8 text file (a byte-order mark skipped), read within `MAX_INPUT_BYTES`: a folder, a pipe, a
+    device, a missing file or bytes that are not UTF-8 are a `DataError` naming the file."""
+    path = Path(path)
+    within_size(path)
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise DataError(path, "-", None, "no such file") from None
+    except IsADirectoryError:
+        raise DataError(path, "-", None, "a directory, not a file") from None
+    except UnicodeDecodeError as err:
+        raise not_utf8(path, err.reason) from None
 
 
 def optional_field(

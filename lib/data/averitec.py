@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -20,6 +21,7 @@ from lib.data import (
     parse_claim_date,
     read_csv_records,
     read_json_records,
+    read_text,
     required_field,
     str_list_field,
     text_field,
@@ -134,9 +136,18 @@ def load_averitec(
 def load_generated_questions(
     path: Path | str | None = None, *, strict: bool = True, log: LoadLog | None = None
 ) -> dict[int, list[str]]:
-    """The BLOOM a-priori questions (dev schema, empty answers): {claim_id: [questions]}."""
+    """The BLOOM a-priori questions (dev schema, empty answers): {claim_id: [questions]}. A question with an
+    answer is refused: the file would be the annotated dev set, whose questions are the oracle's."""
     path = Path(path) if path else DATA_DIR / "averitec" / "systems" / "bloom_dev_generated_questions.json"
     claims = load_averitec("dev", path, strict=strict, log=log)
+    for c in claims:
+        if any(q.answers for q in c.questions):
+            raise DataError(
+                path,
+                c.claim_id,
+                "questions",
+                "a question has answers; generated questions have none (the annotated dev set?)",
+            )
     return {c.claim_id: [q.text for q in c.questions] for c in claims}
 
 
@@ -195,31 +206,74 @@ def _system_output(path: Path, record: int, raw: dict) -> SystemOutput:
     return SystemOutput(claim_id, claim, tuple(evidence), pred)
 
 
-def load_system_output(path: Path | str, *, strict: bool = True, log: LoadLog | None = None) -> list[SystemOutput]:
+def _spaced(text: str) -> str:
+    """A claim text with its spacing normalised: the form two claim texts are compared in."""
+    return " ".join(text.split())
+
+
+def same_claim(a: str, b: str) -> bool:
+    """Whether two texts are the same claim, spacing aside (files re-wrap or pad the text)."""
+    return _spaced(a) == _spaced(b)
+
+
+def first_difference(a: str, b: str) -> str:
+    """Where two claim texts (spacing aside) first differ, quoted there: cut at their 60th character, two
+    texts that differ later read alike (`…` against `...` at character 152)."""
+    a, b = _spaced(a), _spaced(b)
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return f"at character {at + 1}: {a[at : at + 30]!r} vs {b[at : at + 30]!r} (it begins {a[:40]!r})"
+
+
+def load_system_output(
+    path: Path | str,
+    *,
+    claims: Iterable[Claim] | None = None,
+    strict: bool = True,
+    log: LoadLog | None = None,
+) -> list[SystemOutput]:
     """A published system's per-claim output, in any of its three shapes; one record per claim_id.
 
     QA evidence with one URL per answer (HerO, baseline, FEVER-8), QA evidence with a list of URLs
-    (UHH), or top-k sentences `{sentence, url}` (HerO reranking, baseline BM25 sample).
+    (UHH), or top-k sentences `{sentence, url}` (HerO reranking, baseline BM25 sample). With `claims`
+    (the split the file was made for), each record's claim id must be one of theirs and its claim text that
+    claim's: a record moved, or a split with a claim added or removed (ids are positions), is named.
     """
     path = Path(path)
+    texts = None if claims is None else {c.claim_id: c.text for c in claims}
+
+    def parse(record: Any, raw: dict) -> SystemOutput:
+        out = _system_output(path, record, raw)
+        if texts is not None:
+            if out.claim_id not in texts:
+                raise DataError(
+                    path, record, "claim_id", f"{out.claim_id} is not a claim id of the split it is read with"
+                )
+            if not same_claim(out.claim, texts[out.claim_id]):
+                raise DataError(
+                    path,
+                    record,
+                    "claim",
+                    f"differs from claim {out.claim_id} {first_difference(out.claim, texts[out.claim_id])} "
+                    "(a file for another split, or claims moved in one of the two files?)",
+                )
+        return out
+
     return collect_records(
-        path,
-        iter(read_json_records(path)),
-        lambda r, raw: _system_output(path, r, raw),
-        strict,
-        log,
-        unique=("claim_id", lambda o: o.claim_id),
+        path, iter(read_json_records(path)), parse, strict, log, unique=("claim_id", lambda o: o.claim_id)
     )
 
 
 def load_misinfo_domains(path: Path | str | None = None) -> set[str]:
-    """Domains known for misinformation, lower-cased, without `www.`."""
+    """Domains known for misinformation, lower-cased, without `www.`; a file that lists none is an error (every
+    document would be flagged as no misinformation site)."""
     path = Path(path) if path else DATA_DIR / "averitec" / "misinfo_domains.txt"
     out = set()
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+    for line in read_text(path).splitlines():
         d = line.strip().lower()
         if d and not d.startswith("#"):
             out.add(d[4:] if d.startswith("www.") else d)
+    if not out:
+        raise DataError(path, "-", None, "lists no domain (expected one domain per line)")
     return out
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import configparser
-import hashlib
 import os
 import re
 import sys
@@ -11,8 +10,8 @@ import warnings
 from collections.abc import Container
 from pathlib import Path, PurePosixPath
 
-from lib.cli import NamedError, run_main
-from lib.data import DataError, within_size
+from lib.cli import NamedError, not_a_file, run_main
+from lib.data import DataError, file_sha256, within_size
 from lib.paths import DATA_DIR, ROOT
 
 # --------------------------------------------------------------------------- checksums
@@ -74,11 +73,6 @@ def read_checksums(data_dir: Path | str = DATA_DIR) -> dict[str, tuple[int, str]
     return listed
 
 
-def _sha256(path: Path) -> str:
-    with open(path, "rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
-
-
 def unlisted_files(data_dir: Path | str, listed: Container[str]) -> list[str]:
     """Files under `data_dir` not in `listed`, other than SHA256SUMS itself and a top-level README."""
     data_dir = Path(data_dir)
@@ -111,10 +105,10 @@ def verify_checksums(data_dir: Path | str = DATA_DIR) -> int:
     problems: list[tuple[int, str]] = []
     for name, (lineno, expected) in listed.items():
         if (data_dir / name).exists() and not (data_dir / name).is_file():  # a pipe would wait for a writer
-            problems.append((lineno, f"{name!r}: not a regular file"))
+            problems.append((lineno, f"{name!r}: {not_a_file('a data file')}"))
             continue
         try:
-            digest = _sha256(data_dir / name)
+            digest = file_sha256(data_dir / name)
         except FileNotFoundError:
             problems.append((lineno, f"{name!r}: missing"))
             continue
@@ -154,7 +148,7 @@ def dvc_remote(root: Path | str = ROOT) -> tuple[str, str, Path | None]:
     try:
         config.read([dvc_dir / "config", dvc_dir / "config.local"], encoding="utf-8")
     except (configparser.Error, UnicodeDecodeError) as err:
-        raise RemoteError(f"{dvc_dir}: unreadable DVC config ({err})") from None
+        raise RemoteError(f"{dvc_dir}: unreadable DVC config ({' '.join(str(err).split())})") from None
     name = config.get("core", "remote", fallback=None)
     if not name:
         raise RemoteError(f"{dvc_dir / 'config'}: no default remote ([core] remote = <name>)")

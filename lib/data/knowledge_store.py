@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lib.cli import env_bound
+from lib.cli import env_bound, not_a_file
 from lib.data import MAX_INPUT_BYTES, DataError, parse_json, required_field, str_list_field
 
 _CLAIM_FILE = re.compile(r"(?:^|/)([0-9]+)\.json$")  # ASCII digits: `\d` took '١.json' for claim 1
@@ -56,7 +56,7 @@ def claim_files(path: Path | str) -> dict[int, str]:
     if path.is_dir():
         names = sorted(p.name for p in path.iterdir() if p.is_file())
     elif not stat.S_ISREG(path.stat().st_mode):  # a pipe would wait for a writer, /dev/zero fill memory
-        raise DataError(path, "-", None, "not a regular file (a pipe or a device?): expected a knowledge store")
+        raise DataError(path, "-", None, not_a_file("a knowledge store"))
     elif zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as z:
             names = sorted(i.filename for i in z.infolist() if not i.is_dir())

@@ -35,7 +35,10 @@ and an endpoint that cannot be reached (`LLMUnreachableError`: llm.base_url): at
 connection is refused before the endpoint ever answered, after the first prompt's retries when it accepts but
 never answers within `timeout`, else after `UNREACHABLE_AFTER` prompts in a row (each wait bounded by `timeout`;
 a request as a whole by twice `timeout`, so an endpoint that trickles its answer a byte at a time, which no
-single wait catches, counts as a timeout too). A malformed answer (a body that is not a chat completion, such as an HTML page with status
+single wait catches, counts as a timeout too). An endpoint that answers but fails (HTTP 5xx or 429 after the
+retries) stops the stage after `FAILING_AFTER` prompts in a row (`LLMFailingError`), and a body over
+`MAX_ANSWER_BYTES` is cut off as it arrives (`AnswerTooLarge`; `$LIB_MAX_ANSWER_BYTES` raises the bound). A
+key the endpoint echoes in an answer is cached as `***`. A malformed answer (a body that is not a chat completion, such as an HTML page with status
 200, no `choices`, `content: null`) is counted (`Counters.malformed`), returned as None and never cached.
 The parsers (`parse_list`, `first_question`) survive chatty output, as Papelo's did: they take the first
 JSON list, or else the numbered/question lines, or the first question.
@@ -52,7 +55,7 @@ import re
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
@@ -62,7 +65,7 @@ from pydantic import ConfigDict, Field, model_validator
 from tqdm import tqdm
 
 from lib import outputs as OUT
-from lib.cli import NamedError
+from lib.cli import NamedError, env_bound
 from lib.data import within_size
 from lib.params import PosInt, Section, Seed, Text, Url
 from lib.paths import OUTPUTS_DIR, ROOT
@@ -97,12 +100,22 @@ class LLMSettings(Section):
     def _no_keys(cls, data: Any) -> Any:
         if isinstance(data, Mapping) and any("key" in k and k != "api_key_env" for k in data):
             raise ValueError("API keys never go in params; set the variable named by llm.api_key_env")
+        url = data.get("base_url") if isinstance(data, Mapping) else None
+        if isinstance(url, str) and "@" in urlsplit(url).netloc:
+            raise ValueError(
+                "llm.base_url holds a user name or password (user:secret@host): secrets never go in params, "
+                "where reports and messages would show them; set the variable named by llm.api_key_env"
+            )
         return data
 
 
 MODES: tuple[str, ...] = get_args(Mode)
 CACHE_FILE = OUTPUTS_DIR / "llm" / "cache.jsonl"
 UNREACHABLE_AFTER = 3  # prompts in a row that failed with connection errors (after their retries): stop
+FAILING_AFTER = 5  # prompts in a row that failed whatever the cause (HTTP 5xx or 429 after retries): stop
+# the largest answer body read from the endpoint, in bytes ($LIB_MAX_ANSWER_BYTES): a chat answer is kilobytes;
+# a server that sends gigabytes would fill memory, then the cache (which is read whole)
+MAX_ANSWER_BYTES = env_bound("LIB_MAX_ANSWER_BYTES", 8 << 20)
 DEADLINE_TIMES = 2  # a request as a whole: at most this many times llm.timeout (each read: llm.timeout)
 BACKOFF_CAP = 60.0  # seconds: no wait between retries is longer (or than llm.backoff itself, when that is longer)
 
@@ -130,6 +143,14 @@ class LLMNotFoundError(LLMError):
 
 class RequestDeadline(Exception):
     """A request that outlived its deadline (`LLM._request`): counted as a timeout, never shown to a user."""
+
+
+class AnswerTooLarge(LLMError):
+    """The endpoint sent a body over `MAX_ANSWER_BYTES`: not read further, never cached."""
+
+
+class LLMFailingError(LLMError):
+    """`FAILING_AFTER` prompts in a row failed after their retries (HTTP 5xx or 429): the stage stops."""
 
 
 class LLMUnreachableError(LLMError):
@@ -260,6 +281,7 @@ class AnswerCache:
         if self.path.is_dir():
             raise LLMError(f"llm.cache: {self.path} is a directory; expected the path of a JSONL file")
         OUT.refuse_targets([self.path])  # a cache is written: never inside data/ (lib.outputs)
+        OUT.refuse_cache_target(self.path)  # nor where a stage writes another output, nor among the code
         if not self.path.exists():
             return
         within_size(self.path)  # a pipe would refuse to seek, /dev/zero fill memory
@@ -425,6 +447,43 @@ def _answer_text(resp: Any) -> tuple[str | None, str | None]:
     return content, None
 
 
+def _bounded_client() -> Any:
+    """An HTTP client whose responses stop at `MAX_ANSWER_BYTES` (`AnswerTooLarge`), as they arrive: the SDK
+    reads a body whole, however large."""
+    import openai
+
+    try:  # the SDK's HTTP library: httpx2 in the locked openai, httpx in older ones
+        import httpx2 as httpx
+    except ImportError:
+        import httpx
+
+    class Bounded(httpx.SyncByteStream):
+        def __init__(self, stream: Any) -> None:
+            self._stream = stream
+
+        def __iter__(self) -> Iterator[bytes]:
+            read = 0
+            for chunk in self._stream:
+                read += len(chunk)
+                if read > MAX_ANSWER_BYTES:
+                    raise AnswerTooLarge(
+                        f"the LLM endpoint sent an answer over {MAX_ANSWER_BYTES:,} bytes (not read further, not "
+                        "cached; set $LIB_MAX_ANSWER_BYTES to accept one)"
+                    )
+                yield chunk
+
+        def close(self) -> None:
+            self._stream.close()
+
+    class Transport(httpx.HTTPTransport):
+        def handle_request(self, request: Any) -> Any:
+            response = super().handle_request(request)
+            response.stream = Bounded(response.stream)
+            return response
+
+    return openai.DefaultHttpxClient(transport=Transport())
+
+
 class LLM:
     """The client: `chat(messages)` returns the answer text (cached), or None after repeated failures;
     a wrong key, model or base_url raises at once (`LLMAuthError`, `LLMNotFoundError`,
@@ -437,6 +496,7 @@ class LLM:
         self.counters = Counters()
         self._client = None
         self._unreachable = 0  # prompts in a row that failed with connection errors
+        self._failing = 0  # prompts in a row that failed after their retries, whatever the cause
         self._reached = False  # has the endpoint ever answered (anything, an HTTP error included)?
         if settings.mode == "live":
             self._sdk()  # a missing key, and a key about to go out in clear, are said before any work
@@ -470,8 +530,12 @@ class LLM:
 
             key = self._key()
             client = OpenAI(
-                api_key=key, base_url=self.settings.base_url, timeout=self.settings.timeout, max_retries=0
-            )  # retries are ours, so they are counted
+                api_key=key,
+                base_url=self.settings.base_url,
+                timeout=self.settings.timeout,
+                max_retries=0,  # retries are ours, so they are counted
+                http_client=_bounded_client(),
+            )
             if self.settings.api_key_env is not None and _key_in_clear(str(client.base_url)):
                 warnings.warn(
                     f"llm.base_url {_shown(str(client.base_url))} is plain http to a host that is not "
@@ -519,6 +583,9 @@ class LLM:
             self._count("asked_again_unusable_cached")
         answer = self._call(messages, p)
         if answer is not None:
+            secret = os.environ.get(self.settings.api_key_env) if self.settings.api_key_env else None
+            if secret:  # an endpoint that echoes the key: never into the cache
+                answer = answer.replace(secret, "***")
             self.cache.put(key, self.settings.model, p, messages, answer)
             self.counters.answered += 1
         return answer
@@ -605,6 +672,9 @@ class LLM:
                 if not (err.status_code == 429 or err.status_code >= 500):
                     break  # 4xx other than 429: retrying will not help
             except openai.APIConnectionError as err:  # timeouts included
+                if isinstance(err.__cause__, AnswerTooLarge):
+                    self.counters.failures += 1
+                    raise LLMError(f"{self._base_url}: {err.__cause__}") from None
                 self._count(type(err).__name__)
                 connection_failed = True  # absent, or silent past llm.timeout: both count toward unreachable
                 if not self._reached and type(err.__cause__).__name__ == "ConnectError":
@@ -615,19 +685,23 @@ class LLM:
                         f"the LLM endpoint at {self._base_url} is unreachable: the first connection failed "
                         f"({err.__cause__ or err}): fix llm.base_url (or start the server)"
                     ) from None
+            except AnswerTooLarge as err:  # read after the SDK's own error handling: not wrapped
+                self.counters.failures += 1
+                raise LLMError(f"{self._base_url}: {err}") from None
             except (ValueError, openai.APIResponseValidationError) as err:  # a body that is not JSON
                 return self._malformed(type(err).__name__)
             else:
                 text, problem = _answer_text(resp)
                 if problem:
                     return self._malformed(problem)
-                self._unreachable, self._reached = 0, True
+                self._unreachable, self._failing, self._reached = 0, 0, True
                 return text
             if attempt < s.max_retries:
                 self.counters.retries += 1
                 time.sleep(backoff_wait(s.backoff, attempt))
         self.counters.failures += 1
         self._unreachable = self._unreachable + 1 if connection_failed else 0
+        self._failing += 1
         if connection_failed and not self._reached:  # silent from the start (accepts, never answers): no more prompts
             raise LLMUnreachableError(
                 f"the LLM endpoint at {self._base_url} is unreachable: the first prompt failed with connection "
@@ -640,6 +714,12 @@ class LLM:
                 f"with connection errors or timeouts (llm.timeout = {s.timeout:g} s) after {s.max_retries} retries "
                 "each: fix llm.base_url (or start the server)"
             )
+        if self._failing >= FAILING_AFTER:
+            raise LLMFailingError(
+                f"the LLM endpoint at {self._base_url} is failing: {self._failing} prompts in a row failed after "
+                f"{s.max_retries} retries each ({self._redact(str(dict(self.counters.errors)))}); the answers so far "
+                "are cached: rerun when it answers"
+            )
         return None
 
     def _malformed(self, problem: str) -> None:
@@ -647,12 +727,14 @@ class LLM:
         self._count(f"malformed_{problem}")
         self.counters.malformed += 1
         self.counters.failures += 1
-        self._unreachable, self._reached = 0, True
+        self._unreachable, self._failing, self._reached = 0, 0, True
         return None
 
     def report(self) -> dict[str, Any]:
         """Settings (no key) and counters, for the stage reports."""
         s = self.settings.model_dump()
+        if s.get("base_url"):
+            s["base_url"] = _shown(s["base_url"])  # no query string (a token in it) in a report
         return {
             "settings": s,
             "cache_entries": len(self.cache),

@@ -31,7 +31,7 @@ from lib import outputs as OUT
 from lib import timing as TM
 from lib.cli import nonempty_path, run_main
 from lib.data import DataError, as_id, averitec, bounded, not_utf8, parse_json, within_size
-from lib.params import PosInt, Section, Text, section
+from lib.params import FileName, PosInt, Section, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE
 from lib.retrieval.bm25 import tokenize
 
@@ -44,8 +44,8 @@ class HeuristicSection(Section):
 
 
 class PlannersSection(Section):
-    bloom_file: Text
-    post_hoc: dict[str, Text]
+    bloom_file: FileName  # in data/averitec/systems/
+    post_hoc: dict[str, FileName]
     heuristic: HeuristicSection
 
 
@@ -79,15 +79,27 @@ def bloom_qg(claims: Iterable[averitec.Claim], generated: Mapping[int, list[str]
     return {c.claim_id: distinct(generated.get(c.claim_id, [])) for c in claims}
 
 
-def post_hoc(claims: Iterable[averitec.Claim], outputs: Iterable[averitec.SystemOutput]) -> Plan:
-    """The distinct questions of a system's QA evidence, in the system's order."""
+def post_hoc(
+    claims: Iterable[averitec.Claim], outputs: Iterable[averitec.SystemOutput], file: str | Path = "system output"
+) -> Plan:
+    """The distinct questions of a system's QA evidence, in the system's order. The output must cover every
+    claim and hold questions: a top-k sentence file, or a sample, would give empty plans that score as a
+    planner that asked nothing."""
+    claims = list(claims)
     by_id = {o.claim_id: o for o in outputs}
-    return {
-        c.claim_id: distinct(e.question for e in by_id[c.claim_id].evidence if e.question)
-        if c.claim_id in by_id
-        else []
-        for c in claims
-    }
+    missing = [c.claim_id for c in claims if c.claim_id not in by_id]
+    if missing:
+        raise DataError(
+            file,
+            "-",
+            "claim_id",
+            f"covers {len(claims) - len(missing)} of {len(claims)} claims (claim {missing[0]} "
+            "has no record); a post-hoc plan needs the system's questions for every claim",
+        )
+    plan = {c.claim_id: distinct(e.question for e in by_id[c.claim_id].evidence if e.question) for c in claims}
+    if not any(plan.values()):
+        raise DataError(file, "-", "evidence", "no record holds a question; expected a QA system's output")
+    return plan
 
 
 # --------------------------------------------------------------------------- heuristic decomposition
@@ -353,7 +365,9 @@ def build_plans(settings: Mapping, data_dir: Path | str = DATA_DIR) -> dict[str,
     }
     for name, file in settings.get("post_hoc", {}).items():
         build[POST_HOC_PREFIX + name] = (
-            lambda file=file: post_hoc(claims, averitec.load_system_output(systems / file)),
+            lambda file=file: post_hoc(
+                claims, averitec.load_system_output(systems / file, claims=claims), systems / file
+            ),
             "measured: a published system's questions, read",
         )
     plans: dict[str, Plan] = {}
@@ -372,14 +386,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out-dir", type=nonempty_path, default=str(PLANS_DIR))
     args = ap.parse_args(argv)
     OUT.refuse_targets([args.out_dir], [args.params], folders=True)  # never into data/ or over the params file
+    OUT.refuse_stage_outputs([args.out_dir], own="plans")  # nor lib/, .git/ or another stage's output
     plans = build_plans(section("planners", args.params))
-    for name, plan in plans.items():
-        save_plan(plan, Path(args.out_dir) / f"{name}.jsonl")
-        s = plan_stats(plan)
-        print(
-            f"{name:28s} {s['queries_per_claim']:5.2f} queries/claim, {s['tokens_per_query']:5.2f} "
-            f"tokens/query, {s['empty_plans']} empty"
-        )
+    with OUT.together():  # the plans are replaced together: a stopped run leaves the old set whole
+        for name, plan in plans.items():
+            save_plan(plan, Path(args.out_dir) / f"{name}.jsonl")
+            s = plan_stats(plan)
+            print(
+                f"{name:28s} {s['queries_per_claim']:5.2f} queries/claim, {s['tokens_per_query']:5.2f} "
+                f"tokens/query, {s['empty_plans']} empty"
+            )
 
 
 if __name__ == "__main__":

@@ -5,7 +5,6 @@ texts' shapes (source length, history) are the model's own, read from its `train
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import numpy as np
 from pydantic import ConfigDict
 
 from lib import models as MD
+from lib import outputs as OUT
 from lib.cli import NamedError
 from lib.data import averitec
 from lib.models import pick_device, quiet_transformers
@@ -63,7 +63,7 @@ class Generator:
                 f"{model_dir} holds no weights for its training.json (a fresh clone has the record only):"
                 " run `python -m lib.planning.qgen_training` (stage qgen's training)"
             )
-        trained = json.loads((model_dir / "training.json").read_text())["settings"]
+        trained = OUT.read_json(model_dir / "training.json")["settings"]
         self.decoding = decoding
         self.max_source_tokens = int(trained["max_source_tokens"])
         self.history_pairs, self.answer_words = int(trained["history_pairs"]), int(trained["answer_words"])

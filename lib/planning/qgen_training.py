@@ -356,6 +356,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--data-dir", type=data_folder, default=str(DATA_DIR))
     ap.add_argument("--out-dir", type=nonempty_path, default=str(MODEL_DIR))
     args = ap.parse_args(argv)
+    # the model folder replaces what is there: never data/, an input, the code or another stage's output
+    OUT.refuse_targets([args.out_dir], [args.data_dir, args.params], folders=True)
+    OUT.refuse_stage_outputs([args.out_dir], own="qgen")
     report = build(settings("qgen", args.params, QGenSettings), args.data_dir, args.out_dir)
     print(
         f"qgen: {report['examples']:,} examples from {report['fit_claims']:,} train claims"

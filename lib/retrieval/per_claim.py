@@ -39,7 +39,7 @@ import scipy.sparse as sp
 from lib import compute as C
 from lib import models as MD
 from lib import outputs as OUT
-from lib.cli import NamedError, data_folder, nonempty_path, run_main
+from lib.cli import NamedError, data_folder, nonempty_path, not_a_file, run_main
 from lib.data import DataError, averitec
 from lib.data import knowledge_store as KS
 from lib.params import Device, NonNegInt, PosInt, Seed, flag, flag_of, section
@@ -546,6 +546,8 @@ def main(argv: list[str] | None = None) -> None:
     ret.add_argument("--first", type=flag_of(NonNegInt), default=None, help="first claim id (inclusive)")
     ret.add_argument("--last", type=flag_of(NonNegInt), default=None, help="last claim id (inclusive)")
     args = ap.parse_args(argv)
+    if getattr(args, "device", None) not in (None, "auto", "cpu"):
+        MD.pick_device(args.device)  # a device this machine lacks: refused before any work, whatever runs
     if args.command == "synth":
         if (total := args.claims * args.pages * args.sentences) > MAX_SYNTH_SENTENCES:
             raise NamedError(  # --claims 100000000 filled memory before a page was written
@@ -565,7 +567,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     OUT.refuse_targets([args.out], [args.store, args.plan, args.index_dir, args.emb_dir, args.params])
     if Path(args.out).exists() and not Path(args.out).is_file():  # a pipe: the parquet writer waits, deaf to signals
-        raise NamedError(f"{args.out}: not a regular file (a pipe or a device?); expected the path of a parquet file")
+        raise NamedError(f"{args.out}: {not_a_file('the path of a parquet file')}")
     OUT.refuse_targets([args.index_dir, args.emb_dir], [args.store], folders=True)  # caches: written into
     OUT.refuse_stage_outputs([args.out, args.index_dir, args.emb_dir])
     plan = P.load_plan(args.plan)

@@ -15,7 +15,6 @@ Notebooks 02-04 read these files; `runs_dict` turns one configuration into `{qid
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -413,7 +412,7 @@ def load_runs(runs_dir: Path | str = RUNS_DIR) -> tuple[pd.DataFrame, dict]:
     runs_dir = Path(runs_dir)
     if not (runs_dir / "runs.parquet").exists():
         raise FileNotFoundError(f"{runs_dir}/runs.parquet is missing: run `dvc repro runs` first")
-    return pd.read_parquet(runs_dir / "runs.parquet"), json.loads((runs_dir / "report.json").read_text())
+    return OUT.read_parquet(runs_dir / "runs.parquet"), OUT.read_json(runs_dir / "report.json")
 
 
 # --------------------------------------------------------------------------- stages
@@ -434,6 +433,8 @@ def main(argv: list[str] | None = None) -> None:
         help="encoder device (default: CUDA when present, else CPU)",
     )
     args = ap.parse_args(argv)
+    if getattr(args, "device", None) not in (None, "auto", "cpu"):
+        MD.pick_device(args.device)  # a device this machine lacks: refused before any work, whatever runs
     grid = settings("retrieval", args.params, RunGrid)
     if not grid.plans:
         raise ParamsError(args.params, ["retrieval.plans: no plan to run (name at least one)"])

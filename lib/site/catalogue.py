@@ -3,7 +3,6 @@ the front page and `make all` show (params section `report`, read from the metri
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 
 import nbformat
 
+from lib import outputs as OUT
 from lib.cli import NamedError, first_line
 from lib.data import not_utf8, parse_json, within_size
 from lib.paths import METRICS_DIR, NOTEBOOKS_DIR
@@ -27,11 +27,21 @@ def read_notebook(path: Path | str) -> Any:
         )
     within_size(path)
     try:
-        return nbformat.read(path, as_version=4)
+        nb = nbformat.read(path, as_version=4)
     except Exception as err:  # noqa: BLE001 - nbformat raises JSON, schema and version errors alike
         raise NamedError(
             f"{path}: not a notebook nbformat can read ({type(err).__name__}: {first_line(err)})"
         ) from None
+    cells = nb.get("cells")
+    if not isinstance(cells, list):
+        raise NamedError(f"{path}: `cells` is {type(cells).__name__}, expected a list of cells (a damaged notebook)")
+    for i, cell in enumerate(cells):  # nbformat reads a damaged cell without a word; every reader would trip on it
+        if not isinstance(cell, dict) or not isinstance(cell.get("source"), str) or "cell_type" not in cell:
+            got = type(cell.get("source")).__name__ if isinstance(cell, dict) else type(cell).__name__
+            raise NamedError(
+                f"{path}: cell {i}: expected a cell with a type and text source, got {got} (a damaged notebook)"
+            )
+    return nb
 
 
 def summary(notebook: Path | str) -> tuple[str, str]:
@@ -146,7 +156,7 @@ def store_setting(metrics_dir: Path | str = METRICS_DIR) -> str | None:
     path, rebuilt = Path(metrics_dir) / "store.json", Path(metrics_dir) / "without_gold.json"
     if not path.exists():
         return None
-    store = json.loads(path.read_text())
+    store = OUT.read_json(path)
     s, share = store["settings"], store["claims_with_relevant_share"]
     head = (
         f"Every headline rests on the {s['source']} store with `store.include_gold: {str(s['include_gold']).lower()}`: "
@@ -154,7 +164,7 @@ def store_setting(metrics_dir: Path | str = METRICS_DIR) -> str | None:
     if not s["include_gold"]:
         return head + f"only retrieved documents are in it, and {share:.1%} of dev claims have a relevant document."
     if rebuilt.exists():
-        r = json.loads(rebuilt.read_text())["store"]
+        r = OUT.read_json(rebuilt)["store"]
         without = f"{r['claims_with_relevant'] / r['claims']:.1%} in the store rebuilt without them"
         more = "; notebook 10, section 5, sets the main figures beside those of that store."
     else:

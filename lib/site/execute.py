@@ -20,16 +20,18 @@ import os
 import re
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import nbformat
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbstripout import strip_output
 
 from lib import outputs as OUT
-from lib.cli import NamedError, run_main
-from lib.params import SECTIONS, ParamsError, PosInt, flag_of, section, section_model, settings
+from lib.cli import CLEANUPS, NamedError, first_line, made_by, run_main
+from lib.params import KERNEL_PARAMS_ENV, SECTIONS, ParamsError, PosInt, flag_of, section, section_model, settings
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, PARAMS_FILE, ROOT
 from lib.site.banner import params_banner
 from lib.site.reports import PIPELINE_ENV, PIPELINE_FLAG, SCRATCH_DIR, shown_path
@@ -56,11 +58,13 @@ def run_notebook(
     timeout_s: int = DEFAULT_TIMEOUT_S,
     banner: str | None = None,
     failed_dir: Path | str = SCRATCH_DIR,
+    params_file: Path | str | None = None,
 ) -> Path:
     """Execute `notebooks/<name>.ipynb` with `parameters` from the repository root; return the output path.
     A `banner` becomes the executed notebook's first cell. A cell that raises stops the run with one line
     (`NotebookFailed`: the cell and the exception); the run with its traceback is kept in `failed_dir`
-    (git-ignored `scratch/`), never in place of the last good executed notebook."""
+    (git-ignored `scratch/`), never in place of the last good executed notebook. With `params_file`, the
+    notebook's own `section(...)` calls read that file too (`lib.params.KERNEL_PARAMS_ENV`)."""
     import papermill as pm
 
     src = Path(notebooks_dir) / f"{name}.ipynb"
@@ -69,13 +73,19 @@ def run_notebook(
     out = Path(out_dir) / f"{name}.ipynb"
     OUT.refuse_targets([out], [src])  # `name` given as a path can make the executed copy the source itself
     check_parameters(src, parameters)
+    metrics = ROOT / parameters["metrics_path"] if "metrics_path" in parameters else None
+    if metrics is not None:  # `metrics_path: README.md` replaced the README, `...: <an input>` that input
+        OUT.refuse_targets([metrics], [src])
+        OUT.refuse_stage_outputs([metrics], own=made_by(EXECUTED_DIR / f"{name}.ipynb"))
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     start = time.perf_counter()
-    before = os.environ.get(PIPELINE_ENV)
+    before = {k: os.environ.get(k) for k in (PIPELINE_ENV, KERNEL_PARAMS_ENV)}
     os.environ[PIPELINE_ENV] = PIPELINE_FLAG  # the kernel inherits it: the notebook writes the study's outputs
+    if params_file is not None:  # and reads the parameter file the command was given, for every section
+        os.environ[KERNEL_PARAMS_ENV] = str(Path(params_file).resolve())
     # papermill writes its notebook as it goes (a skeleton first): it writes a temporary file, renamed over
     # `out` only once every cell has run, so a stopped run never leaves a half-executed notebook in place
-    with OUT.atomic(out) as tmp, warnings.catch_warnings():
+    with OUT.atomic(out) as tmp, warnings.catch_warnings(), _kept(metrics):
         warnings.filterwarnings("ignore", message="The specified file .* does not end in one of")  # the temporary
         try:
             pm.execute_notebook(
@@ -95,17 +105,51 @@ def run_notebook(
                 f"notebook {name}: cell [{err.exec_count}] stopped with {err.ename}: {what} "
                 f"(the run with its traceback: {shown_path(kept)})"
             ) from None
+        except (CellTimeoutError, DeadKernelError) as err:  # a cell past --timeout, a kernel that died
+            kept = OUT.write_bytes(Path(failed_dir) / f"{name}.failed.ipynb", tmp.read_bytes())
+            hint = f" (--timeout {timeout_s} s per cell)" if isinstance(err, CellTimeoutError) else ""
+            raise NotebookFailed(
+                f"notebook {name}: {type(err).__name__}{hint}: {first_line(err, 200)} (the run so far: "
+                f"{shown_path(kept)})"
+            ) from None
         finally:
-            if before is None:
-                os.environ.pop(PIPELINE_ENV, None)
-            else:
-                os.environ[PIPELINE_ENV] = before
+            for key, value in before.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
         nb = nbformat.read(tmp, as_version=4)
         if banner:
             nb.cells.insert(0, nbformat.v4.new_markdown_cell(f"> {banner}", id="profile-banner"))
         nbformat.write(settle(nb, parameters), tmp)
     print(f"{name}: executed in {time.perf_counter() - start:.1f} s -> {out}")
     return out
+
+
+@contextmanager
+def _kept(path: Path | None) -> Iterator[None]:
+    """The metrics file as it was before the run, put back when the run fails or is stopped: a notebook writes
+    its metrics midway, and the executed notebook only at its end, so a stopped run left new metrics beside
+    the old notebook. A file that was absent is removed again."""
+    if path is None:
+        yield
+        return
+    saved = path.read_bytes() if path.is_file() else None
+
+    def restore() -> None:
+        if saved is None:
+            path.unlink(missing_ok=True)
+        elif not path.is_file() or path.read_bytes() != saved:
+            OUT.write_bytes(path, saved)
+
+    CLEANUPS.append(restore)  # a signal: `lib.cli` runs it before the exit
+    try:
+        yield
+    except BaseException:
+        restore()
+        raise
+    finally:
+        CLEANUPS.remove(restore)
 
 
 def metrics_read_or_written(parameters: Mapping[str, Any]) -> dict[str, str]:
@@ -214,7 +258,9 @@ def main(argv: list[str] | None = None) -> None:
         check_sections(NOTEBOOKS_DIR / f"{args.name}.ipynb", parameters)
     except (ValueError, KeyError, FileNotFoundError) as err:  # ParamsError is a ValueError
         raise SystemExit(f"error: {err.args[0] if isinstance(err, KeyError) else err}") from None
-    run_notebook(args.name, parameters, timeout_s=args.timeout, banner=params_banner(args.params))
+    run_notebook(
+        args.name, parameters, timeout_s=args.timeout, banner=params_banner(args.params), params_file=args.params
+    )
 
 
 if __name__ == "__main__":

@@ -346,17 +346,20 @@ def read_inputs(inputs: Mapping[str, Any] = INPUTS, data_dir: Path = DATA_DIR) -
     return {
         "claims": averitec.load_averitec("dev", data_dir / "averitec" / "dev.json"),
         "plans": plans,
-        "runs": pd.concat([pd.read_parquet(p) for p in inputs["runs"]], ignore_index=True).astype(
+        "runs": pd.concat([OUT.read_parquet(p) for p in inputs["runs"]], ignore_index=True).astype(
             {"plan": str, "retriever": str, "scope": str, "fusion": str, "doc_id": str}
         ),
-        "documents": pd.read_parquet(store / "documents.parquet", columns=["doc_id", "url", "date", "text"]),
-        "qrels": pd.read_parquet(store / "qrels.parquet"),
+        "documents": OUT.read_parquet(store / "documents.parquet", columns=["doc_id", "url", "date", "text"]),
+        "qrels": OUT.read_parquet(store / "qrels.parquet"),
         "verdicts": pd.concat(
-            [pd.read_parquet(Path(inputs["verdicts"]) / "predictions.parquet"), pd.read_parquet(inputs["references"])],
+            [
+                OUT.read_parquet(Path(inputs["verdicts"]) / "predictions.parquet"),
+                OUT.read_parquet(inputs["references"]),
+            ],
             ignore_index=True,
         ),
-        "verdict_report": json.loads((Path(inputs["verdicts"]) / "report.json").read_text()),
-        "codes": pd.read_parquet(inputs["codes"]),
+        "verdict_report": OUT.read_json(Path(inputs["verdicts"]) / "report.json"),
+        "codes": OUT.read_parquet(inputs["codes"]),
     }
 
 

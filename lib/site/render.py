@@ -29,6 +29,7 @@ from lib.site.course import strip_solutions, try_it_times_path, write_site
 from lib.site.figures import ALT
 from lib.site.links import EXPLORER_PAGE
 from lib.site.plots import mathjax
+from lib.site.reports import not_run
 
 TEMPLATES = Path(__file__).parent / "templates"  # `offline`: JupyterLab's page, no CDN, the site's links
 MODULE_FILES = ("templates/offline/index.html.j2", "templates/offline/conf.json")
@@ -115,6 +116,20 @@ def render_html(
     return OUT.write_text(out, body)
 
 
+NOTEBOOK_NAME = re.compile(r"\d\d_\w+")  # a study notebook's page name (NN_topic): never a site page's (index)
+
+
+def check_executed(path: Path) -> None:
+    """Refuse, before any page is written, a notebook that is no executed notebook of the study: its name
+    would replace a page of the site (`index.ipynb` replaced the front page), or its code never ran (a
+    skeleton, a copy cleared of its outputs) and its page would show no result."""
+    cells = read_notebook(path).cells
+    if not NOTEBOOK_NAME.fullmatch(path.stem):
+        raise NamedError(f"{path}: expected an executed study notebook named NN_topic.ipynb (its page's name)")
+    if ran := not_run(cells):
+        raise NamedError(f"{path}: cell {ran[0]}: {ran[2]}; execute it first (python -m lib.site.execute)")
+
+
 def try_it_times(path: Path | None = None) -> dict[str, Any] | None:
     """The classroom's committed Try-it minutes for the course page, or None where there are none yet."""
     path = path or try_it_times_path()
@@ -151,23 +166,26 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.cmd == "html":
         for path in args.executed:  # each checked before any page is written
-            read_notebook(Path(path))
+            check_executed(Path(path))
+        report = section("report", args.params) if args.index else None
+        if report is not None:  # `reports_dir: lib` wrote the site among the code
+            OUT.refuse_targets([ROOT / report["reports_dir"]], args.executed, folders=True)
+            OUT.refuse_stage_outputs([ROOT / report["reports_dir"]], own="render")
         explorer = EXECUTED_DIR / EXPLORER_PAGE  # stage `explorer` (a dep of stage `render`)
-        for path in args.executed:
-            render_html(path, explorer=args.index and explorer.exists())
-            render_html(path, teacher=True, explorer=args.index and explorer.exists())
-        if args.index:
-            report = section("report", args.params)
-            note = params_banner(args.params)
-            written = write_site(
-                report["headlines"],
-                args.executed,
-                ROOT / report["reports_dir"],
-                banner=note,
-                explorer=explorer if explorer.exists() else None,
-                conclusion_points=report.get("conclusion_points", {}),
-                try_it_times=try_it_times(),
-            )
+        with OUT.together():  # the pages are replaced together: a stopped run leaves the old site whole
+            for path in args.executed:
+                render_html(path, explorer=args.index and explorer.exists())
+                render_html(path, teacher=True, explorer=args.index and explorer.exists())
+            if report is not None:
+                written = write_site(
+                    report["headlines"],
+                    args.executed,
+                    ROOT / report["reports_dir"],
+                    banner=params_banner(args.params),
+                    explorer=explorer if explorer.exists() else None,
+                    conclusion_points=report.get("conclusion_points", {}),
+                    try_it_times=try_it_times(),
+                )
         n = len(args.executed)
         print(
             f"rendered {n} notebooks (students' and teacher's versions)"

@@ -26,9 +26,10 @@ import argparse
 import os
 import re
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -177,6 +178,20 @@ def scan_text(kind: str, text: str) -> Iterator[tuple[str, str]]:
             yield rule, _excerpt(text, m.start(), m.end())
 
 
+def not_run(cells: Sequence[Any]) -> tuple[int, str, str] | None:
+    """(first cell, rule, message) where a notebook's code did not all run (a papermill skeleton, a copy
+    cleared of its outputs), else None: such a notebook is no executed notebook."""
+    code = [(i, c) for i, c in enumerate(cells) if c.cell_type == "code" and c.source.strip()]
+    skipped = [i for i, c in code if c.get("execution_count") is None]
+    if not code:  # an empty or markdown-only file: no study notebook has no code, so none of it ran
+        return 0, "not_executed", "it has no code cell: not a notebook of the study"
+    if len(skipped) == len(code):
+        return 0, "not_executed", f"none of its {len(code)} code cells ran"
+    if skipped:
+        return skipped[0], "partly_executed", f"{len(skipped)} of its {len(code)} code cells did not run"
+    return None
+
+
 def scan_notebook(path: Path | str) -> list[Finding]:
     """Every clean-output rule broken in an executed notebook's outputs."""
 
@@ -189,18 +204,8 @@ def scan_notebook(path: Path | str) -> list[Finding]:
     except NamedError as err:  # not JSON, not a notebook, too large, a pipe: one finding, not a traceback
         return [Finding(path.name, 0, "unreadable", str(err).removeprefix(f"{path}: ")[:160])]
     found = []
-    code = [(i, c) for i, c in enumerate(cells) if c.cell_type == "code" and c.source.strip()]
-    skipped = [i for i, c in code if c.get("execution_count") is None]
-    if not code:  # an empty or markdown-only file: no study notebook has no code, so none of it ran
-        found.append(Finding(path.name, 0, "not_executed", "it has no code cell: not a notebook of the study"))
-    elif len(skipped) == len(code):
-        found.append(Finding(path.name, 0, "not_executed", f"none of its {len(code)} code cells ran"))
-    elif skipped:
-        found.append(
-            Finding(
-                path.name, skipped[0], "partly_executed", f"{len(skipped)} of its {len(code)} code cells did not run"
-            )
-        )
+    if ran := not_run(cells):
+        found.append(Finding(path.name, *ran))
     for i, cell in enumerate(cells):
         for output in cell.get("outputs", []):
             if "image/png" in (output.get("data") or {}) and not (output.get("metadata") or {}).get(
@@ -232,7 +237,8 @@ def main(argv: list[str] | None = None) -> None:
     for f in findings:
         print(f)
     print(f"{len(findings)} finding(s) in {len(args.notebooks)} notebook(s)")
-    raise SystemExit(1 if findings else 0)
+    if findings:
+        raise NamedError(f"{len(findings)} finding(s) in {len(args.notebooks)} notebook(s), listed above")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -37,10 +36,10 @@ from pydantic import ConfigDict, Field, model_validator
 from lib import compute as C
 from lib import outputs as OUT
 from lib import params as PR
-from lib.cli import data_folder, made_by, nonempty_path, run_main
+from lib.cli import NamedError, data_folder, made_by, nonempty_path, run_main
 from lib.data import DataError, averitec
 from lib.data import knowledge_store as KS
-from lib.params import NonNegInt, PosInt, Section, Text
+from lib.params import FileName, NonNegInt, PosInt, Section, Text
 from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR
 from lib.store import passages as PS
 from lib.store import trec
@@ -88,7 +87,7 @@ class StoreSettings(Section):
 
     model_config = ConfigDict(frozen=True)
 
-    systems: Annotated[dict[str, Text], Field(min_length=1)]  # published systems' evidence files
+    systems: Annotated[dict[str, FileName], Field(min_length=1)]  # published systems' evidence files
     source: Source = "pooled"
     include_gold: bool = True
     distractor_splits: list[Literal["train", "test"]] = ["train", "test"]
@@ -349,7 +348,7 @@ def knowledge_store_path(settings: KnowledgeStoreSettings, root: Path | str = RO
     root = Path(root).resolve()
     path = (root / settings.path).resolve()
     if not path.is_relative_to(root / KNOWLEDGE_STORE_ROOT):
-        raise ValueError(
+        raise NamedError(
             f"store.knowledge_store.path {settings.path!r}: expected a path under {KNOWLEDGE_STORE_ROOT}/ "
             "(the store stage's dependency), e.g. data/averitec/knowledge_store/dev or a zip there"
         )
@@ -419,10 +418,7 @@ def build_store(settings: StoreSettings, data_dir: Path | str = DATA_DIR, comput
             yield from ks_candidates
         else:
             for name, file in settings.systems.items():
-                outputs = averitec.load_system_output(data_dir / "averitec" / "systems" / file)
-                unknown = {o.claim_id for o in outputs} - {c.claim_id for c in dev}
-                if unknown:
-                    raise DataError(file, sorted(unknown)[0], "claim_id", "not a dev claim id")
+                outputs = averitec.load_system_output(data_dir / "averitec" / "systems" / file, claims=dev)
                 yield from system_candidates(name, outputs)
         for split in settings.distractor_splits:
             claims = (
@@ -472,16 +468,16 @@ def load_store(store_dir: Path | str = STORE_DIR) -> Store:
     if not (store_dir / "documents.parquet").exists():
         fix = "run `dvc repro store` first" if made_by(store_dir) else "expected a store written by lib.store.build"
         raise FileNotFoundError(f"{store_dir}/documents.parquet is missing: {fix}")
-    docs = pd.read_parquet(store_dir / "documents.parquet")
+    docs = OUT.read_parquet(store_dir / "documents.parquet")
     for col in ("origin", "claim_ids", "gold_claim_ids"):
         docs[col] = docs[col].map(list)
     for col in ("path_date", "capture_date", "date"):
         docs[col] = docs[col].map(lambda s: date.fromisoformat(s) if isinstance(s, str) else None)
     return Store(
         docs,
-        pd.read_parquet(store_dir / "hits.parquet"),
-        pd.read_parquet(store_dir / "qrels.parquet"),
-        json.loads((store_dir / "build_report.json").read_text()),
+        OUT.read_parquet(store_dir / "hits.parquet"),
+        OUT.read_parquet(store_dir / "qrels.parquet"),
+        OUT.read_json(store_dir / "build_report.json"),
     )
 
 

@@ -296,8 +296,12 @@ def read_judging_sheet(
                 f"{path}, row {r + 2}: claim {c} with document {d!r} is not a pair of the judging sheet "
                 f"({len(stray)} judged rows are not; was a column sorted alone?)"
             )
-        if "sheet_id" in sheet.columns:  # `judging_sheet` numbers its rows: row i holds the pair i - 1 of `pairs`
-            _same_rows(path, sheet, pairs)
+        if "sheet_id" not in sheet.columns:  # without it, a block of columns sorted together reads as judged
+            raise SH.SheetError(
+                f"{path}: no sheet_id column; it ties each row to the pair it was written for (a block of columns "
+                "sorted in a spreadsheet cannot be told otherwise): keep the column as the sheet was written"
+            )
+        _same_rows(path, sheet, pairs)  # `judging_sheet` numbers its rows: row i holds the pair i - 1 of `pairs`
     sheet["relevant"] = sheet["relevant"].map(MANUAL).astype(int)
     return sheet.reset_index(drop=True)
 

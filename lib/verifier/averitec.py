@@ -158,7 +158,7 @@ def load_retrieved(path: Path | str) -> dict[int, tuple[str, ...]]:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no retrieved training evidence (run stage training_evidence)")
-    table = pd.read_parquet(path).sort_values(["claim_id", "rank"], kind="stable")
+    table = OUT.read_parquet(path).sort_values(["claim_id", "rank"], kind="stable")
     return {int(c): tuple(g["text"]) for c, g in table.groupby("claim_id", sort=True)}
 
 

@@ -400,6 +400,7 @@ def main(argv: list[str] | None = None) -> None:
         "--pick-from", default=None, help="train at the pick of this sweep file (e.g. sweeps/verifier.json)"
     )
     args = ap.parse_args(argv)
+    OUT.refuse_targets([args.out], [args.params, args.pick_from])  # the sweep file grows: never data/ or an input
     learning_rates, epochs = args.learning_rates, args.epochs
     if args.at_pick or args.pick_from:
         chosen = pick(read_sweep(args.pick_from or args.out))

@@ -88,7 +88,7 @@ def planner_runs(
             break
         if not Path(path).exists():
             raise FileNotFoundError(f"{path} is missing: run `dvc repro` for the retrieval stages first")
-        frame = pd.read_parquet(path, filters=[("plan", "in", [p for p in planners if p not in out])])
+        frame = OUT.read_parquet(path, filters=[("plan", "in", [p for p in planners if p not in out])])
         sel = RU.select(frame, **want)
         for plan, group in sel.groupby("plan", sort=False):
             out.setdefault(str(plan), group)
@@ -184,7 +184,7 @@ def averitec_predictions(
         for name in ("predictions.parquet", "report.json"):
             if not (folder / name).exists():
                 raise FileNotFoundError(f"{folder / name} is missing: run `dvc repro nli_averitec nli_planners`")
-        frames.append(pd.read_parquet(folder / "predictions.parquet"))
+        frames.append(OUT.read_parquet(folder / "predictions.parquet"))
         report.update(json.loads((folder / "report.json").read_text()))
     return pd.concat(frames, ignore_index=True), report
 
