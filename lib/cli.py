@@ -15,6 +15,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
@@ -79,6 +80,14 @@ def _bars() -> list[Any]:
     return list(getattr(getattr(tqdm, "tqdm", None), "_instances", None) or [])
 
 
+def _done() -> None:
+    """The work is over: a signal from now on is ignored. The interpreter restores the default handlers while
+    it shuts down, and a SIGTERM then killed the command with 143 and no word after its outputs were written."""
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, signal.SIG_IGN)
+
+
 def _fail(message: str) -> None:
     """End the command with one `error:` line, after any open progress bar is closed (its line ended):
     the error is the last line, at the start of a line, where `grep ^error:` and `tail -1` find it."""
@@ -88,6 +97,7 @@ def _fail(message: str) -> None:
         except Exception:  # noqa: BLE001 - a bar that cannot close still must not hide the error
             pass
     print(f"error: {message}", file=sys.stderr)
+    _done()
     sys.exit(1)
 
 
@@ -269,6 +279,7 @@ def run_main(main: Callable[[], int | None]) -> None:
     install_signals()
     try:
         status = main()
+        _done()
     except BrokenPipeError:
         # the reader is gone: nothing more can be said to it; stdout to /dev/null so that the interpreter's
         # own flush at exit does not fail again, and the status a shell gives SIGPIPE

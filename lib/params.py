@@ -259,6 +259,10 @@ FILE_NAME_PATTERN = r"^(?:[^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+)$"
 FileName = Annotated[str, Field(pattern=FILE_NAME_PATTERN)]
 DEVICE_PATTERN = r"auto|cpu|mps|cuda(:\d+)?"  # what `lib.models.pick_device` takes
 Device = Annotated[str, Field(pattern=rf"^({DEVICE_PATTERN})$")]
+# a web domain as URLs are matched against it: lower case, no scheme, path, `www.` or space (`https://www.snopes.com/`
+# or `Snopes.com ` matched no URL, silently)
+DOMAIN_PATTERN = r"^(?:w|ww|[a-vx-z0-9-][a-z0-9-]*|w[a-vx-z0-9-][a-z0-9-]*|ww[a-vx-z0-9-][a-z0-9-]*|www[a-z0-9-][a-z0-9-]*)(?:\.[a-z0-9-]+)+$"
+Domain = Annotated[str, Field(pattern=DOMAIN_PATTERN)]
 Url = Annotated[str, Field(pattern=r"^https?://\S+$")]
 
 
@@ -334,6 +338,10 @@ def problems(err: ValidationError, prefix: tuple[Any, ...] = ()) -> list[str]:
             lines.append(f"{key}: required key is missing")
         elif e["type"] == "string_pattern_mismatch" and e.get("ctx", {}).get("pattern") == r"\S":
             lines.append(f"{key}: expected some text, got {shown(e['input'])}")
+        elif e["type"] == "string_pattern_mismatch" and e.get("ctx", {}).get("pattern") == DOMAIN_PATTERN:
+            lines.append(
+                f"{key}: expected a bare lower-case domain (snopes.com: no scheme, path or www.), got {shown(e['input'])}"
+            )
         elif e["type"] == "string_pattern_mismatch" and e.get("ctx", {}).get("pattern") == FILE_NAME_PATTERN:
             lines.append(f"{key}: expected a file's name alone (no folder part), got {shown(e['input'])}")
         elif e["type"] == "value_error":

@@ -268,26 +268,32 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
     if subsets and (data / "SHA256SUMS").is_file():  # `lib.data verify` in the workspace checks its own files
         subsets["SHA256SUMS"] = cut_checksums((data / "SHA256SUMS").read_text(encoding="utf-8"), subsets)
 
-    files = checkout_files(root)
-    wanted = set(files)
-    if work.exists():  # files this checkout no longer has
-        for path in sorted(work.rglob("*")):
-            rel = path.relative_to(work).as_posix()
-            if path.is_file() and not rel.startswith(KEPT) and rel not in wanted:
-                path.unlink()
-    for rel in files:
-        _write(work / rel, (root / rel).read_bytes())
-    for path in sorted(p for p in data.rglob("*") if p.is_file()):
-        rel = path.relative_to(data).as_posix()
-        _write(work / "data" / rel, subsets[rel] if rel in subsets else path.read_bytes())
-    _write(work / "params.yaml", text.getvalue().encode())
-    if profile["synthetic_store"]:
-        write_synthetic_store(work, profile["synthetic_store"], params["store"])
+    def fill(target: Path) -> None:
+        files = checkout_files(root)
+        wanted = set(files)
+        if target.exists():  # files this checkout no longer has
+            for path in sorted(target.rglob("*")):
+                rel = path.relative_to(target).as_posix()
+                if path.is_file() and not rel.startswith(KEPT) and rel not in wanted:
+                    path.unlink()
+        for rel in files:
+            _write(target / rel, (root / rel).read_bytes())
+        for path in sorted(p for p in data.rglob("*") if p.is_file()):
+            rel = path.relative_to(data).as_posix()
+            _write(target / "data" / rel, subsets[rel] if rel in subsets else path.read_bytes())
+        _write(target / "params.yaml", text.getvalue().encode())
+        if profile["synthetic_store"]:
+            write_synthetic_store(target, profile["synthetic_store"], params["store"])
+        local = target / ".dvc" / "config.local"
+        if local.exists() and local.read_bytes() == NO_SCM:  # a workspace of an older checkout: DVC without git
+            local.unlink()
+        commit_workspace(target, f"prepare the {name} profile")
 
-    local = work / ".dvc" / "config.local"
-    if local.exists() and local.read_bytes() == NO_SCM:  # a workspace of an older checkout: DVC without git
-        local.unlink()
-    commit_workspace(work, f"prepare the {name} profile")
+    if work.exists():  # updated in place: its outputs and experiments stay
+        fill(work)
+    else:  # a new workspace is made beside and renamed into place whole: a stop leaves none, not half of one
+        with OUT.atomic_dir(work) as tmp:
+            fill(tmp)
     return work
 
 

@@ -213,6 +213,7 @@ def test_a_signal_stops_the_grading_with_its_kernel_and_writes_no_table(tmp_path
         )
     out = tmp_path / "grades.csv"
     cmd = [sys.executable, "-m", "lib.site.grading", "grade", str(folder), "--root", str(tmp_path), "--out", str(out)]
+    cmd += ["--reference", str(ROOT / "outputs" / "notebooks")]  # the expected values: the pipeline's records
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
     while time.time() < deadline and not any(
@@ -239,3 +240,19 @@ def test_a_notebook_without_an_exercise_is_named_in_its_row(tmp_path):
         "empty.ipynb: no exercise of the course in it (an empty notebook, or another one?)"
     )
     assert table.loc["pipe.ipynb", GR.PROBLEM].endswith("pipe.ipynb: not a notebook file (a folder, a pipe?)")
+
+
+def test_a_copy_is_graded_against_the_references_expected_value_and_tolerance_not_its_own(tmp_path):
+    """A solution cell that set the tolerance to 10 (or a record edited by hand) passed a wrong answer."""
+    from lib.site.checks import RECORD_MIME
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nb = _exercise_notebook()  # exercise 99.1 expects 2 + 3; the copy's record says 0 within 10
+    forged = {"exercise": "99.1", "answer": 0.0, "attempted": True, "expected": 0.0, "tol": 10.0, "mistakes": {}}
+    nb.cells[3].outputs = [nbformat.v4.new_output("display_data", data={RECORD_MIME: forged})]
+    nbformat.write(nb, folder / "99_add.ipynb")
+    ref_dir = tmp_path / "ref"
+    ref_dir.mkdir()
+    table = GR.grade(folder, reference=_reference(ref_dir), run=False)
+    assert table.loc["99_add.ipynb", "99.1"] == "off by -5"

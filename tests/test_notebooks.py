@@ -967,3 +967,22 @@ def test_a_metrics_path_over_the_studys_files_or_another_stages_output_is_refuse
     _notebook(src, "05_averitec_score", "1", parameters="metrics_path = 'm.json'")
     with pytest.raises(NamedError, match=problem):
         run_notebook("05_averitec_score", {"metrics_path": metrics_path}, out_dir=tmp_path / "o", notebooks_dir=src)
+
+
+def test_a_metrics_path_that_is_the_executed_notebook_or_a_damaged_notebook_is_refused(tmp_path):
+    """The metrics written over by the executed notebook at the end (exit 0, no metrics anywhere); a notebook
+    whose cell source is a number ended in papermill's traceback."""
+    import json as _json
+
+    from lib.cli import NamedError
+
+    src, out = tmp_path / "notebooks", tmp_path / "executed"
+    src.mkdir()
+    _notebook(src, "99_m", "1", parameters="metrics_path = 'm.json'")
+    with pytest.raises(NamedError, match="is also an input of this command"):
+        run_notebook("99_m", {"metrics_path": str(out / "99_m.ipynb")}, out_dir=out, notebooks_dir=src)
+    raw = _json.loads((src / "99_m.ipynb").read_text())
+    raw["cells"][2]["source"] = 123
+    (src / "99_m.ipynb").write_text(_json.dumps(raw))
+    with pytest.raises(NamedError, match="99_m.ipynb: cell 2: expected a cell with a type and text source"):
+        run_notebook("99_m", {"metrics_path": str(tmp_path / "m.json")}, out_dir=out, notebooks_dir=src)

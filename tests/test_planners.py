@@ -150,3 +150,19 @@ def test_plan_statistics_by_hand():
 
 def test_labels():
     assert DS.planner("oracle") == "ORACLE-QUERIES" and DS.planner("post_hoc_hero_qa") == "POST-HOC (hero_qa)"
+
+
+def test_generated_questions_must_be_those_of_the_claims_they_are_read_for(tmp_path, claims):
+    """A BLOOM file with two records swapped gave each claim the other's questions; one cut short, empty plans."""
+    rows = json.loads((FIXTURE_DATA / "averitec" / "dev.json").read_text())
+    for n, row in enumerate(rows):
+        row["questions"] = [{"question": f"Q{n}?", "answers": []}]
+    path = tmp_path / "bloom.json"
+    path.write_text(json.dumps(rows))
+    assert averitec.load_generated_questions(path, split=claims) == {c.claim_id: [f"Q{c.claim_id}?"] for c in claims}
+    path.write_text(json.dumps([rows[1], rows[0], *rows[2:]]))
+    with pytest.raises(DataError, match="bloom.json: record 0: field 'claim': differs from claim 0"):
+        averitec.load_generated_questions(path, split=claims)
+    path.write_text(json.dumps(rows[:-1]))
+    with pytest.raises(DataError, match=r"bloom.json: \d+ records for \d+ claims"):
+        averitec.load_generated_questions(path, split=claims)

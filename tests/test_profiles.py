@@ -490,3 +490,22 @@ def test_a_profile_file_is_read_as_strictly_as_params(tmp_path, text, problem):
     (tmp_path / "p.yaml").write_bytes(text)
     with pytest.raises(ParamsError, match=problem):
         PR.load_profile("p", profiles_dir=tmp_path)
+
+
+def test_a_new_workspace_stopped_midway_is_not_left_half_made(tmp_path, monkeypatch):
+    """A stopped `prepare` left a workspace with the code but no data or params, no commit."""
+    root = tmp_path / "study"
+    shutil.copytree(DATA_DIR, root / "data")
+    (root / "profiles").mkdir()
+    (root / "profiles" / "p.yaml").write_text("note: a test\nparams: {}\n")
+    shutil.copy(PR.ROOT / "params.yaml", root / "params.yaml")
+
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(PR, "commit_workspace", stop)
+    monkeypatch.setattr(PR, "checkout_files", lambda root: [])
+    with pytest.raises(KeyboardInterrupt):
+        PR.prepare("p", root=root)
+    assert not (root / "workspaces" / "p").exists()
+    assert [p.name for p in (root / "workspaces").iterdir()] == []

@@ -1036,3 +1036,15 @@ def test_lenient_scoring_that_skipped_every_record_scores_nothing_and_fails(fixt
     preds.write_text(json.dumps([{"claim_id": c.claim_id, "label": "Maybe", "questions": []} for c in fixture_claims]))
     with pytest.raises(DataError, match=r"p.json: --lenient skipped every prediction \(\d+ problem\(s\), the first: "):
         SC.score_file(preds, refs, lenient=True)
+
+
+def test_a_solution_row_without_a_gold_question_is_named(tmp_path):
+    """An empty `evi` in the solution scored every submission 0 on that claim, silently."""
+    sol = tmp_path / "sol.csv"
+    with open(sol, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow([*averitec.LEADERBOARD_COLUMNS, "split"])
+        w.writerow([0, "A claim.", "Q?\t\t\na\t\t\n\n", "Refuted", "gold"])
+        w.writerow([1, "Another claim.", "  ", "Supported", "gold"])
+    with pytest.raises(DataError, match="sol.csv: record with id 1: field 'evi': no gold question"):
+        SC.read_solution(sol)

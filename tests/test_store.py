@@ -390,3 +390,16 @@ def test_the_store_is_never_built_into_another_stages_output():
 
     with pytest.raises(NamedError, match=r"plans/x: lies inside the output of stage `plans`"):
         build.main(["--out-dir", str(OUTPUTS_DIR / "plans" / "x")])
+
+
+def test_fact_check_domains_are_bare_domains():
+    for domains in (["https://www.snopes.com/"], ["Snopes.com "], ["www.reuters.com"], ["apnews.com/"]):
+        with pytest.raises(ParamsError, match="expected a bare lower-case domain"):
+            validate(
+                StoreSettings, {"systems": {"a": "a.json"}, "extra_fact_check_domains": domains}, "p", ("store",), []
+            )
+
+
+def test_a_store_that_keeps_no_document_is_an_error(tmp_path):
+    with pytest.raises(NamedError, match=r"store: no document kept \(store.min_words = 100000\)"):
+        build_store(fixture_settings(min_words=100000, include_gold=False), FIXTURE_DATA)

@@ -230,7 +230,7 @@ def _json_objects(text: str) -> list[dict]:
     for m in re.finditer(r"\{", text):
         try:
             obj, _ = decoder.raw_decode(text, m.start())
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past Python's recursion limit: no object of counts
             continue
         if isinstance(obj, dict):
             out.append(obj)
@@ -387,7 +387,7 @@ def refuse_undefined(
     if not skipped:
         return
     n = sum(len(ids) for modes in skipped.values() for ids in modes.values())
-    what = f"{n} judgement(s) in {len(skipped)} run(s) are undefined (the judge at {llm.settings.base_url or 'api.openai.com'} failed or answered without usable counts; {dict(llm.report().get('errors', {})) or 'see the report'})"
+    what = f"{n} judgement(s) in {len(skipped)} run(s) are undefined (the judge at {llm.endpoint} failed or answered without usable counts; {dict(llm.report().get('errors', {})) or 'see the report'})"
     if total is not None and n >= total:
         raise NamedError(f"Ev2R: all {what}; no score was written, even with --lenient. Fix the judge")
     if not lenient:

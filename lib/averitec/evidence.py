@@ -35,7 +35,7 @@ import pandas as pd
 from lib import outputs as OUT
 from lib.averitec import scoring as SC
 from lib.averitec.section import VERDICT_SOURCES  # noqa: F401 (the verdict sources `verdicts` implements)
-from lib.cli import run_main
+from lib.cli import NamedError, run_main
 from lib.data import averitec
 from lib.data import labels as LB
 from lib.params import section
@@ -203,8 +203,8 @@ def score_all(
     train = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
     refs = [SC.reference_evidence(c) for c in claims]
     if settings["verdict_source"] == "nli":
-        raise ValueError(
-            "the averitec stage runs before the NLI classifier exists: keep verdict_source "
+        raise NamedError(
+            "averitec.verdict_source 'nli': the averitec stage runs before the NLI classifier exists: keep verdict_source "
             "'majority' here; notebook 07 rescores these evidence scores with the classifier's verdicts"
         )
     labels = verdicts(settings["verdict_source"], claims, train)

@@ -543,6 +543,9 @@ def read_solution(path: Path | str) -> tuple[list[averitec.LeaderboardRow], list
     scored = [r for r in rows if r.split in (SOLUTION_SPLIT, "")]
     if not scored:
         raise DataError(path, "-", "split", f"no row has split {SOLUTION_SPLIT!r}: nothing to score")
+    empty = next((r for r in scored if not any(q.strip() for q, _ in r.qa_pairs)), None)
+    if empty is not None:  # its evidence score would be 0 whatever the submission: no reference to score against
+        raise DataError(path, f"with id {empty.claim_id}", "evi", "no gold question: a solution row needs one")
     return scored, [r.claim_id for r in rows if r.split not in (SOLUTION_SPLIT, "")]
 
 

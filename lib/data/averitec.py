@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -134,12 +134,28 @@ def load_averitec(
 
 
 def load_generated_questions(
-    path: Path | str | None = None, *, strict: bool = True, log: LoadLog | None = None
+    path: Path | str | None = None,
+    *,
+    split: Sequence[Claim] | None = None,
+    strict: bool = True,
+    log: LoadLog | None = None,
 ) -> dict[int, list[str]]:
     """The BLOOM a-priori questions (dev schema, empty answers): {claim_id: [questions]}. A question with an
-    answer is refused: the file would be the annotated dev set, whose questions are the oracle's."""
+    answer is refused: the file would be the annotated dev set, whose questions are the oracle's. With `split`
+    (the claims the file was made for), it must hold one record per claim, each with that claim's text."""
     path = Path(path) if path else DATA_DIR / "averitec" / "systems" / "bloom_dev_generated_questions.json"
     claims = load_averitec("dev", path, strict=strict, log=log)
+    if split is not None:  # the claims it was made for: ids are positions, so each text must be theirs
+        if len(claims) != len(split):
+            raise DataError(
+                path, "-", None, f"{len(claims)} records for {len(split)} claims (a record added or removed?)"
+            )
+        for c, d in zip(claims, split):
+            if not same_claim(c.text, d.text):
+                raise DataError(
+                    path, c.claim_id, "claim", f"differs from claim {d.claim_id} {first_difference(c.text, d.text)}"
+                    " (records moved?)"
+                )  # fmt: skip
     for c in claims:
         if any(q.answers for q in c.questions):
             raise DataError(

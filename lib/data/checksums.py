@@ -158,7 +158,11 @@ def dvc_remote(root: Path | str = ROOT) -> tuple[str, str, Path | None]:
         raise RemoteError(f"{dvc_dir / 'config'}: default remote {name!r} has no url")
     if re.match(r"[A-Za-z][A-Za-z0-9+.-]+://", url):
         return name, url, None
-    return name, url, Path(os.path.normpath(dvc_dir.resolve() / Path(url).expanduser()))
+    try:
+        where = Path(url).expanduser()
+    except RuntimeError:  # `~someone/...` for a user this machine does not have
+        raise RemoteError(f"{dvc_dir / 'config'}: remote {name!r} url {url!r}: no such home folder") from None
+    return name, url, Path(os.path.normpath(dvc_dir.resolve() / where))
 
 
 def check_dvc_remote(root: Path | str = ROOT) -> str:

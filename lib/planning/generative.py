@@ -416,6 +416,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     params = {name: section(name, args.params) for name in READS[args.command]}
     if args.command == "plans":
+        LLM(LLMSettings.model_validate(params["llm"]))  # its key and cache checked before a training of minutes
         ensure_weights(args.params)  # a fresh clone has QGEN's record (stage qgen), not its weights
         rep = build(params)
         for name, s in rep["plans"].items():

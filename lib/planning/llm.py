@@ -65,7 +65,7 @@ from pydantic import ConfigDict, Field, model_validator
 from tqdm import tqdm
 
 from lib import outputs as OUT
-from lib.cli import NamedError, env_bound
+from lib.cli import NamedError, env_bound, not_a_file
 from lib.data import within_size
 from lib.params import PosInt, Section, Seed, Text, Url
 from lib.paths import OUTPUTS_DIR, ROOT
@@ -101,6 +101,11 @@ class LLMSettings(Section):
         if isinstance(data, Mapping) and any("key" in k and k != "api_key_env" for k in data):
             raise ValueError("API keys never go in params; set the variable named by llm.api_key_env")
         url = data.get("base_url") if isinstance(data, Mapping) else None
+        if isinstance(url, str) and (urlsplit(url).query or urlsplit(url).fragment):
+            raise ValueError(
+                "llm.base_url holds a query string (?...): a token there would be shown in reports and messages, "
+                "and the SDK appends its paths after it; name the endpoint alone, a key in llm.api_key_env"
+            )
         if isinstance(url, str) and "@" in urlsplit(url).netloc:
             raise ValueError(
                 "llm.base_url holds a user name or password (user:secret@host): secrets never go in params, "
@@ -125,6 +130,7 @@ def backoff_wait(backoff: float, attempt: int) -> float:
     return min(backoff * 2.0 ** min(attempt, 60), max(backoff, BACKOFF_CAP))
 
 
+MIN_KEY_CHARS = 8  # shorter is no API key, and its redaction (`***`) would rewrite ordinary words in answers
 NO_KEY = "no-key"  # sent when llm.api_key_env is null (the SDK needs some key); not a secret
 Messages = list[dict[str, str]]
 
@@ -222,7 +228,7 @@ def _salvage(line: bytes) -> list[bytes]:
             continue
         try:
             _, end = decoder.raw_decode(text, m.start())
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past the recursion limit: no entry starts here
             continue
         piece = line[m.start() : end] + b"\n"
         if _entry(piece):
@@ -290,6 +296,9 @@ class AnswerCache:
             try:
                 raw = f.read()
                 # a repair killed half-way left its journal: every good line it had, before it moved any
+                for side in (self._journal, self.rejected_file):  # a pipe there would wait for a writer
+                    if side.exists() and not side.is_file():
+                        raise LLMError(f"llm.cache: {side}: {not_a_file('the cache side file this path is kept for')}")
                 saved = self._journal.read_bytes() if self._journal.exists() else None
                 good: list[bytes] = [line for line in _lines(saved or b"") if _entry(line)]
                 seen = set(good)
@@ -522,6 +531,11 @@ class LLM:
                 f"llm.api_key_env names the environment variable {name}, which is not set (or empty): "
                 f"export {name}, or set llm.api_key_env: null for a local server that needs no key"
             )
+        if not key.isascii() or not key.isprintable() or key != key.strip() or len(key) < MIN_KEY_CHARS:
+            raise LLMAuthError(  # a header cannot carry it: every request failed, blamed on the endpoint
+                f"${name} is no usable key (it must be at least {MIN_KEY_CHARS} printable ASCII characters, with "
+                f"no space or line break around it): fix the variable llm.api_key_env names"
+            )
         return key
 
     def _sdk(self):
@@ -545,6 +559,11 @@ class LLM:
                 )
             self._client = client
         return self._client
+
+    @property
+    def endpoint(self) -> str:
+        """The endpoint as messages show it: no user, password or query string."""
+        return self._base_url
 
     @property
     def _base_url(self) -> str:
@@ -727,7 +746,13 @@ class LLM:
         self._count(f"malformed_{problem}")
         self.counters.malformed += 1
         self.counters.failures += 1
-        self._unreachable, self._failing, self._reached = 0, 0, True
+        self._unreachable, self._reached = 0, True
+        self._failing += 1  # an endpoint that answers nothing usable, forever, is failing too
+        if self._failing >= FAILING_AFTER:
+            raise LLMFailingError(
+                f"the LLM endpoint at {self._base_url} is failing: {self._failing} prompts in a row got no usable "
+                f"answer ({self._redact(str(dict(self.counters.errors)))}); the answers so far are cached"
+            )
         return None
 
     def report(self) -> dict[str, Any]:
@@ -762,7 +787,7 @@ def _json_lists(text: str) -> Iterable[Any]:
     for m in re.finditer(r"\[", text):
         try:
             value, _ = decoder.raw_decode(text, m.start())
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past Python's recursion limit: no list of questions
             continue
         yield value
 

@@ -358,7 +358,7 @@ def build_plans(settings: Mapping, data_dir: Path | str = DATA_DIR) -> dict[str,
         "claim_only": (lambda: claim_only(claims), "measured"),
         "oracle": (lambda: oracle(claims), "measured: the annotators' questions, read"),
         "bloom_qg": (
-            lambda: bloom_qg(claims, averitec.load_generated_questions(systems / settings["bloom_file"])),
+            lambda: bloom_qg(claims, averitec.load_generated_questions(systems / settings["bloom_file"], split=claims)),
             "measured: the organisers' generated questions, read (their generation did not run here)",
         ),
         "heuristic": (lambda: heuristic(claims, h.get("window", 4), h.get("max_queries", 8)), "measured"),

@@ -30,7 +30,7 @@ from lib import compute as C
 from lib import models as MD
 from lib import outputs as OUT
 from lib import timing as TM
-from lib.cli import data_folder, run_main
+from lib.cli import NamedError, data_folder, run_main
 from lib.data import averitec
 from lib.evaluation.metrics import evaluate
 from lib.params import Device, NonNegInt, ParamsError, PosInt, Section, Text, flag_of, settings, subset
@@ -146,8 +146,10 @@ def query_embeddings(model: str, emb_dir: Path | str = EMB_QUERIES_DIR) -> dict[
 def document_embeddings(model: str, doc_ids: list[str], emb_dir: Path | str = EMB_DOCS_DIR) -> np.ndarray:
     keys, emb = DN.load_embeddings(Path(emb_dir) / MD.model_slug(model), model)
     if keys != doc_ids:
-        raise ValueError(
-            "document embeddings do not match outputs/store/documents.parquet: rerun `dvc repro embed_documents`"
+        raise NamedError(
+            f"{Path(emb_dir) / MD.model_slug(model)}: the document embeddings are not those of the store's "
+            f"{len(doc_ids):,} documents ({len(keys):,} embedded): embed that store (`dvc repro embed_documents` "
+            "for the study's)"
         )
     return emb
 

@@ -34,6 +34,7 @@ from lib.cli import CLEANUPS, NamedError, first_line, made_by, run_main
 from lib.params import KERNEL_PARAMS_ENV, SECTIONS, ParamsError, PosInt, flag_of, section, section_model, settings
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, PARAMS_FILE, ROOT
 from lib.site.banner import params_banner
+from lib.site.catalogue import read_notebook
 from lib.site.reports import PIPELINE_ENV, PIPELINE_FLAG, SCRATCH_DIR, shown_path
 
 # What changes from one run to the next without the study changing: papermill's times and durations (and the
@@ -72,10 +73,11 @@ def run_notebook(
         raise FileNotFoundError(f"no notebook {src}")
     out = Path(out_dir) / f"{name}.ipynb"
     OUT.refuse_targets([out], [src])  # `name` given as a path can make the executed copy the source itself
+    read_notebook(src)  # a damaged notebook is one line naming it, not papermill's traceback
     check_parameters(src, parameters)
     metrics = ROOT / parameters["metrics_path"] if "metrics_path" in parameters else None
     if metrics is not None:  # `metrics_path: README.md` replaced the README, `...: <an input>` that input
-        OUT.refuse_targets([metrics], [src])
+        OUT.refuse_targets([metrics], [src, out])  # nor the executed notebook, written over the metrics at the end
         OUT.refuse_stage_outputs([metrics], own=made_by(EXECUTED_DIR / f"{name}.ipynb"))
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     start = time.perf_counter()

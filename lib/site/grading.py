@@ -130,8 +130,12 @@ def execute(path: Path, root: Path, timeout_s: int = CELL_TIMEOUT_S) -> Any:
     return nb
 
 
-def grade_notebook(path: Path, root: Path, run: bool = True) -> dict[str, str]:
-    """Exercise -> status for one student's copy (executed afresh unless `run` is False)."""
+def grade_notebook(
+    path: Path, root: Path, run: bool = True, reference: Mapping[str, dict] | None = None
+) -> dict[str, str]:
+    """Exercise -> status for one student's copy (executed afresh unless `run` is False). The answer is the
+    copy's; the expected value, the tolerance and the mistakes are the `reference` records' where given (a
+    copy's own record holds what its cells said: a solution cell that set `HAND = 10.0` passed anything)."""
     try:
         nb = execute(path, root) if run else read_notebook(path)
     except NamedError as exc:  # not a notebook (named by the reader): say so, grade the rest
@@ -142,6 +146,9 @@ def grade_notebook(path: Path, root: Path, run: bool = True) -> dict[str, str]:
     if not numbers:  # an empty notebook, or another one: a row of blanks said nothing
         raise GradingError(f"{path}: no exercise of the course in it (an empty notebook, or another one?)")
     found, errors = records(nb), cell_errors(nb)
+    for n, rec in found.items():
+        if reference and n in reference and "broken" not in rec:
+            found[n] = {**rec, **{k: reference[n].get(k) for k in ("expected", "tol", "mistakes")}}
     return {n: status(found.get(n), errors.get(n)) for n in numbers}
 
 
@@ -205,13 +212,12 @@ def grade(
     )
     if not files:
         raise GradingError(f"{folder}: no notebook (.ipynb) or answer sheet (.csv) to grade")
-    any_sheet = any(p.suffix == ".csv" for p in files)
-    ref = reference_records(Path(reference or root / EXECUTED_DIR.relative_to(ROOT))) if any_sheet else {}
+    ref = reference_records(Path(reference or root / EXECUTED_DIR.relative_to(ROOT)))
     rows = {}
     for path in files:
         name = str(path.relative_to(folder))
         try:
-            rows[name] = grade_sheet(path, ref) if path.suffix == ".csv" else grade_notebook(path, root, run)
+            rows[name] = grade_sheet(path, ref) if path.suffix == ".csv" else grade_notebook(path, root, run, ref)
         except (GradingError, CourseError) as err:  # one broken submission: named in its row, the rest graded
             rows[name] = {PROBLEM: str(err)}
     table = pd.DataFrame.from_dict(rows, orient="index").sort_index(axis=1).fillna("")
@@ -241,7 +247,9 @@ def main(argv: list[str] | None = None) -> None:
     g.add_argument("folder", type=Path)
     g.add_argument("--root", type=Path, default=ROOT, help="the checkout or workspace whose outputs the checks read")
     g.add_argument(
-        "--reference", type=Path, help="executed notebooks for answer sheets (default ROOT/outputs/notebooks)"
+        "--reference",
+        type=Path,
+        help="executed notebooks whose records hold the expected values (default ROOT/outputs/notebooks)",
     )
     g.add_argument("--no-run", action="store_true", help="read the copies' saved outputs instead of running them")
     g.add_argument("--out", type=lambda t: Path(nonempty_path(t)), help="also write the table as CSV")

@@ -39,7 +39,7 @@ from lib import params as PR
 from lib.cli import NamedError, data_folder, made_by, nonempty_path, run_main
 from lib.data import DataError, averitec
 from lib.data import knowledge_store as KS
-from lib.params import FileName, NonNegInt, PosInt, Section, Text
+from lib.params import Domain, FileName, NonNegInt, PosInt, Section
 from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR
 from lib.store import passages as PS
 from lib.store import trec
@@ -92,8 +92,8 @@ class StoreSettings(Section):
     include_gold: bool = True
     distractor_splits: list[Literal["train", "test"]] = ["train", "test"]
     min_words: PosInt = 3
-    news_sites_with_fact_check_section: list[Text] = []
-    extra_fact_check_domains: list[Text] = []
+    news_sites_with_fact_check_section: list[Domain] = []
+    extra_fact_check_domains: list[Domain] = []
     knowledge_store: KnowledgeStoreSettings = KnowledgeStoreSettings()
 
     @model_validator(mode="after")
@@ -427,6 +427,10 @@ def build_store(settings: StoreSettings, data_dir: Path | str = DATA_DIR, comput
             yield from gold_candidates(claims, f"gold_{split}", pooled=False)
 
     docs, hits = pool(candidates(), settings.min_words, stats)
+    if docs.empty:  # an empty store scores every run 0, silently
+        raise NamedError(
+            f"store: no document kept (store.min_words = {settings.min_words}); lower it, or check the sources"
+        )
     fc = fact_check_domains(train, settings.extra_fact_check_domains)
     docs = add_flags(
         docs,
