@@ -490,7 +490,14 @@ def _bounded_client() -> Any:
             response.stream = Bounded(response.stream)
             return response
 
-    return openai.DefaultHttpxClient(transport=Transport())
+    class Client(openai.DefaultHttpxClient):
+        def __del__(self) -> None:  # as the SDK's own client does: its sockets closed with it, not left to GC
+            try:
+                self.close()
+            except Exception:  # noqa: BLE001 - at interpreter exit the modules it needs may be gone
+                pass
+
+    return Client(transport=Transport())
 
 
 class LLM:
