@@ -605,3 +605,10 @@ def test_runs_to_score_takes_the_planned_files_names_the_missing_and_skips_stale
     with pytest.raises(NamedError, match=r"no predictions of claim_only__duplicated, oracle \(params averitec.plans\)"):
         EV.runs_to_score({**planned, "plans": ["claim_only", "oracle"], "duplicate_for": ["claim_only"]}, claims,
                          data, averitec_dir)  # fmt: skip
+
+
+def test_a_prompt_file_that_is_some_other_file_gives_a_short_message():
+    """A JSON file as the prompt quoted most of itself in a 1.8 MB error line."""
+    with pytest.raises(ValueError) as err:
+        EV.placeholders("{" + ":x} {".join(str(i) for i in range(100_000)) + ":x}")
+    assert len(str(err.value)) < 1_000

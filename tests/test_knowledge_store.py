@@ -229,7 +229,7 @@ def test_a_synthetic_store_is_seeded_official_and_holds_the_gold_evidence(texts,
     with pytest.raises(NamedError, match=r"mine: holds 'notes.txt', not only <claim_id>.json files"):
         K.synthesise(tmp_path / "mine", texts, 1, 1, 1)
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
-    with pytest.raises(ValueError, match="no source texts"):
+    with pytest.raises(NamedError, match="no source texts"):
         K.synthesise(tmp_path / "c", [], 1, 1, 1)
     with pytest.raises(ValueError, match="must be >= 1"):
         K.synthesise(tmp_path / "c", texts, 1, 0, 1)

@@ -986,3 +986,12 @@ def test_a_metrics_path_that_is_the_executed_notebook_or_a_damaged_notebook_is_r
     (src / "99_m.ipynb").write_text(_json.dumps(raw))
     with pytest.raises(NamedError, match="99_m.ipynb: cell 2: expected a cell with a type and text source"):
         run_notebook("99_m", {"metrics_path": str(tmp_path / "m.json")}, out_dir=out, notebooks_dir=src)
+
+
+def test_a_notebook_name_with_a_path_is_refused(tmp_path):
+    """`execute ../outputs/notebooks/05_…` ran an executed copy as the source, into outputs/outputs/."""
+    from lib.cli import NamedError
+
+    for name in ("../outputs/notebooks/05_averitec_score", "sub/05_x", ".."):
+        with pytest.raises(NamedError, match="expected the name of a notebook in"):
+            run_notebook(name, {}, out_dir=tmp_path)

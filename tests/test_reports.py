@@ -225,3 +225,17 @@ def test_the_site_refuses_a_notebook_whose_cells_never_ran_or_whose_name_is_a_si
     nb.cells[1].execution_count = 1
     nbformat.write(nb, tmp_path / "99_x.ipynb")
     check_executed(tmp_path / "99_x.ipynb")
+
+
+def test_two_notebooks_of_one_name_are_refused_before_any_page(tmp_path):
+    """The second notebook's page replaced the first's, silently."""
+    import shutil
+
+    from lib.cli import NamedError
+    from lib.paths import EXECUTED_DIR
+    from lib.site import render as RE
+
+    first = EXECUTED_DIR / "05_averitec_score.ipynb"
+    shutil.copy(EXECUTED_DIR / "01_knowledge_store.ipynb", tmp_path / first.name)
+    with pytest.raises(NamedError, match="05_averitec_score: two notebooks of this name were given"):
+        RE.main(["html", str(first), str(tmp_path / first.name)])

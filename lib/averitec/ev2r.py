@@ -55,7 +55,7 @@ from pydantic import Field
 from lib import outputs as OUT
 from lib import timing as TM
 from lib.averitec import scoring as SC
-from lib.cli import CLEANUPS, NamedError, not_a_file, run_main
+from lib.cli import CLEANUPS, NamedError, first_line, not_a_file, run_main, shown
 from lib.data import averitec, within_size
 from lib.params import Level, PosInt, Section, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, ROOT
@@ -149,7 +149,7 @@ def load_prompt(path: Path | str | None = None) -> tuple[str, str]:
     except ValueError as err:
         raise PromptFileError(
             f"Ev2R prompt_file {path}: expected the placeholders {{claim}}, {{reference}} and {{prediction}} "
-            f"(or three positional {{}}), literal braces doubled ({type(err).__name__}: {err})"
+            f"(or three positional {{}}), literal braces doubled ({type(err).__name__}: {first_line(err)})"
         ) from None
     return text, hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -160,14 +160,16 @@ def placeholders(template: str) -> str:
     parsed = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(template) if f is not None]
     fields = [f for f, _, _ in parsed]
     if any(conv not in (None, "r", "s", "a") for _, _, conv in parsed):
-        raise ValueError(f"conversions {[conv for _, _, conv in parsed]} (expected !r, !s, !a or none)")
+        raise ValueError(f"conversions {shown([conv for _, _, conv in parsed])} (expected !r, !s, !a or none)")
     if any(spec for _, spec, _ in parsed):  # `{claim:d}` failed at the first claim, `{claim:>1500000000}` took 1.5 GB
-        raise ValueError(f"format specs {[spec for _, spec, _ in parsed if spec]} (expected none: the text as it is)")
+        raise ValueError(
+            f"format specs {shown([spec for _, spec, _ in parsed if spec])} (expected none: the text as it is)"
+        )
     if fields == ["", "", ""]:
         return "positional"
     if sorted(fields) == ["claim", "prediction", "reference"]:
         return "named"
-    raise ValueError(f"placeholders {fields}")
+    raise ValueError(f"placeholders {shown(fields)}")
 
 
 def render(template: str, claim: str, reference: str, prediction: str) -> str:

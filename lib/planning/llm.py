@@ -103,7 +103,7 @@ class LLMSettings(Section):
         url = data.get("base_url") if isinstance(data, Mapping) else None
         if isinstance(url, str) and (urlsplit(url).query or urlsplit(url).fragment):
             raise ValueError(
-                "llm.base_url holds a query string (?...): a token there would be shown in reports and messages, "
+                "llm.base_url holds a query string or fragment (?... or #...): a token there would be shown in reports and messages, "
                 "and the SDK appends its paths after it; name the endpoint alone, a key in llm.api_key_env"
             )
         if isinstance(url, str) and "@" in urlsplit(url).netloc:

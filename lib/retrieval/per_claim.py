@@ -400,7 +400,7 @@ def synthesise(
     earlier store and a smaller rerun leaves no stale claim files. A folder `out` that holds anything but
     `<claim_id>.json` files is refused, never replaced."""
     if not source:
-        raise ValueError("synthesise: no source texts to draw sentences from")
+        raise NamedError("synthesise: no source texts to draw sentences from (a store with no document?)")
     if pages < 1 or sentences < 1:
         raise ValueError(f"synthesise: pages and sentences must be >= 1 (got {pages}, {sentences})")
     out = Path(out)

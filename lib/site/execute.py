@@ -68,6 +68,8 @@ def run_notebook(
     notebook's own `section(...)` calls read that file too (`lib.params.KERNEL_PARAMS_ENV`)."""
     import papermill as pm
 
+    if Path(name).name != name or name in ("", ".", ".."):  # `../outputs/notebooks/05_…` ran an executed copy
+        raise NamedError(f"notebook {name!r}: expected the name of a notebook in {shown_path(notebooks_dir)}/, no path")
     src = Path(notebooks_dir) / f"{name}.ipynb"
     if not src.exists():
         raise FileNotFoundError(f"no notebook {src}")

@@ -167,15 +167,19 @@ def main(argv: list[str] | None = None) -> None:
     if args.cmd == "html":
         for path in args.executed:  # each checked before any page is written
             check_executed(Path(path))
+        stems = [Path(p).stem for p in args.executed]
+        if twice := sorted({s for s in stems if stems.count(s) > 1}):  # the second's page replaced the first's
+            raise NamedError(f"{twice[0]}: two notebooks of this name were given; their pages have one name")
         report = section("report", args.params) if args.index else None
+        pages_dir = ROOT / report["reports_dir"] if report is not None else REPORTS_DIR  # the site's one folder
         if report is not None:  # `reports_dir: lib` wrote the site among the code
             OUT.refuse_targets([ROOT / report["reports_dir"]], args.executed, folders=True)
             OUT.refuse_stage_outputs([ROOT / report["reports_dir"]], own="render")
         explorer = EXECUTED_DIR / EXPLORER_PAGE  # stage `explorer` (a dep of stage `render`)
         with OUT.together():  # the pages are replaced together: a stopped run leaves the old site whole
             for path in args.executed:
-                render_html(path, explorer=args.index and explorer.exists())
-                render_html(path, teacher=True, explorer=args.index and explorer.exists())
+                render_html(path, pages_dir, explorer=args.index and explorer.exists())
+                render_html(path, pages_dir, teacher=True, explorer=args.index and explorer.exists())
             if report is not None:
                 written = write_site(
                     report["headlines"],
