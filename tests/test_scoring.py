@@ -780,23 +780,14 @@ def test_records_of_no_format_are_skipped_leniently_or_named(fixture_claims, tmp
 
 
 def test_csv_predictions_for_another_claim_and_missing_rows(fixture_claims, tmp_path):
-    import csv
 
-    path = tmp_path / "sub.csv"
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(averitec.LEADERBOARD_COLUMNS)
-        w.writerow([0, "A claim about something else entirely", "Q?\t\t\na\t\t\n\n", "Refuted"])
+    path = _submission(tmp_path / "sub.csv", [(0, "A claim about something else entirely")])
     with pytest.raises(DataError, match=r"record with id 0: field 'claim': differs from reference claim 0"):
         SC.read_predictions(path, fixture_claims)
     solution = [
         averitec.LeaderboardRow(c.claim_id, c.text, (("Q?", "a"),), c.label, "gold") for c in fixture_claims[:2]
     ]
-    sub = tmp_path / "sub2.csv"
-    with open(sub, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(averitec.LEADERBOARD_COLUMNS)
-        w.writerow([0, fixture_claims[0].text, "Q?\t\t\na\t\t\n\n", "Refuted"])
+    sub = _submission(tmp_path / "sub2.csv", [(0, fixture_claims[0].text)])
     p = SC.read_submission(sub, solution, lenient=True)
     assert p.describe() == f"{SC.CSV_2025}, 1 records aligned by id" and SC.CSV_2025 == "2025 csv"
     assert p.evidence[1] == SC.Evidence(None, (), (), True)  # the missing row: no verdict, no evidence
@@ -1015,13 +1006,8 @@ def test_a_submission_row_whose_id_no_solution_row_has_is_an_error(tmp_path, fix
     solution = [
         averitec.LeaderboardRow(c.claim_id, c.text, (("Q?", "a"),), c.label, "gold") for c in fixture_claims[:2]
     ]
-    sub = tmp_path / "sub.csv"
-    with open(sub, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(averitec.LEADERBOARD_COLUMNS)
-        for c in fixture_claims[:2]:
-            w.writerow([c.claim_id, c.text, "Q?\t\t\na\t\t\n\n", "Refuted"])
-        w.writerow([99999, "bogus claim", "Q?\t\t\na\t\t\n\n", "Refuted"])
+    rows = [*((c.claim_id, c.text) for c in fixture_claims[:2]), (99999, "bogus claim")]
+    sub = _submission(tmp_path / "sub.csv", rows)
     with pytest.raises(DataError, match="sub.csv: record with id 99999: field 'id': not an id of the solution"):
         SC.read_submission(sub, solution)
     assert len(SC.read_submission(sub, solution, left_out=[99999]).evidence) == 2  # the private split: left out
@@ -1048,3 +1034,13 @@ def test_a_solution_row_without_a_gold_question_is_named(tmp_path):
         w.writerow([1, "Another claim.", "  ", "Supported", "gold"])
     with pytest.raises(DataError, match="sol.csv: record with id 1: field 'evi': no gold question"):
         SC.read_solution(sol)
+
+
+def _submission(path, rows):
+    """A 2025 submission CSV: one row per (id, claim), each with one question-answer block, verdict Refuted."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(averitec.LEADERBOARD_COLUMNS)
+        for claim_id, claim in rows:
+            w.writerow([claim_id, claim, "Q?\t\t\na\t\t\n\n", "Refuted"])
+    return path

@@ -727,7 +727,6 @@ class LLM:
                 time.sleep(backoff_wait(s.backoff, attempt))
         self.counters.failures += 1
         self._unreachable = self._unreachable + 1 if connection_failed else 0
-        self._failing += 1
         if connection_failed and not self._reached:  # silent from the start (accepts, never answers): no more prompts
             raise LLMUnreachableError(
                 f"the LLM endpoint at {self._base_url} is unreachable: the first prompt failed with connection "
@@ -740,12 +739,7 @@ class LLM:
                 f"with connection errors or timeouts (llm.timeout = {s.timeout:g} s) after {s.max_retries} retries "
                 "each: fix llm.base_url (or start the server)"
             )
-        if self._failing >= FAILING_AFTER:
-            raise LLMFailingError(
-                f"the LLM endpoint at {self._base_url} is failing: {self._failing} prompts in a row failed after "
-                f"{s.max_retries} retries each ({self._redact(str(dict(self.counters.errors)))}); the answers so far "
-                "are cached: rerun when it answers"
-            )
+        self._one_more_failing(f"failed after {s.max_retries} retries each", ": rerun when it answers")
         return None
 
     def _malformed(self, problem: str) -> None:
@@ -754,13 +748,19 @@ class LLM:
         self.counters.malformed += 1
         self.counters.failures += 1
         self._unreachable, self._reached = 0, True
-        self._failing += 1  # an endpoint that answers nothing usable, forever, is failing too
+        self._one_more_failing(
+            "got no usable answer"
+        )  # an endpoint that answers nothing usable, forever, is failing too
+        return None
+
+    def _one_more_failing(self, how: str, tail: str = "") -> None:
+        """Count one more prompt in a row that failed; `FAILING_AFTER` of them stop the stage."""
+        self._failing += 1
         if self._failing >= FAILING_AFTER:
             raise LLMFailingError(
-                f"the LLM endpoint at {self._base_url} is failing: {self._failing} prompts in a row got no usable "
-                f"answer ({self._redact(str(dict(self.counters.errors)))}); the answers so far are cached"
+                f"the LLM endpoint at {self._base_url} is failing: {self._failing} prompts in a row {how} "
+                f"({self._redact(str(dict(self.counters.errors)))}); the answers so far are cached{tail}"
             )
-        return None
 
     def report(self) -> dict[str, Any]:
         """Settings (no key) and counters, for the stage reports."""
