@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, NoReturn
 
 import psutil
 import pydantic
@@ -33,8 +33,9 @@ class NamedError(Exception):
     names it and says what was expected: the command line prints the message alone."""
 
 
-# What a signal runs before the command exits (`lib.outputs` removes the temporaries it is writing).
-CLEANUPS: list[Callable[[], None]] = []
+# What a signal runs before the command exits (`lib.outputs` removes the temporaries it is writing). A
+# clean-up that cannot undo what was begun returns what the user must do; the error line says it.
+CLEANUPS: list[Callable[[], str | None]] = []
 
 
 def stop_children() -> None:
@@ -62,14 +63,16 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     signal.signal(signum, signal.SIG_IGN)  # a second signal does not interrupt the clean-up
     # Exit here rather than unwind: a worker pool unwinding after its workers were killed can wait forever.
     stop_children()
+    notes = []
     for cleanup in CLEANUPS:
         try:
-            cleanup()
+            notes.append(cleanup())
         except Exception:  # noqa: BLE001 - the exit must happen; a clean-up that failed is not a reason to stay
             pass
     if _bars():  # a progress bar's line is open: the error begins its own
         sys.stderr.write("\n")
-    sys.stderr.write(f"error: stopped by {signal.Signals(signum).name}; nothing half-written was left in place\n")
+    said = "; ".join(n for n in notes if isinstance(n, str)) or "nothing half-written was left in place"
+    sys.stderr.write(f"error: stopped by {signal.Signals(signum).name}; {said}\n")
     sys.stderr.flush()
     os._exit(128 + signum)
 
@@ -271,6 +274,14 @@ def data_folder(text: str) -> str:
     if not Path(text).is_dir():
         raise argparse.ArgumentTypeError(f"{text}: no such folder; expected the study's data (data/ after `dvc pull`)")
     return text
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser whose refusal of a command line is one `error:` line (what argparse found wrong and
+    where the usage is), status 2, like every other refusal of the study's commands."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {message} (usage: {self.prog} --help)\n")
 
 
 def run_main(main: Callable[[], int | None]) -> None:

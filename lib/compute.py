@@ -19,7 +19,7 @@ import socket
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Literal, TypeVar, get_args
 
@@ -171,7 +171,7 @@ def map_claims(
             refs = [task.remote(item) for item in items]
             pending = list(refs)
             while pending:
-                done, pending = ray.wait(pending, num_returns=1)
+                done, pending = ray.wait(pending, num_returns=1, timeout=WAKE_SECONDS)  # wakes for a signal
                 bar.update(len(done))
             return ray.get(refs)
         if settings.workers == 1 or len(items) < 2:
@@ -209,6 +209,24 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
+WAKE_SECONDS = 0.25  # the longest a waiting command leaves a SIGTERM or SIGINT unhandled
+
+
+def in_order(futures: Sequence[Future[R]]) -> Iterator[R]:
+    """The futures' results in their order, waited for in short steps: a signal the system hands to another
+    thread (the pool's manager, a queue's feeder) is handled by the main thread only when it wakes, and a wait
+    without a timeout does not wake until the next result comes (a minute, for a long task). Futures not
+    reached are cancelled when the reader stops early."""
+    try:
+        for future in futures:
+            while not wait([future], timeout=WAKE_SECONDS).done:
+                pass
+            yield future.result()
+    finally:
+        for future in futures:
+            future.cancel()
+
+
 def forked_map(
     fn: Callable[[T], R], items: Iterable[T], workers: int, what: str, initializer: Callable[[], None] | None = None
 ) -> Iterator[R]:
@@ -228,7 +246,7 @@ def forked_map(
 
     try:
         with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=start) as pool:
-            yield from pool.map(fn, items)
+            yield from in_order([pool.submit(fn, item) for item in items])
     except BrokenProcessPool:
         raise ComputeError(
             f"{what}: a worker process died (killed, or out of memory?) before it finished; nothing was written, "

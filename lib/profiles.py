@@ -50,7 +50,7 @@ from ruamel.yaml import YAML
 
 from lib import outputs as OUT
 from lib import timing as TM
-from lib.cli import NamedError, run_main
+from lib.cli import CLEANUPS, ArgumentParser, NamedError, run_main
 from lib.data import averitec
 from lib.evaluation.comparisons import BORDERLINE
 from lib.evaluation.significance import sign_of
@@ -289,8 +289,16 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
             local.unlink()
         commit_workspace(target, f"prepare the {name} profile")
 
-    if work.exists():  # updated in place: its outputs and experiments stay
-        fill(work)
+    if work.exists():  # updated in place: its outputs and experiments stay; a stop is said, with the cure
+        again = f"the workspace {work} is partly updated: run `python -m lib.profiles prepare {name}` again"
+        said = lambda: again  # noqa: E731 - one clean-up, removed below by identity
+        CLEANUPS.append(said)
+        try:
+            fill(work)
+        except OSError as err:  # a full disk, a file made read-only
+            raise ProfileError(f"{err.filename or work}: {err.strerror or err}; {again}") from None
+        finally:
+            CLEANUPS.remove(said)
     else:  # a new workspace is made beside and renamed into place whole: a stop leaves none, not half of one
         with OUT.atomic_dir(work) as tmp:
             fill(tmp)
@@ -614,7 +622,7 @@ def shared_calls(study_dir: Path | str, profile_dir: Path | str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int | None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.profiles", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = ap.add_subparsers(dest="cmd", required=True)

@@ -42,7 +42,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from lib.cli import NamedError, run_main
+from lib.cli import ArgumentParser, NamedError, run_main
 from lib.data import DuplicateKey, no_duplicate_keys, not_utf8, within_size
 from lib.evaluation.comparisons import BORDERLINE
 from lib.params import ParamsError, read_yaml
@@ -303,7 +303,7 @@ def check(root: Path = ROOT, reference: Path | str = REFERENCE, kind: Mapping[st
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.reproduction", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = ap.add_subparsers(dest="cmd", required=True)

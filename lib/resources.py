@@ -10,13 +10,12 @@ default, so `import nltk` in the project's environment finds them with no setup.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import shutil
 from pathlib import Path
 
 from lib import outputs as OUT
-from lib.cli import run_main
+from lib.cli import ArgumentParser, run_main
 from lib.paths import NLTK_DATA_DIR
 
 DEBIAN_WORDNET = Path("/usr/share/wordnet")
@@ -146,7 +145,7 @@ def use_nltk_data(target: Path = NLTK_DATA_DIR) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """`python -m lib.resources`: build nltk_data/ and check that METEOR and word_tokenize work."""
-    argparse.ArgumentParser(prog="python -m lib.resources", description=main.__doc__).parse_args(argv)  # no flags
+    ArgumentParser(prog="python -m lib.resources", description=main.__doc__).parse_args(argv)  # no flags
     build_wordnet()
     build_punkt()
     use_nltk_data()

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from lib import outputs as OUT
-from lib.cli import NamedError, not_a_file, outs_of, run_main
+from lib.cli import NamedError, not_a_file, outs_of, run_main, shown
 from lib.closure import ROOT, stages
 
 TIMINGS_DIR = ROOT / "outputs" / "timings"
@@ -51,6 +51,7 @@ BEGIN, END = "<!-- timings: begin (python -m lib.timing table --readme README.md
 COSTS_ENV = "LIB_TIMING_COSTS"
 KINDS = ("planning", "retrieval", "verification")
 STOPS = (signal.SIGTERM, signal.SIGINT)
+PARENT_POLL_SECONDS = 1.0  # how often the timer checks that the process that started it (DVC) still runs
 
 
 def hardware() -> dict[str, Any]:
@@ -206,9 +207,15 @@ def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMI
         print("error: no command after `run --`; usage: python -m lib.timing run -- <command ...>", file=sys.stderr)
         return 2
     stage = stage or os.environ.get("DVC_STAGE")
-    if stage and (not re.fullmatch(r"[A-Za-z0-9_@.-]+", stage) or stage.startswith(".")):
-        # a stage name becomes a file name under out_dir: never a path that leaves it
-        print(f"error: stage name {stage!r}: expected letters, digits, '_', '-', '.', '@'", file=sys.stderr)
+    if stage and (not re.fullmatch(r"[A-Za-z0-9_@.-]{1,100}", stage) or stage[0] in ".-"):
+        # a stage name becomes a file name under out_dir: never a path that leaves it, nor an option's look
+        print(
+            f"error: stage name {shown(stage, 60)}: expected up to 100 letters, digits, '_', '-', '.', '@'",
+            file=sys.stderr,
+        )
+        return 2
+    if stage and Path(out_dir) == TIMINGS_DIR and stage not in stages():  # its file would join the study's table
+        print(f"error: stage name {stage!r} ($DVC_STAGE): dvc.yaml has no such stage", file=sys.stderr)
         return 2
     env = dict(os.environ)
     costs = None
@@ -227,7 +234,7 @@ def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMI
         # a signal goes on to the command, which stops itself cleanly (lib.cli); the timer waits for it
         before = {sig: signal.signal(sig, lambda signum, _frame: child.send_signal(signum)) for sig in STOPS}
         try:
-            code = child.wait()
+            code = _wait(child, os.getppid())
         finally:
             for sig, handler in before.items():
                 signal.signal(sig, handler)
@@ -235,6 +242,7 @@ def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMI
             code = 128 - code
         if code != 0 and stage:
             restore_outputs(stage)
+            checkout_hint(stage)
         if code == 0 and stage:
             per_claim, took = read_costs(costs)
             record(stage, time.perf_counter() - start, command, out_dir, per_claim, took)
@@ -242,6 +250,34 @@ def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMI
     finally:
         if costs is not None:
             costs.unlink(missing_ok=True)
+
+
+def _wait(child: subprocess.Popen, parent: int, every: float = PARENT_POLL_SECONDS) -> int:
+    """The child's exit status. When the process that started the timer dies first (DVC stopped by a
+    signal it does not pass on), the child is stopped as by SIGTERM, so no stage goes on writing its
+    outputs after `dvc repro` has returned."""
+    while True:
+        try:
+            return child.wait(timeout=every)
+        except subprocess.TimeoutExpired:
+            if os.getppid() != parent:
+                child.send_signal(signal.SIGTERM)
+                return child.wait()
+
+
+def checkout_hint(stage: str, root: Path = ROOT) -> list[str]:
+    """After a failed or stopped stage: name the DVC-cached outputs that are missing (DVC removes them
+    before the run) and the command that puts back the last committed ones. Returns those paths."""
+    tracked = set(tracked_outputs(stage, root))
+    gone = [p for p in outs_of(stages().get(stage, {})) if p not in tracked and not (root / p).exists()]
+    if gone:
+        shown = ", ".join(gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
+        print(
+            f"stage {stage} did not finish and DVC removed its outputs ({shown}); `dvc checkout {stage}` puts back "
+            "the last committed ones",
+            file=sys.stderr,
+        )
+    return gone
 
 
 def read_costs(path: Path) -> tuple[list[dict], dict[str, dict[str, float]]]:

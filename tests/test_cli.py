@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -54,6 +55,7 @@ import sys, time
 from concurrent.futures import ProcessPoolExecutor
 from lib import outputs as OUT
 from lib.cli import run_main
+from lib.compute import in_order
 
 def slow(x):
     time.sleep(60)
@@ -66,7 +68,7 @@ def main():
             while len(pool._processes or {}) < 2:
                 time.sleep(0.05)
             print("working", flush=True)
-            [f.result() for f in futures]
+            list(in_order(futures))  # waits as the study's commands do (a bare f.result() sleeps through a signal)
 
 run_main(main)
 """
@@ -105,6 +107,68 @@ def test_a_signal_stops_the_command_with_its_workers_and_no_half_output(tmp_path
     assert err.strip().splitlines()[-1].startswith("error: stopped by SIG")
     assert not [w for w in workers if psutil.pid_exists(w) and psutil.Process(w).status() != psutil.STATUS_ZOMBIE]
     assert not out.exists() and list(out.parent.iterdir()) == []  # neither the output nor its temporary
+
+
+SIGNALLED_ELSEWHERE = """
+import signal, threading, time
+from concurrent.futures import ProcessPoolExecutor
+from lib.cli import run_main
+from lib.compute import in_order
+
+def main():
+    with ProcessPoolExecutor(1) as pool:
+        futures = [pool.submit(time.sleep, 60)]
+        # the system may hand the signal to any thread that does not block it: here, on purpose, another one
+        threading.Timer(0.5, lambda: signal.pthread_kill(threading.get_ident(), signal.SIGTERM)).start()
+        list(in_order(futures))
+
+run_main(main)
+"""
+
+
+def test_a_signal_handed_to_another_thread_stops_a_waiting_command_at_once(tmp_path):
+    """A SIGTERM the system gave to the pool's manager thread waited for the main thread, asleep in
+    `future.result()` until the next result came: a stage stopped a minute late, or a test timed out."""
+    import subprocess
+    import sys
+
+    from lib.paths import ROOT
+
+    script = tmp_path / "elsewhere.py"
+    script.write_text(SIGNALLED_ELSEWHERE)
+    done = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 143 and done.stderr.strip().splitlines()[-1].startswith("error: stopped by SIGTERM")
+
+
+def test_a_stop_that_leaves_work_begun_says_what_to_do_in_its_error_line(tmp_path):
+    """The error line said "nothing half-written was left in place" after a workspace was half updated."""
+    import subprocess
+    import sys
+
+    from lib.paths import ROOT
+
+    script = tmp_path / "begun.py"
+    script.write_text(
+        "import os, signal\nfrom lib.cli import CLEANUPS, run_main\n"
+        "def main():\n    CLEANUPS.append(lambda: 'run it again to finish')\n    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "run_main(main)\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 143 and done.stderr.splitlines()[-1] == "error: stopped by SIGTERM; run it again to finish"
+
+
+def test_results_in_order_and_the_rest_cancelled_when_the_reader_stops():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from lib.compute import in_order
+
+    with ThreadPoolExecutor(1) as pool:
+        assert list(in_order([pool.submit(pow, 2, n) for n in (3, 1, 2)])) == [8, 2, 4]
+        slow = [pool.submit(__import__("time").sleep, 0.3) for _ in range(3)]
+        reader = in_order(slow)
+        next(reader)
+        reader.close()
+        assert slow[2].cancelled()
 
 
 KILLABLE = """
@@ -209,6 +273,27 @@ def test_an_empty_output_path_is_refused_by_the_flag(tmp_path, capsys):
     with pytest.raises(SystemExit) as end:
         run_main(lambda: __import__("lib.store.build", fromlist=["main"]).main(["--out-dir", " "]))
     assert end.value.code == 2 and "argument --out-dir: an empty path" in capsys.readouterr().err
+
+
+def _parsers() -> list[str]:
+    """Every module of lib/ that builds a command-line parser."""
+    root = Path(__file__).resolve().parents[1]
+    return sorted(
+        ".".join(f.relative_to(root).with_suffix("").parts)
+        for f in (root / "lib").rglob("*.py")
+        if "ArgumentParser(" in f.read_text(encoding="utf-8") and f.name != "cli.py"
+    )
+
+
+@pytest.mark.parametrize("module", _parsers())
+def test_a_command_line_argparse_refuses_is_one_error_line(capsys, module):
+    """argparse's own refusal printed the usage and `prog: error: ...`; now it is one `error:` line, status 2."""
+    main = __import__(module, fromlist=["main"]).main
+    with pytest.raises(SystemExit) as end:
+        main(["--no-such-flag"])
+    err = capsys.readouterr().err
+    assert end.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
+    assert "--help)" in err
 
 
 @pytest.mark.parametrize(

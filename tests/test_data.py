@@ -1105,8 +1105,17 @@ def test_averitec_answers_must_be_a_list_and_claim_ids_positions(tmp_path, fixtu
     bad = json.loads(json.dumps(dev))
     bad[1]["questions"][0]["answers"] = {}
     path = write(tmp_path / "dev.json", json.dumps(bad))
-    with pytest.raises(DataError, match=r"record 1: field 'questions\[0\].answers': expected a list, got dict"):
+    with pytest.raises(DataError, match=r"record 1: field 'questions\[0\].answers': expected list, got dict"):
         averitec.load_averitec("dev", path)
+    # a question without its answers scored as if they were empty; a claim without its types left the
+    # per-type scores without a word
+    for field in ("answers", "claim_types"):
+        bad = json.loads(json.dumps(dev))
+        del (bad[1]["questions"][0] if field == "answers" else bad[1])[field]
+        path = write(tmp_path / "dev.json", json.dumps(bad))
+        at = "questions\\[0\\]." if field == "answers" else ""
+        with pytest.raises(DataError, match=rf"record 1: field '{at}{field}': missing required field"):
+            averitec.load_averitec("dev", path)
     ids = [{**c, "claim_id": i} for i, c in enumerate(dev)]
     assert [c.claim_id for c in averitec.load_averitec("dev", write(tmp_path / "ids.json", json.dumps(ids)))] == [
         0,

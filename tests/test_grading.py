@@ -256,3 +256,36 @@ def test_a_copy_is_graded_against_the_references_expected_value_and_tolerance_no
     ref_dir.mkdir()
     table = GR.grade(folder, reference=_reference(ref_dir), run=False)
     assert table.loc["99_add.ipynb", "99.1"] == "off by -5"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def check(number, answer, expected, *rest):\n    pass",
+        "import lib.site.checks as C\nC.verdict = lambda *a: None",
+        'display({"application/vnd.factcheck-study.exercise+json": {"exercise": "99.1"}}, raw=True)',
+    ],
+)
+def test_a_copy_that_replaces_the_check_is_named_not_graded(tmp_path, source):
+    """A copy that defined its own `check` (recording the expected value as its answer) passed everything."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nb = _exercise_notebook()
+    nb.cells.insert(1, nbformat.v4.new_code_cell(source))
+    nbformat.write(nb, folder / "99_add.ipynb")
+    ref_dir = tmp_path / "ref"
+    ref_dir.mkdir()
+    table = GR.grade(folder, reference=_reference(ref_dir), run=False)
+    problem = table.loc["99_add.ipynb", GR.PROBLEM]
+    assert "99_add.ipynb: code cell 1 replaces the course's check (" in problem
+    assert problem.endswith("); such a copy cannot be graded")
+    assert GR.tampered(_exercise_notebook()) is None  # the course's own copy: graded
+
+
+@pytest.mark.parametrize("answer", [True, False])
+def test_a_truth_value_is_no_numeric_answer(answer):
+    """`answer = True` read as 1.0 and passed an exercise whose answer is 1."""
+    from lib.site.checks import as_number, verdict
+
+    assert as_number(answer) is None
+    assert verdict(answer, float(answer), 0.5) == f"expected a number, got bool {answer!r}"

@@ -716,6 +716,17 @@ def test_a_synthetic_store_is_bounded_and_an_empty_model_refused(tmp_path, capsy
     assert end.value.code == 2 and "--model: an empty path" in capsys.readouterr().err
 
 
+def test_a_synthetic_store_with_gold_has_no_claim_past_the_dev_set(tmp_path, monkeypatch, tiny_store, fixture_data):
+    """`synth --gold --claims 600` wrote claims 500 to 599 without gold, as if the dev set had them."""
+    monkeypatch.setattr(K, "load_store", lambda _folder: tiny_store)
+    args = ["synth", "--out", str(tmp_path / "s"), "--gold", "--data-dir", str(fixture_data)]
+    with pytest.raises(NamedError, match=r"--claims 4 with --gold: the dev set has 3 claims"):
+        K.main([*args, "--claims", "4"])
+    assert not (tmp_path / "s").exists()
+    K.main([*args, "--claims", "3", "--pages", "1", "--sentences", "1"])
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["0.json", "1.json", "2.json"]
+
+
 def test_a_device_this_machine_lacks_is_refused_at_the_flag_for_bm25_too(tmp_path):
     """`--device cuda` on a machine without one ran a BM25 retrieval (no model loads) and exited 0."""
     import torch

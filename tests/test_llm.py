@@ -603,6 +603,20 @@ def test_a_base_url_with_a_user_or_password_is_refused():
         LM.LLMSettings(model="m", base_url="http://judge:hunter2@127.0.0.1:8000/v1")
 
 
+@pytest.mark.parametrize(
+    "url, shown",
+    [
+        ("https://gw.example/v1/Ab3dEf6hIj9kLm2nOp5qRs8t/openai", "https://gw.example/v1/***/openai"),
+        ("https://gw.example/key-abcdef/v1", "https://gw.example/***/v1"),
+        ("https://res.openai.azure.com/openai/deployments/gpt-4o-mini-2024-07-18", None),
+        ("http://127.0.0.1:8000/v1", None),
+    ],
+)
+def test_a_token_in_the_base_urls_path_stays_out_of_messages_and_reports(url, shown):
+    """A gateway key in the path reached the stage's report.json as the endpoint."""
+    assert LM._shown(url) == (shown or url)
+
+
 def test_a_cache_where_a_stage_writes_another_output_or_among_the_code_is_refused(tmp_path):
     """A judge cache named as the stage's submissions CSV was appended to, then replaced by the CSV."""
     from lib.paths import ROOT

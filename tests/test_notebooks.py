@@ -534,6 +534,14 @@ def test_summaries_headline_metrics_and_banner(tmp_path):
     assert headline_lines({"01_a": {"first": "m.json:a.b", "second": "m.json:a.c"}}, nbs, metrics) == [
         "01 Store: first 0.123; second x"
     ]
+    # an undefined metric is said to be one; a list or a null was printed as if it were the headline
+    (metrics / "odd.json").write_text('{"nan": NaN, "list": [0.5], "null": null}')
+    assert headline_lines({"01_a": {"n": "odd.json:nan"}}, nbs, metrics) == ["01 Store: n undefined (NaN)"]
+    for key, value in (("list", "[0.5]"), ("null", "None")):
+        with pytest.raises(
+            NamedError, match=rf"report.headlines.x: odd.json's '{key}' is {re.escape(value)}, expected"
+        ):
+            headlines({"x": f"odd.json:{key}"}, metrics)
     note = banner({"name": "classroom", "note": "200 claims, <short> training."})
     assert "<b>Classroom profile, not the study&#x27;s figures.</b> 200 claims, &lt;short&gt; training." in banner_html(
         note
@@ -542,6 +550,9 @@ def test_summaries_headline_metrics_and_banner(tmp_path):
 
 
 def test_the_store_setting_line_reads_the_metrics_on_each_side(tmp_path):
+    import pytest
+
+    from lib.cli import NamedError
     from lib.site.catalogue import store_setting
 
     assert store_setting(tmp_path) is None  # before the store's notebook ran
@@ -566,6 +577,10 @@ def test_the_store_setting_line_reads_the_metrics_on_each_side(tmp_path):
         "Every headline rests on the pooled store with `store.include_gold: false`: only retrieved documents are "
         "in it, and 99.4% of dev claims have a relevant document."
     )
+    for edited in ([store], {**store, "settings": None}, {**store, "claims_with_relevant_share": "most"}):
+        (tmp_path / "store.json").write_text(json.dumps(edited))  # a traceback, once for a list-wrapped file
+        with pytest.raises(NamedError, match=r"store.json \(or without_gold.json\): not the metrics the store's"):
+            store_setting(tmp_path)
 
 
 def test_the_banner_names_a_knowledge_store_and_only_then():

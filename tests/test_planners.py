@@ -101,6 +101,7 @@ def test_plan_files_round_trip_and_bad_lines_name_the_line(tmp_path):
         (b'{"claim_id": 0, "claim_id": 1, "queries": ["a"]}\n', r"record 1: .*key 'claim_id'"),  # was claim 1
         (b'{"claim_id": 0, "queries": ["caf\xe9"]}\n', r"record at line 1: not UTF-8 text \(invalid continuation"),
         (b'{"claim_id": 0, "queries": ["a \\ud800 b"]}\n', r"record 1: field 'queries': a lone surrogate"),
+        (b'{"claim_id": 0, "queries": [], "querys": ["a"]}\n', r"record 1: field 'querys': unexpected field"),
     ],
 )
 def test_a_plan_is_read_as_strictly_as_every_json_input(tmp_path, content, message):

@@ -509,3 +509,29 @@ def test_a_new_workspace_stopped_midway_is_not_left_half_made(tmp_path, monkeypa
         PR.prepare("p", root=root)
     assert not (root / "workspaces" / "p").exists()
     assert [p.name for p in (root / "workspaces").iterdir()] == []
+
+
+def test_an_existing_workspace_stopped_midway_says_how_to_finish_it(tmp_path, monkeypatch):
+    """An update in place stopped midway ended with "nothing half-written was left in place": half its code
+    files were the new checkout's. The stop, or a failed write, now names the workspace and the cure."""
+    from lib import cli
+
+    root = tmp_path / "study"
+    shutil.copytree(DATA_DIR, root / "data")
+    (root / "profiles").mkdir()
+    (root / "profiles" / "p.yaml").write_text("note: a test\nparams: {}\n")
+    shutil.copy(PR.ROOT / "params.yaml", root / "params.yaml")
+    (root / "workspaces" / "p").mkdir(parents=True)  # made by an earlier `prepare`
+    notes = []
+
+    def stop(*args, **kwargs):
+        notes.append(cli.CLEANUPS[-1]())  # what a signal's handler runs (with the others) before the exit
+        raise OSError(28, "No space left on device", str(root / "workspaces" / "p" / "params.yaml"))
+
+    monkeypatch.setattr(PR, "commit_workspace", stop)
+    monkeypatch.setattr(PR, "checkout_files", lambda root: [])
+    again = f"the workspace {root / 'workspaces' / 'p'} is partly updated: run `python -m lib.profiles prepare p` again"
+    before = list(cli.CLEANUPS)
+    with pytest.raises(PR.ProfileError, match=re.escape(f"params.yaml: No space left on device; {again}")):
+        PR.prepare("p", root=root)
+    assert notes == [again] and cli.CLEANUPS == before  # said while it ran, not after

@@ -520,6 +520,10 @@ def test_lenient_position_alignment_keeps_each_record_on_its_claim(fixture_claim
             [{"label": "Refuted", "questions": [{"question": "Q?", "answers": {"answer": "A"}}]}],
             r"field 'questions[0].answers': expected a list of answers",
         ),
+        (  # was scored as a question without an answer
+            [{"label": "Refuted", "questions": [{"question": "Q?"}]}],
+            r"field 'questions[0].answers': missing: every question needs its list of answers",
+        ),
         (
             [{"label": "Refuted", "questions": [{"question": "Q?", "answers": [{"answer": "A", "source_url": 5}]}]}],
             r"field 'questions[0].answers[0].source_url': expected a string, got int",
@@ -584,6 +588,15 @@ def test_dev_gold_converts_to_the_organisers_solution_byte_for_byte(real_data, t
     assert (tmp_path / "s.csv").read_bytes() == (
         real_data / "averitec" / "leaderboard" / "solution_dev.csv"
     ).read_bytes()
+
+
+@pytest.mark.parametrize("args", [["--split", "gold"], ["--to-csv", "x.csv", "--split", "golden"]])
+def test_a_split_is_one_the_csv_can_have_and_only_with_to_csv(tmp_path, capsys, args):
+    """`--split gold` without `--to-csv` was ignored (the scorer scored), and `--split golden` was written."""
+    with pytest.raises(SystemExit) as end:
+        SC.main(["--predictions", str(tmp_path / "p.json"), *args])
+    err = capsys.readouterr().err
+    assert end.value.code == 2 and err.startswith("error: argument --split: ") and not (tmp_path / "x.csv").exists()
 
 
 def leaderboard(path, rows, split=None):

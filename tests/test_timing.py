@@ -6,6 +6,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -260,8 +262,41 @@ def test_a_stopped_stage_gets_its_committed_outputs_back(tmp_path):
         assert TM.restore_outputs("nb", root) == ["outputs/metrics/m.json"]
         assert metrics.read_text() == '{"a": 1}\n'
         assert TM.restore_outputs("nb", root) == []  # nothing missing: nothing done
+        # the DVC-cached output is not git's to restore: the user is told which command puts it back
+        assert TM.checkout_hint("nb", root) == ["outputs/cache"]
+        (root / "outputs" / "cache").mkdir()
+        assert TM.checkout_hint("nb", root) == []
     finally:
         monkey.undo()
+
+
+def test_a_stage_whose_starter_dies_is_stopped(tmp_path):
+    """DVC stopped by a signal it does not pass on: the timer's parent is gone, and the stage is stopped
+    (SIGTERM, exit 143) rather than left writing its outputs after `dvc repro` returned."""
+    stopped = tmp_path / "stopped"
+    stage = tmp_path / "stage.py"
+    stage.write_text(
+        "import pathlib, signal, sys, time\n"
+        f"signal.signal(signal.SIGTERM, lambda *_: (pathlib.Path({str(stopped)!r}).write_text('term'), sys.exit(143)))\n"
+        "time.sleep(60)\n"
+    )
+    timer = tmp_path / "timer.py"
+    timer.write_text(f"import sys\nfrom lib import timing\nsys.exit(timing.run([sys.executable, {str(stage)!r}]))\n")
+    starter = tmp_path / "starter.py"  # stands for DVC: starts the timer, then dies without passing anything on
+    starter.write_text(
+        "import subprocess, sys, time\n"
+        f"print(subprocess.Popen([sys.executable, {str(timer)!r}]).pid, flush=True)\n"
+        "time.sleep(1.5)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(TM.ROOT)}
+    env.pop("DVC_STAGE", None)
+    started = subprocess.run([sys.executable, str(starter)], capture_output=True, text=True, timeout=30, env=env)
+    pid = int(started.stdout.split()[0])
+    deadline = time.time() + 20
+    while time.time() < deadline and (not stopped.exists() or Path(f"/proc/{pid}").exists()):
+        time.sleep(0.2)
+    assert stopped.read_text() == "term"
+    assert not Path(f"/proc/{pid}").exists()  # the timer is gone too
 
 
 @pytest.mark.parametrize("text", ['{"stage": "x"', "[]", '{"seconds": "12", "finished": "x", "cpus": 2}'])
@@ -275,6 +310,14 @@ def test_a_stage_name_that_leaves_the_timings_folder_is_refused(tmp_path, monkey
     monkeypatch.setenv("DVC_STAGE", "../../escape")
     assert TM.run([sys.executable, "-c", "pass"], out_dir=tmp_path / "t") == 2
     assert "stage name '../../escape'" in capsys.readouterr().err and not (tmp_path / "escape.json").exists()
+    for odd in ("a" * 300, "-rf"):  # a name too long for a file (a traceback), one that reads as an option
+        monkeypatch.setenv("DVC_STAGE", odd)
+        assert TM.run([sys.executable, "-c", "pass"], out_dir=tmp_path / "t") == 2
+        assert "error: stage name " in capsys.readouterr().err
+    monkeypatch.setenv("DVC_STAGE", "not_a_stage")  # under the study's own timings: a stage of dvc.yaml only
+    assert TM.run([sys.executable, "-c", "pass"]) == 2
+    assert "stage name 'not_a_stage' ($DVC_STAGE): dvc.yaml has no such stage" in capsys.readouterr().err
+    assert not (TM.TIMINGS_DIR / "not_a_stage.json").exists()
 
 
 def test_a_garbled_cost_line_is_left_out_and_named_and_the_timing_kept(tmp_path, monkeypatch, capsys):

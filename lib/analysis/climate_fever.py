@@ -36,7 +36,7 @@ from lib import models as M
 from lib import outputs as OUT
 from lib import timing as TM
 from lib.analysis import utility as U
-from lib.cli import run_main
+from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import labels as LB
 from lib.data.climate_fever import TO_AVERITEC, ClimateClaim, load_climate_fever
 from lib.params import section
@@ -190,12 +190,12 @@ def load_qrels(out_dir: Path | str = CLIMATE_DIR) -> dict[str, dict[str, int]]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.analysis.climate_fever",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
     settings = section("utility", args.params)["climate_fever"]  # checked before a training of minutes
     V.ensure_verifier(args.params)  # a fresh clone has stage nli_averitec's record, not its weights

@@ -38,7 +38,7 @@ from pydantic import Field, model_validator
 
 from lib import outputs as OUT
 from lib import timing as TM
-from lib.cli import run_main
+from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import averitec
 from lib.data import labels as LB
 from lib.evaluation.metrics import evaluate
@@ -500,10 +500,10 @@ def stage(
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.analysis.utility", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
     settings = section("utility", args.params)  # checked before a training that may take minutes
     OUT.inputs_exist([V.PLANNERS_DIR / "report.json", *map(Path, settings["runs"])])  # so are the inputs

@@ -26,7 +26,7 @@ from lib import compute as C
 from lib import outputs as OUT
 from lib.averitec import evidence as E
 from lib.averitec import scoring as SC
-from lib.cli import run_main
+from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import averitec
 from lib.params import section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE
@@ -120,12 +120,12 @@ READS = ("synthesis", "store", "compute", "retrieval", "averitec")
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.analysis.without_gold",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
     run({name: section(name, args.params) for name in READS})
 

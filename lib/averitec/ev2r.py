@@ -55,7 +55,7 @@ from pydantic import Field
 from lib import outputs as OUT
 from lib import timing as TM
 from lib.averitec import scoring as SC
-from lib.cli import CLEANUPS, NamedError, first_line, not_a_file, run_main, shown
+from lib.cli import CLEANUPS, ArgumentParser, NamedError, first_line, nonempty_path, not_a_file, run_main, shown
 from lib.data import averitec, within_size
 from lib.params import Level, PosInt, Section, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, ROOT
@@ -534,10 +534,10 @@ def stage(
 
 def main(argv: list[str] | None = None) -> None:
 
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.averitec.ev2r", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     ap.add_argument(
         "--lenient",
         action="store_true",

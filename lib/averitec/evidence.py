@@ -35,7 +35,7 @@ import pandas as pd
 from lib import outputs as OUT
 from lib.averitec import scoring as SC
 from lib.averitec.section import VERDICT_SOURCES  # noqa: F401 (the verdict sources `verdicts` implements)
-from lib.cli import NamedError, run_main
+from lib.cli import ArgumentParser, NamedError, nonempty_path, run_main
 from lib.data import averitec
 from lib.data import labels as LB
 from lib.params import section
@@ -263,12 +263,12 @@ def _score_runs(
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.averitec.evidence",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
     score_all(section("averitec", args.params))
 

@@ -31,7 +31,6 @@ reference claim is a `DataError` naming file, record and field. `--lenient` scor
 
 from __future__ import annotations
 
-import argparse
 import csv
 import functools
 import json
@@ -47,8 +46,18 @@ import pandas as pd
 
 from lib import compute as C
 from lib import outputs as OUT
-from lib.cli import made_by, nonempty_path, run_main, shown
-from lib.data import DataError, LoadLog, as_id, averitec, bounded, iter_json_records, not_utf8, within_size
+from lib.cli import ArgumentParser, made_by, nonempty_path, run_main, shown
+from lib.data import (
+    MAX_ID_DIGITS,
+    DataError,
+    LoadLog,
+    as_id,
+    averitec,
+    bounded,
+    iter_json_records,
+    not_utf8,
+    within_size,
+)
 from lib.data.labels import AVERITEC_LABELS, normalise_label
 from lib.params import PosInt, flag_of
 from lib.paths import DATA_DIR
@@ -210,7 +219,12 @@ def _claim_id(path: Path, record: Any, raw: dict, field: str = "claim_id") -> in
     try:
         return as_id(value.strip() if isinstance(value, str) else value)  # ASCII digits only ("²" is a digit too)
     except ValueError:
-        raise DataError(path, record, field, f"expected a claim index (an integer >= 0), got {shown(value)}") from None
+        raise DataError(
+            path,
+            record,
+            field,
+            f"expected a claim index (an integer from 0, at most {MAX_ID_DIGITS} digits), got {shown(value)}",
+        ) from None
 
 
 def _official(path: Path, record: int, raw: Any) -> Prediction:
@@ -231,7 +245,9 @@ def _official(path: Path, record: int, raw: Any) -> Prediction:
             raise DataError(path, record, where, "expected a question object")
         _unknown_keys(path, record, q, QUESTION_KEYS, where, OFFICIAL)
         question = _string(path, record, q.get("question"), f"{where}.question")
-        answers = q.get("answers", [])
+        if "answers" not in q:  # a cut or hand-made record: `[]` is how the format says no answer was found
+            raise DataError(path, record, f"{where}.answers", "missing: every question needs its list of answers")
+        answers = q["answers"]
         if not isinstance(answers, list):
             raise DataError(path, record, f"{where}.answers", f"expected a list of answers, got {answers!r:.40}")
         questions.append(question)
@@ -843,7 +859,7 @@ def score_file_2025(
 
 def main(argv: list[str] | None = None) -> None:
     """`python -m lib.averitec.scoring --predictions P --references R`: one JSON object on stdout."""
-    ap = argparse.ArgumentParser(prog="python -m lib.averitec.scoring", description=main.__doc__)
+    ap = ArgumentParser(prog="python -m lib.averitec.scoring", description=main.__doc__)
     ap.add_argument("--predictions", required=True)
     ap.add_argument("--references", default=str(DATA_DIR / "averitec" / "dev.json"))
     ap.add_argument("--jobs", type=flag_of(PosInt), default=2, help="worker processes (default 2)")
@@ -861,8 +877,15 @@ def main(argv: list[str] | None = None) -> None:
         help="instead of scoring, write the predictions (aligned with --references, a JSON reference file) as a "
         "2025 submission CSV; with --split gold, as a solution",
     )
-    ap.add_argument("--split", default="pred", help="the split column written by --to-csv (default pred)")
+    ap.add_argument(
+        "--split",
+        choices=("pred", SOLUTION_SPLIT),
+        help=f"the split column written by --to-csv: pred (the default) or {SOLUTION_SPLIT} (a solution)",
+    )
     args = ap.parse_args(argv)
+    if args.split and not args.to_csv:  # it was ignored: the scorer scored as if it were not there
+        ap.error("argument --split: only with --to-csv (it names the split column the CSV is written with)")
+    args.split = args.split or "pred"
     try:
         if args.to_csv:
             OUT.refuse_targets([args.to_csv], [args.predictions, args.references])

@@ -94,9 +94,9 @@ def _averitec_claim(path: Path, split: str, record: int, raw: dict) -> Claim:
         if not isinstance(q, dict):
             raise DataError(path, record, f"questions[{qi}]", f"expected an object, got {type(q).__name__}")
         text = text_field(path, record, q, "question", at=f"questions[{qi}].")
-        answers = [] if q.get("answers") is None else q["answers"]
-        if not isinstance(answers, list):
-            raise DataError(path, record, f"questions[{qi}].answers", f"expected a list, got {type(answers).__name__}")
+        # every question of the released sets has its list (an unanswerable one: NO_ANSWER); a question without
+        # one would score as if its answer were empty
+        answers = required_field(path, record, q, "answers", list, at=f"questions[{qi}].")
         questions.append(
             Question(
                 text, tuple(_answer(path, record, a, f"questions[{qi}].answers[{ai}]") for ai, a in enumerate(answers))
@@ -114,7 +114,7 @@ def _averitec_claim(path: Path, split: str, record: int, raw: dict) -> Claim:
         text=text_field(path, record, raw, "claim"),
         label=label_field(path, record, raw, "label", "averitec"),
         claim_date=claim_date,
-        claim_types=str_list_field(path, record, raw, "claim_types"),
+        claim_types=str_list_field(path, record, raw, "claim_types", required=True),  # else out of the per-type scores
         fact_checking_strategies=str_list_field(path, record, raw, "fact_checking_strategies"),
         justification=optional_field(path, record, raw, "justification", str, ""),
         fact_checking_article=optional_field(path, record, raw, "fact_checking_article"),

@@ -33,7 +33,7 @@ from lib import outputs as OUT
 from lib import timing as TM
 from lib.averitec import evidence as E
 from lib.averitec import scoring as SC
-from lib.cli import run_main
+from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import averitec, claimdecomp
 from lib.params import NonNegInt, PosInt, Section, Share, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR
@@ -406,13 +406,13 @@ READS = {
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.planning.generative",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("command", choices=["plans", "runs"])
-    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
     params = {name: section(name, args.params) for name in READS[args.command]}
     if args.command == "plans":

@@ -427,15 +427,20 @@ def _key_in_clear(url: str) -> bool:
         return True
 
 
+_SECRETISH = re.compile(r"\b(?:sk|key|pk)-[A-Za-z0-9_*.\-]{4,}")
+# a path segment that may hold a token (some gateways take one in the path): a run of 16 or more letters and
+# digits, both mixed in (a model or deployment name is short words and numbers between hyphens)
+_TOKENISH = re.compile(r"(?=[A-Za-z]*[0-9])(?=[0-9]*[A-Za-z])[A-Za-z0-9]{16,}")
+
+
 def _shown(url: str) -> str:
-    """A URL for messages: without user:password@ or a query."""
+    """A URL for messages and reports: without user:password@, a query, or a path segment that looks like a
+    token (`***` in its place)."""
     parts = urlsplit(url)
     host = parts.hostname or ""
     host = f"[{host}]" if ":" in host else host
-    return f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}{parts.path}"
-
-
-_SECRETISH = re.compile(r"\b(?:sk|key|pk)-[A-Za-z0-9_*.\-]{4,}")
+    path = "/".join("***" if _TOKENISH.search(seg) or _SECRETISH.search(seg) else seg for seg in parts.path.split("/"))
+    return f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}{path}"
 
 
 def _answer_text(resp: Any) -> tuple[str | None, str | None]:

@@ -17,7 +17,6 @@ its claim text, and the fallbacks are returned so that callers count and report 
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import time
@@ -29,7 +28,7 @@ import numpy as np
 
 from lib import outputs as OUT
 from lib import timing as TM
-from lib.cli import nonempty_path, run_main
+from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import DataError, as_id, averitec, bounded, not_utf8, parse_json, within_size
 from lib.params import FileName, PosInt, Section, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE
@@ -291,6 +290,8 @@ def load_plan(path: Path | str) -> Plan:
                     cid, queries = as_id(rec["claim_id"]), rec["queries"]  # never 0.9 -> 0 or true -> 1
                 except (ValueError, KeyError, TypeError) as e:
                     raise DataError(path, n, None, f"not a plan line ({e})") from None
+                if extra := sorted(set(rec) - {"claim_id", "queries"}):  # a typo ("querys") or another file's line
+                    raise DataError(path, n, extra[0], "unexpected field: a plan line has claim_id and queries only")
                 if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
                     raise DataError(path, n, "queries", "expected a list of strings")
                 if cid in plan:
@@ -381,8 +382,8 @@ def build_plans(settings: Mapping, data_dir: Path | str = DATA_DIR) -> dict[str,
 def main(argv: list[str] | None = None) -> None:
     """`python -m lib.planning.planners`: write every plan to outputs/plans/<name>.jsonl."""
 
-    ap = argparse.ArgumentParser(description=main.__doc__)
-    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap = ArgumentParser(description=main.__doc__)
+    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     ap.add_argument("--out-dir", type=nonempty_path, default=str(PLANS_DIR))
     args = ap.parse_args(argv)
     OUT.refuse_targets([args.out_dir], [args.params], folders=True)  # never into data/ or over the params file

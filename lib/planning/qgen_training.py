@@ -31,7 +31,7 @@ from tqdm import tqdm
 from lib import outputs as OUT
 from lib import timing as TM
 from lib import training as TR
-from lib.cli import data_folder, nonempty_path, run_main
+from lib.cli import ArgumentParser, data_folder, nonempty_path, run_main
 from lib.data import averitec, claimdecomp
 from lib.models import named_model, pick_device, quiet_transformers, record_weights, resolve_model
 from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Seed, Text, settings
@@ -347,12 +347,12 @@ def build(s: QGenSettings, data_dir: Path | str = DATA_DIR, out_dir: Path | str 
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.planning.qgen_training",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     ap.add_argument("--data-dir", type=data_folder, default=str(DATA_DIR))
     ap.add_argument("--out-dir", type=nonempty_path, default=str(MODEL_DIR))
     args = ap.parse_args(argv)

@@ -17,7 +17,6 @@ process pool or a Ray cluster.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import random
@@ -39,7 +38,7 @@ import scipy.sparse as sp
 from lib import compute as C
 from lib import models as MD
 from lib import outputs as OUT
-from lib.cli import NamedError, data_folder, nonempty_path, not_a_file, run_main
+from lib.cli import ArgumentParser, NamedError, data_folder, nonempty_path, not_a_file, run_main
 from lib.data import DataError, averitec
 from lib.data import knowledge_store as KS
 from lib.params import Device, NonNegInt, PosInt, Seed, flag, flag_of, section
@@ -494,7 +493,7 @@ def main(argv: list[str] | None = None) -> None:
     """`python -m lib.retrieval.per_claim synth ...` writes a synthetic store; `... retrieve ...` runs per-claim
     BM25 for a plan over a store (a directory or the organisers' zip) on the local or Ray backend."""
 
-    ap = argparse.ArgumentParser(prog="python -m lib.retrieval.per_claim", description=main.__doc__)
+    ap = ArgumentParser(prog="python -m lib.retrieval.per_claim", description=main.__doc__)
     sub = ap.add_subparsers(dest="command", required=True)
     syn = sub.add_parser("synth", help="write a synthetic store in the official layout")
     syn.add_argument("--out", type=nonempty_path, required=True)
@@ -542,7 +541,12 @@ def main(argv: list[str] | None = None) -> None:
     ret.add_argument(
         "--address", default=None, help="the Ray cluster (default: compute.address, $RAY_ADDRESS, else local)"
     )
-    ret.add_argument("--params", default=None, help="parameter file for the compute section (default: params.yaml)")
+    ret.add_argument(
+        "--params",
+        type=nonempty_path,
+        default=None,
+        help="parameter file for the compute section (default: params.yaml)",
+    )
     ret.add_argument("--first", type=flag_of(NonNegInt), default=None, help="first claim id (inclusive)")
     ret.add_argument("--last", type=flag_of(NonNegInt), default=None, help="last claim id (inclusive)")
     args = ap.parse_args(argv)
@@ -559,9 +563,10 @@ def main(argv: list[str] | None = None) -> None:
         source = source_texts(load_store(args.store_dir).docs["text"])
         gold = None
         if args.gold:
-            gold = gold_evidence(
-                averitec.load_averitec("dev", Path(args.data_dir) / "averitec" / "dev.json")[: args.claims]
-            )
+            dev = averitec.load_averitec("dev", Path(args.data_dir) / "averitec" / "dev.json")
+            if args.claims > len(dev):  # claims past the dev set had no gold to put in: a store half without it
+                raise NamedError(f"--claims {args.claims} with --gold: the dev set has {len(dev)} claims")
+            gold = gold_evidence(dev[: args.claims])
         report = synthesise(args.out, source, args.claims, args.pages, args.sentences, args.seed, gold)
         print(f"synthetic store: {report} -> {args.out}")
         return

@@ -30,7 +30,7 @@ from lib import compute as C
 from lib import models as MD
 from lib import outputs as OUT
 from lib import timing as TM
-from lib.cli import NamedError, data_folder, run_main
+from lib.cli import ArgumentParser, NamedError, data_folder, nonempty_path, run_main
 from lib.data import averitec
 from lib.evaluation.metrics import evaluate
 from lib.params import Device, NonNegInt, ParamsError, PosInt, Section, Text, flag_of, settings, subset
@@ -421,11 +421,11 @@ def load_runs(runs_dir: Path | str = RUNS_DIR) -> tuple[pd.DataFrame, dict]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.retrieval.runs", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("command", choices=["embed-documents", "embed-queries", "retrieve"])
-    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     ap.add_argument("--store-dir", default=str(STORE_DIR))
     ap.add_argument("--data-dir", type=data_folder, default=str(DATA_DIR))
     ap.add_argument(

@@ -3,6 +3,7 @@ the front page and `make all` show (params section `report`, read from the metri
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 import nbformat
 
 from lib import outputs as OUT
-from lib.cli import NamedError, first_line
+from lib.cli import NamedError, first_line, shown
 from lib.data import not_utf8, parse_json, within_size
 from lib.paths import METRICS_DIR, NOTEBOOKS_DIR
 
@@ -126,7 +127,12 @@ def headlines(spec: Mapping[str, str], metrics_dir: Path | str = METRICS_DIR) ->
             raise NamedError(
                 f"report.headlines.{label}: {file} has no metric {key!r} (see `python -m lib.site.render metrics`)"
             )
-        out[label] = cache[path][key]
+        value = cache[path][key]
+        if not isinstance(value, int | float | str):  # a number, a flag or a setting's name; a list or null is none
+            raise NamedError(
+                f"report.headlines.{label}: {file}'s {key!r} is {shown(value, 60)}, expected a number, a flag or a name"
+            )
+        out[label] = value
     return out
 
 
@@ -156,19 +162,31 @@ def store_setting(metrics_dir: Path | str = METRICS_DIR) -> str | None:
     path, rebuilt = Path(metrics_dir) / "store.json", Path(metrics_dir) / "without_gold.json"
     if not path.exists():
         return None
-    store = OUT.read_json(path)
-    s, share = store["settings"], store["claims_with_relevant_share"]
+    try:  # a file edited by hand or by another version of the notebooks: named, never a traceback
+        return _store_sentence(OUT.read_json(path), OUT.read_json(rebuilt) if rebuilt.exists() else None)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as err:
+        if isinstance(err, NamedError):
+            raise
+        raise NamedError(
+            f"{path} (or {rebuilt.name}): not the metrics the store's notebooks write ({type(err).__name__}: "
+            f"{shown(str(err), 60)}); rerun `dvc repro`"
+        ) from None
+
+
+def _store_sentence(store: Any, rebuilt: Any) -> str:
+    """`store_setting`'s sentence from the two metrics files' contents."""
+    s, share = store["settings"], float(store["claims_with_relevant_share"])
     head = (
         f"Every headline rests on the {s['source']} store with `store.include_gold: {str(s['include_gold']).lower()}`: "
     )
     if not s["include_gold"]:
         return head + f"only retrieved documents are in it, and {share:.1%} of dev claims have a relevant document."
-    if rebuilt.exists():
-        r = OUT.read_json(rebuilt)["store"]
+    if rebuilt is not None:
+        r = rebuilt["store"]
         without = f"{r['claims_with_relevant'] / r['claims']:.1%} in the store rebuilt without them"
         more = "; notebook 10, section 5, sets the main figures beside those of that store."
     else:
-        without = f"an estimated {store['claims_with_relevant_without_gold_share']:.1%} without them"
+        without = f"an estimated {float(store['claims_with_relevant_without_gold_share']):.1%} without them"
         more = "."
     return (
         head + f"the dev annotators' gold answers are documents in it, so {share:.1%} of dev claims have a relevant "
@@ -180,6 +198,8 @@ def format_value(value: Any) -> str:
     """A headline number as the pages and `make all` show it: floats to three decimals, flags as yes or no."""
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, float) and math.isnan(value):
+        return "undefined (NaN)"  # a metric with nothing to measure: never printed as a number
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 

@@ -27,7 +27,10 @@ TEACHER_NOTE = "Note for the teacher"  # on stderr, so the report check (lib.sit
 
 
 def as_number(answer: Any) -> float | None:
-    """The answer as a float, or None when it cannot be read as a number (NaN included)."""
+    """The answer as a float, or None when it cannot be read as a number (NaN included; True and False too,
+    which Python would read as 1 and 0: `answer = True` is no fraction)."""
+    if type(answer).__name__ in ("bool", "bool_"):
+        return None
     try:
         value = float(answer)
     except (TypeError, ValueError):

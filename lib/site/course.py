@@ -38,7 +38,7 @@ import nbformat
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
 
 from lib import outputs as OUT
-from lib.cli import NamedError, nonempty_path, run_main
+from lib.cli import ArgumentParser, NamedError, nonempty_path, run_main
 from lib.params import Section, Text, read_yaml
 from lib.paths import METRICS_DIR, NOTEBOOKS_DIR, REPORTS_DIR, ROOT
 from lib.site.banner import banner_html, inline_markdown
@@ -590,7 +590,7 @@ def _teacher_index(course: Course, names, info) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.site.course", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = ap.add_subparsers(dest="cmd", required=True)

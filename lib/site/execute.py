@@ -30,7 +30,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbstripout import strip_output
 
 from lib import outputs as OUT
-from lib.cli import CLEANUPS, NamedError, first_line, made_by, run_main
+from lib.cli import CLEANUPS, ArgumentParser, NamedError, first_line, made_by, nonempty_path, run_main
 from lib.params import KERNEL_PARAMS_ENV, SECTIONS, ParamsError, PosInt, flag_of, section, section_model, settings
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, PARAMS_FILE, ROOT
 from lib.site.banner import params_banner
@@ -239,7 +239,7 @@ def cross_check(name: str, params: Path | str = PARAMS_FILE) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.site.execute", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("name", help="notebook name without .ipynb, e.g. 01_knowledge_store")
@@ -252,7 +252,7 @@ def main(argv: list[str] | None = None) -> None:
         metavar="SECTION",
         help="a shared params.yaml section passed whole as the parameter of that name (e.g. judgements)",
     )
-    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     ap.add_argument("--timeout", type=flag_of(PosInt), default=DEFAULT_TIMEOUT_S, help="seconds per cell")
     args = ap.parse_args(argv)
     try:

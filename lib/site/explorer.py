@@ -17,7 +17,6 @@ verdicts are the first seed's at the k the verifier read (`outputs/nli/planners/
 
 from __future__ import annotations
 
-import argparse
 import base64
 import gzip
 import json
@@ -29,7 +28,7 @@ from typing import Any
 import pandas as pd
 
 from lib import outputs as OUT
-from lib.cli import NamedError, nonempty_path, run_main
+from lib.cli import ArgumentParser, NamedError, nonempty_path, run_main
 from lib.data import averitec
 from lib.params import PosInt, flag_of
 from lib.paths import DATA_DIR, OUTPUTS_DIR
@@ -365,7 +364,7 @@ def read_inputs(inputs: Mapping[str, Any] = INPUTS, data_dir: Path = DATA_DIR) -
 
 def main(argv: list[str] | None = None) -> None:
     """`python -m lib.site.explorer build`: the explorer page of the whole dev set."""
-    ap = argparse.ArgumentParser(prog="python -m lib.site.explorer", description=main.__doc__)
+    ap = ArgumentParser(prog="python -m lib.site.explorer", description=main.__doc__)
     ap.add_argument("command", choices=["build"])
     ap.add_argument(
         "--top-docs", type=flag_of(PosInt), default=TOP_DOCS, help=f"documents per ranked list (default {TOP_DOCS})"

@@ -10,13 +10,14 @@ executed.
     python -m lib.site.grading sheet --out answers.csv
     python -m lib.site.grading grade submissions/ --out grades.csv
 
+A copy that defines its own `check` (or writes check records itself) is named, not graded.
+
 Each cell of the table is `passed`, `off by +0.012` (with the mistake it matches, when it is a known one),
 `not attempted`, or what stopped the check (`error: NameError ...`).
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 import re
 import threading
@@ -29,7 +30,7 @@ from nbclient import NotebookClient
 
 from lib import outputs as OUT
 from lib import sheets as SH
-from lib.cli import NamedError, nonempty_path, run_main, shown
+from lib.cli import ArgumentParser, NamedError, nonempty_path, run_main, shown
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, ROOT
 from lib.site.catalogue import read_notebook
 from lib.site.checks import RECORD_MIME, as_number, known_mistake, verdict
@@ -79,6 +80,22 @@ def _number(value: Any, finite: bool = True) -> bool:
         return True
     number = isinstance(value, int | float) and not isinstance(value, bool)
     return number and (math.isfinite(value) or not finite)
+
+
+# a copy that defines its own `check` (or writes check records itself) could record any answer as passed
+_TAMPERING = re.compile(
+    r"^\s*(def\s+check\b|check\s*=[^=]|(\w+\.)+(check|as_number|verdict|known_mistake)\s*=[^=]"
+    r"|(from|import)\s.*\bas\s+(check|display)\b)|RECORD_MIME|vnd\.factcheck-study",
+    re.M,
+)
+
+
+def tampered(nb: Any) -> str | None:
+    """Where a copy replaces the course's check or writes check records itself (cell and line), or None."""
+    for i, cell in enumerate(nb.cells):
+        if cell.get("cell_type") == "code" and (m := _TAMPERING.search(cell.get("source", ""))):
+            return f"code cell {i} replaces the course's check ({shown(m.group(0).strip(), 60)})"
+    return None
 
 
 def status(record: Mapping[str, Any] | None, error: str | None = None) -> str:
@@ -145,6 +162,8 @@ def grade_notebook(
     numbers = [e.number for e in exercises(nb)]
     if not numbers:  # an empty notebook, or another one: a row of blanks said nothing
         raise GradingError(f"{path}: no exercise of the course in it (an empty notebook, or another one?)")
+    if problem := tampered(nb):  # its records say what its own code wanted them to say
+        raise GradingError(f"{path}: {problem}; such a copy cannot be graded")
     found, errors = records(nb), cell_errors(nb)
     for n, rec in found.items():
         if reference and n in reference and "broken" not in rec:
@@ -239,7 +258,7 @@ def write_sheet(out: Path | str, notebooks_dir: Path | str = NOTEBOOKS_DIR) -> P
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m lib.site.grading", description=__doc__.split("\n\n")[0])
+    ap = ArgumentParser(prog="python -m lib.site.grading", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     s = sub.add_parser("sheet", help="write a blank answer sheet (CSV) for the class")
     s.add_argument("--out", type=lambda t: Path(nonempty_path(t)), default=Path("answers.csv"))

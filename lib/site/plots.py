@@ -21,7 +21,7 @@ import urllib.request
 from pathlib import Path
 
 from lib import outputs as OUT
-from lib.cli import NamedError, run_main
+from lib.cli import ArgumentParser, NamedError, run_main
 from lib.paths import ROOT
 
 PLOTS_DIR = ROOT / ".dvc" / "plots"
@@ -121,7 +121,7 @@ def mathjax(cache: Path | str = PLOTS_DIR / "npm", fetch=None) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.site.plots", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = ap.add_subparsers(dest="cmd", required=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from lib import outputs as OUT
-from lib.cli import NamedError, run_main
+from lib.cli import ArgumentParser, NamedError, nonempty_path, run_main
 from lib.params import section
 from lib.paths import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
 from lib.site.banner import params_banner
@@ -147,7 +147,7 @@ def try_it_times(path: Path | None = None) -> dict[str, Any] | None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.site.render", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -158,9 +158,9 @@ def main(argv: list[str] | None = None) -> None:
     pages.add_argument(
         "--index", action="store_true", help="then write the front page, the course page and the glossary"
     )
-    pages.add_argument("--params", default=str(PARAMS_FILE))
+    pages.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     heads = sub.add_parser("headlines", help="print the index page's headline numbers, one line per notebook")
-    heads.add_argument("--params", default=str(PARAMS_FILE))
+    heads.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     metrics = sub.add_parser("metrics", help="print the metrics files one `key: value` per line")
     metrics.add_argument("files", nargs="*", help="default: outputs/metrics/*.json")
     args = ap.parse_args(argv)
@@ -207,8 +207,9 @@ def main(argv: list[str] | None = None) -> None:
         print("All metrics: python -m lib.site.render metrics; reports: reports/index.html")
     elif args.cmd == "metrics":
         for path in args.files or sorted(METRICS_DIR.glob("*.json")):
+            values = read_metrics(path)  # a file that cannot be read is named before its heading is printed
             print(f"== {Path(path).relative_to(ROOT) if Path(path).is_relative_to(ROOT) else path}")
-            for key, value in read_metrics(path).items():
+            for key, value in values.items():
                 print(f"  {key}: {value}")
 
 

@@ -34,7 +34,7 @@ from typing import Any
 import pandas as pd
 
 from lib import outputs as OUT
-from lib.cli import NamedError, run_main
+from lib.cli import ArgumentParser, NamedError, run_main
 from lib.models import quiet_transformers
 from lib.paths import ROOT
 from lib.site import figures
@@ -222,7 +222,7 @@ def scan(paths: Iterable[Path | str]) -> list[Finding]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.site.reports", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("notebooks", nargs="+", help="executed notebooks, e.g. outputs/notebooks/*.ipynb")

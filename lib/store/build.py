@@ -20,7 +20,6 @@ Documents never pooled for a claim are unjudged (non-relevant to trec_eval).
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
@@ -36,7 +35,7 @@ from pydantic import ConfigDict, Field, model_validator
 from lib import compute as C
 from lib import outputs as OUT
 from lib import params as PR
-from lib.cli import NamedError, data_folder, made_by, nonempty_path, run_main
+from lib.cli import ArgumentParser, NamedError, data_folder, made_by, nonempty_path, run_main
 from lib.data import DataError, averitec
 from lib.data import knowledge_store as KS
 from lib.params import Domain, FileName, NonNegInt, PosInt, Section
@@ -488,8 +487,8 @@ def load_store(store_dir: Path | str = STORE_DIR) -> Store:
 def main(argv: list[str] | None = None) -> None:
     """`python -m lib.store.build`: build the store from params.yaml's `store` section."""
 
-    ap = argparse.ArgumentParser(description=main.__doc__)
-    ap.add_argument("--params", default=None, help="parameter file (default: params.yaml)")
+    ap = ArgumentParser(description=main.__doc__)
+    ap.add_argument("--params", type=nonempty_path, default=None, help="parameter file (default: params.yaml)")
     ap.add_argument("--data-dir", type=data_folder, default=str(DATA_DIR))
     ap.add_argument("--out-dir", type=nonempty_path, default=str(STORE_DIR))
     args = ap.parse_args(argv)

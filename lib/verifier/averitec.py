@@ -26,7 +26,7 @@ import pandas as pd
 from pydantic import Field
 
 from lib import outputs as OUT
-from lib.cli import run_main
+from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import averitec
 from lib.data import labels as LB
 from lib.data.labels import AveritecLabelSet
@@ -308,12 +308,12 @@ def averitec_stage(
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.verifier.averitec",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
     averitec_stage(section("nli_averitec", args.params))
 

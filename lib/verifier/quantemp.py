@@ -20,7 +20,7 @@ from pydantic import Field
 
 from lib import models as MD
 from lib import outputs as OUT
-from lib.cli import run_main
+from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import labels as LB
 from lib.data import quantemp
 from lib.params import OpenShare, PosInt, Section, Seed, Text, section
@@ -212,12 +212,12 @@ def quantemp_stage(
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.verifier.quantemp",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
     quantemp_stage(section("nli_quantemp", args.params))
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib.cli import run_main
+from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import averitec
 from lib.params import section
 from lib.paths import DATA_DIR, PARAMS_FILE, STORE_DIR
@@ -87,12 +87,12 @@ def stage(
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.verifier.retrieved_training",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
     evidence = stage(section("nli_averitec", args.params), BM25Params(**section("retrieval", args.params)["bm25"]))
     print(f"{len(evidence)} train claims' retrieved evidence -> {RETRIEVED_FILE}")

@@ -41,7 +41,7 @@ import pandas as pd
 
 from lib import outputs as OUT
 from lib import timing as TM
-from lib.cli import nonempty_path, run_main
+from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import labels as LB
 from lib.params import PosInt, Seed, flag, flag_of, section
 from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR
@@ -377,7 +377,7 @@ def sweep(
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.verifier.sweep", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument(
@@ -392,7 +392,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seeds", type=flag_of(Seed), nargs="+", default=[0])
     ap.add_argument("--planners", nargs="*", default=["claim_only", "oracle"], help="dev retrieved evidence to score")
     ap.add_argument("--out", type=nonempty_path, default=str(SWEEP_FILE))
-    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     ap.add_argument(
         "--at-pick", action="store_true", help="train at the learning rate and epochs the sweep in --out picked so far"
     )

@@ -24,7 +24,7 @@ import pandas as pd
 from lib import models as MD
 from lib import outputs as OUT
 from lib import timing as TM
-from lib.cli import run_main
+from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import averitec
 from lib.data import labels as LB
 from lib.evaluation import significance as SIG
@@ -329,13 +329,13 @@ def nli_verdicts(
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m lib.verifier.veracity",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("command", choices=["planners"])
-    ap.add_argument("--params", default=str(PARAMS_FILE))
+    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
     settings = section("nli_averitec", args.params)  # checked before a training that may take minutes
     ensure_verifier(args.params)  # a fresh clone has stage nli_averitec's record, not its weights
