@@ -8,6 +8,7 @@ files or none), and it exits 143 or 130, the shell's codes for those signals."""
 from __future__ import annotations
 
 import argparse
+import ctypes
 import errno
 import functools
 import os
@@ -36,6 +37,18 @@ class NamedError(Exception):
 # What a signal runs before the command exits (`lib.outputs` removes the temporaries it is writing). A
 # clean-up that cannot undo what was begun returns what the user must do; the error line says it.
 CLEANUPS: list[Callable[[], str | None]] = []
+
+
+def die_with(parent: int, sig: int = signal.SIGKILL) -> None:
+    """Make this process get `sig` when `parent` dies (Linux: PR_SET_PDEATHSIG): a command killed with SIGKILL
+    (the out-of-memory killer) runs no clean-up, and its workers waited for work forever, or a stage the
+    timer ran went on writing its outputs. Called in the child (a pool's initializer, `Popen`'s preexec_fn)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, sig)  # PR_SET_PDEATHSIG, from the process's own libc
+    except (OSError, AttributeError):  # not Linux: the signal handlers still stop the workers
+        return
+    if os.getppid() != parent:  # the parent died before the request was made
+        os._exit(1)
 
 
 def stop_children() -> None:
@@ -265,6 +278,14 @@ def nonempty_path(text: str) -> str:
     variable) is refused, where it would have meant "no path" and skipped the work silently, or the current folder."""
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty path; name a file")
+    return text
+
+
+def file_path(text: str) -> str:
+    """An argparse `type` for the path of a file to write: not empty (`nonempty_path`) and not ending in `/`,
+    which names a folder (`--to-csv newdir/` wrote a file named `newdir`)."""
+    if nonempty_path(text).endswith(("/", os.sep)):
+        raise argparse.ArgumentTypeError(f"{text!r} ends with '/', a folder; name the file to write")
     return text
 
 

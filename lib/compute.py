@@ -9,8 +9,6 @@ and puts the results back in the claims' order, so both backends return the same
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import importlib.util
 import multiprocessing as mp
 import os
@@ -26,7 +24,7 @@ from typing import Any, Literal, TypeVar, get_args
 from pydantic import ConfigDict
 from tqdm import tqdm
 
-from lib.cli import NamedError, first_line
+from lib.cli import NamedError, die_with, first_line
 from lib.params import PosFloat, PosInt, Section, Text
 from lib.paths import ROOT
 
@@ -189,18 +187,6 @@ def map_claims(
         bar.close()
 
 
-def _die_with(parent: int) -> None:
-    """Make this worker die when `parent` does (Linux: PR_SET_PDEATHSIG): a command killed with SIGKILL (the
-    out-of-memory killer) runs no clean-up, and its workers waited for work forever."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux: the signal handlers still stop the workers
-        return
-    if os.getppid() != parent:  # the parent died before the request was made
-        os._exit(1)
-
-
 def usable_cpus() -> int:
     """The CPUs this process may run on (its affinity where the system says, else the machine's count)."""
     try:
@@ -240,7 +226,7 @@ def forked_map(
         workers = cpus
 
     def start() -> None:
-        _die_with(parent)
+        die_with(parent)
         if initializer is not None:
             initializer()
 

@@ -17,10 +17,12 @@ same, for a command DVC never runs, with every path a stage of `dvc.yaml` declar
 from __future__ import annotations
 
 import contextvars
+import errno
 import json
 import os
 import shutil
 import signal
+import stat
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator
@@ -32,7 +34,8 @@ from lib.cli import CLEANUPS, NamedError, first_line, made_by, not_a_file, stage
 from lib.paths import DATA_DIR, ROOT
 
 # The group `together()` opened, if any: (temporary, target) pairs waiting to be renamed.
-_GROUP: contextvars.ContextVar[list[tuple[Path, Path]] | None] = contextvars.ContextVar("outputs", default=None)
+# the outputs of a `together` block: (temporary, target), or (None, target) for a file the block removes
+_GROUP: contextvars.ContextVar[list[tuple[Path | None, Path]] | None] = contextvars.ContextVar("outputs", default=None)
 _LIVE: set[Path] = set()  # temporaries not yet placed or discarded: a signal removes them (lib.cli)
 # numpy appends its suffix to a name without it; every other temporary ends in `.tmp`, so that a reader that
 # globs `*.json` or `*.parquet` never takes a temporary left by a killed process for an output
@@ -148,14 +151,35 @@ def _finish(tmp: Path, path: Path) -> Iterator[Path]:
 
 
 @contextmanager
+def _reader_of(path: Path) -> Iterator[None]:
+    """For a named pipe: refuse one that no process reads (opening it to write would wait forever), and hold
+    it open while the writer opens and writes it (so its reader does not see the end before the writer starts)."""
+    if not stat.S_ISFIFO(path.stat().st_mode):
+        yield
+        return
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as err:
+        if err.errno != errno.ENXIO:
+            raise
+        raise NamedError(
+            f"{path}: a pipe that no process reads; expected a file to write (or a pipe being read)"
+        ) from None
+    try:
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextmanager
 def atomic(path: Path | str) -> Iterator[Path]:
     """A temporary file beside `path` (same suffix, so numpy and pandas keep its name) that replaces `path`
     when the block ends without an error."""
     path = Path(path)
-    if path.is_symlink():  # write where the link points, keeping the link
-        path = path.resolve()
+    if path.is_symlink() and (path.resolve().exists() or not path.exists()):  # write where it points, keep it
+        path = path.resolve()  # (not /dev/stdout into a pipe: its target `pipe:[N]` is no path to resolve)
     if path.exists() and not path.is_file() and not path.is_dir():  # /dev/stdout, a pipe: written in place
-        with _naming(path):
+        with _reader_of(path), _naming(path):
             yield path
         return
     path = _target(path)
@@ -194,14 +218,28 @@ def together() -> Iterator[None]:
         yield
     except BaseException:
         for tmp, _ in pending:
-            _discard(tmp)
-            _LIVE.discard(tmp)
+            if tmp is not None:
+                _discard(tmp)
+                _LIVE.discard(tmp)
         raise
     finally:
         _GROUP.reset(token)
-    with _held():  # all renamed before a signal is taken
+    with _held():  # all renamed (and removed) before a signal is taken
         for tmp, path in pending:
-            _place(tmp, path)
+            if tmp is None:
+                path.unlink(missing_ok=True)
+            else:
+                _place(tmp, path)
+
+
+def remove(path: Path | str) -> None:
+    """Remove an output file: at once, or inside a `together` block at its end with the rest (a stopped run
+    keeps it, as it keeps every file the block would have replaced)."""
+    group = _GROUP.get()
+    if group is None:
+        Path(path).unlink(missing_ok=True)
+    else:
+        group.append((None, Path(path)))
 
 
 def write_text(path: Path | str, text: str, encoding: str = "utf-8") -> Path:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from lib.cli import NamedError, env_bound, not_a_file, shown
 from lib.paths import PARAMS_FILE
@@ -264,6 +264,18 @@ Device = Annotated[str, Field(pattern=rf"^({DEVICE_PATTERN})$")]
 DOMAIN_PATTERN = r"^(?:w|ww|[a-vx-z0-9-][a-z0-9-]*|w[a-vx-z0-9-][a-z0-9-]*|ww[a-vx-z0-9-][a-z0-9-]*|www[a-z0-9-][a-z0-9-]*)(?:\.[a-z0-9-]+)+$"
 Domain = Annotated[str, Field(pattern=DOMAIN_PATTERN)]
 Url = Annotated[str, Field(pattern=r"^https?://\S+$")]
+
+
+def _not_home(text: str) -> str:
+    """A path in params.yaml is never expanded by a shell: `~/x.jsonl` meant a folder named `~` in the checkout."""
+    if text == "~" or text.startswith("~/"):
+        raise ValueError(
+            f"{text[:80]!r}: `~` is not expanded in params.yaml; give the path in full or relative to the checkout"
+        )
+    return text
+
+
+FilePath = Annotated[str, Field(pattern=r"\S"), AfterValidator(_not_home)]  # a cache's path
 
 
 class Section(BaseModel):

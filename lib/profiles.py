@@ -439,6 +439,16 @@ def try_variations(
     shutil.rmtree(backup)
     shutil.copytree(work / "reports", backup)
     results, started = [], time.monotonic()
+
+    def stopped() -> str:  # a signal mid-variation: the workspace held the experiment's params and outputs
+        try:
+            restore(work, backup)
+        except (ProfileError, OSError) as err:
+            return f"{err}; the committed reports are kept in {backup}"
+        shutil.rmtree(backup, ignore_errors=True)
+        return f"the workspace {work} is restored as committed"
+
+    CLEANUPS.append(stopped)
     try:
         variations = list(enumerate(try_it_variations(work / "notebooks"), 1))
         variations.sort(key=lambda iv: len(stages_to_rerun(iv[1].sets, work / "dvc.yaml")))
@@ -467,6 +477,7 @@ def try_variations(
             )
             _record(work, name, results)
     finally:
+        CLEANUPS.remove(stopped)
         shutil.rmtree(backup, ignore_errors=True)
     return _record(work, name, results)
 

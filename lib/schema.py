@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import create_model
 
-from lib.cli import run_main
+from lib.cli import run_main, shown
 from lib.params import SECTIONS, ParamsError, Section, missing_keys, read_params, read_yaml, section_model, validate
 from lib.paths import PARAMS_FILE
 
@@ -52,12 +52,18 @@ def load_params(path: Path | str = PARAMS_FILE) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """`python -m lib.schema check [FILE]`: validate a params file; every problem with its dotted key."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args in (["-h"], ["--help"]):
-        print("usage: python -m lib.schema check [FILE]\n\n" + (main.__doc__ or ""))
+    usage = "usage: python -m lib.schema check [FILE]"
+    if args in (["-h"], ["--help"]) or args[1:] in (["-h"], ["--help"]):
+        print(f"{usage}\n\n" + (main.__doc__ or ""))
         return 0
     if not args or args[0] != "check" or len(args) > 2:
-        print("usage: python -m lib.schema check [FILE]", file=sys.stderr)
-        print(f"error: expected `check` and at most one file, got {' '.join(args) or 'nothing'}", file=sys.stderr)
+        print(
+            f"error: expected `check` and at most one file, got {shown(' '.join(args) or 'nothing', 80)} ({usage})",
+            file=sys.stderr,
+        )
+        return 2
+    if len(args) == 2 and not args[1].strip():  # an unset variable: it was read as the folder `.`
+        print(f"error: check: an empty path; name a params file ({usage})", file=sys.stderr)
         return 2
     path = Path(args[1]) if len(args) == 2 else PARAMS_FILE
     try:

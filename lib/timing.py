@@ -34,6 +34,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -41,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from lib import outputs as OUT
-from lib.cli import NamedError, not_a_file, outs_of, run_main, shown
+from lib.cli import NamedError, die_with, first_line, not_a_file, outs_of, run_main, shown
 from lib.closure import ROOT, stages
 
 TIMINGS_DIR = ROOT / "outputs" / "timings"
@@ -104,11 +105,23 @@ def cost(
         "device": device,
         "how": how,
     }
-    path = os.environ.get(COSTS_ENV)
-    if path:
-        with open(path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(rec) + "\n")
+    _append(rec)
     return rec
+
+
+def _append(rec: dict[str, Any]) -> None:
+    """One line into the timer's scratch file, when the command runs under the timer. `$LIB_TIMING_COSTS` set
+    by hand to another file (a pipe waited for a reader; a params file got JSON lines appended) is refused."""
+    path = os.environ.get(COSTS_ENV)
+    if not path:
+        return
+    if not path.endswith(".costs.tmp") or not os.path.isfile(path):  # the timer makes it before the command runs
+        raise NamedError(
+            f"${COSTS_ENV}: {shown(path, 80)}: not the timer's scratch file (a regular <stage>.costs.tmp file the "
+            "timer made); unset it (`python -m lib.timing run -- ...` sets it)"
+        )
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(rec) + "\n")
 
 
 _MEASURED: dict[str, dict[str, float]] = {}
@@ -121,10 +134,7 @@ def measured(name: str, **values: float) -> dict[str, float]:
         raise ValueError(f"measured {name!r}: {values} must be finite, non-negative numbers")
     rec = {k: round(float(v), 2) for k, v in values.items()}
     _MEASURED[name] = rec
-    path = os.environ.get(COSTS_ENV)
-    if path:
-        with open(path, "a", encoding="utf-8") as f:
-            f.write(json.dumps({"measured": name, "values": rec}) + "\n")
+    _append({"measured": name, "values": rec})
     return rec
 
 
@@ -221,13 +231,16 @@ def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMI
     costs = None
     if stage:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-        costs = Path(out_dir) / f"{stage}.costs.tmp"
-        costs.unlink(missing_ok=True)
+        # its own scratch file: two timers of one stage at once each lost lines to the other's clean-up
+        fd, name = tempfile.mkstemp(dir=out_dir, prefix=f".{stage}.", suffix=".costs.tmp")
+        os.close(fd)
+        costs = Path(name)
         env[COSTS_ENV] = str(costs)
     start = time.perf_counter()
     try:
         try:
-            child = subprocess.Popen(command, env=env)
+            me = os.getpid()  # the command dies with the timer, killed outright (SIGKILL runs no clean-up)
+            child = subprocess.Popen(command, env=env, preexec_fn=lambda: die_with(me, signal.SIGTERM))
         except FileNotFoundError as err:
             print(f"error: cannot run {command[0]!r}: {err}", file=sys.stderr)
             return 127
@@ -343,8 +356,9 @@ def restore_outputs(stage: str, root: Path = ROOT) -> list[str]:
         return []
     done = subprocess.run(["git", "checkout", "HEAD", "--", *gone], cwd=root, capture_output=True, text=True)
     if done.returncode != 0:
-        print(
-            f"error: stage {stage} removed {len(gone)} committed file(s); restore them with `git checkout HEAD -- "
+        print(  # after the command's own `error:` line: one error, and this the way back
+            f"stage {stage} did not finish and git could not restore the {len(gone)} committed file(s) DVC removed "
+            f"({first_line(done.stderr.strip() or 'no reason given', 120)}); restore them with `git checkout HEAD -- "
             f"{' '.join(gone)}`",
             file=sys.stderr,
         )
@@ -355,6 +369,8 @@ def restore_outputs(stage: str, root: Path = ROOT) -> list[str]:
 
 def read(out_dir: Path | str = TIMINGS_DIR) -> dict[str, dict]:
     """{stage: timing record} of every timing file; one that is not a timing record is an error naming it."""
+    if Path(out_dir).exists() and not Path(out_dir).is_dir():  # it read as "no stage ran here", exit 0
+        raise NamedError(f"{out_dir}: not a folder; expected the folder of the stages' timing files")
     return {path.stem: _record(path) for path in sorted(Path(out_dir).glob("*.json"))}
 
 

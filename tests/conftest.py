@@ -315,7 +315,8 @@ def timed_stage(stage: str, run, timings_dir: Path) -> None:
 
     from lib import timing as TM
 
-    costs = timings_dir.parent / f"{stage}.costs.jsonl"
+    costs = timings_dir.parent / f"{stage}.costs.tmp"
+    costs.write_text("")  # the timer makes its scratch file before the command runs
     os.environ[TM.COSTS_ENV] = str(costs)
     try:
         run()

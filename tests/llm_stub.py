@@ -9,11 +9,14 @@ Faults, one per request in order: "429" (rate limit), "500" (server error), "tim
 "drop" (the connection is closed without an answer), "401" and "403" (the key is refused), "404" (no
 such model), "html" (status 200 with an HTML page, as a proxy's login page), "empty_choices" (200 with
 `choices: []`), "null_content" (200 with `content: null`), "trickle" (200, then one byte of the body every
-`delay / 20` seconds, never finished: no read waits long enough to time out).
+`delay / 20` seconds, never finished: no read waits long enough to time out), "gzip" (200 with the answer
+gzip-compressed, `Content-Encoding: gzip`, whatever the client asked for), "deep" (200 with a JSON body
+nested 100,000 arrays deep).
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import socket
 import threading
@@ -75,6 +78,18 @@ class StubLLM:
                     return self.connection.shutdown(socket.SHUT_RDWR)
                 if fault == "html":
                     return self._send(200, HTML)
+                if fault in ("gzip", "deep"):
+                    data = b"[" * 100_000 + b"]" * 100_000
+                    if fault == "gzip":
+                        data = gzip.compress(json.dumps({"choices": [{"message": {"content": "A" * 1000}}]}).encode())
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    if fault == "gzip":
+                        self.send_header("Content-Encoding", "gzip")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return None
                 if fault == "timeout":
                     time.sleep(stub.delay)
                 if fault == "trickle":

@@ -154,7 +154,9 @@ def test_a_stop_that_leaves_work_begun_says_what_to_do_in_its_error_line(tmp_pat
         "run_main(main)\n"
     )
     done = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=30)
-    assert done.returncode == 143 and done.stderr.splitlines()[-1] == "error: stopped by SIGTERM; run it again to finish"
+    assert (
+        done.returncode == 143 and done.stderr.splitlines()[-1] == "error: stopped by SIGTERM; run it again to finish"
+    )
 
 
 def test_results_in_order_and_the_rest_cancelled_when_the_reader_stops():

@@ -877,7 +877,7 @@ def test_a_listed_pipe_is_named_never_opened(tmp_path):
     """A FIFO listed in SHA256SUMS made `verify` wait for a writer forever."""
     root = data_dir(tmp_path, {"a.txt": "a"}, (f"{'0' * 64}  f.bin",))
     os.mkfifo(root / "f.bin")
-    with pytest.raises(DataError, match=r"line 2: 'f.bin': not a regular file"):
+    with pytest.raises(DataError, match=r"line 2: field 'path': 'f.bin': not a regular file"):
         checksums.verify_checksums(root)
     (root / "SHA256SUMS").unlink()
     os.mkfifo(root / "SHA256SUMS")  # the manifest itself
@@ -920,6 +920,17 @@ def test_verify_without_sha256sums_and_usage(tmp_path, capsys):
     assert checksums.main(["verify", "a", "b"]) == 2 and checksums.main([]) == 2 and checksums.main(["check"]) == 2
     assert "usage: python -m lib.data verify" in capsys.readouterr().err
     assert checksums.main(["--help"]) == 0 and capsys.readouterr().out.startswith("usage: python -m lib.data")  # was 2
+    # `verify --help` looked for --help/SHA256SUMS; `verify ""` (an unset variable) checked the current folder
+    assert checksums.main(["verify", "--help"]) == 0 and capsys.readouterr().out.startswith("usage: ")
+    assert checksums.main(["verify", ""]) == 2 and capsys.readouterr().err.startswith("error: verify: an empty path")
+
+
+def test_one_file_that_does_not_match_is_one_line(tmp_path, capsys):
+    """One problem took two lines (a count, then the problem under it); several are still listed."""
+    root = data_dir(tmp_path, {"a.txt": "a"})
+    (root / "a.txt").write_text("changed")
+    rc, _, stderr = verify_cli(capsys, root)
+    assert rc == 1 and stderr.count("\n") == 1 and "record line 1: field 'path': 'a.txt': checksum mismatch" in stderr
 
 
 def test_verify_command_exits_non_zero_without_a_traceback(tmp_path):

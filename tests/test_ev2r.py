@@ -55,6 +55,14 @@ def test_counts_of_unsupported_facts_are_none_of_the_four():
     assert EV.parse_counts(answer) == EV.Counts(5, 3, 4, 4)
 
 
+def test_a_count_supported_by_one_side_is_the_other_sides():
+    """`supported_by_reference` counts predicted facts; it was read as the reference side's count, and
+    precision and recall came out swapped (0.75 and 0.40 for 0.50 and 0.60)."""
+    answer = '{"predicted_facts": 4, "supported_by_reference": 2, "reference_facts": 5, "supported_by_prediction": 3}'
+    assert EV.parse_counts(answer) == EV.Counts(4, 2, 5, 3)
+    assert EV._count_name("predicted_facts_supported_by_prediction") is None  # both sides named: none of the four
+
+
 @pytest.mark.parametrize(
     "answer, reason",
     [

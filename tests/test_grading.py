@@ -289,3 +289,29 @@ def test_a_truth_value_is_no_numeric_answer(answer):
 
     assert as_number(answer) is None
     assert verdict(answer, float(answer), 0.5) == f"expected a number, got bool {answer!r}"
+
+
+def test_the_table_is_never_written_over_another_roots_reference_notebooks(tmp_path):
+    """With `--root` another workspace and no `--reference`, `--out` replaced one of its executed notebooks."""
+    folder, ws = tmp_path / "class", tmp_path / "ws"
+    folder.mkdir()
+    (folder / "a.csv").write_text("exercise,task,answer\n99.1,t,5\n")
+    ref_dir = GR.reference_folder(ws)
+    ref_dir.mkdir(parents=True)
+    notebook = _reference(ref_dir) / "99_add.ipynb"
+    before = notebook.read_bytes()
+    with pytest.raises(GR.NamedError, match="is also an input of this command"):
+        GR.main(["grade", str(folder), "--root", str(ws), "--no-run", "--out", str(notebook)])
+    assert notebook.read_bytes() == before
+
+
+def test_a_saved_answer_that_is_nan_is_not_a_number():
+    assert GR.status({"answer": float("nan"), "expected": 1.0, "tol": 0.1}) == "not a number"  # was "off by +nan"
+
+
+def test_an_output_path_ending_in_a_slash_is_refused_at_the_flag(tmp_path, capsys):
+    """`--out newdir/` wrote a file named `newdir`."""
+    with pytest.raises(SystemExit) as end:
+        GR.main(["sheet", "--out", f"{tmp_path}/newdir/"])
+    assert end.value.code == 2 and "ends with '/', a folder; name the file to write" in capsys.readouterr().err
+    assert not (tmp_path / "newdir").exists()

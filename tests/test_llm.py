@@ -113,8 +113,8 @@ def test_replay_lists_every_missing_entry(tmp_path):
     batch = [MSG, [{"role": "user", "content": "another prompt"}]]
     with pytest.raises(LM.CacheMiss) as err:
         replay.chat_many(batch, progress=False)
-    assert len(err.value.missing) == 2
-    assert "2 answer(s) are not in the cache" in str(err.value) and "another prompt" in str(err.value)
+    assert len(err.value.missing) == 2 and "\n" not in str(err.value)  # one line (was a list of 11 alike lines)
+    assert "2 answer(s) of the prompts asked are not in the cache (the first ends " in str(err.value)
 
 
 def test_off_mode_makes_no_calls(tmp_path):
@@ -318,7 +318,13 @@ def test_an_answer_resets_the_count_of_unreachable_prompts(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "fault, problem", [("html", "not_a_completion"), ("empty_choices", "no_choices"), ("null_content", "null_content")]
+    "fault, problem",
+    [
+        ("html", "not_a_completion"),
+        ("empty_choices", "no_choices"),
+        ("null_content", "null_content"),
+        ("deep", "RecursionError"),  # a body nested past the recursion limit: a traceback from the SDK's parser
+    ],
 )
 def test_malformed_answers_are_counted_and_never_cached(tmp_path, fault, problem):
     with StubLLM(canned) as stub:
@@ -339,6 +345,18 @@ def test_settings_reject_keys_and_unknown_modes():
 
     with pytest.raises(ValueError, match="never go in params"):
         LM.LLMSettings.model_validate({"model": "m", "mode": "live", "api_key": "sk-x"})
+    # a key pasted where its variable's name goes was echoed on stderr and written into report.json
+    with pytest.raises(ValueError, match="llm.api_key_env looks like a key itself"):
+        LM.LLMSettings.model_validate({"model": "m", "api_key_env": "gsk_Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56"})
+    assert LM.LLMSettings.model_validate({"model": "m", "api_key_env": "AZURE_OPENAI_API_KEY_2024"}).api_key_env
+    # a port past 65535 passed, then a message about the URL ended in a traceback
+    for url in ("http://localhost:99999/v1", "http://localhost:abc/v1"):
+        with pytest.raises(ValueError, match="llm.base_url 'http://localhost:"):
+            LM.LLMSettings.model_validate({"model": "m", "base_url": url})
+    with pytest.raises(ValueError, match="Keys should be strings"):  # was TypeError: 'int' is not iterable
+        LM.LLMSettings.model_validate({"model": "m", 1: "x"})
+    with pytest.raises(ValueError, match="`~` is not expanded in params.yaml"):  # it made a folder named `~`
+        LM.LLMSettings.model_validate({"model": "m", "cache": "~/cache.jsonl"})
     with pytest.raises(ValueError, match="mode"):
         LM.LLMSettings.model_validate({"model": "m", "mode": "online"})
     with pytest.raises(ValueError, match="modle"):
@@ -588,6 +606,24 @@ def test_an_answer_over_the_bound_is_cut_off_named_and_never_cached(tmp_path, mo
         with pytest.raises(LM.LLMError, match=r"sent an answer over 2,000 bytes \(not read further, not cached"):
             client.chat(MSG)
     assert not (tmp_path / "cache.jsonl").exists() or (tmp_path / "cache.jsonl").read_text() == ""
+
+
+def test_a_compressed_answer_is_refused_unread(tmp_path):
+    """A 200 KB gzip body unpacked to 200 MB past the 8 MiB bound (which counted the compressed bytes) and
+    was cached: the cache then went over the input bound and every later run stopped."""
+    with StubLLM(canned) as stub:
+        stub.faults.append("gzip")
+        client = LM.LLM(settings(stub, tmp_path))
+        with pytest.raises(LM.LLMError, match=r"sent its answer compressed \(Content-Encoding: 'gzip'\) although"):
+            client.chat(MSG)
+    assert not (tmp_path / "cache.jsonl").exists() or (tmp_path / "cache.jsonl").read_text() == ""
+
+
+def test_an_answer_with_a_lone_surrogate_is_malformed_not_a_traceback(tmp_path):
+    """`"\\ud800"` in the answer's JSON ended in UnicodeEncodeError when the cache wrote it."""
+    with StubLLM(lambda messages: "\ud800 [1, 2]") as stub:
+        client = LM.LLM(settings(stub, tmp_path))
+        assert client.chat(MSG) is None and client.counters.errors == {"malformed_not_utf8": 1}
 
 
 def test_a_key_the_endpoint_echoes_is_cached_as_stars(tmp_path, monkeypatch):

@@ -1010,3 +1010,20 @@ def test_a_notebook_name_with_a_path_is_refused(tmp_path):
     for name in ("../outputs/notebooks/05_averitec_score", "sub/05_x", ".."):
         with pytest.raises(NamedError, match="expected the name of a notebook in"):
             run_notebook(name, {}, out_dir=tmp_path)
+
+
+def test_two_runs_of_one_notebook_at_once_are_refused(tmp_path):
+    """Two runs wrote one metrics file; the one stopped put the old metrics back over the finished one's."""
+    import pytest
+
+    from lib.cli import NamedError
+    from lib.site import execute as EX
+
+    with EX._one_run("03_aggregation", tmp_path):
+        with pytest.raises(NamedError, match="notebook 03_aggregation: another run of it is in progress"):
+            with EX._one_run("03_aggregation", tmp_path):
+                pass
+        with EX._one_run("04_retrieval_metrics", tmp_path):  # another notebook runs beside it
+            pass
+    with EX._one_run("03_aggregation", tmp_path):  # the first ended: free again
+        pass

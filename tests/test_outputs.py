@@ -76,6 +76,15 @@ def test_a_group_is_placed_together_or_not_at_all(tmp_path):
         OUT.write_text(a, "new a")
         OUT.write_text(b, "new b")
     assert (a.read_text(), b.read_text()) == ("new a", "new b") and leftovers(tmp_path) == []
+    # a file the block removes (a stale thumbnail) goes with the rest: a stopped render emptied the site's thumbs
+    with pytest.raises(RuntimeError), OUT.together():
+        OUT.remove(b)
+        raise RuntimeError("stopped")
+    assert b.read_text() == "new b"
+    with OUT.together():
+        OUT.remove(b)
+        assert b.exists()
+    assert not b.exists()
 
 
 def test_a_folder_is_replaced_whole(tmp_path):
@@ -206,6 +215,32 @@ def test_a_link_is_written_through_and_a_device_in_place(tmp_path):
     assert link.is_symlink() and real.read_text() == "new"
     OUT.write_text("/dev/null", "discarded")  # a device is written, not replaced
     assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+
+
+def test_a_pipe_nobody_reads_is_refused_and_one_being_read_is_written(tmp_path):
+    """`--to-csv FIFO` and `grade --out FIFO` waited forever for a reader; `/dev/stdout` into a pipe wrote
+    nothing (its link's target `pipe:[N]` was resolved into a path that is not there)."""
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(NamedError, match="fifo: a pipe that no process reads"):
+        OUT.write_text(fifo, "lost")
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+    try:
+        while True:  # once cat has opened the pipe, the write finds it read
+            try:
+                OUT.write_text(fifo, "read\n")
+                break
+            except NamedError:
+                pass
+        assert reader.communicate(timeout=10)[0] == "read\n"
+    finally:
+        reader.kill()
+    code = "from lib import outputs as OUT; OUT.write_text('/dev/stdout', 'piped\\n')"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.stdout == "piped\n", done.stderr
 
 
 def test_a_signal_removes_the_temporaries_being_written(tmp_path):

@@ -208,7 +208,11 @@ def test_cli(tmp_path, capsys):
     assert "not valid YAML" in capsys.readouterr().err
     (tmp_path / "list.yaml").write_text("- 1\n")
     assert SCH.main(["check", str(tmp_path / "list.yaml")]) == 1
-    assert SCH.main(["frobnicate"]) == 2
+    capsys.readouterr()
+    assert SCH.main(["frobnicate"]) == 2  # one line (it was `usage:`, then `error:`)
+    assert capsys.readouterr().err.startswith("error: expected `check` and at most one file, got 'frobnicate' (usage")
+    assert SCH.main(["check", ""]) == 2 and "error: check: an empty path" in capsys.readouterr().err  # was `.`
+    assert SCH.main(["check", "--help"]) == 0 and capsys.readouterr().out.startswith("usage: python -m lib.schema")
 
 
 def test_each_vocabulary_is_defined_once_and_the_models_use_it():

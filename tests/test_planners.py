@@ -112,6 +112,16 @@ def test_a_plan_is_read_as_strictly_as_every_json_input(tmp_path, content, messa
         P.load_plan(tmp_path / "p.jsonl")
 
 
+def test_a_plan_line_over_the_record_bound_is_refused_before_it_is_decoded(tmp_path, monkeypatch):
+    """A 229 MB plan line (under the file bound) was decoded whole: 1.8 GB, then 20 M queries."""
+    import lib.data as D
+
+    monkeypatch.setattr(D, "MAX_RECORD_CHARS", 100)
+    (tmp_path / "p.jsonl").write_text(json.dumps({"claim_id": 0, "queries": ["w" * 200]}) + "\n")
+    with pytest.raises(DataError, match=r"record at line 1: a record longer than 100 characters"):
+        P.load_plan(tmp_path / "p.jsonl")
+
+
 def test_a_plan_that_is_a_pipe_or_a_device_is_never_opened(tmp_path):
     os.mkfifo(tmp_path / "fifo")  # opened, it would wait for a writer forever
     for path in (tmp_path / "fifo", "/dev/zero"):

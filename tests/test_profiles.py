@@ -324,6 +324,31 @@ def test_try_it_runs_each_variation_from_the_committed_workspace_and_names_its_o
     ]
 
 
+def test_a_try_it_stopped_mid_variation_leaves_the_workspace_as_committed(tmp_path, monkeypatch):
+    """A signal during `dvc exp run` exited at once: the workspace kept the experiment's params and outputs
+    (and the error line said "nothing half-written")."""
+    from lib import cli
+
+    work = _try_it_workspace(tmp_path)
+    ran, notes = PR._run, []
+
+    def stop_after(args, where, log=None):
+        rc = ran(args, where, log)
+        if args[:3] == ["dvc", "exp", "run"]:
+            assert (work / "params.yaml").read_text() != "a: 1\n"  # the experiment's params are in place
+            notes.append(cli.CLEANUPS[-1]())  # what the signal's handler runs before the exit
+            raise KeyboardInterrupt
+        return rc
+
+    monkeypatch.setattr(PR, "_run", stop_after)
+    before = list(cli.CLEANUPS)
+    with pytest.raises(KeyboardInterrupt):
+        PR.try_variations("tiny", only=["a=2"], root=tmp_path)
+    assert notes == [f"the workspace {work} is restored as committed"] and cli.CLEANUPS == before
+    assert (work / "params.yaml").read_text() == "a: 1\n" and (work / "out.txt").read_text() == "1"
+    assert (work / "reports" / "index.html").read_text() == "front page"
+
+
 def test_try_it_needs_a_built_and_current_workspace(tmp_path):
     with pytest.raises(PR.ProfileError, match="no built workspace; run `make all PROFILE=tiny` first"):
         PR.try_variations("tiny", root=tmp_path)

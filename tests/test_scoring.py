@@ -819,6 +819,27 @@ def test_a_solution_without_the_gold_split_and_missing_references_are_named(tmp_
     assert str(err.value) == f"{tmp_path / 'nothing.json'}: no such file"
 
 
+@pytest.mark.parametrize("split", ["Gold", "gold ", "go", "g", "pri vate"])
+def test_a_mistyped_or_cut_split_is_named_not_left_out(tmp_path, split):
+    """A last row cut inside its split ("go") or a mistyped "Gold" left that claim out of the score, exit 0."""
+    from lib.data import averitec as AV
+
+    path = tmp_path / "solution.csv"
+    rows = ['0,c,"Q?\t\t\na\t\t\n\n",Refuted,gold', f'1,d,"Q?\t\t\na\t\t\n\n",Refuted,{split}']
+    path.write_text(",".join([*AV.LEADERBOARD_COLUMNS, "split"]) + "\n" + "\n".join(rows) + "\n")
+    with pytest.raises(DataError, match=rf"with id 1: field 'split': {re.escape(repr(split))}: expected 'gold'"):
+        SC.read_solution(path)
+
+
+def test_converting_against_references_without_a_claim_is_named(tmp_path):
+    """`--to-csv` with `[]` as references blamed the first prediction: "claim ids 0..-1"."""
+    (tmp_path / "refs.json").write_text("[]")
+    args = ["--predictions", str(FIXTURE_DEV), "--references", str(tmp_path / "refs.json")]
+    with pytest.raises(SystemExit) as end:
+        SC.main([*args, "--to-csv", str(tmp_path / "o.csv")])
+    assert end.value.code == f"error: {tmp_path / 'refs.json'}: no reference claims"
+
+
 def test_per_claim_ids_and_a_summary_with_a_missing_verdict_and_an_unused_label():
     import pandas as pd
 

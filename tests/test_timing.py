@@ -299,6 +299,57 @@ def test_a_stage_whose_starter_dies_is_stopped(tmp_path):
     assert not Path(f"/proc/{pid}").exists()  # the timer is gone too
 
 
+def test_a_stage_whose_timer_is_killed_outright_is_stopped(tmp_path):
+    """SIGKILL to the timer left its command running (re-parented to init), rewriting the store 6 s later."""
+    stopped = tmp_path / "stopped"
+    stage = tmp_path / "stage.py"
+    stage.write_text(
+        "import pathlib, signal, sys, time\n"
+        f"signal.signal(signal.SIGTERM, lambda *_: (pathlib.Path({str(stopped)!r}).write_text('term'), sys.exit(143)))\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(TM.ROOT)}
+    env.pop("DVC_STAGE", None)
+    code = f"import sys; from lib import timing; sys.exit(timing.run([sys.executable, {str(stage)!r}]))"
+    timer = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
+    assert timer.stdout.readline().strip() == "ready"
+    timer.kill()
+    timer.wait(timeout=10)
+    deadline = time.time() + 20
+    while time.time() < deadline and not stopped.exists():
+        time.sleep(0.1)
+    assert stopped.read_text() == "term"
+
+
+def test_two_timers_of_one_stage_keep_their_own_costs(tmp_path, monkeypatch):
+    """Both used `<stage>.costs.tmp` and removed it at start and end: a second timer of the stage, started
+    while the first ran, deleted the first's cost lines, and its planners' costs came out partial."""
+    out = str(tmp_path)
+    rec = _timed(
+        "zz",
+        tmp_path,
+        monkeypatch,
+        "import sys",
+        "TM.cost('first', 'planning', 1.0, 2)",
+        f"TM.run([sys.executable, '-c', 'from lib import timing as TM; TM.cost(\\'second\\', \\'planning\\', 1.0, 2)'], out_dir={out!r})",
+    )
+    assert [c["planner"] for c in rec["per_claim"]] == ["first"]  # the other timer's line is in its own file
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".costs.tmp")]  # each removed its own
+
+
+def test_a_costs_path_that_is_not_the_timers_scratch_file_is_refused(tmp_path, monkeypatch):
+    """`$LIB_TIMING_COSTS` at a pipe waited for a reader; at a params file it appended JSON lines to it."""
+    params = tmp_path / "params.yaml"
+    params.write_text("a: 1\n")
+    os.mkfifo(tmp_path / "fifo.costs.tmp")
+    for path in (params, tmp_path / "fifo.costs.tmp"):
+        monkeypatch.setenv(TM.COSTS_ENV, str(path))
+        with pytest.raises(TM.NamedError, match=r"LIB_TIMING_COSTS: .* not the timer's scratch file"):
+            TM.measured("x", seconds=1.0)
+    assert params.read_text() == "a: 1\n"
+
+
 @pytest.mark.parametrize("text", ['{"stage": "x"', "[]", '{"seconds": "12", "finished": "x", "cpus": 2}'])
 def test_a_file_that_is_no_timing_record_is_named(tmp_path, text):
     (tmp_path / "broken.json").write_text(text)
@@ -362,3 +413,10 @@ def test_a_readme_that_is_not_utf8_is_named(tmp_path):
         TM.write_readme(tmp_path / "R.md", "x")
     with pytest.raises(TM.NamedError, match=r"none.md: no such file; expected the README to write the table into"):
         TM.write_readme(tmp_path / "none.md", "x")  # the system's raw `[Errno 2]` words before
+
+
+def test_a_timings_folder_that_is_a_file_is_named(tmp_path):
+    """`table` said "no stage timings (no stage ran here)" with exit 0 when the folder was a file."""
+    (tmp_path / "timings").write_text("x")
+    with pytest.raises(TM.NamedError, match="timings: not a folder; expected the folder of the stages' timing"):
+        TM.read(tmp_path / "timings")

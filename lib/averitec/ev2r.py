@@ -57,7 +57,7 @@ from lib import timing as TM
 from lib.averitec import scoring as SC
 from lib.cli import CLEANUPS, ArgumentParser, NamedError, first_line, nonempty_path, not_a_file, run_main, shown
 from lib.data import averitec, within_size
-from lib.params import Level, PosInt, Section, Text, section
+from lib.params import FilePath, Level, PosInt, Section, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, ROOT
 from lib.planning.llm import LLM, LLMSettings
 
@@ -77,7 +77,7 @@ class Averitec2025Section(Section):
     threshold: Level
     comparison: Comparison
     prompt_file: Text | None
-    cache: Text
+    cache: FilePath
     max_claims: PosInt | None
     jobs: PosInt
 
@@ -216,7 +216,13 @@ def _count_name(key: str) -> str | None:
     """Which of the four counts a key names, in this project's words or the organisers'
     ("facts count predicted evidence", "support reference questions"); None for any other key."""
     k = key.lower()
-    side = "predicted" if "predict" in k else "reference" if "reference" in k else None
+    by = re.search(r"(?:^|[^a-z])by[ _-]*(?:the[ _-]*)?(predict|reference)", k)  # the supporting side
+    rest = k[: by.start()] + k[by.end() :] if by else k
+    named = {s for s, word in (("predicted", "predict"), ("reference", "reference")) if word in rest}
+    if by:  # "supported_by_reference" counts predicted facts: the side is the other one
+        other = "reference" if by.group(1) == "predict" else "predicted"
+        named = {other} if named <= {other} else {"predicted", "reference"}
+    side = named.pop() if len(named) == 1 else None  # none, or both sides named: not one of the four
     if side is None or re.search(r"un_?support|not[ _]?support|non[ _-]?support|contradict|refut", k):
         return None  # a count of facts against the evidence is none of the four
     if "support" in k:

@@ -35,6 +35,7 @@ import csv
 import functools
 import json
 import os
+import re
 import sys
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -46,7 +47,7 @@ import pandas as pd
 
 from lib import compute as C
 from lib import outputs as OUT
-from lib.cli import ArgumentParser, made_by, nonempty_path, run_main, shown
+from lib.cli import ArgumentParser, file_path, made_by, run_main, shown
 from lib.data import (
     MAX_ID_DIGITS,
     DataError,
@@ -556,6 +557,17 @@ def read_solution(path: Path | str) -> tuple[list[averitec.LeaderboardRow], list
     rows = averitec.load_leaderboard(path)
     if not rows:
         raise DataError(path, "-", None, "no rows in the solution")
+    for r in rows:  # a mistyped or cut `gold` ("Gold", "gold ", "go") left its row out of the score
+        if r.split not in (SOLUTION_SPLIT, "") and (
+            SOLUTION_SPLIT.startswith(r.split) or not re.fullmatch(r"[a-z][a-z0-9_]*", r.split)
+        ):
+            raise DataError(
+                path,
+                f"with id {r.claim_id}",
+                "split",
+                f"{shown(r.split, 40)}: expected {SOLUTION_SPLIT!r} (a scored row) or another split's name in "
+                "lower-case letters (a row left out)",
+            )
     scored = [r for r in rows if r.split in (SOLUTION_SPLIT, "")]
     if not scored:
         raise DataError(path, "-", "split", f"no row has split {SOLUTION_SPLIT!r}: nothing to score")
@@ -601,7 +613,7 @@ def read_submission(
                 path,
                 f"with id {r.claim_id}",
                 "claim",
-                f"differs from the solution's claim: {r.claim[:60]!r} vs {ref.claim[:60]!r}",
+                f"differs from the solution's claim {averitec.first_difference(r.claim, ref.claim)}",
             )
             if not lenient:
                 raise err
@@ -812,12 +824,9 @@ def _something_scored(path: Path | str, preds: Predictions) -> Predictions:
     return preds
 
 
-def score_file(
-    predictions: Path | str, references: Path | str, jobs: int = 1, lenient: bool = False, log: Any = None
-) -> tuple[dict[str, Any], pd.DataFrame]:
-    """Score a prediction file against an AVeriTeC reference file: (summary, per-claim table).
-
-    `log` (a writable text stream, e.g. sys.stderr) gets the detected format and anything skipped."""
+def reference_claims(references: Path | str) -> list[averitec.Claim]:
+    """The claims of a JSON reference file (the dev set's format): a missing file, a folder, a pipe or a file
+    without a claim is named."""
     references = Path(references)
     if not references.exists():
         raise DataError(references, "-", None, _missing(references))
@@ -827,6 +836,16 @@ def score_file(
     claims = averitec.load_averitec("dev", references)
     if not claims:
         raise DataError(references, "-", None, "no reference claims")
+    return claims
+
+
+def score_file(
+    predictions: Path | str, references: Path | str, jobs: int = 1, lenient: bool = False, log: Any = None
+) -> tuple[dict[str, Any], pd.DataFrame]:
+    """Score a prediction file against an AVeriTeC reference file: (summary, per-claim table).
+
+    `log` (a writable text stream, e.g. sys.stderr) gets the detected format and anything skipped."""
+    claims = reference_claims(references)
     empty = next((c for c in claims if not c.questions), None)
     if empty is not None:  # its evidence score would be 0 whatever the prediction: no reference to score against
         raise DataError(references, empty.claim_id, "questions", "no gold question: a reference claim needs one")
@@ -872,7 +891,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument(
         "--to-csv",
-        type=nonempty_path,
+        type=file_path,
         metavar="OUT",
         help="instead of scoring, write the predictions (aligned with --references, a JSON reference file) as a "
         "2025 submission CSV; with --split gold, as a solution",
@@ -890,7 +909,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.to_csv:
             OUT.refuse_targets([args.to_csv], [args.predictions, args.references])
             OUT.refuse_stage_outputs([args.to_csv])
-            claims = averitec.load_averitec("dev", args.references)
+            claims = reference_claims(args.references)
             preds = _something_scored(args.predictions, read_predictions(args.predictions, claims, args.lenient))
             # a claim --lenient skipped gets no row (a row with no label is one no reader accepts)
             kept = [(c, e) for c, e in zip(claims, preds.evidence) if e.label is not None or e.strings]

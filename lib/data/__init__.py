@@ -212,11 +212,8 @@ def iter_json_records(path: Path | str) -> Iterator[tuple[int, Any]]:
                     f"neither a JSON array nor JSON lines of records (it begins {shown(start[:40])})",
                 )
             f.seek(0)
-            index, lineno = 0, 0
-            while line := f.readline(MAX_RECORD_CHARS + 1):  # lines end at \n, \r\n or \r only, as JSONL's do
-                lineno += 1
-                if len(line) > MAX_RECORD_CHARS and not line.endswith(("\n", "\r")):
-                    raise _too_long(path, f"at line {lineno}")
+            index = 0
+            for lineno, line in bounded_lines(path, f):
                 if line.strip(_JSON_SPACE):
                     yield index, parse_json(path, line, f"at line {lineno}", "JSONL")
                     index += 1
@@ -224,6 +221,17 @@ def iter_json_records(path: Path | str) -> Iterator[tuple[int, Any]]:
                 raise DataError(path, "-", None, "no records (empty file?)")
     except UnicodeDecodeError as err:
         raise not_utf8(path, err.reason) from None
+
+
+def bounded_lines(path: Path, f: Any) -> Iterator[tuple[int, str]]:
+    """(line number, line) of an open text file, each line at most `MAX_RECORD_CHARS` characters: a longer
+    one is refused before it is read whole (lines end at \\n, \\r\\n or \\r only, as JSONL's do)."""
+    lineno = 0
+    while line := f.readline(MAX_RECORD_CHARS + 1):
+        lineno += 1
+        if len(line) > MAX_RECORD_CHARS and not line.endswith(("\n", "\r")):
+            raise _too_long(path, f"at line {lineno}")
+        yield lineno, line
 
 
 def _too_long(path: Path, record: Any) -> DataError:

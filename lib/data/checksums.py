@@ -117,6 +117,8 @@ def verify_checksums(data_dir: Path | str = DATA_DIR) -> int:
             continue
         if digest != expected:
             problems.append((lineno, f"{name!r}: checksum mismatch (expected {expected}, got {digest})"))
+    if len(problems) == 1:  # one problem, one line
+        raise DataError(data_dir / SUMS_NAME, f"line {problems[0][0]}", "path", problems[0][1])
     if problems:
         raise DataError(
             data_dir / SUMS_NAME,
@@ -190,11 +192,14 @@ USAGE = "usage: python -m lib.data verify [DATA_DIR] | python -m lib.data remote
 def main(argv: list[str] | None = None) -> int:
     """`verify`: data/ against SHA256SUMS; `remote-check`: the DVC remote folder. 0 ok, 1 failed, 2 usage."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args in (["-h"], ["--help"]):  # asked for: the usage on stdout, status 0
+    if args in (["-h"], ["--help"]) or args[1:] in (["-h"], ["--help"]):  # asked for: the usage, status 0
         print(USAGE)
         return 0
     if not args or args[0] not in ("verify", "remote-check") or len(args) > 2:
         print(f"error: {USAGE}", file=sys.stderr)
+        return 2
+    if len(args) == 2 and not args[1].strip():  # an unset variable: it checked the current folder
+        print(f"error: {args[0]}: an empty path; name a folder ({USAGE})", file=sys.stderr)
         return 2
     if args[0] == "remote-check":
         try:

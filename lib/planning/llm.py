@@ -65,9 +65,9 @@ from pydantic import ConfigDict, Field, model_validator
 from tqdm import tqdm
 
 from lib import outputs as OUT
-from lib.cli import NamedError, env_bound, not_a_file
+from lib.cli import NamedError, env_bound, not_a_file, shown
 from lib.data import within_size
-from lib.params import PosInt, Section, Seed, Text, Url
+from lib.params import FilePath, PosInt, Section, Seed, Text, Url
 from lib.paths import OUTPUTS_DIR, ROOT
 
 # --------------------------------------------------------------------------- params
@@ -93,14 +93,25 @@ class LLMSettings(Section):
     max_retries: Annotated[int, Field(ge=0, le=20)] = 5  # retries after the first attempt (429, 5xx, timeouts...)
     backoff: Annotated[float, Field(ge=0, le=600)] = 1.0  # first wait in seconds; doubles with every retry, up to a cap
     api_key_env: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] | None = None  # None: no key is sent
-    cache: Text = "outputs/llm/cache.jsonl"
+    cache: FilePath = "outputs/llm/cache.jsonl"
 
     @model_validator(mode="before")
     @classmethod
     def _no_keys(cls, data: Any) -> Any:
-        if isinstance(data, Mapping) and any("key" in k and k != "api_key_env" for k in data):
+        if isinstance(data, Mapping) and any(isinstance(k, str) and "key" in k and k != "api_key_env" for k in data):
             raise ValueError("API keys never go in params; set the variable named by llm.api_key_env")
+        env = data.get("api_key_env") if isinstance(data, Mapping) else None
+        if isinstance(env, str) and (_TOKENISH.search(env) or len(env) > 100):  # a key pasted where its name goes
+            raise ValueError(
+                "llm.api_key_env looks like a key itself (a long run of letters and digits mixed): it names the "
+                "environment variable that holds the key, e.g. OPENAI_API_KEY; the key never goes in params"
+            )
         url = data.get("base_url") if isinstance(data, Mapping) else None
+        if isinstance(url, str):
+            try:
+                urlsplit(url).port  # noqa: B018 - parsed for its error: a port past 65535 or not a number
+            except ValueError as err:
+                raise ValueError(f"llm.base_url {shown(url, 80)}: {err}") from None
         if isinstance(url, str) and (urlsplit(url).query or urlsplit(url).fragment):
             raise ValueError(
                 "llm.base_url holds a query string or fragment (?... or #...): a token there would be shown in reports and messages, "
@@ -168,18 +179,18 @@ class CacheMiss(LLMError):
 
     def __init__(self, missing: Sequence[Messages]):
         self.missing = list(missing)
-        shown = "\n".join(f"  - {_preview(m)}" for m in self.missing[:10])
-        more = f"\n  ... and {len(self.missing) - 10} more" if len(self.missing) > 10 else ""
-        super().__init__(
-            f"llm.mode is 'replay' but {len(self.missing)} answer(s) are not in the cache:\n{shown}{more}\n"
-            "run once with llm.mode: live against an endpoint (or pull the cache with `dvc pull`)"
+        super().__init__(  # one line: the count of the batch asked, and the end of a prompt (where prompts differ)
+            f"llm.mode is 'replay' but {len(self.missing)} answer(s) of the prompts asked are not in the cache "
+            f"(the first ends {_preview(self.missing[0] if self.missing else [])!r}; later batches may lack more): run once with llm.mode: "
+            "live against an endpoint (or pull the cache with `dvc pull`)"
         )
 
 
-def _preview(messages: Messages, width: int = 100) -> str:
+def _preview(messages: Messages, width: int = 80) -> str:
+    """The end of a prompt's user text, where prompts built on one template differ (the claim, the evidence)."""
     text = " | ".join(m.get("content", "") for m in messages if m.get("role") != "system")
     text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
 def cache_key(model: str, messages: Messages, params: Mapping[str, Any]) -> str:
@@ -439,8 +450,12 @@ def _shown(url: str) -> str:
     parts = urlsplit(url)
     host = parts.hostname or ""
     host = f"[{host}]" if ":" in host else host
+    try:
+        port = parts.port
+    except ValueError:  # refused by the settings; a message about such a URL still prints
+        port = None
     path = "/".join("***" if _TOKENISH.search(seg) or _SECRETISH.search(seg) else seg for seg in parts.path.split("/"))
-    return f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}{path}"
+    return f"{parts.scheme}://{host}{f':{port}' if port else ''}{path}"
 
 
 def _answer_text(resp: Any) -> tuple[str | None, str | None]:
@@ -458,6 +473,10 @@ def _answer_text(resp: Any) -> tuple[str | None, str | None]:
         return None, "null_content"
     if not isinstance(content, str):
         return None, "not_text"
+    try:
+        content.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (`\ud800` in the JSON): no text to cache or parse
+        return None, "not_utf8"
     return content, None
 
 
@@ -489,10 +508,28 @@ def _bounded_client() -> Any:
         def close(self) -> None:
             self._stream.close()
 
+    class Compressed(httpx.SyncByteStream):  # counted as it arrives, a gzip body could unpack to gigabytes
+        def __init__(self, stream: Any, encoding: str) -> None:
+            self._stream, self._encoding = stream, encoding
+
+        def __iter__(self) -> Iterator[bytes]:
+            raise AnswerTooLarge(
+                f"the LLM endpoint sent its answer compressed (Content-Encoding: {shown(self._encoding, 40)}) "
+                "although asked for none: its size cannot be bounded as it arrives, so it is not read"
+            )
+            yield b""  # pragma: no cover - a generator that raises on its first step
+
+        def close(self) -> None:
+            self._stream.close()
+
     class Transport(httpx.HTTPTransport):
         def handle_request(self, request: Any) -> Any:
+            request.headers["Accept-Encoding"] = "identity"  # the bound counts the bytes the answer has
             response = super().handle_request(request)
-            response.stream = Bounded(response.stream)
+            encoding = response.headers.get("content-encoding", "").strip().lower()
+            response.stream = (
+                Bounded(response.stream) if encoding in ("", "identity") else Compressed(response.stream, encoding)
+            )
             return response
 
     class Client(openai.DefaultHttpxClient):
@@ -646,13 +683,13 @@ class LLM:
         if code in (401, 403):
             sent = f"the key from ${s.api_key_env}" if s.api_key_env else "no key (llm.api_key_env is null)"
             return LLMAuthError(
-                f"{self._base_url} refused {sent} (HTTP {code}, model {s.model!r}): fix "
+                f"{self._base_url} refused {sent} (HTTP {code}, model {shown(s.model, 80)}): fix "
                 "llm.api_key_env (the variable it names must hold a valid key with access to llm.model)"
             )
         if code == 404:
             detail = self._redact(getattr(err, "message", ""))
             return LLMNotFoundError(
-                f"{self._base_url} answered HTTP 404 for model {s.model!r} ({detail}): fix "
+                f"{self._base_url} answered HTTP 404 for model {shown(s.model, 80)} ({detail}): fix "
                 "llm.model (a model this endpoint serves) or llm.base_url (it usually ends in /v1)"
             )
         return None
@@ -719,7 +756,7 @@ class LLM:
             except AnswerTooLarge as err:  # read after the SDK's own error handling: not wrapped
                 self.counters.failures += 1
                 raise LLMError(f"{self._base_url}: {err}") from None
-            except (ValueError, openai.APIResponseValidationError) as err:  # a body that is not JSON
+            except (ValueError, RecursionError, openai.APIResponseValidationError) as err:  # no JSON, or too deep
                 return self._malformed(type(err).__name__)
             else:
                 text, problem = _answer_text(resp)

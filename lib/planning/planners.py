@@ -29,7 +29,7 @@ import numpy as np
 from lib import outputs as OUT
 from lib import timing as TM
 from lib.cli import ArgumentParser, nonempty_path, run_main
-from lib.data import DataError, as_id, averitec, bounded, not_utf8, parse_json, within_size
+from lib.data import DataError, as_id, averitec, bounded, bounded_lines, not_utf8, parse_json, within_size
 from lib.params import FileName, PosInt, Section, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE
 from lib.retrieval.bm25 import tokenize
@@ -280,7 +280,7 @@ def load_plan(path: Path | str) -> Plan:
     plan: Plan = {}
     try:
         with open(path, encoding="utf-8") as f:
-            for n, line in enumerate(f, start=1):
+            for n, line in bounded_lines(path, f):  # a 200 MB line was decoded whole (1.8 GB)
                 if not line.strip():
                     continue
                 rec = parse_json(path, line, n, "plan line (JSON)")

@@ -38,7 +38,7 @@ import scipy.sparse as sp
 from lib import compute as C
 from lib import models as MD
 from lib import outputs as OUT
-from lib.cli import ArgumentParser, NamedError, data_folder, nonempty_path, not_a_file, run_main
+from lib.cli import ArgumentParser, NamedError, data_folder, file_path, nonempty_path, not_a_file, run_main
 from lib.data import DataError, averitec
 from lib.data import knowledge_store as KS
 from lib.params import Device, NonNegInt, PosInt, Seed, flag, flag_of, section
@@ -507,7 +507,7 @@ def main(argv: list[str] | None = None) -> None:
     ret = sub.add_parser("retrieve", help="per-claim BM25 of a plan's queries over a store")
     ret.add_argument("--store", required=True, help="a directory or zip of <claim_id>.json files")
     ret.add_argument("--plan", required=True, help="a plan file (outputs/plans/<name>.jsonl)")
-    ret.add_argument("--out", type=nonempty_path, required=True, help="the runs, a parquet file")
+    ret.add_argument("--out", type=file_path, required=True, help="the runs, a parquet file")
     ret.add_argument("--unit", choices=["sentence", "chunk"], default="sentence")
     ret.add_argument("--chunk-chars", type=flag(PS.PassageSettings, "chunk_chars"), default=1000)
     ret.add_argument("--depth", type=flag(RunGrid, "depth"), default=100)

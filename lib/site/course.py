@@ -403,8 +403,7 @@ def write_site(
     by_name = {Path(p).stem: Path(p) for p in executed}
     thumbs_dir = reports_dir / "thumbs"
     thumbs_dir.mkdir(parents=True, exist_ok=True)
-    for old in thumbs_dir.glob("*.png"):
-        old.unlink()
+    stale = set(thumbs_dir.glob("*.png"))  # removed at the end, with the new site (a stop keeps the old whole)
     info = {}
     for name in names:
         src = Path(notebooks_dir) / f"{name}.ipynb"
@@ -414,6 +413,7 @@ def write_site(
             for k, png in enumerate(figures(by_name[name])[:thumbs_per_notebook], 1):
                 path = thumbs_dir / f"{name}_{k}.png"
                 OUT.write_bytes(path, thumbnail(png))
+                stale.discard(path)
                 thumbs.append(path.name)
         info[name] = {
             "title": title,
@@ -436,6 +436,8 @@ def write_site(
     for file, html in pages.items():
         written.append(OUT.write_text(reports_dir / file, html))
     teacher = OUT.write_text(reports_dir / "teacher" / "index.html", _teacher_index(course, names, info))
+    for old in sorted(stale):
+        OUT.remove(old)
     return [*written, teacher]
 
 

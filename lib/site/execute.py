@@ -15,6 +15,7 @@ them), so a notebook opened and run by hand computes what the pipeline computes;
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import os
 import re
@@ -89,7 +90,7 @@ def run_notebook(
         os.environ[KERNEL_PARAMS_ENV] = str(Path(params_file).resolve())
     # papermill writes its notebook as it goes (a skeleton first): it writes a temporary file, renamed over
     # `out` only once every cell has run, so a stopped run never leaves a half-executed notebook in place
-    with OUT.atomic(out) as tmp, warnings.catch_warnings(), _kept(metrics):
+    with _one_run(name), OUT.atomic(out) as tmp, warnings.catch_warnings(), _kept(metrics):
         warnings.filterwarnings("ignore", message="The specified file .* does not end in one of")  # the temporary
         try:
             pm.execute_notebook(
@@ -128,6 +129,23 @@ def run_notebook(
         nbformat.write(settle(nb, parameters), tmp)
     print(f"{name}: executed in {time.perf_counter() - start:.1f} s -> {out}")
     return out
+
+
+@contextmanager
+def _one_run(name: str, locks_dir: Path = SCRATCH_DIR / "locks") -> Iterator[None]:
+    """One run of a notebook at a time in a checkout: two wrote the same metrics file, and the one stopped put
+    the old metrics back over the finished one's, beside its executed notebook."""
+    locks_dir.mkdir(parents=True, exist_ok=True)
+    lock = locks_dir / f"{name}.lock"
+    with open(lock, "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise NamedError(
+                f"notebook {name}: another run of it is in progress in this checkout (it holds {shown_path(lock)}); "
+                "wait for it to end, or stop it"
+            ) from None
+        yield
 
 
 @contextmanager

@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 
 from lib import outputs as OUT
-from lib.cli import ArgumentParser, NamedError, nonempty_path, run_main
+from lib.cli import ArgumentParser, NamedError, file_path, run_main
 from lib.data import averitec
 from lib.params import PosInt, flag_of
 from lib.paths import DATA_DIR, OUTPUTS_DIR
@@ -374,7 +374,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument(
         "--out",
-        type=lambda t: Path(nonempty_path(t)),
+        type=lambda t: Path(file_path(t)),
         default=PAGE,
         help="the page to write (default: the committed one)",
     )

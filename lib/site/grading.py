@@ -30,7 +30,7 @@ from nbclient import NotebookClient
 
 from lib import outputs as OUT
 from lib import sheets as SH
-from lib.cli import ArgumentParser, NamedError, nonempty_path, run_main, shown
+from lib.cli import ArgumentParser, NamedError, file_path, run_main, shown
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, ROOT
 from lib.site.catalogue import read_notebook
 from lib.site.checks import RECORD_MIME, as_number, known_mistake, verdict
@@ -115,7 +115,7 @@ def status(record: Mapping[str, Any] | None, error: str | None = None) -> str:
     problem = verdict(record["answer"], record["expected"], record["tol"], record.get("mistakes"))
     if problem is None:
         return PASSED
-    if record["answer"] is None:
+    if as_number(record["answer"]) is None:  # none given as a number, or NaN (once "off by +nan")
         return "not a number"
     off = f"off by {record['answer'] - record['expected']:+.3g}"
     known = known_mistake(record["answer"], record["tol"], record.get("mistakes"))
@@ -169,6 +169,11 @@ def grade_notebook(
         if reference and n in reference and "broken" not in rec:
             found[n] = {**rec, **{k: reference[n].get(k) for k in ("expected", "tol", "mistakes")}}
     return {n: status(found.get(n), errors.get(n)) for n in numbers}
+
+
+def reference_folder(root: Path | str) -> Path:
+    """Where the executed notebooks of the checkout or workspace `root` are (the default reference)."""
+    return Path(root) / EXECUTED_DIR.relative_to(ROOT)
 
 
 def reference_records(reference: Path) -> dict[str, dict]:
@@ -231,7 +236,7 @@ def grade(
     )
     if not files:
         raise GradingError(f"{folder}: no notebook (.ipynb) or answer sheet (.csv) to grade")
-    ref = reference_records(Path(reference or root / EXECUTED_DIR.relative_to(ROOT)))
+    ref = reference_records(Path(reference or reference_folder(root)))
     rows = {}
     for path in files:
         name = str(path.relative_to(folder))
@@ -261,7 +266,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = ArgumentParser(prog="python -m lib.site.grading", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     s = sub.add_parser("sheet", help="write a blank answer sheet (CSV) for the class")
-    s.add_argument("--out", type=lambda t: Path(nonempty_path(t)), default=Path("answers.csv"))
+    s.add_argument("--out", type=lambda t: Path(file_path(t)), default=Path("answers.csv"))
     g = sub.add_parser("grade", help="grade a folder of students' notebook copies and answer sheets")
     g.add_argument("folder", type=Path)
     g.add_argument("--root", type=Path, default=ROOT, help="the checkout or workspace whose outputs the checks read")
@@ -271,7 +276,7 @@ def main(argv: list[str] | None = None) -> None:
         help="executed notebooks whose records hold the expected values (default ROOT/outputs/notebooks)",
     )
     g.add_argument("--no-run", action="store_true", help="read the copies' saved outputs instead of running them")
-    g.add_argument("--out", type=lambda t: Path(nonempty_path(t)), help="also write the table as CSV")
+    g.add_argument("--out", type=lambda t: Path(file_path(t)), help="also write the table as CSV")
     args = ap.parse_args(argv)
     if args.command == "sheet":
         OUT.refuse_targets([args.out])
@@ -280,9 +285,10 @@ def main(argv: list[str] | None = None) -> None:
             raise NamedError(f"{args.out}: exists (a filled answer sheet?); remove it or name another file")
         print(f"wrote {write_sheet(args.out)}")
         return
-    OUT.refuse_targets([args.out], [args.folder, args.reference])  # never over a student's sheet or notebook
+    reference = args.reference or reference_folder(args.root)  # the default too: another root's notebooks
+    OUT.refuse_targets([args.out], [args.folder, reference])  # never over a student's sheet or a reference
     OUT.refuse_stage_outputs([args.out])
-    table = grade(args.folder, args.root, args.reference, run=not args.no_run)
+    table = grade(args.folder, args.root, reference, run=not args.no_run)
     with pd.option_context("display.max_colwidth", 80, "display.width", 200):
         print(table.to_string())
     if args.out:

@@ -41,7 +41,7 @@ import pandas as pd
 
 from lib import outputs as OUT
 from lib import timing as TM
-from lib.cli import ArgumentParser, nonempty_path, run_main
+from lib.cli import ArgumentParser, file_path, nonempty_path, run_main
 from lib.data import labels as LB
 from lib.params import PosInt, Seed, flag, flag_of, section
 from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR
@@ -391,7 +391,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--seeds", type=flag_of(Seed), nargs="+", default=[0])
     ap.add_argument("--planners", nargs="*", default=["claim_only", "oracle"], help="dev retrieved evidence to score")
-    ap.add_argument("--out", type=nonempty_path, default=str(SWEEP_FILE))
+    ap.add_argument("--out", type=file_path, default=str(SWEEP_FILE))
     ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     ap.add_argument(
         "--at-pick", action="store_true", help="train at the learning rate and epochs the sweep in --out picked so far"
