@@ -121,6 +121,11 @@ def _start_local(ray, workers: int) -> None:
     except KeyboardInterrupt:
         pass_on(signal.SIGINT)
         raise
+    except Exception as err:  # noqa: BLE001 - Ray's own errors (a node that timed out starting, no memory left)
+        raise ComputeError(
+            f"a local Ray instance could not start ({type(err).__name__}: {first_line(err, 200)}); "
+            "use compute.backend: local (the process pool), or give Ray more memory and time"
+        ) from None
     finally:
         for s, handler in handlers.items():
             signal.signal(s, handler)

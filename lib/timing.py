@@ -245,12 +245,24 @@ def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMI
             print(f"error: cannot run {command[0]!r}: {err}", file=sys.stderr)
             return 127
         # a signal goes on to the command, which stops itself cleanly (lib.cli); the timer waits for it
-        before = {sig: signal.signal(sig, lambda signum, _frame: child.send_signal(signum)) for sig in STOPS}
+        passed: list[int] = []
+
+        def pass_on(signum: int, _frame: Any) -> None:
+            passed.append(signum)
+            child.send_signal(signum)
+
+        before = {sig: signal.signal(sig, pass_on) for sig in STOPS}
         try:
             code = _wait(child, os.getppid())
         finally:
             for sig, handler in before.items():
                 signal.signal(sig, handler)
+        if code < 0 and -code not in passed:  # killed outright (SIGKILL: the out-of-memory killer), no word said
+            print(
+                f"error: {shown(command[0], 60)} was killed by {signal.Signals(-code).name}"
+                + (" (out of memory? the system's out-of-memory killer sends it)" if -code == signal.SIGKILL else ""),
+                file=sys.stderr,
+            )
         if code < 0:  # killed by a signal: the shell's status for it (143 for SIGTERM), not 256 - signal
             code = 128 - code
         if code != 0 and stage:

@@ -244,6 +244,9 @@ def test_csv_errors(tmp_path):
         quantemp.load_quantemp_predictions(write(tmp_path / "p.csv", "claim,verdict\na,True\nb,False,extra\n"))
     with pytest.raises(DataError, match="field 'verdict': unknown quantemp label"):
         quantemp.load_quantemp_predictions(write(tmp_path / "q.csv", "claim,verdict\na,Pants on fire\n"))
+    # a file cut inside a quoted field: the cut row was a record (python's csv is lenient unless strict)
+    with pytest.raises(DataError, match="near line 3: malformed CSV: unexpected end of data"):
+        quantemp.load_quantemp_predictions(write(tmp_path / "cut.csv", 'claim,verdict\na,True\n"b, cut'))
 
 
 def test_quantemp_small_files(tmp_path):

@@ -55,6 +55,22 @@ def test_counts_of_unsupported_facts_are_none_of_the_four():
     assert EV.parse_counts(answer) == EV.Counts(5, 3, 4, 4)
 
 
+def test_a_count_given_twice_or_inside_an_example_is_never_the_answer():
+    """A key given twice kept its last value (precision 0.05); an example object nested in the answer was read
+    instead of the answer itself (the last object to start)."""
+    twice = OWN.replace('{"predicted_facts": 4,', '{"predicted_facts": 4, "predicted_facts": 40,')
+    with pytest.raises(EV.JudgeAnswerError, match="ambiguous_counts: key 'predicted_facts' given twice"):
+        EV.parse_counts(twice)
+    example = OWN[:-1] + ', "example": ' + OWN.replace("4", "1").replace("5", "1") + "}"
+    assert EV.parse_counts(example) == EV.Counts(4, 3, 5, 2)
+
+
+def test_an_answer_of_endless_braces_is_no_json_at_once():
+    """`{"a":` 100,000 times took minutes per answer (every brace tried, each a thousand levels deep)."""
+    assert EV.claim_result('{"a":' * 100_000)[2] == "no_json"
+    assert len(EV._json_objects("{}" * (EV.MAX_OBJECT_STARTS + 5))) == EV.MAX_OBJECT_STARTS  # the last ones only
+
+
 def test_a_count_supported_by_one_side_is_the_other_sides():
     """`supported_by_reference` counts predicted facts; it was read as the reference side's count, and
     precision and recall came out swapped (0.75 and 0.40 for 0.50 and 0.60)."""
@@ -429,9 +445,12 @@ def test_the_stage_reports_what_it_scored_and_reruns_into_the_same_folder(tmp_pa
         (averitec_dir / "predictions" / "gold_copy.json").read_text()
     )
     systems = {"systems": {"published": "sys.json"}}
+    (out / "submissions").mkdir(parents=True)
+    (out / "submissions" / "an_earlier_run.csv").write_text("id\n")  # stayed beside the new scores
     with StubLLM(judge_answer) as stub:
         start = time.perf_counter()
         report = EV.stage(p, llm_params("live", stub.base_url), systems, data, averitec_dir, out)
+        assert sorted(f.stem for f in (out / "submissions").iterdir()) == ["claim_only", "gold_copy", "published"]
         elapsed = time.perf_counter() - start
         assert len(stub.requests) == 2 * 2 * 2  # runs x modes x the first two claims (the system repeats gold_copy)
         again = EV.stage(p, llm_params("live", stub.base_url), systems, data, averitec_dir, out)

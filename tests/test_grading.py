@@ -47,7 +47,10 @@ def class_folder(tmp_path_factory):
 
 
 def test_a_folder_of_three_copies_grades_into_the_expected_table(class_folder, tmp_path):
-    table = GR.grade(class_folder)
+    ref = tmp_path / "ref"  # the teacher's notebook as the pipeline would have executed it
+    ref.mkdir()
+    nbformat.write(GR.execute(class_folder / "right.ipynb", GR.ROOT), ref / "99_add.ipynb")
+    table = GR.grade(class_folder, reference=ref)
     expected = pd.DataFrame(
         {
             "99.1": ["not attempted", "passed", f"off by +1 ({MISTAKE})"],
@@ -56,7 +59,7 @@ def test_a_folder_of_three_copies_grades_into_the_expected_table(class_folder, t
         index=pd.Index(["empty.ipynb", "right.ipynb", "wrong.ipynb"], name="submission"),
     )
     pd.testing.assert_frame_equal(table, expected)
-    GR.main(["grade", str(class_folder), "--out", str(tmp_path / "grades.csv")])
+    GR.main(["grade", str(class_folder), "--reference", str(ref), "--out", str(tmp_path / "grades.csv")])
     assert pd.read_csv(tmp_path / "grades.csv", index_col=0).loc["wrong.ipynb", "99.2"] == "off by +1"
 
 
@@ -315,3 +318,40 @@ def test_an_output_path_ending_in_a_slash_is_refused_at_the_flag(tmp_path, capsy
         GR.main(["sheet", "--out", f"{tmp_path}/newdir/"])
     assert end.value.code == 2 and "ends with '/', a folder; name the file to write" in capsys.readouterr().err
     assert not (tmp_path / "newdir").exists()
+
+
+def test_an_exercise_no_reference_holds_is_not_graded_against_the_copys_own_record(tmp_path):
+    """With a reference folder lacking the notebook, a copy recording `tol = 10` passed its exercises."""
+    from lib.site.checks import RECORD_MIME
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nb = _exercise_notebook()
+    forged = {"exercise": "99.2", "answer": 14.0, "attempted": True, "expected": 9.0, "tol": 10.0, "mistakes": {}}
+    nb.cells[6].outputs = [nbformat.v4.new_output("display_data", data={RECORD_MIME: forged})]
+    nbformat.write(nb, folder / "99_add.ipynb")
+    ref_dir = tmp_path / "ref"
+    ref_dir.mkdir()
+    row = GR.grade(folder, reference=_reference(ref_dir), run=False).loc["99_add.ipynb"]
+    assert row["99.2"] == f"{GR.PROBLEM}: exercise 99.2 is in no reference notebook"
+
+
+def test_every_exercise_of_the_copys_notebook_is_graded_and_upper_case_names_too(tmp_path):
+    """A copy without the task cell of 99.1 had no 99.1 in its row; `A.CSV` was not graded at all."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nb = _exercise_notebook()
+    del nb.cells[1]  # the task cell of 99.1: its check cell is still there
+    nbformat.write(nb, folder / "99_add.ipynb")
+    (folder / "A.CSV").write_text("exercise,task,answer\n99.1,t,5\n")
+    ref_dir = tmp_path / "ref"
+    ref_dir.mkdir()
+    table = GR.grade(folder, reference=_reference(ref_dir), run=False)
+    assert table.loc["99_add.ipynb", "99.1"] == GR.NOT_ATTEMPTED and table.loc["A.CSV", "99.1"] == GR.PASSED
+
+
+def test_a_text_answer_in_a_notebook_is_no_number():
+    """`answer = "1_0"` was read as 10 by float() in a notebook, while a sheet said "not a number"."""
+    from lib.site.checks import verdict
+
+    assert verdict("1_0", 10.0, 0.5) == "expected a number, got str '1_0'"

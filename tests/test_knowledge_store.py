@@ -229,6 +229,12 @@ def test_a_synthetic_store_is_seeded_official_and_holds_the_gold_evidence(texts,
     with pytest.raises(NamedError, match=r"mine: holds 'notes.txt', not only <claim_id>.json files"):
         K.synthesise(tmp_path / "mine", texts, 1, 1, 1)
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
+    real = tmp_path / "real"  # the organisers' store has the same file names: it was replaced, exit 0
+    real.mkdir()
+    (real / "1.json").write_text('{"url": "https://real.example/1", "url2text": ["a"], "type": "pdf"}\n')
+    with pytest.raises(NamedError, match=r"real: 1.json holds pages that are not synthetic"):
+        K.synthesise(real, texts, 1, 1, 1)
+    assert (real / "1.json").exists()
     with pytest.raises(NamedError, match="no source texts"):
         K.synthesise(tmp_path / "c", [], 1, 1, 1)
     with pytest.raises(ValueError, match="must be >= 1"):
@@ -510,6 +516,9 @@ def test_a_local_ray_start_keeps_the_commands_signal_handlers_and_passes_a_signa
         with pytest.raises(KeyboardInterrupt):
             C._start_local(FakeRay(KeyboardInterrupt()), 2)
         assert seen == [signal.SIGTERM, signal.SIGINT] and signal.getsignal(signal.SIGTERM) is ours
+        # a node that timed out while starting was a 34-line traceback
+        with pytest.raises(C.ComputeError, match=r"a local Ray instance could not start \(Exception: The current"):
+            C._start_local(FakeRay(Exception("The current node timed out during startup")), 2)
     finally:
         for s, handler in before.items():
             signal.signal(s, handler)
@@ -741,3 +750,13 @@ def test_a_device_this_machine_lacks_is_refused_at_the_flag_for_bm25_too(tmp_pat
         K.main([*args, "--device", "cuda:7"])
     with pytest.raises(NamedError, match="device 'cuda:7': this machine has"):
         RU.main(["--device", "cuda:7", "retrieve"])
+
+
+def test_a_pipe_or_a_folder_at_a_cache_address_is_named_never_opened(tmp_path):
+    """A FIFO at a saved index's address hung `per_claim retrieve` at 0 of 5 claims."""
+    os.mkfifo(tmp_path / "index.npz")
+    (tmp_path / "vectors.npy").mkdir()
+    with pytest.raises(NamedError, match=r"index.npz: not a regular file .*; remove it and run again"):
+        K._saved_index(tmp_path / "index.npz", "key")
+    with pytest.raises(NamedError, match=r"vectors.npy: not a regular file"):
+        K._saved_chunk(tmp_path / "vectors.npy", 3)

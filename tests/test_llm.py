@@ -626,6 +626,13 @@ def test_an_answer_with_a_lone_surrogate_is_malformed_not_a_traceback(tmp_path):
         assert client.chat(MSG) is None and client.counters.errors == {"malformed_not_utf8": 1}
 
 
+def test_a_part_of_the_key_or_the_key_backwards_is_masked_too():
+    """An endpoint that echoed `key[3:]` and the key reversed had both cached as they were."""
+    key = "sk-test-0123456789abcdef"
+    assert LM.without_key(f"yours: {key[3:]} and {key[::-1]}.", key) == "yours: *** and ***."
+    assert LM.without_key("short pieces like sk-test stay", key) == "short pieces like sk-test stay"
+
+
 def test_a_key_the_endpoint_echoes_is_cached_as_stars(tmp_path, monkeypatch):
     monkeypatch.setenv("STUB_KEY", "sk-echoed-secret-123")
     with StubLLM(lambda messages: 'I saw "Bearer sk-echoed-secret-123" ["Q?"]') as stub:

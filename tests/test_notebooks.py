@@ -577,7 +577,13 @@ def test_the_store_setting_line_reads_the_metrics_on_each_side(tmp_path):
         "Every headline rests on the pooled store with `store.include_gold: false`: only retrieved documents are "
         "in it, and 99.4% of dev claims have a relevant document."
     )
-    for edited in ([store], {**store, "settings": None}, {**store, "claims_with_relevant_share": "most"}):
+    for edited in (
+        [store],
+        {**store, "settings": None},
+        {**store, "claims_with_relevant_share": "most"},
+        {**store, "claims_with_relevant_share": float("nan")},  # printed "nan% of dev claims"
+        {**store, "settings": {**store["settings"], "include_gold": "false"}},  # the text read as true
+    ):
         (tmp_path / "store.json").write_text(json.dumps(edited))  # a traceback, once for a list-wrapped file
         with pytest.raises(NamedError, match=r"store.json \(or without_gold.json\): not the metrics the store's"):
             store_setting(tmp_path)
@@ -972,6 +978,7 @@ def test_a_cell_past_the_timeout_is_one_named_error(tmp_path):
         ("README.md", "is a file of the study"),
         ("lib/x.json", "lies inside lib/, the study's code"),
         ("outputs/averitec/scores.parquet", "lies inside the output of stage `averitec`"),
+        ("/dev/null", "metrics_path /dev/null: not a regular file"),  # the metrics went nowhere, exit 0
     ],
 )
 def test_a_metrics_path_over_the_studys_files_or_another_stages_output_is_refused(tmp_path, metrics_path, problem):

@@ -112,6 +112,12 @@ def test_a_plan_is_read_as_strictly_as_every_json_input(tmp_path, content, messa
         P.load_plan(tmp_path / "p.jsonl")
 
 
+def test_a_plan_with_a_byte_order_mark_is_read(tmp_path):
+    """A plan saved by Notepad began with a BOM and was refused, while the README says JSON inputs skip it."""
+    (tmp_path / "p.jsonl").write_bytes(b"\xef\xbb\xbf" + json.dumps({"claim_id": 0, "queries": ["a"]}).encode() + b"\n")
+    assert P.load_plan(tmp_path / "p.jsonl") == {0: ["a"]}
+
+
 def test_a_plan_line_over_the_record_bound_is_refused_before_it_is_decoded(tmp_path, monkeypatch):
     """A 229 MB plan line (under the file bound) was decoded whole: 1.8 GB, then 20 M queries."""
     import lib.data as D

@@ -239,3 +239,37 @@ def test_two_notebooks_of_one_name_are_refused_before_any_page(tmp_path):
     shutil.copy(EXECUTED_DIR / "01_knowledge_store.ipynb", tmp_path / first.name)
     with pytest.raises(NamedError, match="05_averitec_score: two notebooks of this name were given"):
         RE.main(["html", str(first), str(tmp_path / first.name)])
+
+
+@pytest.mark.parametrize("record", [{"exercise": "10.1", "expected": "abc", "tol": 0.1}, ["10.1"], {"exercise": 10}])
+def test_the_teachers_page_names_a_check_record_edited_out_of_shape(record):
+    """`render html` of an executed notebook whose check record said `expected: "abc"` was a traceback."""
+    import nbformat
+
+    from lib.cli import NamedError
+    from lib.site.checks import RECORD_MIME
+    from lib.site.render import with_expected_values
+
+    cell = nbformat.v4.new_code_cell('check("10.1", answer, 1.0)')
+    cell.outputs = [nbformat.v4.new_output("display_data", data={RECORD_MIME: record})]
+    with pytest.raises(NamedError, match=r"10_x.ipynb: cell 0: a check record that is not the check's \("):
+        with_expected_values(nbformat.v4.new_notebook(cells=[cell]), "10_x.ipynb")
+
+
+def test_a_notebook_outside_the_format_is_one_named_error(tmp_path):
+    """A stream output whose text was a number, or a kernelspec that was no object: tracebacks in the site and
+    the report check (which passed the second with 0 findings)."""
+    import json
+
+    import nbformat
+
+    from lib.cli import NamedError
+    from lib.site.catalogue import read_notebook
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)")])
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n")]
+    raw = json.loads(nbformat.writes(nb))
+    raw["cells"][0]["outputs"][0]["text"] = 123
+    (tmp_path / "a.ipynb").write_text(json.dumps(raw))
+    with pytest.raises(NamedError, match=r"a.ipynb: cells/0/outputs/0/text: .* \(a damaged notebook\)"):
+        read_notebook(tmp_path / "a.ipynb")

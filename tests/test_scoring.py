@@ -819,7 +819,7 @@ def test_a_solution_without_the_gold_split_and_missing_references_are_named(tmp_
     assert str(err.value) == f"{tmp_path / 'nothing.json'}: no such file"
 
 
-@pytest.mark.parametrize("split", ["Gold", "gold ", "go", "g", "pri vate"])
+@pytest.mark.parametrize("split", ["Gold", "gold ", "go", "g", "pri vate", ""])
 def test_a_mistyped_or_cut_split_is_named_not_left_out(tmp_path, split):
     """A last row cut inside its split ("go") or a mistyped "Gold" left that claim out of the score, exit 0."""
     from lib.data import averitec as AV
@@ -829,6 +829,14 @@ def test_a_mistyped_or_cut_split_is_named_not_left_out(tmp_path, split):
     path.write_text(",".join([*AV.LEADERBOARD_COLUMNS, "split"]) + "\n" + "\n".join(rows) + "\n")
     with pytest.raises(DataError, match=rf"with id 1: field 'split': {re.escape(repr(split))}: expected 'gold'"):
         SC.read_solution(path)
+
+
+def test_pairs_without_the_blank_line_between_them_are_named_not_merged():
+    """Q+A blocks missing their blank line were read as one question whose answer held the rest (Q+A 0.11
+    for 0.36), exit 0."""
+    with pytest.raises(ValueError, match="pair 0: more than one question/answer separator in one block"):
+        averitec.parse_leaderboard_evidence("Q1?\t\t\nA1\t\t\nQ2?\t\t\nA2\t\t\n\n")
+    assert averitec.parse_leaderboard_evidence("Q1?\t\t\nA1\t\t\n\nQ2?\t\t\nA2\t\t\n") == (("Q1?", "A1"), ("Q2?", "A2"))
 
 
 def test_converting_against_references_without_a_claim_is_named(tmp_path):

@@ -403,3 +403,43 @@ def test_fact_check_domains_are_bare_domains():
 def test_a_store_that_keeps_no_document_is_an_error(tmp_path):
     with pytest.raises(NamedError, match=r"store: no document kept \(store.min_words = 100000\)"):
         build_store(fixture_settings(min_words=100000, include_gold=False), FIXTURE_DATA)
+
+
+@pytest.mark.parametrize("name", ["gold", "gold_train", "knowledge_store", "", "a b"])
+def test_a_system_named_like_the_stores_own_documents_is_refused(name):
+    """A system named `gold` merged its hits with the gold answers' (5,900 "gold" documents for 1,262)."""
+    from lib.store.build import StoreSettings
+
+    with pytest.raises(ValueError, match="store.systems: .*a system's name is letters"):
+        StoreSettings.model_validate({"systems": {name: "a.json"}})
+
+
+@pytest.mark.parametrize("name", ["oracle", "oracle__duplicated", "hero__x3", "reference_gold", " "])
+def test_a_published_system_named_like_another_run_is_refused(name):
+    """`averitec.systems: {oracle: ...}` replaced ORACLE's scores with the system's (0.185 for 0.489), exit 0."""
+    from lib.averitec.section import AveritecSection
+    from lib.params import section
+
+    raw = {
+        **section("averitec"),
+        "plans": ["oracle"],
+        "systems": {name: "x.json"},
+        "repeat_systems": [],
+        "duplicate_for": [],
+    }
+    with pytest.raises(ValueError, match="names another run"):
+        AveritecSection.model_validate(raw)
+
+
+def test_a_system_file_cut_short_is_said(tmp_path, capsys):
+    """A system file cut to a fifth of the dev claims was pooled without a word; its coverage fell with it."""
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(FIXTURE_DATA, data)
+    lines = (data / "averitec" / "systems" / "sys_a.jsonl").read_text().splitlines(keepends=True)
+    (data / "averitec" / "systems" / "sys_a.jsonl").write_text(lines[0])
+    build_store(fixture_settings(), data)
+    assert "warning: store.systems.sys_a (sys_a.jsonl) has records for 1 of the 3 dev claims" in capsys.readouterr().err
+    build_store(fixture_settings(), FIXTURE_DATA)
+    assert "warning" not in capsys.readouterr().err

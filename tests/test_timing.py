@@ -420,3 +420,13 @@ def test_a_timings_folder_that_is_a_file_is_named(tmp_path):
     (tmp_path / "timings").write_text("x")
     with pytest.raises(TM.NamedError, match="timings: not a folder; expected the folder of the stages' timing"):
         TM.read(tmp_path / "timings")
+
+
+def test_a_command_killed_outright_is_said_in_one_line(tmp_path, capsys):
+    """The out-of-memory killer's SIGKILL ended a stage with status 137 and no word."""
+    assert (
+        TM.run([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"], out_dir=tmp_path)
+        == 137
+    )
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "was killed by SIGKILL (out of memory?" in err

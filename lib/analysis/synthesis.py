@@ -8,6 +8,7 @@ naming the file and key: the synthesis never skips a finding silently.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from lib import outputs as OUT
+from lib.cli import NamedError, shown
 from lib.paths import METRICS_DIR
 from lib.site.catalogue import flatten
 from lib.site.display import setting as setting_name
@@ -57,12 +59,20 @@ def load_metrics(metrics_dir: Path | str = METRICS_DIR) -> dict[str, dict[str, A
     return out
 
 
-def value(metrics: Mapping[str, Mapping[str, Any]], ref: str) -> Any:
-    """`metrics["file"]["key"]` for "file.json:key", or a KeyError naming both."""
+def value(metrics: Mapping[str, Mapping[str, Any]], ref: str, text: bool = False) -> Any:
+    """`metrics["file"]["key"]` for "file.json:key": a finite number (a name with `text`), else an error naming
+    both (an edited file's `true` or NaN became "1.000" and "nan%" in the findings, exit 0)."""
     file, _, key = ref.partition(".json:")
     if key not in metrics.get(file, {}):
         raise KeyError(f"{file}.json has no metric {key!r} (needed by the synthesis)")
-    return metrics[file][key]
+    found = metrics[file][key]
+    number = isinstance(found, int | float) and not isinstance(found, bool) and math.isfinite(found)
+    if not (isinstance(found, str) if text else number):
+        raise NamedError(
+            f"{file}.json: metric {key!r} is {shown(found, 40)}, expected {'a name' if text else 'a finite number'} "
+            "(an edited file? rerun `dvc repro`)"
+        )
+    return found
 
 
 def compare(a_name: str, a: float, b_name: str, b: float, measure: str, lower_is_better: bool = False) -> str:
@@ -244,7 +254,7 @@ def findings(m: Mapping[str, Mapping[str, Any]], systems: Sequence[str], focus: 
             )
             + f"; the same rules code {v('errors.json:baseline.retrieval.right verdicts'):.0%} of the right verdicts "
             f"as retrieval (difference {v('errors.json:baseline.retrieval.difference'):+.0%}, "
-            f"{v('errors.json:baseline.retrieval.call')} over claims)",
+            f"{value(m, 'errors.json:baseline.retrieval.call', text=True)} over claims)",
             (f"{f}.retrieval", f"{f}.NLI", "errors.json:baseline.retrieval"),
         )
     )
@@ -279,7 +289,7 @@ def limits(m: Mapping[str, Mapping[str, Any]]) -> list[Finding]:
             "judgement completeness",
             f"{with_gold:.1%} of the dev claims have a relevant document; without the annotators' own answers as "
             f"documents only {without:.1%} would, so for {with_gold - without:.1%} of the claims every relevant document "
-            f"is a gold answer. {judgement_limit(value(m, 'store.json:settings.source'))}",
+            f"is a gold answer. {judgement_limit(value(m, 'store.json:settings.source', text=True))}",
             (
                 "store.json:claims_with_relevant_share",
                 "store.json:claims_with_relevant_without_gold_share",

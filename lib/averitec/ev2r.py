@@ -232,16 +232,38 @@ def _count_name(key: str) -> str | None:
     return None
 
 
+MAX_OBJECT_STARTS = 1000  # the last this many `{` of an answer are tried as the start of a JSON object
+
+
+class _Pairs(dict):
+    """A JSON object that remembers a key it was given twice (`json` keeps the last value silently)."""
+
+    twice: str | None = None
+
+
+def _pairs(items: list[tuple[str, Any]]) -> _Pairs:
+    obj = _Pairs(items)
+    if len(obj) < len(items):
+        seen: set[str] = set()
+        obj.twice = next(k for k, _ in items if k in seen or seen.add(k))
+    return obj
+
+
 def _json_objects(text: str) -> list[dict]:
-    """Every JSON object in the text that parses, in order (nested braces allowed)."""
-    out, decoder = [], json.JSONDecoder()
-    for m in re.finditer(r"\{", text):
+    """The outermost JSON objects in the text that parse, in order: an object inside another (an example in
+    the answer) is part of it, never read on its own. Only the last `MAX_OBJECT_STARTS` braces are tried:
+    an answer of 100,000 `{"a":` took minutes, each start descending a thousand levels before it failed."""
+    out, decoder, end = [], json.JSONDecoder(object_pairs_hook=_pairs), -1
+    for start in [m.start() for m in re.finditer(r"\{", text)][-MAX_OBJECT_STARTS:]:
+        if start < end:  # inside the object found before
+            continue
         try:
-            obj, _ = decoder.raw_decode(text, m.start())
+            obj, stop = decoder.raw_decode(text, start)
         except (ValueError, RecursionError):  # nested past Python's recursion limit: no object of counts
             continue
         if isinstance(obj, dict):
             out.append(obj)
+            end = stop
     return out
 
 
@@ -255,6 +277,9 @@ def parse_counts(text: str | None) -> Counts:
         raise JudgeAnswerError("no_json", f"no JSON object in {text[:80]!r}")
     for obj in reversed(objects):
         found, keys = {}, {}
+        twice = getattr(obj, "twice", None)
+        if twice is not None and _count_name(str(twice)) is not None:  # `"predicted_facts": 4, ..: 40`: which?
+            raise JudgeAnswerError("ambiguous_counts", f"key {twice!r} given twice")
         for key, value in obj.items():
             name = _count_name(str(key))
             if name is not None and name in found:  # two keys read as one count: no guess which is meant
@@ -528,8 +553,12 @@ def stage(
             refuse_undefined(report["skipped"], llm, lenient, total=len(MODES) * sum(len(t) for t in tables))
         table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=COLUMNS)
         with OUT.together():  # the scores of one run, or none: a stopped judge leaves the earlier outputs
+            written = set()
             for csv_file in sorted(scratch.rglob("*.csv")):
-                OUT.write_bytes(out_dir / csv_file.relative_to(scratch), csv_file.read_bytes())
+                written.add(OUT.write_bytes(out_dir / csv_file.relative_to(scratch), csv_file.read_bytes()))
+            for stale in sorted((out_dir / "submissions").glob("*.csv")):  # an earlier run's, beside these scores
+                if stale not in written:
+                    OUT.remove(stale)
             OUT.write_parquet(pd.concat(meteor, ignore_index=True), out_dir / "meteor.parquet", index=False)
             OUT.write_parquet(table, out_dir / "ev2r.parquet", index=False)
             OUT.write_json(out_dir / "report.json", report, ensure_ascii=False)

@@ -557,8 +557,8 @@ def read_solution(path: Path | str) -> tuple[list[averitec.LeaderboardRow], list
     rows = averitec.load_leaderboard(path)
     if not rows:
         raise DataError(path, "-", None, "no rows in the solution")
-    for r in rows:  # a mistyped or cut `gold` ("Gold", "gold ", "go") left its row out of the score
-        if r.split not in (SOLUTION_SPLIT, "") and (
+    for r in rows:  # a mistyped, cut or blank `gold` ("Gold", "gold ", "go", "") left its row out or in, silently
+        if r.split not in (SOLUTION_SPLIT, None) and (
             SOLUTION_SPLIT.startswith(r.split) or not re.fullmatch(r"[a-z][a-z0-9_]*", r.split)
         ):
             raise DataError(
@@ -568,13 +568,13 @@ def read_solution(path: Path | str) -> tuple[list[averitec.LeaderboardRow], list
                 f"{shown(r.split, 40)}: expected {SOLUTION_SPLIT!r} (a scored row) or another split's name in "
                 "lower-case letters (a row left out)",
             )
-    scored = [r for r in rows if r.split in (SOLUTION_SPLIT, "")]
+    scored = [r for r in rows if r.split in (SOLUTION_SPLIT, None)]
     if not scored:
         raise DataError(path, "-", "split", f"no row has split {SOLUTION_SPLIT!r}: nothing to score")
     empty = next((r for r in scored if not any(q.strip() for q, _ in r.qa_pairs)), None)
     if empty is not None:  # its evidence score would be 0 whatever the submission: no reference to score against
         raise DataError(path, f"with id {empty.claim_id}", "evi", "no gold question: a solution row needs one")
-    return scored, [r.claim_id for r in rows if r.split not in (SOLUTION_SPLIT, "")]
+    return scored, [r.claim_id for r in rows if r.split not in (SOLUTION_SPLIT, None)]
 
 
 def read_submission(

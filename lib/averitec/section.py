@@ -34,5 +34,17 @@ class AveritecSection(Section):
         subset(self.repeat_systems, list(self.systems), "repeat_systems", "averitec.systems")
         return self
 
+    @model_validator(mode="after")
+    def _one_run_per_name(self) -> AveritecSection:
+        """A system named like a plan, a derived run (`__duplicated`, `__x3`) or a reference run replaced that
+        run's scores in the table, silently."""
+        for name in self.systems:
+            if not name.strip() or name in self.plans or "__" in name or name.startswith("reference_"):
+                raise ValueError(
+                    f"averitec.systems: {name!r} names another run (a plan of averitec.plans, a name with `__`, which "
+                    "the derived runs have, or one starting with `reference_`); give the system a name of its own"
+                )
+        return self
+
 
 VERDICT_SOURCES: tuple[str, ...] = get_args(VerdictSource)

@@ -329,7 +329,7 @@ def read_csv_records(path: Path | str, required: tuple[str, ...], sep: str = ","
     within_size(path)
     try:
         with open(path, encoding="utf-8-sig", newline="") as f:
-            reader = csv.reader(f, delimiter=sep)
+            reader = csv.reader(f, delimiter=sep, strict=True)  # a file cut inside a quoted field is an error
             try:
                 header = next(reader)
             except StopIteration:

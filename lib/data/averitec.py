@@ -299,7 +299,7 @@ class LeaderboardRow:
     claim: str
     qa_pairs: tuple[tuple[str, str], ...]
     label: str
-    split: str
+    split: str | None  # None: the file has no `split` column
 
 
 def parse_leaderboard_evidence(evi: str) -> tuple[tuple[str, str], ...]:
@@ -314,7 +314,12 @@ def parse_leaderboard_evidence(evi: str) -> tuple[tuple[str, str], ...]:
         question, sep, answer = chunk.partition("\t\t\n")
         if not sep or not question.strip():
             raise ValueError(f"pair {i}: expected 'question<TAB><TAB><NEWLINE>answer', got {chunk[:60]!r}")
-        pairs.append((question.strip(), " ".join(a.strip() for a in answer.split("\t\t\n") if a.strip())))
+        if answer.rstrip("\t\n").count("\t\t\n"):  # pairs without the blank line between: one merged pair
+            raise ValueError(
+                f"pair {i}: more than one question/answer separator in one block (pairs not ended by "
+                f"'<TAB><TAB><NEWLINE><NEWLINE>'?): {chunk[:60]!r}"
+            )
+        pairs.append((question.strip(), answer.strip()))
     return tuple(pairs)
 
 
@@ -344,7 +349,7 @@ def load_leaderboard(path: Path | str, *, strict: bool = True, log: LoadLog | No
             text_field(path, record, raw, "claim"),
             pairs,
             label_field(path, record, raw, "label", "averitec"),
-            raw.get("split", ""),
+            raw.get("split"),
         )
 
     return collect_records(path, iter(rows), parse, strict, log, unique=("id", lambda row: row.claim_id))

@@ -444,6 +444,28 @@ _SECRETISH = re.compile(r"\b(?:sk|key|pk)-[A-Za-z0-9_*.\-]{4,}")
 _TOKENISH = re.compile(r"(?=[A-Za-z]*[0-9])(?=[0-9]*[A-Za-z])[A-Za-z0-9]{16,}")
 
 
+KEY_PIECE = MIN_KEY_CHARS  # a run of this many characters of the key (or of it reversed) is masked
+
+
+def without_key(text: str, key: str) -> str:
+    """`text` with the key masked as `***`: the key whole, and every run of `KEY_PIECE` or more of its
+    characters in order or reversed (an endpoint that echoed `key[3:]` or the key backwards had it cached)."""
+    if len(key) < KEY_PIECE:
+        return text.replace(key, "***") if key else text
+    pieces = {k[i : i + KEY_PIECE] for k in (key, key[::-1]) for i in range(len(k) - KEY_PIECE + 1)}
+    covered = bytearray(len(text))  # 1 where a piece of the key lies (pieces overlap: the run is masked whole)
+    for piece in pieces:
+        at = text.find(piece)
+        while at >= 0:
+            covered[at : at + KEY_PIECE] = b"\x01" * KEY_PIECE
+            at = text.find(piece, at + 1)
+    out, last = [], 0
+    for run in re.finditer(rb"\x01+", covered):
+        out += [text[last : run.start()], "***"]
+        last = run.end()
+    return "".join(out) + text[last:] if out else text
+
+
 def _shown(url: str) -> str:
     """A URL for messages and reports: without user:password@, a query, or a path segment that looks like a
     token (`***` in its place)."""
@@ -625,7 +647,7 @@ class LLM:
         name = self.settings.api_key_env
         key = os.environ.get(name) if name else None
         if key:
-            text = text.replace(key, "***")
+            text = without_key(text, key)
         text = _SECRETISH.sub("***", " ".join(str(text).split()))
         return text if len(text) <= 200 else text[:199] + "…"
 
@@ -652,8 +674,8 @@ class LLM:
         answer = self._call(messages, p)
         if answer is not None:
             secret = os.environ.get(self.settings.api_key_env) if self.settings.api_key_env else None
-            if secret:  # an endpoint that echoes the key: never into the cache
-                answer = answer.replace(secret, "***")
+            if secret:  # an endpoint that echoes the key (or a part of it): never into the cache
+                answer = without_key(answer, secret)
             self.cache.put(key, self.settings.model, p, messages, answer)
             self.counters.answered += 1
         return answer

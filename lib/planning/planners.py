@@ -279,7 +279,9 @@ def load_plan(path: Path | str) -> Plan:
     within_size(path)  # a pipe would wait for a writer, /dev/zero fill memory
     plan: Plan = {}
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(
+            path, encoding="utf-8-sig"
+        ) as f:  # a byte-order mark (Excel, Notepad) is skipped, as JSON inputs' are
             for n, line in bounded_lines(path, f):  # a 200 MB line was decoded whole (1.8 GB)
                 if not line.strip():
                     continue

@@ -107,9 +107,17 @@ def load_index(path: Path | str) -> SavedBM25:
     return SavedBM25(vocab, w, params)
 
 
+def _regular_cache(path: Path, what: str) -> None:
+    """A cache address that holds no regular file (a pipe, a folder, a device) is named, never opened."""
+    if not path.is_file():
+        raise NamedError(f"{path}: {not_a_file(what)}; remove it and run again")
+
+
 def _saved_index(path: Path, key: str) -> SavedBM25 | None:
     """The index saved at `path` when it is whole and is the one for `key`; None (it is rebuilt and saved
-    again, with a warning) for a file cut short, one that is no index, or another claim's index."""
+    again, with a warning) for a file cut short, one that is no index, or another claim's index. A pipe or a
+    folder there is refused unopened (reading a pipe waits for a writer)."""
+    _regular_cache(path, "a saved index")
     try:
         with np.load(path) as z:
             saved = str(z["key"]) if "key" in z.files else None
@@ -225,7 +233,9 @@ def embed_passages(
 
 def _saved_chunk(path: Path, rows: int) -> np.ndarray | None:
     """The vectors saved at `path` when they are whole and one per passage of the chunk; None (they are
-    encoded again, with a warning) for a file cut short or one of another shape."""
+    encoded again, with a warning) for a file cut short or one of another shape. A pipe or a folder there
+    is refused unopened."""
+    _regular_cache(path, "saved passage vectors")
     try:
         vectors = np.load(path, allow_pickle=False)
         if vectors.ndim == 2 and len(vectors) == rows and vectors.dtype.kind == "f":
@@ -411,12 +421,28 @@ def synthesise(
             f"{out}: holds {other[0]!r}{f' and {len(other) - 1} more' if len(other) > 1 else ''}, not only "
             "<claim_id>.json files: write the synthetic store to a new folder or over an earlier synthetic store"
         )
+    real = next((p.name for p in sorted(out.iterdir()) if not _synthetic_file(p)), None) if out.is_dir() else None
+    if real is not None:  # the organisers' store has the same file names: it was replaced, exit 0
+        raise NamedError(
+            f"{out}: {real} holds pages that are not synthetic (a real knowledge store?); write the synthetic store "
+            "to a new folder or over an earlier synthetic store"
+        )
     ids = list(range(claims)) if isinstance(claims, int) else list(claims)
     rng = random.Random(seed)
     with OUT.atomic_dir(out) as folder:
         for cid in ids:
             _synthetic_claim(folder / f"{cid}.json", cid, source, pages, sentences, rng, (gold or {}).get(cid, []))
     return {"claims": len(ids), "pages": pages, "sentences": sentences, "seed": seed}
+
+
+def _synthetic_file(path: Path) -> bool:
+    """Whether a claim file is one `synthesise` wrote: its first page's `type` is "synthetic"."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            first = json.loads(f.readline(1 << 20) or "null")
+    except (OSError, ValueError):
+        return False
+    return isinstance(first, dict) and first.get("type") == "synthetic"
 
 
 def _synthetic_claim(

@@ -42,6 +42,11 @@ def read_notebook(path: Path | str) -> Any:
             raise NamedError(
                 f"{path}: cell {i}: expected a cell with a type and text source, got {got} (a damaged notebook)"
             )
+    try:  # the rest of the format (an output's text that is a number, a kernelspec that is no object)
+        nbformat.validate(nb)
+    except nbformat.ValidationError as err:
+        where = "/".join(str(p) for p in err.absolute_path) or "the notebook"
+        raise NamedError(f"{path}: {where}: {first_line(err, 120)} (a damaged notebook)") from None
     return nb
 
 
@@ -173,9 +178,18 @@ def store_setting(metrics_dir: Path | str = METRICS_DIR) -> str | None:
         ) from None
 
 
+def _share(value: Any, key: str) -> float:
+    """A share from a metrics file: a number from 0 to 1 (NaN, a flag or a text printed `nan%` or `100.0%`)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ValueError(f"{key} is {shown(value, 40)}, expected a share from 0 to 1")
+    return float(value)
+
+
 def _store_sentence(store: Any, rebuilt: Any) -> str:
     """`store_setting`'s sentence from the two metrics files' contents."""
-    s, share = store["settings"], float(store["claims_with_relevant_share"])
+    s, share = store["settings"], _share(store["claims_with_relevant_share"], "claims_with_relevant_share")
+    if not isinstance(s["include_gold"], bool):  # the text "false" read as true
+        raise TypeError(f"settings.include_gold is {shown(s['include_gold'], 40)}, expected true or false")
     head = (
         f"Every headline rests on the {s['source']} store with `store.include_gold: {str(s['include_gold']).lower()}`: "
     )
@@ -183,10 +197,14 @@ def _store_sentence(store: Any, rebuilt: Any) -> str:
         return head + f"only retrieved documents are in it, and {share:.1%} of dev claims have a relevant document."
     if rebuilt is not None:
         r = rebuilt["store"]
-        without = f"{r['claims_with_relevant'] / r['claims']:.1%} in the store rebuilt without them"
+        counts = [r[k] for k in ("claims_with_relevant", "claims")]
+        if not all(isinstance(c, int) and not isinstance(c, bool) for c in counts) or not counts[1]:
+            raise TypeError(f"without_gold.json store counts are {shown(counts, 40)}, expected whole numbers")
+        without = f"{counts[0] / counts[1]:.1%} in the store rebuilt without them"
         more = "; notebook 10, section 5, sets the main figures beside those of that store."
     else:
-        without = f"an estimated {float(store['claims_with_relevant_without_gold_share']):.1%} without them"
+        estimate = _share(store["claims_with_relevant_without_gold_share"], "claims_with_relevant_without_gold_share")
+        without = f"an estimated {estimate:.1%} without them"
         more = "."
     return (
         head + f"the dev annotators' gold answers are documents in it, so {share:.1%} of dev claims have a relevant "

@@ -28,14 +28,38 @@ TEACHER_NOTE = "Note for the teacher"  # on stderr, so the report check (lib.sit
 
 def as_number(answer: Any) -> float | None:
     """The answer as a float, or None when it cannot be read as a number (NaN included; True and False too,
-    which Python would read as 1 and 0: `answer = True` is no fraction)."""
-    if type(answer).__name__ in ("bool", "bool_"):
+    which Python would read as 1 and 0: `answer = True` is no fraction; and a text, which `float` reads
+    generously: `"1_000"`)."""
+    if type(answer).__name__ in ("bool", "bool_", "str", "str_", "bytes"):  # `"1_0"` read as 10
         return None
     try:
         value = float(answer)
     except (TypeError, ValueError):
         return None
     return None if math.isnan(value) else value
+
+
+def _number(value: Any, finite: bool = True) -> bool:
+    """A number as a check record holds it (not `true`, not text): an expected value, a tolerance or a
+    mistake is finite; an answer may be infinite, or None where none was given (`finite=False`)."""
+    if not finite and value is None:
+        return True
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return number and (math.isfinite(value) or not finite)
+
+
+def record_problem(record: Any) -> str | None:
+    """What makes a check record one the check did not write (an output edited by hand or cut short): the
+    first field that is wrong and its value, or None. The grader and the teacher's pages read records alike."""
+    if not isinstance(record, Mapping):
+        return f"not an object: {type(record).__name__}"
+    if not isinstance(record.get("exercise"), str):
+        return f"field exercise: {record.get('exercise')!r:.40}"
+    bad = [k for k in ("expected", "tol") if not _number(record.get(k))]
+    bad += [] if _number(record.get("answer"), finite=False) else ["answer"]
+    mistakes = record.get("mistakes") or {}
+    bad += [] if isinstance(mistakes, Mapping) and all(_number(v) for v in mistakes.values()) else ["mistakes"]
+    return f"field {bad[0]}: {record.get(bad[0])!r:.40}" if bad else None
 
 
 def verdict(answer: Any, expected: float, tol: float, mistakes: Mapping[str, float] | None = None) -> str | None:

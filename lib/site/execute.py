@@ -31,7 +31,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbstripout import strip_output
 
 from lib import outputs as OUT
-from lib.cli import CLEANUPS, ArgumentParser, NamedError, first_line, made_by, nonempty_path, run_main
+from lib.cli import CLEANUPS, ArgumentParser, NamedError, first_line, made_by, nonempty_path, not_a_file, run_main
 from lib.params import KERNEL_PARAMS_ENV, SECTIONS, ParamsError, PosInt, flag_of, section, section_model, settings
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, PARAMS_FILE, ROOT
 from lib.site.banner import params_banner
@@ -80,6 +80,8 @@ def run_notebook(
     check_parameters(src, parameters)
     metrics = ROOT / parameters["metrics_path"] if "metrics_path" in parameters else None
     if metrics is not None:  # `metrics_path: README.md` replaced the README, `...: <an input>` that input
+        if metrics.exists() and not metrics.is_file():  # /dev/null took the metrics, and the notebook was replaced
+            raise NamedError(f"metrics_path {metrics}: {not_a_file('the path of a JSON file')}")
         OUT.refuse_targets([metrics], [src, out])  # nor the executed notebook, written over the metrics at the end
         OUT.refuse_stage_outputs([metrics], own=made_by(EXECUTED_DIR / f"{name}.ipynb"))
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")

@@ -18,7 +18,6 @@ Each cell of the table is `passed`, `off by +0.012` (with the mistake it matches
 
 from __future__ import annotations
 
-import math
 import re
 import threading
 from collections.abc import Mapping
@@ -33,7 +32,7 @@ from lib import sheets as SH
 from lib.cli import ArgumentParser, NamedError, file_path, run_main, shown
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, ROOT
 from lib.site.catalogue import read_notebook
-from lib.site.checks import RECORD_MIME, as_number, known_mistake, verdict
+from lib.site.checks import RECORD_MIME, as_number, known_mistake, record_problem, verdict
 from lib.site.course import CourseError, checked, exercises
 
 PASSED, NOT_ATTEMPTED, PROBLEM = "passed", "not attempted", "cannot be graded"
@@ -73,15 +72,6 @@ def cell_errors(nb: Any) -> dict[str, str]:
     return errors
 
 
-def _number(value: Any, finite: bool = True) -> bool:
-    """A number as a check record holds it (not `true`, not text): an expected value, a tolerance or a
-    mistake is finite; an answer may be infinite, or None where none was given (`finite=False`)."""
-    if not finite and value is None:
-        return True
-    number = isinstance(value, int | float) and not isinstance(value, bool)
-    return number and (math.isfinite(value) or not finite)
-
-
 # a copy that defines its own `check` (or writes check records itself) could record any answer as passed
 _TAMPERING = re.compile(
     r"^\s*(def\s+check\b|check\s*=[^=]|(\w+\.)+(check|as_number|verdict|known_mistake)\s*=[^=]"
@@ -104,14 +94,12 @@ def status(record: Mapping[str, Any] | None, error: str | None = None) -> str:
         return error or NOT_ATTEMPTED
     if "broken" in record:
         return f"a check record that is not the check's ({record['broken']})"
+    if "no_reference" in record:  # graded against its own record, it passed whatever its cells set
+        return f"{PROBLEM}: exercise {record['no_reference']} is in no reference notebook"
     if not record.get("attempted", True):
         return NOT_ATTEMPTED
-    bad = [k for k in ("expected", "tol") if not _number(record.get(k))]
-    bad += [] if _number(record.get("answer"), finite=False) else ["answer"]
-    mistakes = record.get("mistakes") or {}
-    bad += [] if isinstance(mistakes, dict) and all(_number(v) for v in mistakes.values()) else ["mistakes"]
-    if bad:  # an output edited by hand or cut short: said in its cell, the rest of the class still graded
-        return f"a check record that is not the check's (field {bad[0]}: {shown(record.get(bad[0]), 40)})"
+    if problem := record_problem({"exercise": "", **record}):  # edited by hand or cut short: said in its cell
+        return f"a check record that is not the check's ({problem})"
     problem = verdict(record["answer"], record["expected"], record["tol"], record.get("mistakes"))
     if problem is None:
         return PASSED
@@ -159,16 +147,27 @@ def grade_notebook(
         raise GradingError(str(exc)) from None
     except Exception as exc:  # a copy whose kernel died: say so, grade the rest
         raise GradingError(f"{path}: could not be run as a notebook ({type(exc).__name__}: {exc})") from exc
-    numbers = [e.number for e in exercises(nb)]
+    numbers = {e.number for e in exercises(nb)}
+    numbers |= {n for c in nb.cells if c.get("cell_type") == "code" and (n := checked(c.get("source", "")))}
     if not numbers:  # an empty notebook, or another one: a row of blanks said nothing
         raise GradingError(f"{path}: no exercise of the course in it (an empty notebook, or another one?)")
     if problem := tampered(nb):  # its records say what its own code wanted them to say
         raise GradingError(f"{path}: {problem}; such a copy cannot be graded")
+    if reference is not None:  # every exercise of the copy's notebook(s), also one whose task cell was deleted
+        numbers |= {n for n in reference if n.split(".")[0] in {m.split(".")[0] for m in numbers}}
     found, errors = records(nb), cell_errors(nb)
     for n, rec in found.items():
-        if reference and n in reference and "broken" not in rec:
-            found[n] = {**rec, **{k: reference[n].get(k) for k in ("expected", "tol", "mistakes")}}
-    return {n: status(found.get(n), errors.get(n)) for n in numbers}
+        if reference is not None and "broken" not in rec:  # never the copy's own expected value and tolerance
+            ref = reference.get(n)
+            found[n] = (
+                {**rec, **{k: ref.get(k) for k in ("expected", "tol", "mistakes")}} if ref else {"no_reference": n}
+            )
+    return {n: status(found.get(n), errors.get(n)) for n in sorted(numbers, key=_exercise_order)}
+
+
+def _exercise_order(number: str) -> tuple[int, ...]:
+    """ "10.2" before "10.10"."""
+    return tuple(int(p) if p.isdigit() else 0 for p in number.split("."))
 
 
 def reference_folder(root: Path | str) -> Path:
@@ -215,7 +214,7 @@ def grade_sheet(path: Path, reference: Mapping[str, dict]) -> dict[str, str]:
     graded = {}
     for number, rec in sorted(reference.items()):
         answer = answers.get(number)
-        value = as_number(answer) if answer is None or _PLAIN_NUMBER.fullmatch(answer) else None  # not '1_000'
+        value = as_number(float(answer)) if answer is not None and _PLAIN_NUMBER.fullmatch(answer) else None
         attempted = answer is not None
         if attempted and value is None:
             graded[number] = f"not a number: {shown(answer, 60)}"
@@ -231,8 +230,8 @@ def grade(
     folder, root = Path(folder), Path(root)
     if not folder.is_dir():
         raise GradingError(f"{folder}: not a folder of submissions")
-    files = sorted(
-        p for p in folder.rglob("*") if p.suffix in (".ipynb", ".csv") and ".ipynb_checkpoints" not in p.parts
+    files = sorted(  # `E_UPPER.CSV` was left out without a word
+        p for p in folder.rglob("*") if p.suffix.lower() in (".ipynb", ".csv") and ".ipynb_checkpoints" not in p.parts
     )
     if not files:
         raise GradingError(f"{folder}: no notebook (.ipynb) or answer sheet (.csv) to grade")
@@ -241,7 +240,8 @@ def grade(
     for path in files:
         name = str(path.relative_to(folder))
         try:
-            rows[name] = grade_sheet(path, ref) if path.suffix == ".csv" else grade_notebook(path, root, run, ref)
+            sheet = path.suffix.lower() == ".csv"
+            rows[name] = grade_sheet(path, ref) if sheet else grade_notebook(path, root, run, ref)
         except (GradingError, CourseError) as err:  # one broken submission: named in its row, the rest graded
             rows[name] = {PROBLEM: str(err)}
     table = pd.DataFrame.from_dict(rows, orient="index").sort_index(axis=1).fillna("")

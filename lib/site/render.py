@@ -24,7 +24,7 @@ from lib.params import section
 from lib.paths import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
 from lib.site.banner import params_banner
 from lib.site.catalogue import headline_lines, read_metrics, read_notebook, store_setting, summary
-from lib.site.checks import RECORD_MIME
+from lib.site.checks import RECORD_MIME, record_problem
 from lib.site.course import strip_solutions, try_it_times_path, write_site
 from lib.site.figures import ALT
 from lib.site.links import EXPLORER_PAGE
@@ -51,13 +51,16 @@ def with_alt_text(nb):
     return nb
 
 
-def with_expected_values(nb):
+def with_expected_values(nb, name: str = "the notebook"):
     """A copy of an executed notebook whose exercise checks show the teacher what they compare with: the
-    expected value, the tolerance and the typical mistakes with their values (`lib.site.checks` records)."""
+    expected value, the tolerance and the typical mistakes with their values (`lib.site.checks` records).
+    A record edited out of shape is named (it was a traceback)."""
     nb = copy.deepcopy(nb)
-    for cell in nb.cells:
+    for i, cell in enumerate(nb.cells):
         for output in cell.get("outputs", []):
             rec = (output.get("data") or {}).get(RECORD_MIME)
+            if rec is not None and (problem := record_problem(rec)):
+                raise NamedError(f"{name}: cell {i}: a check record that is not the check's ({problem})")
             if rec:
                 mistakes = "".join(
                     f"<li>{html.escape(what)}: {wrong:.6g}</li>" for what, wrong in rec.get("mistakes", {}).items()
@@ -110,7 +113,7 @@ def render_html(
     title = f"{executed.stem[:2]} · {summary(source if source.exists() else executed)[0]}"
     title += " (teacher's version)" if teacher else ""
     resources = {"metadata": {"name": title}, "study_nav": navigation(executed.stem, teacher, explorer)}
-    version = with_expected_values(nb) if teacher else strip_solutions(nb)
+    version = with_expected_values(nb, str(executed)) if teacher else strip_solutions(nb)
     body, _ = exporter.from_notebook_node(with_alt_text(version), resources=resources)
     out = Path(reports_dir) / ("teacher" if teacher else "") / f"{executed.stem}.html"
     return OUT.write_text(out, body)

@@ -21,6 +21,8 @@ Documents never pooled for a claim are unjudged (non-relevant to trec_eval).
 from __future__ import annotations
 
 import hashlib
+import re
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -94,6 +96,22 @@ class StoreSettings(Section):
     news_sites_with_fact_check_section: list[Domain] = []
     extra_fact_check_domains: list[Domain] = []
     knowledge_store: KnowledgeStoreSettings = KnowledgeStoreSettings()
+
+    @model_validator(mode="after")
+    def _system_names(self) -> StoreSettings:
+        """A system's name is its documents' origin: `gold` merged its hits with the gold answers' and moved
+        thousands of documents between the leakage breakdown's kinds, silently."""
+        for name in self.systems:
+            if (
+                not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name)
+                or name in (GOLD, KNOWLEDGE_STORE)
+                or name.startswith(f"{GOLD}_")
+            ):
+                raise ValueError(
+                    f"store.systems: {name!r}: a system's name is letters, digits, '_', '.', '-' and is not one the "
+                    f"store gives its own documents ({GOLD!r}, '{GOLD}_<split>', {KNOWLEDGE_STORE!r})"
+                )
+        return self
 
     @model_validator(mode="after")
     def _claim_range(self) -> StoreSettings:
@@ -418,6 +436,12 @@ def build_store(settings: StoreSettings, data_dir: Path | str = DATA_DIR, comput
         else:
             for name, file in settings.systems.items():
                 outputs = averitec.load_system_output(data_dir / "averitec" / "systems" / file, claims=dev)
+                if len({o.claim_id for o in outputs}) < len(dev):  # a cut file: its coverage figures fall with it
+                    print(
+                        f"warning: store.systems.{name} ({file}) has records for {len({o.claim_id for o in outputs})} "
+                        f"of the {len(dev)} dev claims; its figures cover those only",
+                        file=sys.stderr,
+                    )
                 yield from system_candidates(name, outputs)
         for split in settings.distractor_splits:
             claims = (
