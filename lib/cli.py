@@ -304,6 +304,27 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"error: {message} (usage: {self.prog} --help)\n")
 
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """argparse's, refusing an option that takes one value given twice (`--predictions A --predictions B`
+        scored B alone, without a word); options meant to repeat (`append`) are left alone."""
+        given = list(sys.argv[1:] if args is None else args)
+        seen: set[str] = set()
+        for arg in given[: given.index("--")] if "--" in given else given:
+            name = arg.split("=", 1)[0]
+            action = self._option_string_actions.get(name)
+            if isinstance(action, argparse._StoreAction):  # noqa: SLF001 - argparse names its own kinds so
+                if action.dest in seen:
+                    self.error(f"argument {'/'.join(action.option_strings)}: given twice; give it once")
+                seen.add(action.dest)
+            elif arg in self._name_parser_map_keys():  # a subcommand: its own options are its parser's to check
+                break
+        return super().parse_known_args(args, namespace)
+
+    def _name_parser_map_keys(self) -> set[str]:
+        """The subcommands of this parser, if it has any."""
+        subs = [a for a in self._actions if isinstance(a, argparse._SubParsersAction)]  # noqa: SLF001
+        return set(subs[0].choices) if subs else set()
+
 
 def run_main(main: Callable[[], int | None]) -> None:
     """Run a command's `main` and exit with its status; a `NamedError`, a missing or unwritable file, or a

@@ -287,6 +287,23 @@ def _parsers() -> list[str]:
     )
 
 
+def test_an_option_given_twice_is_refused(capsys):
+    """`--predictions A --predictions B` scored B alone; `--out a --out b` wrote b alone. Both without a word."""
+    from lib.averitec import scoring
+    from lib.site import grading
+
+    for main, args in (
+        (scoring.main, ["--predictions", "a.json", "--predictions=b.json"]),
+        (grading.main, ["sheet", "--out", "a.csv", "--out", "b.csv"]),
+    ):
+        with pytest.raises(SystemExit) as end:
+            main(args)
+        assert end.value.code == 2 and "given twice; give it once" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as end:  # an empty input path read as the folder `.`
+        scoring.main(["--predictions", ""])
+    assert end.value.code == 2 and "argument --predictions: an empty path" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("module", _parsers())
 def test_a_command_line_argparse_refuses_is_one_error_line(capsys, module):
     """argparse's own refusal printed the usage and `prog: error: ...`; now it is one `error:` line, status 2."""

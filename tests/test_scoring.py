@@ -411,12 +411,12 @@ def test_cli_exits_1_with_the_error_and_prints_the_format(fixture_claims, tmp_pa
     assert proc.returncode == 0 and "good.json: 2024, 3 records aligned by claim_id" in proc.stderr
     assert json.loads(proc.stdout)["accuracy"] == pytest.approx(1 / 3)
     for args, expected in [
-        (["--predictions", str(tmp_path / "nope.json")], "nope.json: no such file"),
-        (["--predictions", str(tmp_path)], "a folder: expected a prediction file"),
+        (["--predictions", str(tmp_path / "nope.json"), "--references", str(FIXTURE_DEV)], "nope.json: no such file"),
+        (["--predictions", str(tmp_path), "--references", str(FIXTURE_DEV)], "a folder: expected a prediction file"),
         (["--predictions", str(good), "--references", str(tmp_path / "r.json")], "r.json: no such file"),
     ]:
         with pytest.raises(SystemExit) as err:  # sys.exit(message): exit status 1, the message on stderr
-            SC.main(["--jobs", "1", "--references", str(FIXTURE_DEV), *args])
+            SC.main(["--jobs", "1", *args])
         assert isinstance(err.value.code, str) and err.value.code.startswith("error: ") and expected in err.value.code
 
 

@@ -47,7 +47,7 @@ import pandas as pd
 
 from lib import compute as C
 from lib import outputs as OUT
-from lib.cli import ArgumentParser, file_path, made_by, run_main, shown
+from lib.cli import ArgumentParser, file_path, made_by, nonempty_path, run_main, shown
 from lib.data import (
     MAX_ID_DIGITS,
     DataError,
@@ -879,8 +879,8 @@ def score_file_2025(
 def main(argv: list[str] | None = None) -> None:
     """`python -m lib.averitec.scoring --predictions P --references R`: one JSON object on stdout."""
     ap = ArgumentParser(prog="python -m lib.averitec.scoring", description=main.__doc__)
-    ap.add_argument("--predictions", required=True)
-    ap.add_argument("--references", default=str(DATA_DIR / "averitec" / "dev.json"))
+    ap.add_argument("--predictions", type=nonempty_path, required=True)
+    ap.add_argument("--references", type=nonempty_path, default=str(DATA_DIR / "averitec" / "dev.json"))
     ap.add_argument("--jobs", type=flag_of(PosInt), default=2, help="worker processes (default 2)")
     ap.add_argument("--all", action="store_true", help="also print the per claim type scores")
     ap.add_argument(
