@@ -353,3 +353,28 @@ def run_main(main: Callable[[], int | None]) -> None:
         name = errno.errorcode.get(err.errno, str(err.errno))
         _fail(f"{where}{err.strerror or err} ({name})")
     sys.exit(status or 0)
+
+
+def package_commands(package: str) -> list[str]:
+    """The commands a package of `lib` holds: its modules that run as `python -m` (the `__name__` test on a
+    line of its own at their end), dotted, in order."""
+    folder = Path(__file__).resolve().parent.joinpath(*package.split(".")[1:])
+    return [
+        f"{package}.{path.stem}"
+        for path in sorted(folder.glob("*.py"))
+        if path.stem != "__main__"
+        and re.search(r'^if __name__ == "__main__":$', path.read_text(encoding="utf-8"), re.M)
+    ]
+
+
+def package_main(package: str) -> None:
+    """`python -m <package>`: a package is no command; one line naming its commands, status 2 (Python's
+    own words were "No module named lib.store.__main__", no `error:` line)."""
+    commands = package_commands(package)
+    listed = (
+        f"its commands (each with --help): {', '.join(f'python -m {c}' for c in commands)}"
+        if commands
+        else "it holds functions for the notebooks and the other packages, no command"
+    )
+    print(f"error: {package} is a package, not a command; {listed}", file=sys.stderr)
+    sys.exit(2)

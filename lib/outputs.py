@@ -395,19 +395,26 @@ def refuse_stage_outputs(
             raise NamedError(f"{out}: {part}; write elsewhere")
 
 
-def refuse_cache_target(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> None:
+def refuse_cache_target(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml", owner: str | None = None) -> None:
     """Refuse, before any work, a cache (a file appended to across runs) where a stage writes: a cache is
     either an output `dvc.yaml` keeps between runs (`persist: true`) or a file outside every stage's
     outputs and outside the study's own files (`lib.cli.study_part`). A cache named as another output of a
-    stage was appended to, then replaced by that output at the stage's end, and every answer lost."""
+    stage was appended to, then replaced by that output at the stage's end, and every answer lost. With
+    `owner` (the stage the cache serves), only that stage's kept outputs: the judge's answers went into
+    the planners' committed cache, and `generative_plans` read as changed."""
     real = _resolved(path)
     kept = {
-        (dvc_yaml.parent / next(iter(o))).resolve()
-        for stage in stages_of(dvc_yaml).values()
+        (dvc_yaml.parent / next(iter(o))).resolve(): name
+        for name, stage in stages_of(dvc_yaml).items()
         for o in stage.get("outs", [])
         if isinstance(o, dict) and (next(iter(o.values())) or {}).get("persist")
     }
     if real in kept:
+        if owner is not None and kept[real] != owner:
+            raise NamedError(
+                f"{path}: the cache of stage `{kept[real]}` ({dvc_yaml}), not of `{owner}`; give this cache its "
+                "own path"
+            )
         return
     if stage := made_by(real, dvc_yaml):
         raise NamedError(

@@ -51,7 +51,7 @@ from ruamel.yaml import YAML
 from lib import outputs as OUT
 from lib import timing as TM
 from lib.cli import CLEANUPS, ArgumentParser, NamedError, run_main
-from lib.data import averitec
+from lib.data import averitec, not_utf8, parse_json, within_size
 from lib.evaluation.comparisons import BORDERLINE
 from lib.evaluation.significance import sign_of
 from lib.params import SECTIONS, PosFloat, flag_of, read_yaml
@@ -126,6 +126,9 @@ def load_profile(name: str, profiles_dir: Path | str = PROFILES_DIR) -> dict[str
                 raise ProfileError(f"{path}: synthetic_store.{key}: expected an integer >= {least}, got {n!r}")
         if not isinstance(synthetic["gold"], bool):
             raise ProfileError(f"{path}: synthetic_store.gold: expected true or false, got {synthetic['gold']!r}")
+        at = ("synthetic_store.claims", "pages", "sentences")  # `pages: 1000000000` wrote 68 GB before it was stopped
+        if too_big := K.synth_size_problem(synthetic["claims"], synthetic["pages"], synthetic["sentences"], at):
+            raise ProfileError(f"{path}: {too_big}")
     return {
         "name": name,
         "path": path,
@@ -179,6 +182,10 @@ def subset(path: Path, n: int) -> str:
     if not isinstance(records, list):
         raise ProfileError(f"{path}: cannot keep {n} records: expected a list of records")
     by_id = all(isinstance(r, dict) and type(r.get("claim_id")) is int for r in records)
+    held = max((r["claim_id"] + 1 for r in records), default=0) if by_id else len(records)
+    if n > held:  # the profile would say n claims and hold the whole file
+        what = f"claims 0 to {held - 1}" if by_id and held else f"{held} records"
+        raise ProfileError(f"{path}: cannot keep {n} records: it holds {what}; lower the profile's count")
     kept = [r for r in records if r["claim_id"] < n] if by_id else records[:n]
     if lines:
         return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept)
@@ -297,11 +304,19 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
             fill(work)
         except OSError as err:  # a full disk, a file made read-only
             raise ProfileError(f"{err.filename or work}: {err.strerror or err}; {again}") from None
+        except NamedError as err:  # found once files were written (the synthetic store's data, a git failure)
+            raise ProfileError(f"{err}; {again}") from None
         finally:
             CLEANUPS.remove(said)
     else:  # a new workspace is made beside and renamed into place whole: a stop leaves none, not half of one
-        with OUT.atomic_dir(work) as tmp:
-            fill(tmp)
+        made = None
+        try:
+            with OUT.atomic_dir(work) as tmp:
+                made = tmp
+                fill(tmp)
+        except NamedError as err:  # its paths named where the workspace was to be (the folder is gone)
+            message = str(err).replace(str(made), str(work)) if made else str(err)
+            raise ProfileError(f"{message}; no workspace was made") from None
     return work
 
 
@@ -583,14 +598,25 @@ def call_kind(study: Any, profile: Any) -> str | None:
     return "opposite"
 
 
+def _metrics_tree(path: Path) -> Any:
+    """A metrics file as JSON; one cut short, not JSON or not UTF-8 is one line naming it (a traceback)."""
+    within_size(path)
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise not_utf8(path, err.reason) from None
+    return parse_json(path, text, "-", "JSON")
+
+
 def _shared_calls(study_dir: Path | str, profile_dir: Path | str) -> Iterator[tuple[str, str, Any, Any]]:
     """(file, key, study's call, profile's call) for every call both sides' metrics files hold."""
     for path in sorted(Path(study_dir).glob("*.json")):
         other = Path(profile_dir) / path.name
         if not other.exists():
             continue
-        here = dict(calls(json.loads(other.read_text())))
-        for key, value in calls(json.loads(path.read_text())):
+        here = dict(calls(_metrics_tree(other)))
+        for key, value in calls(_metrics_tree(path)):
             if key in here:
                 yield path.name, key, value, here[key]
 

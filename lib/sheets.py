@@ -40,8 +40,9 @@ def read_sheet(path: Path | str, columns: Sequence[str], what: str) -> pd.DataFr
     """Every cell as stripped text, rows numbered as a spreadsheet numbers them (the header is row 1).
 
     Errors name the file and row: an empty file, a row with more or fewer fields than the header, a column
-    name given twice (after stripping spaces), a missing column. Rows whose cells are all empty (the blank
-    rows a spreadsheet leaves at the end) are skipped."""
+    name given twice (after stripping spaces), a missing column, a value under a column with no name. Rows
+    whose cells are all empty (the blank rows a spreadsheet leaves at the end) are skipped, and so are the
+    nameless empty columns a spreadsheet leaves after the last one."""
     path = Path(path)
     try:
         rows = list(csv.reader(io.StringIO(_text(path, what), newline=""), strict=True))
@@ -50,6 +51,10 @@ def read_sheet(path: Path | str, columns: Sequence[str], what: str) -> pd.DataFr
     if not rows or not any(c.strip() for c in rows[0]):
         raise SheetError(f"{path}: the file is empty; copy the {what} the study wrote and fill it in")
     header = [h.strip() for h in rows[0]]
+    named = len(header)  # columns up to the last with a name; those after it (Excel's trailing `,,`) must be empty
+    while not header[named - 1]:
+        named -= 1
+    header, unnamed = header[:named], len(header) - named
     twice = next((h for i, h in enumerate(header) if h in header[:i]), None)
     if twice is not None:
         raise SheetError(f"{path}, row 1: the column {twice!r} is named twice; each column once")
@@ -60,12 +65,17 @@ def read_sheet(path: Path | str, columns: Sequence[str], what: str) -> pd.DataFr
     for n, row in enumerate(rows[1:], start=2):
         if not any(c.strip() for c in row):
             continue
-        if len(row) != len(header):
+        if not named <= len(row) <= named + unnamed:
             raise SheetError(
-                f"{path}, row {n}: {len(row)} fields where the header has {len(header)}; not a CSV {what} "
+                f"{path}, row {n}: {len(row)} fields where the header has {named + unnamed}; not a CSV {what} "
                 "(a comma inside a cell needs quotes)"
             )
-        body.append([c.strip() for c in row])
+        if any(c.strip() for c in row[named:]):
+            raise SheetError(
+                f"{path}, row {n}: a value in a column with no name (column {named + 1} or later); name the column "
+                "in row 1 or empty it"
+            )
+        body.append([c.strip() for c in row[:named]])
         index.append(n - 2)
     return pd.DataFrame(body, columns=header, index=index, dtype=str)
 

@@ -231,8 +231,10 @@ def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMI
     costs = None
     if stage:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-        # its own scratch file: two timers of one stage at once each lost lines to the other's clean-up
-        fd, name = tempfile.mkstemp(dir=out_dir, prefix=f".{stage}.", suffix=".costs.tmp")
+        sweep_costs(out_dir)
+        # its own scratch file: two timers of one stage at once each lost lines to the other's clean-up;
+        # the timer's pid in its name, so one a killed timer left is known as stale (`sweep_costs`)
+        fd, name = tempfile.mkstemp(dir=out_dir, prefix=f".{stage}.{os.getpid()}.", suffix=".costs.tmp")
         os.close(fd)
         costs = Path(name)
         env[COSTS_ENV] = str(costs)
@@ -275,6 +277,24 @@ def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMI
     finally:
         if costs is not None:
             costs.unlink(missing_ok=True)
+
+
+def sweep_costs(out_dir: Path | str) -> list[Path]:
+    """Remove the costs scratch files of timers that are gone (killed by SIGKILL, which runs no clean-up),
+    known by the pid in their names; a live timer's file is left alone. Returns those removed."""
+    removed = []
+    for path in Path(out_dir).glob(".*.costs.tmp"):
+        pid = path.name.removesuffix(".costs.tmp").rsplit(".", 2)[-2]
+        if not pid.isdigit() or not path.is_file():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            path.unlink(missing_ok=True)
+            removed.append(path)
+        except (PermissionError, OverflowError):  # alive, another user's; or no pid at all
+            continue
+    return removed
 
 
 def _wait(child: subprocess.Popen, parent: int, every: float = PARENT_POLL_SECONDS) -> int:
@@ -471,6 +491,9 @@ def main(argv: list[str] | None = None) -> int:
     if args[:2] == ["run", "--"]:
         return run(args[2:])
     if args[:1] == ["table"] and args[1:] in ([], ["--readme", args[-1]]):
+        if len(args) == 3 and not args[2].strip():  # an unset variable: it named the current folder, `.`
+            print("error: --readme: an empty path; expected the README to write the table into", file=sys.stderr)
+            return 2
         if not read():
             print(f"no stage timings in {TIMINGS_DIR} (no stage ran here)")
             return 0

@@ -6,7 +6,7 @@
 
 Faults, one per request in order: "429" (rate limit), "500" (server error), "timeout" (answers after
 `delay` seconds, later than the client's timeout), "malformed" (a chatty answer with no JSON list),
-"drop" (the connection is closed without an answer), "401" and "403" (the key is refused), "404" (no
+"drop" (the connection is closed without an answer), "400" (a request the server refuses), "401" and "403" (the key is refused), "404" (no
 such model), "html" (status 200 with an HTML page, as a proxy's login page), "empty_choices" (200 with
 `choices: []`), "null_content" (200 with `content: null`), "trickle" (200, then one byte of the body every
 `delay / 20` seconds, never finished: no read waits long enough to time out), "gzip" (200 with the answer
@@ -71,7 +71,7 @@ class StubLLM:
                     fault = stub.faults.pop(0) if stub.faults else None
                 if not self.path.endswith("/chat/completions"):
                     return self._send(404, {"error": {"message": f"no route {self.path}"}})
-                if fault in ("401", "403", "404", "429", "500"):
+                if fault in ("400", "401", "403", "404", "429", "500"):
                     return self._send(int(fault), {"error": {"message": f"injected {fault}", "type": "stub"}})
                 if fault == "drop":
                     self.close_connection = True

@@ -507,3 +507,27 @@ def test_a_signal_while_a_command_is_still_importing_is_one_error_line():
         pytest.skip("the command finished before the signal")
     assert proc.returncode == 130
     assert err.splitlines() == [err.splitlines()[0]] and err.startswith("error: stopped by SIGINT")
+
+
+@pytest.mark.parametrize("package", ["lib", "lib.store", "lib.evaluation"])
+def test_a_package_run_as_a_command_names_its_commands_in_one_line(package):
+    """`python -m lib.store` ended in Python's "No module named lib.store.__main__", no `error:` line."""
+    import subprocess
+    import sys
+
+    from lib.paths import ROOT
+
+    done = subprocess.run([sys.executable, "-m", package], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"error: {package} is a package, not a command; ") and done.stderr.count("\n") == 1
+    if package == "lib.store":
+        assert done.stderr == (
+            "error: lib.store is a package, not a command; its commands (each with --help): python -m lib.store.build\n"
+        )
+
+
+def test_the_commands_of_a_package_are_its_modules_that_run_as_commands():
+    from lib.cli import package_commands
+
+    assert "lib.site.render" in package_commands("lib.site") and "lib.site.banner" not in package_commands("lib.site")
+    assert "lib.cli" not in package_commands("lib") and "lib.timing" in package_commands("lib")

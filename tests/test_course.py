@@ -421,3 +421,42 @@ def test_render_names_a_file_that_is_no_notebook_before_writing_any_page(tmp_pat
                           ("/dev/zero", "not a notebook file"), (tmp_path / "none.ipynb", "no such notebook")]:  # fmt: skip
         with pytest.raises(NamedError, match=message):
             RE.main(["html", str(path)])
+
+
+def test_headlines_carry_the_banner_of_the_settings_that_made_the_numbers(tmp_path, capsys):
+    """`render headlines --params <classroom copy>` printed "Classroom profile, not the study's figures"
+    above the study's committed metrics."""
+    import yaml
+
+    from lib.paths import PARAMS_FILE
+    from lib.site import render as RE
+
+    RE.main(["headlines"])
+    study = capsys.readouterr().out
+    assert "profile, not the study's figures" not in study and "describes other settings" not in study
+    params = yaml.safe_load(PARAMS_FILE.read_text())
+    params["profile"] = {"name": "classroom", "note": "Forty claims."}
+    copy = tmp_path / "classroom.yaml"
+    copy.write_text(yaml.safe_dump(params, sort_keys=False))
+    RE.main(["headlines", "--params", str(copy)])
+    out = capsys.readouterr().out
+    assert "Classroom profile" not in out  # the copy's banner is not the numbers' banner
+    assert f"{copy} describes other settings (profile or evidence store) than params.yaml" in out
+    assert out.splitlines()[1:] == study.splitlines()  # the same numbers under the one more line
+    assert RE.numbers_banner(PARAMS_FILE) is None
+
+
+def test_render_metrics_names_a_file_that_is_no_object_and_prints_nan_as_undefined(tmp_path, capsys):
+    """A metrics file holding a JSON list printed `: [1, 2]`; a NaN printed `nan` as if it were a value."""
+    from lib.cli import NamedError
+    from lib.site import render as RE
+
+    (tmp_path / "list.json").write_text("[1, 2]")
+    with pytest.raises(
+        NamedError, match=r"list.json: a metrics file holds a JSON object of named values, not \[1, 2\]"
+    ):
+        RE.main(["metrics", str(tmp_path / "list.json")])
+    assert capsys.readouterr().out == ""  # named before its heading
+    (tmp_path / "nan.json").write_text('{"a": {"b": NaN}, "c": 0.5}')
+    RE.main(["metrics", str(tmp_path / "nan.json")])
+    assert capsys.readouterr().out.splitlines()[1:] == ["  a.b: undefined (NaN)", "  c: 0.5"]

@@ -450,6 +450,14 @@ BAD_JSON = [
     ),
     pytest.param(
         _averitec,
+        [_dev_record(), _dev_record(questions=[{"question": "\u200b\ufeff ", "answers": []}])],
+        1,
+        "questions[0].question",
+        "empty text",
+        id="averitec-invisible-question",  # zero-width characters alone: no question anyone can read
+    ),
+    pytest.param(
+        _averitec,
         [_dev_record(), _dev_record(justification=["j"])],
         1,
         "justification",
@@ -1387,3 +1395,12 @@ def test_an_integer_of_thousands_of_digits_is_one_named_error(tmp_path):
         path.write_text(text)
         with pytest.raises(D.DataError, match=rf"p.json: record {where}: malformed JSONL?: Exceeds the limit"):
             D.read_json_records(path)
+
+
+def test_a_byte_order_mark_before_sha256sums_is_read_as_meant(tmp_path, capsys):
+    """An editor's BOM made line 1 "malformed", where every other reader skips it."""
+    root = data_dir(tmp_path, {"a.txt": "a"})
+    sums = root / "SHA256SUMS"
+    sums.write_bytes(b"\xef\xbb\xbf" + sums.read_bytes())
+    rc, out, stderr = verify_cli(capsys, root)
+    assert (rc, stderr) == (0, "") and "1 files match SHA256SUMS" in out

@@ -10,6 +10,7 @@ import pytest
 
 from lib.site import course as CO
 from lib.site import grading as GR
+from tests.hang_guard import ends_within
 
 MISTAKE = "multiply instead of add"
 
@@ -267,6 +268,15 @@ def test_a_copy_is_graded_against_the_references_expected_value_and_tolerance_no
         "def check(number, answer, expected, *rest):\n    pass",
         "import lib.site.checks as C\nC.verdict = lambda *a: None",
         'display({"application/vnd.factcheck-study.exercise+json": {"exercise": "99.1"}}, raw=True)',
+        # rebound unseen: `globals()[...]` passed a wrong answer as the expected value
+        "import lib.site.checks as _c\n_o = _c.check\nglobals()['check'] = lambda n, a, e, *r: _o(n, e, e, *r)",
+        "exec('check = print')",
+        "check, = (print,)",
+        "a, check = 1, print",
+        "(check := print)",
+        "import lib.site.checks as _c\n_c.check.__code__ = print.__code__",
+        "setattr(__import__('lib.site.checks').site.checks, 'check', print)",
+        "import sys\nsys.modules['lib.site.checks'].check = print",
     ],
 )
 def test_a_copy_that_replaces_the_check_is_named_not_graded(tmp_path, source):
@@ -283,6 +293,16 @@ def test_a_copy_that_replaces_the_check_is_named_not_graded(tmp_path, source):
     assert "99_add.ipynb: code cell 1 replaces the course's check (" in problem
     assert problem.endswith("); such a copy cannot be graded")
     assert GR.tampered(_exercise_notebook()) is None  # the course's own copy: graded
+
+
+def test_a_copy_of_blank_lines_is_read_for_tampering_in_linear_time():
+    """`^\\s*` ran on across lines: 20 KB of blank lines took 3 s, a large copy hours."""
+    nb = _exercise_notebook()
+    nb.cells.insert(1, nbformat.v4.new_code_cell("\n" * 1_000_000 + "x = 1"))
+    with ends_within():
+        assert GR.tampered(nb) is None
+    nb.cells.insert(1, nbformat.v4.new_code_cell("\n\n   def check(*a):\n    pass"))
+    assert GR.tampered(nb) == "code cell 1 replaces the course's check ('def check')"
 
 
 @pytest.mark.parametrize("answer", [True, False])

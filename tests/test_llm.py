@@ -14,6 +14,7 @@ import warnings
 import pytest
 
 from lib.planning import llm as LM
+from tests.hang_guard import ends_within
 from tests.llm_stub import StubLLM
 
 MSG = [{"role": "user", "content": "Which questions verify: the moon is made of cheese?"}]
@@ -521,6 +522,31 @@ def test_parse_list(text, expected):
     assert LM.parse_list(text) == expected
 
 
+def test_parse_list_of_a_long_answer_ends(monkeypatch):
+    """Quadratic patterns: 160 KB of words without a full stop took two minutes, in live runs and in replay
+    (an answer of 8 MiB, the bound, days); a list line with a long run of spaces too."""
+    with ends_within():
+        assert LM.parse_list("word " * 200_000) == []  # no question mark: no question
+        assert LM.parse_list("- a" + " " * 1_000_000 + "b") == ["a b"]
+        assert LM.parse_list("Question" + " " * 1_000_000 + "x") == []
+        assert LM.parse_list("- " + " " * 1_000_000) == []  # a bare marker: an item with no words
+        assert LM.first_question("so " * 300_000 + "who?") == " ".join(["so"] * 300_000 + ["who?"])
+    assert LM.parse_list("-   \nWhy? Because.") == []  # a list line, empty: as before, no sentence fallback
+
+
+def test_a_token_in_a_long_url_segment_is_found_in_linear_time():
+    with ends_within():
+        assert not LM._tokenish("a" * 1_000_000) and LM._tokenish("a1" * 500_000)
+    assert [
+        LM._tokenish(t) for t in ("abcdefghijklmno1", "abcdefghijklmn1", "1234567890123456", "x-abcdefgh12345678")
+    ] == [
+        True,
+        False,
+        False,
+        True,
+    ]
+
+
 def test_first_question():
     assert (
         LM.first_question("Let me think.\nNext question: Did the WHO say so?\nOr maybe: when?") == "Did the WHO say so?"
@@ -599,6 +625,20 @@ def test_an_endpoint_that_keeps_failing_stops_the_stage_after_failing_after_prom
             client.chat([{"role": "user", "content": "last"}])
 
 
+def test_a_refused_request_is_not_said_to_have_been_retried(tmp_path):
+    """HTTP 400 is not retried (no retry mends it): the stop line said "failed after 5 retries each"."""
+    with StubLLM(canned) as stub:
+        client = LM.LLM(settings(stub, tmp_path, max_retries=5))
+        stub.faults += ["400"] * LM.FAILING_AFTER
+        for n in range(LM.FAILING_AFTER - 1):
+            assert client.chat([{"role": "user", "content": f"p{n}"}]) is None
+        with pytest.raises(
+            LM.LLMFailingError, match=r"prompts in a row failed \(the last with HTTP 400, which is not retried\)"
+        ):
+            client.chat([{"role": "user", "content": "last"}])
+        assert len(stub.requests) == LM.FAILING_AFTER  # one request per prompt
+
+
 def test_an_answer_over_the_bound_is_cut_off_named_and_never_cached(tmp_path, monkeypatch):
     monkeypatch.setattr(LM, "MAX_ANSWER_BYTES", 2_000)
     with StubLLM(lambda messages: "x" * 50_000) as stub:
@@ -672,3 +712,22 @@ def test_a_cache_where_a_stage_writes_another_output_or_among_the_code_is_refuse
             LM.AnswerCache(path)
     LM.AnswerCache(tmp_path / "mine.jsonl")  # elsewhere: the user's
     LM.AnswerCache(ROOT / "outputs/llm/cache.jsonl")  # the persistent output the stage keeps
+    LM.AnswerCache(ROOT / "outputs/llm/cache.jsonl", "generative_plans")  # named with its stage
+
+
+def test_a_cache_that_is_another_stages_kept_cache_is_refused():
+    """`averitec_2025.cache: outputs/llm/cache.jsonl` put 36 judge answers into the planners' committed
+    cache, with exit 0; `dvc status` then said `generative_plans` had changed."""
+    from lib.averitec import ev2r as EV
+    from lib.params import section
+    from lib.paths import ROOT
+
+    before = (ROOT / "outputs/llm/cache.jsonl").read_bytes()
+    with pytest.raises(
+        LM.NamedError,
+        match=r"cache.jsonl: the cache of stage `generative_plans` \(.*dvc.yaml\), not of `averitec_2025`; give this cache its own path",
+    ):
+        EV.judge_llm(EV.judge_settings(section("averitec_2025"))[0], section("llm"), "outputs/llm/cache.jsonl")
+    with pytest.raises(LM.NamedError, match=r"the cache of stage `averitec_2025` .* not of `generative_plans`"):
+        LM.AnswerCache(ROOT / "outputs/averitec_2025/judge_cache.jsonl", "generative_plans")
+    assert (ROOT / "outputs/llm/cache.jsonl").read_bytes() == before

@@ -10,6 +10,7 @@ from conftest import FIXTURE_DATA
 from lib.data import DataError, averitec
 from lib.planning import planners as P
 from lib.site import display as DS
+from tests.hang_guard import ends_within
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +45,18 @@ def test_post_hoc_refuses_an_output_that_misses_claims_or_holds_no_question(clai
     sentences = averitec.load_system_output(systems / "sys_a.jsonl", claims=claims)  # top-k sentences: no questions
     with pytest.raises(DataError, match="sys_a.jsonl: field 'evidence': no record holds a question"):
         P.post_hoc(claims, sentences, systems / "sys_a.jsonl")
+
+
+def test_the_heuristic_planner_of_a_long_claim_ends():
+    """Each connective's sides counted anew, a scan of the clause per mention, `words[1:]` per leading
+    "The", and patterns retried across runs of spaces: a 1 MiB claim (the bound on a text) took hours."""
+    with ends_within():
+        for claim in ("Biden and " * 20_000, "The " * 50_000, "1999 " * 40_000, "A" + " " * 500_000 + "b"):
+            assert P.heuristic_queries(claim)
+    assert P.split_clauses("one two three four and five six seven eight and nine") == [
+        "one two three four",
+        "five six seven eight and nine",
+    ]
 
 
 def test_rule1_clauses_split_on_sentences_and_long_connective_sides():

@@ -133,6 +133,19 @@ def test_subset_keeps_claims_by_id_or_position_in_the_same_format(tmp_path):
         PR.subset(bad, 1)
 
 
+def test_subset_refuses_a_count_past_the_file(tmp_path):
+    """`averitec/dev.json: 600` kept the whole 500-claim file under a note that said 600."""
+    by_id = tmp_path / "a.json"
+    by_id.write_text(json.dumps([{"claim_id": 2}, {"claim_id": 0}, {"claim_id": 1}]))
+    assert len(json.loads(PR.subset(by_id, 3))) == 3  # exactly the file: kept whole
+    with pytest.raises(PR.ProfileError, match=r"a.json: cannot keep 4 records: it holds claims 0 to 2; lower"):
+        PR.subset(by_id, 4)
+    positional = tmp_path / "c.json"
+    positional.write_text(json.dumps([{"claim": "x"}, {"claim": "y"}]))
+    with pytest.raises(PR.ProfileError, match=r"c.json: cannot keep 3 records: it holds 2 records"):
+        PR.subset(positional, 3)
+
+
 def test_prepare_writes_a_workspace_and_updates_it(tmp_path):
     root = tmp_path / "repo"
     (root / "lib").mkdir(parents=True)
@@ -560,3 +573,57 @@ def test_an_existing_workspace_stopped_midway_says_how_to_finish_it(tmp_path, mo
     with pytest.raises(PR.ProfileError, match=re.escape(f"params.yaml: No space left on device; {again}")):
         PR.prepare("p", root=root)
     assert notes == [again] and cli.CLEANUPS == before  # said while it ran, not after
+
+
+def test_a_named_error_midway_says_the_workspace_is_partly_updated_or_that_none_was_made(tmp_path, monkeypatch):
+    """A synthetic store refused once the cut data was written left the workspace half new, with no word;
+    a new workspace's error named its temporary folder, gone by then."""
+    from lib.data import DataError
+
+    root = tmp_path / "study"
+    shutil.copytree(DATA_DIR, root / "data")
+    (root / "profiles").mkdir()
+    (root / "profiles" / "p.yaml").write_text("note: a test\nparams: {}\n")
+    shutil.copy(PR.ROOT / "params.yaml", root / "params.yaml")
+    work = root / "workspaces" / "p"
+
+    def refused(target, *args, **kwargs):
+        raise DataError(target / "data" / "x.jsonl", 2, "claim_id", "2 is not a claim id of the split")
+
+    monkeypatch.setattr(PR, "commit_workspace", refused)
+    monkeypatch.setattr(PR, "checkout_files", lambda root: [])
+    with pytest.raises(PR.ProfileError) as err:
+        PR.prepare("p", root=root)
+    assert (
+        str(err.value)
+        == f"{work}/data/x.jsonl: record 2: field 'claim_id': 2 is not a claim id of the split; no workspace was made"
+    )
+    assert not work.exists()
+    work.mkdir()  # made by an earlier `prepare`
+    again = f"the workspace {work} is partly updated: run `python -m lib.profiles prepare p` again"
+    with pytest.raises(PR.ProfileError, match=re.escape(f"2 is not a claim id of the split; {again}")):
+        PR.prepare("p", root=root)
+
+
+def test_a_synthetic_store_past_the_bound_is_refused_before_anything_is_written(tmp_path):
+    """`synthetic_store: {pages: 1000000000}` wrote 68 GB into the workspace before it was stopped."""
+    (tmp_path / "big.yaml").write_text(
+        "note: big\nsynthetic_store: {claims: 60, pages: 1000000000, sentences: 2, seed: 0, gold: true}\n"
+    )
+    with pytest.raises(
+        PR.ProfileError,
+        match=r"big.yaml: synthetic_store.claims 60 x pages 1000000000 x sentences 2: 120,000,000,000 sentences, over the bound of 50,000,000",
+    ):
+        PR.load_profile("big", tmp_path)
+
+
+def test_compare_names_a_damaged_metrics_file(tmp_path):
+    """`compare` on a metrics file cut short, or not UTF-8, ended in json's or the codec's traceback."""
+    from lib.cli import NamedError
+
+    study = _metrics(tmp_path, "s", {"m.json": {"e": {"a": "positive"}}})
+    profile = _metrics(tmp_path, "p", {"m.json": {}})
+    for raw, problem in [(b'{"averitec": ', "m.json"), (b"\xff\xfe{}", "not UTF-8")]:
+        (profile / "m.json").write_bytes(raw)
+        with pytest.raises(NamedError, match=problem):
+            PR.compare_calls(study, profile)

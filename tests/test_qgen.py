@@ -39,6 +39,7 @@ def test_training_examples_of_both_tasks():
 
 def test_split_and_parse_generated_text():
     assert QX.split_questions("who said it? when? who said it ? and a tail") == ["who said it?", "when?"]
+    assert QX.split_questions("a" * 1_000_000) == []  # a tail without "?" once scanned from every position
     assert QX.parse_next("verdict : refuted") == ("verdict", "Refuted")
     assert QX.parse_next("verdict: conflicting evidence / cherrypicking") == (
         "verdict",

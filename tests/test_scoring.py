@@ -331,6 +331,14 @@ DROP = object()
             r"record 1: field 'evidence\[0\].question': empty string",
         ),
         (
+            lambda r: mutate(r, 1, evidence=[{"question": "\u200b", "answer": "a", "url": "u"}]),
+            r"record 1: field 'evidence\[0\].question': empty string",  # a zero-width space alone
+        ),
+        (
+            lambda r: mutate(r, 1, evidence=[{"question": "Q?", "answer": "a", "url": float("nan")}]),
+            r"record 1: field 'evidence\[0\].url': expected a string or a list of strings, got nan",
+        ),
+        (
             lambda r: mutate(r, 0, claim="A claim about something else entirely"),
             r"record 0: field 'claim': differs from",
         ),
@@ -744,6 +752,41 @@ def test_write_leaderboard_makes_folders_refuses_misaligned_input_and_writes_no_
     assert rows[1:] == [[str(c.claim_id), c.text, "Q?\t\t\na\t\t\n\n", "", "pred"]]  # no label: an empty field
     with pytest.raises(ValueError):
         SC.write_leaderboard(tmp_path / "x.csv", fixture_claims[:2], [ev], "pred")
+
+
+def test_evidence_the_2025_csv_cannot_hold_is_refused_before_writing(fixture_claims, tmp_path, capsys):
+    """An answer holding `\t\t\n\n` was written as is and read back as two pairs: the CSV scored Q-only
+    0.999 where its JSON scored 0.832, with exit 0. An empty evidence string vanished the same way."""
+    assert SC.faithful_evi([("Q?", "a"), ("R?", "")]) == "Q?\t\t\na\t\t\n\nR?\t\t\n\t\t\n\n"
+    for pairs in ([("Q?", "a\t\t\n\nR?\t\t\nb")], [("Q?", "a\t\t\nb")], [("", "")], [(" ", "a")]):
+        assert SC.faithful_evi(pairs) is None, pairs
+    records = shared(fixture_claims)
+    records[1]["evidence"] = [{"question": "Q?", "answer": "first\t\t\n\nWhat else?\t\t\nsecond", "url": "u"}]
+    preds, out = write_json(tmp_path, records), tmp_path / "out.csv"
+    with pytest.raises(SystemExit) as stop:
+        SC.main(["--predictions", str(preds), "--references", str(FIXTURE_DEV), "--to-csv", str(out)])
+    assert str(stop.value) == (
+        f"error: {preds}: record of claim {fixture_claims[1].claim_id}: field 'evidence': a question or answer that "
+        "the 2025 CSV cannot hold (it holds the format's separator, a TAB TAB NEWLINE, or is empty): written, it "
+        "would be read back as other pairs"
+    )
+    assert not out.exists()
+
+
+def test_white_space_past_the_first_read_is_no_empty_file(fixture_claims, tmp_path):
+    """4 KB of spaces (or blank lines) before the records: "empty file: no predictions", where JSON reads
+    three records."""
+    records = shared(fixture_claims)
+    as_list = SC.read_predictions(write_json(tmp_path, records), fixture_claims)
+    for name, text in [
+        ("spaces.json", "\ufeff" + " " * 5000 + json.dumps(records)),
+        ("lines.jsonl", "\n" * 70_000 + "".join(json.dumps(r) + "\n" for r in records)),
+    ]:
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        assert SC.read_predictions(tmp_path / name, fixture_claims).evidence == as_list.evidence, name
+    (tmp_path / "blank.json").write_text(" \n" * 40_000)
+    with pytest.raises(DataError, match="blank.json: empty file: no predictions"):
+        SC.read_predictions(tmp_path / "blank.json", fixture_claims)
 
 
 def test_an_empty_solution_is_named(tmp_path):

@@ -72,6 +72,17 @@ def test_spreadsheet_habits_read_as_meant(tmp_path):
         SH.read_sheet(path, ["claim_id", "code"], "coding sheet")
 
 
+def test_nameless_empty_columns_after_the_last_are_left_out_and_a_value_there_named(tmp_path):
+    """Excel's trailing `,,` after a touched cell: two empty names were "the column '' is named twice"."""
+    path = sheet(tmp_path, "claim_id,code,,\n1,x,,\n2,y\n")  # a row without the trailing cells too
+    s = SH.read_sheet(path, ["claim_id", "code"], "coding sheet")
+    assert s.to_dict("list") == {"claim_id": ["1", "2"], "code": ["x", "y"]}
+    with pytest.raises(SH.SheetError, match=r"row 3: a value in a column with no name \(column 3 or later\)"):
+        SH.read_sheet(sheet(tmp_path, "claim_id,code,,\n1,x,,\n2,y,,z\n"), ["claim_id", "code"], "coding sheet")
+    with pytest.raises(SH.SheetError, match=r"row 2: 5 fields where the header has 4"):
+        SH.read_sheet(sheet(tmp_path, "claim_id,code,,\n1,x,,,\n"), ["claim_id", "code"], "coding sheet")
+
+
 @pytest.mark.parametrize("value", ["²", "١٢", "12345678901234567890123", "-1", "1.0", ""])
 def test_an_id_that_is_not_a_plain_integer_is_named(tmp_path, value):
     path = sheet(tmp_path, f"claim_id,code\n{value},x\n")

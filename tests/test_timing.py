@@ -338,6 +338,17 @@ def test_two_timers_of_one_stage_keep_their_own_costs(tmp_path, monkeypatch):
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".costs.tmp")]  # each removed its own
 
 
+def test_the_costs_file_of_a_killed_timer_is_swept_and_a_live_ones_kept(tmp_path):
+    """A timer killed by SIGKILL ran no clean-up: its hidden `.<stage>.<random>.costs.tmp` stayed for good."""
+    gone = tmp_path / ".store.999999999.ab_c1.costs.tmp"  # past any pid_max: no such process
+    alive = tmp_path / f".store.{os.getpid()}.xy_z2.costs.tmp"
+    other = tmp_path / ".store.costs.tmp"  # no pid in its name: not the timer's, left alone
+    for path in (gone, alive, other):
+        path.write_text("")
+    assert TM.sweep_costs(tmp_path) == [gone]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([alive.name, other.name])
+
+
 def test_a_costs_path_that_is_not_the_timers_scratch_file_is_refused(tmp_path, monkeypatch):
     """`$LIB_TIMING_COSTS` at a pipe waited for a reader; at a params file it appended JSON lines to it."""
     params = tmp_path / "params.yaml"
@@ -413,6 +424,12 @@ def test_a_readme_that_is_not_utf8_is_named(tmp_path):
         TM.write_readme(tmp_path / "R.md", "x")
     with pytest.raises(TM.NamedError, match=r"none.md: no such file; expected the README to write the table into"):
         TM.write_readme(tmp_path / "none.md", "x")  # the system's raw `[Errno 2]` words before
+
+
+def test_an_empty_readme_path_is_refused_at_the_flag(capsys):
+    """`table --readme "$UNSET"` named the current folder, `.`, as "not a regular file"."""
+    assert TM.main(["table", "--readme", ""]) == 2
+    assert capsys.readouterr().err == "error: --readme: an empty path; expected the README to write the table into\n"
 
 
 def test_a_timings_folder_that_is_a_file_is_named(tmp_path):

@@ -25,8 +25,9 @@ is never answered from the cache of another.
 Answers are parsed leniently (`parse_counts`): the last JSON object in the text that holds the four
 counts, under this project's keys or the organisers' ("facts count predicted evidence", "support
 reference questions", ...). A claim whose answer cannot be used (no answer after the retries, no JSON,
-a missing or negative count, zero facts on a side, more supported facts than facts) gets precision and
-recall 0 and a counted error, as the organisers' script gives recall 0 to an answer it cannot parse.
+a missing or negative count, zero facts on a side, more supported facts than facts) leaves its precision
+and recall undefined (NaN), where the organisers' script gives recall 0 to an answer it cannot parse: a
+judge that failed is no evidence that the evidence was poor. The stage then stops, unless `--lenient`.
 """
 
 from __future__ import annotations
@@ -450,7 +451,7 @@ def judge_llm(judge: Judge, llm_params: Mapping[str, Any], cache: Path | str):
             "cache": str(cache),
         }
     )
-    return LLM(s)
+    return LLM(s, stage="averitec_2025")
 
 
 def runs_to_score(

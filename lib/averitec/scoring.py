@@ -31,6 +31,7 @@ reference claim is a `DataError` naming file, record and field. `--lenient` scor
 
 from __future__ import annotations
 
+import codecs
 import csv
 import functools
 import json
@@ -57,6 +58,7 @@ from lib.data import (
     bounded,
     iter_json_records,
     not_utf8,
+    visible,
     within_size,
 )
 from lib.data.labels import AVERITEC_LABELS, normalise_label
@@ -199,7 +201,7 @@ def _unknown_keys(path: Path, record: Any, raw: dict, allowed: frozenset[str], w
 def _string(path: Path, record: Any, value: Any, field: str, empty_ok: bool = False) -> str:
     if not isinstance(value, str):
         raise DataError(path, record, field, f"expected a string, got {type(value).__name__}")
-    if not empty_ok and not value.strip():
+    if not empty_ok and not visible(value):  # white space or zero-width characters alone
         raise DataError(path, record, field, "empty string")
     return bounded(path, record, field, value)  # a 100 MB answer: named here, not a worker's timeout later
 
@@ -298,6 +300,14 @@ def _shared_2024(path: Path, record: int, raw: Any) -> Prediction:
         _unknown_keys(path, record, item, SHARED_ITEM_KEYS, where, SHARED_2024)
         question = _string(path, record, item.get("question"), f"{where}.question")
         answer = _string(path, record, item.get("answer"), f"{where}.answer", empty_ok=True)
+        for key in ("url", "scraped_text"):  # not scored, but a number or NaN there is a broken writer
+            value = item.get(key)  # a text, or a list of them (the UHH systems list each answer's URLs)
+            if value is not None and not (
+                isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+            ):
+                raise DataError(
+                    path, record, f"{where}.{key}", f"expected a string or a list of strings, got {shown(value, 40)}"
+                )
         questions.append(question)
         strings.append(qa_string(question, answer))
         pairs.append((question, answer))
@@ -326,6 +336,14 @@ def _parse_records(path: Path, role: str = "a prediction file") -> tuple[str, It
     within_size(path)  # a pipe or a device is refused here, a file over the bound too
     with open(path, "rb") as f:
         head_bytes = f.read(4096)
+        rest = head_bytes.removeprefix(codecs.BOM_UTF8).lstrip(b" \t\r\n")
+        while not rest:  # white space past the first read (blank lines before the records): read on to them
+            chunk = f.read(1 << 16)
+            if not chunk:
+                break
+            rest = chunk.lstrip(b" \t\r\n")
+        if rest is not head_bytes and rest:
+            head_bytes = rest + f.read(max(0, 4096 - len(rest)))
     try:
         head = head_bytes.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -571,7 +589,7 @@ def read_solution(path: Path | str) -> tuple[list[averitec.LeaderboardRow], list
     scored = [r for r in rows if r.split in (SOLUTION_SPLIT, None)]
     if not scored:
         raise DataError(path, "-", "split", f"no row has split {SOLUTION_SPLIT!r}: nothing to score")
-    empty = next((r for r in scored if not any(q.strip() for q, _ in r.qa_pairs)), None)
+    empty = next((r for r in scored if not any(visible(q) for q, _ in r.qa_pairs)), None)
     if empty is not None:  # its evidence score would be 0 whatever the submission: no reference to score against
         raise DataError(path, f"with id {empty.claim_id}", "evi", "no gold question: a solution row needs one")
     return scored, [r.claim_id for r in rows if r.split not in (SOLUTION_SPLIT, None)]
@@ -642,18 +660,47 @@ def leaderboard_evi(pairs: Iterable[tuple[str, str]]) -> str:
     return "".join(f"{q}\t\t\n{a}\t\t\n\n" for q, a in pairs)
 
 
+def faithful_evi(pairs: Sequence[tuple[str, str]]) -> str | None:
+    """The 2025 `evi` string of `pairs`, or None when the format cannot hold them: a text with the
+    format's own separator (TAB TAB NEWLINE) or an empty question reads back as other pairs (an answer
+    holding `\t\t\n\n` became two pairs, and the CSV scored 0.89 where its JSON scored 0.82)."""
+    evi = leaderboard_evi(pairs)
+    try:
+        back = averitec.parse_leaderboard_evidence(evi)
+    except ValueError:
+        return None
+    return evi if back == tuple((q.strip(), a.strip()) for q, a in pairs) else None
+
+
 def write_leaderboard(
-    path: Path | str, claims: Sequence[averitec.Claim], evidence: Sequence[Evidence], split: str
+    path: Path | str,
+    claims: Sequence[averitec.Claim],
+    evidence: Sequence[Evidence],
+    split: str,
+    source: Path | str | None = None,
 ) -> Path:
     """Write predictions (or, with `split` "gold", references) as a 2025 CSV: one row per claim, id =
     claim id. Every answer is one block (a Boolean answer's explanation appended as in `qa_string`); a
-    question without answers has none; string evidence (no questions) becomes blocks with empty answers."""
+    question without answers has none; string evidence (no questions) becomes blocks with empty answers.
+    Evidence the format cannot hold (`faithful_evi`) is an error naming the claim in `source`, before
+    anything is written."""
     path = Path(path)
+    rows = []
+    for c, e in zip(claims, evidence, strict=True):
+        evi = faithful_evi(leaderboard_pairs(e))
+        if evi is None:
+            raise DataError(
+                source or path,
+                f"of claim {c.claim_id}",
+                "evidence",
+                "a question or answer that the 2025 CSV cannot hold (it holds the format's separator, a TAB TAB "
+                "NEWLINE, or is empty): written, it would be read back as other pairs",
+            )
+        rows.append([c.claim_id, c.text, evi, e.label or "", split])
     with OUT.atomic(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
         w = csv.writer(f)
         w.writerow([*averitec.LEADERBOARD_COLUMNS, "split"])
-        for c, e in zip(claims, evidence, strict=True):
-            w.writerow([c.claim_id, c.text, leaderboard_evi(leaderboard_pairs(e)), e.label or "", split])
+        w.writerows(rows)
     return path
 
 
@@ -913,7 +960,9 @@ def main(argv: list[str] | None = None) -> None:
             preds = _something_scored(args.predictions, read_predictions(args.predictions, claims, args.lenient))
             # a claim --lenient skipped gets no row (a row with no label is one no reader accepts)
             kept = [(c, e) for c, e in zip(claims, preds.evidence) if e.label is not None or e.strings]
-            out = write_leaderboard(args.to_csv, [c for c, _ in kept], [e for _, e in kept], args.split)
+            out = write_leaderboard(
+                args.to_csv, [c for c, _ in kept], [e for _, e in kept], args.split, args.predictions
+            )
             print(f"{args.predictions}: {preds.describe()} -> {out} ({len(kept)} rows)", file=sys.stderr)
             for line in preds.skipped:  # --lenient: what was left out, as scoring lists it
                 print(f"skipped: {line}", file=sys.stderr)

@@ -22,6 +22,7 @@ import hashlib
 import json
 import re
 import stat
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
@@ -493,9 +494,16 @@ def optional_field(
     return required_field(path, record, raw, name, kind, at=at)
 
 
+def visible(text: str) -> bool:
+    """Whether `text` holds a character one can see: not white space, not a format character (Unicode's
+    category Cf: zero-width spaces and joiners, the byte-order mark, bidirectional marks)."""
+    return any(not c.isspace() and unicodedata.category(c) != "Cf" for c in text)
+
+
 def nonempty_field(path: Path, record: Any, field_name: str, value: str) -> str:
-    """`value` unless it is blank (and not one of the `PUBLISHED_EMPTY_TEXTS`)."""
-    if not value.strip() and ("/".join(Path(path).parts[-2:]), record, field_name) not in PUBLISHED_EMPTY_TEXTS:
+    """`value` unless it is blank (and not one of the `PUBLISHED_EMPTY_TEXTS`): white space and invisible
+    format characters only (a zero-width space alone is a question nobody can read)."""
+    if not visible(value) and ("/".join(Path(path).parts[-2:]), record, field_name) not in PUBLISHED_EMPTY_TEXTS:
         raise DataError(path, record, field_name, "empty text (expected a non-empty string)")
     return value
 

@@ -25,6 +25,7 @@ from lib.data import (
     required_field,
     str_list_field,
     text_field,
+    visible,
 )
 from lib.paths import DATA_DIR
 
@@ -312,7 +313,7 @@ def parse_leaderboard_evidence(evi: str) -> tuple[tuple[str, str], ...]:
         if not chunk.strip():
             continue
         question, sep, answer = chunk.partition("\t\t\n")
-        if not sep or not question.strip():
+        if not sep or not visible(question):
             raise ValueError(f"pair {i}: expected 'question<TAB><TAB><NEWLINE>answer', got {chunk[:60]!r}")
         if answer.rstrip("\t\n").count("\t\t\n"):  # pairs without the blank line between: one merged pair
             raise ValueError(

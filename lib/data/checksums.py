@@ -36,7 +36,7 @@ def read_checksums(data_dir: Path | str = DATA_DIR) -> dict[str, tuple[int, str]
     sums = data_dir / SUMS_NAME
     within_size(sums)  # a pipe would wait for a writer, a link to /dev/zero fill memory
     try:
-        text = sums.read_text(encoding="utf-8")
+        text = sums.read_text(encoding="utf-8-sig")  # a byte-order mark (an editor's) is no part of line 1
     except FileNotFoundError:
         raise DataError(sums, "-", None, "missing: run `make data` (dvc pull) first") from None
     except (OSError, UnicodeDecodeError) as err:

@@ -187,7 +187,7 @@ def build(
     data_dir, out_dir = Path(data_dir), Path(out_dir)
     claims = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
     claims = claims[: g["max_claims"]] if g.get("max_claims") else claims
-    llm = LLM(LLMSettings.model_validate(params["llm"]), cache_path)
+    llm = LLM(LLMSettings.model_validate(params["llm"]), cache_path, stage="generative_plans")
     llm.cache.path.parent.mkdir(parents=True, exist_ok=True)
     llm.cache.path.touch()  # a DVC output even when llm.mode is off
     docs = load_store(store_dir).docs
@@ -416,7 +416,8 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     params = {name: section(name, args.params) for name in READS[args.command]}
     if args.command == "plans":
-        LLM(LLMSettings.model_validate(params["llm"]))  # its key and cache checked before a training of minutes
+        # its key and cache checked before a training of minutes
+        LLM(LLMSettings.model_validate(params["llm"]), stage="generative_plans")
         ensure_weights(args.params)  # a fresh clone has QGEN's record (stage qgen), not its weights
         rep = build(params)
         for name, s in rep["plans"].items():

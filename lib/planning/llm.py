@@ -101,7 +101,7 @@ class LLMSettings(Section):
         if isinstance(data, Mapping) and any(isinstance(k, str) and "key" in k and k != "api_key_env" for k in data):
             raise ValueError("API keys never go in params; set the variable named by llm.api_key_env")
         env = data.get("api_key_env") if isinstance(data, Mapping) else None
-        if isinstance(env, str) and (_TOKENISH.search(env) or len(env) > 100):  # a key pasted where its name goes
+        if isinstance(env, str) and (len(env) > 100 or _tokenish(env)):  # a key pasted where its name goes
             raise ValueError(
                 "llm.api_key_env looks like a key itself (a long run of letters and digits mixed): it names the "
                 "environment variable that holds the key, e.g. OPENAI_API_KEY; the key never goes in params"
@@ -276,8 +276,9 @@ class AnswerCache:
     Opening it checks and repairs the file under the writers' lock (see the module docstring); `rejected`
     counts the damaged lines this open moved to `rejected_file`."""
 
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, stage: str | None = None):
         self.path = Path(path)
+        self.stage = stage  # the pipeline stage whose kept output it may be (`lib.outputs.refuse_cache_target`)
         self.rejected_file = rejected_path(self.path)
         self.entries: dict[str, str] = {}
         self.rejected = 0  # damaged lines moved to rejected_file by this open
@@ -298,7 +299,8 @@ class AnswerCache:
         if self.path.is_dir():
             raise LLMError(f"llm.cache: {self.path} is a directory; expected the path of a JSONL file")
         OUT.refuse_targets([self.path])  # a cache is written: never inside data/ (lib.outputs)
-        OUT.refuse_cache_target(self.path)  # nor where a stage writes another output, nor among the code
+        # nor where a stage writes another output (or keeps another stage's cache), nor among the code
+        OUT.refuse_cache_target(self.path, owner=self.stage)
         if not self.path.exists():
             return
         within_size(self.path)  # a pipe would refuse to seek, /dev/zero fill memory
@@ -441,7 +443,13 @@ def _key_in_clear(url: str) -> bool:
 _SECRETISH = re.compile(r"\b(?:sk|key|pk)-[A-Za-z0-9_*.\-]{4,}")
 # a path segment that may hold a token (some gateways take one in the path): a run of 16 or more letters and
 # digits, both mixed in (a model or deployment name is short words and numbers between hyphens)
-_TOKENISH = re.compile(r"(?=[A-Za-z]*[0-9])(?=[0-9]*[A-Za-z])[A-Za-z0-9]{16,}")
+_ALNUM_RUN = re.compile(r"[A-Za-z0-9]{16,}")
+
+
+def _tokenish(text: str) -> bool:
+    """Whether `text` holds a run of 16 or more letters and digits, mixed (a token or key, not a word). A
+    run at a time: lookaheads retried from every position took 10 s on a 40 KB segment."""
+    return any(not run.isalpha() and not run.isdigit() for run in (m.group(0) for m in _ALNUM_RUN.finditer(text)))
 
 
 KEY_PIECE = MIN_KEY_CHARS  # a run of this many characters of the key (or of it reversed) is masked
@@ -476,7 +484,7 @@ def _shown(url: str) -> str:
         port = parts.port
     except ValueError:  # refused by the settings; a message about such a URL still prints
         port = None
-    path = "/".join("***" if _TOKENISH.search(seg) or _SECRETISH.search(seg) else seg for seg in parts.path.split("/"))
+    path = "/".join("***" if _tokenish(seg) or _SECRETISH.search(seg) else seg for seg in parts.path.split("/"))
     return f"{parts.scheme}://{host}{f':{port}' if port else ''}{path}"
 
 
@@ -569,10 +577,11 @@ class LLM:
     a wrong key, model or base_url raises at once (`LLMAuthError`, `LLMNotFoundError`,
     `LLMUnreachableError`)."""
 
-    def __init__(self, settings: LLMSettings, cache_path: Path | str | None = None):
+    def __init__(self, settings: LLMSettings, cache_path: Path | str | None = None, stage: str | None = None):
         self.settings = settings
         path = Path(cache_path or settings.cache)
-        self.cache = AnswerCache(path if path.is_absolute() else ROOT / path)  # relative: to the project root
+        # relative: to the project root; `stage`: the pipeline stage the answers are for (its cache only)
+        self.cache = AnswerCache(path if path.is_absolute() else ROOT / path, stage)
         self.counters = Counters()
         self._client = None
         self._unreachable = 0  # prompts in a row that failed with connection errors
@@ -745,6 +754,7 @@ class LLM:
         s = self.settings
         kwargs = {k: v for k, v in p.items() if v is not None}
         connection_failed = False
+        not_retried = None  # the HTTP status no retry can mend (4xx other than 429), when that ended the prompt
         for attempt in range(s.max_retries + 1):
             self.counters.requests += 1
             try:
@@ -760,6 +770,7 @@ class LLM:
                     raise fatal from None  # the SDK's error holds the request and the server's words
                 connection_failed = False
                 if not (err.status_code == 429 or err.status_code >= 500):
+                    not_retried = err.status_code
                     break  # 4xx other than 429: retrying will not help
             except openai.APIConnectionError as err:  # timeouts included
                 if isinstance(err.__cause__, AnswerTooLarge):
@@ -803,7 +814,12 @@ class LLM:
                 f"with connection errors or timeouts (llm.timeout = {s.timeout:g} s) after {s.max_retries} retries "
                 "each: fix llm.base_url (or start the server)"
             )
-        self._one_more_failing(f"failed after {s.max_retries} retries each", ": rerun when it answers")
+        how = (
+            f"failed (the last with HTTP {not_retried}, which is not retried)"
+            if not_retried is not None
+            else f"failed after {s.max_retries} retries each"
+        )
+        self._one_more_failing(how, ": rerun when it answers")
         return None
 
     def _malformed(self, problem: str) -> None:
@@ -842,8 +858,13 @@ class LLM:
 
 # --------------------------------------------------------------------------- parsing chatty output
 
-_LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.):]|Q\d*[.:)]|Question\s*\d*\s*[.:)])\s*(.+?)\s*$", re.IGNORECASE)
-_QUESTION = re.compile(r"[^.?!\n]*?\?")
+# Both in linear time, whatever the answer (possessive `*+` and a match that starts only where a sentence
+# does): `(.+?)\s*$` and `[^.?!\n]*?\?` retried from every position, and 160 KB of words without a full
+# stop took two minutes to parse, 8 MiB days, in replay as in live runs. A bare marker's item is "".
+_LIST_ITEM = re.compile(
+    r"^\s*+(?:[-*•]|\d++[.):]|Q\d*+[.:)]|Question\s*+\d*+\s*+[.:)])(?:\s*+(.*\S)|\s++$)", re.IGNORECASE
+)
+_QUESTION = re.compile(r"(?:(?<=[.?!\n])|^)[^.?!\n]*\?")
 _LABEL = re.compile(r"^(?:next\s+)?(?:question|query|q)\s*\d*\s*[:.)-]\s*", re.IGNORECASE)
 
 
@@ -877,7 +898,7 @@ def parse_list(text: str | None) -> list[str]:
             items = [_clean(i) for i in items if isinstance(i, str) and _clean(i)]
             if items:
                 return items
-    lines = [m.group(1) for m in map(_LIST_ITEM.match, text.splitlines()) if m]
+    lines = [m.group(1) or "" for m in map(_LIST_ITEM.match, text.splitlines()) if m]
     if lines:
         return [_clean(line) for line in lines if _clean(line)]
     return [_clean(q) for q in _QUESTION.findall(text) if len(q.split()) >= 2]

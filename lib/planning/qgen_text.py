@@ -50,7 +50,7 @@ def verdict_target(label: str) -> str:
 def split_questions(text: str) -> list[str]:
     """Generated text -> distinct questions (split after each '?'; a tail without one is dropped)."""
     out, seen = [], set()
-    for q in re.findall(r"[^?]*\?", text):
+    for q in re.findall(r"(?:(?<=\?)|^)[^?]*\?", text):  # tried only where a question can start: linear
         q = " ".join(q.split()).replace(" ?", "?")
         if len(q) > 1 and q.lower() not in seen:
             seen.add(q.lower())

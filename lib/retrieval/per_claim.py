@@ -515,6 +515,18 @@ def embedding_settings(args: Any) -> EmbeddingSettings | None:
 MAX_SYNTH_SENTENCES = 50_000_000  # a synthetic store's size (claims x pages x sentences): about 6 GB of text
 
 
+def synth_size_problem(claims: int, pages: int, sentences: int, names: tuple[str, str, str]) -> str | None:
+    """Why a synthetic store of this size is refused (past `MAX_SYNTH_SENTENCES`), or None; `names`: how the
+    three sizes are written where they were given (flags, or a profile's keys)."""
+    total = claims * pages * sentences
+    if total <= MAX_SYNTH_SENTENCES:
+        return None
+    return (
+        f"{names[0]} {claims} x {names[1]} {pages} x {names[2]} {sentences}: {total:,} sentences, over the bound "
+        f"of {MAX_SYNTH_SENTENCES:,} for a synthetic store (the default is 1,000,000)"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     """`python -m lib.retrieval.per_claim synth ...` writes a synthetic store; `... retrieve ...` runs per-claim
     BM25 for a plan over a store (a directory or the organisers' zip) on the local or Ray backend."""
@@ -579,11 +591,9 @@ def main(argv: list[str] | None = None) -> None:
     if getattr(args, "device", None) not in (None, "auto", "cpu"):
         MD.pick_device(args.device)  # a device this machine lacks: refused before any work, whatever runs
     if args.command == "synth":
-        if (total := args.claims * args.pages * args.sentences) > MAX_SYNTH_SENTENCES:
-            raise NamedError(  # --claims 100000000 filled memory before a page was written
-                f"--claims {args.claims} x --pages {args.pages} x --sentences {args.sentences}: {total:,} sentences, "
-                f"over the bound of {MAX_SYNTH_SENTENCES:,} for a synthetic store (the default is 1,000,000)"
-            )
+        too_big = synth_size_problem(args.claims, args.pages, args.sentences, ("--claims", "--pages", "--sentences"))
+        if too_big:  # --claims 100000000 filled memory before a page was written
+            raise NamedError(too_big)
         OUT.refuse_targets([args.out], [args.store_dir], folders=True)
         OUT.refuse_stage_outputs([args.out])
         source = source_texts(load_store(args.store_dir).docs["text"])

@@ -114,7 +114,10 @@ def read_metrics(path: Path | str) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
         raise not_utf8(path, err.reason) from None
-    return flatten(parse_json(path, text, "-", "JSON"))
+    tree = parse_json(path, text, "-", "JSON")
+    if not isinstance(tree, dict):  # `dvc metrics show` reads an object of named values; a list has no names
+        raise NamedError(f"{path}: a metrics file holds a JSON object of named values, not {shown(tree, 60)}")
+    return flatten(tree)
 
 
 def headlines(spec: Mapping[str, str], metrics_dir: Path | str = METRICS_DIR) -> dict[str, Any]:

@@ -72,10 +72,18 @@ def cell_errors(nb: Any) -> dict[str, str]:
     return errors
 
 
-# a copy that defines its own `check` (or writes check records itself) could record any answer as passed
+# a copy that defines its own `check` (or writes check records itself) could record any answer as passed:
+# `check` rebound at the start of a line (def, =, del, for, a tuple's target), by name (`as check`, `:=`),
+# or by the means that rebind names unseen (`globals()['check'] = ...` passed a wrong answer, `exec`,
+# `setattr`, a function's `__code__`); not a sandbox, the ways known. The indent is white space within
+# the line (`^\s*` ran on across lines: 3 s on 20 KB of blank lines).
 _TAMPERING = re.compile(
-    r"^\s*(def\s+check\b|check\s*=[^=]|(\w+\.)+(check|as_number|verdict|known_mistake)\s*=[^=]"
-    r"|(from|import)\s.*\bas\s+(check|display)\b)|RECORD_MIME|vnd\.factcheck-study",
+    r"^[^\S\n]*+(def\s+check\b|check\s*=[^=]|(\w+\.)+(check|as_number|verdict|known_mistake)\s*=[^=]"
+    r"|(from|import)\s.*\bas\s+(check|display)\b|del\s+check\b|for\s+check\b|\(?[^\S\n]*+\*?check\s*,"
+    r"|(\w++[^\S\n]*+,[^\S\n]*+)++\*?check\s*(,.*)?=[^=])"
+    r"|RECORD_MIME|vnd\.factcheck-study|\bas\s+check\b|\bcheck\s*:="
+    r"|(?<![.\w])(exec|eval|compile|__import__|setattr|delattr)\s*\(|(?<![.\w])(globals|vars|locals)\s*\(\s*\)"
+    r"|__builtins__|\bbuiltins\b|\bimportlib\b|\bsys\s*\.\s*modules\b|__(code|globals|defaults|kwdefaults)__",
     re.M,
 )
 

@@ -14,6 +14,7 @@ import argparse
 import copy
 import html
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from lib.cli import ArgumentParser, NamedError, nonempty_path, run_main
 from lib.params import section
 from lib.paths import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
 from lib.site.banner import params_banner
-from lib.site.catalogue import headline_lines, read_metrics, read_notebook, store_setting, summary
+from lib.site.catalogue import format_value, headline_lines, read_metrics, read_notebook, store_setting, summary
 from lib.site.checks import RECORD_MIME, record_problem
 from lib.site.course import strip_solutions, try_it_times_path, write_site
 from lib.site.figures import ALT
@@ -149,6 +150,20 @@ def try_it_times(path: Path | None = None) -> dict[str, Any] | None:
     return times
 
 
+def numbers_banner(params: Path | str) -> str | None:
+    """The banner of the numbers shown: the outputs here were made with this checkout's params.yaml, so its
+    profile and store say what they are, whatever file `--params` names (a classroom copy's banner printed
+    above the study's metrics). A `--params` whose profile or store differs is said so in one more sentence."""
+    made = params_banner(PARAMS_FILE)
+    if Path(params).resolve() == PARAMS_FILE.resolve() or params_banner(params) == made:
+        return made
+    other = (
+        f"**{params} describes other settings (profile or evidence store) than {PARAMS_FILE.name}, which made "
+        "the numbers shown here;** its headlines list is used, its banner is not."
+    )
+    return f"{made} {other}" if made else other
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = ArgumentParser(
         prog="python -m lib.site.render", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -188,7 +203,7 @@ def main(argv: list[str] | None = None) -> None:
                     report["headlines"],
                     args.executed,
                     ROOT / report["reports_dir"],
-                    banner=params_banner(args.params),
+                    banner=numbers_banner(args.params),
                     explorer=explorer if explorer.exists() else None,
                     conclusion_points=report.get("conclusion_points", {}),
                     try_it_times=try_it_times(),
@@ -199,7 +214,7 @@ def main(argv: list[str] | None = None) -> None:
             + (f" and {len(written)} pages" if args.index else "")
         )
     elif args.cmd == "headlines":
-        note = params_banner(args.params)
+        note = numbers_banner(args.params)
         if note:
             print(re.sub(r"\*\*(.+?)\*\*", r"\1", note))
         store = store_setting()
@@ -213,7 +228,8 @@ def main(argv: list[str] | None = None) -> None:
             values = read_metrics(path)  # a file that cannot be read is named before its heading is printed
             print(f"== {Path(path).relative_to(ROOT) if Path(path).is_relative_to(ROOT) else path}")
             for key, value in values.items():
-                print(f"  {key}: {value}")
+                shown_value = format_value(value) if isinstance(value, float) and math.isnan(value) else value
+                print(f"  {key}: {shown_value}")
 
 
 if __name__ == "__main__":
