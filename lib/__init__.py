@@ -9,7 +9,9 @@ which settings hold; `cli` how a command ends on bad input; the remaining module
 models, training, resources, timing, closure, profiles).
 """
 
+import atexit as _atexit
 import os as _os
+import re as _re
 import signal as _signal
 import sys as _sys
 import threading as _threading
@@ -25,3 +27,34 @@ def _stopped_early(signum: int, _frame: object) -> None:
 if _sys.argv[:1] == ["-m"] and _threading.current_thread() is _threading.main_thread():  # `python -m lib.…`
     for _sig in (_signal.SIGINT, _signal.SIGTERM):
         _signal.signal(_sig, _stopped_early)
+
+
+_COMMAND = _re.compile(r'^if __name__ == "__main__":', _re.M)
+
+
+def runs_as_command(path: str) -> bool:
+    """Whether the module at `path` is a command (it ends by testing `__name__` on a line of its own)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return bool(_COMMAND.search(f.read()))
+    except OSError:
+        return True  # unread: not ours to judge
+
+
+def _no_command() -> None:
+    """At the exit of `python -m lib.<module>` for a module that is no command: one line and status 2, where
+    its functions were defined and it ended with status 0 and no word (`python -m lib.averitec.breakdowns
+    --help`). A package (`__main__`) says so itself; a command's own status stands."""
+    spec = getattr(_sys.modules.get("__main__"), "__spec__", None)
+    name, origin = getattr(spec, "name", "") or "", getattr(spec, "origin", "") or ""
+    if name.startswith("lib.") and not name.endswith(".__main__") and origin and not runs_as_command(origin):
+        _sys.stderr.write(
+            f"error: {name} is a module of functions, not a command; "
+            f"`python -m {name.rsplit('.', 1)[0]}` names the commands beside it\n"
+        )
+        _sys.stderr.flush()
+        _os._exit(2)
+
+
+if _sys.argv[:1] == ["-m"]:
+    _atexit.register(_no_command)

@@ -39,6 +39,18 @@ class NamedError(Exception):
 CLEANUPS: list[Callable[[], str | None]] = []
 
 
+def process_gone(pid: int) -> bool:
+    """Whether no process has this id (a file named with a writer's pid outlived a writer killed outright:
+    SIGKILL runs no clean-up). A live process of another user is not gone."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError):  # alive and not ours; or no pid at all
+        return False
+    return False
+
+
 def die_with(parent: int, sig: int = signal.SIGKILL) -> None:
     """Make this process get `sig` when `parent` dies (Linux: PR_SET_PDEATHSIG): a command killed with SIGKILL
     (the out-of-memory killer) runs no clean-up, and its workers waited for work forever, or a stage the
@@ -175,8 +187,8 @@ def _tracked(root: Path, rel: Path) -> bool:
 
 def study_part(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> str | None:
     """What of the study's own `path` would replace or lie among, if anything, for a command DVC never runs
-    to refuse: its git and DVC records (.git/, .dvc/), its code (a top folder holding `.py` or `.ipynb` files:
-    lib/, notebooks/, tests/), or an existing file a stage reads or git keeps (params.yaml, dvc.yaml,
+    to refuse: its git and DVC records (.git/, .dvc/), its code (a top folder holding `.py` or `.ipynb` files
+    that git keeps, any such folder without git: lib/, notebooks/, tests/), or an existing file a stage reads or git keeps (params.yaml, dvc.yaml,
     a filled sheet in annotations/). The stages' outputs are `made_by`'s; a new file elsewhere is the user's."""
     root, target = dvc_yaml.parent.resolve(), Path(path).resolve()
     if not target.is_relative_to(root) or target == root:
@@ -190,7 +202,8 @@ def study_part(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> str | No
         return None
     folder = root / top
     if folder.is_dir() and (any(folder.glob("*.py")) or any(folder.glob("*.ipynb"))):
-        return f"lies inside {top}/, the study's code"
+        if not (root / ".git").exists() or _tracked(root, Path(top)):  # not a class's copies (exercises/)
+            return f"lies inside {top}/, the study's code"
     if not target.is_file():
         return None
     read = {Path(str(dep)).parts[0] for stage in stages.values() for dep in stage.get("deps", [])}
@@ -277,7 +290,7 @@ def nonempty_path(text: str) -> str:
     """An argparse `type` for a path argument: an empty or blank path (`--to-csv ""`, an unset shell
     variable) is refused, where it would have meant "no path" and skipped the work silently, or the current folder."""
     if not text.strip():
-        raise argparse.ArgumentTypeError("an empty path; name a file")
+        raise argparse.ArgumentTypeError("an empty path (an unset variable?); name a file or folder")
     return text
 
 
@@ -292,6 +305,8 @@ def file_path(text: str) -> str:
 def data_folder(text: str) -> str:
     """An argparse `type` for `--data-dir`: a folder that exists, refused before any work where a missing one
     would surface later as the first data file it lacks."""
+    if not text.strip():  # `Path("")` is the current folder, which is a folder
+        raise argparse.ArgumentTypeError("an empty path; name the study's data folder (data/ after `dvc pull`)")
     if not Path(text).is_dir():
         raise argparse.ArgumentTypeError(f"{text}: no such folder; expected the study's data (data/ after `dvc pull`)")
     return text
@@ -309,13 +324,18 @@ class ArgumentParser(argparse.ArgumentParser):
         scored B alone, without a word); options meant to repeat (`append`) are left alone."""
         given = list(sys.argv[1:] if args is None else args)
         seen: set[str] = set()
-        for arg in given[: given.index("--")] if "--" in given else given:
+        options = given[: given.index("--")] if "--" in given else given
+        for i, arg in enumerate(options):
             name = arg.split("=", 1)[0]
             action = self._option_string_actions.get(name)
             if isinstance(action, argparse._StoreAction):  # noqa: SLF001 - argparse names its own kinds so
                 if action.dest in seen:
                     self.error(f"argument {'/'.join(action.option_strings)}: given twice; give it once")
                 seen.add(action.dest)
+                value = arg.split("=", 1)[1] if "=" in arg else (options[i + 1] if i + 1 < len(options) else None)
+                if action.type in (None, str, Path) and value is not None and not value.strip():
+                    # an unset variable: `--root ""` meant the current folder, without a word
+                    self.error(f"argument {'/'.join(action.option_strings)}: an empty value (an unset variable?)")
             elif arg in self._name_parser_map_keys():  # a subcommand: its own options are its parser's to check
                 break
         return super().parse_known_args(args, namespace)

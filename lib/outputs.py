@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from lib.cli import CLEANUPS, NamedError, first_line, made_by, not_a_file, stages_of, study_part
+from lib.cli import CLEANUPS, NamedError, first_line, made_by, not_a_file, process_gone, stages_of, study_part
 from lib.paths import DATA_DIR, ROOT
 
 # The group `together()` opened, if any: (temporary, target) pairs waiting to be renamed.
@@ -177,6 +177,7 @@ def atomic(path: Path | str) -> Iterator[Path]:
     when the block ends without an error."""
     path = Path(path)
     if path.is_symlink() and (path.resolve().exists() or not path.exists()):  # write where it points, keep it
+        _refuse_link_into_the_study(path)
         path = path.resolve()  # (not /dev/stdout into a pipe: its target `pipe:[N]` is no path to resolve)
     if path.exists() and not path.is_file() and not path.is_dir():  # /dev/stdout, a pipe: written in place
         with _reader_of(path), _naming(path):
@@ -184,8 +185,9 @@ def atomic(path: Path | str) -> Iterator[Path]:
         return
     path = _target(path)
     suffix = ".tmp" + (path.suffix if path.suffix in _KEEP_SUFFIX else "")
+    sweep_temporaries(path)
     try:
-        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:200]}.", suffix=suffix)
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=_temporary_prefix(path), suffix=suffix)
     except OSError as err:
         raise NamedError(f"{path}: cannot write here ({err.strerror})") from None
     os.close(fd)
@@ -199,11 +201,49 @@ def atomic_dir(path: Path | str) -> Iterator[Path]:
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name[:200]}.", suffix=".tmp"))
+        sweep_temporaries(path)
+        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=_temporary_prefix(path), suffix=".tmp"))
     except OSError as err:
         raise NamedError(f"{path}: cannot write here ({err.strerror})") from None
     with _finish(tmp, path) as folder:
         yield folder
+
+
+def _temporary_prefix(path: Path) -> str:
+    """`.<name>.<pid>.`: hidden, named after its target, and with the writer's process id, so that one a
+    writer killed outright left behind is known for what it is (`sweep_temporaries`)."""
+    return f".{path.name[:200]}.{os.getpid()}."
+
+
+def sweep_temporaries(path: Path | str) -> list[Path]:
+    """Remove the temporaries of `path` that writers killed by SIGKILL left beside it (SIGKILL runs no
+    clean-up: each kill of a store build left its half-written tables, and the folder grew from 7 to 20 MB),
+    known by the dead process id in their names; a live writer's are left alone. Returns those removed."""
+    path = Path(path)
+    prefix, removed = f".{path.name[:200]}.", []
+    try:
+        entries = [e for e in path.parent.iterdir() if e.name.startswith(prefix) and ".tmp" in e.name]
+    except OSError:
+        return removed
+    for entry in entries:
+        pid = entry.name[len(prefix) :].split(".", 1)[0]
+        if pid.isdigit() and not entry.is_symlink() and process_gone(int(pid)):
+            _discard(entry)
+            removed.append(entry)
+    return removed
+
+
+def _refuse_link_into_the_study(path: Path) -> None:
+    """An output that is a link is written where it points, unless there is the study's data, a file the
+    study keeps or reads, or its DVC records: a link inside `--out-dir` wrote a plan over `data/averitec/
+    dev.json` and over `params.yaml` (and, as a DVC cache link, into DVC's cache), exit 0."""
+    target = path.resolve()
+    if _inside(target, DATA_DIR.resolve()):
+        problem = "lies inside data/, the study's data kept by DVC"
+    else:
+        problem = study_part(target)
+    if problem:
+        raise NamedError(f"{path}: is a link to {target}, which {problem}; remove the link, or write elsewhere")
 
 
 @contextmanager

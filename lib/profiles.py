@@ -170,9 +170,11 @@ def merge(base: Any, override: Mapping[str, Any], where: str = "") -> None:
             base[key] = value
 
 
-def subset(path: Path, n: int) -> str:
+def subset(path: Path, n: int, whole: bool = True) -> str:
     """The text of a JSON-list or JSON-lines file with the records of claims 0..n-1 (by `claim_id` where
-    every record has one, else the first n records), in the same format."""
+    every record has one, else the first n records), in the same format. A count past the file is an
+    error when the profile names the file itself (`whole`); a count for a folder applies to each of its
+    files as far as it goes (the systems' two-claim sample among them)."""
     text = path.read_text(encoding="utf-8")
     lines = path.suffix == ".jsonl" or not text.lstrip().startswith("[")
     try:
@@ -183,7 +185,7 @@ def subset(path: Path, n: int) -> str:
         raise ProfileError(f"{path}: cannot keep {n} records: expected a list of records")
     by_id = all(isinstance(r, dict) and type(r.get("claim_id")) is int for r in records)
     held = max((r["claim_id"] + 1 for r in records), default=0) if by_id else len(records)
-    if n > held:  # the profile would say n claims and hold the whole file
+    if whole and n > held:  # the profile would say n claims and hold the whole file
         what = f"claims 0 to {held - 1}" if by_id and held else f"{held} records"
         raise ProfileError(f"{path}: cannot keep {n} records: it holds {what}; lower the profile's count")
     kept = [r for r in records if r["claim_id"] < n] if by_id else records[:n]
@@ -269,9 +271,9 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
     subsets = {}  # every file the profile cuts, cut before anything is written (a file that cannot be is named)
     for path in sorted(p for p in data.rglob("*") if p.is_file()):
         rel = path.relative_to(data).as_posix()
-        n = next((v for k, v in counts.items() if rel == k or rel.startswith(k + "/")), None)
-        if n is not None and rel != "SHA256SUMS":
-            subsets[rel] = subset(path, n).encode()
+        given = next((k for k in counts if rel == k or rel.startswith(k + "/")), None)
+        if given is not None and rel != "SHA256SUMS":
+            subsets[rel] = subset(path, counts[given], whole=rel == given).encode()
     if subsets and (data / "SHA256SUMS").is_file():  # `lib.data verify` in the workspace checks its own files
         subsets["SHA256SUMS"] = cut_checksums((data / "SHA256SUMS").read_text(encoding="utf-8"), subsets)
 

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from lib import outputs as OUT
-from lib.cli import NamedError, die_with, first_line, not_a_file, outs_of, run_main, shown
+from lib.cli import NamedError, die_with, first_line, not_a_file, outs_of, process_gone, run_main, shown
 from lib.closure import ROOT, stages
 
 TIMINGS_DIR = ROOT / "outputs" / "timings"
@@ -285,15 +285,9 @@ def sweep_costs(out_dir: Path | str) -> list[Path]:
     removed = []
     for path in Path(out_dir).glob(".*.costs.tmp"):
         pid = path.name.removesuffix(".costs.tmp").rsplit(".", 2)[-2]
-        if not pid.isdigit() or not path.is_file():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
+        if pid.isdigit() and path.is_file() and process_gone(int(pid)):
             path.unlink(missing_ok=True)
             removed.append(path)
-        except (PermissionError, OverflowError):  # alive, another user's; or no pid at all
-            continue
     return removed
 
 

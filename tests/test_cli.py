@@ -271,7 +271,10 @@ def test_an_empty_output_path_is_refused_by_the_flag(tmp_path, capsys):
 
     with pytest.raises(SystemExit) as end:
         scoring.main(["--predictions", str(tmp_path / "p.json"), "--to-csv", ""])
-    assert end.value.code == 2 and "argument --to-csv: an empty path; name a file" in capsys.readouterr().err
+    assert (
+        end.value.code == 2
+        and "argument --to-csv: an empty path (an unset variable?); name a file or folder" in capsys.readouterr().err
+    )
     with pytest.raises(SystemExit) as end:
         run_main(lambda: __import__("lib.store.build", fromlist=["main"]).main(["--out-dir", " "]))
     assert end.value.code == 2 and "argument --out-dir: an empty path" in capsys.readouterr().err
@@ -439,11 +442,15 @@ def test_the_studys_own_files_are_named_and_a_users_new_files_are_not(tmp_path):
         "    outs: [outputs/store]\n"
     )
     for name in ("lib/x.py", "notebooks/01_x.ipynb", "tests/test_x.py", "params.yaml", "README.md", "annotations/s.csv",
-                 "outputs/notebooks/01_x.ipynb", "mine.csv", "docs/guide.md"):  # fmt: skip
+                 "outputs/notebooks/01_x.ipynb", "mine.csv", "docs/guide.md", "exercises/01_x.ipynb"):  # fmt: skip
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x")
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    subprocess.run(["git", "add", "README.md", "docs/guide.md"], cwd=tmp_path, check=True)
+    subprocess.run(
+        ["git", "add", "README.md", "docs/guide.md", "lib/x.py", "notebooks/01_x.ipynb", "tests/test_x.py"],
+        cwd=tmp_path,
+        check=True,
+    )
     dvc_yaml = tmp_path / "dvc.yaml"
     expected = {
         "lib/new.parquet": "lies inside lib/, the study's code",
@@ -459,9 +466,18 @@ def test_the_studys_own_files_are_named_and_a_users_new_files_are_not(tmp_path):
     }
     for rel, part in expected.items():
         assert study_part(tmp_path / rel, dvc_yaml) == part, rel
-    for rel in ("mine.csv", "new.csv", "docs/new.md", "annotations/new.csv", "outputs/x.csv", "outputs/store/x"):
+    for rel in ("mine.csv", "new.csv", "docs/new.md", "annotations/new.csv", "outputs/x.csv", "outputs/store/x",
+                "exercises/01_x.ipynb"):  # fmt: skip
         assert study_part(tmp_path / rel, dvc_yaml) is None, rel  # a user's own file, or a stage output's business
     assert study_part(tmp_path.parent / "elsewhere.csv", dvc_yaml) is None
+    # the class's copies (exercises/, which git ignores) are no code: a second `course exercises` was told
+    # "lies inside exercises/, the study's code" where it meant "already holds copies"; without git, every
+    # folder of notebooks or modules is code
+    import shutil
+
+    shutil.rmtree(tmp_path / ".git")
+    assert study_part(tmp_path / "exercises/01_x.ipynb", dvc_yaml) == "lies inside exercises/, the study's code"
+    assert study_part(tmp_path / "lib/new.parquet", dvc_yaml) == "lies inside lib/, the study's code"
 
 
 def test_the_error_line_is_the_last_and_starts_its_own_line_after_an_open_progress_bar(capsys):
@@ -531,3 +547,35 @@ def test_the_commands_of_a_package_are_its_modules_that_run_as_commands():
 
     assert "lib.site.render" in package_commands("lib.site") and "lib.site.banner" not in package_commands("lib.site")
     assert "lib.cli" not in package_commands("lib") and "lib.timing" in package_commands("lib")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["-m", "lib.site.grading", "grade", ""], "argument folder: an empty path (an unset variable?)"),
+        (["-m", "lib.site.grading", "grade", "x", "--root", ""], "argument --root: an empty path"),
+        (["-m", "lib.retrieval.runs", "retrieve", "--data-dir", ""], "argument --data-dir: an empty path; name the"),
+        (["-m", "lib.retrieval.runs", "retrieve", "--store-dir", " "], "argument --store-dir: an empty value"),
+        (["-m", "lib.retrieval.runs", "retrieve", "--store-dir="], "argument --store-dir: an empty value"),
+    ],
+)
+def test_an_empty_value_is_refused_at_the_flag(argv, message):
+    """`grade "$SUBMISSIONS"` with the variable unset graded the whole checkout, running its notebooks;
+    `--data-dir ""` and `--store-dir ""` read the current folder."""
+    done = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.startswith("error: ") and message in done.stderr
+    assert done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("module", ["lib.averitec.breakdowns", "lib.data.averitec", "lib.paths"])
+def test_a_module_that_is_no_command_says_so_in_one_line(module):
+    """`python -m lib.averitec.breakdowns --help` defined its functions and ended with status 0, no word."""
+    done = subprocess.run(
+        [sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        f"error: {module} is a module of functions, not a command; `python -m {module.rsplit('.', 1)[0]}` names the "
+        "commands beside it\n"
+    )
+    assert subprocess.run([sys.executable, "-m", "lib.timing", "--help"], cwd=ROOT, capture_output=True).returncode == 0

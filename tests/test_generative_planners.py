@@ -43,14 +43,16 @@ def test_load_plans_takes_each_plan_from_the_later_folder(tmp_path):
 
 
 def test_against_baseline_tests_every_other_planner_with_holm():
-    per_claim = pd.DataFrame({"claim_only": [0.1, 0.2, 0.3, 0.4], "qgen": [0.1, 0.2, 0.3, 0.4], "oracle": [1.0] * 4})
+    scores = [0.1, 0.2, 0.3, 0.4, 0.5]
+    per_claim = pd.DataFrame({"claim_only": scores, "qgen": scores, "oracle": [1.0] * 5})
     tests = GP.against_baseline(per_claim, "claim_only", LABEL, 200, 0)
     assert tests.index.tolist() == ["QGEN", "ORACLE"]
-    assert (
-        tests.loc["QGEN", "difference to CLAIM-ONLY"] == 0 and tests.loc["ORACLE", "difference to CLAIM-ONLY"] == 0.75
-    )
+    assert tests.loc["QGEN", "difference to CLAIM-ONLY"] == 0
+    assert tests.loc["ORACLE", "difference to CLAIM-ONLY"] == pytest.approx(0.7)
     assert tests.loc["QGEN", "paired bootstrap p"] == 1.0
     assert (tests["Holm-adjusted p"] >= tests["paired bootstrap p"]).all()
+    few = GP.against_baseline(per_claim.head(4), "claim_only", LABEL, 200, 0)  # four claims: no test, not p = 1e-4
+    assert few["paired bootstrap p"].isna().all() and few["Holm-adjusted p"].isna().all()
 
 
 def test_stop_verdicts_and_questions_asked():

@@ -176,6 +176,24 @@ def test_trec_files_round_trip(tmp_path):
         TREC.read_trec_run(tmp_path / "bad.txt")
 
 
+def test_a_nan_score_is_no_rank():
+    """A NaN among a query's scores left the order to the dict's: MRR 1.0, 0.333 or 0.5 for one run."""
+    nan = float("nan")
+    for run in ({"a": 0.1, "b": nan, "c": 0.5}, {"b": nan, "a": 0.1, "c": 0.5}):
+        with pytest.raises(ValueError, match="document 'b' has the score NaN: a ranking needs a number"):
+            MET.evaluate({"1": {"a": 1}}, {"1": run}, ["mrr"])
+    assert TREC.rank({"": 0.2, "x": 0.1}) == ["", "x"]  # an empty doc id is a doc id
+
+
+@pytest.mark.parametrize("score", ["nan", "inf", "-inf", "high"])
+def test_a_run_file_score_that_is_no_finite_number_is_named(tmp_path, score):
+    (tmp_path / "run.txt").write_text(f"q1 Q0 d 1 0.5 t\nq1 Q0 e 2 {score} t\n")
+    with pytest.raises(
+        ValueError, match=rf"run.txt: run line 2 \(query q1, document e\): score '{score}' is not a finite"
+    ):
+        TREC.read_trec_run(tmp_path / "run.txt")
+
+
 # --- pinned by mutation testing (`make mutation`) -------------------------------------------------------
 
 

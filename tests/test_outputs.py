@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import threading
 
 import pandas as pd
@@ -215,6 +216,41 @@ def test_a_link_is_written_through_and_a_device_in_place(tmp_path):
     assert link.is_symlink() and real.read_text() == "new"
     OUT.write_text("/dev/null", "discarded")  # a device is written, not replaced
     assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+
+
+def test_a_link_into_the_studys_data_or_files_is_refused_not_written_through(tmp_path):
+    """A link inside `--out-dir` wrote a plan over data/averitec/dev.json and params.yaml, exit 0."""
+    from lib.paths import DATA_DIR
+
+    for name, target, problem in [
+        ("plan.jsonl", DATA_DIR / "averitec" / "dev.json", "lies inside data/, the study's data kept by DVC"),
+        ("oracle.jsonl", ROOT / "params.yaml", "is a file of the study (git keeps it)"),
+        ("x.py", ROOT / "lib" / "cli.py", "lies inside lib/, the study's code"),
+    ]:
+        before = target.read_bytes()
+        link = tmp_path / name
+        link.symlink_to(target)
+        with pytest.raises(NamedError, match=re.escape(f"{name}: is a link to {target}, which {problem}")):
+            OUT.write_text(link, "a plan")
+        assert target.read_bytes() == before and link.is_symlink()
+
+
+def test_a_temporary_a_killed_writer_left_is_removed_by_the_next_and_a_live_ones_kept(tmp_path):
+    """SIGKILL runs no clean-up: each killed store build left its half-written tables beside the outputs."""
+    target = tmp_path / "documents.parquet"
+    gone = tmp_path / ".documents.parquet.999999999.ab12.tmp.parquet"  # past any pid_max: no such writer
+    live = tmp_path / f".documents.parquet.{os.getpid()}.cd34.tmp.parquet"
+    other = tmp_path / ".documents.parquet.ef56.tmp.parquet"  # no pid in its name: not known, kept
+    folder = tmp_path / ".documents.parquet.999999998.gh78.tmp"  # a folder's temporary (atomic_dir)
+    for path in (gone, live, other):
+        path.write_text("half")
+    folder.mkdir()
+    OUT.write_text(target, "whole")
+    assert target.read_text() == "whole" and sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [target.name, live.name, other.name]
+    )
+    with OUT.atomic(tmp_path / "x.txt") as tmp:
+        assert tmp.name.startswith(f".x.txt.{os.getpid()}.")  # the writer's pid in the name
 
 
 def test_a_pipe_nobody_reads_is_refused_and_one_being_read_is_written(tmp_path):

@@ -463,6 +463,22 @@ def test_a_model_with_defaults_for_callers_still_needs_every_key_in_params():
         ("retrieval_metrics.baseline", "qgen", "retrieval_metrics.baseline: ['qgen'] are not run"),
         ("retrieval_metrics.curve_plans", ["oracle", "x"], "retrieval_metrics.curve_plans: ['x'] are not run"),
         ("relevance_utility.measures", ["ndcg@5"], "measures must keep ['ndcg@10', 'ndcg@3']"),
+        # past the runs' depth: recall@1000 of runs cut at 100 repeated recall@100 under another name
+        (
+            "retrieval_metrics.max_k",
+            1000,
+            "retrieval_metrics.max_k: cutoff 1000 is past the runs' depth, retrieval.depth = 100 (the runs keep 100 "
+            "documents per claim): use at most 100, or raise retrieval.depth",
+        ),
+        ("query_planning.measures", ["ndcg@10", "recall@1000", "mrr"], "query_planning.measures: cutoff 1000 is past"),
+        ("aggregation.measures", ["p@101"], "aggregation.measures: cutoff 101 is past the runs' depth"),
+        ("retrieval_metrics.measure", "ndcg@500", "retrieval_metrics.measure: cutoff 500 is past"),
+        (
+            "retrieval_metrics.incomplete_measures",
+            ["condensed_ndcg@200"],
+            "retrieval_metrics.incomplete_measures: cutoff 200",
+        ),
+        ("query_planning.n_resamples", 39, "query_planning.n_resamples: Input should be greater than or equal to 40"),
     ],
 )
 def test_a_setting_another_section_cannot_serve_is_refused_with_what_to_set(key, value, expected):

@@ -133,6 +133,24 @@ def test_subset_keeps_claims_by_id_or_position_in_the_same_format(tmp_path):
         PR.subset(bad, 1)
 
 
+@pytest.mark.parametrize("name", ["classroom", "synthetic_store"])
+def test_every_committed_profile_cuts_the_real_data(tmp_path, monkeypatch, name):
+    """`averitec/systems: 60` applies to each file of the folder as far as it goes: the refusal of a count
+    past a file stopped `make all PROFILE=classroom` at the systems' two-claim sample."""
+    root = tmp_path / "study"
+    shutil.copytree(DATA_DIR, root / "data")
+    shutil.copytree(PR.ROOT / "profiles", root / "profiles")
+    shutil.copy(PR.ROOT / "params.yaml", root / "params.yaml")
+    monkeypatch.setattr(PR, "checkout_files", lambda root: [])
+    monkeypatch.setattr(PR, "commit_workspace", lambda *a, **k: True)
+    monkeypatch.setattr(PR, "write_synthetic_store", lambda *a, **k: None)  # its own test builds one
+    work = PR.prepare(name, root=root)
+    dev = json.loads((work / "data" / "averitec" / "dev.json").read_text())
+    sample = work / "data" / "averitec" / "systems" / "baseline_dev_bm25_top100_sample.json"
+    assert len(dev) == PR.load_profile(name, root / "profiles")["data"]["averitec/dev.json"]
+    assert sample.read_bytes() == PR.subset(DATA_DIR / sample.relative_to(work / "data"), 2).encode()
+
+
 def test_subset_refuses_a_count_past_the_file(tmp_path):
     """`averitec/dev.json: 600` kept the whole 500-claim file under a note that said 600."""
     by_id = tmp_path / "a.json"
@@ -144,6 +162,7 @@ def test_subset_refuses_a_count_past_the_file(tmp_path):
     positional.write_text(json.dumps([{"claim": "x"}, {"claim": "y"}]))
     with pytest.raises(PR.ProfileError, match=r"c.json: cannot keep 3 records: it holds 2 records"):
         PR.subset(positional, 3)
+    assert PR.subset(positional, 3, whole=False) == PR.subset(positional, 2)  # a folder's count: as far as it goes
 
 
 def test_prepare_writes_a_workspace_and_updates_it(tmp_path):

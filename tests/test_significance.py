@@ -164,7 +164,31 @@ def test_bootstrap_ci_is_the_percentile_interval_of_the_seeded_resample():
     assert SIG.bootstrap_ci(X, 200, 0.8, 3) == (X.mean(), np.quantile(ref, 0.1), np.quantile(ref, 0.9))
     empty = SIG.bootstrap_ci([])
     assert len(empty) == 3 and all(np.isnan(v) for v in empty)
-    assert SIG.bootstrap_ci([2.0], 5) == (2.0, 2.0, 2.0)  # one value: every resample is that value
+    assert SIG.bootstrap_ci([2.0], 40) == (2.0, 2.0, 2.0)  # one value: every resample is that value
+
+
+def test_too_few_resamples_for_an_interval_are_refused():
+    """`n_resamples: 1` passed the schema and gave "95%" intervals of zero width that excluded their own mean
+    ([0.0593, 0.0617, 0.0617]), and notebook 02 read eight of them as negative effects."""
+    assert [SIG.min_resamples(c) for c in (0.95, 0.9, 0.99, 0.8)] == [40, 20, 200, 10]
+    with pytest.raises(ValueError, match=r"n_resamples=39: a 95% percentile interval needs at least 40 resamples"):
+        SIG.bootstrap_ci(X, 39)
+    SIG.bootstrap_ci(X, 40)
+    with pytest.raises(ValueError, match="needs at least 40 resamples"):
+        SIG.spearman_ci(X, X**2, n_resamples=1)
+    from lib.site.sections.retrieval_metrics import RetrievalMetricsSection
+
+    assert RetrievalMetricsSection.model_fields["n_resamples"].metadata[0].ge == SIG.MIN_RESAMPLES == 40
+
+
+def test_paired_tests_of_too_few_pairs_are_no_tests():
+    """One pair, or three, put the bootstrap's p-value at its floor (1e-4) whatever the data; no pairs at all
+    read 1.0, "no difference", where McNemar said NaN."""
+    assert np.isnan(SIG.paired_bootstrap([1.0], [0.0])) and np.isnan(SIG.paired_bootstrap([1, 0.5, 0.2], [0, 0, 0]))
+    assert 0 < SIG.paired_bootstrap([1, 0.5, 0.2, 0.9, 0.1], [0, 0, 0, 0, 0]) < 1
+    assert SIG.paired_bootstrap([1, 1, 1, 1, 1], [1, 1, 1, 1, 1]) == 1.0  # no difference at all
+    assert all(np.isnan(p) for p in (SIG.randomisation_test([], []), SIG.paired_t([1.0], [0.0]), SIG.paired_t([], [])))
+    assert all(np.isnan(v) for v in SIG.paired_bootstrap_statistic([], [], [], lambda g, p: 0.0))
 
 
 def _spearman_reference(x, y, n, seed, confidence, members):
@@ -220,10 +244,7 @@ def test_spearman_ci_edges():
     assert not np.isnan(SIG.spearman_ci(x, y, 50)[1])
     # one value against nine ties: a third of the resamples have no correlation, so no interval
     x = np.array([0.0] * 9 + [1.0])
-    assert all(np.isnan(SIG.spearman_ci(x, y, 50)[1:]))
-    # every resample constant in x: a correlation but no interval
-    seed = next(s for s in range(100) if 9 not in np.random.default_rng(s).integers(0, 10, size=(1, 10)))
-    rho, lo, hi = SIG.spearman_ci(x, y, 1, seed=seed)
+    rho, lo, hi = SIG.spearman_ci(x, y, 50)  # a correlation, but no interval
     assert not np.isnan(rho) and np.isnan(lo) and np.isnan(hi)
 
 
@@ -255,14 +276,14 @@ def test_paired_bootstrap_is_the_shift_method_on_the_seeded_resample():
 
     assert SIG.paired_bootstrap(a, b) == reference(10000, 0)  # the defaults
     assert SIG.paired_bootstrap(a, b, 500, 7) == reference(500, 7)
-    ties = [2.0, 0.0]  # centred [1, -1]: resampled means hit the observed |mean| exactly, which counts
+    ties = [5.0, 0.0, 0.0, 0.0, 0.0]  # centred [4, -1, -1, -1, -1]: a resample of -1s hits |mean| 1, which counts
     assert (
-        SIG.paired_bootstrap(ties, [0.0, 0.0], 99, 1)
-        == (np.sum(np.abs(_means(np.array([1.0, -1.0]), 99, 1)) >= 1) + 1) / 100
+        SIG.paired_bootstrap(ties, [0.0] * 5, 99, 1)
+        == (np.sum(np.abs(_means(np.array([4.0, -1.0, -1.0, -1.0, -1.0]), 99, 1)) >= 1) + 1) / 100
     )
-    assert SIG.paired_bootstrap([1.0], [0.0], 9) == 0.1  # one difference: its centred resamples are all 0
-    assert SIG.paired_bootstrap([True, False, True], [False, False, True], 99) == SIG.paired_bootstrap(
-        [1, 0, 1], [0, 0, 1], 99
+    assert np.isnan(SIG.paired_bootstrap([1.0], [0.0], 9))  # one difference: no test (its floor, 0.1, before)
+    assert SIG.paired_bootstrap([True, False, True, True, False], [False, False, True, False, False], 99) == (
+        SIG.paired_bootstrap([1, 0, 1, 1, 0], [0, 0, 1, 0, 0], 99)
     )
 
 
@@ -296,10 +317,10 @@ def test_paired_bootstrap_statistic_against_a_reference():
 
     assert SIG.paired_bootstrap_statistic(G3, A3, B3, _accuracy) == (observed, reference(10000, 0))
     assert SIG.paired_bootstrap_statistic(G3, A3, B3, _accuracy, 300, 3) == (observed, reference(300, 3))
-    assert SIG.paired_bootstrap_statistic([], [], [], _accuracy) == (0.0, 1.0)
+    assert all(np.isnan(v) for v in SIG.paired_bootstrap_statistic([], [], [], _accuracy))
     assert SIG.paired_bootstrap_statistic(G3, A3, A3.copy(), _accuracy) == (0.0, 1.0)
-    one = SIG.paired_bootstrap_statistic([1], [1], [0], _accuracy, 9)
-    assert one == (1.0, 0.1)  # one claim: each resample shifted by the observed difference is 0, never as extreme
+    observed, p = SIG.paired_bootstrap_statistic([1], [1], [0], _accuracy, 9)
+    assert observed == 1.0 and np.isnan(p)  # one claim: no test (each shifted resample was 0: p at its floor)
 
 
 def test_paired_difference_se_against_a_reference():
@@ -347,7 +368,7 @@ def test_paired_t_matches_the_textbook_and_handles_degenerate_differences():
     assert SIG.paired_t(a, b) == pytest.approx(2 * student.sf(t, 3))
     assert SIG.paired_t(b, a) == pytest.approx(SIG.paired_t(a, b))
     assert SIG.paired_t([1.0, 2.0], [1.0, 2.0]) == 1.0  # no difference
-    assert SIG.paired_t([3.0], [1.0]) == 1.0  # one pair: no test
+    assert np.isnan(SIG.paired_t([3.0], [1.0]))  # one pair: no test
     assert SIG.paired_t([2.0, 3.0], [1.0, 2.0]) == 0.0  # the same difference on every claim
     with pytest.raises(ValueError, match="aligned"):
         SIG.paired_t([1.0], [1.0, 2.0])

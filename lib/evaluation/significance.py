@@ -22,16 +22,40 @@ Every test here is seeded, so a rerun gives the same intervals and p-values.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+from pydantic import Field
+
+
+def min_resamples(confidence: float = 0.95) -> int:
+    """The fewest resamples whose percentile interval at `confidence` has a resample beyond each end,
+    2 / (1 - confidence): 40 at 95%. With fewer, the ends are the extreme resamples or all one value
+    (`n_resamples: 1` gave a "95%" interval of zero width that excluded its own mean)."""
+    return math.ceil(round(2 / (1 - confidence), 9))
+
+
+MIN_RESAMPLES = min_resamples(0.95)  # the least the params sections accept (their intervals are 95%)
+Resamples = Annotated[int, Field(ge=MIN_RESAMPLES)]  # a params setting: resamples of a bootstrap or permutation
+
+
+def _enough(n_resamples: int, confidence: float) -> None:
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    if n_resamples < min_resamples(confidence):
+        raise ValueError(
+            f"n_resamples={n_resamples}: a {confidence:.0%} percentile interval needs at least "
+            f"{min_resamples(confidence)} resamples (one beyond each end)"
+        )
 
 
 def bootstrap_ci(
     values: Sequence[float], n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
 ) -> tuple[float, float, float]:
-    """(mean, low, high) of the percentile bootstrap interval."""
+    """(mean, low, high) of the percentile bootstrap interval (at least `min_resamples` resamples)."""
+    _enough(n_resamples, confidence)
     x = np.asarray(values, dtype=float)
     if len(x) == 0:
         return (float("nan"),) * 3
@@ -63,6 +87,7 @@ def spearman_ci(
     them one by one gives intervals that are too narrow."""
     from scipy.stats import spearmanr
 
+    _enough(n_resamples, confidence)
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if x.shape != y.shape:
         raise ValueError(f"a correlation needs aligned values, got {x.shape} and {y.shape}")
@@ -153,9 +178,13 @@ def _paired(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
 
 
 def paired_bootstrap(a: Sequence[float], b: Sequence[float], n_resamples: int = 10000, seed: int = 0) -> float:
-    """Two-sided p-value of mean(a - b) = 0 (a p-value of 1 when every difference is 0)."""
+    """Two-sided p-value of mean(a - b) = 0 (a p-value of 1 when every difference is 0). Fewer than
+    `MIN_CLUSTERS` pairs give no test (NaN): the resampled means of three pairs never reach the observed
+    one, and the p-value sat at its floor whatever the data (one pair: 1e-4)."""
     d = _paired(a, b)
-    if len(d) == 0 or not d.any():
+    if len(d) < MIN_CLUSTERS:
+        return float("nan")
+    if not d.any():
         return 1.0
     observed = abs(d.mean())
     rng = np.random.default_rng(seed)
@@ -165,9 +194,11 @@ def paired_bootstrap(a: Sequence[float], b: Sequence[float], n_resamples: int = 
 
 
 def randomisation_test(a: Sequence[float], b: Sequence[float], n_resamples: int = 10000, seed: int = 0) -> float:
-    """Two-sided p-value from random sign flips of the paired differences."""
+    """Two-sided p-value from random sign flips of the paired differences; no pairs, no test (NaN)."""
     d = _paired(a, b)
-    if len(d) == 0 or not d.any():
+    if len(d) == 0:
+        return float("nan")
+    if not d.any():
         return 1.0
     observed = abs(d.mean())
     rng = np.random.default_rng(seed)
@@ -177,12 +208,14 @@ def randomisation_test(a: Sequence[float], b: Sequence[float], n_resamples: int 
 
 
 def paired_t(a: Sequence[float], b: Sequence[float]) -> float:
-    """Two-sided p-value of the paired t-test of mean(a - b) = 0: 1 when every difference is 0 or there is
-    only one pair, 0 when every difference is the same non-zero value."""
+    """Two-sided p-value of the paired t-test of mean(a - b) = 0: 1 when every difference is 0, 0 when every
+    difference is the same non-zero value, NaN (no test) with fewer than two pairs."""
     from scipy.stats import ttest_1samp
 
     d = _paired(a, b)
-    if len(d) < 2 or not d.any():
+    if len(d) < 2:
+        return float("nan")
+    if not d.any():
         return 1.0
     if np.ptp(d) == 0:
         return 0.0
@@ -204,11 +237,13 @@ def paired_bootstrap_statistic(
     gold, a, b = np.asarray(gold), np.asarray(pred_a), np.asarray(pred_b)
     if not (len(gold) == len(a) == len(b)):
         raise ValueError(f"paired tests need aligned predictions, got {len(gold)}, {len(a)} and {len(b)}")
-    if len(gold) == 0:
-        return 0.0, 1.0
+    if len(gold) == 0:  # no claims, no test: NaN, as `mcnemar` (1.0 read "no difference")
+        return float("nan"), float("nan")
     observed = statistic(gold, a) - statistic(gold, b)
     if np.array_equal(a, b):
         return float(observed), 1.0
+    if len(gold) < MIN_CLUSTERS:  # as `paired_bootstrap`: a p-value at its floor whatever the data
+        return float(observed), float("nan")
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, len(gold), size=(n_resamples, len(gold)))
     diffs = np.array([statistic(gold[i], a[i]) - statistic(gold[i], b[i]) for i in idx])

@@ -29,7 +29,7 @@ from nbclient import NotebookClient
 
 from lib import outputs as OUT
 from lib import sheets as SH
-from lib.cli import ArgumentParser, NamedError, file_path, run_main, shown
+from lib.cli import ArgumentParser, NamedError, file_path, nonempty_path, run_main, shown
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, ROOT
 from lib.site.catalogue import read_notebook
 from lib.site.checks import RECORD_MIME, as_number, known_mistake, record_problem, verdict
@@ -276,11 +276,16 @@ def main(argv: list[str] | None = None) -> None:
     s = sub.add_parser("sheet", help="write a blank answer sheet (CSV) for the class")
     s.add_argument("--out", type=lambda t: Path(file_path(t)), default=Path("answers.csv"))
     g = sub.add_parser("grade", help="grade a folder of students' notebook copies and answer sheets")
-    g.add_argument("folder", type=Path)
-    g.add_argument("--root", type=Path, default=ROOT, help="the checkout or workspace whose outputs the checks read")
+    g.add_argument("folder", type=lambda t: Path(nonempty_path(t)))  # "" (an unset variable) graded the checkout
+    g.add_argument(
+        "--root",
+        type=lambda t: Path(nonempty_path(t)),
+        default=ROOT,
+        help="the checkout or workspace whose outputs the checks read",
+    )
     g.add_argument(
         "--reference",
-        type=Path,
+        type=lambda t: Path(nonempty_path(t)),
         help="executed notebooks whose records hold the expected values (default ROOT/outputs/notebooks)",
     )
     g.add_argument("--no-run", action="store_true", help="read the copies' saved outputs instead of running them")

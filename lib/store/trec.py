@@ -3,6 +3,7 @@ order of a run (score descending, ties by doc id descending)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -13,7 +14,11 @@ Run = Mapping[str, Mapping[str, float]]  # {qid: {doc_id: score}}
 
 
 def rank(scores: Mapping[str, float]) -> list[str]:
-    """Doc ids in trec_eval order: score descending, then doc id descending."""
+    """Doc ids in trec_eval order: score descending, then doc id descending. A NaN score is an error: it
+    has no place in the order (sorted, it left the ranking to the order of the dict: MRR 1.0, 0.333 or
+    0.5 for one run)."""
+    if (nan := next((d for d, s in scores.items() if s != s), None)) is not None:
+        raise ValueError(f"document {nan!r} has the score NaN: a ranking needs a number for every document")
     return [d for d, _ in sorted(scores.items(), key=lambda x: (x[1], x[0]), reverse=True)]
 
 
@@ -43,8 +48,16 @@ def trec_lines(path: Path | str, fields: str) -> Iterable[list[str]]:
 def read_trec_run(path: Path | str) -> dict[str, dict[str, float]]:
     """A TREC run file back as `{qid: {doc_id: score}}`."""
     run: dict[str, dict[str, float]] = {}
-    for qid, _, did, _, score, _ in trec_lines(path, "qid Q0 doc rank score tag"):
-        run.setdefault(qid, {})[did] = float(score)
+    for n, (qid, _, did, _, score, _) in enumerate(trec_lines(path, "qid Q0 doc rank score tag"), start=1):
+        try:
+            value = float(score)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):  # `nan` was read as a score, and ranked by the dict's order
+            raise ValueError(
+                f"{path}: run line {n} (query {qid}, document {did}): score {score!r} is not a finite number"
+            )
+        run.setdefault(qid, {})[did] = value
     return run
 
 

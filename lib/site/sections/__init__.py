@@ -40,3 +40,16 @@ def plans_problems(key: str, plans: Sequence[str], grid: Any) -> list[str]:
     """Whether the plans of notebook setting `key` are plans the stage `runs` ran (`retrieval.plans`)."""
     unknown = [p for p in plans if p not in grid.plans]
     return [f"{key}: {unknown} are not run (retrieval.plans: {list(grid.plans)})"] if unknown else []
+
+
+def depth_problems(key: str, cutoffs: Sequence[int | None], grid: Any) -> list[str]:
+    """Whether the cutoffs of notebook setting `key` (a measure's `@k`, a curve's last k; None: no cutoff)
+    are within the runs' depth (`retrieval.depth`): past it, recall@1000 of a run cut at 100 repeated
+    recall@100 under another name."""
+    past = sorted({k for k in cutoffs if k is not None and k > grid.depth})
+    if not past:
+        return []
+    return [
+        f"{key}: cutoff {past[-1]} is past the runs' depth, retrieval.depth = {grid.depth} (the runs keep "
+        f"{grid.depth} documents per claim): use at most {grid.depth}, or raise retrieval.depth (reruns the runs stage)"
+    ]

@@ -6,9 +6,9 @@ from typing import Annotated
 
 from pydantic import Field
 
-from lib.evaluation.metrics import Measure
+from lib.evaluation.metrics import Measure, parse_measure
 from lib.params import Section, Text
-from lib.site.sections import Reader
+from lib.site.sections import Reader, depth_problems
 
 
 class AggregationSection(Section):
@@ -23,12 +23,15 @@ class AggregationSection(Section):
     @classmethod
     def cross_check(cls, values: dict, read: Reader) -> list[str]:
         """Notebook 03 compares every fusion of `plan`'s sub-query rankings: the stage `runs` writes them only for
-        the plans of `retrieval.all_fusions_for`."""
-        fused = list(read("retrieval").all_fusions_for)
+        the plans of `retrieval.all_fusions_for`; its measures' cutoffs must be within the runs' depth."""
+        grid = read("retrieval")
+        fused = list(grid.all_fusions_for)
+        cutoffs = depth_problems("aggregation.measures", [parse_measure(m)[1] for m in values["measures"]], grid)
         if values["plan"] in fused:
-            return []
+            return cutoffs
         return [
             f"aggregation.plan: {values['plan']!r} has runs of the main fusion only (every fusion is run for "
             f"retrieval.all_fusions_for = {fused}): set aggregation.plan to one of those, or add the plan there, "
-            f"e.g. -S 'retrieval.all_fusions_for=[{','.join([*fused, values['plan']])}]' (reruns the runs stage)"
+            f"e.g. -S 'retrieval.all_fusions_for=[{','.join([*fused, values['plan']])}]' (reruns the runs stage)",
+            *cutoffs,
         ]

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from lib.analysis.errors import Rules
+from lib.evaluation.significance import Resamples
 from lib.params import NonNegInt, PosInt, Section, Seed, Share, Text
 
 
@@ -31,7 +32,7 @@ class ErrorAnalysisSection(Section):
     rules: Rules
     sensitivity: SensitivitySection
     min_claims: PosInt  # rows of a table resting on fewer claims are merged into one
-    n_resamples: PosInt  # resamples of the claims for the baselines' intervals
+    n_resamples: Resamples  # resamples of the claims for the baselines' intervals
     sheet_per_code: NonNegInt  # claims per stratum on the blind coding sheet
     sheet_seed: Seed
     filled_sheet: Text

@@ -7,7 +7,8 @@ from typing import Annotated
 from pydantic import Field
 
 from lib.evaluation.metrics import Measure
-from lib.params import Level, NonNegInt, PosInt, Section, Seed, Text
+from lib.evaluation.significance import Resamples
+from lib.params import Level, NonNegInt, Section, Seed, Text
 from lib.retrieval.runs import FocusSection
 from lib.retrieval.vocabulary import Fusion
 
@@ -24,7 +25,7 @@ class GenerativePlanningSection(Section):
     measures: Annotated[list[Measure], Field(min_length=1)]
     focus: FocusSection
     baseline: Text
-    n_resamples: PosInt
+    n_resamples: Resamples
     seed: Seed
     main_level: Level
     mmr_gammas: Annotated[list[Annotated[float, Field(ge=-1, le=1)]], Field(min_length=1)]

@@ -7,7 +7,8 @@ from typing import Annotated
 from pydantic import Field
 
 from lib.evaluation.metrics import Measure
-from lib.params import Level, OpenShare, PosInt, Section, Seed, Text
+from lib.evaluation.significance import Resamples
+from lib.params import Level, OpenShare, Section, Seed, Text
 
 
 class NLIVeracitySection(Section):
@@ -22,7 +23,7 @@ class NLIVeracitySection(Section):
     metrics_path: Text
     timings_dir: Text
     baseline: Annotated[str, Field(pattern=r"^(naive|claim_only_no_evidence|gold|planner:\S+)$")]
-    n_resamples: PosInt
+    n_resamples: Resamples
     seed: Seed
     alpha: OpenShare
     main_level: Level

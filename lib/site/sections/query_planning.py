@@ -6,11 +6,12 @@ from typing import Annotated
 
 from pydantic import Field
 
-from lib.evaluation.metrics import Measure
-from lib.params import NonNegInt, PosInt, Section, Seed, Text
+from lib.evaluation.metrics import Measure, parse_measure
+from lib.evaluation.significance import Resamples
+from lib.params import NonNegInt, Section, Seed, Text
 from lib.retrieval.runs import FocusSection
 from lib.retrieval.vocabulary import Fusion
-from lib.site.sections import Reader, fusion_problems, grid_problems
+from lib.site.sections import Reader, depth_problems, fusion_problems, grid_problems
 
 
 class QueryPlanningSection(Section):
@@ -24,13 +25,16 @@ class QueryPlanningSection(Section):
     measures: Annotated[list[Measure], Field(min_length=1)]
     focus: FocusSection
     example_claim: NonNegInt
-    n_resamples: PosInt  # bootstrap intervals of the temporal filter's per-claim effect
+    n_resamples: Resamples  # bootstrap intervals of the temporal filter's per-claim effect
     seed: Seed
 
     @classmethod
     def cross_check(cls, values: dict, read: Reader) -> list[str]:
-        """The setting in focus and the fusion of notebook 02's tables must be ones the runs hold for every plan."""
+        """The setting in focus and the fusion of notebook 02's tables must be ones the runs hold for every plan,
+        the measures' cutoffs within the runs' depth."""
         grid, focus = read("retrieval"), values["focus"]
-        return grid_problems("query_planning.focus", focus["retriever"], focus["scope"], grid) + fusion_problems(
-            "query_planning.fusion", values["fusion"], grid
+        return (
+            grid_problems("query_planning.focus", focus["retriever"], focus["scope"], grid)
+            + fusion_problems("query_planning.fusion", values["fusion"], grid)
+            + depth_problems("query_planning.measures", [parse_measure(m)[1] for m in values["measures"]], grid)
         )

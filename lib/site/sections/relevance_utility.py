@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import Field, model_validator
 
 from lib.evaluation.metrics import Measure
+from lib.evaluation.significance import Resamples
 from lib.params import PosInt, Section, Seed, Text
 
 
@@ -21,7 +22,7 @@ class RelevanceUtilitySection(Section):
     timings_dir: Text
     k: PosInt
     measures: Annotated[list[Measure], Field(min_length=1)]
-    n_resamples: PosInt
+    n_resamples: Resamples
     seed: Seed
 
     @model_validator(mode="after")

@@ -6,11 +6,12 @@ from typing import Annotated
 
 from pydantic import Field
 
-from lib.evaluation.metrics import Measure
+from lib.evaluation.metrics import Measure, parse_measure
+from lib.evaluation.significance import Resamples
 from lib.params import PosInt, Section, Seed, Text
 from lib.retrieval.runs import FocusSection
 from lib.retrieval.vocabulary import Fusion
-from lib.site.sections import Reader, fusion_problems, grid_problems, plans_problems
+from lib.site.sections import Reader, depth_problems, fusion_problems, grid_problems, plans_problems
 
 
 class JudgingKitSection(Section):
@@ -34,7 +35,7 @@ class RetrievalMetricsSection(Section):
     max_k: PosInt
     baseline: Text
     measure: Measure
-    n_resamples: PosInt
+    n_resamples: Resamples
     seed: Seed
     data_dir: Text
     incomplete_measures: Annotated[list[Measure], Field(min_length=1)]
@@ -42,11 +43,19 @@ class RetrievalMetricsSection(Section):
 
     @classmethod
     def cross_check(cls, values: dict, read: Reader) -> list[str]:
-        """Notebook 04's focus, fusion, baseline and curve plans must be ones the runs hold."""
+        """Notebook 04's focus, fusion, baseline and curve plans must be ones the runs hold, its cutoffs
+        within the runs' depth."""
         grid, focus = read("retrieval"), values["focus"]
         return (
             grid_problems("retrieval_metrics.focus", focus["retriever"], focus["scope"], grid)
             + fusion_problems("retrieval_metrics.fusion", values["fusion"], grid)
             + plans_problems("retrieval_metrics.baseline", [values["baseline"]], grid)
             + plans_problems("retrieval_metrics.curve_plans", values["curve_plans"], grid)
+            + depth_problems("retrieval_metrics.max_k", [values["max_k"]], grid)
+            + depth_problems("retrieval_metrics.measure", [parse_measure(values["measure"])[1]], grid)
+            + depth_problems(
+                "retrieval_metrics.incomplete_measures",
+                [parse_measure(m)[1] for m in values["incomplete_measures"]],
+                grid,
+            )
         )
