@@ -176,7 +176,7 @@ def atomic(path: Path | str) -> Iterator[Path]:
     """A temporary file beside `path` (same suffix, so numpy and pandas keep its name) that replaces `path`
     when the block ends without an error."""
     path = Path(path)
-    if path.is_symlink() and (path.resolve().exists() or not path.exists()):  # write where it points, keep it
+    if path.is_symlink() and (_resolved(path).exists() or not path.exists()):  # write where it points, keep it
         _refuse_link_into_the_study(path)
         path = path.resolve()  # (not /dev/stdout into a pipe: its target `pipe:[N]` is no path to resolve)
     if path.exists() and not path.is_file() and not path.is_dir():  # /dev/stdout, a pipe: written in place
@@ -225,21 +225,30 @@ def sweep_temporaries(path: Path | str) -> list[Path]:
         entries = [e for e in path.parent.iterdir() if e.name.startswith(prefix) and ".tmp" in e.name]
     except OSError:
         return removed
-    for entry in entries:
-        pid = entry.name[len(prefix) :].split(".", 1)[0]
-        if pid.isdigit() and not entry.is_symlink() and process_gone(int(pid)):
+    for entry in entries:  # `<pid>.<random>.tmp[.<suffix>]` after the prefix, and only that: `.res.30000.<pid>...`
+        parts = entry.name[len(prefix) :].split(".")  # is the temporary of `res.30000`, not a dead writer's of `res`
+        pid = parts[0]
+        if (
+            len(parts) in (3, 4)
+            and parts[2] == "tmp"
+            and pid.isdigit()
+            and not entry.is_symlink()
+            and process_gone(int(pid))
+        ):
             _discard(entry)
             removed.append(entry)
     return removed
 
 
 def _refuse_link_into_the_study(path: Path) -> None:
-    """An output that is a link is written where it points, unless there is the study's data, a file the
-    study keeps or reads, or its DVC records: a link inside `--out-dir` wrote a plan over `data/averitec/
+    """An output that is a link is written where it points, unless there is the study's data, a stage's
+    output, a file the study keeps or reads, its code or its DVC records: a link inside `--out-dir` wrote a plan over `data/averitec/
     dev.json` and over `params.yaml` (and, as a DVC cache link, into DVC's cache), exit 0."""
-    target = path.resolve()
+    target = _resolved(path)
     if _inside(target, DATA_DIR.resolve()):
         problem = "lies inside data/, the study's data kept by DVC"
+    elif stage := made_by(target):  # a stage's output (a metrics file, a plan another stage reads)
+        problem = f"lies inside the output of stage `{stage}`"
     else:
         problem = study_part(target)
     if problem:

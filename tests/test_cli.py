@@ -525,7 +525,7 @@ def test_a_signal_while_a_command_is_still_importing_is_one_error_line():
     assert err.splitlines() == [err.splitlines()[0]] and err.startswith("error: stopped by SIGINT")
 
 
-@pytest.mark.parametrize("package", ["lib", "lib.store", "lib.evaluation"])
+@pytest.mark.parametrize("package", ["lib", "lib.store", "lib.evaluation", "lib.site.sections"])
 def test_a_package_run_as_a_command_names_its_commands_in_one_line(package):
     """`python -m lib.store` ended in Python's "No module named lib.store.__main__", no `error:` line."""
     import subprocess

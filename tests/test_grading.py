@@ -185,6 +185,49 @@ def test_an_answer_that_is_no_plain_number_is_graded_not_a_number(tmp_path, answ
     assert GR.grade_sheet(path, reference) == {"99.1": f"not a number: {answer!r}", "99.2": GR.PASSED}
 
 
+def test_saved_outputs_a_stub_cannot_have_made_are_not_graded(tmp_path):
+    """`--no-run`: a student copy whose solution cells were still the stubs, with the reference's outputs
+    pasted in, passed every exercise."""
+    from lib.site.checks import RECORD_MIME
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nb = CO.strip_solutions(_exercise_notebook())
+    rec = {"exercise": "99.1", "answer": 5.0, "attempted": True, "expected": 5.0, "tol": 0.0, "mistakes": {}}
+    nb.cells[3].outputs = [nbformat.v4.new_output("display_data", data={RECORD_MIME: rec})]
+    nbformat.write(nb, folder / "99_add.ipynb")
+    ref_dir = tmp_path / "ref"
+    ref_dir.mkdir()
+    problem = GR.grade(folder, reference=_reference(ref_dir), run=False).loc["99_add.ipynb", GR.PROBLEM]
+    assert problem.endswith(
+        "99_add.ipynb: code cell 2 still raises the exercise's stub, yet the copy holds check records: its saved "
+        "outputs are not its cells' own; grade it without --no-run"
+    )
+    stopped = nbformat.v4.new_output("error", ename="NotImplementedError", evalue="Exercise 99.1", traceback=[])
+    nb.cells[2].outputs, nb.cells[5].outputs = [stopped], [stopped]  # as the stubs' own run leaves them
+    nbformat.write(nb, folder / "99_add.ipynb")
+    row = GR.grade(folder, reference=_reference(ref_dir), run=False).loc["99_add.ipynb"]
+    assert GR.PROBLEM not in row or not row[GR.PROBLEM]
+
+
+def test_an_exercise_two_cells_record_is_a_broken_record():
+    """A check cell renumbered from 03.2 to 03.1 graded 03.2's answer against 03.1's value ("off by -1.61")."""
+    from lib.site.checks import RECORD_MIME
+
+    def cell(number, answer):
+        c = nbformat.v4.new_code_cell(f'check("{number}", answer, 5.0)')
+        rec = {"exercise": number, "answer": answer, "expected": 5.0, "tol": 0.1, "mistakes": {}}
+        c.outputs = [nbformat.v4.new_output("display_data", data={RECORD_MIME: rec})]
+        return c
+
+    found = GR.records(nbformat.v4.new_notebook(cells=[cell("99.1", 5.0), cell("99.1", 3.0), cell("99.2", 5.0)]))
+    assert GR.status(found["99.1"]) == "a check record that is not the check's (recorded by cells 0 and 1)"
+    assert GR.status(found["99.2"]) == GR.PASSED
+    twice = nbformat.v4.new_notebook(cells=[cell("99.1", 3.0)])
+    twice.cells[0].outputs *= 2  # one cell that checked twice: its last record, as before
+    assert GR.records(twice)["99.1"]["answer"] == 3.0
+
+
 @pytest.mark.parametrize("record", [{"answer": 1.0}, "abc", ["99.1"], {"exercise": ["99.1"]}])
 def test_a_record_without_its_exercise_is_named_in_its_check_cell(record):
     """A record without `exercise` (or not an object at all) raised KeyError or TypeError in `records`, and

@@ -226,6 +226,12 @@ def test_a_link_into_the_studys_data_or_files_is_refused_not_written_through(tmp
         ("plan.jsonl", DATA_DIR / "averitec" / "dev.json", "lies inside data/, the study's data kept by DVC"),
         ("oracle.jsonl", ROOT / "params.yaml", "is a file of the study (git keeps it)"),
         ("x.py", ROOT / "lib" / "cli.py", "lies inside lib/, the study's code"),
+        # a stage's output, git-kept or not: a plan went into outputs/metrics/retrieval.json, exit 0
+        (
+            "m.jsonl",
+            ROOT / "outputs" / "metrics" / "retrieval.json",
+            "lies inside the output of stage `retrieval_metrics`",
+        ),
     ]:
         before = target.read_bytes()
         link = tmp_path / name
@@ -233,6 +239,21 @@ def test_a_link_into_the_studys_data_or_files_is_refused_not_written_through(tmp
         with pytest.raises(NamedError, match=re.escape(f"{name}: is a link to {target}, which {problem}")):
             OUT.write_text(link, "a plan")
         assert target.read_bytes() == before and link.is_symlink()
+
+
+def test_a_link_that_loops_is_one_line(tmp_path):
+    loop = tmp_path / "heuristic.jsonl"
+    loop.symlink_to("heuristic.jsonl")
+    with pytest.raises(NamedError, match="heuristic.jsonl: is a link that leads back to itself"):
+        OUT.write_text(loop, "a plan")
+
+
+def test_the_sweep_takes_only_its_own_targets_temporaries(tmp_path):
+    """The writer of `res` removed the live temporary of `res.30000` (its name read as a dead pid 30000)."""
+    other = tmp_path / f".res.30000.{os.getpid()}.wpmhdeiu.tmp"  # a live writer's of `res.30000`
+    other.write_text("half")
+    OUT.write_text(tmp_path / "res", "B")
+    assert other.exists() and (tmp_path / "res").read_text() == "B"
 
 
 def test_a_temporary_a_killed_writer_left_is_removed_by_the_next_and_a_live_ones_kept(tmp_path):

@@ -479,6 +479,18 @@ def test_a_model_with_defaults_for_callers_still_needs_every_key_in_params():
             "retrieval_metrics.incomplete_measures: cutoff 200",
         ),
         ("query_planning.n_resamples", 39, "query_planning.n_resamples: Input should be greater than or equal to 40"),
+        (
+            "generative_planning.measures",
+            ["ndcg@10", "recall@1000"],
+            "generative_planning.measures: cutoff 1000 is past",
+        ),
+        (
+            "retrieval_metrics.judging",
+            {"sheet_path": "x.csv", "filled_sheet": "y.csv", "per_stratum": 3, "unjudged_depth": 500, "seed": 0},
+            "retrieval_metrics.judging.unjudged_depth: cutoff 500 is past the runs' depth",
+        ),
+        ("query_planning.measures", ["ndcg@10", "recall@0100"], "write the measure 'recall@0100' as 'recall@100'"),
+        ("nli_veracity.alpha", 0.0001, "the smallest p-value it gives, 0.0005, is above alpha = 0.0001, so no test"),
     ],
 )
 def test_a_setting_another_section_cannot_serve_is_refused_with_what_to_set(key, value, expected):

@@ -62,9 +62,11 @@ def parse_measure(measure: str) -> tuple[str, int | None]:
 
 def _measure_param(measure: str) -> str:
     """A measure as params.yaml must write it: one `parse_measure` reads, in lower case."""
-    parse_measure(measure)
+    name, k = parse_measure(measure)
     if measure != measure.strip().lower():
         raise ValueError(f"write the measure {measure!r} in lower case, without spaces")
+    if measure != (written := name if k is None else f"{name}@{k}"):  # `recall@0100` was another key for recall@100
+        raise ValueError(f"write the measure {measure!r} as {written!r}")
     return measure
 
 

@@ -45,15 +45,20 @@ class GradingError(NamedError, ValueError):
 
 
 def records(nb: Any) -> dict[str, dict]:
-    """The check records of an executed notebook by exercise (the last one, when a check ran twice)."""
+    """The check records of an executed notebook by exercise (the last one, when a check ran twice in its
+    cell). An exercise that two cells record is a broken record: a check cell whose number was edited
+    graded one exercise's answer against another's expected value and called that one "not attempted"."""
     found: dict[str, dict] = {}
-    for cell in nb.cells:
+    by_cell: dict[str, int] = {}
+    for i, cell in enumerate(nb.cells):
         for out in cell.get("outputs", []):
             rec = out.get("data", {}).get(RECORD_MIME)
             if rec is None:
                 continue
             number = rec.get("exercise") if isinstance(rec, dict) else None
-            if isinstance(number, str):
+            if isinstance(number, str) and by_cell.setdefault(number, i) != i:
+                found[number] = {"exercise": number, "broken": f"recorded by cells {by_cell[number]} and {i}"}
+            elif isinstance(number, str) and "broken" not in found.get(number, {}):
                 found[number] = dict(rec)
             elif cell.get("cell_type") == "code" and (number := checked(cell.get("source", ""))):
                 found[number] = {"exercise": number, "broken": shown(rec, 40)}  # edited by hand: said in its cell
@@ -164,6 +169,11 @@ def grade_notebook(
     if reference is not None:  # every exercise of the copy's notebook(s), also one whose task cell was deleted
         numbers |= {n for n in reference if n.split(".")[0] in {m.split(".")[0] for m in numbers}}
     found, errors = records(nb), cell_errors(nb)
+    if not run and found and (cell := _stub_without_its_error(nb)) is not None:
+        raise GradingError(  # a student copy with the reference's outputs pasted in passed every exercise
+            f"{path}: code cell {cell} still raises the exercise's stub, yet the copy holds check records: its saved "
+            "outputs are not its cells' own; grade it without --no-run"
+        )
     for n, rec in found.items():
         if reference is not None and "broken" not in rec:  # never the copy's own expected value and tolerance
             ref = reference.get(n)
@@ -171,6 +181,17 @@ def grade_notebook(
                 {**rec, **{k: ref.get(k) for k in ("expected", "tol", "mistakes")}} if ref else {"no_reference": n}
             )
     return {n: status(found.get(n), errors.get(n)) for n in sorted(numbers, key=_exercise_order)}
+
+
+def _stub_without_its_error(nb: Any) -> int | None:
+    """The first code cell that still holds a solution stub's `raise NotImplementedError(...)` (the course's
+    copies for a class) but whose saved outputs hold no error: outputs it cannot have produced."""
+    for i, cell in enumerate(nb.cells):
+        if cell.get("cell_type") != "code" or "raise NotImplementedError(" not in cell.get("source", ""):
+            continue
+        if not any(out.get("output_type") == "error" for out in cell.get("outputs", [])):
+            return i
+    return None
 
 
 def _exercise_order(number: str) -> tuple[int, ...]:

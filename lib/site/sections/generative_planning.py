@@ -6,11 +6,12 @@ from typing import Annotated
 
 from pydantic import Field
 
-from lib.evaluation.metrics import Measure
+from lib.evaluation.metrics import Measure, parse_measure
 from lib.evaluation.significance import Resamples
 from lib.params import Level, NonNegInt, Section, Seed, Text
 from lib.retrieval.runs import FocusSection
 from lib.retrieval.vocabulary import Fusion
+from lib.site.sections import Reader, depth_problems
 
 
 class GenerativePlanningSection(Section):
@@ -31,3 +32,9 @@ class GenerativePlanningSection(Section):
     mmr_gammas: Annotated[list[Annotated[float, Field(ge=-1, le=1)]], Field(min_length=1)]
     examples: NonNegInt
     timings_dir: Text
+
+    @classmethod
+    def cross_check(cls, values: dict, read: Reader) -> list[str]:
+        """The generative planners' runs keep `retrieval.depth` documents per claim: no cutoff past it."""
+        cutoffs = [parse_measure(m)[1] for m in values["measures"]]
+        return depth_problems("generative_planning.measures", cutoffs, read("retrieval"))

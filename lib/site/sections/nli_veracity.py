@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from lib.evaluation.metrics import Measure
-from lib.evaluation.significance import Resamples
+from lib.evaluation.significance import Resamples, p_floor
 from lib.params import Level, OpenShare, Section, Seed, Text
 
 
@@ -31,3 +31,15 @@ class NLIVeracitySection(Section):
     power: OpenShare  # of the minimum detectable difference (lib.evaluation.significance.minimum_detectable_difference)
     sweep_path: Text  # the committed verifier sweep (lib.verifier.sweep, `make sweep-verifier`)
     protocol_path: Text  # the committed training-protocol sweep (`make sweep-protocol`)
+
+    @model_validator(mode="after")
+    def _resamples_reach_alpha(self) -> NLIVeracitySection:
+        """A resampling test cannot go below 1/(B+1): with 40 resamples and alpha 0.001 the "has the verifier
+        learned" test could never pass, however well it did."""
+        if p_floor(self.n_resamples) > self.alpha:
+            least = int(1 / self.alpha)
+            raise ValueError(
+                f"n_resamples {self.n_resamples}: the smallest p-value it gives, {p_floor(self.n_resamples):.2g}, is "
+                f"above alpha = {self.alpha:g}, so no test could pass; use at least {least} resamples"
+            )
+        return self

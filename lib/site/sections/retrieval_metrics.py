@@ -52,6 +52,7 @@ class RetrievalMetricsSection(Section):
             + plans_problems("retrieval_metrics.baseline", [values["baseline"]], grid)
             + plans_problems("retrieval_metrics.curve_plans", values["curve_plans"], grid)
             + depth_problems("retrieval_metrics.max_k", [values["max_k"]], grid)
+            + depth_problems("retrieval_metrics.judging.unjudged_depth", [values["judging"]["unjudged_depth"]], grid)
             + depth_problems("retrieval_metrics.measure", [parse_measure(values["measure"])[1]], grid)
             + depth_problems(
                 "retrieval_metrics.incomplete_measures",
