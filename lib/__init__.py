@@ -58,3 +58,9 @@ def _no_command() -> None:
 
 if _sys.argv[:1] == ["-m"]:
     _atexit.register(_no_command)
+    import warnings as _warnings
+
+    # `python -m lib.data.labels`: runpy warns that its package imported it first, a line above the one error
+    _warnings.filterwarnings(
+        "ignore", message=r".*found in sys\.modules after import of package", category=RuntimeWarning
+    )

@@ -567,7 +567,7 @@ def test_an_empty_value_is_refused_at_the_flag(argv, message):
     assert done.stderr.count("\n") == 1
 
 
-@pytest.mark.parametrize("module", ["lib.averitec.breakdowns", "lib.data.averitec", "lib.paths"])
+@pytest.mark.parametrize("module", ["lib.averitec.breakdowns", "lib.data.averitec", "lib.paths", "lib.data.labels"])
 def test_a_module_that_is_no_command_says_so_in_one_line(module):
     """`python -m lib.averitec.breakdowns --help` defined its functions and ended with status 0, no word."""
     done = subprocess.run(
