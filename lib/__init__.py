@@ -29,16 +29,19 @@ if _sys.argv[:1] == ["-m"] and _threading.current_thread() is _threading.main_th
         _signal.signal(_sig, _stopped_early)
 
 
-_COMMAND = _re.compile(r'^if __name__ == "__main__":', _re.M)
+_COMMAND = _re.compile(r'^if __name__ == "__main__":(.*)$', _re.M)
 
 
-def runs_as_command(path: str) -> bool:
-    """Whether the module at `path` is a command (it ends by testing `__name__` on a line of its own)."""
+def runs_as_command(path: str, listed: bool = False) -> bool:
+    """Whether the module at `path` runs as a command (it ends by testing `__name__`). `listed`: one to name
+    among its package's commands, whose test has no comment after it (`lib.params`' says it only refuses,
+    sending the caller to `lib.schema`)."""
     try:
         with open(path, encoding="utf-8") as f:
-            return bool(_COMMAND.search(f.read()))
+            found = _COMMAND.search(f.read())
     except OSError:
-        return True  # unread: not ours to judge
+        return not listed  # unread: not ours to judge, nor to list
+    return found is not None and not (listed and found.group(1).strip())
 
 
 def _no_command() -> None:

@@ -26,6 +26,8 @@ import psutil
 import pydantic
 import yaml
 
+from lib import runs_as_command
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -188,8 +190,9 @@ def _tracked(root: Path, rel: Path) -> bool:
 def study_part(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml") -> str | None:
     """What of the study's own `path` would replace or lie among, if anything, for a command DVC never runs
     to refuse: its git and DVC records (.git/, .dvc/), its code (a top folder holding `.py` or `.ipynb` files
-    that git keeps, any such folder without git: lib/, notebooks/, tests/), or an existing file a stage reads or git keeps (params.yaml, dvc.yaml,
-    a filled sheet in annotations/). The stages' outputs are `made_by`'s; a new file elsewhere is the user's."""
+    that git keeps, any such folder without git: lib/, notebooks/, tests/), or an existing file a stage reads
+    or git keeps (params.yaml, dvc.yaml, a filled sheet in annotations/). The stages' outputs are `made_by`'s;
+    a new file elsewhere is the user's."""
     root, target = dvc_yaml.parent.resolve(), Path(path).resolve()
     if not target.is_relative_to(root) or target == root:
         return None
@@ -376,14 +379,13 @@ def run_main(main: Callable[[], int | None]) -> None:
 
 
 def package_commands(package: str) -> list[str]:
-    """The commands a package of `lib` holds: its modules that run as `python -m` (the `__name__` test on a
-    line of its own at their end), dotted, in order."""
+    """The commands a package of `lib` holds: its modules that run as `python -m` (`lib.runs_as_command`),
+    dotted, in order."""
     folder = Path(__file__).resolve().parent.joinpath(*package.split(".")[1:])
     return [
         f"{package}.{path.stem}"
         for path in sorted(folder.glob("*.py"))
-        if path.stem != "__main__"
-        and re.search(r'^if __name__ == "__main__":$', path.read_text(encoding="utf-8"), re.M)
+        if path.stem != "__main__" and runs_as_command(str(path), listed=True)
     ]
 
 

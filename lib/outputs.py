@@ -242,8 +242,9 @@ def sweep_temporaries(path: Path | str) -> list[Path]:
 
 def _refuse_link_into_the_study(path: Path) -> None:
     """An output that is a link is written where it points, unless there is the study's data, a stage's
-    output, a file the study keeps or reads, its code or its DVC records: a link inside `--out-dir` wrote a plan over `data/averitec/
-    dev.json` and over `params.yaml` (and, as a DVC cache link, into DVC's cache), exit 0."""
+    output, a file the study keeps or reads, its code or its DVC records: a link inside `--out-dir` wrote a
+    plan over `data/averitec/dev.json` and over `params.yaml` (and, as a DVC cache link, into DVC's cache),
+    exit 0."""
     target = _resolved(path)
     if _inside(target, DATA_DIR.resolve()):
         problem = "lies inside data/, the study's data kept by DVC"

@@ -51,7 +51,7 @@ from ruamel.yaml import YAML
 from lib import outputs as OUT
 from lib import timing as TM
 from lib.cli import CLEANUPS, ArgumentParser, NamedError, run_main
-from lib.data import averitec, not_utf8, parse_json, within_size
+from lib.data import averitec
 from lib.evaluation.comparisons import BORDERLINE
 from lib.evaluation.significance import sign_of
 from lib.params import SECTIONS, PosFloat, flag_of, read_yaml
@@ -60,6 +60,7 @@ from lib.reproduction import machine_kind
 from lib.retrieval import per_claim as K
 from lib.schema import check as check_params
 from lib.site import reports as RP
+from lib.site.catalogue import read_json_file
 from lib.site.course import try_it_times_path, try_it_variations
 from lib.store import build as S
 
@@ -600,25 +601,14 @@ def call_kind(study: Any, profile: Any) -> str | None:
     return "opposite"
 
 
-def _metrics_tree(path: Path) -> Any:
-    """A metrics file as JSON; one cut short, not JSON or not UTF-8 is one line naming it (a traceback)."""
-    within_size(path)
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise not_utf8(path, err.reason) from None
-    return parse_json(path, text, "-", "JSON")
-
-
 def _shared_calls(study_dir: Path | str, profile_dir: Path | str) -> Iterator[tuple[str, str, Any, Any]]:
     """(file, key, study's call, profile's call) for every call both sides' metrics files hold."""
     for path in sorted(Path(study_dir).glob("*.json")):
         other = Path(profile_dir) / path.name
         if not other.exists():
             continue
-        here = dict(calls(_metrics_tree(other)))
-        for key, value in calls(_metrics_tree(path)):
+        here = dict(calls(read_json_file(other)))  # a damaged file: one line, not a traceback
+        for key, value in calls(read_json_file(path)):
             if key in here:
                 yield path.name, key, value, here[key]
 

@@ -105,8 +105,8 @@ class ConclusionError(NamedError, ValueError):
     """An executed notebook without the conclusion the front page shows (file and what was expected)."""
 
 
-def read_metrics(path: Path | str) -> dict[str, Any]:
-    """A metrics file, flattened (`flatten`); one that is no JSON, no UTF-8 or no regular file is a named
+def read_json_file(path: Path | str) -> Any:
+    """A JSON output (a metrics file) as read: one that is no JSON, no UTF-8 or no regular file is a named
     error (a pipe is never opened)."""
     path = Path(path)
     within_size(path)
@@ -114,7 +114,12 @@ def read_metrics(path: Path | str) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
         raise not_utf8(path, err.reason) from None
-    tree = parse_json(path, text, "-", "JSON")
+    return parse_json(path, text, "-", "JSON")
+
+
+def read_metrics(path: Path | str) -> dict[str, Any]:
+    """A metrics file, flattened (`flatten`), read by `read_json_file`."""
+    tree = read_json_file(path)
     if not isinstance(tree, dict):  # `dvc metrics show` reads an object of named values; a list has no names
         raise NamedError(f"{path}: a metrics file holds a JSON object of named values, not {shown(tree, 60)}")
     return flatten(tree)
