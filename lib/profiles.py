@@ -563,8 +563,13 @@ def calls(metrics: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]
     """The tested calls of a metrics file, as (key path, call): a sign (`positive`, `negative` or
     `indistinguishable from 0`), a significance flag `significant` (its direction read from a sibling
     `delta_*` value where there is one, else True), a flag under a key naming significance, and a group of
-    methods (a list of names under a key naming a group, as a set). A `borderline` interval
-    (`lib.evaluation.comparisons.BORDERLINE`) makes no call. Everything else is not a call."""
+    methods (a list of names under a key naming a group, as a set), and the sign of an interval (`low`,
+    `high`) of an effect (`INTERVAL_OF`: a correlation or a difference) that states no call in words
+    (notebook 09's Spearman intervals: a profile that reversed them was said to agree). A `borderline`
+    interval (`lib.evaluation.comparisons.BORDERLINE`) makes no call. Everything else is not a call."""
+    if isinstance(metrics, Mapping) and (sign := _interval_call(metrics)) is not None:
+        yield "/".join(path), sign
+        return
     if isinstance(metrics, Mapping):
         delta = next(
             (v for k, v in metrics.items() if str(k).startswith("delta") and isinstance(v, (int, float))), None
@@ -581,6 +586,25 @@ def calls(metrics: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]
                 yield "/".join(key), NO_CALL if v == BORDERLINE else v  # a borderline interval makes no call
             else:
                 yield from calls(v, key)
+
+
+INTERVAL_OF = ("rho", "mean Δ", "difference", "delta")  # an interval of one of these is a tested effect
+
+
+def _interval_call(metrics: Mapping) -> str | None:
+    """The call an effect's interval makes (excluding 0 above or below, or not), where the mapping holds one
+    and no call in words beside it; else None."""
+    low, high = metrics.get("low"), metrics.get("high")
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high))
+    worded = any(isinstance(v, str) and v in (POSITIVE, NEGATIVE, NO_CALL, BORDERLINE) for v in metrics.values())
+    if not numbers or worded or not any(k in metrics for k in INTERVAL_OF):
+        return None
+    return POSITIVE if low > 0 else NEGATIVE if high < 0 else NO_CALL
+
+
+def files_without_calls(study_dir: Path | str) -> list[str]:
+    """The study's metrics files that hold no call (`calls`): `compare` says nothing of them."""
+    return [p.name for p in sorted(Path(study_dir).glob("*.json")) if next(calls(read_json_file(p)), None) is None]
 
 
 def call_kind(study: Any, profile: Any) -> str | None:
@@ -702,6 +726,8 @@ def main(argv: list[str] | None = None) -> int | None:
         with pd.option_context("display.max_rows", None, "display.width", 200, "display.max_colwidth", 80):
             print(diff.to_string(index=False) if len(diff) else "(no call differs)")
         print(compare_sentence(diff, shared_calls(study, profile), args.name))
+        if silent := files_without_calls(study):
+            print(f"Not compared (no tested call in them; compare their numbers yourself): {', '.join(silent)}")
         return
     try:
         work = prepare(args.name)

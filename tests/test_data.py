@@ -925,6 +925,16 @@ def test_unlisted_files_are_a_warning_that_lists_them(tmp_path, capsys):
     assert stderr == f"warning: {root}: 2 file(s) not listed in SHA256SUMS, so not verified: new.csv, sub/README.md\n"
 
 
+def test_an_unlisted_file_named_with_a_newline_keeps_the_warning_one_line(tmp_path, capsys):
+    root = data_dir(tmp_path, {"a.txt": "a"})
+    write(root / "new\nline.txt", "x")
+    rc, _, stderr = verify_cli(capsys, root)
+    assert (
+        rc == 0
+        and stderr == f"warning: {root}: 1 file(s) not listed in SHA256SUMS, so not verified: 'new\\nline.txt'\n"
+    )
+
+
 def test_verify_without_sha256sums_and_usage(tmp_path, capsys):
     rc, out, stderr = verify_cli(capsys, tmp_path / "nowhere")
     assert rc == 1 and "SHA256SUMS: missing: run `make data`" in stderr

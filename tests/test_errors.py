@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lib import sheets as SH
 from lib.analysis import errors as ER
 from lib.data import averitec
 
@@ -405,3 +406,28 @@ def test_extremes_sentence_on_both_sides_of_overlap():
         "differ in it."
     )
     assert ER.extremes_sentence(frame(0.25), "retrieval share").endswith("no difference between the groups is shown.")
+
+
+@pytest.mark.parametrize("name", ["Code:b", "CODE:b", "code_b", "code b", "code-b", "codes:b"])
+def test_a_code_column_renamed_is_named_not_read_as_a_comment(tmp_path, name):
+    """`Code:oracle` or `code_oracle` was read as a comment column: that method's codes left the agreement."""
+    path = tmp_path / "filled.csv"
+    pd.DataFrame({"sheet_id": [1], "claim_id": [0], "code:a": [ER.NOISY], name: [ER.NLI_ERROR]}).to_csv(
+        path, index=False
+    )
+    with pytest.raises(SH.SheetError, match=rf"filled.csv: column '{name}' looks like a code column; name it code:"):
+        ER.read_filled_sheet(path)
+
+
+def test_other_columns_of_a_filled_sheet_are_kept_as_comments(tmp_path):
+    path = tmp_path / "filled.csv"
+    frame = {
+        "sheet_id": [1],
+        "claim_id": [0],
+        "code:a": [ER.NOISY],
+        "coder": ["ann"],
+        "comment": ["x"],
+        "codename": [""],
+    }
+    pd.DataFrame(frame).to_csv(path, index=False)
+    assert ER.read_filled_sheet(path)["method"].tolist() == ["a"]

@@ -305,7 +305,16 @@ def test_the_page_opens_on_the_default_view_and_names_a_wrong_address(data, tmp_
     assert status == ""
     assert parsed.tables == _shown(E.view(data, 0, "oracle", "bm25", "global"))  # the verifier's retriever and scope
     parsed, status = _browse(page, "#claim=9&planner=oracle&colour=red")
-    assert status == 'claim "9" is not in this explorer; unknown field "colour": showing the default instead.'
+    assert status == 'claim "9" is not in this explorer: showing the default claim; unknown field "colour".'
+    assert parsed.tables["t-claim"][1] == ["claim", "0"]
+    # a field given twice: the first valid one was shown under a message naming the second as not shown
+    parsed, status = _browse(page, "#claim=1&claim=zzz")
+    assert status == 'claim given twice: "zzz" ignored, the first kept.' and parsed.tables["t-claim"][1] == [
+        "claim",
+        "1",
+    ]
+    parsed, status = _browse(page, "#claim=zzz&claim=1")
+    assert status.startswith('claim "zzz" is not in this explorer: showing the default claim; claim given twice')
     assert parsed.tables["t-claim"][1] == ["claim", "0"]
 
 
@@ -328,6 +337,21 @@ def test_the_widget_redraws_the_tables_of_the_chosen_view(data):
 PAGE = ROOT / "outputs" / "notebooks" / LK.EXPLORER_PAGE
 
 
+def test_a_run_in_two_runs_files_is_taken_from_the_first():
+    """The generative stage reruns ORACLE-QUERIES, CLAIM-ONLY and BLOOM-QG: the page listed their documents twice."""
+    runs = _runs()
+    again = runs[runs["plan"] == "oracle"].assign(score=lambda f: f["score"] + 100)
+    new = again.assign(plan="qgen")
+    joined = E.first_wins([runs, pd.concat([again, new])])
+    pd.testing.assert_frame_equal(joined, pd.concat([runs, new], ignore_index=True))
+
+
+def test_build_refuses_a_view_that_ranks_a_document_twice(inputs):
+    runs = pd.concat([inputs["runs"], inputs["runs"]], ignore_index=True)
+    with pytest.raises(E.ExplorerError, match=r"claim 0, claim_only/bm25/global ranks document d1 twice"):
+        E.build(**{**inputs, "runs": runs}, top_docs=2, snippet_chars=50)
+
+
 def test_the_committed_page_is_the_pipelines_and_holds_every_dev_claim():
     lock = yaml.safe_load((ROOT / "dvc.lock").read_text())["stages"]["explorer"]
     (out,) = [o for o in lock["outs"] if o["path"] == "outputs/notebooks/explorer.html"]
@@ -336,6 +360,9 @@ def test_the_committed_page_is_the_pipelines_and_holds_every_dev_claim():
     dev = averitec.load_averitec("dev")
     assert [c["id"] for c in data["claims"]] == [c.claim_id for c in dev]
     assert {p for p, _ in data["meta"]["planners"]} >= {"claim_only", "oracle", "qgen"}
+    lists = [rows for c in data["claims"] for rows in c["ranked"].values()]
+    assert max(map(len, lists)) == data["meta"]["top_docs"]  # each document once (they were listed twice)
+    assert all(len({row[0] for row in rows}) == len(rows) for rows in lists)
 
 
 @pytest.mark.parametrize("name", ["02_query_planning", "07_nli_veracity", "08_error_analysis"])

@@ -175,7 +175,7 @@ def test_a_check_record_edited_by_hand_is_named_in_its_cell_not_a_traceback(reco
     assert GR.status({"answer": 1.05, "expected": 1.0, "tol": 0.1}) == GR.PASSED
 
 
-@pytest.mark.parametrize("answer", ["1_000", "١٢", "about 0.5", "0,5", "nan"])
+@pytest.mark.parametrize("answer", ["1_000", "١٢", "about 0.5", "0,5", "nan", "inf", "1e400", "-1e999"])
 def test_an_answer_that_is_no_plain_number_is_graded_not_a_number(tmp_path, answer):
     """`float()` read '1_000' as 1000 and Arabic-Indic digits as 12: a filled sheet is read strictly."""
     reference = {"99.1": {"exercise": "99.1", "expected": 1000.0, "tol": 0.5, "mistakes": {}},
@@ -418,3 +418,95 @@ def test_a_text_answer_in_a_notebook_is_no_number():
     from lib.site.checks import verdict
 
     assert verdict("1_0", 10.0, 0.5) == "expected a number, got str '1_0'"
+
+
+def _copy_with(source: str, folder):
+    """A copy of the two exercises whose first solution cell is `source` instead, written in `folder`."""
+    nb = _exercise_notebook()
+    nb.cells[2].source = source
+    nbformat.write(nb, folder / "copy.ipynb")
+    return folder / "copy.ipynb"
+
+
+def test_a_copy_that_prints_without_end_is_stopped_at_the_output_bound(tmp_path):
+    """`while True: print(...)` grew the grader about 40 MB a second until the cell's 600 s timeout: past
+    `max_output_mb` the kernel is interrupted, no later cell runs and the copy is named, not graded."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    _copy_with('while True:\n    print("x" * 100)', folder).rename(folder / "loud.ipynb")
+    nbformat.write(_exercise_notebook(), folder / "right.ipynb")
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    nbformat.write(GR.execute(folder / "right.ipynb", GR.ROOT), ref / "99_add.ipynb")
+    with ends_within(60):
+        table = GR.grade(folder, reference=ref, bounds={"max_output_mb": 2})
+    assert table.loc["loud.ipynb", GR.PROBLEM].endswith(
+        "loud.ipynb: code cell 2 printed past 2 MB of output (--max-output-mb); stopped there, not graded"
+    )
+    assert table.loc["right.ipynb", "99.2"] == GR.PASSED  # the next copy graded as before
+
+
+def test_output_under_the_bound_is_kept_whole(tmp_path):
+    nb = GR.execute(_copy_with('print("y" * 1000)\nanswer = 5', tmp_path), GR.ROOT, max_output_mb=1)
+    assert nb.cells[2].outputs[0]["text"] == "y" * 1000 + "\n"
+    assert GR.records(nb)["99.2"]["answer"] == 9  # the later cells ran
+
+
+def test_a_copy_kernel_past_its_memory_bound_fails_that_cell_with_memory_error(tmp_path):
+    """A copy's kernel had no bound: a cell that keeps allocating fails with MemoryError (its exercise shows
+    the error), the copy's other exercises are graded."""
+    source = "hoard = []\nwhile True:\n    hoard.append(bytearray(10**7))"
+    with ends_within(60):
+        nb = GR.execute(_copy_with(source, tmp_path), GR.ROOT, kernel_memory_gb=1.5)
+    assert [o["ename"] for o in nb.cells[2].outputs if o["output_type"] == "error"] == ["MemoryError"]
+    assert GR.records(nb)["99.2"]["answer"] == 9
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "inf", "nan", "1e9", "lots"])
+@pytest.mark.parametrize("flag", ["--max-output-mb", "--kernel-memory-gb"])
+def test_the_bounds_are_positive_finite_numbers(flag, value, tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        GR.main(["grade", str(tmp_path), flag, value])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: argument ") and flag in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        (lambda nb: nb.cells.pop(5), "not attempted (no answer cell before its check, which read an earlier answer)"),
+        (lambda nb: setattr(nb.cells[5], "source", "answer = 1 / 0"), "error before its check: ZeroDivisionError"),
+    ],
+)
+def test_a_check_that_read_an_earlier_exercises_answer_is_not_graded_as_this_ones(edit, expected, tmp_path):
+    """A copy whose 99.2 answer cell was deleted (or raised before setting `answer`) was graded "off by"
+    with 99.1's answer, even as a known mistake."""
+    nb = _exercise_notebook()
+    edit(nb)
+    nbformat.write(nb, tmp_path / "copy.ipynb")
+    graded = GR.grade_notebook(tmp_path / "copy.ipynb", GR.ROOT)
+    assert graded["99.1"] == GR.PASSED and graded["99.2"].startswith(expected)
+
+
+def test_an_untouched_stub_stays_not_attempted(tmp_path):
+    nbformat.write(CO.strip_solutions(_exercise_notebook()), tmp_path / "copy.ipynb")
+    assert GR.grade_notebook(tmp_path / "copy.ipynb", GR.ROOT) == {"99.1": "not attempted", "99.2": "not attempted"}
+
+
+def test_a_sheet_saved_by_a_spreadsheet_keeps_its_exercise_numbers(tmp_path):
+    """Excel reads `01.1` as a number and saves `1.1`: the whole sheet was "no such exercise"."""
+    reference = {n: {"exercise": n, "expected": 1.0, "tol": 0.1, "mistakes": {}} for n in ("01.1", "01.2", "10.1")}
+    path = tmp_path / "answers.csv"
+    path.write_text("exercise,answer\n1.1,1\n1.2,5\n10.1,1.05\n", encoding="utf-8")
+    assert GR.grade_sheet(path, reference) == {"01.1": GR.PASSED, "01.2": "off by +4", "10.1": GR.PASSED}
+    path.write_text("exercise,answer\n1.1,1\n1.1,2\n", encoding="utf-8")
+    with pytest.raises(GR.GradingError, match=r"row 3: exercise 1.1 is answered twice"):
+        GR.grade_sheet(path, reference)
+    path.write_text("exercise,answer\n01.1,1\n1.1,2\n", encoding="utf-8")
+    with pytest.raises(GR.GradingError, match=r"exercise 01.1 is answered twice \(as 1.1 too\)"):
+        GR.grade_sheet(path, reference)
+    ambiguous = {**reference, "01.10": reference["01.1"]}
+    path.write_text("exercise,answer\n1.1,1\n", encoding="utf-8")
+    with pytest.raises(GR.GradingError, match=r"exercise 1.1 could be 01.1 or 01.10"):
+        GR.grade_sheet(path, ambiguous)

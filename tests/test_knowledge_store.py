@@ -16,6 +16,7 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from lib import compute as C
+from lib import models as MD
 from lib.cli import NamedError
 from lib.data import DataError
 from lib.data import knowledge_store as KS
@@ -131,6 +132,43 @@ def test_a_store_that_is_a_pipe_a_damaged_zip_or_a_bomb_is_one_named_error(tmp_p
     )
 
 
+def test_a_store_with_a_damaged_directory_odd_names_or_too_many_sentences_is_one_named_error(tmp_path, monkeypatch):
+    """A damaged central directory and a 5,000-digit member name were tracebacks; `7.json\\n` was read as
+    claim 7; a 250 KB zip of one-letter sentences could take 20 GB; a bad byte in a zip member named a path
+    that does not exist."""
+    page = '{"url": "u", "url2text": ["a", "b"]}\n'
+    with zipfile.ZipFile(tmp_path / "ok.zip", "w") as z:
+        z.writestr("1.json", page)
+    data = bytearray((tmp_path / "ok.zip").read_bytes())
+    at = data.index(b"PK\x01\x02")
+    data[at : at + 4] = b"XXXX"
+    (tmp_path / "bad_cd.zip").write_bytes(bytes(data))
+    with pytest.raises(DataError, match=r"bad_cd.zip: a damaged zip \(BadZipFile"):
+        KS.claim_files(tmp_path / "bad_cd.zip")
+    with zipfile.ZipFile(tmp_path / "names.zip", "w") as z:
+        z.writestr("1" * 5000 + ".json", page)
+    with pytest.raises(DataError, match=r"the file name's claim id: .* at most 18 digits"):
+        KS.claim_files(tmp_path / "names.zip")
+    with zipfile.ZipFile(tmp_path / "newline.zip", "w") as z:
+        z.writestr("7.json\n", page)
+        z.writestr("8.json", page)
+    assert KS.claim_files(tmp_path / "newline.zip") == {8: "8.json"}
+    monkeypatch.setattr(KS, "MAX_CLAIM_SENTENCES", 5)
+    with zipfile.ZipFile(tmp_path / "many.zip", "w") as z:
+        z.writestr("1.json", page * 3)
+    with pytest.raises(DataError) as err:
+        list(KS.read_pages(tmp_path / "many.zip", 1, "1.json"))
+    assert str(err.value) == (
+        f"{tmp_path / 'many.zip'}!1.json: record at line 3: the claim's pages hold over 5 sentences "
+        "(set $LIB_MAX_CLAIM_SENTENCES to read them)"
+    )
+    with zipfile.ZipFile(tmp_path / "latin.zip", "w") as z:
+        z.writestr("1.json", page.encode() + b'{"url": "caf\xe9"}\n')
+    with pytest.raises(DataError) as err:
+        list(KS.read_pages(tmp_path / "latin.zip", 1, "1.json"))
+    assert str(err.value).startswith(f"{tmp_path / 'latin.zip'}!1.json: record at line 2: not UTF-8 text")
+
+
 def test_claim_ranges():
     assert KS.select_claims([0, 3, 5, 9], 3, 5) == [3, 5]
     assert KS.select_claims([0, 3, 5, 9], None, 3) == [0, 3] and KS.select_claims([0, 3], 4) == []
@@ -169,6 +207,12 @@ def test_an_index_is_saved_under_its_content_and_loaded_the_next_time(texts, tmp
     assert [p.name for p in tmp_path.iterdir()] == [f"{K.index_key(texts, BM.BM25Params())}.npz"]
     assert K.index_key(texts[1:], BM.BM25Params()) != K.index_key(texts, BM.BM25Params())
     assert K.index_key(texts, BM.BM25Params(k1=1.2)) != K.index_key(texts, BM.BM25Params())
+    # a text holding the old separator byte gave two claims' passages one address (one claim another's index)
+    assert K.index_key(["cat\x00fish", "dog"], BM.BM25Params()) != K.index_key(["cat", "fish\x00dog"], BM.BM25Params())
+    assert K.index_key(["a\x00", "b"], BM.BM25Params()) != K.index_key(["a", "\x00b"], BM.BM25Params())
+    settings = K.EmbeddingSettings(chunk_size=2)
+    assert K.chunk_key(["cat\x00fish", "dog"], settings) != K.chunk_key(["cat", "fish\x00dog"], settings)
+    assert K.index_key(["\ud800 lone"], BM.BM25Params())  # a lone surrogate JSON can hold: an address, no crash
 
 
 def test_a_saved_index_cut_short_foreign_or_of_another_claim_is_rebuilt_with_a_warning(texts, tmp_path, capsys):
@@ -195,10 +239,15 @@ def test_saved_vectors_cut_short_or_of_another_shape_are_encoded_again(tmp_path,
     texts = [f"passage number {i}" for i in range(4)]
     settings = K.EmbeddingSettings(model="fake", chunk_size=2, fp16=False)
     want, _ = K.embed_passages(texts, FakeEncoder(), settings, tmp_path)
-    path = tmp_path / f"{K.chunk_key(texts[:2], settings)}.npy"
+    key = K.chunk_key(texts[:2], settings)
+    path, other = tmp_path / f"{key}.npz", tmp_path / f"{K.chunk_key(texts[2:], settings)}.npz"
+    nan = np.full((2, 8), np.nan, dtype=np.float32)
     for damage, problem in [
-        (lambda: np.save(path, np.zeros((3, 8), dtype=np.float32)), "(3, 8) float32 vectors for 2 passages"),
+        (lambda: np.savez(path, vectors=np.zeros((3, 8), dtype=np.float32), key=key), "(3, 8) float32 vectors for 2"),
         (lambda: path.write_bytes(path.read_bytes()[:60]), "it cannot be read: "),
+        # another chunk's file at this address (swapped, copied): its passages ranked with the other's vectors
+        (lambda: path.write_bytes(other.read_bytes()), "saved for the address "),
+        (lambda: np.savez(path, vectors=nan, key=key), "values that are not finite numbers"),  # a claim left out
     ]:
         damage()
         vectors, counts = K.embed_passages(texts, FakeEncoder(), settings, tmp_path)
@@ -351,15 +400,28 @@ def test_embeddings_resume_after_a_kill_and_equal_an_uninterrupted_run(tmp_path)
     settings = K.EmbeddingSettings(model="fake", chunk_size=2, fp16=False)
     with pytest.raises(KeyboardInterrupt):
         K.embed_passages(texts, FakeEncoder(die_at_call=2), settings, tmp_path / "run")
-    assert len(list((tmp_path / "run").glob("*.npy"))) == 1 and not list((tmp_path / "run").glob("*.tmp*"))
+    assert len(list((tmp_path / "run").glob("*.npz"))) == 1 and not list((tmp_path / "run").glob("*.tmp*"))
     resumed = FakeEncoder()
     vectors, counts = K.embed_passages(texts, resumed, settings, tmp_path / "run")
     assert counts == {"loaded": 1, "encoded": 2} and resumed.calls == 2
     fresh, _ = K.embed_passages(texts, FakeEncoder(), settings, tmp_path / "fresh")
     np.testing.assert_array_equal(vectors, fresh)
     assert K.chunk_key(texts[:2], settings) != K.chunk_key(texts[:2], K.EmbeddingSettings(model="other", chunk_size=2))
+    assert K.chunk_key(texts[:2], settings) != K.chunk_key(texts[:2], K.EmbeddingSettings(model="fake", chunk_size=2))
     half, _ = K.embed_passages(texts, FakeEncoder(), K.EmbeddingSettings(model="fake", chunk_size=2), tmp_path / "half")
     assert half.dtype == np.float32 and np.abs(half - fresh).max() < 1e-3  # stored as float16
+
+
+def test_a_model_saved_again_into_its_folder_is_another_chunk_address(tmp_path):
+    """A fine-tuned encoder saved over its folder reused the old model's vectors: top-1 agreed on half the claims."""
+    (tmp_path / "m" / "1_Pooling").mkdir(parents=True)
+    config = tmp_path / "m" / "1_Pooling" / "config.json"
+    config.write_text('{"pooling_mode_mean_tokens": true}')
+    MD.model_fingerprint.cache_clear()
+    before = K.chunk_key(["a"], K.EmbeddingSettings(model=str(tmp_path / "m")))
+    config.write_text('{"pooling_mode_cls_token": true}')
+    MD.model_fingerprint.cache_clear()
+    assert K.chunk_key(["a"], K.EmbeddingSettings(model=str(tmp_path / "m"))) != before
 
 
 def test_dense_per_claim_is_the_exact_inner_product_top_k():
@@ -522,6 +584,39 @@ def test_a_local_ray_start_keeps_the_commands_signal_handlers_and_passes_a_signa
     finally:
         for s, handler in before.items():
             signal.signal(s, handler)
+
+
+def test_ray_tasks_that_never_finish_are_named_and_rays_sigterm_handler_is_replaced(monkeypatch):
+    """Workers that died as they started left the command at 0 of N for good; once tasks ran, Ray's core
+    worker held SIGTERM (a stack dump, status 134, its workers orphaned)."""
+    import signal
+
+    def rays(signum, frame):
+        pass
+
+    class FakeRay:
+        def remote(self, **kwargs):
+            return lambda fn: type("Task", (), {"remote": staticmethod(lambda item: item)})
+
+        def wait(self, pending, num_returns, timeout):
+            held.append(signal.getsignal(signal.SIGTERM) is ours)
+            signal.signal(signal.SIGTERM, rays)  # as Ray's core worker does once tasks run
+            return [], pending
+
+    ours, held = (lambda s, f: None), []
+    before = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(C, "_ray", lambda settings: FakeRay())
+    monkeypatch.setattr(C, "RAY_STALL_S", 0.3)
+    monkeypatch.setattr(C, "WAKE_SECONDS", 0.05)
+    try:
+        signal.signal(signal.SIGTERM, ours)
+        with pytest.raises(C.ComputeError, match=r"no Ray task finished in 0.3 s \(3 of 3 claims left\): its workers"):
+            C.map_claims(abs, [1, 2, 3], C.ComputeSettings(backend="ray"))
+        assert len(held) > 2 and all(held)  # each wait began with the command's handler again
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    with pytest.raises(C.ComputeError, match=r"a port from 1 to 65535"):
+        C.check_reachable("127.0.0.1:99999")
 
 
 def test_the_ray_client_form_without_the_client_installed_says_what_to_install(monkeypatch):
@@ -755,8 +850,8 @@ def test_a_device_this_machine_lacks_is_refused_at_the_flag_for_bm25_too(tmp_pat
 def test_a_pipe_or_a_folder_at_a_cache_address_is_named_never_opened(tmp_path):
     """A FIFO at a saved index's address hung `per_claim retrieve` at 0 of 5 claims."""
     os.mkfifo(tmp_path / "index.npz")
-    (tmp_path / "vectors.npy").mkdir()
+    (tmp_path / "vectors.npz").mkdir()
     with pytest.raises(NamedError, match=r"index.npz: not a regular file .*; remove it and run again"):
         K._saved_index(tmp_path / "index.npz", "key")
-    with pytest.raises(NamedError, match=r"vectors.npy: not a regular file"):
-        K._saved_chunk(tmp_path / "vectors.npy", 3)
+    with pytest.raises(NamedError, match=r"vectors.npz: not a regular file"):
+        K._saved_chunk(tmp_path / "vectors.npz", 3, "key")

@@ -194,6 +194,36 @@ def test_a_run_file_score_that_is_no_finite_number_is_named(tmp_path, score):
         TREC.read_trec_run(tmp_path / "run.txt")
 
 
+@pytest.mark.parametrize(
+    "reader, content, message",
+    [
+        # a document listed twice: the second score replaced the first (d1 from rank 1 to rank 2)
+        (
+            "run",
+            "q1 Q0 d1 1 5.0 t\nq1 Q0 d2 2 4.0 t\nq1 Q0 d1 3 1.0 t\n",
+            r"run line 3: document d1 is ranked twice for query q1",
+        ),
+        ("run", "q1 Q0 d1 1 5.0 t\n\nq1 Q0 d2 2 x t\n", r"run line 3 \(query q1, document d2\)"),  # the file's line
+        ("qrels", "q1 0 d1 1\nq1 0 d1 0\n", r"qrels line 2: document d1 is judged twice for query q1"),
+        ("qrels", "q1 0 d1 x\n", r"qrels line 1 \(query q1, document d1\): grade 'x' is not an integer"),
+        ("qrels", "q1 0 d1 1.5\n", r"grade '1.5' is not an integer"),
+    ],
+)
+def test_trec_files_name_the_line_of_a_repeat_or_a_bad_grade(tmp_path, reader, content, message):
+    (tmp_path / "f.txt").write_text(content)
+    read = TREC.read_trec_run if reader == "run" else TREC.read_trec_qrels
+    with pytest.raises(ValueError, match=message):
+        read(tmp_path / "f.txt")
+
+
+def test_a_trec_file_that_is_not_utf8_names_its_byte(tmp_path):
+    from lib.data import DataError
+
+    (tmp_path / "f.txt").write_bytes(b"q1 0 caf\xe9 1\n")
+    with pytest.raises(DataError, match=r"f.txt: .*not UTF-8"):
+        TREC.read_trec_qrels(tmp_path / "f.txt")
+
+
 # --- pinned by mutation testing (`make mutation`) -------------------------------------------------------
 
 

@@ -962,6 +962,39 @@ def test_a_run_that_fails_after_writing_its_metrics_puts_the_old_metrics_back(tm
     assert metrics.read_text() == '{"old": 1}'
 
 
+def test_a_run_that_fails_puts_back_every_output_it_wrote_midway(tmp_path):
+    """Notebook 08 writes its error codes (`out_dir`) early: a stopped or failed run left the new codes beside
+    the old metrics and notebook, and said nothing half-written was left."""
+    from lib.site.execute import NotebookFailed
+
+    src = tmp_path / "notebooks"
+    src.mkdir()
+    out_dir = tmp_path / "errors"
+    out_dir.mkdir()
+    (out_dir / "codes.csv").write_text("old")
+    write = "from pathlib import Path; d = Path(out_dir); d.mkdir(exist_ok=True); (d / 'codes.csv').write_text('new'); (d / 'extra').write_text('x')"
+    _notebook(src, "99_o", write, "raise RuntimeError('later')", parameters="out_dir = 'x'")
+    fresh = tmp_path / "fresh"
+    params = {"out_dir": str(out_dir)}
+    with pytest.raises(NotebookFailed, match="RuntimeError: later"):
+        run_notebook("99_o", params, out_dir=tmp_path / "executed", notebooks_dir=src, failed_dir=tmp_path)
+    assert [(f.name, f.read_text()) for f in sorted(out_dir.iterdir())] == [("codes.csv", "old")]
+    with pytest.raises(NotebookFailed, match="RuntimeError: later"):  # a folder the run made is removed again
+        run_notebook(
+            "99_o", {"out_dir": str(fresh)}, out_dir=tmp_path / "executed", notebooks_dir=src, failed_dir=tmp_path
+        )
+    assert not fresh.exists()
+
+
+def test_a_notebook_stage_keeps_its_stages_other_outputs():
+    from lib.paths import ROOT
+    from lib.site.execute import written_outputs
+
+    kept = written_outputs("08_error_analysis", {"metrics_path": "outputs/metrics/errors.json", "out_dir": "x/y"})
+    assert kept == [ROOT / "outputs/metrics/errors.json", ROOT / "x/y", ROOT / "outputs/errors"]
+    assert ROOT / "outputs/judging" in written_outputs("04_retrieval_metrics", {})
+
+
 def test_a_cell_past_the_timeout_is_one_named_error(tmp_path):
     from lib.site.execute import NotebookFailed
 

@@ -131,6 +131,18 @@ def test_a_plan_with_a_byte_order_mark_is_read(tmp_path):
     assert P.load_plan(tmp_path / "p.jsonl") == {0: ["a"]}
 
 
+def test_a_plan_line_with_more_queries_than_the_bound_is_refused(tmp_path, monkeypatch):
+    """One line of 140 KB held 20,000 queries (2.4 M fit the record bound): hours of retrieval and fusion."""
+    monkeypatch.setattr(P, "MAX_PLAN_QUERIES", 3)
+    lines = [{"claim_id": 0, "queries": ["a", "b", "c"]}, {"claim_id": 1, "queries": ["a"] * 4}]
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        P.load_plan(tmp_path / "p.jsonl")
+    assert str(err.value).endswith(
+        "record 2: field 'queries': 4 queries, over 3 for one claim (set $LIB_MAX_PLAN_QUERIES to read them)"
+    )
+
+
 def test_a_plan_line_over_the_record_bound_is_refused_before_it_is_decoded(tmp_path, monkeypatch):
     """A 229 MB plan line (under the file bound) was decoded whole: 1.8 GB, then 20 M queries."""
     import lib.data as D

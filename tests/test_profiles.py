@@ -252,6 +252,28 @@ def test_calls_reads_signs_flags_directions_and_groups():
     }
 
 
+def test_an_effects_interval_without_a_call_in_words_is_a_call_by_its_sign(tmp_path):
+    """Notebook 09's Spearman intervals (`rho`, `low`, `high`) were no call: a profile that reversed them all
+    was said to agree with the study."""
+    metrics = {
+        "spearman": {"a": {"rho": 0.16, "low": 0.11, "high": 0.2}, "b": {"rho": -0.3, "low": -0.4, "high": -0.1}},
+        "drop": {"c": {"mean Δ": 0.01, "low": -0.02, "high": 0.03}},
+        "worded": {"d": {"mean Δ": 0.1, "low": 0.05, "high": 0.2, "effect": "positive"}},  # its word, once
+        "mean": {"e": {"ndcg": 0.4, "low": 0.3, "high": 0.5}},  # a level's interval, no effect
+    }
+    assert dict(PR.calls(metrics)) == {
+        "spearman/a": "positive",
+        "spearman/b": "negative",
+        "drop/c": "indistinguishable from 0",
+        "worded/d/effect": "positive",
+    }
+    study = _metrics(tmp_path, "s", {"utility.json": metrics, "plain.json": {"mean": 0.4}})
+    flipped = {"spearman": {"a": {"rho": -0.16, "low": -0.2, "high": -0.11}}}
+    diff = PR.compare_calls(study, _metrics(tmp_path, "p", {"utility.json": flipped}))
+    assert diff[["key", "kind"]].values.tolist() == [["spearman/a", "opposite"]]
+    assert PR.files_without_calls(study) == ["plain.json"]
+
+
 def test_compare_calls_sorts_differences_by_kind_and_says_what_they_mean(tmp_path):
     study = {
         "e": {"a": "positive", "b": "negative", "c": "positive", "d": "indistinguishable from 0", "same": "negative"},

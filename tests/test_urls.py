@@ -26,6 +26,9 @@ from lib.store.urls import (
         ("https://example.com:8080/a", "example.com:8080/a"),
         ("https://maclalala2.wordpress.com/2011/06/24/%E3%81%9F/", "maclalala2.wordpress.com/2011/06/24/た"),
         ("example.org/path/", "example.org/path"),
+        ("http://example.com:99999/page", "example.com:99999/page"),  # a bad port: a traceback in the store build
+        ("http://example.com:abc/page", "example.com:abc/page"),
+        ("http://[::1/x", ""),
         ("Metadata", ""),
         ("", ""),
         (None, ""),

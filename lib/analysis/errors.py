@@ -39,6 +39,7 @@ blind); Cohen's kappa and the confusion table between a filled sheet and the aut
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -626,6 +627,12 @@ def read_filled_sheet(path: Path | str, written: pd.DataFrame | None = None) -> 
         return None
     sheet = SH.read_sheet(path, ["sheet_id", "claim_id"], "coding sheet")
     codes = [c for c in sheet.columns if c.startswith(CODE_PREFIX)]
+    renamed = [c for c in sheet.columns if c not in codes and re.fullmatch(r"\s*codes?\s*[:_\-. ]\s*\S.*", c, re.I)]
+    if renamed:  # `Code:oracle` or `code_oracle` was read as a comment: that method's codes left the agreement
+        raise SH.SheetError(
+            f"{path}: column {renamed[0]!r} looks like a code column; name it {CODE_PREFIX}<method> as the sheet "
+            "was written (lower case, a colon)"
+        )
     if not codes:
         raise SH.SheetError(f"{path}: a coding sheet needs code:<method> columns (it has {list(sheet.columns)})")
     sheet["claim_id"] = SH.integer_column(sheet, "claim_id", path, "a dev claim id")

@@ -98,7 +98,8 @@ def verify_checksums(data_dir: Path | str = DATA_DIR) -> int:
     if extra:
         warnings.warn(
             UnlistedDataWarning(
-                f"{data_dir}: {len(extra)} file(s) not listed in {SUMS_NAME}, so not verified: {', '.join(extra)}"
+                f"{data_dir}: {len(extra)} file(s) not listed in {SUMS_NAME}, so not verified: "
+                + ", ".join(name if name.isprintable() else repr(name) for name in extra)  # a newline split the line
             ),
             stacklevel=2,
         )

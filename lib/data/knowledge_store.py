@@ -24,12 +24,17 @@ from pathlib import Path
 from typing import Any
 
 from lib.cli import env_bound, not_a_file
-from lib.data import MAX_INPUT_BYTES, DataError, parse_json, required_field, str_list_field
+from lib.data import MAX_INPUT_BYTES, DataError, as_id, parse_json, required_field, str_list_field
 
-_CLAIM_FILE = re.compile(r"(?:^|/)([0-9]+)\.json$")  # ASCII digits: `\d` took '١.json' for claim 1
+# ASCII digits (`\d` took '١.json' for claim 1), to the name's very end (`$` took '7.json\n' for claim 7)
+_CLAIM_FILE = re.compile(r"(?:^|/)([0-9]+)\.json\Z")
 # The longest page line read, in characters: a zip of 1 MB can hold a line of 400 MB (a zip bomb), which
 # filled memory before any error. Raise it with $LIB_MAX_PAGE_CHARS.
 MAX_PAGE_CHARS = env_bound("LIB_MAX_PAGE_CHARS", 64 * 2**20)
+# The most sentences one claim's pages hold: each costs about 85 bytes of memory besides its text, so the
+# character bounds alone let a 250 KB zip of one-letter sentences take 20 GB. Raise it with
+# $LIB_MAX_CLAIM_SENTENCES.
+MAX_CLAIM_SENTENCES = env_bound("LIB_MAX_CLAIM_SENTENCES", 4_000_000)
 # what a damaged zip member raises while it is read: a bad CRC, an encrypted member, broken deflate data
 _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError)
 
@@ -58,8 +63,11 @@ def claim_files(path: Path | str) -> dict[int, str]:
     elif not stat.S_ISREG(path.stat().st_mode):  # a pipe would wait for a writer, /dev/zero fill memory
         raise DataError(path, "-", None, not_a_file("a knowledge store"))
     elif zipfile.is_zipfile(path):
-        with zipfile.ZipFile(path) as z:
-            names = sorted(i.filename for i in z.infolist() if not i.is_dir())
+        try:
+            with zipfile.ZipFile(path) as z:
+                names = sorted(i.filename for i in z.infolist() if not i.is_dir())
+        except _ZIP_ERRORS as err:  # a damaged central directory
+            raise DataError(path, "-", None, f"a damaged zip ({type(err).__name__}: {err})") from None
     else:
         raise DataError(path, "-", None, "not a directory or a zip file of <claim_id>.json files")
     out: dict[int, str] = {}
@@ -67,7 +75,10 @@ def claim_files(path: Path | str) -> dict[int, str]:
         m = _CLAIM_FILE.search(name)
         if not m:
             continue
-        cid = int(m.group(1))
+        try:
+            cid = as_id(m.group(1))
+        except ValueError as err:  # 5,000 digits: int() refused them with a traceback
+            raise DataError(path, name, None, f"the file name's claim id: {err}") from None
         if cid in out:
             raise DataError(path, name, None, f"claim {cid} is stored twice (also as {out[cid]})")
         out[cid] = name
@@ -126,7 +137,7 @@ def read_pages(path: Path | str, claim_id: int, name: str, counts: Counter | Non
     `sentences` (of the pages yielded)."""
     path = Path(path)
     counts = Counter() if counts is None else counts
-    where = str(path / name)
+    where, held = str(path / name) if path.is_dir() else f"{path}!{name}", 0
     try:
         for lineno, (where, line) in enumerate(_lines(path, name), start=1):
             if not line.strip():
@@ -142,7 +153,29 @@ def read_pages(path: Path | str, claim_id: int, name: str, counts: Counter | Non
                 counts["empty_url2text"] += 1
                 continue
             counts["sentences"] += len(sentences)
+            held += len(sentences)
+            if held > MAX_CLAIM_SENTENCES:
+                raise DataError(
+                    where,
+                    at,
+                    None,
+                    f"the claim's pages hold over {MAX_CLAIM_SENTENCES:,} sentences "
+                    "(set $LIB_MAX_CLAIM_SENTENCES to read them)",
+                )
             extra = {k: v for k, v in raw.items() if k not in ("url", "url2text")}
             yield Page(claim_id, url, sentences, lineno, extra)
     except UnicodeDecodeError as err:
-        raise DataError(where, "-", None, f"not UTF-8 text ({err.reason}, in a page of this file)") from None
+        line = _undecodable_line(path, name)  # text is decoded in blocks: the line is found on a second pass
+        raise DataError(where, f"at line {line}", None, f"not UTF-8 text ({err.reason})") from None
+
+
+def _undecodable_line(path: Path, name: str) -> int | str:
+    """The number of the first line of a claim's file that is not UTF-8 (read again as bytes, line by line,
+    within the same bounds), or "?" when every line decodes alone."""
+    with open(path / name, "rb") if path.is_dir() else zipfile.ZipFile(path).open(name) as handle:
+        for lineno, raw in enumerate(iter(lambda: handle.readline(4 * MAX_PAGE_CHARS + 1), b""), start=1):
+            try:
+                raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+            except UnicodeDecodeError:
+                return lineno
+    return "?"

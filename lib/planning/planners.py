@@ -29,13 +29,17 @@ import numpy as np
 
 from lib import outputs as OUT
 from lib import timing as TM
-from lib.cli import ArgumentParser, nonempty_path, run_main
+from lib.cli import ArgumentParser, env_bound, nonempty_path, run_main
 from lib.data import DataError, as_id, averitec, bounded, bounded_lines, not_utf8, parse_json, within_size
 from lib.params import FileName, PosInt, Section, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE
 from lib.retrieval.bm25 import tokenize
 
 # --------------------------------------------------------------------------- params
+
+# The most queries one plan line may hold: the planners write at most 13; one line of 16 Mi characters held
+# 2.4 million (each retrieved and fused). Raise it with $LIB_MAX_PLAN_QUERIES.
+MAX_PLAN_QUERIES = env_bound("LIB_MAX_PLAN_QUERIES", 1000)
 
 
 class HeuristicSection(Section):
@@ -323,6 +327,14 @@ def load_plan(path: Path | str) -> Plan:
                     raise DataError(path, n, "queries", "expected a list of strings")
                 if cid in plan:
                     raise DataError(path, n, "claim_id", f"claim {cid} appears twice")
+                if len(queries) > MAX_PLAN_QUERIES:  # 2.4 M queries fit one line: hours of work, tens of GB
+                    raise DataError(
+                        path,
+                        n,
+                        "queries",
+                        f"{len(queries):,} queries, over {MAX_PLAN_QUERIES:,} for one claim "
+                        "(set $LIB_MAX_PLAN_QUERIES to read them)",
+                    )
                 plan[cid] = [bounded(path, n, "queries", q) for q in queries]
     except UnicodeDecodeError as err:
         raise not_utf8(path, err.reason) from None

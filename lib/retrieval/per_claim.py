@@ -62,10 +62,17 @@ INDEX_FORMAT = 3
 def index_key(texts: Sequence[str], params: BM.BM25Params) -> str:
     """The content address of a claim's index: its passages' texts, the BM25 parameters and the index format."""
     h = hashlib.sha256(json.dumps({**params.model_dump(), "format": INDEX_FORMAT}, sort_keys=True).encode())
+    return _hash_texts(h, texts).hexdigest()[:20]
+
+
+def _hash_texts(h: Any, texts: Sequence[str]) -> Any:
+    """`h` fed each text behind its length: with a separator byte, a text holding that byte (JSON's
+    `\u0000`) gave two claims' passages one address, and one claim another's index."""
     for t in texts:
-        h.update(t.encode("utf-8"))
-        h.update(b"\x00")
-    return h.hexdigest()[:20]
+        b = t.encode("utf-8", "surrogatepass")
+        h.update(len(b).to_bytes(8, "little"))
+        h.update(b)
+    return h
 
 
 def save_index(bm25: BM.BM25, path: Path | str, key: str = "") -> None:
@@ -182,12 +189,13 @@ class EmbeddingSettings:
 
 
 def chunk_key(texts: Sequence[str], settings: EmbeddingSettings) -> str:
-    """The content address of one chunk's vectors: the model, its input length and the chunk's texts
-    (not the batch size or device, which do not change the vectors beyond float noise)."""
-    h = hashlib.sha256(f"{settings.model}\x00{settings.max_seq_length}".encode())
-    for t in texts:
-        h.update(b"\x00" + t.encode("utf-8"))
-    return h.hexdigest()[:24]
+    """The content address of one chunk's vectors: the model (its files, `lib.models.model_fingerprint`: a
+    model saved again into one folder reused the old vectors), its input length, the precision the vectors
+    are kept in, and the chunk's texts (not the batch size or device, which do not change the vectors beyond
+    float noise)."""
+    model = MD.model_fingerprint(settings.model)
+    h = hashlib.sha256(json.dumps([model, settings.max_seq_length, settings.fp16]).encode())
+    return _hash_texts(h, texts).hexdigest()[:24]
 
 
 def load_encoder(settings: EmbeddingSettings):
@@ -213,8 +221,9 @@ def embed_passages(
     parts, counts = [], {"loaded": 0, "encoded": 0}
     for lo in range(0, len(texts), settings.chunk_size):
         chunk = list(texts[lo : lo + settings.chunk_size])
-        path = emb_dir / f"{chunk_key(chunk, settings)}.npy"
-        saved = _saved_chunk(path, len(chunk)) if path.exists() else None
+        key = chunk_key(chunk, settings)
+        path = emb_dir / f"{key}.npz"
+        saved = _saved_chunk(path, len(chunk), key) if path.exists() else None
         if saved is not None:
             parts.append(saved)
             counts["loaded"] += 1
@@ -222,8 +231,8 @@ def embed_passages(
         vec = MD.encode(encoder, chunk, settings.batch_size, progress=False).astype(
             np.float16 if settings.fp16 else np.float32
         )
-        with OUT.atomic(path) as tmp:
-            np.save(tmp, vec)
+        with OUT.atomic(path) as tmp:  # its own address inside: a file copied to another address is not taken
+            np.savez(tmp, vectors=vec, key=np.array(key))
         parts.append(vec)
         counts["encoded"] += 1
     dim = encoder.get_embedding_dimension()
@@ -231,17 +240,24 @@ def embed_passages(
     return np.ascontiguousarray(vectors, dtype=np.float32), counts
 
 
-def _saved_chunk(path: Path, rows: int) -> np.ndarray | None:
-    """The vectors saved at `path` when they are whole and one per passage of the chunk; None (they are
-    encoded again, with a warning) for a file cut short or one of another shape. A pipe or a folder there
-    is refused unopened."""
+def _saved_chunk(path: Path, rows: int, key: str) -> np.ndarray | None:
+    """The vectors saved at `path` when they are whole, saved under this address (`key`: a chunk swapped or
+    copied from another claim's address ranked its passages with the other's vectors), finite (a NaN left
+    a claim out of the runs) and one per passage of the chunk; None (they are encoded again, with a
+    warning) otherwise. A pipe or a folder there is refused unopened."""
     _regular_cache(path, "saved passage vectors")
     try:
-        vectors = np.load(path, allow_pickle=False)
-        if vectors.ndim == 2 and len(vectors) == rows and vectors.dtype.kind == "f":
+        with np.load(path, allow_pickle=False) as z:
+            vectors, saved_key = z["vectors"], str(z["key"])
+        if saved_key != key:
+            problem = f"saved for the address {saved_key[:24]!r}"
+        elif not (vectors.ndim == 2 and len(vectors) == rows and vectors.dtype.kind == "f"):
+            problem = f"{vectors.shape} {vectors.dtype} vectors for {rows} passages"
+        elif not np.isfinite(vectors).all():
+            problem = "values that are not finite numbers"
+        else:
             return vectors
-        problem = f"{vectors.shape} {vectors.dtype} vectors for {rows} passages"
-    except (OSError, ValueError, EOFError) as err:
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as err:
         problem = f"it cannot be read: {type(err).__name__}: {err}"
     print(f"warning: {path}: not this chunk's saved vectors ({problem}); encoded again", file=sys.stderr)
     return None

@@ -41,7 +41,7 @@ from lib.retrieval import dense as DN
 from lib.retrieval import fusion as F
 from lib.retrieval import retrievers as R
 from lib.retrieval import temporal as TP
-from lib.retrieval.vocabulary import Fusion, RetrieverKind
+from lib.retrieval.vocabulary import CONFIG_COLUMNS, Fusion, RetrieverKind
 from lib.store.build import claim_pools, load_store
 from lib.store.scopes import Scope
 
@@ -56,7 +56,6 @@ class FocusSection(Section):
 RUNS_DIR = OUTPUTS_DIR / "runs"
 EMB_DOCS_DIR = DN.EMBEDDINGS_DIR / "documents"
 EMB_QUERIES_DIR = DN.EMBEDDINGS_DIR / "queries"
-CONFIG_COLUMNS = ["plan", "retriever", "scope", "temporal", "fusion"]
 
 
 class RunGrid(Section):

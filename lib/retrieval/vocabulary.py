@@ -14,3 +14,6 @@ ThesisFusion = Literal["top1", "concat", "combmax", "combsum", "combmax_norm", "
 Fusion = Literal[ThesisFusion, "rrf", "combmnz", "wsum_norm"]  # with the extensions
 FUSIONS: tuple[str, ...] = get_args(Fusion)
 THESIS_FUSIONS: tuple[str, ...] = get_args(ThesisFusion)
+
+# the columns that name one run (a setting) in a runs table: every runs file's first five columns
+CONFIG_COLUMNS = ["plan", "retriever", "scope", "temporal", "fusion"]

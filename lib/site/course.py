@@ -117,6 +117,12 @@ def checked(source: str) -> str | None:
     return m.group(1) if m else None
 
 
+def task_number(source: str) -> str | None:
+    """The number of the exercise a markdown cell sets (`**Exercise NN.M** (about K min). ...`), or None."""
+    m = _EXERCISE.match(source.strip())
+    return m.group(1) if m else None
+
+
 def exercises(notebook: Path | str | nbformat.NotebookNode) -> list[Exercise]:
     """The exercises of a notebook in order; a malformed `exercise` cell is a CourseError."""
     out = []

@@ -19,6 +19,7 @@ import fcntl
 import hashlib
 import os
 import re
+import shutil
 import time
 import warnings
 from collections.abc import Iterator, Mapping
@@ -31,7 +32,18 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbstripout import strip_output
 
 from lib import outputs as OUT
-from lib.cli import CLEANUPS, ArgumentParser, NamedError, first_line, made_by, nonempty_path, not_a_file, run_main
+from lib.cli import (
+    CLEANUPS,
+    ArgumentParser,
+    NamedError,
+    first_line,
+    made_by,
+    nonempty_path,
+    not_a_file,
+    outs_of,
+    run_main,
+    stages_of,
+)
 from lib.params import KERNEL_PARAMS_ENV, SECTIONS, ParamsError, PosInt, flag_of, section, section_model, settings
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, PARAMS_FILE, ROOT
 from lib.site.banner import params_banner
@@ -92,7 +104,7 @@ def run_notebook(
         os.environ[KERNEL_PARAMS_ENV] = str(Path(params_file).resolve())
     # papermill writes its notebook as it goes (a skeleton first): it writes a temporary file, renamed over
     # `out` only once every cell has run, so a stopped run never leaves a half-executed notebook in place
-    with _one_run(name), OUT.atomic(out) as tmp, warnings.catch_warnings(), _kept(metrics):
+    with _one_run(name), OUT.atomic(out) as tmp, warnings.catch_warnings(), _kept(written_outputs(name, parameters)):
         warnings.filterwarnings("ignore", message="The specified file .* does not end in one of")  # the temporary
         try:
             pm.execute_notebook(
@@ -150,21 +162,38 @@ def _one_run(name: str, locks_dir: Path = SCRATCH_DIR / "locks") -> Iterator[Non
         yield
 
 
+def written_outputs(name: str, parameters: Mapping[str, Any]) -> list[Path]:
+    """What a notebook's run writes besides its executed copy: its `metrics_path` and `out_dir` parameters
+    and its stage's other outputs (notebook 04's judging sheet and curves, notebook 08's error codes)."""
+    executed = EXECUTED_DIR / f"{name}.ipynb"
+    paths = [ROOT / parameters[key] for key in ("metrics_path", "out_dir") if key in parameters]
+    if stage := made_by(executed):
+        paths += [ROOT / out for out in outs_of(stages_of(ROOT / "dvc.yaml")[stage]) if ROOT / out != executed]
+    return list(dict.fromkeys(p.resolve() for p in paths))
+
+
 @contextmanager
-def _kept(path: Path | None) -> Iterator[None]:
-    """The metrics file as it was before the run, put back when the run fails or is stopped: a notebook writes
-    its metrics midway, and the executed notebook only at its end, so a stopped run left new metrics beside
-    the old notebook. A file that was absent is removed again."""
-    if path is None:
-        yield
-        return
-    saved = path.read_bytes() if path.is_file() else None
+def _kept(paths: list[Path]) -> Iterator[None]:
+    """The files at `paths` (files or folders) as they were before the run, put back when the run fails or
+    is stopped: a notebook writes its outputs midway, and the executed notebook only at its end, so a stopped
+    run left new metrics (or notebook 08's new error codes) beside the old notebook. Files that were absent
+    are removed again, and a folder the run made."""
+    saved = {p: _snapshot(p) for p in paths}
 
     def restore() -> None:
-        if saved is None:
-            path.unlink(missing_ok=True)
-        elif not path.is_file() or path.read_bytes() != saved:
-            OUT.write_bytes(path, saved)
+        for path, before in saved.items():
+            if before is None:  # absent before the run
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                elif path.is_file():
+                    path.unlink()
+                continue
+            now = _snapshot(path) or {}
+            for stray in set(now) - set(before):
+                stray.unlink(missing_ok=True)
+            for file, data in before.items():
+                if now.get(file) != data:
+                    OUT.write_bytes(file, data)
 
     CLEANUPS.append(restore)  # a signal: `lib.cli` runs it before the exit
     try:
@@ -174,6 +203,15 @@ def _kept(path: Path | None) -> Iterator[None]:
         raise
     finally:
         CLEANUPS.remove(restore)
+
+
+def _snapshot(path: Path) -> dict[Path, bytes] | None:
+    """{file: bytes} of a file or of every file in a folder; None when nothing is there."""
+    if path.is_file():
+        return {path: path.read_bytes()}
+    if path.is_dir():
+        return {f: f.read_bytes() for f in sorted(path.rglob("*")) if f.is_file()}
+    return None
 
 
 def metrics_read_or_written(parameters: Mapping[str, Any]) -> dict[str, str]:

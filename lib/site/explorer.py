@@ -33,6 +33,7 @@ from lib.data import averitec
 from lib.params import PosInt, flag_of
 from lib.paths import DATA_DIR, OUTPUTS_DIR
 from lib.planning.planners import load_plan
+from lib.retrieval.vocabulary import CONFIG_COLUMNS
 from lib.site import display as D
 from lib.site.links import EXPLORER_PAGE, FIELDS
 
@@ -107,6 +108,13 @@ def build(
         (str(q), str(d)): (int(g), str(r))
         for q, d, g, r in qrels[["qid", "doc_id", "grade", "reason"]].itertuples(index=False)
     }
+    twice = shown.duplicated(["claim_id", "plan", "retriever", "scope", "doc_id"])
+    if twice.any():
+        row = shown[twice].iloc[0]
+        raise ExplorerError(
+            f"runs: claim {row['claim_id']}, {row['plan']}/{row['retriever']}/{row['scope']} ranks document "
+            f"{row['doc_id']} twice (two runs of one setting joined? `first_wins` keeps one)"
+        )
     ranked: dict[int, dict[str, list]] = {}
     for (cid, plan, retriever, scope), g in shown.groupby(
         ["claim_id", "plan", "retriever", "scope"], observed=True, sort=False
@@ -333,6 +341,18 @@ def default_view(meta: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def first_wins(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Runs files joined, each run (its CONFIG_COLUMNS) taken from the first file that holds it, as the verifier takes
+    them (`lib.verifier.veracity.planner_runs`): the generative stage reruns ORACLE-QUERIES, CLAIM-ONLY and
+    BLOOM-QG, and the page listed each of their documents twice."""
+    kept, seen = [], set()
+    for frame in frames:
+        settings = frame[CONFIG_COLUMNS].astype(str).agg("\x1f".join, axis=1)
+        kept.append(frame[~settings.isin(seen)])
+        seen |= set(settings)
+    return pd.concat(kept, ignore_index=True)
+
+
 def read_inputs(inputs: Mapping[str, Any] = INPUTS, data_dir: Path = DATA_DIR) -> dict[str, Any]:
     """The pipeline outputs `build` reads, each checked for the file it is."""
     plans: dict[str, Any] = {}
@@ -345,7 +365,7 @@ def read_inputs(inputs: Mapping[str, Any] = INPUTS, data_dir: Path = DATA_DIR) -
     return {
         "claims": averitec.load_averitec("dev", data_dir / "averitec" / "dev.json"),
         "plans": plans,
-        "runs": pd.concat([OUT.read_parquet(p) for p in inputs["runs"]], ignore_index=True).astype(
+        "runs": first_wins([OUT.read_parquet(p) for p in inputs["runs"]]).astype(
             {"plan": str, "retriever": str, "scope": str, "fusion": str, "doc_id": str}
         ),
         "documents": OUT.read_parquet(store / "documents.parquet", columns=["doc_id", "url", "date", "text"]),

@@ -18,26 +18,40 @@ Each cell of the table is `passed`, `off by +0.012` (with the mistake it matches
 
 from __future__ import annotations
 
+import asyncio
+import json
+import math
 import re
+import resource
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pandas as pd
+from jupyter_core.utils import ensure_async
 from nbclient import NotebookClient
+from pydantic import Field
 
 from lib import outputs as OUT
 from lib import sheets as SH
 from lib.cli import ArgumentParser, NamedError, file_path, nonempty_path, run_main, shown
+from lib.params import flag_of
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, ROOT
 from lib.site.catalogue import read_notebook
 from lib.site.checks import RECORD_MIME, as_number, known_mistake, record_problem, verdict
-from lib.site.course import CourseError, checked, exercises
+from lib.site.course import CourseError, checked, exercises, task_number
 
 PASSED, NOT_ATTEMPTED, PROBLEM = "passed", "not attempted", "cannot be graded"
 SHEET_COLUMNS = ("exercise", "task", "answer")
 CELL_TIMEOUT_S = 600
+# What one copy's cells may print in all, and its kernel's address space: a `while True: print(...)` grew the
+# grader by about 40 MB a second until the cell's timeout, and a copy's kernel had no bound at all. The study's
+# executed notebooks hold at most 1.1 MB of outputs; their kernels' peaks are measured in the README (Grading).
+MAX_OUTPUT_MB = 50
+KERNEL_MEMORY_GB = 8  # the kernels of notebooks 02 and 07 peak at 1.9 and 2.8 GB (VmData, 2026-11-27)
+Bound = Annotated[float, Field(gt=0, le=1_000_000, allow_inf_nan=False)]  # megabytes or gigabytes
+_MESSAGE_OVERHEAD = 500  # characters counted per output message besides its content (its dict, its cell entry)
 
 
 class GradingError(NamedError, ValueError):
@@ -75,6 +89,27 @@ def cell_errors(nb: Any) -> dict[str, str]:
             if out.get("output_type") == "error":
                 errors[number] = f"error: {out['ename']}: {out['evalue']}"[:200]
     return errors
+
+
+def answer_problems(nb: Any) -> dict[str, str]:
+    """By exercise, why its check read no answer of the exercise's own: no code cell between its task (or the
+    check before it) and its check (the answer cell deleted: the check graded the previous exercise's
+    `answer`), or a cell there that stopped with an error before the check ran."""
+    problems, start = {}, 0
+    for i, cell in enumerate(nb.cells):
+        source = cell.get("source", "")
+        if cell.get("cell_type") == "markdown" and task_number(source):
+            start = i + 1
+        if cell.get("cell_type") != "code" or not (number := checked(source)):
+            continue
+        between = [c for c in nb.cells[start:i] if c.get("cell_type") == "code"]
+        error = next((o for c in between for o in c.get("outputs", []) if o.get("output_type") == "error"), None)
+        if not between:
+            problems[number] = f"{NOT_ATTEMPTED} (no answer cell before its check, which read an earlier answer)"
+        elif error is not None:
+            problems[number] = f"error before its check: {error.get('ename')}: {error.get('evalue')}"[:200]
+        start = i + 1
+    return problems
 
 
 # a copy that defines its own `check` (or writes check records itself) could record any answer as passed:
@@ -123,19 +158,66 @@ def status(record: Mapping[str, Any] | None, error: str | None = None) -> str:
     return f"{off} ({known})" if known else off
 
 
-def execute(path: Path, root: Path, timeout_s: int = CELL_TIMEOUT_S) -> Any:
-    """A student's copy executed from `root`, every cell run even after an error.
+class _BoundedClient(NotebookClient):
+    """nbclient's client with a bound on what a copy's cells print in all: past it the kernel is interrupted,
+    the rest of the output dropped and no later cell run (`cut_cell` says where)."""
+
+    def __init__(self, nb: Any, max_output_chars: int, **kwargs: Any) -> None:
+        super().__init__(nb, **kwargs)
+        self.output_left = max_output_chars
+        self.cut_cell: int | None = None
+
+    def output(self, outs: list, msg: dict, display_id: str | None, cell_index: int) -> Any:
+        if self.cut_cell is not None:
+            return None
+        self.output_left -= len(json.dumps(msg.get("content"), default=str)) + _MESSAGE_OVERHEAD
+        if self.output_left >= 0:
+            return super().output(outs, msg, display_id, cell_index)
+        self.cut_cell = cell_index
+        asyncio.ensure_future(ensure_async(self.km.interrupt_kernel()))  # the cell stops with KeyboardInterrupt
+        return None
+
+    async def async_execute_cell(self, cell: Any, cell_index: int, *args: Any, **kwargs: Any) -> Any:
+        if self.cut_cell is not None:
+            return cell
+        return await super().async_execute_cell(cell, cell_index, *args, **kwargs)
+
+
+def _kernel_limit(memory_gb: float):  # noqa: ANN202 - Popen's preexec_fn
+    """Run in the kernel's process before it starts: its address space bounded (a MemoryError in the cell)."""
+    limit = int(memory_gb * 2**30)
+
+    def bound() -> None:
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+
+    return bound
+
+
+def execute(
+    path: Path,
+    root: Path,
+    timeout_s: int = CELL_TIMEOUT_S,
+    max_output_mb: float = MAX_OUTPUT_MB,
+    kernel_memory_gb: float = KERNEL_MEMORY_GB,
+) -> Any:
+    """A student's copy executed from `root`, every cell run even after an error, within the bounds above.
 
     The client runs in a thread of its own: in the main thread nbclient takes SIGTERM and SIGINT for itself,
     stops the kernel and lets grading go on to the next copy (and write a table); there, the command's own
     handlers stop everything (kernels included) and exit 143/130."""
     nb = read_notebook(path)
-    client = NotebookClient(nb, timeout=timeout_s, allow_errors=True, resources={"metadata": {"path": str(root)}})
+    client = _BoundedClient(
+        nb,
+        int(max_output_mb * 2**20),
+        timeout=timeout_s,
+        allow_errors=True,
+        resources={"metadata": {"path": str(root)}},
+    )
     failed: list[BaseException] = []
 
     def run() -> None:
         try:
-            client.execute()
+            client.execute(preexec_fn=_kernel_limit(kernel_memory_gb))
         except BaseException as err:  # noqa: BLE001 - raised again in the command's thread
             failed.append(err)
 
@@ -145,17 +227,27 @@ def execute(path: Path, root: Path, timeout_s: int = CELL_TIMEOUT_S) -> Any:
         worker.join(0.2)  # short waits: a signal's handler runs between them
     if failed:
         raise failed[0]
+    if client.cut_cell is not None:
+        raise GradingError(
+            f"{path}: code cell {client.cut_cell} printed past {max_output_mb:g} MB of output "
+            "(--max-output-mb); stopped there, not graded"
+        )
     return nb
 
 
 def grade_notebook(
-    path: Path, root: Path, run: bool = True, reference: Mapping[str, dict] | None = None
+    path: Path,
+    root: Path,
+    run: bool = True,
+    reference: Mapping[str, dict] | None = None,
+    bounds: Mapping[str, float] | None = None,
 ) -> dict[str, str]:
-    """Exercise -> status for one student's copy (executed afresh unless `run` is False). The answer is the
-    copy's; the expected value, the tolerance and the mistakes are the `reference` records' where given (a
-    copy's own record holds what its cells said: a solution cell that set `HAND = 10.0` passed anything)."""
+    """Exercise -> status for one student's copy (executed afresh unless `run` is False, within `bounds`:
+    `execute`'s keywords). The answer is the copy's; the expected value, the tolerance and the mistakes are
+    the `reference` records' where given (a copy's own record holds what its cells said: a solution cell that
+    set `HAND = 10.0` passed anything)."""
     try:
-        nb = execute(path, root) if run else read_notebook(path)
+        nb = execute(path, root, **(bounds or {})) if run else read_notebook(path)
     except NamedError as exc:  # not a notebook (named by the reader): say so, grade the rest
         raise GradingError(str(exc)) from None
     except Exception as exc:  # a copy whose kernel died: say so, grade the rest
@@ -180,7 +272,19 @@ def grade_notebook(
             found[n] = (
                 {**rec, **{k: ref.get(k) for k in ("expected", "tol", "mistakes")}} if ref else {"no_reference": n}
             )
-    return {n: status(found.get(n), errors.get(n)) for n in sorted(numbers, key=_exercise_order)}
+    stale = answer_problems(nb)  # an answer left by an earlier exercise was graded as this one's
+    return {n: _graded(found.get(n), errors.get(n), stale.get(n)) for n in sorted(numbers, key=_exercise_order)}
+
+
+def _graded(record: Mapping[str, Any] | None, error: str | None, stale: str | None) -> str:
+    """The status of one exercise of a copy: why its answer is not its own where that is so (unless the copy
+    left the exercise untouched or its record is broken, which `status` says), else `status`."""
+    if stale is None or (
+        record is not None
+        and not (record.get("attempted", True) and record.keys().isdisjoint({"broken", "no_reference"}))
+    ):
+        return status(record, error)
+    return stale
 
 
 def _stub_without_its_error(nb: Any) -> int | None:
@@ -234,9 +338,25 @@ def read_sheet(path: Path) -> dict[str, Any]:
     return answers
 
 
+def _course_number(number: str, reference: Mapping[str, Any], path: Path) -> str:
+    """A sheet's exercise number as the course writes it: a spreadsheet saves `01.2` as the number `1.2` (and
+    a whole sheet went ungraded); `1.2` is taken for `01.2` unless it could also be `01.20` cut short."""
+    m = re.fullmatch(r"(\d)\.(\d+)", number)
+    if number in reference or not m:
+        return number
+    padded = f"0{number}"
+    if f"{padded}0" in reference:
+        raise GradingError(f"{path}: exercise {number} could be {padded} or {padded}0 (a spreadsheet drops zeros)")
+    return padded
+
+
 def grade_sheet(path: Path, reference: Mapping[str, dict]) -> dict[str, str]:
     """Exercise -> status for one answer sheet, against the reference records."""
-    answers = read_sheet(path)
+    answers: dict[str, Any] = {}
+    for number, answer in read_sheet(path).items():
+        if (course := _course_number(number, reference, path)) in answers:  # `01.1` and `1.1` both
+            raise GradingError(f"{path}: exercise {course} is answered twice (as {number} too)")
+        answers[course] = answer
     unknown = sorted(set(answers) - set(reference))
     if unknown:
         raise GradingError(f"{path}: no such exercise {unknown}; known: {sorted(reference)}")
@@ -245,7 +365,7 @@ def grade_sheet(path: Path, reference: Mapping[str, dict]) -> dict[str, str]:
         answer = answers.get(number)
         value = as_number(float(answer)) if answer is not None and _PLAIN_NUMBER.fullmatch(answer) else None
         attempted = answer is not None
-        if attempted and value is None:
+        if attempted and (value is None or math.isinf(value)):  # `1e400` read as inf was "off by +inf"
             graded[number] = f"not a number: {shown(answer, 60)}"
             continue
         graded[number] = status({**rec, "answer": value, "attempted": attempted})
@@ -253,9 +373,14 @@ def grade_sheet(path: Path, reference: Mapping[str, dict]) -> dict[str, str]:
 
 
 def grade(
-    folder: Path | str, root: Path | str = ROOT, reference: Path | str | None = None, run: bool = True
+    folder: Path | str,
+    root: Path | str = ROOT,
+    reference: Path | str | None = None,
+    run: bool = True,
+    bounds: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
-    """One row per submission (a notebook copy or an answer sheet under `folder`), one column per exercise."""
+    """One row per submission (a notebook copy or an answer sheet under `folder`), one column per exercise;
+    `bounds` as `execute` takes them (`max_output_mb`, `kernel_memory_gb`)."""
     folder, root = Path(folder), Path(root)
     if not folder.is_dir():
         raise GradingError(f"{folder}: not a folder of submissions")
@@ -270,7 +395,7 @@ def grade(
         name = str(path.relative_to(folder))
         try:
             sheet = path.suffix.lower() == ".csv"
-            rows[name] = grade_sheet(path, ref) if sheet else grade_notebook(path, root, run, ref)
+            rows[name] = grade_sheet(path, ref) if sheet else grade_notebook(path, root, run, ref, bounds)
         except (GradingError, CourseError) as err:  # one broken submission: named in its row, the rest graded
             rows[name] = {PROBLEM: str(err)}
     table = pd.DataFrame.from_dict(rows, orient="index").sort_index(axis=1).fillna("")
@@ -311,6 +436,18 @@ def main(argv: list[str] | None = None) -> None:
     )
     g.add_argument("--no-run", action="store_true", help="read the copies' saved outputs instead of running them")
     g.add_argument("--out", type=lambda t: Path(file_path(t)), help="also write the table as CSV")
+    g.add_argument(
+        "--max-output-mb",
+        type=flag_of(Bound),
+        default=MAX_OUTPUT_MB,
+        help="what one copy's cells may print in all; past it the copy is stopped and not graded",
+    )
+    g.add_argument(
+        "--kernel-memory-gb",
+        type=flag_of(Bound),
+        default=KERNEL_MEMORY_GB,
+        help="address space of a copy's kernel; past it a cell fails with MemoryError",
+    )
     args = ap.parse_args(argv)
     if args.command == "sheet":
         OUT.refuse_targets([args.out])
@@ -322,7 +459,8 @@ def main(argv: list[str] | None = None) -> None:
     reference = args.reference or reference_folder(args.root)  # the default too: another root's notebooks
     OUT.refuse_targets([args.out], [args.folder, reference])  # never over a student's sheet or a reference
     OUT.refuse_stage_outputs([args.out])
-    table = grade(args.folder, args.root, reference, run=not args.no_run)
+    bounds = {"max_output_mb": args.max_output_mb, "kernel_memory_gb": args.kernel_memory_gb}
+    table = grade(args.folder, args.root, reference, run=not args.no_run, bounds=bounds)
     with pd.option_context("display.max_colwidth", 80, "display.width", 200):
         print(table.to_string())
     if args.out:

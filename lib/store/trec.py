@@ -4,10 +4,12 @@ order of a run (score descending, ties by doc id descending)."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from lib import outputs as OUT
+from lib.data import bounded_lines, not_utf8, within_size
 
 Qrels = Mapping[str, Mapping[str, int]]  # {qid: {doc_id: grade}}
 Run = Mapping[str, Mapping[str, float]]  # {qid: {doc_id: score}}
@@ -34,21 +36,28 @@ def write_trec_run(run: Run, path: Path | str, tag: str = "study", depth: int | 
     )
 
 
-def trec_lines(path: Path | str, fields: str) -> Iterable[list[str]]:
-    """The whitespace-separated fields of each non-empty line; a wrong field count names the line."""
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            parts = line.split()
-            if parts and len(parts) != len(fields.split()):
-                raise ValueError(f"{path}:{n}: expected {len(fields.split())} fields ({fields}), got {len(parts)}")
-            if parts:
-                yield parts
+def trec_lines(path: Path | str, fields: str) -> Iterable[tuple[int, list[str]]]:
+    """(line number in the file, whitespace-separated fields) of each non-empty line, read as every text
+    input is (bounded in size and line length, UTF-8 named at its byte); a wrong field count names the line."""
+    path = Path(path)
+    within_size(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            for n, line in bounded_lines(path, f):
+                parts = line.split()
+                if parts and len(parts) != len(fields.split()):
+                    raise ValueError(f"{path}:{n}: expected {len(fields.split())} fields ({fields}), got {len(parts)}")
+                if parts:
+                    yield n, parts
+    except UnicodeDecodeError as err:
+        raise not_utf8(path, err.reason) from None
 
 
 def read_trec_run(path: Path | str) -> dict[str, dict[str, float]]:
-    """A TREC run file back as `{qid: {doc_id: score}}`."""
+    """A TREC run file back as `{qid: {doc_id: score}}`; a document listed twice for one query is an error
+    (the second score replaced the first: a document moved from rank 1 to rank 2)."""
     run: dict[str, dict[str, float]] = {}
-    for n, (qid, _, did, _, score, _) in enumerate(trec_lines(path, "qid Q0 doc rank score tag"), start=1):
+    for n, (qid, _, did, _, score, _) in trec_lines(path, "qid Q0 doc rank score tag"):
         try:
             value = float(score)
         except ValueError:
@@ -57,7 +66,9 @@ def read_trec_run(path: Path | str) -> dict[str, dict[str, float]]:
             raise ValueError(
                 f"{path}: run line {n} (query {qid}, document {did}): score {score!r} is not a finite number"
             )
-        run.setdefault(qid, {})[did] = value
+        if did in run.setdefault(qid, {}):
+            raise ValueError(f"{path}: run line {n}: document {did} is ranked twice for query {qid}")
+        run[qid][did] = value
     return run
 
 
@@ -67,8 +78,13 @@ def write_trec_qrels(qrels: Qrels, path: Path | str) -> None:
 
 
 def read_trec_qrels(path: Path | str) -> dict[str, dict[str, int]]:
-    """A TREC qrels file back as `{qid: {doc_id: grade}}`."""
+    """A TREC qrels file back as `{qid: {doc_id: grade}}`; a grade that is no integer and a document judged
+    twice for one query are errors naming the line."""
     qrels: dict[str, dict[str, int]] = {}
-    for qid, _, did, grade in trec_lines(path, "qid 0 doc grade"):
-        qrels.setdefault(qid, {})[did] = int(grade)
+    for n, (qid, _, did, grade) in trec_lines(path, "qid 0 doc grade"):
+        if not re.fullmatch(r"-?[0-9]{1,9}", grade):  # `x` or `1.5` was int()'s bare ValueError
+            raise ValueError(f"{path}: qrels line {n} (query {qid}, document {did}): grade {grade!r} is not an integer")
+        if did in qrels.setdefault(qid, {}):  # the last of two grades was kept
+            raise ValueError(f"{path}: qrels line {n}: document {did} is judged twice for query {qid}")
+        qrels[qid][did] = int(grade)
     return qrels

@@ -63,12 +63,19 @@ def normalise_url(url: str | None) -> str:
         if "." not in url.split("/")[0] or " " in url.strip():
             return ""
         url = "http://" + url
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # `http://[::1/x`: no URL (it ended the store's build in a traceback)
+        return ""
     host = (parts.hostname or "").lower().rstrip(".")
     if host.startswith("www."):
         host = host[4:]
-    if parts.port not in (None, 80, 443):
-        host = f"{host}:{parts.port}"
+    try:
+        port = parts.port
+    except ValueError:  # `:99999` or `:abc`, kept as written: a URL that matches only itself
+        port = parts.netloc.rsplit(":", 1)[-1]
+    if port not in (None, 80, 443):
+        host = f"{host}:{port}"
     if not host:
         return ""
     path = unquote(parts.path).rstrip("/")

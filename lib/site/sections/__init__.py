@@ -36,6 +36,23 @@ def fusion_problems(key: str, fusion: str, grid: Any) -> list[str]:
     ]
 
 
+def generative_grid_problems(key: str, retriever: str, scope: str, runs: Any) -> list[str]:
+    """Whether notebook setting `key` (a retriever and a scope) is one the stage `generative_runs` ran (`runs`:
+    the `generative_runs` section as its model)."""
+    problems = []
+    if retriever not in runs.retrievers:
+        problems.append(
+            f"{key}: retriever {retriever!r} is not run for the generative planners "
+            f"(generative_runs.retrievers: {list(runs.retrievers)})"
+        )
+    if scope not in runs.scopes:
+        problems.append(
+            f"{key}: scope {scope!r} is not run for the generative planners "
+            f"(generative_runs.scopes: {list(runs.scopes)})"
+        )
+    return problems
+
+
 def plans_problems(key: str, plans: Sequence[str], grid: Any) -> list[str]:
     """Whether the plans of notebook setting `key` are plans the stage `runs` ran (`retrieval.plans`)."""
     unknown = [p for p in plans if p not in grid.plans]

@@ -9,6 +9,7 @@ from pydantic import Field
 from lib.analysis.errors import Rules
 from lib.evaluation.significance import Resamples
 from lib.params import NonNegInt, PosInt, Section, Seed, Share, Text
+from lib.site.sections import Reader
 
 
 class SensitivitySection(Section):
@@ -36,3 +37,16 @@ class ErrorAnalysisSection(Section):
     sheet_per_code: NonNegInt  # claims per stratum on the blind coding sheet
     sheet_seed: Seed
     filled_sheet: Text
+
+    @classmethod
+    def cross_check(cls, values: dict, read: Reader) -> list[str]:
+        """A label-error flag needs `rules.min_systems` published systems: more than `averitec.systems` holds
+        turned the rule off unsaid (notebook 08's retrieval call moved from indistinguishable to positive)."""
+        systems = read(values["systems_from"]).systems
+        wanted = values["rules"]["min_systems"] if isinstance(values["rules"], dict) else values["rules"].min_systems
+        if wanted > len(systems):
+            return [
+                f"error_analysis.rules.min_systems: {wanted} is more than the {len(systems)} published systems of "
+                f"{values['systems_from']}.systems, so no claim could be flagged a label error"
+            ]
+        return []

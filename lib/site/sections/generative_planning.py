@@ -11,7 +11,7 @@ from lib.evaluation.significance import Resamples
 from lib.params import Level, NonNegInt, Section, Seed, Text
 from lib.retrieval.runs import FocusSection
 from lib.retrieval.vocabulary import Fusion
-from lib.site.sections import Reader, depth_problems
+from lib.site.sections import Reader, depth_problems, fusion_problems, generative_grid_problems
 
 
 class GenerativePlanningSection(Section):
@@ -35,6 +35,18 @@ class GenerativePlanningSection(Section):
 
     @classmethod
     def cross_check(cls, values: dict, read: Reader) -> list[str]:
-        """The generative planners' runs keep `retrieval.depth` documents per claim: no cutoff past it."""
+        """The generative planners' runs keep `retrieval.depth` documents per claim (no cutoff past it), in the
+        main fusion and the retrievers and scopes of `generative_runs`, against its baselines: the notebook
+        failed at cell 8 with `KeyError: 'plan'` (fusion rrf) or at cell 23 (baseline qgen)."""
+        grid, runs = read("retrieval"), read("generative_runs")
         cutoffs = [parse_measure(m)[1] for m in values["measures"]]
-        return depth_problems("generative_planning.measures", cutoffs, read("retrieval"))
+        problems = depth_problems("generative_planning.measures", cutoffs, grid)
+        problems += fusion_problems("generative_planning.fusion", values["fusion"], grid)
+        focus = values["focus"]
+        problems += generative_grid_problems("generative_planning.focus", focus["retriever"], focus["scope"], runs)
+        if values["baseline"] not in runs.baselines:
+            problems.append(
+                f"generative_planning.baseline: {values['baseline']!r} is not run beside the generative planners "
+                f"(generative_runs.baselines: {list(runs.baselines)})"
+            )
+        return problems

@@ -6,9 +6,10 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from lib.evaluation.metrics import Measure
+from lib.evaluation.metrics import Measure, parse_measure
 from lib.evaluation.significance import Resamples, p_floor
 from lib.params import Level, OpenShare, Section, Seed, Text
+from lib.site.sections import Reader, depth_problems
 
 
 class NLIVeracitySection(Section):
@@ -43,3 +44,19 @@ class NLIVeracitySection(Section):
                 f"above alpha = {self.alpha:g}, so no test could pass; use at least {least} resamples"
             )
         return self
+
+    @classmethod
+    def cross_check(cls, values: dict, read: Reader) -> list[str]:
+        """The runs it measures keep `retrieval.depth` documents per claim (ndcg@1000 was NDCG@100 under another
+        name), and a planner baseline is one the verifier read (`nli_averitec.planners`)."""
+        problems = depth_problems(
+            "nli_veracity.retrieval_measure", [parse_measure(values["retrieval_measure"])[1]], read("retrieval")
+        )
+        baseline = values["baseline"]
+        planners = list(read("nli_averitec").planners)
+        if baseline.startswith("planner:") and baseline.removeprefix("planner:") not in planners:
+            problems.append(
+                f"nli_veracity.baseline: {baseline!r} names a planner whose evidence the verifier did not read "
+                f"(nli_averitec.planners: {planners})"
+            )
+        return problems

@@ -6,9 +6,10 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from lib.evaluation.metrics import Measure
+from lib.evaluation.metrics import Measure, parse_measure
 from lib.evaluation.significance import Resamples
 from lib.params import PosInt, Section, Seed, Text
+from lib.site.sections import Reader, depth_problems
 
 
 class RelevanceUtilitySection(Section):
@@ -32,3 +33,17 @@ class RelevanceUtilitySection(Section):
         if missing:
             raise ValueError(f"measures must keep {missing}: notebook 09's conclusion reads them (add others beside)")
         return self
+
+    @classmethod
+    def cross_check(cls, values: dict, read: Reader) -> list[str]:
+        """The planners' runs it measures keep `retrieval.depth` documents per claim (no cutoff past it), and
+        its k is the verifier's (`nli_averitec.k`)."""
+        cutoffs = [parse_measure(m)[1] for m in values["measures"]]
+        problems = depth_problems("relevance_utility.measures", cutoffs, read("retrieval"))
+        k = read("nli_averitec").k  # at another k only the ablation planners have verdicts (4 of 11, unsaid)
+        if values["k"] != k:
+            problems.append(
+                f"relevance_utility.k: {values['k']} is not the k the verifier read for every planner, "
+                f"nli_averitec.k = {k}: set that"
+            )
+        return problems
