@@ -169,7 +169,8 @@ def _connect(ray, address: str, timeout_s: float = RAY_INIT_TIMEOUT_S, **kwargs:
         first = first_line(failed[0], 300)
         raise ComputeError(
             f"the Ray cluster at {address!r} could not be used ({type(failed[0]).__name__}: {first}); "
-            "check compute.address or $RAY_ADDRESS"
+            "check compute.address or $RAY_ADDRESS, and whether the cluster wants an authentication token "
+            "(Ray starts clusters with token authentication unless RAY_AUTH_MODE=disabled)"
         )
 
 

@@ -251,7 +251,10 @@ def flag_of(kind: Any, what: str = "") -> Callable[[str], Any]:
 NonNegFloat = Annotated[float, Field(ge=0)]
 Share = Annotated[float, Field(ge=0, le=1)]  # a fraction, 0 and 1 included
 OpenShare = Annotated[float, Field(gt=0, lt=1)]  # a fraction strictly between 0 and 1
-Level = Share  # a METEOR level of the AVeriTeC score
+Level = Share  # a threshold on a score between 0 and 1
+# a level of the AVeriTeC score (a claim counts when its Q+A score is above it): 1 or more counts no claim, and
+# notebook 05 then named a "best planner" among all-zero ties
+ScoreLevel = Annotated[float, Field(ge=0, lt=1)]
 Threshold = Annotated[float, Field(gt=0, le=1)]  # a share above 0, 1 included
 Text = Annotated[str, Field(pattern=r"\S")]  # something besides whitespace
 # a file's name in the folder the code names (data/averitec/systems/): no folder part, so never a file elsewhere

@@ -86,6 +86,9 @@ def profile_name(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"{text!r}: expected a profile's name (lower-case letters, digits, _ or -), e.g. classroom"
         )
+    if not (PROFILES_DIR / f"{text}.yaml").is_file():  # `estimate nosuch` said "run make all PROFILE=nosuch"
+        known = sorted(p.stem for p in PROFILES_DIR.glob("*.yaml"))
+        raise argparse.ArgumentTypeError(f"{text!r}: no profile {PROFILES_DIR.name}/{text}.yaml (there: {known})")
     return text
 
 

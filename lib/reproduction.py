@@ -198,7 +198,8 @@ def compare(committed: Mapping[str, str], produced: Mapping[str, str], ref: Mapp
                 else:
                     status = "OK" if diff <= tol else "OKish" if diff <= OKISH * tol else "FAIL"
                 rows.append(row | {"difference": b - a, "tolerance": tol, "status": status})
-            elif _group(old[key]) != _group(new[key]):  # a group of tied methods: its order is no result
+            elif _group(old[key]) != _group(new[key]) or type(old[key]) is not type(new[key]):  # a group of tied
+                # methods: its order is no result; `true` become `1` (True == 1 in Python) is a change
                 trained = (family(f"{Path(name).name}:{key}", ref) or {}).get("trained")
                 if trained:
                     status = CHANGED_TRAINED
@@ -288,8 +289,8 @@ def check(root: Path = ROOT, reference: Path | str = REFERENCE, kind: Mapping[st
         return 0
     print(f"{where} is not the recorded kind ({ref['machine']['cpu']}): numbers within their tolerances")
     print(
-        f"{len(pages_differ)} of the committed executed notebooks and pages differ (not compared on another kind: "
-        "their numbers are those of the metrics and plot data below)"
+        f"{len(pages_differ)} of the committed executed notebooks and pages differ byte for byte (on another kind "
+        "that decides nothing: their numbers are those of the metrics and plot data judged below)"
     )
     table = compare(committed, produced, ref)
     with pd.option_context("display.max_rows", None, "display.width", 200, "display.max_colwidth", 70):

@@ -409,13 +409,21 @@ def _record(path: Path) -> dict:
     if not (
         isinstance(rec, dict)
         and _amount(rec.get("seconds"))
-        and isinstance(rec.get("finished"), str)
+        and _timestamp(rec.get("finished"))
         and isinstance(rec.get("cpus"), int)
         and not isinstance(rec.get("cpus"), bool)
         and rec["cpus"] >= 1
     ):
         raise NamedError(f"{path}: not a timing record (seconds, finished, cpus); remove it, or rerun its stage")
     return rec
+
+
+def _timestamp(value: Any) -> bool:
+    """An ISO date and time as the timer writes one (`yesterday` went into the table)."""
+    try:
+        return isinstance(value, str) and bool(datetime.fromisoformat(value))
+    except ValueError:
+        return False
 
 
 MAX_AMOUNT = 1e15  # far past any measurement (seconds, counts, rates): a sum of values near 1e308 overflows to inf
@@ -435,6 +443,11 @@ def table(order: list[str] | None = None, out_dir: Path | str = TIMINGS_DIR) -> 
     timings = read(out_dir)
     if not timings:
         raise NamedError(f"no timing files in {out_dir}: run the pipeline (`make pipeline`) first")
+    if order is not None and (stray := sorted(set(timings) - set(order))):  # a backup copy joined the total
+        raise NamedError(
+            f"{Path(out_dir) / stray[0]}.json: no stage of dvc.yaml is named so (a copy?); remove it, or move it "
+            "out of the timings folder"
+        )
     names = [s for s in order or [] if s in timings] + sorted(set(timings) - set(order or []))
     rows = ["| stage | wall time | finished (UTC) |", "|---|---:|---|"]
     rows += [

@@ -29,3 +29,12 @@ def test_cohen_kappa_with_a_code_only_one_rater_uses():
     with pytest.raises(ValueError, match=r"^kappa needs the same items from both raters, got 2 and 1$"):
         AG.cohen_kappa(["x", "y"], ["x"])
     assert np.isnan(AG.cohen_kappa([], []))
+
+
+def test_a_nan_code_is_an_error_not_a_kappa():
+    """NaN codes gave kappa 1.0 or 0.0 depending on whether the NaN was one object."""
+    nan = float("nan")
+    with pytest.raises(ValueError, match="kappa: a code is NaN"):
+        AG.cohen_kappa([nan] * 3, [nan] * 3)
+    with pytest.raises(ValueError, match="kappa: a code is NaN"):
+        AG.cohen_kappa(["a", "b", "a"], ["a", float("nan"), "a"])

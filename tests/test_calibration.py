@@ -80,6 +80,21 @@ def test_softmax_and_nll_work_row_by_row_on_rows_of_any_scale():
     assert CAL.nll(logits, np.array([1.0, 0.0])) == CAL.nll(logits, [1, 0])  # labels read as floats from a file
 
 
+@pytest.mark.parametrize("gold", [[0, 5], [0, -1], [0, 0.5], [0, float("nan")]])
+def test_a_gold_label_that_is_no_class_is_an_error(gold):
+    """Label 5 of two classes gave an ECE of 0.9, and -1 was read as the last class."""
+    probs = np.array([[0.9, 0.1], [0.2, 0.8]])
+    with pytest.raises(ValueError, match=r"gold label .*: expected a class index from 0 to 1"):
+        CAL.expected_calibration_error(probs, gold)
+    with pytest.raises(ValueError, match=r"expected a class index"):
+        CAL.fit_temperature(np.log(probs), gold)
+
+
+def test_probabilities_holding_nan_are_an_error():
+    with pytest.raises(ValueError, match=r"1 row\(s\) of probabilities hold NaN"):
+        CAL.expected_calibration_error(np.array([[0.9, 0.1], [np.nan, np.nan]]), [0, 1])
+
+
 def test_reliability_table_columns_bounds_and_default_bins():
     probs = np.array([[0.95, 0.05], [0.55, 0.45], [0.5, 0.5]])
     table = CAL.reliability(probs, [0, 1, 0])

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from lib.evaluation import comparisons as CMP
+from lib.evaluation import significance as SIG
 
 A = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
 
@@ -75,15 +76,18 @@ def test_measures_sentence_says_judgement_dependent_only_when_the_groups_differ(
 
 
 def test_paired_effects_give_each_case_its_interval_and_sign():
-    eff = CMP.paired_effects({"up": [1.0] * 5, "tie": [1.0, -1.0] * 5, "down": [-0.5, np.nan], "none": []})
+    eff = CMP.paired_effects(
+        {"up": [1.0] * 5, "tie": [1.0, -1.0] * 5, "down": [-0.5] * 5 + [np.nan], "one": [-0.5, np.nan], "none": []}
+    )
     assert eff.loc["up", ["mean Δ", "low", "high"]].tolist() == [1.0, 1.0, 1.0]
     assert eff["effect"].to_dict() == {
         "up": "positive",
         "tie": "indistinguishable from 0",
         "down": "negative",
+        "one": "too few claims",  # one claim was a "negative" effect with a zero-width interval
         "none": "no claims",
     }
-    assert eff["claims"].to_dict() == {"up": 5, "tie": 10, "down": 1, "none": 0}
+    assert eff["claims"].to_dict() == {"up": 5, "tie": 10, "down": 5, "one": 1, "none": 0}
     assert CMP.effect_counts(eff) == {"positive": 1, "negative": 1, "indistinguishable from 0": 1, "borderline": 0}
 
 
@@ -92,10 +96,10 @@ def test_an_interval_within_the_cross_cpu_tolerance_of_0_is_borderline():
     tol = lambda case: 2e-3 if case[0] == "dense" else 1e-6  # noqa: E731
     eff = CMP.paired_effects(diffs, 200, tolerance=tol)
     assert eff["effect"].tolist() == ["borderline", "positive", "indistinguishable from 0"]
-    edge = CMP.paired_effects({"x": [0.001] * 4}, 100, tolerance=0.001)  # an end exactly at the tolerance
+    edge = CMP.paired_effects({"x": [0.001] * 5}, 100, tolerance=0.001)  # an end exactly at the tolerance
     assert edge["effect"].tolist() == ["borderline"]
-    assert CMP.paired_effects({"x": [0.001] * 4}, 100, tolerance=0.00099)["effect"].tolist() == ["positive"]
-    assert CMP.paired_effects({"x": [-0.001] * 4}, 100, tolerance=0.001)["effect"].tolist() == ["borderline"]
+    assert CMP.paired_effects({"x": [0.001] * 5}, 100, tolerance=0.00099)["effect"].tolist() == ["positive"]
+    assert CMP.paired_effects({"x": [-0.001] * 5}, 100, tolerance=0.001)["effect"].tolist() == ["borderline"]
     assert CMP.effect_counts(eff)["borderline"] == 1
 
 
@@ -125,6 +129,20 @@ def test_spread_growth_finds_a_real_growth():
     assert table["spread"].tolist() == [0.0, 1.0]
     assert p == pytest.approx(1 / 201)
     assert CMP.spread_sentence(table, p, "NDCG@10").endswith("grows more than the group sizes explain.")
+
+
+def test_spread_growth_reads_columns_by_setting_in_any_order():
+    """Columns interleaved by setting gave a spread of 4.49 for one of 0.50: the reshape assumed them grouped."""
+    rng = np.random.default_rng(0)
+    values = {(s, m): rng.normal(size=30) + (m == "b") for s in ("x", "y") for m in ("a", "b")}
+    grouped = pd.DataFrame(values)
+    interleaved = grouped[[("x", "a"), ("y", "a"), ("x", "b"), ("y", "b")]]
+    groups = {i: ("1" if i < 15 else "2") for i in range(30)}
+    first = CMP.spread_growth(grouped, groups, ["1", "2"], n_permutations=50)
+    second = CMP.spread_growth(interleaved, groups, ["1", "2"], n_permutations=50)
+    pd.testing.assert_frame_equal(first[0], second[0])
+    with pytest.raises(ValueError, match="every setting needs the same methods"):
+        CMP.spread_growth(grouped.drop(columns=[("y", "b")]), groups, ["1", "2"])
 
 
 def test_spread_growth_without_a_difference_is_not_a_finding():
@@ -159,17 +177,25 @@ def test_top_groups_take_the_adjusted_p_values_of_a_larger_family():
 
 
 def test_effects_agree_compares_the_call_of_every_case():
-    a = CMP.paired_effects({"x": [1.0] * 4, "y": [1.0, -1.0] * 2})
-    assert CMP.effects_agree(a, CMP.paired_effects({"y": [0.5, -0.5] * 2, "x": [2.0] * 4}))
-    assert not CMP.effects_agree(a, CMP.paired_effects({"x": [1.0, -1.0] * 2, "y": [1.0, -1.0] * 2}))
+    a = CMP.paired_effects({"x": [1.0] * 6, "y": [1.0, -1.0] * 3})
+    assert CMP.effects_agree(a, CMP.paired_effects({"y": [0.5, -0.5] * 3, "x": [2.0] * 6}))
+    assert not CMP.effects_agree(a, CMP.paired_effects({"x": [1.0, -1.0] * 3, "y": [1.0, -1.0] * 3}))
     with pytest.raises(ValueError, match="different cases"):
         CMP.effects_agree(a, CMP.paired_effects({"x": [1.0]}))
 
 
 def test_paired_effects_index_tuple_cases_by_level():
-    eff = CMP.paired_effects({("bm25", "x"): [1.0], ("dense", "x"): [-1.0]})
+    eff = CMP.paired_effects({("bm25", "x"): [1.0] * 5, ("dense", "x"): [-1.0] * 5})
     assert eff.index.nlevels == 2
     assert eff.xs("x", level=1)["effect"].to_dict() == {"bm25": "positive", "dense": "negative"}
+
+
+def test_a_comparison_no_test_could_run_separates_nothing():
+    """One claim (a NaN p-value) made the best "ahead of every other"."""
+    one = CMP.top_groups({"s": pd.DataFrame({"a": [0.9], "b": [0.1], "c": [0.5]})})["s"]
+    assert one.tied == ["a", "c", "b"]
+    few = CMP.top_groups({"s": pd.DataFrame({"a": [0.9, 0.8, 0.1], "b": [0.1, 0.2, 0.05]})}, test=SIG.paired_bootstrap)
+    assert few["s"].tied == ["a", "b"] and "ahead of every other" not in CMP.top_sentence(few["s"])
 
 
 def test_always_top_keeps_what_every_group_shares():
@@ -203,7 +229,7 @@ def test_per_claim_tables_pivot_each_group_and_measure():
 
 
 def test_borderline_sentence_names_the_cases_or_says_there_are_none():
-    eff = CMP.paired_effects({("dense", "a"): [0.001] * 4, ("bm25", "a"): [0.5] * 4}, 100, tolerance=0.001)
+    eff = CMP.paired_effects({("dense", "a"): [0.001] * 5, ("bm25", "a"): [0.5] * 5}, 100, tolerance=0.001)
     assert CMP.borderline_sentence({"temporal filter": eff}, "/".join) == (
         "1 interval(s) exclude 0 by less than their figure may move on another CPU (references/reproduction.yaml), "
         "so they are counted as no finding: temporal filter dense/a."

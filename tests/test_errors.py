@@ -408,14 +408,13 @@ def test_extremes_sentence_on_both_sides_of_overlap():
     assert ER.extremes_sentence(frame(0.25), "retrieval share").endswith("no difference between the groups is shown.")
 
 
-@pytest.mark.parametrize("name", ["Code:b", "CODE:b", "code_b", "code b", "code-b", "codes:b"])
+@pytest.mark.parametrize("name", ["Code:b", "CODE:b", "code_b", "code b", "code-b", "codes:b", "b code", "B Code"])
 def test_a_code_column_renamed_is_named_not_read_as_a_comment(tmp_path, name):
-    """`Code:oracle` or `code_oracle` was read as a comment column: that method's codes left the agreement."""
+    """`Code:oracle`, `code_oracle` or `oracle code` was read as a comment: that method's codes left the agreement."""
     path = tmp_path / "filled.csv"
-    pd.DataFrame({"sheet_id": [1], "claim_id": [0], "code:a": [ER.NOISY], name: [ER.NLI_ERROR]}).to_csv(
-        path, index=False
-    )
-    with pytest.raises(SH.SheetError, match=rf"filled.csv: column '{name}' looks like a code column; name it code:"):
+    frame = {"sheet_id": [1], "claim_id": [0], "code:a": [ER.NOISY], "prediction:b": ["x"], name: [ER.NLI_ERROR]}
+    pd.DataFrame(frame).to_csv(path, index=False)
+    with pytest.raises(SH.SheetError, match=rf"filled.csv: column '{name}' looks like the code column of b; name it"):
         ER.read_filled_sheet(path)
 
 
@@ -428,6 +427,7 @@ def test_other_columns_of_a_filled_sheet_are_kept_as_comments(tmp_path):
         "coder": ["ann"],
         "comment": ["x"],
         "codename": [""],
+        "Code notes": ["a notes column names no method"],
     }
     pd.DataFrame(frame).to_csv(path, index=False)
     assert ER.read_filled_sheet(path)["method"].tolist() == ["a"]

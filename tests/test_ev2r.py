@@ -479,8 +479,11 @@ def test_the_stage_reports_what_it_scored_and_reruns_into_the_same_folder(tmp_pa
     assert meteor["kind"].tolist() == ["planner"] * 4 + ["system"] * 2
     ev = pd.read_parquet(out / "ev2r.parquet")
     assert ev["kind"].tolist() == ["planner"] * 4 + ["system"] * 2 and ev["claim_id"].tolist() == [0, 1] * 3
-    lines = capsys.readouterr().out.splitlines()
+    printed = capsys.readouterr().out
+    lines = printed.splitlines()
     assert lines[0].startswith(f"2025 METEOR {'claim_only':34s} Q+A ") and lines[0].endswith(" s)")
+    # the judge heads the scores it gave (scores of different judges are not comparable)
+    assert printed.index(report["judge"]["describe"]) < printed.index("Ev2R claim_only")
     gold = report["ev2r"]["gold_copy"]
     assert f"Ev2R {'gold_copy':34s} Q+A recall {gold['qa_recall']:.4f}  new {gold['new_averitec']:.4f}" in lines
     off = EV.stage(p, llm_params("off"), {"systems": {}}, data, averitec_dir, tmp_path / "off")

@@ -465,6 +465,21 @@ def test_a_copy_kernel_past_its_memory_bound_fails_that_cell_with_memory_error(t
 @pytest.mark.parametrize("value", ["0", "-1", "inf", "nan", "1e9", "lots"])
 @pytest.mark.parametrize("flag", ["--max-output-mb", "--kernel-memory-gb"])
 def test_the_bounds_are_positive_finite_numbers(flag, value, tmp_path, capsys):
+    _refused(flag, value, tmp_path, capsys)
+
+
+def test_a_kernel_memory_bound_below_one_gigabyte_is_refused(tmp_path, capsys):
+    """0.05 GB: the kernel could not start its threads, 60 s of silence and two tracebacks, exit 0."""
+    _refused("--kernel-memory-gb", "0.5", tmp_path, capsys)
+
+
+def test_output_is_counted_in_utf8_bytes_not_json_escapes(tmp_path):
+    """`é` printed 9 million times (17 MiB) was counted as 54 MB by its `\\u00e9` escapes and stopped."""
+    nb = GR.execute(_copy_with('print("é" * 400_000)\nanswer = 5', tmp_path), GR.ROOT, max_output_mb=1)
+    assert len(nb.cells[2].outputs[0]["text"]) == 400_001
+
+
+def _refused(flag, value, tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:
         GR.main(["grade", str(tmp_path), flag, value])
     assert stop.value.code == 2
@@ -477,6 +492,8 @@ def test_the_bounds_are_positive_finite_numbers(flag, value, tmp_path, capsys):
     [
         (lambda nb: nb.cells.pop(5), "not attempted (no answer cell before its check, which read an earlier answer)"),
         (lambda nb: setattr(nb.cells[5], "source", "answer = 1 / 0"), "error before its check: ZeroDivisionError"),
+        (lambda nb: setattr(nb.cells[5], "source", ""), "not attempted (no answer cell"),  # emptied, not deleted
+        (lambda nb: setattr(nb.cells[5], "source", "# TODO\n\n"), "not attempted (no answer cell"),
     ],
 )
 def test_a_check_that_read_an_earlier_exercises_answer_is_not_graded_as_this_ones(edit, expected, tmp_path):
@@ -487,6 +504,30 @@ def test_a_check_that_read_an_earlier_exercises_answer_is_not_graded_as_this_one
     nbformat.write(nb, tmp_path / "copy.ipynb")
     graded = GR.grade_notebook(tmp_path / "copy.ipynb", GR.ROOT)
     assert graded["99.1"] == GR.PASSED and graded["99.2"].startswith(expected)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda nb: nb.cells.insert(5, nbformat.v4.new_code_cell("scratch.head()")),  # a scratch error above it
+        lambda nb: (
+            nb.cells.insert(6, nbformat.v4.new_code_cell("answer = 4 + 5"))
+            or setattr(  # the stub kept,
+                nb.cells[5],
+                "source",
+                'raise NotImplementedError("mine below")',  # the answer below it
+            )
+        ),
+        lambda nb: setattr(nb.cells[6], "source", "answer = 4 + 5\n" + nb.cells[6].source) or nb.cells.pop(5),
+    ],
+)
+def test_an_answer_given_another_way_is_graded(edit, tmp_path):
+    """False refusals: a scratch cell's error above a good answer cell, the stub kept with the answer written
+    below it, and the answer moved into the check cell were "error before its check" or "not attempted"."""
+    nb = _exercise_notebook()
+    edit(nb)
+    nbformat.write(nb, tmp_path / "copy.ipynb")
+    assert GR.grade_notebook(tmp_path / "copy.ipynb", GR.ROOT)["99.2"] == GR.PASSED
 
 
 def test_an_untouched_stub_stays_not_attempted(tmp_path):

@@ -80,6 +80,27 @@ def test_a_bad_line_names_the_file_the_line_and_the_field(tmp_path, line, field,
     assert err.value.path.endswith("7.json") and err.value.record == "at line 2" and err.value.field == field
 
 
+def test_a_bad_byte_is_named_at_the_line_the_reader_counts_with_carriage_returns(tmp_path):
+    """Pages ended by \\r are lines to the text reader; the second pass that finds the bad line split at \\n only."""
+    page = b'{"url": "u", "url2text": ["a", "b"]}\r'
+    (tmp_path / "cr").mkdir()
+    (tmp_path / "cr" / "1.json").write_bytes(page * 2 + b'{"url": "caf\xe9"}\r')
+    with pytest.raises(DataError, match=r"1.json: record at line 3: not UTF-8 text"):
+        list(KS.read_pages(tmp_path / "cr", 1, "1.json"))
+
+
+def test_a_plan_larger_than_the_store_says_which_claims_the_store_holds(tmp_path):
+    """The README's example (a 20-claim store, the 500-claim plan) said only "495 claim(s) ... have no file"."""
+    (tmp_path / "ks").mkdir()
+    for cid in (3, 4):
+        (tmp_path / "ks" / f"{cid}.json").write_text('{"url": "u", "url2text": ["a cat"]}\n')
+    with pytest.raises(DataError) as err:
+        K.retrieve_store(tmp_path / "ks", {1: ["cat"], 3: ["cat"], 4: ["cat"], 9: ["cat"]})
+    assert str(err.value).endswith(
+        "2 claim(s) of the plan have no file in the store (first: 1); it holds 2 of them, 3 to 4: give --first/--last"
+    )
+
+
 def test_a_store_that_is_no_store_is_an_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="no such knowledge store"):
         KS.claim_files(tmp_path / "missing")
@@ -542,7 +563,8 @@ def test_a_ray_address_that_answers_but_never_connects_or_fails_is_one_named_lin
         C._connect(FakeRay("fail"), "h:1", timeout_s=5)
     assert str(err.value) == (
         "the Ray cluster at 'h:1' could not be used (RuntimeError: Failed to connect to GCS.); "
-        "check compute.address or $RAY_ADDRESS"
+        "check compute.address or $RAY_ADDRESS, and whether the cluster wants an authentication token "
+        "(Ray starts clusters with token authentication unless RAY_AUTH_MODE=disabled)"
     )
     ok = FakeRay("ok")
     C._connect(ok, "h:1", timeout_s=5)

@@ -176,6 +176,15 @@ def test_trec_files_round_trip(tmp_path):
         TREC.read_trec_run(tmp_path / "bad.txt")
 
 
+def test_ids_of_other_types_in_qrels_and_run_are_an_error():
+    """An int claim id in the qrels never met its text form in the run: NDCG and MRR 0, unsaid."""
+    with pytest.raises(TypeError, match=r"the qrels' query ids are int \(1\), the run's str \('1'\)"):
+        MET.evaluate({1: {"d1": 2}}, {"1": {"d1": 1.0}}, ["ndcg@10", "mrr"])
+    with pytest.raises(TypeError, match=r"document ids are str \('7'\), the run's int \(7\)"):
+        MET.evaluate({"1": {"7": 2}}, {"1": {7: 1.0}}, ["ndcg@10"])
+    assert MET.evaluate({"1": {"d1": 2}}, {"1": {"d1": 1.0}}, ["mrr"]) == {"mrr": 1.0}
+
+
 def test_a_nan_score_is_no_rank():
     """A NaN among a query's scores left the order to the dict's: MRR 1.0, 0.333 or 0.5 for one run."""
     nan = float("nan")

@@ -962,37 +962,42 @@ def test_a_run_that_fails_after_writing_its_metrics_puts_the_old_metrics_back(tm
     assert metrics.read_text() == '{"old": 1}'
 
 
-def test_a_run_that_fails_puts_back_every_output_it_wrote_midway(tmp_path):
+def test_a_run_that_fails_puts_back_what_was_in_the_folder_it_writes_and_touches_nothing_else(tmp_path, monkeypatch):
     """Notebook 08 writes its error codes (`out_dir`) early: a stopped or failed run left the new codes beside
-    the old metrics and notebook, and said nothing half-written was left."""
-    from lib.site.execute import NotebookFailed
+    the old metrics and notebook. Put back: the files that were there. Left alone: files that appeared in a
+    folder a parameter names (`out_dir: .` deleted a user's file and the run's own failure report)."""
+    from lib.cli import NamedError
+    from lib.site import execute as EX
 
     src = tmp_path / "notebooks"
     src.mkdir()
     out_dir = tmp_path / "errors"
     out_dir.mkdir()
     (out_dir / "codes.csv").write_text("old")
-    write = "from pathlib import Path; d = Path(out_dir); d.mkdir(exist_ok=True); (d / 'codes.csv').write_text('new'); (d / 'extra').write_text('x')"
+    write = (
+        "from pathlib import Path; d = Path(out_dir); d.mkdir(exist_ok=True); (d / 'codes.csv').write_text('new'); "
+        "(d / 'user.txt').write_text('a user wrote this meanwhile')"
+    )
     _notebook(src, "99_o", write, "raise RuntimeError('later')", parameters="out_dir = 'x'")
-    fresh = tmp_path / "fresh"
-    params = {"out_dir": str(out_dir)}
-    with pytest.raises(NotebookFailed, match="RuntimeError: later"):
-        run_notebook("99_o", params, out_dir=tmp_path / "executed", notebooks_dir=src, failed_dir=tmp_path)
-    assert [(f.name, f.read_text()) for f in sorted(out_dir.iterdir())] == [("codes.csv", "old")]
-    with pytest.raises(NotebookFailed, match="RuntimeError: later"):  # a folder the run made is removed again
-        run_notebook(
-            "99_o", {"out_dir": str(fresh)}, out_dir=tmp_path / "executed", notebooks_dir=src, failed_dir=tmp_path
-        )
-    assert not fresh.exists()
+    run = dict(out_dir=tmp_path / "executed", notebooks_dir=src, failed_dir=out_dir)
+    with pytest.raises(EX.NotebookFailed, match="RuntimeError: later"):
+        EX.run_notebook("99_o", {"out_dir": str(out_dir)}, **run)
+    files = {f.name: f.read_text()[:3] for f in out_dir.iterdir()}
+    assert files == {"codes.csv": "old", "user.txt": "a u", "99_o.failed.ipynb": "{\n "}
+    monkeypatch.setattr(EX, "MAX_KEPT_BYTES", 10)  # a folder too big to keep aside: refused, not read whole
+    with pytest.raises(NamedError, match=r"errors: holds over 0 MiB, too much to keep aside"):
+        EX.run_notebook("99_o", {"out_dir": str(out_dir)}, **run)
 
 
-def test_a_notebook_stage_keeps_its_stages_other_outputs():
+def test_a_notebook_stage_keeps_its_stages_outputs_and_the_paths_its_parameters_name():
     from lib.paths import ROOT
     from lib.site.execute import written_outputs
 
-    kept = written_outputs("08_error_analysis", {"metrics_path": "outputs/metrics/errors.json", "out_dir": "x/y"})
-    assert kept == [ROOT / "outputs/metrics/errors.json", ROOT / "x/y", ROOT / "outputs/errors"]
-    assert ROOT / "outputs/judging" in written_outputs("04_retrieval_metrics", {})
+    params = {"metrics_path": "outputs/metrics/errors.json", "out_dir": "x/y", "judging": {"sheet_path": "j.csv"}}
+    owned, named = written_outputs("08_error_analysis", params)
+    assert owned == [ROOT / "outputs/errors", ROOT / "outputs/metrics/errors.json"]
+    assert named == [ROOT / "x/y", ROOT / "j.csv"]
+    assert ROOT / "outputs/judging" in written_outputs("04_retrieval_metrics", {})[0]
 
 
 def test_a_cell_past_the_timeout_is_one_named_error(tmp_path):

@@ -251,7 +251,8 @@ def test_each_vocabulary_is_defined_once_and_the_models_use_it():
 
 @pytest.mark.parametrize("good", ["ndcg", "ndcg@10", "recall@100", "p@5", "mrr", "map@3", "bpref", "condensed_ndcg@10"])
 def test_a_measure_in_params_is_what_the_metrics_module_parses(good):
-    assert SCH.check(with_value("aggregation.measures", [good]))["aggregation"]["measures"] == [good]
+    measures = [good, *(m for m in ("ndcg@10", "recall@100") if m != good)]  # notebook 03 reads these two
+    assert SCH.check(with_value("aggregation.measures", measures))["aggregation"]["measures"] == measures
 
 
 @pytest.mark.parametrize("bad", ["recall", "bpref@10", "condensed_bpref", "condensed_", "ndcg@0", "NDCG@10"])
@@ -463,6 +464,11 @@ def test_a_model_with_defaults_for_callers_still_needs_every_key_in_params():
         ("retrieval_metrics.baseline", "qgen", "retrieval_metrics.baseline: ['qgen'] are not run"),
         ("retrieval_metrics.curve_plans", ["oracle", "x"], "retrieval_metrics.curve_plans: ['x'] are not run"),
         ("relevance_utility.measures", ["ndcg@5"], "measures must keep ['ndcg@10', 'ndcg@3']"),
+        # passed the check, then stopped notebooks 02 and 03 midway (`KeyError: 'ndcg@10'`, a legend error)
+        ("query_planning.measures", ["recall@10"], "measures must keep ['ndcg@10', 'recall@100']: notebook 02"),
+        ("aggregation.measures", ["recall@100"], "measures must keep ['ndcg@10']: notebook 03"),
+        # a claim counts when its Q+A score is above the level: at 1 none does, and a "best planner" came of ties
+        ("averitec_score.main_level", 1.0, "averitec_score.main_level: Input should be less than 1"),
         # past the runs' depth: recall@1000 of runs cut at 100 repeated recall@100 under another name
         (
             "retrieval_metrics.max_k",
@@ -470,8 +476,16 @@ def test_a_model_with_defaults_for_callers_still_needs_every_key_in_params():
             "retrieval_metrics.max_k: cutoff 1000 is past the runs' depth, retrieval.depth = 100 (the runs keep 100 "
             "documents per claim): use at most 100, or raise retrieval.depth",
         ),
-        ("query_planning.measures", ["ndcg@10", "recall@1000", "mrr"], "query_planning.measures: cutoff 1000 is past"),
-        ("aggregation.measures", ["p@101"], "aggregation.measures: cutoff 101 is past the runs' depth"),
+        (
+            "query_planning.measures",
+            ["ndcg@10", "recall@100", "recall@1000", "mrr"],
+            "query_planning.measures: cutoff 1000 is past",
+        ),
+        (
+            "aggregation.measures",
+            ["ndcg@10", "recall@100", "p@101"],
+            "aggregation.measures: cutoff 101 is past the runs'",
+        ),
         ("retrieval_metrics.measure", "ndcg@500", "retrieval_metrics.measure: cutoff 500 is past"),
         (
             "retrieval_metrics.incomplete_measures",
@@ -479,6 +493,9 @@ def test_a_model_with_defaults_for_callers_still_needs_every_key_in_params():
             "retrieval_metrics.incomplete_measures: cutoff 200",
         ),
         ("query_planning.n_resamples", 39, "query_planning.n_resamples: Input should be greater than or equal to 40"),
+        # 1,000,000 resamples asked notebook 02 for 3.7 GiB at once
+        ("query_planning.n_resamples", 1_000_000, "query_planning.n_resamples: Input should be less than or equal to"),
+        ("retrieval_metrics.measure", "condensed_ndcg@10", "is one of the incomplete-judgement measures"),
         (
             "generative_planning.measures",
             ["ndcg@10", "recall@1000"],
@@ -664,3 +681,11 @@ def test_a_kernel_started_with_another_parameter_file_reads_every_section_from_i
     monkeypatch.setenv(P.KERNEL_PARAMS_ENV, str(other))
     assert P.section("retrieval")["bm25"]["k1"] == 1.7
     assert P.section("retrieval", other)["bm25"]["k1"] == 1.7
+
+
+def test_the_averitec_levels_keep_the_headline_level():
+    """Levels without 0.25 passed the check and stopped notebook 05 at `KeyError: 'AVeriTeC@0.25'`."""
+    params = with_value("averitec_score.levels", [0.1, 0.5])
+    params["averitec_score"]["main_level"] = 0.5
+    with pytest.raises(P.ParamsError, match="levels must keep 0.25"):
+        SCH.check(params)

@@ -306,9 +306,18 @@ def test_compare_calls_sorts_differences_by_kind_and_says_what_they_mean(tmp_pat
     assert PR.compare_sentence(diff.iloc[:0], 6, "c") == "All 6 calls that both the study and the c profile make agree."
 
 
-def test_compare_without_a_run_workspace_is_a_named_error():
+def test_compare_without_a_run_workspace_is_a_named_error(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(PR, "PROFILES_DIR", tmp_path)
+    (tmp_path / "never_run.yaml").write_text("note: x\n")  # a profile whose workspace was never built
     with pytest.raises(SystemExit, match="no metrics files; run `make all PROFILE=never_run` first"):
         PR.main(["compare", "never_run"])
+    for cmd in ("compare", "estimate", "try-it", "prepare"):  # `estimate nosuch` said "run make all PROFILE=nosuch"
+        with pytest.raises(SystemExit) as stop:
+            PR.main([cmd, "nosuch"])
+        assert (
+            stop.value.code == 2
+            and f"'nosuch': no profile {tmp_path.name}/nosuch.yaml (there: ['never_run'])" in capsys.readouterr().err
+        )
 
 
 def test_call_kind_reads_groups_by_inclusion_and_borderline_as_no_call():

@@ -146,6 +146,16 @@ def test_metric_values_are_read_or_named(tmp_path):
         PB.metric_value(["m.json", "flag"], d)
     with pytest.raises(FileNotFoundError, match="no such metrics file"):
         PB.metric_value(["other.json", "x"], d)
+    (d / "nan.json").write_text('{"x": NaN}')  # an undefined figure read "lower here (+nan here, ...)"
+    with pytest.raises(TypeError, match="x is nan, expected a number"):
+        PB.metric_value(["nan.json", "x"], d)
+
+
+def test_a_negative_tolerance_is_refused():
+    """`tolerance: -0.01` called equal values "lower here"."""
+    fields = dict(id="f", row="r", column="c", value=0.4, scale="fraction", reason="none")
+    with pytest.raises(ValueError, match="greater than or equal to 0"):
+        PB.Figure(**fields, tolerance=-0.01)
 
 
 def test_every_committed_figure_resolves_in_the_committed_metrics():

@@ -56,6 +56,12 @@ def test_a_bm25_number_has_the_default_tolerance_and_categorical_changes_fail_ap
     assert R.verdict(table) == (False, "3 value(s) differ from the committed ones (1 FAIL, 2 changed): not reproduced")
 
 
+def test_a_flag_that_became_a_number_is_a_change():
+    """`"check_figures_agree": true` edited to `1` was "every number and every categorical result equals"."""
+    table = R.compare({"m.json": '{"agree": true, "n": 1}'}, {"m.json": '{"agree": 1, "n": 1.0}'}, REF)
+    assert table[["key", "status"]].values.tolist() == [["agree", "changed"]]
+
+
 def test_equal_files_missing_files_and_plot_data():
     same = R.compare(
         {"m.json": _metrics(), "p.csv": "k,a\n1,0.5\n"}, {"m.json": _metrics(), "p.csv": "k,a\n1,0.5\n"}, REF

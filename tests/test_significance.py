@@ -164,7 +164,10 @@ def test_bootstrap_ci_is_the_percentile_interval_of_the_seeded_resample():
     assert SIG.bootstrap_ci(X, 200, 0.8, 3) == (X.mean(), np.quantile(ref, 0.1), np.quantile(ref, 0.9))
     empty = SIG.bootstrap_ci([])
     assert len(empty) == 3 and all(np.isnan(v) for v in empty)
-    assert SIG.bootstrap_ci([2.0], 40) == (2.0, 2.0, 2.0)  # one value: every resample is that value
+    assert SIG.bootstrap_ci([2.0] * 5, 40) == (2.0, 2.0, 2.0)  # every resample is that value
+    # fewer than MIN_CLUSTERS values: no interval (one value gave a zero-width "95%" interval, a positive effect)
+    one, four = SIG.bootstrap_ci([2.0], 40), SIG.bootstrap_ci([2.0, 1.0, 3.0, 2.0], 40)
+    assert one[0] == 2.0 and four[0] == 2.0 and all(np.isnan(v) for v in (*one[1:], *four[1:]))
 
 
 def test_too_few_resamples_for_an_interval_are_refused():

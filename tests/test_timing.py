@@ -191,10 +191,23 @@ def test_measured_refuses_what_a_timing_file_may_not_hold(value):
     [
         ("{not json", "not a timing file"),
         ('{"measured": {}}', "not a timing record"),
-        ('{"seconds": 1, "finished": "x", "cpus": 2, "measured": {"qgen": 12}}', "`measured` is not"),
-        ('{"seconds": 1, "finished": "x", "cpus": 2, "measured": {"qgen": {"seconds": "12"}}}', "`measured` is not"),
-        ('{"seconds": 1, "finished": "x", "cpus": 2, "measured": {"qgen": {"seconds": NaN}}}', "`measured` is not"),
-        ('{"seconds": 1, "finished": "x", "cpus": 2, "measured": {"qgen": {"seconds": true}}}', "`measured` is not"),
+        (
+            '{"seconds": 1, "finished": "2026-01-01T00:00:00+00:00", "cpus": 2, "measured": {"qgen": 12}}',
+            "`measured` is not",
+        ),
+        (
+            '{"seconds": 1, "finished": "2026-01-01T00:00:00+00:00", "cpus": 2, "measured": {"qgen": {"seconds": "12"}}}',
+            "`measured` is not",
+        ),
+        (
+            '{"seconds": 1, "finished": "2026-01-01T00:00:00+00:00", "cpus": 2, "measured": {"qgen": {"seconds": NaN}}}',
+            "`measured` is not",
+        ),
+        (
+            '{"seconds": 1, "finished": "2026-01-01T00:00:00+00:00", "cpus": 2, "measured": {"qgen": {"seconds": true}}}',
+            "`measured` is not",
+        ),
+        ('{"seconds": 5, "finished": "yesterday", "cpus": 2}', "not a timing record"),  # went into the table
         ('{"seconds": -5, "finished": "x", "cpus": 2}', "not a timing record"),
         ('{"seconds": 5, "finished": "x", "cpus": true}', "not a timing record"),
         ('{"seconds": 5, "finished": "x", "cpus": -3}', "not a timing record"),
@@ -447,3 +460,13 @@ def test_a_command_killed_outright_is_said_in_one_line(tmp_path, capsys):
     )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "was killed by SIGKILL (out of memory?" in err
+
+
+def test_a_timing_file_no_stage_is_named_after_is_refused_by_the_table(tmp_path):
+    """A backup copy `store (copy).json` joined "all 27 stages" and its seconds the total."""
+    for name in ("store", "store (copy)"):
+        (tmp_path / f"{name}.json").write_text('{"seconds": 5, "finished": "2026-01-01T00:00:00+00:00", "cpus": 2}')
+    with pytest.raises(TM.NamedError, match=r"store \(copy\).json: no stage of dvc.yaml is named so \(a copy\?\)"):
+        TM.table(["store", "plans"], tmp_path)
+    (tmp_path / "store (copy).json").unlink()
+    assert "**all 1 stages**" in TM.table(["store", "plans"], tmp_path)

@@ -616,6 +616,16 @@ def coding_sheet(
     return sheet
 
 
+def _names_code_of(column: str, method: str) -> bool:
+    """Whether a column's name holds the word `code` and the method's name, in any case or order (a notes
+    column, `Code notes`, names no method)."""
+    words = re.split(r"[^a-z0-9]+", column.lower())
+    return (
+        bool({"code", "codes"} & set(words))
+        and re.search(rf"(?<![a-z0-9]){re.escape(method.lower())}(?![a-z0-9])", column.lower()) is not None
+    )
+
+
 def read_filled_sheet(path: Path | str, written: pd.DataFrame | None = None) -> pd.DataFrame | None:
     """The manual codes of a filled coding sheet as one row per (method, claim): columns sheet_id, method,
     claim_id, manual_code (None when there is no such file; blank cells are not coded yet). A claim on two
@@ -627,11 +637,13 @@ def read_filled_sheet(path: Path | str, written: pd.DataFrame | None = None) -> 
         return None
     sheet = SH.read_sheet(path, ["sheet_id", "claim_id"], "coding sheet")
     codes = [c for c in sheet.columns if c.startswith(CODE_PREFIX)]
-    renamed = [c for c in sheet.columns if c not in codes and re.fullmatch(r"\s*codes?\s*[:_\-. ]\s*\S.*", c, re.I)]
-    if renamed:  # `Code:oracle` or `code_oracle` was read as a comment: that method's codes left the agreement
+    methods = {c.split(":", 1)[1] for c in sheet.columns if re.match(r"(code|prediction|evidence):.", c)}
+    renamed = [(c, m) for c in sheet.columns if c not in codes for m in methods if _names_code_of(c, m)]
+    if renamed:  # `Code:oracle`, `code_oracle`, `oracle code` were read as comments: their codes left the agreement
+        column, method = renamed[0]
         raise SH.SheetError(
-            f"{path}: column {renamed[0]!r} looks like a code column; name it {CODE_PREFIX}<method> as the sheet "
-            "was written (lower case, a colon)"
+            f"{path}: column {column!r} looks like the code column of {method}; name it {CODE_PREFIX}{method} as "
+            "the sheet was written"
         )
     if not codes:
         raise SH.SheetError(f"{path}: a coding sheet needs code:<method> columns (it has {list(sheet.columns)})")

@@ -26,11 +26,11 @@ import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pandas as pd
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from lib.cli import NamedError
 from lib.paths import METRICS_DIR, ROOT
@@ -75,7 +75,7 @@ class Figure(BaseModel):
     metric: list[str] | None = None
     differs: str | None = None
     reason: str | None = None
-    tolerance: float | None = None
+    tolerance: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None  # -0.01 called equal values "lower"
     note: str | None = None
     corrected: float | None = None
     quote_line: int | None = None
@@ -187,7 +187,7 @@ def metric_value(key: Sequence[str], metrics_dir: Path | str = METRICS_DIR) -> f
             have = sorted(node)[:12] if isinstance(node, Mapping) else type(node).__name__
             raise KeyError(f"{path}: no key {'/'.join(keys[: i + 1])!r} (metric {list(key)}; there: {have})")
         node = node[k]
-    if isinstance(node, bool) or not isinstance(node, int | float):
+    if isinstance(node, bool) or not isinstance(node, int | float) or node != node:  # NaN: "lower here (+nan)"
         raise TypeError(f"{path}: {'/'.join(keys)} is {node!r}, expected a number (metric {list(key)})")
     return float(node)
 

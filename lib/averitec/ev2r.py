@@ -542,6 +542,7 @@ def stage(
             print(f"Ev2R {report['ev2r']}")
         else:
             summaries = {}
+            print(judge.describe())  # scores of different judges are not comparable: the judge heads them
             for run, (kind, preds) in runs.items():
                 t = judge_run(llm, template, claims, refs, preds, run, kind)
                 tables.append(t)

@@ -172,10 +172,13 @@ def read_pages(path: Path | str, claim_id: int, name: str, counts: Counter | Non
 def _undecodable_line(path: Path, name: str) -> int | str:
     """The number of the first line of a claim's file that is not UTF-8 (read again as bytes, line by line,
     within the same bounds), or "?" when every line decodes alone."""
+    lineno = 0
     with open(path / name, "rb") if path.is_dir() else zipfile.ZipFile(path).open(name) as handle:
-        for lineno, raw in enumerate(iter(lambda: handle.readline(4 * MAX_PAGE_CHARS + 1), b""), start=1):
-            try:
-                raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
-            except UnicodeDecodeError:
-                return lineno
+        for raw in iter(lambda: handle.readline(4 * MAX_PAGE_CHARS + 1), b""):
+            for line in raw.splitlines():  # lines end at \n, \r\n or \r, as the text reader's do
+                lineno += 1
+                try:
+                    line.decode("utf-8-sig" if lineno == 1 else "utf-8")
+                except UnicodeDecodeError:
+                    return lineno
     return "?"

@@ -14,6 +14,8 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
         raise ValueError(f"kappa needs the same items from both raters, got {len(a)} and {len(b)}")
     if not len(a):
         return float("nan")
+    if any(x != x for x in (*a, *b)):  # NaN: equal to itself or not by object identity, kappa 1.0 or 0.0
+        raise ValueError("kappa: a code is NaN (a blank cell?); every item needs a code from both raters")
     cats = sorted(set(a) | set(b))
     idx = {c: i for i, c in enumerate(cats)}
     m = np.zeros((len(cats), len(cats)))

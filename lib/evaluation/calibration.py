@@ -30,10 +30,20 @@ def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
+def _gold(gold: Sequence[int], classes: int) -> np.ndarray:
+    """The gold labels as class indices; one outside 0..classes-1 is a ValueError (-1 was read as the last
+    class, 5 of four as wrong: an ECE of 0.9 for labels that are no class)."""
+    g = np.asarray(gold, dtype=float)  # labels read as floats from a file (1.0) are class 1
+    ok = (g == np.round(g)) & (g >= 0) & (g < classes)
+    if not ok.all():
+        raise ValueError(f"gold label {g[~ok][0]!r}: expected a class index from 0 to {classes - 1}")
+    return g.astype(int)
+
+
 def nll(logits: np.ndarray, gold: Sequence[int], temperature: float = 1.0) -> float:
     """Mean negative log-likelihood of the gold classes under `softmax(logits / temperature)`."""
     z = np.asarray(logits, dtype=float) / temperature
-    g = np.asarray(gold, dtype=int)
+    g = _gold(gold, z.shape[1])
     m = z.max(axis=1, keepdims=True)
     log_norm = (m + np.log(np.exp(z - m).sum(axis=1, keepdims=True)))[:, 0]
     return float(np.mean(log_norm - z[np.arange(len(g)), g]))
@@ -60,8 +70,10 @@ def reliability(probs: np.ndarray, gold: Sequence[int], bins: int = 10) -> pd.Da
     probs = np.asarray(probs, dtype=float)
     if probs.ndim != 2 or len(probs) == 0:  # no example: no accuracy, no confidence (ECE undefined)
         return pd.DataFrame(columns=["bin", "low", "high", "n", "confidence", "accuracy", "gap"])
+    if np.isnan(probs).any():  # a row of NaN was dropped from the bins after a RuntimeWarning
+        raise ValueError(f"reliability: {int(np.isnan(probs).any(axis=1).sum())} row(s) of probabilities hold NaN")
     conf, pred = probs.max(axis=1), probs.argmax(axis=1)
-    right = pred == np.asarray(gold, dtype=int)
+    right = pred == _gold(gold, probs.shape[1])
     which = np.minimum((conf * bins).astype(int), bins - 1)
     rows = []
     for b in range(bins):

@@ -151,6 +151,7 @@ def evaluate(
     measures = list(measures)
     for m in measures:
         parse_measure(m)
+    _same_id_types(qrels, run)
     queries = relevant_queries(qrels)
     n_excluded = len(qrels) - len(queries)
     if n_excluded:
@@ -159,6 +160,24 @@ def evaluate(
     if per_query:
         return per
     return {m: (float(np.mean([v[m] for v in per.values()])) if per else math.nan) for m in measures}
+
+
+def _same_id_types(qrels: Qrels, run: Run) -> None:
+    """A TypeError when the qrels and the run name queries or documents with ids of other types (an int claim
+    id never meets its text form: every measure was 0, unsaid)."""
+    for what, a, b in (
+        ("query", next(iter(qrels), None), next(iter(run), None)),
+        (
+            "document",
+            next((d for q in qrels.values() for d in q), None),
+            next((d for r in run.values() for d in r), None),
+        ),
+    ):
+        if a is not None and b is not None and type(a) is not type(b):
+            raise TypeError(
+                f"evaluate: the qrels' {what} ids are {type(a).__name__} ({a!r}), the run's {type(b).__name__} ({b!r}); "
+                "give both as text"
+            )
 
 
 def metric_curves(qrels: Qrels, run: Run, max_k: int = 100, per_query: bool = False) -> pd.DataFrame:

@@ -38,7 +38,10 @@ def min_resamples(confidence: float = 0.95) -> int:
 
 
 MIN_RESAMPLES = min_resamples(0.95)  # the least the params sections accept (their intervals are 95%)
-Resamples = Annotated[int, Field(ge=MIN_RESAMPLES)]  # a params setting: resamples of a bootstrap or permutation
+# the most the params sections accept: memory is about 8 bytes x resamples x claims, twice over for a paired
+# bootstrap (1,000,000 resamples asked notebook 02 for 3.7 GiB at once, more with more claims)
+MAX_RESAMPLES = 100_000
+Resamples = Annotated[int, Field(ge=MIN_RESAMPLES, le=MAX_RESAMPLES)]  # a params setting: resamples of a test
 
 
 def _enough(n_resamples: int, confidence: float) -> None:
@@ -51,21 +54,25 @@ def _enough(n_resamples: int, confidence: float) -> None:
         )
 
 
+MIN_CLUSTERS = 5  # fewer independent units than this give no bootstrap interval
+
+
 def bootstrap_ci(
     values: Sequence[float], n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
 ) -> tuple[float, float, float]:
-    """(mean, low, high) of the percentile bootstrap interval (at least `min_resamples` resamples)."""
+    """(mean, low, high) of the percentile bootstrap interval (at least `min_resamples` resamples); with
+    fewer than `MIN_CLUSTERS` values no interval (NaN): one value gave a "95%" interval of zero width, read
+    as a positive effect."""
     _enough(n_resamples, confidence)
     x = np.asarray(values, dtype=float)
-    if len(x) == 0:
-        return (float("nan"),) * 3
+    if len(x) < MIN_CLUSTERS:
+        return (float(x.mean()) if len(x) else float("nan"), float("nan"), float("nan"))
     rng = np.random.default_rng(seed)
     means = x[rng.integers(0, len(x), size=(n_resamples, len(x)))].mean(axis=1)
     alpha = (1 - confidence) / 2
     return float(x.mean()), float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))
 
 
-MIN_CLUSTERS = 5  # fewer independent units than this give no bootstrap interval
 MAX_SKIPPED = 0.01  # share of resamples without a correlation above which a Spearman interval is undefined
 
 

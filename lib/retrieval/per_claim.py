@@ -380,7 +380,14 @@ def retrieve_store(
     files = KS.claim_files(store)
     missing = sorted(set(plan) - set(files))
     if missing:
-        raise DataError(store, missing[0], None, f"{len(missing)} claim(s) of the plan have no file in the store")
+        held = sorted(set(plan) & set(files))
+        hint = f"; it holds {len(held)} of them, {held[0]} to {held[-1]}: give --first/--last" if held else ""
+        raise DataError(
+            store,
+            "-",
+            None,
+            f"{len(missing)} claim(s) of the plan have no file in the store (first: {missing[0]}){hint}",
+        )
     jobs = [
         ClaimJob(
             str(store),

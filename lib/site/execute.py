@@ -104,7 +104,7 @@ def run_notebook(
         os.environ[KERNEL_PARAMS_ENV] = str(Path(params_file).resolve())
     # papermill writes its notebook as it goes (a skeleton first): it writes a temporary file, renamed over
     # `out` only once every cell has run, so a stopped run never leaves a half-executed notebook in place
-    with _one_run(name), OUT.atomic(out) as tmp, warnings.catch_warnings(), _kept(written_outputs(name, parameters)):
+    with _one_run(name), OUT.atomic(out) as tmp, warnings.catch_warnings(), _kept(*written_outputs(name, parameters)):
         warnings.filterwarnings("ignore", message="The specified file .* does not end in one of")  # the temporary
         try:
             pm.execute_notebook(
@@ -162,34 +162,52 @@ def _one_run(name: str, locks_dir: Path = SCRATCH_DIR / "locks") -> Iterator[Non
         yield
 
 
-def written_outputs(name: str, parameters: Mapping[str, Any]) -> list[Path]:
-    """What a notebook's run writes besides its executed copy: its `metrics_path` and `out_dir` parameters
-    and its stage's other outputs (notebook 04's judging sheet and curves, notebook 08's error codes)."""
+# the parameters that name what a notebook writes (notebook 04's curves and judging sheet, notebook 08's codes)
+OUTPUT_PARAMETERS = ("metrics_path", "out_dir", "plots_dir", "judging.sheet_path")
+MAX_KEPT_BYTES = 256 * 2**20  # what `_kept` copies aside at most: a folder past it is refused, not read whole
+
+
+def written_outputs(name: str, parameters: Mapping[str, Any]) -> tuple[list[Path], list[Path]]:
+    """What a notebook's run writes besides its executed copy: its stage's other outputs (DVC's: a stopped
+    run may leave them as they were before it), and the paths its parameters name (`OUTPUT_PARAMETERS`, which
+    a `--params` copy may point anywhere)."""
     executed = EXECUTED_DIR / f"{name}.ipynb"
-    paths = [ROOT / parameters[key] for key in ("metrics_path", "out_dir") if key in parameters]
-    if stage := made_by(executed):
-        paths += [ROOT / out for out in outs_of(stages_of(ROOT / "dvc.yaml")[stage]) if ROOT / out != executed]
-    return list(dict.fromkeys(p.resolve() for p in paths))
+    stage = made_by(executed)
+    owned = (
+        [ROOT / out for out in outs_of(stages_of(ROOT / "dvc.yaml")[stage]) if ROOT / out != executed] if stage else []
+    )
+    named = []
+    for key in OUTPUT_PARAMETERS:
+        value: Any = parameters
+        for part in key.split("."):
+            value = value.get(part) if isinstance(value, Mapping) else None
+        if isinstance(value, str) and value:
+            named.append(ROOT / value)
+    owned = list(dict.fromkeys(p.resolve() for p in owned))
+    return owned, [p for p in dict.fromkeys(p.resolve() for p in named) if p not in owned]
 
 
 @contextmanager
-def _kept(paths: list[Path]) -> Iterator[None]:
-    """The files at `paths` (files or folders) as they were before the run, put back when the run fails or
-    is stopped: a notebook writes its outputs midway, and the executed notebook only at its end, so a stopped
-    run left new metrics (or notebook 08's new error codes) beside the old notebook. Files that were absent
-    are removed again, and a folder the run made."""
-    saved = {p: _snapshot(p) for p in paths}
+def _kept(owned: list[Path], named: list[Path] = ()) -> Iterator[None]:
+    """The files at `owned` and `named` (files or folders) as they were before the run, put back when the run
+    fails or is stopped: a notebook writes its outputs midway, and the executed notebook only at its end, so
+    a stopped run left new metrics (or notebook 08's new error codes) beside the old notebook. In the stage's
+    own outputs (`owned`) files the run added are removed again, and a folder it made; in a folder a
+    parameter names (`named`: anywhere, even `.`), only the files that were there are put back and nothing
+    else is touched (removing what appeared there deleted a user's file and the run's own failure report)."""
+    saved = {p: _snapshot(p) for p in [*owned, *named]}
 
     def restore() -> None:
         for path, before in saved.items():
-            if before is None:  # absent before the run
-                if path.is_dir():
+            mine = path in owned
+            if before is None:  # absent before the run: the file a parameter names goes, a folder only if owned
+                if mine and path.is_dir():
                     shutil.rmtree(path, ignore_errors=True)
                 elif path.is_file():
                     path.unlink()
                 continue
             now = _snapshot(path) or {}
-            for stray in set(now) - set(before):
+            for stray in set(now) - set(before) if mine else ():
                 stray.unlink(missing_ok=True)
             for file, data in before.items():
                 if now.get(file) != data:
@@ -206,12 +224,19 @@ def _kept(paths: list[Path]) -> Iterator[None]:
 
 
 def _snapshot(path: Path) -> dict[Path, bytes] | None:
-    """{file: bytes} of a file or of every file in a folder; None when nothing is there."""
+    """{file: bytes} of a file or of every file in a folder; None when nothing is there. A folder holding
+    more than `MAX_KEPT_BYTES` is refused (`out_dir: .` read the whole checkout into memory)."""
     if path.is_file():
         return {path: path.read_bytes()}
-    if path.is_dir():
-        return {f: f.read_bytes() for f in sorted(path.rglob("*")) if f.is_file()}
-    return None
+    if not path.is_dir():
+        return None
+    files = [f for f in sorted(path.rglob("*")) if f.is_file()]
+    if sum(f.stat().st_size for f in files) > MAX_KEPT_BYTES:
+        raise NamedError(
+            f"{path}: holds over {MAX_KEPT_BYTES // 2**20} MiB, too much to keep aside while the notebook writes "
+            "into it; name a folder of the notebook's own outputs"
+        )
+    return {f: f.read_bytes() for f in files}
 
 
 def metrics_read_or_written(parameters: Mapping[str, Any]) -> dict[str, str]:

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from lib import outputs as OUT
@@ -344,17 +345,25 @@ def default_view(meta: Mapping[str, Any]) -> dict[str, Any]:
 def first_wins(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     """Runs files joined, each run (its CONFIG_COLUMNS) taken from the first file that holds it, as the verifier takes
     them (`lib.verifier.veracity.planner_runs`): the generative stage reruns ORACLE-QUERIES, CLAIM-ONLY and
-    BLOOM-QG, and the page listed each of their documents twice."""
+    BLOOM-QG, and the page listed each of their documents twice. Settings are compared once per distinct
+    setting, not per row (a text per row of 6.6 million took 15 GB)."""
     kept, seen = [], set()
     for frame in frames:
-        settings = frame[CONFIG_COLUMNS].astype(str).agg("\x1f".join, axis=1)
-        kept.append(frame[~settings.isin(seen)])
+        keys = frame[CONFIG_COLUMNS]
+        group = keys.groupby(CONFIG_COLUMNS, observed=True, sort=False, dropna=False).ngroup().to_numpy()
+        settings = list(keys.drop_duplicates().itertuples(index=False, name=None))  # in ngroup's order
+        new = np.array([setting not in seen for setting in settings], dtype=bool)
+        kept.append(frame[new[group]] if len(frame) else frame)
         seen |= set(settings)
     return pd.concat(kept, ignore_index=True)
 
 
-def read_inputs(inputs: Mapping[str, Any] = INPUTS, data_dir: Path = DATA_DIR) -> dict[str, Any]:
-    """The pipeline outputs `build` reads, each checked for the file it is."""
+def read_inputs(
+    inputs: Mapping[str, Any] = INPUTS, data_dir: Path = DATA_DIR, top_docs: int | None = None
+) -> dict[str, Any]:
+    """The pipeline outputs `build` reads, each checked for the file it is; with `top_docs`, only the runs'
+    rows the page can show (ranks up to it: the whole 5.8-million-row runs table took gigabytes)."""
+    shown = [("rank", "<=", top_docs)] if top_docs is not None else None
     plans: dict[str, Any] = {}
     for folder in inputs["plans"]:
         for file in sorted(Path(folder).glob("*.jsonl")):
@@ -365,7 +374,7 @@ def read_inputs(inputs: Mapping[str, Any] = INPUTS, data_dir: Path = DATA_DIR) -
     return {
         "claims": averitec.load_averitec("dev", data_dir / "averitec" / "dev.json"),
         "plans": plans,
-        "runs": first_wins([OUT.read_parquet(p) for p in inputs["runs"]]).astype(
+        "runs": first_wins([OUT.read_parquet(p, filters=shown) for p in inputs["runs"]]).astype(
             {"plan": str, "retriever": str, "scope": str, "fusion": str, "doc_id": str}
         ),
         "documents": OUT.read_parquet(store / "documents.parquet", columns=["doc_id", "url", "date", "text"]),
@@ -407,7 +416,7 @@ def main(argv: list[str] | None = None) -> None:
     inputs = [*INPUTS["plans"], *INPUTS["runs"], *(INPUTS[k] for k in ("store", "verdicts", "references", "codes"))]
     OUT.refuse_targets([args.out], inputs)  # `--out outputs/plans/oracle.jsonl` replaced the plan it read
     OUT.refuse_stage_outputs([args.out], own="explorer")  # its own page is this stage's output
-    data = build(**read_inputs(), top_docs=args.top_docs, snippet_chars=args.snippet_chars)
+    data = build(**read_inputs(top_docs=args.top_docs), top_docs=args.top_docs, snippet_chars=args.snippet_chars)
     path = write_page(data, args.out)
     n_views = sum(len(c["ranked"]) for c in data["claims"])
     print(

@@ -50,7 +50,9 @@ CELL_TIMEOUT_S = 600
 # executed notebooks hold at most 1.1 MB of outputs; their kernels' peaks are measured in the README (Grading).
 MAX_OUTPUT_MB = 50
 KERNEL_MEMORY_GB = 8  # the kernels of notebooks 02 and 07 peak at 1.9 and 2.8 GB (VmData, 2026-11-27)
-Bound = Annotated[float, Field(gt=0, le=1_000_000, allow_inf_nan=False)]  # megabytes or gigabytes
+Bound = Annotated[float, Field(gt=0, le=1_000_000, allow_inf_nan=False)]  # megabytes of output
+# gigabytes of kernel memory: below 1 a kernel cannot start its threads (60 s of silence, then a traceback)
+KernelBound = Annotated[float, Field(ge=1, le=1_000_000, allow_inf_nan=False)]
 _MESSAGE_OVERHEAD = 500  # characters counted per output message besides its content (its dict, its cell entry)
 
 
@@ -92,9 +94,10 @@ def cell_errors(nb: Any) -> dict[str, str]:
 
 
 def answer_problems(nb: Any) -> dict[str, str]:
-    """By exercise, why its check read no answer of the exercise's own: no code cell between its task (or the
-    check before it) and its check (the answer cell deleted: the check graded the previous exercise's
-    `answer`), or a cell there that stopped with an error before the check ran."""
+    """By exercise, why its check read no answer of the exercise's own: no cell of code between its task (or
+    the check before it) and its check, and no `answer =` in the check cell itself (the answer cell deleted or
+    emptied: the check graded the previous exercise's `answer`), or a last such cell that stopped with an
+    error before the check ran (a scratch cell's error above a good answer cell is the student's business)."""
     problems, start = {}, 0
     for i, cell in enumerate(nb.cells):
         source = cell.get("source", "")
@@ -102,14 +105,24 @@ def answer_problems(nb: Any) -> dict[str, str]:
             start = i + 1
         if cell.get("cell_type") != "code" or not (number := checked(source)):
             continue
-        between = [c for c in nb.cells[start:i] if c.get("cell_type") == "code"]
-        error = next((o for c in between for o in c.get("outputs", []) if o.get("output_type") == "error"), None)
-        if not between:
+        code = [c for c in nb.cells[start:i] if c.get("cell_type") == "code" and _has_code(c.get("source", ""))]
+        error = (
+            next((o for o in code[-1].get("outputs", []) if o.get("output_type") == "error"), None) if code else None
+        )
+        if not code and not _ANSWER_SET.search(source):
             problems[number] = f"{NOT_ATTEMPTED} (no answer cell before its check, which read an earlier answer)"
         elif error is not None:
             problems[number] = f"error before its check: {error.get('ename')}: {error.get('evalue')}"[:200]
         start = i + 1
     return problems
+
+
+_ANSWER_SET = re.compile(r"^[^\S\n]*answer\s*(?::[^=\n]*)?=(?!=)", re.M)  # `answer = ...` (or annotated)
+
+
+def _has_code(source: str) -> bool:
+    """Whether a cell holds code, not only blank lines and comments (an emptied answer cell is no answer)."""
+    return any(line.strip() and not line.lstrip().startswith("#") for line in source.splitlines())
 
 
 # a copy that defines its own `check` (or writes check records itself) could record any answer as passed:
@@ -170,7 +183,8 @@ class _BoundedClient(NotebookClient):
     def output(self, outs: list, msg: dict, display_id: str | None, cell_index: int) -> Any:
         if self.cut_cell is not None:
             return None
-        self.output_left -= len(json.dumps(msg.get("content"), default=str)) + _MESSAGE_OVERHEAD
+        size = len(json.dumps(msg.get("content"), default=str, ensure_ascii=False).encode("utf-8", "replace"))
+        self.output_left -= size + _MESSAGE_OVERHEAD  # UTF-8 bytes: `\u00e9` escapes counted `é` six times
         if self.output_left >= 0:
             return super().output(outs, msg, display_id, cell_index)
         self.cut_cell = cell_index
@@ -444,7 +458,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     g.add_argument(
         "--kernel-memory-gb",
-        type=flag_of(Bound),
+        type=flag_of(KernelBound),
         default=KERNEL_MEMORY_GB,
         help="address space of a copy's kernel; past it a cell fails with MemoryError",
     )

@@ -36,6 +36,15 @@ def fusion_problems(key: str, fusion: str, grid: Any) -> list[str]:
     ]
 
 
+def kept_measures(measures: Sequence[str], needed: Sequence[str], notebook: str) -> list[str]:
+    """`measures` when they keep every measure a notebook reads by name, else ValueError naming them (a list
+    without them passed the check and stopped the notebook midway with `KeyError: 'ndcg@10'`)."""
+    missing = [m for m in needed if m not in measures]
+    if missing:
+        raise ValueError(f"measures must keep {missing}: notebook {notebook} reads them (add others beside)")
+    return list(measures)
+
+
 def generative_grid_problems(key: str, retriever: str, scope: str, runs: Any) -> list[str]:
     """Whether notebook setting `key` (a retriever and a scope) is one the stage `generative_runs` ran (`runs`:
     the `generative_runs` section as its model)."""

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from lib.evaluation.metrics import Measure, parse_measure
 from lib.params import Section, Text
-from lib.site.sections import Reader, depth_problems
+from lib.site.sections import Reader, depth_problems, kept_measures
+
+NEEDED = ["ndcg@10", "recall@100"]  # the measures notebook 03 reads by name
 
 
 class AggregationSection(Section):
@@ -18,7 +20,7 @@ class AggregationSection(Section):
     data_dir: Text
     metrics_path: Text
     plan: Text
-    measures: Annotated[list[Measure], Field(min_length=1)]
+    measures: Annotated[list[Measure], Field(min_length=1), AfterValidator(lambda m: kept_measures(m, NEEDED, "03"))]
 
     @classmethod
     def cross_check(cls, values: dict, read: Reader) -> list[str]:

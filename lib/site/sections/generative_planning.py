@@ -8,7 +8,7 @@ from pydantic import Field
 
 from lib.evaluation.metrics import Measure, parse_measure
 from lib.evaluation.significance import Resamples
-from lib.params import Level, NonNegInt, Section, Seed, Text
+from lib.params import NonNegInt, ScoreLevel, Section, Seed, Text
 from lib.retrieval.runs import FocusSection
 from lib.retrieval.vocabulary import Fusion
 from lib.site.sections import Reader, depth_problems, fusion_problems, generative_grid_problems
@@ -28,7 +28,7 @@ class GenerativePlanningSection(Section):
     baseline: Text
     n_resamples: Resamples
     seed: Seed
-    main_level: Level
+    main_level: ScoreLevel
     mmr_gammas: Annotated[list[Annotated[float, Field(ge=-1, le=1)]], Field(min_length=1)]
     examples: NonNegInt
     timings_dir: Text

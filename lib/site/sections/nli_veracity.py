@@ -8,7 +8,7 @@ from pydantic import Field, model_validator
 
 from lib.evaluation.metrics import Measure, parse_measure
 from lib.evaluation.significance import Resamples, p_floor
-from lib.params import Level, OpenShare, Section, Seed, Text
+from lib.params import OpenShare, ScoreLevel, Section, Seed, Text
 from lib.site.sections import Reader, depth_problems
 
 
@@ -27,7 +27,7 @@ class NLIVeracitySection(Section):
     n_resamples: Resamples
     seed: Seed
     alpha: OpenShare
-    main_level: Level
+    main_level: ScoreLevel
     retrieval_measure: Measure
     power: OpenShare  # of the minimum detectable difference (lib.evaluation.significance.minimum_detectable_difference)
     sweep_path: Text  # the committed verifier sweep (lib.verifier.sweep, `make sweep-verifier`)

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from lib.evaluation.metrics import Measure, parse_measure
 from lib.evaluation.significance import Resamples
 from lib.params import NonNegInt, Section, Seed, Text
 from lib.retrieval.runs import FocusSection
 from lib.retrieval.vocabulary import Fusion
-from lib.site.sections import Reader, depth_problems, fusion_problems, grid_problems
+from lib.site.sections import Reader, depth_problems, fusion_problems, grid_problems, kept_measures
+
+NEEDED = ["ndcg@10", "recall@100"]  # the measures notebook 02 reads by name
 
 
 class QueryPlanningSection(Section):
@@ -22,7 +24,7 @@ class QueryPlanningSection(Section):
     data_dir: Text
     metrics_path: Text
     fusion: Fusion
-    measures: Annotated[list[Measure], Field(min_length=1)]
+    measures: Annotated[list[Measure], Field(min_length=1), AfterValidator(lambda m: kept_measures(m, NEEDED, "02"))]
     focus: FocusSection
     example_claim: NonNegInt
     n_resamples: Resamples  # bootstrap intervals of the temporal filter's per-claim effect

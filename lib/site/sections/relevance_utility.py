@@ -9,7 +9,7 @@ from pydantic import Field, model_validator
 from lib.evaluation.metrics import Measure, parse_measure
 from lib.evaluation.significance import Resamples
 from lib.params import PosInt, Section, Seed, Text
-from lib.site.sections import Reader, depth_problems
+from lib.site.sections import Reader, depth_problems, kept_measures
 
 
 class RelevanceUtilitySection(Section):
@@ -29,9 +29,7 @@ class RelevanceUtilitySection(Section):
     @model_validator(mode="after")
     def _conclusion_measures(self) -> RelevanceUtilitySection:
         """Notebook 09's conclusion and its disagreement cases read NDCG@10 and NDCG@3 (at k = 3)."""
-        missing = [m for m in ("ndcg@10", "ndcg@3") if m not in self.measures]
-        if missing:
-            raise ValueError(f"measures must keep {missing}: notebook 09's conclusion reads them (add others beside)")
+        kept_measures(self.measures, ["ndcg@10", "ndcg@3"], "09")
         return self
 
     @classmethod

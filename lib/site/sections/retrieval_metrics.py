@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from lib.evaluation.metrics import Measure, parse_measure
 from lib.evaluation.significance import Resamples
@@ -40,6 +40,18 @@ class RetrievalMetricsSection(Section):
     data_dir: Text
     incomplete_measures: Annotated[list[Measure], Field(min_length=1)]
     judging: JudgingKitSection
+
+    @model_validator(mode="after")
+    def _measure_is_complete(self) -> RetrievalMetricsSection:
+        """Notebook 04 checks its calls under the incomplete-judgement measures: with one of them as `measure`
+        it checked `condensed_ndcg@10` against itself and reported that as robustness."""
+        name = parse_measure(self.measure)[0]
+        if name == "bpref" or name.startswith("condensed_"):
+            raise ValueError(
+                f"measure {self.measure!r} is one of the incomplete-judgement measures the calls are checked "
+                f"under (incomplete_measures); use a measure that counts unjudged documents as non-relevant"
+            )
+        return self
 
     @classmethod
     def cross_check(cls, values: dict, read: Reader) -> list[str]:
