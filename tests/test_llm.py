@@ -731,3 +731,22 @@ def test_a_cache_that_is_another_stages_kept_cache_is_refused():
     with pytest.raises(LM.NamedError, match=r"the cache of stage `averitec_2025` .* not of `generative_plans`"):
         LM.AnswerCache(ROOT / "outputs/averitec_2025/judge_cache.jsonl", "generative_plans")
     assert (ROOT / "outputs/llm/cache.jsonl").read_bytes() == before
+
+
+def test_a_bracket_heavy_answer_is_decoded_at_a_bounded_number_of_brackets(monkeypatch):
+    """A thousand nested brackets before 500,000 numbers: JSON decoding begun at every '[' took 14 s (minutes at
+    the 8 MiB answer bound), in replay too. At most `JSON_STARTS` tries; a list after them is not looked for."""
+    from lib.planning import llm as L
+
+    tries = []
+
+    class Counting(json.JSONDecoder):
+        def raw_decode(self, s, idx=0):
+            tries.append(idx)
+            return super().raw_decode(s, idx)
+
+    monkeypatch.setattr(L.json, "JSONDecoder", Counting)
+    with ends_within(60):
+        assert L.parse_list("[" * 990 + "0," * 100_000) == []
+    assert len(tries) == L.JSON_STARTS
+    assert L.parse_list('Here: ["Who said it?"]') == ["Who said it?"]

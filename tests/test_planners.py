@@ -143,6 +143,16 @@ def test_a_plan_line_with_more_queries_than_the_bound_is_refused(tmp_path, monke
     )
 
 
+def test_a_plan_is_never_written_with_more_queries_than_it_may_be_read_with(tmp_path, monkeypatch):
+    """An LLM answer of 3,000 questions was saved, exit 0, and the next stage refused the plan."""
+    from lib.cli import NamedError
+
+    monkeypatch.setattr(P, "MAX_PLAN_QUERIES", 2)
+    with pytest.raises(NamedError, match=r"claim 7 has 3 queries, over 2 for one claim"):
+        P.save_plan({0: ["a"], 7: ["a", "b", "c"]}, tmp_path / "p.jsonl")
+    assert not (tmp_path / "p.jsonl").exists()
+
+
 def test_a_plan_line_over_the_record_bound_is_refused_before_it_is_decoded(tmp_path, monkeypatch):
     """A 229 MB plan line (under the file bound) was decoded whole: 1.8 GB, then 20 M queries."""
     import lib.data as D

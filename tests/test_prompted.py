@@ -49,6 +49,9 @@ def test_parse_next():
     assert PR.parse_next("verdict - Conflicting Evidence") == ("verdict", "Conflicting Evidence/Cherrypicking")
     assert PR.parse_next("Next question: Who said it?") == ("question", "Who said it?")
     assert PR.parse_next("") is None and PR.parse_next("Nothing useful.") is None
+    # a question that mentions a verdict is no verdict (it stopped the pursuit with a made-up label)
+    assert PR.parse_next("Next question: Was the verdict - refuted in appeal - final?")[0] == "question"
+    assert PR.parse_next("Thinking it over.\nVerdict: Supported") == ("verdict", "Supported")
 
 
 def test_nearest_examples_by_cosine_with_ties_to_the_lower_index():
@@ -87,3 +90,17 @@ def test_prompted_plans_live_then_replay(tmp_path):
     replay = LM.LLM(LM.LLMSettings(mode="replay", model="stub", cache=str(tmp_path / "c.jsonl")))
     again = {kind: PR.prompted_plan(replay, kind, dev, progress=False)[0] for kind in PR.PROMPTED}
     assert again == {kind: p for kind, (p, _) in plans.items()} and replay.counters.requests == 0
+
+
+def test_a_cached_answer_with_no_query_is_asked_again_in_a_live_run(tmp_path):
+    """An empty 200 was cached as a good answer: a later live run read it and never asked again."""
+    dev = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")[:1]
+    answers = iter(["", '["Who said it?"]'])
+    with StubLLM(lambda messages: next(answers)) as stub:
+        s = LM.LLMSettings(
+            mode="live", model="stub", backoff=0.01, cache=str(tmp_path / "c.jsonl"), base_url=stub.base_url
+        )
+        first = PR.prompted_plan(LM.LLM(s), "all_at_once", dev, progress=False)
+        second = PR.prompted_plan(LM.LLM(s), "all_at_once", dev, progress=False)
+    assert first[1]["unparsed"] == 1 and second[0] == {dev[0].claim_id: ["Who said it?"]}
+    assert len(stub.requests) == 2

@@ -134,3 +134,8 @@ def test_store_sentence_counts_falls_and_reads_the_lead_on_both_sides():
     assert "stays (+0.250 to +0.250)" in SY.store_sentence(table([0.5, 0.25], [0.75, 0.5]), 0.9, 0.4)
     # the committed run's case: equal to the printed precision, not beyond it
     assert "stays (+0.326 to +0.326)" in SY.store_sentence(table([0.54, 0.214], [0.482, 0.156]), 0.9, 0.4)
+    # a lead turned negative was said to "shrink": the best with the gold answers is no longer the best
+    lost = SY.store_sentence(table([0.54, 0.214], [0.100, 0.156]), 0.9, 0.4)
+    assert lost.endswith("and it loses the lead to CLAIM-ONLY (+0.326 to -0.056).")
+    one = SY.store_sentence(table([0.54, 0.214], [0.5, 0.2]).iloc[:1], 0.9, 0.4)
+    assert one.endswith("and there is no other plan to lead.")

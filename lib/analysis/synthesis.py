@@ -349,10 +349,15 @@ def store_sentence(table: pd.DataFrame, share_with: float, share_without: float)
     # compared as printed (3 decimals): a difference below the printed precision is no change
     gap_before = round(before[best] - before.drop(best).max(), 3) if len(before) > 1 else 0.0
     gap_after = round(after[best] - after.drop(best).max(), 3) if len(after) > 1 else 0.0
-    verb = "shrinks" if gap_after < gap_before else "grows" if gap_after > gap_before else "stays"
+    if len(before) < 2:  # one plan has no lead to keep ("stays (+0.000 to +0.000)")
+        lead = "there is no other plan to lead"
+    elif gap_after < 0:  # "shrinks" said of a plan that had lost the lead
+        lead = f"it loses the lead to {after.drop(best).idxmax()} ({gap_before:+.3f} to {gap_after:+.3f})"
+    else:
+        verb = "shrinks" if gap_after < gap_before else "grows" if gap_after > gap_before else "stays"
+        lead = f"its lead over the next plan {verb} ({gap_before:+.3f} to {gap_after:+.3f})"
     return (
         f"With the gold answers in the store {share_with:.1%} of dev claims have a relevant document; without "
         f"them {share_without:.1%}. Without them, {col} falls for {fell} of {len(before)} plans; "
-        f"{best}, the best with them ({before[best]:.3f}), scores {after[best]:.3f}, and its lead "
-        f"over the next plan {verb} ({gap_before:+.3f} to {gap_after:+.3f})."
+        f"{best}, the best with them ({before[best]:.3f}), scores {after[best]:.3f}, and {lead}."
     )

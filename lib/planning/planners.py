@@ -29,7 +29,7 @@ import numpy as np
 
 from lib import outputs as OUT
 from lib import timing as TM
-from lib.cli import ArgumentParser, env_bound, nonempty_path, run_main
+from lib.cli import ArgumentParser, NamedError, env_bound, nonempty_path, run_main
 from lib.data import DataError, as_id, averitec, bounded, bounded_lines, not_utf8, parse_json, within_size
 from lib.params import FileName, PosInt, Section, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE
@@ -294,7 +294,13 @@ def heuristic(claims: Iterable[averitec.Claim], width: int = 4, max_queries: int
 
 
 def save_plan(plan: Mapping[int, Sequence[str]], path: Path | str) -> None:
-    """One JSON line per claim, in claim order."""
+    """One JSON line per claim, in claim order; never a line `load_plan` refuses (an LLM's answer of 3,000
+    questions was written, exit 0, and the next stage could not read the plan)."""
+    if (over := next((cid for cid in sorted(plan) if len(plan[cid]) > MAX_PLAN_QUERIES), None)) is not None:
+        raise NamedError(
+            f"{path}: claim {over} has {len(plan[over]):,} queries, over {MAX_PLAN_QUERIES:,} for one claim "
+            "(an answer listing thousands of questions?); set $LIB_MAX_PLAN_QUERIES to keep them"
+        )
     OUT.write_lines(
         path,
         (json.dumps({"claim_id": int(cid), "queries": list(plan[cid])}, ensure_ascii=False) for cid in sorted(plan)),

@@ -158,7 +158,9 @@ def parse_next(text: str | None, verdicts: Sequence[str] = AVERITEC_LABELS) -> t
     """("verdict", label) when the reply gives a verdict, ("question", q) for a question, None otherwise."""
     if not text:
         return None
-    m = re.search(r"verdict\s*[:\-]\s*(.+)", text, re.IGNORECASE)
+    # at a line's start, as the prompt asks ('Verdict: <label>'): anywhere, "Was the verdict - refuted in
+    # appeal - final?" was read as a stop with the verdict Refuted
+    m = re.search(r"^[^\S\n]*(?:final[^\S\n]+)?verdict[^\S\n]*[:\-][^\S\n]*(.+)", text, re.IGNORECASE | re.MULTILINE)
     if m:
         said = m.group(1).strip().lower()
         for v in sorted(verdicts, key=len, reverse=True):
@@ -198,7 +200,9 @@ def prompted_plan(
     that failed (no answer after retries) or parsed to no query."""
     batch = [messages_for(kind, c, examples_for(c) if examples_for else ()) for c in claims]
     extra = {"temperature": TEMPERATURE[kind]} if kind in TEMPERATURE else {}
-    answers = llm.chat_many(batch, progress=progress, desc=f"llm {kind}", **extra)
+    # a cached answer that parses to no query is asked again in a live run (an empty 200 was kept for good)
+    usable = lambda text: bool(parse_for(kind, text))  # noqa: E731
+    answers = llm.chat_many(batch, progress=progress, desc=f"llm {kind}", usable=usable, **extra)
     plan, failed, unparsed = {}, 0, 0
     for c, text in zip(claims, answers):
         queries = parse_for(kind, text)

@@ -128,12 +128,20 @@ class LLMSource:
 
     def first(self, claims):
 
-        texts = self.llm.chat_many([first_messages(c) for c in claims], desc="llm first question")
+        texts = self.llm.chat_many(  # an unusable cached answer (empty) is asked again in a live run
+            [first_messages(c) for c in claims],
+            desc="llm first question",
+            usable=lambda t: first_question(t) is not None,
+        )
         return [[("question", q)] if (q := first_question(t)) else [] for t in texts]
 
     def next(self, claims, pairs):
 
-        texts = self.llm.chat_many([next_messages(c, p) for c, p in zip(claims, pairs)], desc="llm next question")
+        texts = self.llm.chat_many(
+            [next_messages(c, p) for c, p in zip(claims, pairs)],
+            desc="llm next question",
+            usable=lambda t: parse_next(t) is not None,
+        )
         return [[r] if (r := parse_next(t)) else [] for t in texts]
 
 
