@@ -750,3 +750,18 @@ def test_a_bracket_heavy_answer_is_decoded_at_a_bounded_number_of_brackets(monke
         assert L.parse_list("[" * 990 + "0," * 100_000) == []
     assert len(tries) == L.JSON_STARTS
     assert L.parse_list('Here: ["Who said it?"]') == ["Who said it?"]
+
+
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        ('{"question": "Did the mayor raise taxes?"}', ["Did the mayor raise taxes?"]),  # kept as `{"question": ...`
+        ('{"questions": ["Who said it?", "When?"]}', ["Who said it?", "When?"]),
+        ('[{"q": "x"}]\n- Who said it?', ["Who said it?"]),  # a list of objects without a question field
+        ('["1.", "2."]', []),  # numbering only: no query, counted as unparsed
+        ("1. 2. 3.", []),
+        ("**Questions:**\n- Who said it?\n---", ["Who said it?"]),
+    ],
+)
+def test_answers_that_hold_no_question_text_give_no_query(answer, expected):
+    assert LM.parse_list(answer) == expected

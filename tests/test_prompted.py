@@ -52,6 +52,9 @@ def test_parse_next():
     # a question that mentions a verdict is no verdict (it stopped the pursuit with a made-up label)
     assert PR.parse_next("Next question: Was the verdict - refuted in appeal - final?")[0] == "question"
     assert PR.parse_next("Thinking it over.\nVerdict: Supported") == ("verdict", "Supported")
+    # JSON where text is expected: `{"verdict": ...}` was no verdict, a question object a query of JSON
+    assert PR.parse_next('{"verdict": "Refuted"}') == ("verdict", "Refuted")
+    assert PR.parse_next('{"next_question": "Did the WHO confirm it?"}') == ("question", "Did the WHO confirm it?")
 
 
 def test_nearest_examples_by_cosine_with_ties_to_the_lower_index():

@@ -306,10 +306,15 @@ def test_a_stage_whose_starter_dies_is_stopped(tmp_path):
     started = subprocess.run([sys.executable, str(starter)], capture_output=True, text=True, timeout=30, env=env)
     pid = int(started.stdout.split()[0])
     deadline = time.time() + 20
-    while time.time() < deadline and (not stopped.exists() or Path(f"/proc/{pid}").exists()):
+    while time.time() < deadline and (not _written(stopped) or Path(f"/proc/{pid}").exists()):
         time.sleep(0.2)
     assert stopped.read_text() == "term"
     assert not Path(f"/proc/{pid}").exists()  # the timer is gone too
+
+
+def _written(path: Path) -> bool:
+    """Whether the stage's handler has written its file (it exists, empty, for a moment before)."""
+    return path.exists() and bool(path.read_text())
 
 
 def test_a_stage_whose_timer_is_killed_outright_is_stopped(tmp_path):
@@ -330,7 +335,7 @@ def test_a_stage_whose_timer_is_killed_outright_is_stopped(tmp_path):
     timer.kill()
     timer.wait(timeout=10)
     deadline = time.time() + 20
-    while time.time() < deadline and not stopped.exists():
+    while time.time() < deadline and not _written(stopped):  # seen between its creation and its write: ''
         time.sleep(0.1)
     assert stopped.read_text() == "term"
 

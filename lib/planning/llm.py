@@ -874,14 +874,14 @@ def _clean(item: str) -> str:
     return _LABEL.sub("", " ".join(item.split()).strip(" \"'"))
 
 
-JSON_STARTS = 100  # the '[' at which a JSON list is looked for, at most: each try may read the rest of the text
+JSON_STARTS = 100  # the '[' or '{' at which JSON is looked for, at most: each try may read the rest of the text
 
 
-def _json_lists(text: str) -> Iterable[Any]:
-    """Every decodable JSON value that starts at one of the first `JSON_STARTS` '[' of the text, in order (an
-    answer of a thousand nested brackets and 500,000 numbers took 14 s, its decoding begun at every one)."""
+def json_values(text: str) -> Iterable[Any]:
+    """Every decodable JSON value that starts at one of the first `JSON_STARTS` '[' or '{' of the text, in order
+    (an answer of a thousand nested brackets and 500,000 numbers took 14 s, its decoding begun at every one)."""
     decoder = json.JSONDecoder()
-    for m in itertools.islice(re.finditer(r"\[", text), JSON_STARTS):
+    for m in itertools.islice(re.finditer(r"[\[{]", text), JSON_STARTS):
         try:
             value, _ = decoder.raw_decode(text, m.start())
         except (ValueError, RecursionError):  # nested past Python's recursion limit: no list of questions
@@ -889,24 +889,45 @@ def _json_lists(text: str) -> Iterable[Any]:
         yield value
 
 
+def _json_questions(value: Any) -> list[str]:
+    """The questions a JSON value holds: a list of texts or of objects with a `question`/`query` field, or an
+    object with a `questions`/`queries` list or a `question`/`query` text (`{"question": ...}` was kept as the
+    query `{"question": ...`)."""
+    if isinstance(value, dict):
+        listed = next((value[k] for k in ("questions", "queries") if isinstance(value.get(k), list)), None)
+        if listed is not None:
+            return _json_questions(listed)
+        return [value[k] for k in ("question", "query") if isinstance(value.get(k), str)][:1]
+    if isinstance(value, list):
+        items = [
+            v if isinstance(v, str) else (v.get("question") or v.get("query")) if isinstance(v, dict) else None
+            for v in value
+        ]
+        return [i for i in items if isinstance(i, str)]
+    return []
+
+
+def _query(item: str) -> str:
+    """An item as a query: `_clean`ed, markdown emphasis removed; empty when it holds no letter or is a heading
+    (`1.`, `---`, `**Questions:**` were kept as queries)."""
+    text = _clean(item).strip("*_ ")
+    return text if any(ch.isalpha() for ch in text) and not text.endswith(":") else ""
+
+
 def parse_list(text: str | None) -> list[str]:
-    """The questions in an answer: the first JSON list of strings (objects: their 'question'/'query'
-    field), else bulleted or numbered lines, else every sentence ending in '?'. Empty when none."""
+    """The questions in an answer: the first JSON value that holds some (`_json_questions`), else bulleted or
+    numbered lines, else every sentence ending in '?'. Items without a letter and headings are none. Empty
+    when none."""
     if not text:
         return []
-    for value in _json_lists(text):
-        if isinstance(value, list):
-            items = [
-                v if isinstance(v, str) else (v.get("question") or v.get("query")) if isinstance(v, dict) else None
-                for v in value
-            ]
-            items = [_clean(i) for i in items if isinstance(i, str) and _clean(i)]
-            if items:
-                return items
+    for value in json_values(text):
+        items = [q for i in _json_questions(value) if (q := _query(i))]
+        if items:
+            return items
     lines = [m.group(1) or "" for m in map(_LIST_ITEM.match, text.splitlines()) if m]
     if lines:
-        return [_clean(line) for line in lines if _clean(line)]
-    return [_clean(q) for q in _QUESTION.findall(text) if len(q.split()) >= 2]
+        return [q for line in lines if (q := _query(line))]
+    return [q for found in _QUESTION.findall(text) if len(found.split()) >= 2 and (q := _query(found))]
 
 
 def first_question(text: str | None) -> str | None:

@@ -25,7 +25,7 @@ import numpy as np
 
 from lib.data import averitec, claimdecomp, quantemp
 from lib.data.labels import AVERITEC_LABELS
-from lib.planning.llm import LLM, Messages, first_question, parse_list
+from lib.planning.llm import LLM, Messages, first_question, json_values, parse_list
 
 Prompted = Literal["claimdecomp", "pgmfc", "all_at_once", "agq"]
 PROMPTED: tuple[str, ...] = get_args(Prompted)
@@ -154,18 +154,32 @@ def next_messages(
     )
 
 
+def _labels_said(said: str, verdicts: Sequence[str]) -> list[str]:
+    """The label a verdict's text starts with (longest first; `Conflicting Evidence` for the cherrypicking one)."""
+    said = said.strip().lower()
+    return [
+        v for v in sorted(verdicts, key=len, reverse=True) if said.startswith((v.lower(), v.split("/")[0].lower()))
+    ][:1]
+
+
 def parse_next(text: str | None, verdicts: Sequence[str] = AVERITEC_LABELS) -> tuple[str, str] | None:
     """("verdict", label) when the reply gives a verdict, ("question", q) for a question, None otherwise."""
     if not text:
         return None
+    for value in json_values(text):  # `{"verdict": "Refuted"}` was no verdict, `{"next_question": ...}` a query of JSON
+        if isinstance(value, dict):
+            said = value.get("verdict")
+            if isinstance(said, str):
+                return next((("verdict", v) for v in _labels_said(said, verdicts)), None)
+            q = next((value[k] for k in ("next_question", "question", "query") if isinstance(value.get(k), str)), None)
+            if q:
+                return "question", q.strip()
     # at a line's start, as the prompt asks ('Verdict: <label>'): anywhere, "Was the verdict - refuted in
     # appeal - final?" was read as a stop with the verdict Refuted
     m = re.search(r"^[^\S\n]*(?:final[^\S\n]+)?verdict[^\S\n]*[:\-][^\S\n]*(.+)", text, re.IGNORECASE | re.MULTILINE)
     if m:
-        said = m.group(1).strip().lower()
-        for v in sorted(verdicts, key=len, reverse=True):
-            if said.startswith(v.lower()) or said.startswith(v.split("/")[0].lower()):
-                return "verdict", v
+        for v in _labels_said(m.group(1), verdicts):
+            return "verdict", v
     q = first_question(text)
     return ("question", q) if q else None
 

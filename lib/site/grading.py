@@ -45,9 +45,10 @@ from lib.site.course import CourseError, checked, exercises, task_number
 PASSED, NOT_ATTEMPTED, PROBLEM = "passed", "not attempted", "cannot be graded"
 SHEET_COLUMNS = ("exercise", "task", "answer")
 CELL_TIMEOUT_S = 600
-# What one copy's cells may print in all, and its kernel's address space: a `while True: print(...)` grew the
-# grader by about 40 MB a second until the cell's timeout, and a copy's kernel had no bound at all. The study's
-# executed notebooks hold at most 1.1 MB of outputs; their kernels' peaks are measured in the README (Grading).
+# What one copy's cells may print in all, and its kernel's data memory (RLIMIT_DATA: the address space, which
+# CUDA reserves and the study's own kernels fill to 4.3 GB, says little of what they use). A `while True: print()`
+# grew the grader by about 40 MB a second until the cell's timeout, and a copy's kernel had no bound at all. The
+# study's executed notebooks hold at most 1.1 MB of outputs; their kernels' peaks are in the README (Grading).
 MAX_OUTPUT_MB = 50
 KERNEL_MEMORY_GB = 8  # the kernels of notebooks 02 and 07 peak at 1.9 and 2.8 GB (VmData, 2026-11-27)
 Bound = Annotated[float, Field(gt=0, le=1_000_000, allow_inf_nan=False)]  # megabytes of output
@@ -198,7 +199,7 @@ class _BoundedClient(NotebookClient):
 
 
 def _kernel_limit(memory_gb: float):  # noqa: ANN202 - Popen's preexec_fn
-    """Run in the kernel's process before it starts: its address space bounded (a MemoryError in the cell)."""
+    """Run in the kernel's process before it starts: its data memory bounded (a MemoryError in the cell)."""
     limit = int(memory_gb * 2**30)
 
     def bound() -> None:
@@ -460,7 +461,7 @@ def main(argv: list[str] | None = None) -> None:
         "--kernel-memory-gb",
         type=flag_of(KernelBound),
         default=KERNEL_MEMORY_GB,
-        help="address space of a copy's kernel; past it a cell fails with MemoryError",
+        help="data memory of a copy's kernel (at least 1); past it a cell fails with MemoryError",
     )
     args = ap.parse_args(argv)
     if args.command == "sheet":
