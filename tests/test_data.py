@@ -1414,3 +1414,16 @@ def test_a_byte_order_mark_before_sha256sums_is_read_as_meant(tmp_path, capsys):
     sums.write_bytes(b"\xef\xbb\xbf" + sums.read_bytes())
     rc, out, stderr = verify_cli(capsys, root)
     assert (rc, stderr) == (0, "") and "1 files match SHA256SUMS" in out
+
+
+def test_a_2025_csv_is_checked_row_by_row_as_it_is_read(tmp_path):
+    """A duplicate id at row 1 was named only after the whole file was held (about 14 times its size): a ragged
+    row far below it now comes second, as the rows are checked while they are read."""
+    row = '{i},"A claim.","Q?\t\t\nA.\t\t\n\n",Refuted\n'
+    body = "id,claim,evi,label\n" + row.format(i=0) + row.format(i=0) + row.format(i=1) * 3 + "2,ragged\n"
+    (tmp_path / "s.csv").write_text(body, encoding="utf-8")
+    with pytest.raises(DataError, match=r"record 1: field 'id': duplicate id 0"):
+        averitec.load_leaderboard(tmp_path / "s.csv")
+    (tmp_path / "x.csv").write_text("id,claim,evi,label,extra\n", encoding="utf-8")  # a header alone: checked too
+    with pytest.raises(DataError, match=r"x.csv: record header: field 'extra': unknown column"):
+        averitec.load_leaderboard(tmp_path / "x.csv")

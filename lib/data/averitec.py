@@ -16,10 +16,10 @@ from lib.data import (
     bounded,
     collect_records,
     int_text_field,
+    iter_csv_records,
     label_field,
     optional_field,
     parse_claim_date,
-    read_csv_records,
     read_json_records,
     read_text,
     required_field,
@@ -330,12 +330,15 @@ LEADERBOARD_COLUMNS = ("id", "claim", "evi", "label")  # the 2025 submission for
 def load_leaderboard(path: Path | str, *, strict: bool = True, log: LoadLog | None = None) -> list[LeaderboardRow]:
     """FEVER-8 leaderboard CSV (gold solution or a submission; `split` optional); one row per id."""
     path = Path(path)
-    rows = read_csv_records(path, LEADERBOARD_COLUMNS)
-    extra = sorted(set(rows[0][1]) - {*LEADERBOARD_COLUMNS, "split"}) if rows else []
-    if extra:
-        raise DataError(
-            path, "header", extra[0], f"unknown column (expected {list(LEADERBOARD_COLUMNS)}, optionally 'split')"
-        )
+
+    def known_columns(header: list[str]) -> None:
+        extra = sorted(set(header) - {*LEADERBOARD_COLUMNS, "split"})
+        if extra:
+            raise DataError(
+                path, "header", extra[0], f"unknown column (expected {list(LEADERBOARD_COLUMNS)}, optionally 'split')"
+            )
+
+    rows = iter_csv_records(path, LEADERBOARD_COLUMNS, header_check=known_columns)  # checked as they are read
 
     def parse(record: int, raw: dict) -> LeaderboardRow:
         try:
@@ -353,4 +356,4 @@ def load_leaderboard(path: Path | str, *, strict: bool = True, log: LoadLog | No
             raw.get("split"),
         )
 
-    return collect_records(path, iter(rows), parse, strict, log, unique=("id", lambda row: row.claim_id))
+    return collect_records(path, rows, parse, strict, log, unique=("id", lambda row: row.claim_id))
