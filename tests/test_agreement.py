@@ -34,7 +34,9 @@ def test_cohen_kappa_with_a_code_only_one_rater_uses():
 def test_a_nan_code_is_an_error_not_a_kappa():
     """NaN codes gave kappa 1.0 or 0.0 depending on whether the NaN was one object."""
     nan = float("nan")
-    with pytest.raises(ValueError, match="kappa: a code is NaN"):
+    with pytest.raises(
+        ValueError, match=r"^kappa: a code is NaN \(a blank cell\?\); every item needs a code from both raters$"
+    ):
         AG.cohen_kappa([nan] * 3, [nan] * 3)
     with pytest.raises(ValueError, match="kappa: a code is NaN"):
         AG.cohen_kappa(["a", "b", "a"], ["a", float("nan"), "a"])

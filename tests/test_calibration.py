@@ -126,3 +126,26 @@ def test_no_example_leaves_the_calibration_error_undefined_and_bins_must_exist()
     assert np.isnan(CAL.expected_calibration_error(np.zeros((0, 3)), []))
     with pytest.raises(ValueError, match="bins must be at least 1, got 0"):
         CAL.expected_calibration_error(np.full((2, 2), 0.5), [0, 1], bins=0)
+
+
+def test_the_error_names_the_first_label_that_is_no_class_and_the_last_class():
+    probs = np.array([[0.9, 0.1], [0.2, 0.8], [0.5, 0.5]])
+    with pytest.raises(ValueError, match=r"^gold label 2: expected a class index from 0 to 1$"):
+        CAL.reliability(probs, [1, 2, 0])  # 2 of two classes (0 and 1) is no class
+
+
+def test_one_bin_holds_every_example():
+    probs = np.array([[0.9, 0.1], [0.3, 0.7]])
+    table = CAL.reliability(probs, [0, 0], bins=1)
+    assert table[["bin", "low", "high", "n"]].values.tolist() == [[0, 0.0, 1.0, 2]]
+    assert CAL.expected_calibration_error(probs, [0, 0], bins=1) == pytest.approx(abs(0.5 - 0.8))
+
+
+def test_probabilities_that_are_no_table_have_no_bins():
+    assert CAL.reliability(np.array([0.4, 0.6]), [1]).empty  # one row of probabilities given flat
+
+
+def test_the_nan_error_counts_rows_not_values():
+    probs = np.array([[np.nan, np.nan], [0.5, np.nan], [0.9, 0.1]])
+    with pytest.raises(ValueError, match=r"^reliability: 2 row\(s\) of probabilities hold NaN$"):
+        CAL.reliability(probs, [0, 1, 0])

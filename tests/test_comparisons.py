@@ -235,3 +235,15 @@ def test_borderline_sentence_names_the_cases_or_says_there_are_none():
         "so they are counted as no finding: temporal filter dense/a."
     )
     assert CMP.borderline_sentence({"x": eff[eff["effect"] != "borderline"]}).startswith("No interval ends within")
+
+
+def test_highest_names_every_tied_leader_and_skips_undefined_values():
+    assert CMP.highest(pd.Series({"a": 0.2, "b": 0.5, "c": 0.5})) == ["b", "c"]
+    assert CMP.highest(pd.Series({"a": 0.2, "b": 0.5})) == ["b"]
+    assert CMP.highest(pd.Series({"a": np.nan, "b": 0.1})) == ["b"]  # NaN is no value, not the highest
+    assert CMP.highest(pd.Series({"a": np.nan})) == []
+    assert CMP.highest(pd.Series(dtype=float)) == []
+    assert CMP.leader_phrase(pd.Series({"a": 0.2, "b": 0.5})) == "b (0.500)"
+    assert CMP.leader_phrase(pd.Series({"a": 0.5, "b": 0.5}), ".1%") == "a and b (tied at 50.0%)"
+    assert CMP.leader_phrase(pd.Series({"a": 0.5, "b": 0.5, "c": 0.5}), name=str.upper) == "A, B and C (tied at 0.500)"
+    assert CMP.leader_phrase(pd.Series({"a": np.nan})) is None

@@ -226,6 +226,18 @@ def test_misinfo_domains(fixture_data):
     }
 
 
+def test_misinfo_sites_are_read_as_the_hand_written_list_means_them(tmp_path):
+    path = tmp_path / "misinfo_domains.txt"
+    path.write_text("# sites\nSilver-Coin-Investor. com\nANews24.org/\ncato.org/blog\n\n")
+    assert averitec.load_misinfo_domains(path) == {"silver-coin-investor.com", "anews24.org/", "cato.org/blog"}
+    path.write_text("good.com\nnot a site\n")
+    with pytest.raises(DataError, match=r"misinfo_domains.txt: record line 2: 'not a site' is no site"):
+        averitec.load_misinfo_domains(path)
+    path.write_text("localhost\n")
+    with pytest.raises(DataError, match="record line 1: 'localhost' is no site"):
+        averitec.load_misinfo_domains(path)
+
+
 # ---------------------------------------------------------------- QuanTemp, ClaimDecomp, CLIMATE-FEVER
 
 
@@ -233,6 +245,14 @@ def test_quantemp_val_fixture(fixture_data):
     qt = quantemp.load_quantemp_val(fixture_data / "quantemp" / "val_claims_bm25_evidence.json")
     assert [c.label for c in qt] == ["True", "Conflicting", "False"]
     assert [len(c.snippets) for c in qt] == [3, 0, 1]
+
+
+def test_a_blank_quantemp_snippet_is_no_snippet(tmp_path):
+    record = {"claim": "x rose 5%", "label": "True", "evidences": [{"questions": "q", "top_k_doc": [" ", "", "a"]}]}
+    blank = {**record, "evidences": [{"questions": "q", "top_k_doc": ["  \n"]}]}
+    path = tmp_path / "val.json"
+    path.write_text(json.dumps([record, blank]))
+    assert [c.snippets for c in quantemp.load_quantemp_val(path)] == [("a",), ()]
 
 
 def test_csv_errors(tmp_path):

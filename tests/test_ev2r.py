@@ -642,3 +642,137 @@ def test_a_prompt_file_that_is_some_other_file_gives_a_short_message():
     with pytest.raises(ValueError) as err:
         EV.placeholders("{" + ":x} {".join(str(i) for i in range(100_000)) + ":x}")
     assert len(str(err.value)) < 1_000
+
+
+# ---------------------------------------------------------------- edges and messages, word for word (mutation testing)
+
+
+def test_a_prompt_file_that_is_a_folder_is_named_as_no_prompt_file(tmp_path):
+    with pytest.raises(EV.PromptFileError) as err:
+        EV.load_prompt(tmp_path)
+    assert str(err.value) == (
+        f"Ev2R prompt_file {tmp_path}: not a regular file (a folder, a pipe or a device?); expected a prompt file"
+    )
+
+
+def test_a_count_supported_by_the_other_side_keeps_its_own_side_name():
+    # "predicted facts supported by the reference": the predicted side, named twice, is one side
+    assert EV._count_name("predicted_facts_supported_by_reference") == "predicted_facts_supported"
+    assert EV._count_name("reference_facts_supported_by_predicted") == "reference_facts_supported"
+
+
+def test_a_count_key_given_twice_is_found_behind_other_keys():
+    answer = (
+        '{"note": 1, "predicted_facts": 4, "predicted_facts": 40, "predicted_facts_supported": 3, '
+        '"reference_facts": 5, "reference_facts_supported": 2}'
+    )
+    with pytest.raises(EV.JudgeAnswerError) as err:
+        EV.parse_counts(answer)
+    assert str(err.value) == "ambiguous_counts: key 'predicted_facts' given twice"
+
+
+def test_two_keys_read_as_one_count_are_named():
+    answer = OWN[:-1] + ', "facts predicted": 7}'
+    with pytest.raises(EV.JudgeAnswerError) as err:
+        EV.parse_counts(answer)
+    assert (
+        str(err.value) == "ambiguous_counts: keys 'predicted_facts' and 'facts predicted' both read as predicted_facts"
+    )
+
+
+def test_objects_after_one_with_an_object_inside_are_still_read():
+    text = '{"example": {"a": 1}} and then {"b": 2} and ' + OWN
+    assert [list(o) for o in EV._json_objects(text)][:2] == [["example"], ["b"]]
+    assert EV.parse_counts(text) == EV.Counts(4, 3, 5, 2)
+
+
+def test_the_new_score_is_a_float_series_with_nan_where_undefined():
+    s = EV.new_score(table([0.9, float("nan")], [True, True]), judge(threshold=0.5, comparison=">"))
+    assert s.dtype == float and s.iloc[0] == 1.0 and math.isnan(s.iloc[1])
+    assert EV._shown(None) == "undefined" and EV._shown(0.5) == "0.5000"
+
+
+class _FailedJudge:
+    endpoint = "http://judge.example/v1"
+
+    def __init__(self, errors):
+        self.errors = errors
+
+    def report(self):
+        return {"errors": self.errors} if self.errors is not None else {}
+
+
+def test_undefined_judgements_are_refused_in_words_and_a_lenient_note_is_bounded(capsys):
+    from lib.cli import NamedError
+
+    skipped = {"run_a": {"qa": [1, 2]}, "run_b": {"q": [3]}}
+    with pytest.raises(NamedError) as err:
+        EV.refuse_undefined(skipped, _FailedJudge({"html": 3}), lenient=False)
+    assert str(err.value) == (
+        "Ev2R: 3 judgement(s) in 2 run(s) are undefined (the judge at http://judge.example/v1 failed or answered "
+        "without usable counts; {'html': 3}); no score was written. Fix the judge, or rerun with --lenient to "
+        "score the rest"
+    )
+    with pytest.raises(NamedError, match=r"without usable counts; see the report\); no score"):
+        EV.refuse_undefined(skipped, _FailedJudge(None), lenient=False)
+    many = {"run": {"qa": list(range(5000))}}
+    EV.refuse_undefined(many, _FailedJudge({}), lenient=True, total=10_000)
+    line = capsys.readouterr().err
+    assert line.startswith("Ev2R --lenient: 5000 judgement(s) in 1 run(s) are undefined") and len(line) == 2001
+
+
+def test_the_judge_client_is_the_averitec_2025_stages(tmp_path):
+    llm = EV.judge_llm(judge(), llm_params("off"), tmp_path / "cache.jsonl")
+    assert llm.cache.stage == "averitec_2025"  # the stage whose kept output its cache may be
+
+
+def test_runs_to_score_in_the_files_order_without_duplicate_for_and_its_errors_in_words(tmp_path, capsys):
+    from lib.cli import NamedError
+
+    data, averitec_dir = stage_inputs(tmp_path)
+    claims = averitec.load_averitec("dev", data / "averitec" / "dev.json")
+    folder = averitec_dir / "predictions"
+    (folder / "claim_only-b.json").write_text((folder / "claim_only.json").read_text())
+    # no `duplicate_for` in the section: nothing is duplicated; "claim_only-b.json" sorts before "claim_only.json"
+    runs = EV.runs_to_score(
+        {"plans": ["claim_only", "claim_only-b", "gold_copy"], "systems": {}}, claims, data, averitec_dir
+    )
+    assert list(runs) == ["claim_only-b", "claim_only", "gold_copy"]
+    EV.runs_to_score({"plans": ["claim_only"], "systems": {}}, claims, data, averitec_dir)
+    assert capsys.readouterr().err == "Ev2R: not scored, not in params averitec.plans: claim_only-b, gold_copy\n"
+    with pytest.raises(NamedError) as err:
+        EV.runs_to_score({"plans": ["oracle"], "systems": {}}, claims, data, averitec_dir)
+    assert str(err.value) == (
+        f"{folder}: no predictions of oracle (params averitec.plans); the pipeline stage `averitec` writes them "
+        "(run `dvc repro averitec`)"
+    )
+
+
+def test_the_stage_removes_its_scratch_folder_and_its_clean_up_can_run_again(tmp_path, monkeypatch):
+    from lib.cli import CLEANUPS
+
+    data, averitec_dir = stage_inputs(tmp_path)
+    scratch = tmp_path / "scratch"
+    monkeypatch.setattr(EV.tempfile, "mkdtemp", lambda prefix: str(scratch.mkdir() or scratch))
+    TM._MEASURED.clear()  # what earlier tests measured in this process
+    report = EV.stage(
+        params(tmp_path, max_claims=1), llm_params("off"), {"systems": {}}, data, averitec_dir, tmp_path / "out"
+    )
+    assert not scratch.exists()
+    assert {f"meteor/{run}" for run in report["runs"]} <= set(TM.measurements())
+    cleanup = CLEANUPS.pop()  # what a signal would run: it removes the folder, and may run after the stage's own
+    scratch.mkdir()
+    (scratch / "x.csv").write_text("x")
+    cleanup()
+    assert not scratch.exists()
+    cleanup()  # the folder already gone: no error
+
+
+def test_main_refuses_an_empty_params_path_and_its_help_says_what_lenient_does(capsys):
+    with pytest.raises(SystemExit) as err:
+        EV.main(["--params", ""])
+    assert err.value.code == 2 and "--params" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        EV.main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "when the judge fails on some claims, score the rest and list what was skipped (default: stop)" in out

@@ -397,3 +397,73 @@ def test_relevance_by_stratum_in_strata_order_not_alphabetical(judged):
 
 def test_claim_scope_depth_accepts_a_depth_of_one():
     assert J.claim_scope_depth([1, 1], 1).startswith("Every claim's pool holds at most 1 documents")
+
+
+# ---------------------------------------------------------------- the sheet's errors, word for word
+
+
+PAIRS = pd.DataFrame({"claim_id": [1, 1, 2], "doc_id": ["a", "b", "c"]})
+
+
+def _sheet(tmp_path, rows, header="sheet_id,claim_id,doc_id,relevant"):
+    path = tmp_path / "sheet.csv"
+    path.write_text(header + "\n" + "".join(r + "\n" for r in rows))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        (["1,abc,a,1"], "{p}, row 2: claim_id = 'abc'; expected a dev claim id (an integer)"),
+        (["1,1,a,1", "1,1,a,0"], "{p}, rows 2 and 3: claim_id 1, doc_id a judged twice; each is written once"),
+        (
+            ["1,1,a,1", "2,2,a,0", "3,2,b,1"],  # two pairs the sheet did not write: the first is named
+            "{p}, row 3: claim 2 with document 'a' is not a pair of the judging sheet (2 judged rows are not; "
+            "was a column sorted alone?)",
+        ),
+        (["x,1,a,1"], "{p}, row 2: sheet_id = 'x'; expected the row number the sheet was written with (an integer)"),
+        (
+            [
+                "1,1,a,1",
+                "1,1,b,1",
+                "1,2,c,0",
+            ],  # two rows moved: the first is named, with the pair its id was written for
+            "{p}, row 3: sheet_id 1 was written for claim 1 with document 'a', but the row holds claim 1 with "
+            "document 'b' (2 judged rows moved; were columns sorted without `relevant`?)",
+        ),
+        (
+            ["3,1,a,1"],  # the last row's id: its pair is named
+            "{p}, row 2: sheet_id 3 was written for claim 2 with document 'c', but the row holds claim 1 with "
+            "document 'a' (1 judged rows moved; were columns sorted without `relevant`?)",
+        ),
+        (
+            ["9,1,a,1"],
+            "{p}, row 2: sheet_id 9 is not a row of the sheet (1 to 3), but the row holds claim 1 with document 'a' "
+            "(1 judged rows moved; were columns sorted without `relevant`?)",
+        ),
+    ],
+)
+def test_each_error_of_a_filled_sheet_names_its_file_row_and_pair(tmp_path, rows, message):
+    path = _sheet(tmp_path, rows)
+    with pytest.raises(ValueError) as err:
+        J.read_judging_sheet(path, pairs=PAIRS)
+    assert str(err.value) == message.format(p=path)
+
+
+def test_a_sheet_without_its_ids_is_refused_in_words(tmp_path):
+    path = _sheet(tmp_path, ["1,a,1"], header="claim_id,doc_id,relevant")
+    with pytest.raises(ValueError) as err:
+        J.read_judging_sheet(path, pairs=PAIRS)
+    assert str(err.value) == (
+        f"{path}: no sheet_id column; it ties each row to the pair it was written for (a block of columns sorted in "
+        "a spreadsheet cannot be told otherwise): keep the column as the sheet was written"
+    )
+
+
+def test_a_correct_sheet_reads_to_its_last_row_and_pairs_given_as_text(tmp_path):
+    path = _sheet(tmp_path, ["1,1,a,1", "2,1,b,", "3,2,c,0"])
+    filled = J.read_judging_sheet(path, pairs=PAIRS)
+    assert filled[["claim_id", "doc_id", "relevant"]].values.tolist() == [[1, "a", 1], [2, "c", 0]]
+    # the pairs' claim ids read from a file as text are the same claims
+    as_text = J.read_judging_sheet(path, pairs=PAIRS.astype({"claim_id": str}))
+    assert as_text[["claim_id", "doc_id", "relevant"]].values.tolist() == [[1, "a", 1], [2, "c", 0]]

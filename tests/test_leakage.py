@@ -49,6 +49,22 @@ def test_fact_check_leakage(tiny_store, claims):
     assert fc.loc["sys_b"].to_dict() == pytest.approx(dict.fromkeys(fc.columns, 0.0))
 
 
+def test_conclusion_phrases_name_ties_and_no_leader_where_every_system_is_zero(tiny_store, claims):
+    import pandas as pd
+
+    best_cov = LK.gold_coverage(tiny_store, claims)["gold_coverage"].drop(index=LK.ALL_SYSTEMS)
+    assert LK.best_coverage_phrase(best_cov) == "the best single system, sys_a, for 66.7%"
+    fc = LK.fact_check_leakage(tiny_store, claims)["claims_fact_check_site"].drop(index=LK.ALL_SYSTEMS)
+    assert LK.leakiest_phrase(fc) == "the most leaky system is sys_a (33.3%)"
+    # every system at 0: `idxmax` named the first as "the most leaky system (0.0%)"
+    assert LK.leakiest_phrase(fc * 0) == "no single system's evidence comes from a fact-checking site"
+    assert LK.best_coverage_phrase(best_cov * 0) == "no single system retrieved one"
+    tie = pd.Series({"x": 0.25, "y": 0.25, "z": 0.1})
+    assert LK.best_coverage_phrase(tie) == "the best single systems, tied, x and y, for 25.0% each"
+    assert LK.leakiest_phrase(tie) == "the most leaky systems are x and y (tied at 25.0%)"
+    assert LK.leakiest_phrase(pd.Series(dtype=float)) == "no single system's evidence comes from a fact-checking site"
+
+
 def test_temporal_leakage(tiny_store, claims):
     tl = LK.temporal_leakage(tiny_store, claims)
     assert tl.loc[("sys_a", "url_path")].to_dict() == pytest.approx(

@@ -183,6 +183,11 @@ def test_ids_of_other_types_in_qrels_and_run_are_an_error():
     with pytest.raises(TypeError, match=r"document ids are str \('7'\), the run's int \(7\)"):
         MET.evaluate({"1": {"7": 2}}, {"1": {7: 1.0}}, ["ndcg@10"])
     assert MET.evaluate({"1": {"d1": 2}}, {"1": {"d1": 1.0}}, ["mrr"]) == {"mrr": 1.0}
+    with pytest.raises(TypeError, match=r"the run's int \(7\); give both as text$"):
+        MET.evaluate({"1": {"7": 2}}, {"1": {7: 1.0}}, ["ndcg@10"])
+    # an empty qrels or run has no id to compare: no error from the check itself
+    MET._same_id_types({}, {"1": {"d1": 1.0}})
+    MET._same_id_types({"1": {}}, {})
 
 
 def test_a_nan_score_is_no_rank():
@@ -258,6 +263,9 @@ def test_a_measure_in_params_is_written_in_lower_case():
         adapter.validate_python("NDCG@10")
     with pytest.raises(ValidationError, match="unknown measure 'ndgc'"):
         adapter.validate_python("ndgc")
+    assert adapter.validate_python("mrr") == "mrr"  # a measure without a cutoff is written as its name
+    with pytest.raises(ValidationError, match=r"write the measure 'recall@0100' as 'recall@100'"):
+        adapter.validate_python("recall@0100")
 
 
 def test_a_query_without_relevant_documents_scores_zero_not_nan():

@@ -1129,3 +1129,81 @@ def _submission(path, rows):
         for claim_id, claim in rows:
             w.writerow([claim_id, claim, "Q?\t\t\na\t\t\n\n", "Refuted"])
     return path
+
+
+# ---------------------------------------------------------------- messages and the command line (mutation testing)
+
+
+def test_a_record_of_no_format_and_a_missing_claim_are_named_in_words(fixture_claims, tmp_path):
+    path = write_json(tmp_path, [{"x": 1}] * 3)
+    with pytest.raises(DataError) as err:
+        SC.read_predictions(path, fixture_claims)
+    assert str(err.value).endswith(
+        "keys ['x'] match no prediction format (official: label and questions or string_evidence; 2024: claim_id, "
+        "claim, evidence, pred_label)"
+    )
+    path = write_json(tmp_path, shared(fixture_claims)[:2])
+    with pytest.raises(DataError, match=r"field 'claim_id': no prediction for 1 reference claims \(first: \[2\]\)$"):
+        SC.read_predictions(path, fixture_claims)
+
+
+def test_a_solution_row_of_a_mistyped_split_is_named_in_words(fixture_claims, tmp_path):
+    solution = SC.write_leaderboard(
+        tmp_path / "solution.csv", fixture_claims, [SC.reference_evidence(c) for c in fixture_claims], "Gold"
+    )
+    with pytest.raises(DataError) as err:
+        SC.read_solution(solution)
+    assert str(err.value).endswith(
+        "field 'split': 'Gold': expected 'gold' (a scored row) or another split's name in lower-case letters (a row left out)"
+    )
+
+
+def test_the_2025_path_keeps_the_solutions_ids_and_lists_what_lenient_skipped(fixture_claims, tmp_path):
+    import io
+
+    refs = [SC.reference_evidence(c) for c in fixture_claims]
+    solution = SC.write_leaderboard(tmp_path / "solution.csv", fixture_claims, refs, SC.SOLUTION_SPLIT)
+    sub = SC.write_leaderboard(tmp_path / "sub.csv", fixture_claims, refs, "pred")
+    summary, table = SC.score_file_2025(sub, solution)
+    assert table["claim_id"].tolist() == [c.claim_id for c in fixture_claims]
+    stray = tmp_path / "stray.csv"
+    stray.write_text(sub.read_text(encoding="utf-8").replace("\n0,", "\n7,", 1), encoding="utf-8")
+    log = io.StringIO()
+    SC.score_file_2025(stray, solution, lenient=True, log=log)
+    assert "with id 7: field 'id': not an id of the solution (another claim set?)" in log.getvalue()
+
+
+def test_the_command_line_flags_work_as_their_help_says(fixture_claims, tmp_path, capsys):
+    good = write_json(tmp_path, shared(fixture_claims), "good.json")
+    with pytest.raises(SystemExit) as err:
+        SC.main(["--references", str(FIXTURE_DEV)])
+    assert err.value.code == 2 and "the following arguments are required: --predictions" in capsys.readouterr().err
+    SC.main(["--predictions", str(good), "--references", str(FIXTURE_DEV), "--jobs", "1", "--all"])
+    assert "type_averitec@0.25" in json.loads(capsys.readouterr().out)  # --all: the per claim type scores too
+    SC.main(["--predictions", str(good), "--references", str(FIXTURE_DEV), "--jobs", "1"])
+    assert "type_averitec@0.25" not in json.loads(capsys.readouterr().out)
+    csv_out = tmp_path / "out.csv"
+    SC.main(["--predictions", str(good), "--references", str(FIXTURE_DEV), "--to-csv", str(csv_out)])
+    assert capsys.readouterr().err == f"{good}: 2024, 3 records aligned by claim_id -> {csv_out} (3 rows)\n"
+    assert {r.split for r in averitec.load_leaderboard(csv_out)} == {"pred"}  # the default split column
+    # --lenient reaches the scorer: a record without a verdict is skipped, the rest scored
+    records = shared(fixture_claims)
+    records[1]["pred_label"] = None
+    bad = write_json(tmp_path, records, "bad.json")
+    SC.main(["--predictions", str(bad), "--references", str(FIXTURE_DEV), "--jobs", "1", "--lenient"])
+    assert "missing verdict" in capsys.readouterr().err
+    # --lenient that skips every record names the prediction file
+    none = write_json(tmp_path, shared(fixture_claims, pred_label=None), "none.json")
+    with pytest.raises(SystemExit) as err:
+        SC.main(
+            [
+                "--predictions",
+                str(none),
+                "--references",
+                str(FIXTURE_DEV),
+                "--to-csv",
+                str(tmp_path / "n.csv"),
+                "--lenient",
+            ]
+        )
+    assert err.value.code.startswith(f"error: {none}: --lenient skipped every prediction")

@@ -408,3 +408,71 @@ def test_a_missing_score_is_an_error_never_a_significant_difference(test):
     """With a NaN among the per-claim scores the resampling tests returned their smallest p (9.999e-05)."""
     with pytest.raises(ValueError, match=r"1 of 3 pairs hold NaN \(an item missing from one run\?\)"):
         test([0.1, float("nan"), 0.3], [0.2, 0.2, 0.25])
+
+
+# ---------------------------------------------------------------- boundaries and messages (mutation testing)
+
+
+def test_min_resamples_rounds_up_at_every_confidence():
+    assert SIG.min_resamples() == 40 == SIG.MIN_RESAMPLES
+    assert SIG.min_resamples(0.9699) == 67  # 2 / 0.0301 = 66.4: up, not to the nearest
+    assert SIG.min_resamples(0.9) == 20  # 2 / 0.1 is 20.000000000000004 in floating point: not 21
+
+
+@pytest.mark.parametrize("confidence", [0.0, 1.0, 1.5, -0.5])
+def test_a_confidence_outside_0_1_is_refused_by_name(confidence):
+    with pytest.raises(ValueError, match=rf"^confidence must be in \(0, 1\), got {confidence}$"):
+        SIG.bootstrap_ci([0.1] * 10, confidence=confidence)
+
+
+def test_no_values_give_no_mean_and_no_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the mean of an empty array warns
+        assert all(np.isnan(v) for v in SIG.bootstrap_ci([]))
+
+
+def test_a_spearman_interval_skips_constant_resamples_up_to_the_limit():
+    """Seed 3 draws exactly one resample of 100 in which y (or x, swapped) is constant: 1% skipped is within
+    `MAX_SKIPPED`, so the interval is defined, and the constant resample is left out, not a NaN in it."""
+    x, y = np.arange(10.0), np.array([0, 0, 0, 1, 1, 1, 1, 1, 1, 1.0])
+    for a, b in ((x, y), (y, x)):
+        rho, low, high = SIG.spearman_ci(a, b, n_resamples=100, seed=3)
+        assert np.isfinite([rho, low, high]).all() and low <= rho <= high
+
+
+def test_spearman_permutation_at_its_edges():
+    assert np.isnan(SIG.spearman_permutation([1, 2], [1, 2]))  # fewer than 3 pairs
+    assert np.isnan(SIG.spearman_permutation([1, 1, 1], [1, 2, 3]))  # x constant
+    assert np.isnan(SIG.spearman_permutation([1, 2, 3], [2, 2, 2]))  # y constant
+    # 3 pairs is a test; a spread of exactly 1 is not a constant
+    p = SIG.spearman_permutation([0, 0.5, 1], [1, 2, 3])
+    # of the 6 orders of 3 values, 2 (this one and its reverse) give |rho| = 1: a permutation equal to the
+    # observed one counts, so p is near 1/3, not at its floor
+    assert 0.25 < p < 0.45
+    # the defaults are 2,000 resamples and seed 0
+    assert SIG.spearman_permutation([0, 0.5, 1, 3], [1, 2, 4, 3]) == SIG.spearman_permutation(
+        [0, 0.5, 1, 3], [1, 2, 4, 3], 2000, 0
+    )
+    assert SIG.spearman_permutation([0, 0.5, 1, 3], [1, 2, 4, 3]) != SIG.spearman_permutation(
+        [0, 0.5, 1, 3], [1, 2, 4, 3], 2001, 0
+    )
+    assert SIG.spearman_permutation([0, 0.5, 1, 3], [1, 2, 4, 3]) != SIG.spearman_permutation(
+        [0, 0.5, 1, 3], [1, 2, 4, 3], 2000, 1
+    )
+
+
+def test_paired_t_of_a_constant_difference_and_of_a_spread_of_one():
+    assert SIG.paired_t([1, 1, 1], [0, 0, 0]) == 0.0  # every difference the same non-zero value
+    p = SIG.paired_t([0, 1, 0.5], [0, 0, 0])  # differences spread by exactly 1: a t-test, not "constant"
+    assert 0 < p < 1
+
+
+def test_paired_bootstrap_statistic_of_equal_predictions_and_at_the_fewest_claims():
+    def acc(g, p):
+        return float(np.mean(g == p))
+
+    gold = np.array([0, 1, 1])
+    assert SIG.paired_bootstrap_statistic(gold, gold, gold.copy(), acc) == (0.0, 1.0)  # 3 claims, no test needed
+    gold5 = np.array([0, 1, 1, 0, 1])
+    observed, p = SIG.paired_bootstrap_statistic(gold5, gold5, np.array([0, 1, 0, 0, 0]), acc, n_resamples=200)
+    assert observed == pytest.approx(0.4) and 0 < p <= 1  # MIN_CLUSTERS claims: a test

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from lib.analysis import synthesis as SY
+from lib.cli import NamedError
 from lib.params import section
 
 
@@ -14,6 +15,10 @@ def test_compare_says_higher_lower_better_worse_or_level():
     assert SY.compare("A", 0.9, "B", 0.04, "share") == "share: A 0.900 against B 0.040, A higher (22.5×)"
     assert SY.compare("A", 0.1, "B", 0.4, "share") == "share: A 0.100 against B 0.400, A lower (0.2×)"
     assert SY.compare("A", 0.2, "B", 0.2, "NDCG@10") == "NDCG@10: A and B are level at 0.200"
+    # level as printed: "higher by 0%" and "4.0×" of two figures printed alike said more than they show
+    assert SY.compare("A", 0.3841, "B", 0.3839, "NDCG@10") == "NDCG@10: A and B are level at 0.384"
+    assert SY.compare("A", 0.0004, "B", 0.0001, "share") == "share: A and B are level at 0.000"
+    assert SY.compare("A", 0.3846, "B", 0.3844, "NDCG@10").endswith("A 0.385 against B 0.384, A higher by less than 1%")
     assert SY.compare("A", 1.5, "B", 7.0, "mean rank", lower_is_better=True).endswith("A better")
     assert SY.compare("A", 7.0, "B", 1.5, "mean rank", lower_is_better=True).endswith("A worse")
 
@@ -139,3 +144,29 @@ def test_store_sentence_counts_falls_and_reads_the_lead_on_both_sides():
     assert lost.endswith("and it loses the lead to CLAIM-ONLY (+0.326 to -0.056).")
     one = SY.store_sentence(table([0.54, 0.214], [0.5, 0.2]).iloc[:1], 0.9, 0.4)
     assert one.endswith("and there is no other plan to lead.")
+
+
+def test_store_sentence_names_a_tie_for_the_best_as_a_tie():
+    import pandas as pd
+
+    cols = pd.MultiIndex.from_tuples([("AVeriTeC@0.25", SY.WITH_GOLD), ("AVeriTeC@0.25", SY.WITHOUT_GOLD)])
+    tied = pd.DataFrame([[0.5, 0.2], [0.5, 0.3], [0.1, 0.1]], index=["A", "B", "C"], columns=cols)
+    s = SY.store_sentence(tied, 0.9, 0.4)
+    assert s.endswith("with them A and B tie as the best (0.500), so no plan has a lead to keep or lose.")
+    assert "falls for 2 of 3 plans" in s
+    with pytest.raises(ValueError, match="no plan has an AVeriTeC score"):
+        SY.store_sentence(tied.iloc[:0], 0.9, 0.4)
+
+
+def test_store_shares_are_read_over_the_same_claims_or_refused():
+    m = {
+        "store": {"claims_with_relevant_share": 0.994, "dataset.dev.claims": 500},
+        "without_gold": {"store.claims": 500, "store.claims_with_relevant": 213},
+    }
+    assert SY.store_shares(m) == (0.994, 0.426)
+    m["without_gold"]["store.claims"] = 100
+    with pytest.raises(NamedError, match="store.json counts 500 dev claims and without_gold.json 100"):
+        SY.store_shares(m)
+    m["store"]["dataset.dev.claims"] = m["without_gold"]["store.claims"] = 0
+    with pytest.raises(NamedError, match="counts 0 dev claims"):
+        SY.store_shares(m)

@@ -7,7 +7,9 @@ from lib.store.urls import (
     in_domains,
     marks_fact_check,
     normalise_url,
+    on_sites,
     path_date,
+    site_key,
     strip_wayback,
     url_date,
     wayback_capture_date,
@@ -119,3 +121,18 @@ def test_url_date_prefers_the_path_over_the_capture():
 )
 def test_marks_fact_check(url, expected):
     assert marks_fact_check(url) is expected
+
+
+def test_sites_are_domains_or_sections_of_one():
+    sites = {site_key(e) for e in ["cato.org/blog", "anews24.org/", "https://www.bad.com/#articles", "x.org/a/b/"]}
+    assert sites == {"cato.org/blog", "anews24.org", "bad.com", "x.org/a/b"}
+    assert on_sites("cato.org/blog/77-drug-traffickers", sites)
+    assert on_sites("cato.org/Blog", sites)  # paths compare without case
+    assert on_sites("www2.cato.org/blog/x?id=3", sites)
+    assert not on_sites("cato.org/blogger", sites)
+    assert not on_sites("cato.org/publications/blog", sites)
+    assert not on_sites("cato.org", sites)
+    assert on_sites("news.anews24.org/story", sites) and on_sites("bad.com:8080/x", sites)
+    assert on_sites("x.org/a/b/c", sites) and not on_sites("x.org/a", sites) and not on_sites("x.org/a/bc", sites)
+    assert not on_sites("org/blog", {"org/blog"})  # a bare suffix is never a match, as in in_domains
+    assert not on_sites("", sites)

@@ -18,6 +18,7 @@ import pandas as pd
 
 from lib import outputs as OUT
 from lib.cli import NamedError, shown
+from lib.evaluation.comparisons import highest
 from lib.paths import METRICS_DIR
 from lib.site.catalogue import flatten
 from lib.site.display import setting as setting_name
@@ -77,8 +78,9 @@ def value(metrics: Mapping[str, Mapping[str, Any]], ref: str, text: bool = False
 
 def compare(a_name: str, a: float, b_name: str, b: float, measure: str, lower_is_better: bool = False) -> str:
     """ "NDCG@10: A 0.384 against B 0.153, A higher by 151%", with the right word: higher or lower (better or
-    worse where `lower_is_better`, e.g. a rank), or level when equal."""
-    if a == b:
+    worse where `lower_is_better`, e.g. a rank), or level when equal as printed (3 decimals: "higher by 0%" of
+    two figures printed alike, or "4.0×" of two printed 0.000, said more than the figures show)."""
+    if round(a, 3) == round(b, 3):
         return f"{measure}: {a_name} and {b_name} are level at {a:.3f}"
     if lower_is_better:
         word = "better" if a < b else "worse"
@@ -90,7 +92,8 @@ def compare(a_name: str, a: float, b_name: str, b: float, measure: str, lower_is
     elif ratio >= 2 or ratio <= 0.5:
         by = f" ({ratio:.1f}×)"
     else:
-        by = f" by {abs(a - b) / abs(b):.0%}"
+        share = abs(a - b) / abs(b)
+        by = f" by {share:.0%}" if share >= 0.005 else " by less than 1%"
     return f"{measure}: {a_name} {a:.3f} against {b_name} {b:.3f}, {a_name} {word}{by}"
 
 
@@ -339,13 +342,38 @@ def store_table(m: Mapping[str, Mapping[str, Any]], plans: Sequence[str]) -> pd.
     return pd.DataFrame(rows).T
 
 
+def store_shares(metrics: Mapping[str, Mapping[str, Any]]) -> tuple[float, float]:
+    """The share of dev claims with a relevant document in the study's store (`store.json`) and in the store
+    rebuilt without the gold answers (`without_gold.json`), refused where the two count different claims (a
+    share of 100 claims beside one of 500 compares different claims)."""
+    store, rebuilt = metrics["store"], metrics["without_gold"]  # flattened (`load_metrics`)
+    n_store, n_rebuilt = store["dataset.dev.claims"], rebuilt["store.claims"]
+    if n_store != n_rebuilt or not n_rebuilt:
+        raise NamedError(
+            f"store.json counts {n_store} dev claims and without_gold.json {n_rebuilt}: their shares of claims "
+            "with a relevant document are not comparable (expected the same dev claims: rerun the stages "
+            "knowledge_store and without_gold on the same data)"
+        )
+    return float(store["claims_with_relevant_share"]), rebuilt["store.claims_with_relevant"] / n_rebuilt
+
+
 def store_sentence(table: pd.DataFrame, share_with: float, share_without: float) -> str:
     """What removing the gold answers from the store does to the AVeriTeC score of each plan of `table`
     (`store_table`), and to the gap between the best plan and the others, checked rather than assumed."""
     col = "AVeriTeC@0.25"
     before, after = table[(col, WITH_GOLD)].astype(float), table[(col, WITHOUT_GOLD)].astype(float)
     fell = int((after < before).sum())
-    best = before.idxmax()
+    top = highest(before)
+    if not top:
+        raise ValueError("store_sentence: no plan has an AVeriTeC score with the gold answers in the store")
+    if len(top) > 1:  # idxmax named the first of a tie as the leader
+        return (
+            f"With the gold answers in the store {share_with:.1%} of dev claims have a relevant document; without "
+            f"them {share_without:.1%}. Without them, {col} falls for {fell} of {len(before)} plans; with them "
+            f"{' and '.join([', '.join(top[:-1]), top[-1]])} tie as the best ({before[top[0]]:.3f}), so no plan "
+            "has a lead to keep or lose."
+        )
+    best = top[0]
     # compared as printed (3 decimals): a difference below the printed precision is no change
     gap_before = round(before[best] - before.drop(best).max(), 3) if len(before) > 1 else 0.0
     gap_after = round(after[best] - after.drop(best).max(), 3) if len(after) > 1 else 0.0

@@ -10,6 +10,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from lib.cli import shown
 from lib.data import (
     DataError,
     LoadLog,
@@ -280,15 +281,29 @@ def load_system_output(
     )
 
 
+_SITE = re.compile(r"(?:https?://)?[a-z0-9_-]+(?:\.[a-z0-9_-]+)+(?:[/#?].*)?")
+
+
 def load_misinfo_domains(path: Path | str | None = None) -> set[str]:
-    """Domains known for misinformation, lower-cased, without `www.`; a file that lists none is an error (every
-    document would be flagged as no misinformation site)."""
+    """Sites known for misinformation, lower-cased, without spaces or `www.`: a domain (`infowars.com`) or a
+    section of one (`cato.org/blog`, matched by `lib.store.urls.on_sites`). The list is hand-written: the
+    published one spells `Silver-Coin-Investor. com` and `anews24.org/`, which are read as the sites they name.
+    A line that is no site, or a file that lists none, is an error (every document would be flagged as no
+    misinformation site)."""
     path = Path(path) if path else DATA_DIR / "averitec" / "misinfo_domains.txt"
     out = set()
-    for line in read_text(path).splitlines():
-        d = line.strip().lower()
-        if d and not d.startswith("#"):
-            out.add(d[4:] if d.startswith("www.") else d)
+    for n, line in enumerate(read_text(path).splitlines(), start=1):
+        d = "".join(line.split()).lower()
+        if not d or d.startswith("#"):
+            continue
+        if not _SITE.fullmatch(d):
+            raise DataError(
+                path,
+                f"line {n}",
+                None,
+                f"{shown(line)} is no site (expected a domain such as example.com, or a domain with a path)",
+            )
+        out.add(d[4:] if d.startswith("www.") else d)
     if not out:
         raise DataError(path, "-", None, "lists no domain (expected one domain per line)")
     return out

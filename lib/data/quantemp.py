@@ -48,7 +48,10 @@ def load_quantemp_val(
             if not isinstance(ev, dict):
                 raise DataError(path, record, f"evidences[{i}]", "expected an object {questions, top_k_doc}")
             queries.append(optional_field(path, record, ev, "questions", str, "", at=f"evidences[{i}]."))
-            snippets.extend(str_list_field(path, record, ev, "top_k_doc", at=f"evidences[{i}]."))
+            # a blank snippet is no evidence: it counted a claim as one with snippets
+            snippets.extend(
+                s for s in str_list_field(path, record, ev, "top_k_doc", at=f"evidences[{i}].") if s.strip()
+            )
         return QuanTempClaim(
             record,
             text_field(path, record, raw, "claim"),

@@ -36,7 +36,7 @@ def _gold(gold: Sequence[int], classes: int) -> np.ndarray:
     g = np.asarray(gold, dtype=float)  # labels read as floats from a file (1.0) are class 1
     ok = (g == np.round(g)) & (g >= 0) & (g < classes)
     if not ok.all():
-        raise ValueError(f"gold label {g[~ok][0]!r}: expected a class index from 0 to {classes - 1}")
+        raise ValueError(f"gold label {g[~ok][0]:g}: expected a class index from 0 to {classes - 1}")
     return g.astype(int)
 
 

@@ -145,6 +145,24 @@ def top_sentence(group: TopGroup, name: Callable[[str], str] = str, fmt: str = "
     return f"{best}, tied with {_names(others, name)}"
 
 
+def highest(values: pd.Series) -> list[str]:
+    """The names (index) sharing the highest value, in row order, NaN skipped; [] when no value is defined.
+    A tie is named whole: `idxmax` names the first of the tied rows as if it led alone."""
+    values = pd.to_numeric(values, errors="coerce").dropna()
+    if values.empty:
+        return []
+    return [str(n) for n, v in values.items() if v == values.max()]
+
+
+def leader_phrase(values: pd.Series, fmt: str = ".3f", name: Callable[[str], str] = str) -> str | None:
+    """ "X (v)" for one leader, "X and Y (tied at v)" for a tie; None when no value is defined."""
+    top = highest(values)
+    if not top:
+        return None
+    value = pd.to_numeric(values, errors="coerce").max()
+    return f"{_names(top, name)} ({'tied at ' if len(top) > 1 else ''}{value:{fmt}})"
+
+
 def same_top_group(groups: Mapping[str, TopGroup]) -> bool:
     """Whether one setting's top group (the tied methods) is the same under every measure (the keys)."""
     if not groups:

@@ -51,7 +51,9 @@ from lib.store.urls import (
     in_domains,
     marks_fact_check,
     normalise_url,
+    on_sites,
     path_date,
+    site_key,
     wayback_capture_date,
 )
 
@@ -268,7 +270,8 @@ def add_flags(
     marked = docs["url"].map(marks_fact_check)
     docs["fact_checking_domain"] = loose
     docs["fact_checking_site"] = loose & (~news_site | marked)
-    docs["misinfo_site"] = docs["domain"].map(lambda d: bool(d) and in_domains(d, misinfo))
+    sites = {site_key(e) for e in misinfo}  # domains and sections of one (`cato.org/blog`)
+    docs["misinfo_site"] = docs["norm_url"].map(lambda u: bool(u) and on_sites(u, sites))
     return docs
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from lib.data import averitec
+from lib.evaluation.comparisons import highest, leader_phrase
 from lib.store.build import GOLD, SOURCES, Store, gold_source_urls
 from lib.store.urls import normalise_url
 
@@ -272,6 +273,27 @@ def grade1_reach(share_without_gold: float) -> str:
     if share_without_gold < 1:
         return "Results that rest on grade 1 alone speak for most claims, not all."
     return "Results that rest on grade 1 alone speak for every claim."
+
+
+def best_coverage_phrase(coverage: pd.Series) -> str:
+    """Notebook 01's best single system by gold coverage (`gold_coverage`'s column, one row per system): tied
+    systems are named together, and a coverage of 0 everywhere names no system."""
+    top = highest(coverage)
+    if not top or coverage[top[0]] == 0:
+        return "no single system retrieved one"
+    if len(top) == 1:
+        return f"the best single system, {top[0]}, for {coverage[top[0]]:.1%}"
+    return f"the best single systems, tied, {' and '.join([', '.join(top[:-1]), top[-1]])}, for {coverage[top[0]]:.1%} each"
+
+
+def leakiest_phrase(leakage: pd.Series) -> str:
+    """Notebook 01's most leaky system (`fact_check_leakage`'s share of claims, one row per system): tied
+    systems named together; where no system's evidence comes from a fact-checking site, none is named."""
+    top = highest(leakage)
+    if not top or leakage[top[0]] == 0:
+        return "no single system's evidence comes from a fact-checking site"
+    verb = "are" if len(top) > 1 else "is"
+    return f"the most leaky system{'s' if len(top) > 1 else ''} {verb} {leader_phrase(leakage, '.1%')}"
 
 
 def store_metrics(store: Store, claims: pd.DataFrame) -> dict:

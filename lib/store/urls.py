@@ -98,6 +98,31 @@ def in_domains(domain: str, domains: set[str] | frozenset[str]) -> bool:
     return any(".".join(parts[i:]) in domains for i in range(len(parts) - 1))
 
 
+def site_key(entry: str) -> str:
+    """A site list's entry (`cato.org/blog`, `anews24.org/`, `https://www.x.com/#top`) in the form `on_sites`
+    matches: host and path as `normalise_url` gives them, lower-cased."""
+    return normalise_url(entry).lower()
+
+
+def on_sites(norm_url: str, sites: set[str] | frozenset[str]) -> bool:
+    """True if a normalised URL lies on one of `sites` (`site_key`s): a domain, with its subdomains as in
+    `in_domains`, or a domain's section (`cato.org/blog`: that path and the paths below it, not `/blogger`).
+    Paths compare without case."""
+    base = norm_url.split("?", 1)[0]
+    host, _, path = base.partition("/")
+    parts = host.split(":", 1)[0].split(".")
+    segments = [s for s in path.lower().split("/") if s]
+    for i in range(len(parts) - 1):
+        key = ".".join(parts[i:])
+        if key in sites:
+            return True
+        for segment in segments:
+            key += "/" + segment
+            if key in sites:
+                return True
+    return False
+
+
 def wayback_capture_date(url: str | None) -> date | None:
     """The capture date of a web.archive.org snapshot URL (its 14-digit timestamp), else None."""
     if not url:

@@ -1,0 +1,121 @@
+"""Notebook 05's conclusions, each sentence computed from the condition it states: a tie is named as a tie,
+an undefined correlation is said to be undefined, and what a planner's lead means depends on where its
+questions and the store's answers come from, not on which planner usually wins."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from lib.evaluation.comparisons import highest
+
+GOLD_QUESTIONS = frozenset({"oracle"})  # planners whose questions are the annotators' own (lib.planning.planners)
+MIN_RUNS_FOR_RHO = 3  # a rank correlation of two runs is +1 or -1 whatever they are
+
+
+def same_claims(scores: pd.DataFrame) -> None:
+    """Refuse per-claim scores whose runs cover different claims (columns `run`, `claim_id`): their means
+    would compare runs over different claims as if over the same ones."""
+    sets = scores.groupby("run", sort=False)["claim_id"].agg(frozenset)
+    if sets.empty:
+        raise ValueError("the scores hold no run")
+    first = sets.index[0]
+    for run, claims in sets.items():
+        if claims != sets[first]:
+            raise ValueError(
+                f"run {run!r} is scored on {len(claims)} claims and run {first!r} on {len(sets[first])}, "
+                f"{len(claims ^ sets[first])} claims scored in one and not the other (expected every run on the same claims: rerun "
+                "the stage averitec)"
+            )
+
+
+def _all(values: pd.Series) -> str:
+    return ", ".join(f"{n} {v:.3f}" for n, v in values.sort_values(ascending=False, kind="stable").items())
+
+
+def best_system_sentence(systems: pd.DataFrame, col: str, level: float) -> str:
+    """The best published system at an AVeriTeC level (rows: systems; columns `col`, `Q+A`, `accuracy`), every
+    system's score after it; tied systems are named together."""
+    top = highest(systems[col]) if len(systems) else []
+    if not top:
+        return f"No published system has an AVeriTeC score at level {level:g}."
+    if len(top) == 1:
+        b = systems.loc[top[0]]
+        head = (
+            f"Best published system at level {level:g}: {top[0]} (AVeriTeC {b[col]:.3f}, Q+A {b['Q+A']:.3f}, "
+            f"accuracy {b['accuracy']:.3f})"
+        )
+    else:
+        head = (
+            f"Best published systems at level {level:g}, tied: {', '.join(top[:-1])} and {top[-1]} "
+            f"(AVeriTeC {systems.loc[top[0], col]:.3f})"
+        )
+    return f"{head}; all systems: {_all(systems[col])}."
+
+
+def correlation_sentence(systems: pd.DataFrame, within: pd.Series, weak: float = 0.2) -> str:
+    """Spearman's ρ of mean Q+A and accuracy across systems (rows; at least `MIN_RUNS_FOR_RHO`), and the
+    range of the per-claim ρ of Q+A score and correctness within each system (`within`, one per system; NaN
+    where a system's scores or verdicts are constant). "Says little" only where every defined ρ is below
+    `weak` in size."""
+    n = len(systems)
+    constant = systems["Q+A"].nunique() < 2 or systems["accuracy"].nunique() < 2  # no ρ (and no SciPy warning)
+    rho = math.nan if constant or n < MIN_RUNS_FOR_RHO else systems["Q+A"].corr(systems["accuracy"], method="spearman")
+    if n < MIN_RUNS_FOR_RHO:
+        across = f"{n} systems are too few for a rank correlation of mean Q+A and accuracy"
+    elif math.isnan(rho):
+        across = f"across the {n} systems, mean Q+A or accuracy is constant: their rank correlation is undefined"
+    else:
+        across = f"across the {n} systems, mean Q+A and accuracy correlate with Spearman ρ = {rho:.2f}"
+    defined = within.dropna()
+    if defined.empty:
+        return f"{across[0].upper()}{across[1:]}; within a system the per-claim correlation is undefined (constant scores or verdicts)."
+    undefined = len(within) - len(defined)
+    out = (
+        f"{across[0].upper()}{across[1:]}; within a system, the per-claim correlation of Q+A score and "
+        f"correctness ranges from {defined.min():.2f} to {defined.max():.2f}"
+        + (f" ({undefined} of {len(within)} systems undefined: constant scores or verdicts)" if undefined else "")
+    )
+    if defined.abs().max() < weak:
+        return out + ": a claim's evidence score says little about whether its own verdict is right."
+    return out + "."
+
+
+def best_planner_sentence(
+    planners: pd.DataFrame, col: str, verdict_source: str, include_gold: bool, name: dict[str, str]
+) -> str:
+    """The best planner (rows: display names; columns `run`, `col`, `Q+A`) and what its lead rests on: the
+    annotators' questions (`GOLD_QUESTIONS`) and a store holding the gold answer texts (`include_gold`) make
+    it an upper bound, said only where they hold. `name` maps run ids to display names."""
+    verdicts = "the majority verdict" if verdict_source == "majority" else f"the `{verdict_source}` verdicts"
+    top = highest(planners[col]) if len(planners) else []
+    if not top:
+        return f"With {verdicts} for every claim, no planner was scored."
+    score = f"AVeriTeC {planners.loc[top[0], col]:.3f}"
+    if len(top) == 1:
+        head = f"the best planner is {top[0]} ({score}, Q+A {planners.loc[top[0], 'Q+A']:.3f})"
+    else:
+        head = f"the best planners, tied, are {', '.join(top[:-1])} and {top[-1]} ({score})"
+    runs = set(planners.loc[top, "run"])
+    gold_q = runs & GOLD_QUESTIONS
+    if gold_q:
+        who = " ".join(name.get(r, r) for r in sorted(gold_q))
+        if include_gold:
+            why = (
+                f" {who} asks the annotators' own questions and the store holds the gold answer texts, so this is "
+                "an upper bound, not a system: with `store.include_gold: false` the gold answers leave the store."
+            )
+        else:
+            why = (
+                f" {who} asks the annotators' own questions, so this is an upper bound on the questions, not a "
+                "system (the store holds no gold answer texts: `store.include_gold: false`)."
+            )
+    elif include_gold:
+        why = (
+            " Its answers come from a store that holds the annotators' answer texts (`store.include_gold: true`), "
+            "so they are read against the gold."
+        )
+    else:
+        why = ""
+    return f"With {verdicts} for every claim, {head}.{why}"

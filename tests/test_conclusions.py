@@ -1,0 +1,95 @@
+"""Notebook 05's conclusion sentences, on both sides of each condition they state."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from lib.averitec import conclusions as CN
+
+
+def systems(averitec, qa, accuracy, names=None):
+    names = names or [f"s{i}" for i in range(len(averitec))]
+    return pd.DataFrame({"AVeriTeC@0.25": averitec, "Q+A": qa, "accuracy": accuracy}, index=names)
+
+
+def test_same_claims_refuses_runs_over_different_claims():
+    ok = pd.DataFrame({"run": ["a", "a", "b", "b"], "claim_id": [1, 2, 2, 1]})
+    CN.same_claims(ok)
+    with pytest.raises(
+        ValueError, match="run 'b' is scored on 1 claims and run 'a' on 2, 1 claims scored in one and not the other"
+    ):
+        CN.same_claims(ok.iloc[:3])
+    with pytest.raises(
+        ValueError, match="run 'b' is scored on 2 claims and run 'a' on 2, 4 claims scored in one and not the other"
+    ):
+        CN.same_claims(pd.DataFrame({"run": ["a", "a", "b", "b"], "claim_id": [1, 2, 3, 4]}))
+    with pytest.raises(ValueError, match="no run"):
+        CN.same_claims(ok.iloc[:0])
+
+
+def test_best_system_sentence_names_one_leader_or_a_tie():
+    one = systems([0.5, 0.3], [0.4, 0.2], [0.7, 0.6], ["hero", "base"])
+    assert CN.best_system_sentence(one, "AVeriTeC@0.25", 0.25) == (
+        "Best published system at level 0.25: hero (AVeriTeC 0.500, Q+A 0.400, accuracy 0.700); "
+        "all systems: hero 0.500, base 0.300."
+    )
+    tie = systems([0.5, 0.5, 0.1], [0.4, 0.3, 0.1], [0.7, 0.6, 0.5], ["x", "y", "z"])
+    assert CN.best_system_sentence(tie, "AVeriTeC@0.25", 0.25) == (
+        "Best published systems at level 0.25, tied: x and y (AVeriTeC 0.500); all systems: x 0.500, y 0.500, z 0.100."
+    )
+    assert CN.best_system_sentence(one.iloc[:0], "AVeriTeC@0.25", 0.25).startswith("No published system")
+
+
+def test_correlation_sentence_says_undefined_where_it_is():
+    three = systems([0.5, 0.3, 0.1], [0.4, 0.2, 0.1], [0.7, 0.6, 0.5])
+    within = pd.Series([-0.05, 0.09, 0.01])
+    assert CN.correlation_sentence(three, within) == (
+        "Across the 3 systems, mean Q+A and accuracy correlate with Spearman ρ = 1.00; within a system, the "
+        "per-claim correlation of Q+A score and correctness ranges from -0.05 to 0.09: a claim's evidence score "
+        "says little about whether its own verdict is right."
+    )
+    strong = CN.correlation_sentence(three, pd.Series([0.1, 0.3, math.nan]))
+    assert strong.endswith("ranges from 0.10 to 0.30 (1 of 3 systems undefined: constant scores or verdicts).")
+    flat = systems([0.5, 0.3, 0.1], [0.4, 0.4, 0.4], [0.7, 0.6, 0.5])
+    assert CN.correlation_sentence(flat, within).startswith(
+        "Across the 3 systems, mean Q+A or accuracy is constant: their rank correlation is undefined;"
+    )
+    assert CN.correlation_sentence(three.iloc[:2], within).startswith(
+        "2 systems are too few for a rank correlation of mean Q+A and accuracy;"
+    )
+    none = CN.correlation_sentence(three, pd.Series([math.nan] * 3))
+    assert none.endswith("within a system the per-claim correlation is undefined (constant scores or verdicts).")
+    assert "nan" not in none
+
+
+def planners(runs, averitec, names):
+    return pd.DataFrame({"run": runs, "AVeriTeC@0.25": averitec, "Q+A": [0.4] * len(runs)}, index=names)
+
+
+def test_best_planner_sentence_says_upper_bound_only_for_the_annotators_questions():
+    names = {"oracle": "ORACLE-QUERIES", "claim_only": "CLAIM-ONLY"}
+    oracle = planners(["oracle", "claim_only"], [0.54, 0.2], ["ORACLE-QUERIES", "CLAIM-ONLY"])
+    s = CN.best_planner_sentence(oracle, "AVeriTeC@0.25", "majority", True, names)
+    assert s.startswith(
+        "With the majority verdict for every claim, the best planner is ORACLE-QUERIES (AVeriTeC 0.540, Q+A 0.400)."
+    )
+    assert (
+        "asks the annotators' own questions and the store holds the gold answer texts, so this is an upper bound" in s
+    )
+    no_gold = CN.best_planner_sentence(oracle, "AVeriTeC@0.25", "majority", False, names)
+    assert "upper bound on the questions" in no_gold and "holds the gold answer texts, so" not in no_gold
+    # another planner ahead: its questions are not the annotators'
+    other = planners(["oracle", "claim_only"], [0.2, 0.54], ["ORACLE-QUERIES", "CLAIM-ONLY"])
+    s = CN.best_planner_sentence(other, "AVeriTeC@0.25", "majority", True, names)
+    assert "best planner is CLAIM-ONLY" in s and "annotators' own questions" not in s
+    assert s.endswith("(`store.include_gold: true`), so they are read against the gold.")
+    assert CN.best_planner_sentence(other, "AVeriTeC@0.25", "majority", False, names).endswith("Q+A 0.400).")
+    tie = planners(["oracle", "claim_only"], [0.5, 0.5], ["ORACLE-QUERIES", "CLAIM-ONLY"])
+    s = CN.best_planner_sentence(tie, "AVeriTeC@0.25", "nli", True, names)
+    assert s.startswith(
+        "With the `nli` verdicts for every claim, the best planners, tied, are ORACLE-QUERIES and CLAIM-ONLY (AVeriTeC 0.500)."
+    )
+    assert CN.best_planner_sentence(tie.iloc[:0], "AVeriTeC@0.25", "majority", True, names).endswith(
+        "no planner was scored."
+    )
