@@ -80,3 +80,48 @@ def test_stage_on_a_small_file(tiny_nli, tiny_climate, tmp_path):
     assert sel.loc[sel["claim_id"] == 3, "label"].iloc[0] == "Conflicting Evidence/Cherrypicking"
     with pytest.raises(ValueError, match="fewer than 2 folds"):
         CF.stage(TINY_CLIMATE | {"max_claims": 1}, data, tiny_nli[2], tmp_path / "out1")
+
+
+def _record(i, sentences):
+    return {
+        "claim_id": str(i),
+        "claim": f"claim {i}",
+        "claim_label": "SUPPORTS",
+        "evidences": [
+            {"evidence_id": f"A:{j}", "article": "A", "evidence": f"s {j}", "evidence_label": "SUPPORTS", "votes": []}
+            for j in range(sentences)
+        ],
+    }
+
+
+def test_a_claim_with_no_more_sentences_than_k_stops_the_stage_before_any_work(tmp_path):
+    import json
+
+    from lib.data import DataError
+
+    (tmp_path / "climate_fever").mkdir()
+    path = tmp_path / "climate_fever" / "climate-fever.jsonl"
+    path.write_text("".join(json.dumps(_record(i, n)) + "\n" for i, n in enumerate([5, 2, 1])))
+    params = {"k": 2, "folds": 2, "alpha": 1.0, "seed": 0, "encoder": "m", "device": "cpu", "max_claims": None}
+    with pytest.raises(DataError) as err:
+        CF.stage(params, tmp_path, tmp_path / "no_verifier", tmp_path / "out")  # refused before the verifier is read
+    assert str(err.value) == (
+        f"{path}: record 1: field 'evidences': 2 sentences, not more than k = 2 (utility.climate_fever.k): no "
+        "selection to compare (2 such claims; CLIMATE-FEVER gives each claim 5)"
+    )
+
+
+def test_the_reader_refuses_an_empty_sentence_or_claim_id(tmp_path):
+    import json
+
+    from lib.data import DataError
+    from lib.data.climate_fever import load_climate_fever
+
+    record = _record(0, 5)
+    record["evidences"][3]["evidence"] = "  "
+    (tmp_path / "a.jsonl").write_text(json.dumps(record) + "\n")
+    with pytest.raises(DataError, match=r"record 0: field 'evidences\[3\]\.evidence'"):
+        load_climate_fever(tmp_path / "a.jsonl")
+    (tmp_path / "b.jsonl").write_text(json.dumps({**_record(0, 5), "claim_id": " "}) + "\n")
+    with pytest.raises(DataError, match=r"record 0: field 'claim_id': empty \(expected the claim's id\)"):
+        load_climate_fever(tmp_path / "b.jsonl")

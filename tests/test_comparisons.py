@@ -247,3 +247,11 @@ def test_highest_names_every_tied_leader_and_skips_undefined_values():
     assert CMP.leader_phrase(pd.Series({"a": 0.5, "b": 0.5}), ".1%") == "a and b (tied at 50.0%)"
     assert CMP.leader_phrase(pd.Series({"a": 0.5, "b": 0.5, "c": 0.5}), name=str.upper) == "A, B and C (tied at 0.500)"
     assert CMP.leader_phrase(pd.Series({"a": np.nan})) is None
+
+
+def test_rho_text_says_undefined_below_three_items_or_for_a_constant_side():
+    assert CMP.rho_text(0.8312, 11) == "0.83"
+    assert CMP.rho_text(1.0, 2) == "undefined (2 items)"  # two items are always +1 or -1
+    assert CMP.rho_text(float("nan"), 5) == "undefined (one side is constant)"
+    assert CMP.rho_text(-0.5, 3, ".3f") == "-0.500"
+    assert CMP.and_list(["a"]) == "a" and CMP.and_list(["a", "b", "c"], str.upper) == "A, B and C"

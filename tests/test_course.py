@@ -1,16 +1,19 @@
 """lib.site.course: exercise checks, the students' and teacher's versions, the course file, the glossary and the
 front page (rendered in headless Chromium); the real notebooks' exercises and definitions."""
 
+import json
 import re
 
 import nbformat
 import pytest
 from conftest import chromium
+from pydantic import ValidationError
 
 from lib.params import section
 from lib.paths import METRICS_DIR, NOTEBOOKS_DIR
 from lib.site import course as CO
 from lib.site.catalogue import numbered
+from lib.site.figures import PNG_SIGNATURE
 
 
 def _notebook(path, cells):
@@ -60,7 +63,7 @@ def test_exercises_are_parsed_and_their_problems_named(tmp_path):
         [*_exercise("05.1", solution="answer = 1"), *_exercise("05.2", check='CO.check("05.1", answer, 1)')],
     )
     assert CO.exercise_problems(broken) == [
-        "05_w.ipynb: the solution of 05.1 lacks `# BEGIN SOLUTION` / `# END SOLUTION`",
+        "05_w.ipynb: the solution of 05.1 lacks `# BEGIN SOLUTION` / `# END SOLUTION`, each on a line of its own",
         "05_w.ipynb: the check after exercise 05.2 does not call check('05.2', ...)",
     ]
     lone = _notebook(tmp_path / "06_v.ipynb", [_exercise("06.1")[0], *_exercise("06.2")])
@@ -358,6 +361,10 @@ def test_headline_values_read_as_printed_once():
     from lib.site.catalogue import format_value
 
     assert [format_value(v) for v in (0.12345, 3, True, False, "live")] == ["0.123", "3", "yes", "no", "live"]
+    # an infinity is no number to show, and a share of 0.0004 is not "0.000"
+    assert [format_value(v) for v in (float("inf"), -float("inf"), 0.0004, -0.0001, 0.0)] == [
+        "undefined (infinite)", "undefined (-infinite)", "0.0004", "-0.0001", "0.000",
+    ]  # fmt: skip
 
 
 def test_every_headline_names_the_retriever_and_scope_it_rests_on():
@@ -386,8 +393,22 @@ def test_the_committed_try_it_minutes_are_read_or_named(tmp_path):
             NamedError, match="not the Try-it minutes `python -m lib.profiles estimate classroom` writes"
         ):
             try_it_times(bad)
-    bad.write_text('{"variations": []}')
-    assert try_it_times(bad) == {"variations": []}
+    header = {"profile": "classroom", "cpu": "x", "cores": [2], "built": "2026-11-26", "how": "summed"}
+    bad.write_text(json.dumps({**header, "variations": []}))
+    assert try_it_times(bad) == {**header, "variations": []}
+    # a hand-edited file: each of these ended the render in a traceback or printed "about nan min"
+    good = {"notebook": "01_x", "command": "-S a=1", "stages": ["s"], "minutes": 1.5}
+    for variation in (
+        {**good, "minutes": "11.7"}, {**good, "minutes": float("nan")}, {**good, "minutes": -5.0},
+        {k: v for k, v in good.items() if k != "stages"}, "a variation", {**good, "needs": 3},
+    ):  # fmt: skip
+        bad.write_text(json.dumps({**header, "variations": [variation]}))
+        with pytest.raises(NamedError, match="not the Try-it minutes"):
+            try_it_times(bad)
+    for other in ({"cores": 2}, {"profile": None}):
+        bad.write_text(json.dumps({**header, **other, "variations": [good]}))
+        with pytest.raises(NamedError, match="not the Try-it minutes"):
+            try_it_times(bad)
 
 
 @pytest.mark.parametrize("field", ["headlines", "conclusion_points"])
@@ -460,3 +481,51 @@ def test_render_metrics_names_a_file_that_is_no_object_and_prints_nan_as_undefin
     (tmp_path / "nan.json").write_text('{"a": {"b": NaN}, "c": 0.5}')
     RE.main(["metrics", str(tmp_path / "nan.json")])
     assert capsys.readouterr().out.splitlines()[1:] == ["  a.b: undefined (NaN)", "  c: 0.5"]
+
+
+def test_an_end_marker_after_code_is_no_solution_block_and_never_reaches_the_students(tmp_path):
+    """`print(x)  # END SOLUTION` passed `course check`, and the students' page showed the worked solution."""
+    inline = "# BEGIN SOLUTION\nanswer = 1  # END SOLUTION"
+    nb_path = _notebook(tmp_path / "02_x.ipynb", [*_exercise("02.1", solution=inline), *_exercise("02.2")])
+    assert CO.exercise_problems(nb_path) == [
+        "02_x.ipynb: the solution of 02.1 lacks `# BEGIN SOLUTION` / `# END SOLUTION`, each on a line of its own"
+    ]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = _exercise("02.1", solution=inline)
+    with pytest.raises(CO.CourseError, match=r"cell 1 \(the solution of exercise 02.1\): no `# BEGIN SOLUTION`"):
+        CO.strip_solutions(nb)
+
+
+@pytest.mark.parametrize("minutes", [True, "20", 20.0])
+def test_a_lab_step_of_minutes_that_are_no_whole_number_is_refused(minutes):
+    """`minutes: true` was read as 1 minute and the lab shown as 71 minutes."""
+    with pytest.raises(ValidationError):
+        CO.Step.model_validate({"minutes": minutes, "do": "Read the table."})
+    assert CO.Step.model_validate({"minutes": 20, "do": "Read the table."}).minutes == 20
+
+
+def test_a_figure_that_is_no_png_is_a_finding_and_a_named_error_at_the_site(tmp_path):
+    import base64
+
+    from lib.site import reports as RP
+    from lib.site.figures import png_problem
+
+    png = base64.b64encode(PNG_SIGNATURE + b"rest").decode()
+    assert png_problem(png) is None and png_problem(png[:10] + "\n" + png[10:]) is None
+    assert png_problem(base64.b64encode(b"GIF89a...").decode()) == "its image/png is not a PNG"
+    assert png_problem("not base64!") == "its image/png is not base64"
+    code = nbformat.v4.new_code_cell("plot()")
+    code.execution_count = 1
+    code.outputs = [
+        nbformat.v4.new_output(
+            "display_data",
+            data={"image/png": base64.b64encode(b"GIF89a").decode()},
+            metadata={"image/png": {"alt": "a"}},
+        )
+    ]
+    path = _notebook(tmp_path / "02_x.ipynb", [code])
+    assert [(f.rule, f.excerpt) for f in RP.scan_notebook(path)] == [("bad_figure", "its image/png is not a PNG")]
+    with pytest.raises(CO.CourseError, match=r"02_x.ipynb: cell 0: its image/png is not a PNG"):
+        CO.figures(path)
+    with pytest.raises(CO.CourseError, match=r"a figure that is no readable PNG \(UnidentifiedImageError"):
+        CO.thumbnail(PNG_SIGNATURE + b"garbage")

@@ -207,6 +207,13 @@ def test_system_output_errors(tmp_path):
     no_evidence = write(tmp_path / "u.jsonl", '{"claim_id": 0, "claim": "c"}\n')
     with pytest.raises(DataError, match="exactly one of"):
         averitec.load_system_output(no_evidence)
+    # a lone surrogate in a URL ended the store build in a UnicodeEncodeError traceback
+    surrogate = write(
+        tmp_path / "v.jsonl",
+        '{"claim_id": 0, "claim": "c", "evidence": [{"answer": "a", "url": "http://x.com/\\ud800"}]}\n',
+    )
+    with pytest.raises(DataError, match=r"field 'evidence\[0\].url': a lone surrogate \(U\+D800\)"):
+        averitec.load_system_output(surrogate)
 
 
 def test_generated_questions(tmp_path):
@@ -224,6 +231,18 @@ def test_misinfo_domains(fixture_data):
         "fakenews.example.com",
         "another-bad.com",
     }
+
+
+@pytest.mark.parametrize(
+    "line", ["a.com b.com", "x.com/?p=1", "x.com/blog;jsessionid=1", "x.com//blog", "x.com/.", "x.com/../y"]
+)
+def test_a_misinfo_line_that_can_match_no_url_is_an_error(tmp_path, line):
+    """Two sites on one line read as one (`a.comb.com`); a query, parameters or an empty or dot segment made an
+    entry no URL can match (`on_sites` compares whole path segments)."""
+    path = tmp_path / "misinfo_domains.txt"
+    path.write_text(f"good.com\n{line}\n")
+    with pytest.raises(DataError, match=r"record line 2: .* is no site"):
+        averitec.load_misinfo_domains(path)
 
 
 def test_misinfo_sites_are_read_as_the_hand_written_list_means_them(tmp_path):

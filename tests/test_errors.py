@@ -431,3 +431,20 @@ def test_other_columns_of_a_filled_sheet_are_kept_as_comments(tmp_path):
     }
     pd.DataFrame(frame).to_csv(path, index=False)
     assert ER.read_filled_sheet(path)["method"].tolist() == ["a"]
+
+
+def test_extremes_sentence_when_every_group_or_an_end_is_tied():
+    same = pd.DataFrame(
+        {"share": [0.2] * 3, "low": [0.1] * 3, "high": [0.3] * 3, "claims": [10] * 3}, index=list("ABC")
+    )
+    assert (
+        ER.extremes_sentence(same, "share") == "The share is 20% in every one of the 3 groups: no difference to show."
+    )
+    ends = pd.DataFrame(
+        {"share": [0.1, 0.1, 0.9], "low": [0.05, 0.0, 0.85], "high": [0.15, 0.9, 0.95], "claims": [10, 2, 30]},
+        index=list("ABC"),
+    )
+    s = ER.extremes_sentence(ends, "share")
+    # both groups at the low end named, and the wider interval of the two (B's) decides: it overlaps C's
+    assert s.startswith("The share ranges from 10% (A, B, tied) to 90% [85%, 95%] (C, 30 claims)")
+    assert s.endswith("no difference between the groups is shown.")

@@ -225,3 +225,20 @@ def test_fill_up_table_reads_each_variant_and_names_a_missing_one():
     assert t["AVeriTeC@0.25"].tolist() == [0.0, 0.0, 0.5, 0.5]
     with pytest.raises(ValueError, match="no scores for pursuit_x__no_fill_up"):
         GP.fill_up_table(scores, "pursuit_x", 0.25)
+
+
+def test_focus_and_evidence_lines_name_tied_planners_whole():
+    f = pd.DataFrame(
+        {"ndcg@10": [0.1, 0.05, 0.3, 0.12, 0.12]}, index=["claim_only", "bloom_qg", "oracle", "qgen", "pursuit_seq_seq"]
+    )
+    tests = pd.DataFrame({"Holm-adjusted p": [0.04, 0.5]}, index=["QGEN", "PURSUIT"])
+    line = GP.focus_lines(f, ["qgen", "pursuit_seq_seq"], "claim_only", "s", tests, LABEL)[0]
+    assert line.startswith(
+        "- Setting in focus (s): the best generative planners by NDCG@10 are QGEN and PURSUIT, tied (0.120), against"
+    )
+    ev = pd.DataFrame(
+        {"Q+A": [0.15, 0.26, 0.49, 0.19, 0.19]}, index=["CLAIM-ONLY", "BLOOM", "ORACLE", "QGEN", "PURSUIT"]
+    )
+    assert GP.evidence_line(ev, ["qgen", "pursuit_seq_seq"], "claim_only", LABEL).startswith(
+        "- Evidence score: the best generative planners by Q+A are QGEN and PURSUIT, tied (0.190); CLAIM-ONLY 0.150"
+    )

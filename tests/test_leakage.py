@@ -173,3 +173,15 @@ def test_pool_scale_states_the_sizes_and_what_the_pools_are_for_each_source():
         LK.pool_scale([1], "web")
     with pytest.raises(ValueError, match="no claim pool"):
         LK.pool_scale([], "pooled")
+
+
+def test_temporal_sentence_with_and_without_hits_dated_each_way():
+    assert LK.temporal_sentence(0.017, 0.983) == (
+        "1.7% of hits dated by their URL path were published after the claim, against 98.3% of hits dated only by "
+        "a Wayback capture, which mostly measures when annotators archived pages, not leakage."
+    )
+    # a store without archive.org URLs: no hit dated by a capture (the notebook formatted None and stopped)
+    assert LK.temporal_sentence(0.02, None) == (
+        "2.0% of hits dated by their URL path; no hit is dated only by a Wayback capture (a share is given only "
+        "where some hit is dated that way)."
+    )

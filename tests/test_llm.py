@@ -25,7 +25,7 @@ def settings(stub: StubLLM | None, tmp_path, **kw) -> LM.LLMSettings:
         mode="live",
         base_url=stub.base_url if stub else None,
         model="stub-model",
-        timeout=0.5,
+        timeout=5.0,  # generous: under load a normal answer took over 0.5 s, was retried and took the next fault
         max_retries=3,
         backoff=0.01,
         cache=str(tmp_path / "cache.jsonl"),

@@ -63,6 +63,9 @@ def test_the_committed_params_file_is_valid():
         ),
         ("store.distractor_splits", "test", "store.distractor_splits: Input should be a valid list, got 'test'"),
         ("averitec.foo", 1, "averitec.foo: unknown key"),
+        # notebook 05 stopped midway without a duplicated plan or a published system (a KeyError, a legendless plot)
+        ("averitec.duplicate_for", [], "averitec.duplicate_for: List should have at least 1 item"),
+        ("averitec.systems", {}, "averitec.systems: Dictionary should have at least 1 item"),
         ("nli_averitec.kk", 3, "nli_averitec.kk: unknown key"),
         ("utility.canddiates", 10, "utility.canddiates: unknown key"),
         ("averitec_score.main_levle", 0.25, "averitec_score.main_levle: unknown key"),

@@ -273,3 +273,26 @@ def test_a_notebook_outside_the_format_is_one_named_error(tmp_path):
     (tmp_path / "a.ipynb").write_text(json.dumps(raw))
     with pytest.raises(NamedError, match=r"a.ipynb: cells/0/outputs/0/text: .* \(a damaged notebook\)"):
         read_notebook(tmp_path / "a.ipynb")
+
+
+def test_a_page_that_is_a_link_to_the_notebook_it_renders_is_refused_before_any_write(tmp_path, monkeypatch):
+    """A students' page, a teacher's page or the MathJax file linked to the input replaced the notebook with
+    HTML or JavaScript, exit 0."""
+    import shutil
+
+    from lib.cli import NamedError
+    from lib.paths import EXECUTED_DIR
+    from lib.site import render as RE
+
+    nb = tmp_path / "10_synthesis.ipynb"
+    shutil.copy(EXECUTED_DIR / "10_synthesis.ipynb", nb)
+    before = nb.read_bytes()
+    monkeypatch.setattr(RE, "REPORTS_DIR", tmp_path / "reports")
+    for link in ("10_synthesis.html", "teacher/10_synthesis.html", RE.MATHJAX_FILE.as_posix()):
+        page = tmp_path / "reports" / link
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.symlink_to(nb)
+        with pytest.raises(NamedError, match=r"is also an input of this command"):
+            RE.main(["html", str(nb)])
+        page.unlink()
+        assert nb.read_bytes() == before

@@ -1171,6 +1171,17 @@ def test_the_2025_path_keeps_the_solutions_ids_and_lists_what_lenient_skipped(fi
     log = io.StringIO()
     SC.score_file_2025(stray, solution, lenient=True, log=log)
     assert "with id 7: field 'id': not an id of the solution (another claim set?)" in log.getvalue()
+    other = tmp_path / "other_claim.csv"
+    other.write_text(
+        sub.read_text(encoding="utf-8").replace(fixture_claims[1].text, "Another claim.", 1), encoding="utf-8"
+    )
+    log = io.StringIO()
+    SC.score_file_2025(other, solution, lenient=True, log=log)
+    assert f"with id {fixture_claims[1].claim_id}: field 'claim': differs from the solution's claim" in log.getvalue()
+    # a solution whose rows are not in id order: each row keeps its own id
+    backwards = SC.write_leaderboard(tmp_path / "backwards.csv", fixture_claims[::-1], refs[::-1], SC.SOLUTION_SPLIT)
+    _, table = SC.score_file_2025(sub, backwards)
+    assert table["claim_id"].tolist() == [c.claim_id for c in fixture_claims[::-1]]
 
 
 def test_the_command_line_flags_work_as_their_help_says(fixture_claims, tmp_path, capsys):
@@ -1207,3 +1218,17 @@ def test_the_command_line_flags_work_as_their_help_says(fixture_claims, tmp_path
             ]
         )
     assert err.value.code.startswith(f"error: {none}: --lenient skipped every prediction")
+
+
+def test_the_help_says_what_each_flag_does(capsys):
+    with pytest.raises(SystemExit):
+        SC.main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    for said in (
+        "--jobs JOBS worker processes (default 2)",
+        "--all also print the per claim type scores",
+        "score what can be scored: bad records are skipped (and listed on stderr), claims without a usable "
+        "prediction score 0",
+        "the split column written by --to-csv: pred (the default) or gold (a solution)",
+    ):
+        assert said in out

@@ -425,7 +425,7 @@ def test_a_published_system_named_like_another_run_is_refused(name):
         "plans": ["oracle"],
         "systems": {name: "x.json"},
         "repeat_systems": [],
-        "duplicate_for": [],
+        "duplicate_for": ["oracle"],
     }
     with pytest.raises(ValueError, match="names another run"):
         AveritecSection.model_validate(raw)

@@ -170,3 +170,39 @@ def test_store_shares_are_read_over_the_same_claims_or_refused():
     m["store"]["dataset.dev.claims"] = m["without_gold"]["store.claims"] = 0
     with pytest.raises(NamedError, match="counts 0 dev claims"):
         SY.store_shares(m)
+
+
+def test_store_sentence_reads_ties_after_and_as_printed():
+    import pandas as pd
+
+    cols = pd.MultiIndex.from_tuples([("AVeriTeC@0.25", SY.WITH_GOLD), ("AVeriTeC@0.25", SY.WITHOUT_GOLD)])
+
+    def t(with_, without):
+        return pd.DataFrame(list(zip(with_, without)), index=["ORACLE", "CLAIM-ONLY", "BLOOM"], columns=cols)
+
+    assert "it loses the lead to CLAIM-ONLY and BLOOM (+0.100 to -0.050)" in SY.store_sentence(
+        t([0.3, 0.2, 0.1], [0.1, 0.15, 0.15]), 0.9, 0.4
+    )
+    assert "its lead is gone: it ties with CLAIM-ONLY (+0.100 to +0.000)" in SY.store_sentence(
+        t([0.3, 0.2, 0.1], [0.15, 0.15, 0.05]), 0.9, 0.4
+    )
+    # 0.3004 and 0.3001 print alike: a tie, not a lead of +0.000
+    assert "ORACLE and CLAIM-ONLY tie as the best (0.300)" in SY.store_sentence(
+        t([0.3004, 0.3001, 0.1], [0.2, 0.19, 0.05]), 0.9, 0.4
+    )
+
+
+def test_the_best_published_run_is_named_with_its_ties():
+    m = SY.load_metrics()
+    systems = ["hero_8b", "hero_70b", "baseline"]
+    for name in ("hero_8b", "hero_70b"):
+        m["averitec"][f"runs.{name}.averitec@0.25"] = 0.6
+    scoring = next(f for f in SY.findings(m, systems) if "published runs" in f.sentence)
+    assert (
+        "the best of the 3 published runs at AVeriTeC@0.25 are hero_8b and hero_70b, tied at 0.600" in scoring.sentence
+    )
+    assert {"averitec.json:runs.hero_8b.averitec@0.25", "averitec.json:runs.hero_70b.averitec@0.25"} <= set(
+        scoring.sources
+    )
+    none = next(f for f in SY.findings(m, []) if "published run" in f.sentence)
+    assert "no published run is scored" in none.sentence

@@ -136,3 +136,8 @@ def test_sites_are_domains_or_sections_of_one():
     assert on_sites("x.org/a/b/c", sites) and not on_sites("x.org/a", sites) and not on_sites("x.org/a/bc", sites)
     assert not on_sites("org/blog", {"org/blog"})  # a bare suffix is never a match, as in in_domains
     assert not on_sites("", sites)
+
+
+def test_a_url_with_an_unclosed_bracket_has_no_path_date():
+    assert path_date("http://[::1/2020/01/01/a") is None  # urlsplit's ValueError ended the store build
+    assert path_date("https://web.archive.org/web/20200101/http://[fe80::1/2020/01/01/a") is None

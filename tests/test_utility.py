@@ -333,3 +333,26 @@ def test_a_missing_input_is_named_before_the_verifier_trains(tmp_path, monkeypat
     with pytest.raises(NamedError, match="none.parquet: missing"):
         U.main(["--params", str(params)])
     assert trained == []
+
+
+def test_selector_sentence_reads_a_share_far_below_and_an_undefined_spearman():
+    ranked = {"macro_f1": 0.4, "evidence_f1": 0.3, "share": 0.60}
+    selected = {"macro_f1": 0.4, "evidence_f1": 0.3, "share": 0.10, "p": 0.5, "evidence_p": 0.5}
+    s = U.selector_sentence(selected, ranked, {"evidence_f1": 0.5}, float("nan"), "Refuted", 0.5)
+    assert 'Its share of "Refuted" verdicts falls to 10% (relevance ranking 60%, gold labels 50%)' in s
+    assert "within 5%" not in s and "Spearman of nan" not in s
+    assert "The predicted utility's within-claim Spearman is undefined" in s
+    near_below = U.selector_sentence({**selected, "share": 0.57}, ranked, {"evidence_f1": 0.5}, 0.3, "Refuted", 0.5)
+    assert "within 5% of the relevance ranking's (60%): no shift towards that label" in near_below
+
+
+def test_an_undefined_interval_and_too_few_planners_are_said_to_be_so():
+    assert U.interval_call(0.1, 0.3) == "positive"
+    assert U.interval_call(-0.1, 0.3) == "indistinguishable from 0"
+    assert U.interval_call(float("nan"), float("nan")).startswith("undefined: no interval")
+    assert U.between_sentence(0.456, 0.2, 11) == (
+        "mean NDCG@10 and mean -KL correlate at 0.46 over 11 planners (permutation p = 0.200: no evidence of a relation)"
+    )
+    assert U.between_sentence(0.9, 0.01, 11).endswith("(permutation p = 0.010)")
+    two = U.between_sentence(1.0, float("nan"), 2)
+    assert two == "mean NDCG@10 and mean -KL have no rank correlation to read over 2 planners (undefined (2 items))"

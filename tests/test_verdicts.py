@@ -467,3 +467,21 @@ def test_the_sweep_says_when_its_tables_are_the_studys_not_this_builds():
     small = VD.sweep_data_sentence(sweep, {"train_claims": 360, "validation_claims": 40, "dev_claims": 60})
     assert "This build's verifier saw 360 training, 40 validation, 60 dev claims, so the sweep's tables" in small
     assert [VD.epochs_text(n) for n in (1, 3)] == ["1 epoch", "3 epochs"]
+
+
+def test_retrieval_and_rescored_lines_name_a_tie_whole():
+    gains = pd.DataFrame(
+        {"ndcg@10": [0.5, 0.5, 0.3], "macro_f1": [0.3, 0.31, 0.29], "retrieval gain %": [50.0, 50.0, 10.0],
+         "verdict gain %": [1.0, 3.0, 0.5]},
+        index=["ORACLE", "HEURISTIC", "BLOOM"],
+    )  # fmt: skip
+    line = VD.retrieval_line(gains, "ndcg@10", (0.5, float("nan"), float("nan")), 0.4)
+    assert "the planners with the largest ndcg@10 gain, ORACLE and HEURISTIC (tied), gain 50% in retrieval and " in line
+    assert "1.0% and 3.0% in macro-F1" in line
+    table = pd.DataFrame(
+        {"AVeriTeC@0.25 (classifier)": [0.3, 0.3], "AVeriTeC@0.25 (majority)": [0.4, 0.1],
+         "AVeriTeC@0.25 (classifier, 2 classes)": [0.25, 0.3]},
+        index=["A", "B"],
+    )  # fmt: skip
+    assert "best A and B tied at 0.300, against 0.400" in VD.rescored_line(table, 0.25)
+    assert "the best is B 0.300;" in VD.rescored_line(table, 0.25)

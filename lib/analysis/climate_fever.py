@@ -37,8 +37,9 @@ from lib import outputs as OUT
 from lib import timing as TM
 from lib.analysis import utility as U
 from lib.cli import ArgumentParser, nonempty_path, run_main
+from lib.data import DataError
 from lib.data import labels as LB
-from lib.data.climate_fever import TO_AVERITEC, ClimateClaim, load_climate_fever
+from lib.data.climate_fever import SENTENCES, TO_AVERITEC, ClimateClaim, load_climate_fever
 from lib.params import section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, from_repo
 from lib.verifier import nli as N
@@ -101,13 +102,21 @@ def stage(
     p = U.ClimateFeverSection.model_validate(dict(params))
     start = time.perf_counter()
     data_dir, planners_dir, out_dir = Path(data_dir), Path(planners_dir), Path(out_dir)
+    path = data_dir / "climate_fever" / "climate-fever.jsonl"
+    loaded = load_climate_fever(path)
+    if p.max_claims:
+        loaded = loaded[: p.max_claims]
+    few = [n for n, c in enumerate(loaded) if len(c.evidences) <= p.k]
+    if few:  # every selection of such a claim is all its sentences: it counted in the means, compared nothing
+        raise DataError(
+            path, few[0], "evidences", f"{len(loaded[few[0]].evidences)} sentences, not more than k = {p.k} "
+            f"(utility.climate_fever.k): no selection to compare ({len(few)} such claims; CLIMATE-FEVER gives "
+            f"each claim {SENTENCES})"
+        )  # fmt: skip
     report_07 = json.loads((planners_dir / "report.json").read_text())  # stage nli_planners: the verifier
     label_set, labels = report_07["label_set"], list(report_07["labels"])
     model, tok, training = N.load(from_repo(report_07["verifier"]), p.device)
     s = N.NLISettings.model_validate({**training["settings"], "device": p.device})
-    loaded = load_climate_fever(data_dir / "climate_fever" / "climate-fever.jsonl")
-    if p.max_claims:
-        loaded = loaded[: p.max_claims]
     claims = {i: c for i, c in enumerate(loaded) if verifier_label(c, label_set) is not None and c.evidences}
     if len(claims) < p.folds:
         raise ValueError(f"{len(claims)} CLIMATE-FEVER claims in the verifier's label set: fewer than {p.folds} folds")

@@ -531,13 +531,22 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
     value, indexed by group), with their intervals, and whether the intervals are disjoint. The two are
     picked after seeing all groups and not corrected for it, which the sentence says; a share of 0 has a
     zero-width bootstrap interval, so its upper end is a floor, not a bound."""
-    lo, hi = shares["share"].idxmin(), shares["share"].idxmax()
-    show = lambda g: (  # noqa: E731
-        f"{shares.loc[g, 'share']:.0%} [{shares.loc[g, 'low']:.0%}, {shares.loc[g, 'high']:.0%}] ({name(g)}, "
-        f"{shares.loc[g, 'claims']} claims)"
-    )
-    head = f"The {what} ranges from {show(lo)} to {show(hi)}"
-    if shares.loc[lo, "high"] < shares.loc[hi, "low"]:
+    share = shares["share"]
+    if share.min() == share.max():  # idxmin and idxmax named one group as both ends
+        return f"The {what} is {share.iloc[0]:.0%} in every one of the {len(shares)} groups: no difference to show."
+    lows, highs = list(shares.index[share == share.min()]), list(shares.index[share == share.max()])
+
+    def show(groups: list) -> str:
+        if len(groups) > 1:  # tied at an end: every group there named, and the widest of their intervals tested
+            return f"{shares.loc[groups[0], 'share']:.0%} ({', '.join(str(name(g)) for g in groups)}, tied)"
+        g = groups[0]
+        return (
+            f"{shares.loc[g, 'share']:.0%} [{shares.loc[g, 'low']:.0%}, {shares.loc[g, 'high']:.0%}] ({name(g)}, "
+            f"{shares.loc[g, 'claims']} claims)"
+        )
+
+    head = f"The {what} ranges from {show(lows)} to {show(highs)}"
+    if shares.loc[lows, "high"].max() < shares.loc[highs, "low"].min():
         return (
             f"{head}: the two intervals are disjoint (the extremes of {len(shares)} groups, picked after seeing "
             "them, no correction), so these two differ in it."

@@ -20,6 +20,7 @@ import pandas as pd
 from lib.analysis import errors as ER
 from lib.averitec import scoring as SC
 from lib.data.averitec import Claim
+from lib.evaluation import comparisons as CMP
 from lib.evaluation import significance as SIG
 from lib.planning import generative as G
 from lib.planning import mmr as MMR
@@ -449,6 +450,14 @@ def metrics(
     }
 
 
+def _best_generative(values: pd.Series, generative: Sequence[str], label: Mapping[str, str], measure: str) -> str:
+    """ "the best generative planner by M is X (v)", or the planners tied at the top, named whole."""
+    top = CMP.highest(values[list(generative)])
+    if len(top) == 1:
+        return f"the best generative planner by {measure} is {label[top[0]]} ({values[top[0]]:.3f})"
+    return f"the best generative planners by {measure} are {CMP.and_list(top, label.__getitem__)}, tied ({values[top[0]]:.3f})"
+
+
 def focus_lines(
     f: pd.DataFrame,
     generative: Sequence[str],
@@ -460,10 +469,9 @@ def focus_lines(
     """The best generative planner by NDCG@10 in the setting in focus (`f`: the retrieval table of that
     setting, indexed by plan) against the baselines, how many beat `baseline`, and their tests."""
     ndcg = f["ndcg@10"]
-    best = max(generative, key=lambda p: ndcg[p])
     better = [p for p in generative if ndcg[p] > ndcg[baseline]]
     return [
-        f"- Setting in focus ({setting}): the best generative planner by NDCG@10 is {label[best]} ({ndcg[best]:.3f}), "
+        f"- Setting in focus ({setting}): {_best_generative(ndcg, generative, label, 'NDCG@10')}, "
         f"against {label[baseline]} {ndcg[baseline]:.3f}, BLOOM-QG {ndcg['bloom_qg']:.3f} and ORACLE-QUERIES "
         f"{ndcg['oracle']:.3f}. {len(better)} of {len(generative)} generative planners beat {label[baseline]}"
         + (f" ({', '.join(label[p] for p in better)})." if better else "."),
@@ -500,9 +508,9 @@ def pursuit_line(
 def evidence_line(evidence: pd.DataFrame, generative: Sequence[str], baseline: str, label: Mapping[str, str]) -> str:
     """The best generative planner by Q+A against the baselines and the oracle's upper bound."""
     qa = evidence["Q+A"]
-    best = max(generative, key=lambda p: qa[label[p]])
+    by_plan = pd.Series({p: qa[label[p]] for p in generative}, dtype=float)
     return (
-        f"- Evidence score: the best generative planner by Q+A is {label[best]} ({qa[label[best]]:.3f}); "
+        f"- Evidence score: {_best_generative(by_plan, generative, label, 'Q+A')}; "
         f"{label[baseline]} {qa[label[baseline]]:.3f}, BLOOM-QG {qa[label['bloom_qg']]:.3f}, "
         f"ORACLE-QUERIES {qa[label['oracle']]:.3f} (its gold answers are in the pool: an upper bound)."
     )

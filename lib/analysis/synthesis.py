@@ -18,7 +18,7 @@ import pandas as pd
 
 from lib import outputs as OUT
 from lib.cli import NamedError, shown
-from lib.evaluation.comparisons import highest
+from lib.evaluation.comparisons import and_list, highest
 from lib.paths import METRICS_DIR
 from lib.site.catalogue import flatten
 from lib.site.display import setting as setting_name
@@ -181,10 +181,17 @@ def findings(m: Mapping[str, Mapping[str, Any]], systems: Sequence[str], focus: 
             ("aggregation.json:top_group_of_six", "aggregation.json:bottom_group_of_six"),
         )
     )
-    scores = {name: v(f"averitec.json:runs.{name}.averitec@0.25") for name in systems}
-    top = max(scores, key=scores.get)
-    scores = {name: v(f"averitec.json:runs.{name}.averitec@0.25") for name in systems}
-    top = max(scores, key=scores.get)
+    scores = pd.Series({name: v(f"averitec.json:runs.{name}.averitec@0.25") for name in systems}, dtype=float)
+    top = highest(scores)  # a tie named whole, never its first system as the best
+    if not top:
+        best = "no published run is scored (params averitec.systems is empty)"
+    elif len(top) == 1:
+        best = f"the best of the {len(systems)} published runs at AVeriTeC@0.25 is {top[0]} ({scores[top[0]]:.3f})"
+    else:
+        best = (
+            f"the best of the {len(systems)} published runs at AVeriTeC@0.25 are {and_list(top)}, tied at "
+            f"{scores[top[0]]:.3f}"
+        )
     out.append(
         Finding(
             "scoring",
@@ -195,11 +202,11 @@ def findings(m: Mapping[str, Mapping[str, Any]], systems: Sequence[str], focus: 
                 v("averitec.json:runs.claim_only.qa"),
                 "Q+A evidence score",
             )
-            + f"; the best of the {len(systems)} published runs at AVeriTeC@0.25 is {top} ({scores[top]:.3f})",
+            + f"; {best}",
             (
                 "averitec.json:runs.oracle.qa",
                 "averitec.json:runs.claim_only.qa",
-                f"averitec.json:runs.{top}.averitec@0.25",
+                *(f"averitec.json:runs.{name}.averitec@0.25" for name in top),
             ),
         )
     )
@@ -363,15 +370,14 @@ def store_sentence(table: pd.DataFrame, share_with: float, share_without: float)
     col = "AVeriTeC@0.25"
     before, after = table[(col, WITH_GOLD)].astype(float), table[(col, WITHOUT_GOLD)].astype(float)
     fell = int((after < before).sum())
-    top = highest(before)
+    top = highest(before.round(3))  # as printed: 0.3004 and 0.3001 are a tie at 0.300, not a lead
     if not top:
         raise ValueError("store_sentence: no plan has an AVeriTeC score with the gold answers in the store")
     if len(top) > 1:  # idxmax named the first of a tie as the leader
         return (
             f"With the gold answers in the store {share_with:.1%} of dev claims have a relevant document; without "
             f"them {share_without:.1%}. Without them, {col} falls for {fell} of {len(before)} plans; with them "
-            f"{' and '.join([', '.join(top[:-1]), top[-1]])} tie as the best ({before[top[0]]:.3f}), so no plan "
-            "has a lead to keep or lose."
+            f"{and_list(top)} tie as the best ({before[top[0]]:.3f}), so no plan has a lead to keep or lose."
         )
     best = top[0]
     # compared as printed (3 decimals): a difference below the printed precision is no change
@@ -379,8 +385,10 @@ def store_sentence(table: pd.DataFrame, share_with: float, share_without: float)
     gap_after = round(after[best] - after.drop(best).max(), 3) if len(after) > 1 else 0.0
     if len(before) < 2:  # one plan has no lead to keep ("stays (+0.000 to +0.000)")
         lead = "there is no other plan to lead"
-    elif gap_after < 0:  # "shrinks" said of a plan that had lost the lead
-        lead = f"it loses the lead to {after.drop(best).idxmax()} ({gap_before:+.3f} to {gap_after:+.3f})"
+    elif gap_after < 0:  # "shrinks" said of a plan that had lost the lead; every plan ahead of it named
+        lead = f"it loses the lead to {and_list(highest(after.drop(best).round(3)))} ({gap_before:+.3f} to {gap_after:+.3f})"
+    elif gap_after == 0:  # a lead of +0.000 is none: the plans are level
+        lead = f"its lead is gone: it ties with {and_list(highest(after.drop(best).round(3)))} ({gap_before:+.3f} to +0.000)"
     else:
         verb = "shrinks" if gap_after < gap_before else "grows" if gap_after > gap_before else "stays"
         lead = f"its lead over the next plan {verb} ({gap_before:+.3f} to {gap_after:+.3f})"

@@ -41,6 +41,8 @@ from lib import timing as TM
 from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import averitec
 from lib.data import labels as LB
+from lib.data.climate_fever import SENTENCES
+from lib.evaluation.comparisons import rho_text
 from lib.evaluation.metrics import evaluate
 from lib.evaluation.significance import paired_bootstrap, sign_of
 from lib.params import Device, PosFloat, PosInt, Section, Seed, Text, section
@@ -53,7 +55,7 @@ from lib.verifier import veracity as V
 # --------------------------------------------------------------------------- params
 
 
-CLIMATE_FEVER_SENTENCES = 5  # evidence sentences CLIMATE-FEVER gives each claim
+CLIMATE_FEVER_SENTENCES = SENTENCES  # evidence sentences CLIMATE-FEVER gives each claim (lib.data.climate_fever)
 
 
 class ClimateFeverSection(Section):
@@ -548,6 +550,25 @@ def scale_sentence(mean_top: float, n_labels: int, spread_: float, floor: float 
     return f"This verifier responds to its evidence ({head}) and its distributions are peaked ({shape})."
 
 
+def interval_call(low: float, high: float) -> str:
+    """What an interval says of its sign (`sign_of`), or that there is none: an undefined interval (too few
+    claims, a constant side) was read as "indistinguishable from 0"."""
+    if low != low or high != high:
+        return "undefined: no interval (too few claims or a constant side)"
+    return sign_of(low, high)
+
+
+def between_sentence(rho: float, p: float, n: int) -> str:
+    """Notebook 09's correlation of mean NDCG@10 and mean -KL between planners, read through its permutation
+    test; over fewer than 3 planners or with a constant side there is no rank correlation to read."""
+    if n < 3 or rho != rho or p != p:
+        return f"mean NDCG@10 and mean -KL have no rank correlation to read over {n} planners ({rho_text(rho, n)})"
+    return (
+        f"mean NDCG@10 and mean -KL correlate at {rho:.2f} over {n} planners (permutation p = {p:.3f}"
+        f"{'' if p < 0.05 else ': no evidence of a relation'})"
+    )
+
+
 def selector_sentence(
     selected: Mapping[str, float],
     ranked: Mapping[str, float],
@@ -586,7 +607,9 @@ def selector_sentence(
             f"Its evidence F1 against the qrels is not significantly different ({evidence}){oracle}: no direction "
             "between what the verifier finds useful and what the qrels call relevant can be read here."
         )
-    if within < within_floor:
+    if np.isnan(within):  # no candidate set with a defined rank correlation: no ranking to read
+        out.append("The predicted utility's within-claim Spearman is undefined (no claim with varied utilities).")
+    elif within < within_floor:
         out.append(
             f"The predicted utility barely ranks a claim's candidates (mean within-claim Spearman {within:.3f} "
             "against the true utility): the selector learned little about *which* candidate helps."
@@ -600,10 +623,15 @@ def selector_sentence(
             f'It predicts "{label}" for {u["share"]:.0%} of claims (relevance ranking {r["share"]:.0%}, gold labels '
             f"{gold_share:.0%}): read a verdict gain as a shift towards that label rather than as better evidence."
         )
-    elif u["share"] <= r["share"] + shift:
+    elif abs(u["share"] - r["share"]) <= shift:
         out.append(
             f'Its share of "{label}" verdicts, {u["share"]:.0%}, is within {shift:.0%} of the relevance '
             f"ranking's ({r['share']:.0%}): no shift towards that label."
+        )
+    elif u["share"] < r["share"]:  # far below: a shift away from the label, which "within" hid
+        out.append(
+            f'Its share of "{label}" verdicts falls to {u["share"]:.0%} (relevance ranking {r["share"]:.0%}, gold '
+            f"labels {gold_share:.0%}): a shift away from that label."
         )
     else:
         out.append(

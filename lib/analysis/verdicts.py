@@ -757,12 +757,34 @@ def recipe_line(chosen: Mapping[str, Any], in_use: bool, temperature: float, ece
     )
 
 
+def _largest_gain(gains: pd.DataFrame, measure: str, top: Sequence[str]) -> str:
+    if len(top) == 1:
+        t = top[0]
+        return (
+            f"the planner with the largest {measure} gain, {t}, gains {gains.loc[t, 'retrieval gain %']:.0f}% in "
+            f"retrieval and {gains.loc[t, 'verdict gain %']:.1f}% in macro-F1"
+        )
+    verdict = CMP.and_list([f"{gains.loc[t, 'verdict gain %']:.1f}%" for t in top])
+    return (
+        f"the planners with the largest {measure} gain, {CMP.and_list(top)} (tied), gain "
+        f"{gains.loc[top[0], 'retrieval gain %']:.0f}% in retrieval and {verdict} in macro-F1"
+    )
+
+
+def _best(values: pd.Series) -> str:
+    """ "A 0.300", or "A and B tied at 0.300": the best of a column, a tie named whole."""
+    top = CMP.highest(values)
+    if len(top) == 1:
+        return f"{top[0]} {values[top[0]]:.3f}"
+    return f"{CMP.and_list(top)} tied at {values[top[0]]:.3f}"
+
+
 def retrieval_line(gains: pd.DataFrame, measure: str, rho: tuple[float, float, float], p: float) -> str:
     """The planner with the largest retrieval gain, its verdict gain, and the rank correlation of retrieval
     and macro-F1 over the planners: its bootstrap interval where one is defined, and the permutation test's
     p (`lib.evaluation.significance.spearman_permutation`), which alone decides the direction over a handful
     of planners."""
-    top = gains[measure].idxmax()
+    top = CMP.highest(gains[measure])  # a tie named whole
     r, lo, hi = rho
     interval = "no bootstrap interval" if np.isnan(lo) else f"bootstrap [{lo:.2f}, {hi:.2f}]"
     if np.isnan(p):
@@ -772,9 +794,7 @@ def retrieval_line(gains: pd.DataFrame, measure: str, rho: tuple[float, float, f
     else:
         call = "no evidence of a relation"
     return (
-        f"- Retrieval vs verdicts: the planner with the largest {measure} gain, {top}, gains "
-        f"{gains.loc[top, 'retrieval gain %']:.0f}% in retrieval and {gains.loc[top, 'verdict gain %']:.1f}% in "
-        f"macro-F1 (the thesis: 74% became 6.6%). Spearman correlation of {measure} and macro-F1 over the "
+        f"- Retrieval vs verdicts: {_largest_gain(gains, measure, top)} (the thesis: 74% became 6.6%). Spearman correlation of {measure} and macro-F1 over the "
         f"{len(gains)} planners, whose macro-F1 spans {gains['macro_f1'].max() - gains['macro_f1'].min():.3f}: "
         f"{r:.2f} ({interval}; permutation p = {p:.3f}): {call}."
     )
@@ -787,9 +807,9 @@ def rescored_line(table: pd.DataFrame, level: float) -> str:
     two = table[f"AVeriTeC@{level:g} (classifier, 2 classes)"]
     higher = int((two > cls).sum())
     return (
-        f"- AVeriTeC@{level:g} with the classifier's verdicts: best {cls.idxmax()} {cls.max():.3f}, against "
+        f"- AVeriTeC@{level:g} with the classifier's verdicts: best {_best(cls)}, against "
         f"{maj.max():.3f} at best with the majority verdict. Read in two classes (Supported or Refuted, as "
-        f"Papelo), the best is {two.idxmax()} {two.max():.3f}; the 2-class verdicts score higher than the 4-class "
+        f"Papelo), the best is {_best(two)}; the 2-class verdicts score higher than the 4-class "
         f"ones for {higher} of {len(two)} planners (point estimates, not tested)."
     )
 

@@ -8,7 +8,7 @@ import math
 
 import pandas as pd
 
-from lib.evaluation.comparisons import highest
+from lib.evaluation.comparisons import and_list, highest
 
 GOLD_QUESTIONS = frozenset({"oracle"})  # planners whose questions are the annotators' own (lib.planning.planners)
 MIN_RUNS_FOR_RHO = 3  # a rank correlation of two runs is +1 or -1 whatever they are
@@ -48,7 +48,7 @@ def best_system_sentence(systems: pd.DataFrame, col: str, level: float) -> str:
         )
     else:
         head = (
-            f"Best published systems at level {level:g}, tied: {', '.join(top[:-1])} and {top[-1]} "
+            f"Best published systems at level {level:g}, tied: {and_list(top)} "
             f"(AVeriTeC {systems.loc[top[0], col]:.3f})"
         )
     return f"{head}; all systems: {_all(systems[col])}."
@@ -96,7 +96,7 @@ def best_planner_sentence(
     if len(top) == 1:
         head = f"the best planner is {top[0]} ({score}, Q+A {planners.loc[top[0], 'Q+A']:.3f})"
     else:
-        head = f"the best planners, tied, are {', '.join(top[:-1])} and {top[-1]} ({score})"
+        head = f"the best planners, tied, are {and_list(top)} ({score})"
     runs = set(planners.loc[top, "run"])
     gold_q = runs & GOLD_QUESTIONS
     if gold_q:

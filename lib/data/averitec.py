@@ -214,6 +214,7 @@ def _system_output(path: Path, record: int, raw: dict) -> SystemOutput:
         urls = (url,) if isinstance(url, str) else tuple(url) if isinstance(url, list) else None
         if urls is None or not all(isinstance(u, str) for u in urls):
             raise DataError(path, record, f"{where}.url", "expected a string or a list of strings")
+        urls = tuple(bounded(path, record, f"{where}.url", u) for u in urls)  # a lone surrogate is no URL
         question = None
         if qa and item.get("question") is not None:  # optional, but a question when given
             question = text_field(path, record, item, "question", at=where + ".")
@@ -281,7 +282,9 @@ def load_system_output(
     )
 
 
-_SITE = re.compile(r"(?:https?://)?[a-z0-9_-]+(?:\.[a-z0-9_-]+)+(?:[/#?].*)?")
+# a domain, then path segments (none `.`, `..` or empty, no query or parameters: `on_sites` compares whole
+# segments of a URL's path, which has none of them), then an optional fragment, which names no other page
+_SITE = re.compile(r"(?:https?://)?[a-z0-9_-]+(?:\.[a-z0-9_-]+)+(?:/[a-z0-9_~%+-][a-z0-9._~%+-]*)*/?(?:#.*)?")
 
 
 def load_misinfo_domains(path: Path | str | None = None) -> set[str]:
@@ -293,7 +296,8 @@ def load_misinfo_domains(path: Path | str | None = None) -> set[str]:
     path = Path(path) if path else DATA_DIR / "averitec" / "misinfo_domains.txt"
     out = set()
     for n, line in enumerate(read_text(path).splitlines(), start=1):
-        d = "".join(line.split()).lower()
+        # a space beside a dot or a slash is a typo (`Silver-Coin-Investor. com`); between two names it is two sites
+        d = re.sub(r"\s*([./])\s*", r"\1", line.strip()).lower()
         if not d or d.startswith("#"):
             continue
         if not _SITE.fullmatch(d):

@@ -22,6 +22,7 @@ from lib.paths import DATA_DIR
 # The claim labels in AVeriTeC's (notebook 09 reads CLIMATE-FEVER with the AVeriTeC verifier): DISPUTED, evidence
 # found both ways, is AVeriTeC's Conflicting Evidence/Cherrypicking.
 TO_AVERITEC = dict(zip(CLIMATE_FEVER_LABELS, AVERITEC_LABELS))
+SENTENCES = 5  # evidence sentences CLIMATE-FEVER gives each claim: notebook 09's selections keep fewer of them
 
 
 @dataclass(frozen=True)
@@ -59,13 +60,16 @@ def load_climate_fever(
                 ClimateEvidence(
                     optional_field(path, record, e, "evidence_id", str, "", at=at),
                     optional_field(path, record, e, "article", str, "", at=at),
-                    required_field(path, record, e, "evidence", at=at),
+                    text_field(path, record, e, "evidence", at=at),
                     choice_field(path, record, e, "evidence_label", ev_labels, at=at),
                     tuple(v for v in votes if v),
                 )
             )
+        claim_id = str(required_field(path, record, raw, "claim_id", (str, int)))
+        if not claim_id.strip():
+            raise DataError(path, record, "claim_id", "empty (expected the claim's id)")
         return ClimateClaim(
-            str(required_field(path, record, raw, "claim_id", (str, int))),
+            claim_id,
             text_field(path, record, raw, "claim"),
             choice_field(path, record, raw, "claim_label", CLIMATE_FEVER_LABELS),
             tuple(evs),

@@ -123,7 +123,8 @@ def comparisons_made(groups: Mapping[str, TopGroup]) -> int:
     return sum(len(g.means) - 1 for g in groups.values())
 
 
-def _names(items: Sequence[str], name: Callable[[str], str]) -> str:
+def and_list(items: Sequence[str], name: Callable[[str], str] = str) -> str:
+    """ "A", "A and B", "A, B and C" (each item through `name`)."""
     items = [name(i) for i in items]
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
@@ -142,7 +143,7 @@ def top_sentence(group: TopGroup, name: Callable[[str], str] = str, fmt: str = "
         return f"{best}, but " + (
             "the other is not separable from it" if others == 1 else f"none of the {others} others is separable from it"
         )
-    return f"{best}, tied with {_names(others, name)}"
+    return f"{best}, tied with {and_list(others, name)}"
 
 
 def highest(values: pd.Series) -> list[str]:
@@ -160,7 +161,18 @@ def leader_phrase(values: pd.Series, fmt: str = ".3f", name: Callable[[str], str
     if not top:
         return None
     value = pd.to_numeric(values, errors="coerce").max()
-    return f"{_names(top, name)} ({'tied at ' if len(top) > 1 else ''}{value:{fmt}})"
+    return f"{and_list(top, name)} ({'tied at ' if len(top) > 1 else ''}{value:{fmt}})"
+
+
+MIN_RANKED = 3  # a rank correlation of two items is +1 or -1 whatever they are
+
+
+def rho_text(rho: float, n: int, fmt: str = ".2f") -> str:
+    """A rank correlation over `n` items as a sentence may print it: the number, or "undefined" where it is
+    NaN (a constant side) or rests on fewer than `MIN_RANKED` items (always +1 or -1)."""
+    if n < MIN_RANKED or rho != rho:
+        return f"undefined ({n} items)" if n < MIN_RANKED else "undefined (one side is constant)"
+    return f"{rho:{fmt}}"
 
 
 def same_top_group(groups: Mapping[str, TopGroup]) -> bool:
@@ -175,8 +187,8 @@ def measures_sentence(groups: Mapping[str, TopGroup], name: Callable[[str], str]
     or, where it changes, each key's group and the word *judgement-dependent*."""
     if same_top_group(groups):
         g = next(iter(groups.values()))
-        return f"{_names(g.tied, name)} under every {what} ({', '.join(map(str, groups))})"
-    return "judgement-dependent: " + "; ".join(f"{m}: {_names(g.tied, name)}" for m, g in groups.items())
+        return f"{and_list(g.tied, name)} under every {what} ({', '.join(map(str, groups))})"
+    return "judgement-dependent: " + "; ".join(f"{m}: {and_list(g.tied, name)}" for m, g in groups.items())
 
 
 BORDERLINE = "borderline"  # an interval that excludes 0 by less than the cross-CPU tolerance of its figure

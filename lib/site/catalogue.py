@@ -226,6 +226,10 @@ def format_value(value: Any) -> str:
         return "yes" if value else "no"
     if isinstance(value, float) and math.isnan(value):
         return "undefined (NaN)"  # a metric with nothing to measure: never printed as a number
+    if isinstance(value, float) and math.isinf(value):
+        return f"undefined ({'-' if value < 0 else ''}infinite)"  # `1e999` was shown as "inf"
+    if isinstance(value, float) and 0 < abs(value) < 0.0005:
+        return f"{value:.2g}"  # a share of 0.0004 is not "0.000"
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 

@@ -43,6 +43,7 @@ from lib.params import Section, Text, read_yaml
 from lib.paths import METRICS_DIR, NOTEBOOKS_DIR, REPORTS_DIR, ROOT
 from lib.site.banner import banner_html, inline_markdown
 from lib.site.catalogue import conclusion, format_value, headlines, numbered, read_notebook, store_setting, summary
+from lib.site.figures import png_problem
 from lib.site.links import EXPLORER_PAGE
 
 # --------------------------------------------------------------------------- params
@@ -161,8 +162,10 @@ def exercise_problems(notebook: Path | str) -> list[str]:
         if len(nxt) < 2 or "solution" not in _tags(nxt[0]) or "check" not in _tags(nxt[1]):
             problems.append(f"{notebook.name}: exercise {ex.number} is not followed by a solution and a check cell")
             continue
-        if BEGIN not in nxt[0].source or END not in nxt[0].source:
-            problems.append(f"{notebook.name}: the solution of {ex.number} lacks `{BEGIN}` / `{END}`")
+        if not _SOLUTION.search(nxt[0].source):  # each marker on a line of its own, as `strip_solutions` reads them
+            problems.append(
+                f"{notebook.name}: the solution of {ex.number} lacks `{BEGIN}` / `{END}`, each on a line of its own"
+            )
         if _CHECK.findall(nxt[1].source) != [ex.number]:
             problems.append(
                 f"{notebook.name}: the check after exercise {ex.number} does not call check({ex.number!r}, ...)"
@@ -229,10 +232,16 @@ def strip_solutions(nb: Any) -> Any:
         if "solution" in tags:
             task = _EXERCISE.match(nb.cells[i - 1].source.strip()) if i else None
             number = task.group(1) if task else "?"
-            cell.source = _SOLUTION.sub(
+            stubbed, n = _SOLUTION.subn(
                 lambda m: "\n".join(m.group(1) + line for line in STUB.format(f"Exercise {number}").splitlines()),
                 cell.source,
             )
+            if not n:  # the students' page would show the worked solution (`# END SOLUTION` after code)
+                raise CourseError(
+                    f"cell {i} (the solution of exercise {number}): no `{BEGIN}` ... `{END}` block, each marker on a "
+                    "line of its own; the students' version would show the solution"
+                )
+            cell.source = stubbed
         if tags & {"solution", "check"}:
             cell.outputs, cell.execution_count = [], None
     return nb
@@ -269,14 +278,14 @@ Line = Annotated[str, Field(pattern=r"\S")]
 
 
 class Step(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # `minutes: true` was 1 minute
     minutes: int = Field(ge=1, le=LAB_MINUTES)
     do: Line
     answer: Line | None = None  # the expected answer to a discussion prompt: the teacher's index only
 
 
 class Unit(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # `minutes: true` was 1 minute
     objectives: list[Line] = Field(min_length=1)
     prerequisites: list[Line] = Field(min_length=1)
     lab: list[Step] = Field(min_length=2)
@@ -288,7 +297,7 @@ class Unit(BaseModel):
 
 
 class Course(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # `minutes: true` was 1 minute
     title: Line
     audience: Line
     before_the_course: list[Line] = Field(min_length=1)
@@ -360,21 +369,26 @@ def _page(title: str, body: str, banner: str | None = None, up: str = "") -> str
 
 
 def figures(executed: Path | str) -> list[bytes]:
-    """The PNG figures of an executed notebook, in order."""
-    return [
-        base64.b64decode(out["data"]["image/png"])
-        for cell in _read(executed).cells
-        if cell.cell_type == "code"
-        for out in cell.get("outputs", [])
-        if "image/png" in out.get("data", {})
-    ]
+    """The PNG figures of an executed notebook, in order; one that is no PNG is an error naming its cell."""
+    out = []
+    for i, cell in enumerate(_read(executed).cells):
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            if "image/png" in output.get("data", {}):
+                if problem := png_problem(output["data"]["image/png"]):
+                    raise CourseError(f"{executed}: cell {i}: {problem}")
+                out.append(base64.b64decode(output["data"]["image/png"]))
+    return out
 
 
 def thumbnail(png: bytes, height: int = 240) -> bytes:
-    """A figure scaled to `height` pixels (twice the displayed height: sharp on a projector)."""
-    from PIL import Image
+    """A figure scaled to `height` pixels (twice the displayed height: sharp on a projector); a PNG that PIL
+    cannot read or that decompresses past PIL's bound is a `CourseError`."""
+    from PIL import Image, UnidentifiedImageError
 
-    img = Image.open(io.BytesIO(png)).convert("RGB")
+    try:
+        img = Image.open(io.BytesIO(png)).convert("RGB")
+    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError) as err:
+        raise CourseError(f"a figure that is no readable PNG ({type(err).__name__}: {str(err)[:120]})") from None
     img.thumbnail((height * 4, height))
     buf = io.BytesIO()
     img.save(buf, format="PNG", optimize=True)
@@ -418,7 +432,11 @@ def write_site(
         if name in by_name:
             for k, png in enumerate(figures(by_name[name])[:thumbs_per_notebook], 1):
                 path = thumbs_dir / f"{name}_{k}.png"
-                OUT.write_bytes(path, thumbnail(png))
+                try:
+                    small = thumbnail(png)
+                except CourseError as err:
+                    raise CourseError(f"{by_name[name]}: figure {k}: {err}") from None
+                OUT.write_bytes(path, small)
                 stale.discard(path)
                 thumbs.append(path.name)
         info[name] = {

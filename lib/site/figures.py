@@ -17,6 +17,8 @@ reports put on the image for screen readers.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
 
 import numpy as np
@@ -278,3 +280,16 @@ def install() -> bool:
 
     png.for_type(Figure, with_alt)
     return True
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def png_problem(data: Any) -> str | None:
+    """Why an output's `image/png` is no PNG (not base64, not a PNG's bytes), or None."""
+    try:
+        text = data if isinstance(data, str) else "".join(data)
+        png = base64.b64decode("".join(text.split()), validate=True)  # line breaks are allowed, nothing else
+    except (binascii.Error, TypeError, ValueError):
+        return "its image/png is not base64"
+    return None if png.startswith(PNG_SIGNATURE) else "its image/png is not a PNG"

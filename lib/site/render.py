@@ -17,10 +17,12 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from lib import outputs as OUT
-from lib.cli import ArgumentParser, NamedError, nonempty_path, run_main
+from lib.cli import ArgumentParser, NamedError, nonempty_path, run_main, settings_error
 from lib.params import section
 from lib.paths import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
 from lib.site.banner import params_banner
@@ -116,8 +118,22 @@ def render_html(
     resources = {"metadata": {"name": title}, "study_nav": navigation(executed.stem, teacher, explorer)}
     version = with_expected_values(nb, str(executed)) if teacher else strip_solutions(nb)
     body, _ = exporter.from_notebook_node(with_alt_text(version), resources=resources)
-    out = Path(reports_dir) / ("teacher" if teacher else "") / f"{executed.stem}.html"
-    return OUT.write_text(out, body)
+    return OUT.write_text(page_path(executed, reports_dir, teacher), body)
+
+
+def page_path(executed: Path | str, reports_dir: Path | str = REPORTS_DIR, teacher: bool = False) -> Path:
+    """Where an executed notebook's page goes: `reports_dir/NN_topic.html`, the teacher's in `teacher/`."""
+    return Path(reports_dir) / ("teacher" if teacher else "") / f"{Path(executed).stem}.html"
+
+
+SITE_PAGES = ("index.html", "course.html", "glossary.html", "teacher/index.html")  # what `--index` writes besides
+
+
+def site_targets(executed: list[str], pages_dir: Path, index: bool) -> list[Path]:
+    """Every file a render writes, so that none is an input (a page that is a link to the notebook it renders
+    replaced that notebook with HTML, exit 0)."""
+    pages = [page_path(p, pages_dir, t) for p in executed for t in (False, True)] + [pages_dir / MATHJAX_FILE]
+    return pages + ([pages_dir / name for name in SITE_PAGES] if index else [])
 
 
 NOTEBOOK_NAME = re.compile(r"\d\d_\w+")  # a study notebook's page name (NN_topic): never a site page's (index)
@@ -134,6 +150,35 @@ def check_executed(path: Path) -> None:
         raise NamedError(f"{path}: cell {ran[0]}: {ran[2]}; execute it first (python -m lib.site.execute)")
 
 
+class TryItVariation(BaseModel):
+    """One "Try it" variation of the course page: its minutes and the stages it reruns, or what it needs."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    notebook: str
+    command: str
+    stages: list[str] | None = None
+    minutes: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
+    needs: str | None = None
+
+    @model_validator(mode="after")
+    def _minutes_or_needs(self) -> TryItVariation:
+        if (self.needs is None) == (self.minutes is None or self.stages is None):
+            raise ValueError("expected either `minutes` and `stages`, or `needs`")
+        return self
+
+
+class TryItTimes(BaseModel):
+    """`profiles/<profile>.try_it.json`, as `python -m lib.profiles estimate` writes it."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    profile: str
+    cpu: str
+    cores: list[int]
+    built: str
+    how: str
+    variations: list[TryItVariation]
+
+
 def try_it_times(path: Path | None = None) -> dict[str, Any] | None:
     """The classroom's committed Try-it minutes for the course page, or None where there are none yet."""
     path = path or try_it_times_path()
@@ -141,8 +186,11 @@ def try_it_times(path: Path | None = None) -> dict[str, Any] | None:
         return None
     try:
         times = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(times, dict) or not isinstance(times.get("variations"), list):
-            raise ValueError("expected an object with a list `variations`")
+        TryItTimes.model_validate(times)  # a hand-edited `"minutes": "11.7"` ended the render in a traceback
+    except ValidationError as err:
+        raise NamedError(
+            f"{path}: not the Try-it minutes `python -m lib.profiles estimate classroom` writes ({settings_error(err)})"
+        ) from None
     except ValueError as err:  # JSONDecodeError is a ValueError
         raise NamedError(
             f"{path}: not the Try-it minutes `python -m lib.profiles estimate classroom` writes ({err})"
@@ -193,6 +241,7 @@ def main(argv: list[str] | None = None) -> None:
         if report is not None:  # `reports_dir: lib` wrote the site among the code
             OUT.refuse_targets([ROOT / report["reports_dir"]], args.executed, folders=True)
             OUT.refuse_stage_outputs([ROOT / report["reports_dir"]], own="render")
+        OUT.refuse_targets(site_targets(args.executed, pages_dir, args.index), args.executed)
         explorer = EXECUTED_DIR / EXPLORER_PAGE  # stage `explorer` (a dep of stage `render`)
         with OUT.together():  # the pages are replaced together: a stopped run leaves the old site whole
             for path in args.executed:

@@ -61,6 +61,7 @@ RULES = (
     *PATTERNS,
     "figure_check",
     "figure_without_alt",
+    "bad_figure",
     "not_executed",
     "partly_executed",
     "unreadable",
@@ -212,6 +213,8 @@ def scan_notebook(path: Path | str) -> list[Finding]:
                 "image/png", {}
             ).get(ALT):
                 found.append(Finding(path.name, i, "figure_without_alt", "a PNG output without alternative text"))
+            if "image/png" in (output.get("data") or {}) and (bad := figures.png_problem(output["data"]["image/png"])):
+                found.append(Finding(path.name, i, "bad_figure", bad))  # the site's thumbnail stopped on it
             for kind, text in _texts(output):
                 found.extend(Finding(path.name, i, rule, excerpt) for rule, excerpt in scan_text(kind, text))
     return found

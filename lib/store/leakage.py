@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from lib.data import averitec
-from lib.evaluation.comparisons import highest, leader_phrase
+from lib.evaluation.comparisons import and_list, highest, leader_phrase
 from lib.store.build import GOLD, SOURCES, Store, gold_source_urls
 from lib.store.urls import normalise_url
 
@@ -283,7 +283,7 @@ def best_coverage_phrase(coverage: pd.Series) -> str:
         return "no single system retrieved one"
     if len(top) == 1:
         return f"the best single system, {top[0]}, for {coverage[top[0]]:.1%}"
-    return f"the best single systems, tied, {' and '.join([', '.join(top[:-1]), top[-1]])}, for {coverage[top[0]]:.1%} each"
+    return f"the best single systems, tied, {and_list(top)}, for {coverage[top[0]]:.1%} each"
 
 
 def leakiest_phrase(leakage: pd.Series) -> str:
@@ -294,6 +294,23 @@ def leakiest_phrase(leakage: pd.Series) -> str:
         return "no single system's evidence comes from a fact-checking site"
     verb = "are" if len(top) > 1 else "is"
     return f"the most leaky system{'s' if len(top) > 1 else ''} {verb} {leader_phrase(leakage, '.1%')}"
+
+
+def temporal_sentence(url_path: float | None, wayback: float | None) -> str:
+    """Notebook 01's temporal leakage: the share of hits published after their claim, by how the hit is dated
+    (`store_metrics`' `post_claim_hits_url_path` and `post_claim_hits_wayback`; None where no hit is dated
+    that way, which a store without archive.org URLs gives)."""
+    shown = lambda v, how: (  # noqa: E731
+        f"{v:.1%} of hits dated {how}" if v is not None else f"no hit is dated {how}"
+    )
+    return (
+        f"{shown(url_path, 'by their URL path')} were published after the claim, against "
+        f"{shown(wayback, 'only by a Wayback capture')}, which mostly measures when annotators archived pages, "
+        "not leakage."
+        if url_path is not None and wayback is not None
+        else f"{shown(url_path, 'by their URL path')}; {shown(wayback, 'only by a Wayback capture')} (a share is "
+        "given only where some hit is dated that way)."
+    )
 
 
 def store_metrics(store: Store, claims: pd.DataFrame) -> dict:

@@ -141,7 +141,10 @@ def path_date(url: str | None) -> date | None:
     """A publication date written in the URL path as /YYYY/MM/DD/ or /YYYY/mon/DD/, else None."""
     if not url:
         return None
-    path = urlsplit(strip_wayback(url) if "://" in url else "http://" + url).path
+    try:
+        path = urlsplit(strip_wayback(url) if "://" in url else "http://" + url).path
+    except ValueError:  # `http://[::1/x`: no URL, so no date (it ended the store's build in a traceback)
+        return None
     for m in _PATH_DATE.finditer(path):
         month = m["m"].lower()
         mth = int(month) if month.isdigit() else _MONTHS.get(month)
