@@ -616,6 +616,8 @@ def call_kind(study: Any, profile: Any) -> str | None:
     methods the study cannot (`profile only`); one that is neither (another best) is `opposite`."""
     if study == profile:
         return None
+    if isinstance(study, frozenset) != isinstance(profile, frozenset):  # a group against a worded call
+        return "opposite"
     if isinstance(study, frozenset):  # the best and the methods tied with it
         # more methods tied in the profile is less power; fewer separates some the study cannot
         if profile >= study:
@@ -670,6 +672,12 @@ def compare_sentence(diff: pd.DataFrame, total: int, name: str) -> str:
         else f" None reverses the study's: the {name} profile only makes fewer calls or names other groups."
     )
     return f"{len(diff)} of {total} calls differ from the study's ({parts}).{tail}"
+
+
+def undirected_calls(study_dir: Path | str, profile_dir: Path | str) -> int:
+    """How many shared calls are significance flags without a direction on both sides (`True`: notebook 04's
+    `significant_vs_baseline`): they agree on significance, and a reversed sign cannot be seen in them."""
+    return sum(1 for _, _, a, b in _shared_calls(study_dir, profile_dir) if a is True and b is True)
 
 
 def shared_calls(study_dir: Path | str, profile_dir: Path | str) -> int:
@@ -729,6 +737,11 @@ def main(argv: list[str] | None = None) -> int | None:
         with pd.option_context("display.max_rows", None, "display.width", 200, "display.max_colwidth", 80):
             print(diff.to_string(index=False) if len(diff) else "(no call differs)")
         print(compare_sentence(diff, shared_calls(study, profile), args.name))
+        if blind := undirected_calls(study, profile):
+            print(
+                f"{blind} of these calls are significance flags without a direction (notebook 04's "
+                "`significant_vs_baseline`): they agree on significance, not on its sign; compare the estimates beside them."
+            )
         if silent := files_without_calls(study):
             print(f"Not compared (no tested call in them; compare their numbers yourself): {', '.join(silent)}")
         return

@@ -32,6 +32,7 @@ import os
 import platform
 import re
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -400,8 +401,20 @@ def read(out_dir: Path | str = TIMINGS_DIR) -> dict[str, dict]:
     return {path.stem: _record(path) for path in sorted(Path(out_dir).glob("*.json"))}
 
 
+MAX_TIMING_BYTES = 10_000_000  # a stage's timing file is a few kilobytes
+
+
 def _record(path: Path) -> dict:
-    """One timing file's record; one that is not a timing record is an error naming it."""
+    """One timing file's record; one that is not a timing record is an error naming it (a pipe, a device or a
+    file over `MAX_TIMING_BYTES` before it is read: a FIFO named `x.json` hung `timing table`)."""
+    try:
+        st = path.stat()
+    except OSError:
+        st = None  # missing: the read below names it
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise NamedError(f"{path}: {not_a_file('a timing file')}; remove it")
+    if st is not None and st.st_size > MAX_TIMING_BYTES:
+        raise NamedError(f"{path}: {st.st_size:,} bytes, not a timing file (at most {MAX_TIMING_BYTES:,}); remove it")
     try:
         rec = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, OSError, RecursionError) as err:

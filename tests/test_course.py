@@ -63,7 +63,9 @@ def test_exercises_are_parsed_and_their_problems_named(tmp_path):
         [*_exercise("05.1", solution="answer = 1"), *_exercise("05.2", check='CO.check("05.1", answer, 1)')],
     )
     assert CO.exercise_problems(broken) == [
-        "05_w.ipynb: the solution of 05.1 lacks `# BEGIN SOLUTION` / `# END SOLUTION`, each on a line of its own",
+        "05_w.ipynb: the solution of exercise 05.1: its `# BEGIN SOLUTION` ... `# END SOLUTION` blocks are not whole "
+        "(each marker on a line of its own, one END for each BEGIN, none nested); the students' version would show "
+        "the solution",
         "05_w.ipynb: the check after exercise 05.2 does not call check('05.2', ...)",
     ]
     lone = _notebook(tmp_path / "06_v.ipynb", [_exercise("06.1")[0], *_exercise("06.2")])
@@ -483,17 +485,28 @@ def test_render_metrics_names_a_file_that_is_no_object_and_prints_nan_as_undefin
     assert capsys.readouterr().out.splitlines()[1:] == ["  a.b: undefined (NaN)", "  c: 0.5"]
 
 
-def test_an_end_marker_after_code_is_no_solution_block_and_never_reaches_the_students(tmp_path):
-    """`print(x)  # END SOLUTION` passed `course check`, and the students' page showed the worked solution."""
-    inline = "# BEGIN SOLUTION\nanswer = 1  # END SOLUTION"
-    nb_path = _notebook(tmp_path / "02_x.ipynb", [*_exercise("02.1", solution=inline), *_exercise("02.2")])
-    assert CO.exercise_problems(nb_path) == [
-        "02_x.ipynb: the solution of 02.1 lacks `# BEGIN SOLUTION` / `# END SOLUTION`, each on a line of its own"
-    ]
+@pytest.mark.parametrize(
+    "solution",
+    [
+        "# BEGIN SOLUTION\nanswer = 1  # END SOLUTION",  # the end marker after code
+        "# BEGIN SOLUTION\nanswer = 1\n# END SOLUTION\n# BEGIN SOLUTION\nSECRET = 0.42  # END SOLUTION",  # a second
+        "# BEGIN SOLUTION\n# BEGIN SOLUTION\nx = 1\n# END SOLUTION\nSECRET = 2\n# END SOLUTION",  # nested
+        "answer = 1\n# END SOLUTION",  # an end without a beginning
+        '# BEGIN SOLUTION\ns = """\n# END SOLUTION\n"""\nSECRET = 3\n# END SOLUTION',  # an end inside a string
+    ],
+)
+def test_a_solution_block_that_is_not_whole_never_reaches_the_students(tmp_path, solution):
+    """`print(x)  # END SOLUTION`, a second block closed after code, nested blocks: `course check` passed and
+    the students' page showed the worked solution."""
+    nb_path = _notebook(tmp_path / "02_x.ipynb", [*_exercise("02.1", solution=solution), *_exercise("02.2")])
+    problems = CO.exercise_problems(nb_path)
+    assert len(problems) == 1 and problems[0].startswith("02_x.ipynb: the solution of exercise 02.1: its ")
     nb = nbformat.v4.new_notebook()
-    nb.cells = _exercise("02.1", solution=inline)
-    with pytest.raises(CO.CourseError, match=r"cell 1 \(the solution of exercise 02.1\): no `# BEGIN SOLUTION`"):
+    nb.cells = _exercise("02.1", solution=solution)
+    with pytest.raises(CO.CourseError, match=r"^cell 1: the solution of exercise 02.1: its `# BEGIN SOLUTION`"):
         CO.strip_solutions(nb)
+    two = "# BEGIN SOLUTION\na = 1\n# END SOLUTION\nb = a\n    # BEGIN SOLUTION\n    c = 2\n    # END SOLUTION"
+    assert "a = 1" not in CO.stub_solution(two, "02.1") and "c = 2" not in CO.stub_solution(two, "02.1")
 
 
 @pytest.mark.parametrize("minutes", [True, "20", 20.0])
@@ -529,3 +542,53 @@ def test_a_figure_that_is_no_png_is_a_finding_and_a_named_error_at_the_site(tmp_
         CO.figures(path)
     with pytest.raises(CO.CourseError, match=r"a figure that is no readable PNG \(UnidentifiedImageError"):
         CO.thumbnail(PNG_SIGNATURE + b"garbage")
+
+
+def test_a_check_record_with_no_mistakes_shows_none_on_the_teachers_page():
+    from lib.site.checks import RECORD_MIME
+    from lib.site.render import with_expected_values
+
+    cell = nbformat.v4.new_code_cell('check("02.1", answer, 0.5)')
+    record = {"exercise": "02.1", "answer": 0.5, "attempted": True, "expected": 0.5, "tol": 5e-4, "passed": True}
+    cell.outputs = [nbformat.v4.new_output("display_data", data={RECORD_MIME: {**record, "mistakes": None}})]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [cell]
+    assert "Exercise 02.1: expected 0.5" in with_expected_values(nb).cells[0].outputs[0]["data"]["text/html"]
+
+
+def test_a_try_it_variation_with_needs_null_reads_as_one_without():
+    times = {"profile": "classroom", "how": "summed", "cpu": "x", "cores": [2], "built": "d", "variations": [
+        {"notebook": "01_x", "command": "-S a=1", "stages": ["s", "t"], "minutes": 1.5, "needs": None}]}  # fmt: skip
+    assert "about 1.5 min (2 stages rerun)" in CO._try_it_list("01_x", times)
+
+
+def test_figures_of_other_kinds_and_of_too_many_pixels_are_findings(tmp_path):
+    import base64
+    import struct
+    import zlib
+
+    from lib.site import reports as RP
+    from lib.site.figures import MAX_FIGURE_PIXELS, png_problem
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    def png(width, height):  # a header that claims the size; no pixel is decoded
+        ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+        return PNG_SIGNATURE + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b"")
+
+    assert png_problem(base64.b64encode(png(1000, 800)).decode()) is None
+    big = base64.b64encode(png(1, MAX_FIGURE_PIXELS + 1)).decode()
+    assert (
+        png_problem(big) == f"its PNG is 1 × {MAX_FIGURE_PIXELS + 1:,} pixels, over the bound of {MAX_FIGURE_PIXELS:,}"
+    )
+    with pytest.raises(CO.CourseError, match=r"a figure of 1 × 50,000,001 pixels"):
+        CO.thumbnail(png(1, MAX_FIGURE_PIXELS + 1))
+    code = nbformat.v4.new_code_cell("plot()")
+    code.execution_count = 1
+    code.outputs = [nbformat.v4.new_output("display_data", data={"image/jpeg": "AAAA", "image/svg+xml": "<svg/>"})]
+    path = _notebook(tmp_path / "02_x.ipynb", [code])
+    assert [f.excerpt for f in RP.scan_notebook(path)] == [
+        "an image/jpeg figure: the site shows and checks PNG figures only",
+        "an image/svg+xml figure: the site shows and checks PNG figures only",
+    ]

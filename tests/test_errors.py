@@ -448,3 +448,13 @@ def test_extremes_sentence_when_every_group_or_an_end_is_tied():
     # both groups at the low end named, and the wider interval of the two (B's) decides: it overlaps C's
     assert s.startswith("The share ranges from 10% (A, B, tied) to 90% [85%, 95%] (C, 30 claims)")
     assert s.endswith("no difference between the groups is shown.")
+
+
+def test_a_zero_share_of_few_claims_is_no_bound():
+    """0 of 3 claims at a true rate of 30% happens a third of the time: its [0%, 0%] interval was read as disjoint."""
+    few = pd.DataFrame(
+        {"share": [0.0, 0.3], "low": [0.0, 0.24], "high": [0.0, 0.36], "claims": [3, 200]}, index=["A", "B"]
+    )
+    assert ER.extremes_sentence(few, "retrieval share").endswith("no difference between the groups is shown.")
+    many = few.assign(claims=[233, 200])  # 3 / 233 = 1.3% < 24%
+    assert "the two intervals are disjoint" in ER.extremes_sentence(many, "retrieval share")

@@ -242,3 +242,29 @@ def test_focus_and_evidence_lines_name_tied_planners_whole():
     assert GP.evidence_line(ev, ["qgen", "pursuit_seq_seq"], "claim_only", LABEL).startswith(
         "- Evidence score: the best generative planners by Q+A are QGEN and PURSUIT, tied (0.190); CLAIM-ONLY 0.150"
     )
+
+
+def test_pursuit_level_as_printed_and_evidence_without_gold_or_bloom():
+    f = pd.DataFrame({"ndcg@10": [0.0111, 0.011]}, index=["pursuit_seq_seq", "qgen"])
+    ev = pd.DataFrame({"Q+A": [0.1791, 0.179]}, index=["PURSUIT", "QGEN"])
+    assert GP.pursuit_line(f, ev, LABEL).endswith(
+        "level on both as printed: neither is ahead (point estimates, not tested)."
+    )
+    ev2 = pd.DataFrame({"Q+A": [0.15, 0.49, 0.15, 0.19]}, index=["CLAIM-ONLY", "ORACLE", "QGEN", "PURSUIT"])
+    line = GP.evidence_line(ev2, ["qgen", "pursuit_seq_seq"], "claim_only", LABEL, include_gold=False)
+    assert line.endswith("CLAIM-ONLY 0.150, ORACLE-QUERIES 0.490 (no gold answers in the pool).")
+    assert "an upper bound" in GP.evidence_line(
+        ev2, ["qgen", "pursuit_seq_seq"], "claim_only", LABEL, include_gold=True
+    )
+    f2 = pd.DataFrame({"ndcg@10": [0.1, 0.3, 0.12, 0.08]}, index=["claim_only", "oracle", "qgen", "pursuit_seq_seq"])
+    tests = pd.DataFrame({"Holm-adjusted p": [0.04, 0.5]}, index=["QGEN", "PURSUIT"])
+    lines = GP.focus_lines(f2, ["qgen", "pursuit_seq_seq"], "claim_only", "s", tests, LABEL)  # no BLOOM-QG run
+    assert "against CLAIM-ONLY 0.100 and ORACLE-QUERIES 0.300." in lines[0]
+
+
+def test_the_claim_scope_tells_another_story_only_against_the_setting_in_focus():
+    scope = pd.DataFrame({"ndcg@10": [0.15, 0.21, 0.22]}, index=["claim_only", "qgen", "pursuit_seq_seq"])
+    args = (scope, "claim_only", "bm25", "Q.", ["what?"], LABEL)
+    assert GP.claim_scope_line(*args).startswith("- The claim scope tells another story")
+    same = GP.claim_scope_line(*args, focus_winners=["qgen", "pursuit_seq_seq"])  # the same planners win in focus
+    assert same.startswith("- The claim scope tells the same story")

@@ -551,3 +551,13 @@ def test_a_sheet_saved_by_a_spreadsheet_keeps_its_exercise_numbers(tmp_path):
     path.write_text("exercise,answer\n1.1,1\n", encoding="utf-8")
     with pytest.raises(GR.GradingError, match=r"exercise 1.1 could be 01.1 or 01.10"):
         GR.grade_sheet(path, ambiguous)
+
+
+def test_an_exercise_recorded_by_two_reference_notebooks_is_refused(tmp_path):
+    """A stale copy beside the executed notebook was graded against whichever sorted last ("off by" a passing answer)."""
+    import shutil
+
+    ref = _reference(tmp_path)
+    shutil.copy(ref / "99_add.ipynb", ref / "99_add_old.ipynb")
+    with pytest.raises(GR.GradingError, match=r"exercise 99.1 is recorded by 99_add.ipynb and 99_add_old.ipynb"):
+        GR.reference_records(ref)

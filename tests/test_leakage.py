@@ -182,6 +182,10 @@ def test_temporal_sentence_with_and_without_hits_dated_each_way():
     )
     # a store without archive.org URLs: no hit dated by a capture (the notebook formatted None and stopped)
     assert LK.temporal_sentence(0.02, None) == (
-        "2.0% of hits dated by their URL path; no hit is dated only by a Wayback capture (a share is given only "
-        "where some hit is dated that way)."
+        "2.0% of hits dated by their URL path were published after the claim; no hit is dated only by a Wayback "
+        "capture."
+    )
+    assert LK.temporal_sentence(None, 0.4) == (
+        "no hit is dated by its URL path; 40.0% of hits dated only by a Wayback capture were published after the "
+        "claim (which mostly measures when annotators archived pages)."
     )

@@ -677,3 +677,15 @@ def test_compare_names_a_damaged_metrics_file(tmp_path):
         (profile / "m.json").write_bytes(raw)
         with pytest.raises(NamedError, match=problem):
             PR.compare_calls(study, profile)
+
+
+def test_a_group_against_a_worded_call_is_opposite_and_undirected_flags_are_counted(tmp_path):
+    assert PR.call_kind(frozenset({"a"}), "positive") == "opposite"  # was a TypeError traceback
+    assert PR.call_kind("positive", frozenset({"a"})) == "opposite"
+    study, profile = tmp_path / "s", tmp_path / "p"
+    study.mkdir()
+    profile.mkdir()
+    metrics = {"significant_vs_baseline": {"BLOOM-QG": True, "QGEN": False}}
+    for d in (study, profile):
+        (d / "retrieval.json").write_text(json.dumps(metrics))
+    assert PR.undirected_calls(study, profile) == 1  # BLOOM-QG: significant both sides, its sign unseen

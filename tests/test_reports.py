@@ -296,3 +296,13 @@ def test_a_page_that_is_a_link_to_the_notebook_it_renders_is_refused_before_any_
             RE.main(["html", str(nb)])
         page.unlink()
         assert nb.read_bytes() == before
+
+
+def test_a_thumbnail_or_site_page_linked_to_the_notebook_is_refused_with_index(tmp_path):
+    from lib.site import render as RE
+
+    targets = {p.relative_to(tmp_path).as_posix() for p in RE.site_targets(["x/03_aggregation.ipynb"], tmp_path, True)}
+    assert {"thumbs/03_aggregation_1.png", "thumbs/03_aggregation_4.png", "explorer.html", "index.html"} <= targets
+    assert "thumbs/03_aggregation_1.png" not in {
+        p.relative_to(tmp_path).as_posix() for p in RE.site_targets(["x/03_aggregation.ipynb"], tmp_path, False)
+    }

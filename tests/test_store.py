@@ -443,3 +443,26 @@ def test_a_system_file_cut_short_is_said(tmp_path, capsys):
     assert "warning: store.systems.sys_a (sys_a.jsonl) has records for 1 of the 3 dev claims" in capsys.readouterr().err
     build_store(fixture_settings(), FIXTURE_DATA)
     assert "warning" not in capsys.readouterr().err
+
+
+def test_trec_writers_refuse_what_their_readers_refuse_and_keep_every_score(tmp_path):
+    from lib.store import trec as T
+
+    T.write_trec_run({"q1": {"a": 1.00000000001, "b": 1.0}}, tmp_path / "r.txt")
+    back = T.read_trec_run(tmp_path / "r.txt")
+    assert T.rank(back["q1"]) == ["a", "b"]  # `.10g` wrote both as 1: read back, b ranked first
+    for run, tag in (
+        ({"q 1": {"a": 1.0}}, "t"),
+        ({"q1": {"": 1.0}}, "t"),
+        ({"q1": {"a\n": 1.0}}, "t"),
+        ({"q1": {"a": 1.0}}, "my run"),
+    ):
+        with pytest.raises(ValueError, match="a TREC field needs text without white space"):
+            T.write_trec_run(run, tmp_path / "bad.txt", tag=tag)
+    for grade in (1.5, True, float("nan")):
+        with pytest.raises(ValueError, match=r"grade .* is not an integer"):
+            T.write_trec_qrels({"q1": {"a": grade}}, tmp_path / "q.txt")
+    for score in ("1_000", "١", "0x10"):
+        (tmp_path / "s.txt").write_text(f"q1 Q0 a 1 {score} t\n", encoding="utf-8")
+        with pytest.raises(ValueError, match="is not a finite number"):
+            T.read_trec_run(tmp_path / "s.txt")

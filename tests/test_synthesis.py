@@ -206,3 +206,16 @@ def test_the_best_published_run_is_named_with_its_ties():
     )
     none = next(f for f in SY.findings(m, []) if "published run" in f.sentence)
     assert "no published run is scored" in none.sentence
+
+
+def test_undefined_intervals_and_correlations_are_said_to_be_so():
+    nan = float("nan")
+    assert SY.interval("x", nan, nan, nan) == (
+        "x is undefined with no 95% interval (too few claims, or a constant side): nothing to read of its sign"
+    )
+    assert SY.interval("x", 0.4, nan, nan).startswith("x is 0.400 with no 95% interval")
+    key = "averitec.retrieval_vs_verdict_spearman"
+    two = {f"{key}.rho": 1.0, f"{key}.low": nan, f"{key}.high": nan, f"{key}.permutation_p": 1.0, f"{key}.planners": 2}
+    assert "Spearman's ρ = undefined (2 items) over notebook 07's 2 planners" in SY.retrieval_verdict_sentence(two)
+    none = two | {f"{key}.rho": nan, f"{key}.planners": 5}
+    assert "ρ = undefined (one side is constant) over notebook 07's 5 planners" in SY.retrieval_verdict_sentence(none)

@@ -475,3 +475,16 @@ def test_a_timing_file_no_stage_is_named_after_is_refused_by_the_table(tmp_path)
         TM.table(["store", "plans"], tmp_path)
     (tmp_path / "store (copy).json").unlink()
     assert "**all 1 stages**" in TM.table(["store", "plans"], tmp_path)
+
+
+def test_a_timing_file_that_is_a_pipe_or_huge_is_named_before_it_is_read(tmp_path):
+    """A FIFO named `x.json` hung `timing table`; a 1.5 GB file linked in took 3 GB before it failed."""
+    fifo = tmp_path / "zz.json"
+    os.mkfifo(fifo)
+    with pytest.raises(TM.NamedError, match=r"zz.json: not a regular file \(a folder, a pipe or a device\?\)"):
+        TM._record(fifo)
+    big = tmp_path / "big.json"
+    with open(big, "wb") as f:
+        f.truncate(TM.MAX_TIMING_BYTES + 1)
+    with pytest.raises(TM.NamedError, match=r"big.json: 10,000,001 bytes, not a timing file"):
+        TM._record(big)

@@ -356,3 +356,10 @@ def test_an_undefined_interval_and_too_few_planners_are_said_to_be_so():
     assert U.between_sentence(0.9, 0.01, 11).endswith("(permutation p = 0.010)")
     two = U.between_sentence(1.0, float("nan"), 2)
     assert two == "mean NDCG@10 and mean -KL have no rank correlation to read over 2 planners (undefined (2 items))"
+
+
+def test_grade_sentence_without_grade_2_documents():
+    nan = float("nan")
+    s = U.grade_sentence({"rho": nan, "low": nan, "high": nan}, {"rho": 0.1, "low": -0.1, "high": 0.3})
+    assert "rho = nan" not in s and "partly built in" not in s
+    assert s.startswith("By kind of relevant document: the annotators' answers (grade 2) give no correlation")

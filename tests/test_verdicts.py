@@ -244,6 +244,12 @@ def test_retrieval_and_rescored_lines_name_the_best():
     )
     line = VD.retrieval_line(gains, "ndcg@10", (0.5, -0.2, 0.9), 0.2)
     assert "gain, B, gains 100% in retrieval and 10.0% in macro-F1" in line
+    # two planners: a rank correlation of two is +1 or -1 whatever they are
+    assert line.endswith(
+        "undefined (2 items) (bootstrap [-0.20, 0.90]; permutation p = 0.200): no evidence of a relation."
+    )
+    three = pd.concat([gains, gains.rename(index={"A": "C"}).iloc[:1]])
+    line = VD.retrieval_line(three, "ndcg@10", (0.5, -0.2, 0.9), 0.2)
     assert line.endswith("0.50 (bootstrap [-0.20, 0.90]; permutation p = 0.200): no evidence of a relation.")
     assert VD.retrieval_line(gains, "ndcg@10", (0.5, 0.1, 0.9), 0.01).endswith(": positive.")
     assert VD.retrieval_line(gains, "ndcg@10", (-0.5, -0.9, -0.1), 0.01).endswith(": negative.")
@@ -485,3 +491,23 @@ def test_retrieval_and_rescored_lines_name_a_tie_whole():
     )  # fmt: skip
     assert "best A and B tied at 0.300, against 0.400" in VD.rescored_line(table, 0.25)
     assert "the best is B 0.300;" in VD.rescored_line(table, 0.25)
+
+
+def test_a_verifier_significantly_worse_than_guessing_is_said_so():
+    check = {"gold_macro_f1": 0.15, "majority_macro_f1": 0.22, "difference": -0.07, "p_bootstrap": 0.001,
+             "alpha": 0.05, "learned": False}  # fmt: skip
+    assert VD.learning_sentence(check).startswith("**Warning: the verifier is worse than guessing.**")
+    assert "not distinguishable from guessing" not in VD.learning_sentence(check)
+    not_worse = VD.learning_sentence(check | {"p_bootstrap": 0.3})
+    assert not_worse.startswith("**Warning: the verifier has not learned.**")
+
+
+def test_one_seed_has_no_range_and_a_level_pick_is_a_tie_break():
+    first = pd.DataFrame({"dev gold": [0.50, 0.50]}, index=pd.Index(["gold", "mixed"], name="training_evidence"))
+    spread = pd.DataFrame({"min": [0.50], "max": [0.50], "seeds": [1]}, index=["dev gold"])
+    assert "gold +0.000 (one seed of the gold recipe: no range over seeds" in VD.mixed_sentence(first, spread)
+    level_means = {"gold": 0.30, "retrieved": 0.30}  # the pick is the tie-break to `gold`
+    chosen = dict(training_evidence="gold", validation_macro_f1=level_means, seeds=dict.fromkeys(level_means, 3))
+    level = VD.protocol_sentence(chosen, "gold", _protocol_table(0.02, 0.05))
+    assert "The gap over `retrieved` is 0.000: the two protocols are level and the pick is the tie-break." in level
+    assert "better mean" not in level

@@ -546,7 +546,10 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
         )
 
     head = f"The {what} ranges from {show(lows)} to {show(highs)}"
-    if shares.loc[lows, "high"].max() < shares.loc[highs, "low"].min():
+    # a share of 0 has a zero-width bootstrap interval: its upper end is a floor, so the rule of three (3 / claims,
+    # the 95% upper bound of a rate seen 0 times) stands in for it
+    upper = [3 / shares.loc[g, "claims"] if shares.loc[g, "share"] == 0 else shares.loc[g, "high"] for g in lows]
+    if max(upper) < shares.loc[highs, "low"].min():
         return (
             f"{head}: the two intervals are disjoint (the extremes of {len(shares)} groups, picked after seeing "
             "them, no correction), so these two differ in it."

@@ -18,7 +18,7 @@ import pandas as pd
 
 from lib import outputs as OUT
 from lib.cli import NamedError, shown
-from lib.evaluation.comparisons import and_list, highest
+from lib.evaluation.comparisons import and_list, highest, rho_text
 from lib.paths import METRICS_DIR
 from lib.site.catalogue import flatten
 from lib.site.display import setting as setting_name
@@ -106,7 +106,8 @@ def retrieval_verdict_sentence(nli: Mapping[str, Any], alpha: float = 0.05) -> s
     planners = nli.get(f"{key}.planners")
     over = f" over notebook 07's {planners} planners" if planners else " over notebook 07's planners"
     interval = "" if low != low else f", bootstrap [{low:.2f}, {high:.2f}]"  # NaN: no interval defined
-    head = f"Retrieval against verdicts: Spearman's ρ = {rho:.2f}{over}{interval} (permutation p = {p:.3f})"
+    shown = rho_text(rho, planners) if planners else ("undefined" if rho != rho else f"{rho:.2f}")
+    head = f"Retrieval against verdicts: Spearman's ρ = {shown}{over}{interval} (permutation p = {p:.3f})"
     if p != p:
         return head + ": no correlation can be read (one side is the same for every planner)"
     if p < alpha:
@@ -115,7 +116,13 @@ def retrieval_verdict_sentence(nli: Mapping[str, Any], alpha: float = 0.05) -> s
 
 
 def interval(what: str, estimate: float, low: float, high: float) -> str:
-    """A correlation or difference with its 95% interval, and what the interval says about its sign."""
+    """A correlation or difference with its 95% interval, and what the interval says about its sign; an
+    undefined one is said to be undefined (NaN read as "indistinguishable from 0")."""
+    if estimate != estimate or low != low or high != high:
+        shown = "undefined" if estimate != estimate else f"{estimate:.3f}"
+        return (
+            f"{what} is {shown} with no 95% interval (too few claims, or a constant side): nothing to read of its sign"
+        )
     if low > 0:
         says = "positive: the interval excludes 0"
     elif high < 0:

@@ -648,10 +648,16 @@ def grade_sentence(answers: Mapping[str, float], urls: Mapping[str, float]) -> s
     gold source URLs) is the test that is not."""
 
     call = lambda r: "no interval" if np.isnan(r["low"]) else sign_of(r["low"], r["high"])  # noqa: E731
+    grade2 = (
+        f"the annotators' answers (grade 2) give rho = {answers['rho']:.3f} [{answers['low']:.3f}, "
+        f"{answers['high']:.3f}], but they are the texts the gold distribution is computed from, so that "
+        "correlation is partly built in"
+        if answers["rho"] == answers["rho"]
+        else "the annotators' answers (grade 2) give no correlation (none is judged, e.g. without gold answers in "
+        "the store)"
+    )
     head = (
-        f"By kind of relevant document: the annotators' answers (grade 2) give rho = {answers['rho']:.3f} "
-        f"[{answers['low']:.3f}, {answers['high']:.3f}], but they are the texts the gold distribution is computed "
-        f"from, so that correlation is partly built in; the documents from the gold source URLs (grade 1), which "
+        f"By kind of relevant document: {grade2}; the documents from the gold source URLs (grade 1), which "
         f"are not, give {urls['rho']:.3f} [{urls['low']:.3f}, {urls['high']:.3f}] ({call(urls)})"
     )
     if call(urls) == "positive":

@@ -104,6 +104,13 @@ def learning_sentence(check: Mapping[str, Any]) -> str:
     )
     if check["learned"]:
         return f"**The verifier has learned:** {figures}, so its verdicts depend on the evidence it reads."
+    if check["difference"] < 0 and check["p_bootstrap"] < check["alpha"]:  # worse than guessing, significantly
+        return (
+            f"**Warning: the verifier is worse than guessing.** {figures[0].upper()}{figures[1:]}, significantly "
+            f"below always answering the most frequent label at alpha {check['alpha']:g}. None of the comparisons of "
+            "evidence through verdicts below can be concluded from this build: read them as a walk-through of the "
+            "method."
+        )
     return (
         f"**Warning: the verifier has not learned.** {figures[0].upper()}{figures[1:]}, not distinguishable "
         f"from guessing at alpha {check['alpha']:g}. Its verdicts barely depend on the evidence, so none of "
@@ -228,10 +235,12 @@ def mixed_sentence(first_seed: pd.DataFrame, spread: pd.DataFrame) -> str:
     effect = []
     for col in dev_columns(first_seed):
         d = first_seed.loc["mixed", col] - first_seed.loc["gold", col]
+        seeds = int(spread.loc[col, "seeds"])
+        if seeds < 2:  # one seed has no range: "beyond" it was said of +0.000
+            effect.append(f"{col[4:]} {d:+.3f} (one seed of the gold recipe: no range over seeds to set it against)")
+            continue
         where = "within" if VS.within_seed_range(d, spread, col) else "beyond"
-        effect.append(
-            f"{col[4:]} {d:+.3f} ({where} the range over {int(spread.loc[col, 'seeds'])} seed(s) of the gold recipe)"
-        )
+        effect.append(f"{col[4:]} {d:+.3f} ({where} the range over {seeds} seed(s) of the gold recipe)")
     return "Mixed minus gold training evidence, dev macro-F1: " + "; ".join(effect) + "."
 
 
@@ -249,7 +258,11 @@ def protocol_sentence(chosen: Mapping[str, Any], trained_on: str, table: pd.Data
     if others:
         other = max(others, key=lambda ev: means[ev])
         gap = means[best] - means[other]
-        if min(chosen["seeds"][ev] for ev in (best, other)) < 2:
+        if round(gap, 3) == 0:  # equal means: the pick is the tie-break, not a better mean
+            out.append(
+                f"The gap over `{other}` is {gap:.3f}: the two protocols are level and the pick is the tie-break."
+            )
+        elif min(chosen["seeds"][ev] for ev in (best, other)) < 2:
             out.append(
                 f"The gap over `{other}`, {gap:.3f}, rests on one seed of at least one protocol: no range to set it against."
             )
@@ -796,7 +809,7 @@ def retrieval_line(gains: pd.DataFrame, measure: str, rho: tuple[float, float, f
     return (
         f"- Retrieval vs verdicts: {_largest_gain(gains, measure, top)} (the thesis: 74% became 6.6%). Spearman correlation of {measure} and macro-F1 over the "
         f"{len(gains)} planners, whose macro-F1 spans {gains['macro_f1'].max() - gains['macro_f1'].min():.3f}: "
-        f"{r:.2f} ({interval}; permutation p = {p:.3f}): {call}."
+        f"{CMP.rho_text(r, len(gains))} ({interval}; permutation p = {p:.3f}): {call}."
     )
 
 

@@ -43,7 +43,7 @@ from lib.params import Section, Text, read_yaml
 from lib.paths import METRICS_DIR, NOTEBOOKS_DIR, REPORTS_DIR, ROOT
 from lib.site.banner import banner_html, inline_markdown
 from lib.site.catalogue import conclusion, format_value, headlines, numbered, read_notebook, store_setting, summary
-from lib.site.figures import png_problem
+from lib.site.figures import MAX_FIGURE_PIXELS, png_problem
 from lib.site.links import EXPLORER_PAGE
 
 # --------------------------------------------------------------------------- params
@@ -162,10 +162,10 @@ def exercise_problems(notebook: Path | str) -> list[str]:
         if len(nxt) < 2 or "solution" not in _tags(nxt[0]) or "check" not in _tags(nxt[1]):
             problems.append(f"{notebook.name}: exercise {ex.number} is not followed by a solution and a check cell")
             continue
-        if not _SOLUTION.search(nxt[0].source):  # each marker on a line of its own, as `strip_solutions` reads them
-            problems.append(
-                f"{notebook.name}: the solution of {ex.number} lacks `{BEGIN}` / `{END}`, each on a line of its own"
-            )
+        try:  # the blocks as `strip_solutions` reads them
+            stub_solution(nxt[0].source, ex.number)
+        except CourseError as err:
+            problems.append(f"{notebook.name}: {err}")
         if _CHECK.findall(nxt[1].source) != [ex.number]:
             problems.append(
                 f"{notebook.name}: the check after exercise {ex.number} does not call check({ex.number!r}, ...)"
@@ -223,6 +223,21 @@ def try_it_variations(notebooks_dir: Path | str = NOTEBOOKS_DIR) -> list[Variati
 # --------------------------------------------------------------------------- student and teacher versions
 
 
+def stub_solution(source: str, number: str) -> str:
+    """A solution cell's source with each `BEGIN`/`END` block replaced by the exercise's stub; a CourseError
+    where a marker is left over (none at all, a marker after code, nested or unbalanced blocks, an `END` inside a
+    string): the students' version would show what follows it."""
+    stubbed, n = _SOLUTION.subn(
+        lambda m: "\n".join(m.group(1) + line for line in STUB.format(f"Exercise {number}").splitlines()), source
+    )
+    if not n or BEGIN in stubbed or END in stubbed:
+        raise CourseError(
+            f"the solution of exercise {number}: its `{BEGIN}` ... `{END}` blocks are not whole (each marker on a line "
+            "of its own, one END for each BEGIN, none nested); the students' version would show the solution"
+        )
+    return stubbed
+
+
 def strip_solutions(nb: Any) -> Any:
     """The student version of a notebook (a copy): every solution block becomes a stub that raises, and
     the outputs of solution and check cells go (they would show the reference answer passing)."""
@@ -232,16 +247,10 @@ def strip_solutions(nb: Any) -> Any:
         if "solution" in tags:
             task = _EXERCISE.match(nb.cells[i - 1].source.strip()) if i else None
             number = task.group(1) if task else "?"
-            stubbed, n = _SOLUTION.subn(
-                lambda m: "\n".join(m.group(1) + line for line in STUB.format(f"Exercise {number}").splitlines()),
-                cell.source,
-            )
-            if not n:  # the students' page would show the worked solution (`# END SOLUTION` after code)
-                raise CourseError(
-                    f"cell {i} (the solution of exercise {number}): no `{BEGIN}` ... `{END}` block, each marker on a "
-                    "line of its own; the students' version would show the solution"
-                )
-            cell.source = stubbed
+            try:
+                cell.source = stub_solution(cell.source, number)
+            except CourseError as err:
+                raise CourseError(f"cell {i}: {err}") from None
         if tags & {"solution", "check"}:
             cell.outputs, cell.execution_count = [], None
     return nb
@@ -386,13 +395,19 @@ def thumbnail(png: bytes, height: int = 240) -> bytes:
     from PIL import Image, UnidentifiedImageError
 
     try:
-        img = Image.open(io.BytesIO(png)).convert("RGB")
+        img = Image.open(io.BytesIO(png))  # reads the header only: the size is known before decoding
+        if img.size[0] * img.size[1] > MAX_FIGURE_PIXELS:
+            raise CourseError(f"a figure of {img.size[0]:,} × {img.size[1]:,} pixels, over {MAX_FIGURE_PIXELS:,}")
+        img = img.convert("RGB")
     except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError) as err:
         raise CourseError(f"a figure that is no readable PNG ({type(err).__name__}: {str(err)[:120]})") from None
     img.thumbnail((height * 4, height))
     buf = io.BytesIO()
     img.save(buf, format="PNG", optimize=True)
     return buf.getvalue()
+
+
+THUMBS_PER_NOTEBOOK = 4  # the front page's figures per notebook
 
 
 def write_site(
@@ -403,7 +418,7 @@ def write_site(
     metrics_dir: Path | str = METRICS_DIR,
     course_file: Path | str = COURSE_FILE,
     banner: str | None = None,
-    thumbs_per_notebook: int = 4,
+    thumbs_per_notebook: int = THUMBS_PER_NOTEBOOK,
     explorer: Path | str | None = None,
     conclusion_points: Mapping[str, Sequence[int]] | None = None,
     try_it_times: Mapping[str, Any] | None = None,
@@ -519,7 +534,7 @@ def _try_it_list(name: str, times: Mapping[str, Any] | None) -> str:
         f"<li><code>{escape(v['command'])}</code>: "
         + (
             f"needs {escape(v['needs'])}"
-            if "needs" in v
+            if v.get("needs") is not None
             else f"about {v['minutes']:g} min ({len(v['stages'])} stage{'s' if len(v['stages']) != 1 else ''} rerun)"
         )
         + "</li>"

@@ -326,8 +326,15 @@ def reference_folder(root: Path | str) -> Path:
 def reference_records(reference: Path) -> dict[str, dict]:
     """The records of every executed notebook in `reference` (the pipeline's), by exercise."""
     found: dict[str, dict] = {}
+    where: dict[str, Path] = {}
     for path in sorted(reference.glob("[0-9][0-9]_*.ipynb")):
-        found.update(records(read_notebook(path)))
+        for number, rec in records(read_notebook(path)).items():
+            if number in found:  # a stale copy beside the notebook graded against whichever sorted last
+                raise GradingError(
+                    f"{reference}: exercise {number} is recorded by {where[number].name} and {path.name}; keep one "
+                    "executed notebook per exercise in the reference folder"
+                )
+            found[number], where[number] = rec, path
     if not found:
         raise GradingError(f"{reference}: no executed notebook with exercise checks (run the pipeline first)")
     return found

@@ -28,7 +28,7 @@ from lib.paths import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REP
 from lib.site.banner import params_banner
 from lib.site.catalogue import format_value, headline_lines, read_metrics, read_notebook, store_setting, summary
 from lib.site.checks import RECORD_MIME, record_problem
-from lib.site.course import strip_solutions, try_it_times_path, write_site
+from lib.site.course import THUMBS_PER_NOTEBOOK, strip_solutions, try_it_times_path, write_site
 from lib.site.figures import ALT
 from lib.site.links import EXPLORER_PAGE
 from lib.site.plots import mathjax
@@ -66,7 +66,7 @@ def with_expected_values(nb, name: str = "the notebook"):
                 raise NamedError(f"{name}: cell {i}: a check record that is not the check's ({problem})")
             if rec:
                 mistakes = "".join(
-                    f"<li>{html.escape(what)}: {wrong:.6g}</li>" for what, wrong in rec.get("mistakes", {}).items()
+                    f"<li>{html.escape(what)}: {wrong:.6g}</li>" for what, wrong in (rec.get("mistakes") or {}).items()
                 )
                 output["data"]["text/html"] = (
                     f'<div class="expected"><b>For the teacher.</b> Exercise {html.escape(rec["exercise"])}: expected '
@@ -133,7 +133,12 @@ def site_targets(executed: list[str], pages_dir: Path, index: bool) -> list[Path
     """Every file a render writes, so that none is an input (a page that is a link to the notebook it renders
     replaced that notebook with HTML, exit 0)."""
     pages = [page_path(p, pages_dir, t) for p in executed for t in (False, True)] + [pages_dir / MATHJAX_FILE]
-    return pages + ([pages_dir / name for name in SITE_PAGES] if index else [])
+    if not index:
+        return pages
+    thumbs = [
+        pages_dir / "thumbs" / f"{Path(p).stem}_{k}.png" for p in executed for k in range(1, THUMBS_PER_NOTEBOOK + 1)
+    ]
+    return pages + [pages_dir / name for name in (*SITE_PAGES, EXPLORER_PAGE)] + thumbs
 
 
 NOTEBOOK_NAME = re.compile(r"\d\d_\w+")  # a study notebook's page name (NN_topic): never a site page's (index)

@@ -215,6 +215,10 @@ def scan_notebook(path: Path | str) -> list[Finding]:
                 found.append(Finding(path.name, i, "figure_without_alt", "a PNG output without alternative text"))
             if "image/png" in (output.get("data") or {}) and (bad := figures.png_problem(output["data"]["image/png"])):
                 found.append(Finding(path.name, i, "bad_figure", bad))  # the site's thumbnail stopped on it
+            for kind in sorted(k for k in (output.get("data") or {}) if k.startswith("image/") and k != "image/png"):
+                found.append(  # a JPEG or SVG figure: no alternative text, no overlap check, no thumbnail
+                    Finding(path.name, i, "bad_figure", f"an {kind} figure: the site shows and checks PNG figures only")
+                )
             for kind, text in _texts(output):
                 found.extend(Finding(path.name, i, rule, excerpt) for rule, excerpt in scan_text(kind, text))
     return found

@@ -300,17 +300,24 @@ def temporal_sentence(url_path: float | None, wayback: float | None) -> str:
     """Notebook 01's temporal leakage: the share of hits published after their claim, by how the hit is dated
     (`store_metrics`' `post_claim_hits_url_path` and `post_claim_hits_wayback`; None where no hit is dated
     that way, which a store without archive.org URLs gives)."""
-    shown = lambda v, how: (  # noqa: E731
-        f"{v:.1%} of hits dated {how}" if v is not None else f"no hit is dated {how}"
+    if url_path is not None and wayback is not None:
+        return (
+            f"{url_path:.1%} of hits dated by their URL path were published after the claim, against {wayback:.1%} "
+            "of hits dated only by a Wayback capture, which mostly measures when annotators archived pages, not "
+            "leakage."
+        )
+    by_path = (
+        f"{url_path:.1%} of hits dated by their URL path were published after the claim"
+        if url_path is not None
+        else "no hit is dated by its URL path"
     )
-    return (
-        f"{shown(url_path, 'by their URL path')} were published after the claim, against "
-        f"{shown(wayback, 'only by a Wayback capture')}, which mostly measures when annotators archived pages, "
-        "not leakage."
-        if url_path is not None and wayback is not None
-        else f"{shown(url_path, 'by their URL path')}; {shown(wayback, 'only by a Wayback capture')} (a share is "
-        "given only where some hit is dated that way)."
+    by_capture = (
+        f"{wayback:.1%} of hits dated only by a Wayback capture were published after the claim (which mostly "
+        "measures when annotators archived pages)"
+        if wayback is not None
+        else "no hit is dated only by a Wayback capture"
     )
+    return f"{by_path}; {by_capture}."
 
 
 def store_metrics(store: Store, claims: pd.DataFrame) -> dict:

@@ -4,6 +4,7 @@ order of a run (score descending, ties by doc id descending)."""
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 from lib import outputs as OUT
 from lib.data import bounded_lines, not_utf8, within_size
 
+_SCORE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 Qrels = Mapping[str, Mapping[str, int]]  # {qid: {doc_id: grade}}
 Run = Mapping[str, Mapping[str, float]]  # {qid: {doc_id: score}}
 
@@ -24,12 +26,27 @@ def rank(scores: Mapping[str, float]) -> list[str]:
     return [d for d, _ in sorted(scores.items(), key=lambda x: (x[1], x[0]), reverse=True)]
 
 
+def _field(value: object, what: str) -> str:
+    """An id or tag as one field of a TREC line: text without white space (a space or a newline made a file its
+    own reader refused)."""
+    text = str(value)
+    if not text or any(c.isspace() for c in text):
+        raise ValueError(f"{what} {text!r}: a TREC field needs text without white space")
+    return text
+
+
 def write_trec_run(run: Run, path: Path | str, tag: str = "study", depth: int | None = None) -> None:
-    """TREC run format: `qid Q0 doc_id rank score tag`, ranked as `rank` orders them."""
+    """TREC run format: `qid Q0 doc_id rank score tag`, ranked as `rank` orders them, each score written in
+    full (`.10g` made 1.00000000001 and 1.0 one score, and the file ranked them the other way)."""
+    _field(tag, "run tag")
+    for qid, docs in run.items():
+        _field(qid, "query id")
+        for did in docs:
+            _field(did, f"document id (query {qid})")
     OUT.write_lines(
         path,
         (
-            f"{qid} Q0 {did} {i} {run[qid][did]:.10g} {tag}"
+            f"{qid} Q0 {did} {i} {float(run[qid][did])!r} {tag}"
             for qid in sorted(run, key=lambda q: (len(q), q))
             for i, did in enumerate(rank(run[qid])[:depth], start=1)
         ),
@@ -58,10 +75,8 @@ def read_trec_run(path: Path | str) -> dict[str, dict[str, float]]:
     (the second score replaced the first: a document moved from rank 1 to rank 2)."""
     run: dict[str, dict[str, float]] = {}
     for n, (qid, _, did, _, score, _) in trec_lines(path, "qid Q0 doc rank score tag"):
-        try:
-            value = float(score)
-        except ValueError:
-            value = math.nan
+        # a plain decimal number, as trec_eval reads it (float() also took `1_000` and other scripts' digits)
+        value = float(score) if _SCORE.fullmatch(score) else math.nan
         if not math.isfinite(value):  # `nan` was read as a score, and ranked by the dict's order
             raise ValueError(
                 f"{path}: run line {n} (query {qid}, document {did}): score {score!r} is not a finite number"
@@ -73,7 +88,17 @@ def read_trec_run(path: Path | str) -> dict[str, dict[str, float]]:
 
 
 def write_trec_qrels(qrels: Qrels, path: Path | str) -> None:
-    """TREC qrels format: `qid 0 doc_id grade`, one judgement a line."""
+    """TREC qrels format: `qid 0 doc_id grade`, one judgement a line; a grade must be an integer (1.5 and True were
+    written as 1)."""
+    for qid, docs in qrels.items():
+        _field(qid, "query id")
+        for did, grade in docs.items():
+            _field(did, f"document id (query {qid})")
+            integral = isinstance(grade, numbers.Integral) or (
+                isinstance(grade, numbers.Real) and float(grade).is_integer()
+            )
+            if isinstance(grade, bool) or not integral:
+                raise ValueError(f"query {qid}, document {did}: grade {grade!r} is not an integer")
     OUT.write_lines(path, (f"{qid} 0 {did} {int(grade)}" for qid, docs in qrels.items() for did, grade in docs.items()))
 
 
