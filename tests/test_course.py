@@ -592,3 +592,32 @@ def test_figures_of_other_kinds_and_of_too_many_pixels_are_findings(tmp_path):
         "an image/jpeg figure: the site shows and checks PNG figures only",
         "an image/svg+xml figure: the site shows and checks PNG figures only",
     ]
+
+
+def test_a_marker_outside_a_solution_cell_or_a_stray_solution_cell_is_named(tmp_path):
+    leak = _cell("code", "# BEGIN SOLUTION\nleak = 'SECRET'\n# END SOLUTION")  # untagged: it was kept whole
+    stray = _cell("code", "x = 1", "solution")
+    path = _notebook(tmp_path / "02_x.ipynb", [*_exercise("02.1"), *_exercise("02.2"), leak, stray])
+    assert CO.exercise_problems(path) == [
+        "02_x.ipynb: cell 6: a `# BEGIN SOLUTION`/`# END SOLUTION` marker in a cell not tagged `solution`",
+        "02_x.ipynb: cell 7: tagged `solution` but not right after an exercise",
+    ]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [*_exercise("02.1"), leak]
+    with pytest.raises(
+        CO.CourseError, match=r"cell 3: a `# BEGIN SOLUTION`/`# END SOLUTION` marker in a cell not tagged"
+    ):
+        CO.strip_solutions(nb)
+
+
+def test_a_mathjax_file_that_is_a_pipe_is_named_before_it_is_read(tmp_path):
+    import os
+
+    from lib.cli import NamedError
+    from lib.site import render as RE
+
+    out = tmp_path / RE.MATHJAX_FILE
+    out.parent.mkdir(parents=True)
+    os.mkfifo(out)  # it hung the render
+    with pytest.raises(NamedError, match="not the MathJax file the site writes"):
+        RE.write_mathjax(tmp_path)

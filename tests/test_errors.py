@@ -458,3 +458,11 @@ def test_a_zero_share_of_few_claims_is_no_bound():
     assert ER.extremes_sentence(few, "retrieval share").endswith("no difference between the groups is shown.")
     many = few.assign(claims=[233, 200])  # 3 / 233 = 1.3% < 24%
     assert "the two intervals are disjoint" in ER.extremes_sentence(many, "retrieval share")
+
+
+def test_the_largest_family_and_small_differences_as_printed():
+    s = ER.main_source_sentence({"retrieval": 0.502, "NLI": 0.498}, [{"retrieval": 0.5, "NLI": 0.5}], "rows")
+    assert s.startswith("No single family of codes is the largest at the default thresholds")
+    base = pd.DataFrame({"call": ["positive"], "difference": [0.004]}, index=["retrieval"])
+    assert "coded retrieval (+0.4%) more often" in ER.source_sentence(base)
+    assert "coded retrieval (+6%) more often" in ER.source_sentence(base.assign(difference=0.06))

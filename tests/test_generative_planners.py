@@ -268,3 +268,22 @@ def test_the_claim_scope_tells_another_story_only_against_the_setting_in_focus()
     assert GP.claim_scope_line(*args).startswith("- The claim scope tells another story")
     same = GP.claim_scope_line(*args, focus_winners=["qgen", "pursuit_seq_seq"])  # the same planners win in focus
     assert same.startswith("- The claim scope tells the same story")
+
+
+def test_notebook_06_compares_the_baseline_as_printed():
+    ft = pd.DataFrame(
+        {"ndcg@10": [0.3001, 0.3004]},
+        index=pd.MultiIndex.from_tuples(
+            [("qgen", "bm25", "global"), ("claim_only", "bm25", "global")], names=["plan", "retriever", "scope"]
+        ),
+    )
+    assert GP.target_sentence(ft, "qgen", "claim_only", "bm25", "global", LABEL).startswith("QGEN reaches CLAIM-ONLY's")
+    f = pd.DataFrame({"ndcg@10": [0.3004, 0.2, 0.3001]}, index=["qgen", "pursuit_seq_seq", "claim_only"])
+    tests = pd.DataFrame({"Holm-adjusted p": [0.5, 0.6]}, index=["QGEN", "PURSUIT"])
+    assert (
+        "0 of 2 generative planners beat CLAIM-ONLY."
+        in GP.focus_lines(f, ["qgen", "pursuit_seq_seq"], "claim_only", "s", tests, LABEL)[0]
+    )
+    assert GP.claim_scope_line(f, "claim_only", "bm25", "Q.", ["x?"], LABEL, focus_winners=[]).startswith(
+        "- The claim scope tells the same story"
+    )

@@ -459,7 +459,10 @@ def test_trec_writers_refuse_what_their_readers_refuse_and_keep_every_score(tmp_
     ):
         with pytest.raises(ValueError, match="a TREC field needs text without white space"):
             T.write_trec_run(run, tmp_path / "bad.txt", tag=tag)
-    for grade in (1.5, True, float("nan")):
+    for bad in (float("inf"), -float("inf")):
+        with pytest.raises(ValueError, match="is not a finite number"):
+            T.write_trec_run({"q1": {"a": bad}}, tmp_path / "inf.txt")
+    for grade in (1.5, True, float("nan"), 10**10):
         with pytest.raises(ValueError, match=r"grade .* is not an integer"):
             T.write_trec_qrels({"q1": {"a": grade}}, tmp_path / "q.txt")
     for score in ("1_000", "١", "0x10"):

@@ -363,3 +363,15 @@ def test_grade_sentence_without_grade_2_documents():
     s = U.grade_sentence({"rho": nan, "low": nan, "high": nan}, {"rho": 0.1, "low": -0.1, "high": 0.3})
     assert "rho = nan" not in s and "partly built in" not in s
     assert s.startswith("By kind of relevant document: the annotators' answers (grade 2) give no correlation")
+
+
+def test_scale_and_together_sentences_read_as_printed_and_without_intervals():
+    assert U.scale_sentence(0.6, 3, 0.0499).startswith("This verifier responds to its evidence")  # 0.050 as printed
+    assert U.scale_sentence(0.6, 3, 0.0494).startswith("This verifier barely responds")
+    nan = float("nan")
+    s = U.together_sentence("S", {"mean": 0.1, "low": nan, "high": nan}, {"mean": 0.2, "low": nan, "high": nan},
+                            {"rho": nan, "low": nan, "high": nan})  # fmt: skip
+    assert s == (
+        "S gains +0.1000 (no interval) nats of utility over the retriever's top k read alone, and +0.2000 (no "
+        "interval) read together: with no interval on one side, nothing can be read of either gain."
+    )

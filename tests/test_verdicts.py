@@ -7,6 +7,7 @@ import pytest
 from lib.analysis import verdicts as VD
 from lib.data.labels import AVERITEC_LABELS
 from lib.evaluation import comparisons as CMP
+from lib.verifier import veracity as V
 
 S, R, NEE, C = AVERITEC_LABELS
 
@@ -511,3 +512,33 @@ def test_one_seed_has_no_range_and_a_level_pick_is_a_tie_break():
     level = VD.protocol_sentence(chosen, "gold", _protocol_table(0.02, 0.05))
     assert "The gap over `retrieved` is 0.000: the two protocols are level and the pick is the tie-break." in level
     assert "better mean" not in level
+
+
+def test_sentences_of_notebook_07_read_figures_as_printed_and_name_ties():
+    k = pd.DataFrame(
+        [dict(planner="A", k=5, how="retrained", macro_f1=0.52), dict(planner="A", k=5, how="k=10 model", macro_f1=0.50),
+         dict(planner="B", k=20, how="retrained", macro_f1=0.48), dict(planner="B", k=20, how="k=10 model", macro_f1=0.50)]
+    )  # fmt: skip
+    assert "(largest: +0.020, A at k = 5; -0.020, B at k = 20)" in VD.retrain_sentence(k, 10)
+    t = pd.DataFrame(
+        {"macro_f1_mean": [0.4124, 0.4121, 0.30], "kind": ["justification", "gold", "planner"]},
+        index=[V.JUSTIFICATION, V.GOLD, "planner:x"],
+    )
+    assert "macro-F1 0.412, level with the gold answers (0.412)" in VD.justification_line(t, 100)
+    alike = pd.DataFrame(
+        {"scope": ["s", "s"], "main scope": [0.5, 0.4], "other scope": [0.50001, 0.4], "difference": [1e-5, 0.0]}
+    )
+    assert "against 0.100 (the same)" in VD.scope_sentence(alike, "main", 100)
+    one = pd.DataFrame({"scope": ["s"], "main scope": [0.5], "other scope": [0.6], "difference": [0.1]})
+    assert "one planner has no spread to compare" in VD.scope_sentence(one, "main", 100)
+    ch = {
+        "validation_macro_f1": {"gold": 0.5304, "mixed": 0.5},
+        "training_evidence": "gold",
+        "seeds": {"gold": 3, "mixed": 3},
+    }
+    tab = pd.DataFrame({(VD.PROTOCOL_SCORE, "range"): [0.0301, 0.01]}, index=["gold", "mixed"])
+    assert "is within a protocol's range over seeds (0.030)" in VD.protocol_sentence(ch, "gold", tab)
+    ch2 = {"validation_macro_f1": {"gold": 0.5, "mixed": 0.4, "retrieved": 0.4}, "training_evidence": "gold",
+           "seeds": {"gold": 3, "mixed": 3, "retrieved": 3}}  # fmt: skip
+    tab2 = pd.DataFrame({(VD.PROTOCOL_SCORE, "range"): [0.05, 0.01, 0.2]}, index=["gold", "mixed", "retrieved"])
+    assert "is within a protocol's range over seeds (0.200)" in VD.protocol_sentence(ch2, "gold", tab2)

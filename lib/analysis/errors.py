@@ -373,6 +373,9 @@ def main_source_sentence(
     """Which family of codes is the largest, at the defaults and in how many rows of a sensitivity table
     (each a {family: share}, described by `settings`), as a sentence from the checked condition."""
     at_default = largest_family(shares)
+    printed = sorted((round(v, 2) for v in shares.values()), reverse=True)  # as printed (whole percents)
+    if at_default is not None and len(printed) > 1 and printed[0] == printed[1]:
+        at_default = None  # 50.2% and 49.8% both print 50%: no single largest to name
     if at_default is None:
         return (
             "No single family of codes is the largest at the default thresholds: "
@@ -737,6 +740,11 @@ def agreement(filled: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).T
 
 
+def _share_change(d: float) -> str:
+    """A difference of shares in whole percents, or to a tenth where a whole percent would print +0%."""
+    return f"{d:+.0%}" if abs(d) >= 0.005 else f"{d:+.1%}"
+
+
 def source_sentence(base: pd.DataFrame, alpha_note: str = "95% interval over claims") -> str:
     """Where the rules locate the wrong verdicts, from a `baseline` table: the families more common behind
     wrong verdicts than behind right ones (interval above 0), or none."""
@@ -748,6 +756,6 @@ def source_sentence(base: pd.DataFrame, alpha_note: str = "95% interval over cla
         )
     return (
         "Wrong verdicts read evidence coded "
-        + " and ".join(f"{f} ({base.loc[f, 'difference']:+.0%})" for f in more)
+        + " and ".join(f"{f} ({_share_change(base.loc[f, 'difference'])})" for f in more)
         + f" more often than right verdicts do ({alpha_note}): that is where the rules locate the errors."
     )

@@ -536,7 +536,7 @@ def scale_sentence(mean_top: float, n_labels: int, spread_: float, floor: float 
     uniform = 1 / n_labels
     head = f"its label probabilities vary across inputs by {spread_:.3f} (mean standard deviation)"
     shape = f"mean top probability {mean_top:.3f} (uniform: {uniform:.2f})"
-    if spread_ < floor:
+    if round(spread_, 3) < floor:  # as printed: 0.0499 shows as 0.050, not below 0.05
         return (
             f"This verifier barely responds to its evidence: {head}, below {floor}, and {shape}. It answers nearly "
             "every input with one distribution, so the divergences below measure noise around that distribution, "
@@ -704,10 +704,16 @@ def together_sentence(
     `together` are selection `name`'s gain over the relevance selection under each way of measuring
     ({mean, low, high}, intervals over claims); `rho`, when given, the rank correlation of the two measures
     over (selection, claim) rows ({rho, low, high})."""
-    d = lambda r: f"{r['mean']:+.4f} [{r['low']:+.4f}, {r['high']:+.4f}]"  # noqa: E731
+    d = lambda r: (  # noqa: E731
+        f"{r['mean']:+.4f} [{r['low']:+.4f}, {r['high']:+.4f}]"
+        if r["low"] == r["low"]
+        else f"{r['mean']:+.4f} (no interval)"
+    )
     head = f"{name} gains {d(alone)} nats of utility over the retriever's top k read alone, and {d(together)} read together"
     alone_call, call = sign_of(alone["low"], alone["high"]), sign_of(together["low"], together["high"])
-    if call == "negative":
+    if alone["low"] != alone["low"] or together["low"] != together["low"]:  # too few claims: nothing to read
+        out = f"{head}: with no interval on one side, nothing can be read of either gain."
+    elif call == "negative":
         out = f"{head}: read together they are *less* useful, so utility measured per document misleads here."
     elif alone_call != "positive":
         out = f"{head}: no gain alone is shown, and read together " + (
@@ -717,7 +723,7 @@ def together_sentence(
         out = f"{head}: the gain carries over to the documents read together."
     else:
         out = f"{head}: read together, no gain is shown, so its gain per document does not carry over."
-    if rho is not None:
+    if rho is not None and rho["rho"] == rho["rho"]:
         out += (
             f" Per selection and claim, the two measures correlate at rho = {rho['rho']:.3f} "
             f"[{rho['low']:.3f}, {rho['high']:.3f}]."

@@ -256,7 +256,9 @@ def protocol_sentence(chosen: Mapping[str, Any], trained_on: str, table: pd.Data
     out = [f"Mean validation macro-F1 on retrieved evidence by training evidence: {parts}. The pick: `{best}`."]
     others = [ev for ev in means if ev != best]
     if others:
-        other = max(others, key=lambda ev: means[ev])
+        second = max(means[ev] for ev in others)
+        tied = [ev for ev in others if means[ev] == second]  # every runner-up at that mean is checked
+        other = tied[0]
         gap = means[best] - means[other]
         if round(gap, 3) == 0:  # equal means: the pick is the tie-break, not a better mean
             out.append(
@@ -267,8 +269,8 @@ def protocol_sentence(chosen: Mapping[str, Any], trained_on: str, table: pd.Data
                 f"The gap over `{other}`, {gap:.3f}, rests on one seed of at least one protocol: no range to set it against."
             )
         else:
-            widest = max(float(table.loc[ev, (PROTOCOL_SCORE, "range")]) for ev in (best, other))
-            if gap > widest:
+            widest = max(float(table.loc[ev, (PROTOCOL_SCORE, "range")]) for ev in (best, *tied))
+            if round(gap, 3) > round(widest, 3):  # as printed: 0.030 is not larger than 0.030
                 out.append(
                     f"The gap over `{other}`, {gap:.3f}, is larger than either protocol's range over seeds "
                     f"(at most {widest:.3f})."
@@ -296,10 +298,11 @@ def retrain_sentence(k_table: pd.DataFrame, base_k: int) -> str:
     d = d[d.index.get_level_values("k") != base_k]
     if d.empty:
         return "The protocol sweep has no retrained-per-k runs to compare."
-    (planner, k), top = d.abs().idxmax(), d[d.abs().idxmax()]
+    sizes = d.abs().round(3)  # as printed: a tie for the largest is named whole
+    largest = "; ".join(f"{d[i]:+.3f}, {i[0]} at k = {i[1]}" for i in sizes.index[sizes == sizes.max()])
     return (
         f"Retraining at each k instead of reading the k = {base_k} model changes dev macro-F1 by {d.abs().mean():.3f} "
-        f"on average (largest: {top:+.3f}, {planner} at k = {k}); {int((d > 0).sum())} of {len(d)} differences are "
+        f"on average (largest: {largest}); {int((d > 0).sum())} of {len(d)} differences are "
         "positive. One seed each: these are point estimates."
     )
 
@@ -645,7 +648,7 @@ def justification_line(t: pd.DataFrame, n_claims: int) -> str:
     gold-answer classifier. Point estimates: the sentence says so."""
     just, gold = t.loc[V.JUSTIFICATION, "macro_f1_mean"], t.loc[V.GOLD, "macro_f1_mean"]
     best = t.loc[t["kind"] == "planner", "macro_f1_mean"].max()
-    order = "above" if just > gold else "below" if just < gold else "level with"
+    order = "above" if round(just, 3) > round(gold, 3) else "below" if round(just, 3) < round(gold, 3) else "level with"
     return (
         f"- The fact-checkers' justification (the thesis' GOLD row): macro-F1 {just:.3f}, {order} the gold answers "
         f"({gold:.3f}) and {just - best:+.3f} against the best planner's retrieved evidence. The classifier read it "
@@ -680,11 +683,16 @@ def scope_sentence(comparison: pd.DataFrame, main_scope: str, n_claims: int) -> 
     for scope, g in comparison.groupby("scope", sort=False):
         spread_main = g["main scope"].max() - g["main scope"].min()
         spread_other = g["other scope"].max() - g["other scope"].min()
-        trend = "wider" if spread_other > spread_main else "narrower" if spread_other < spread_main else "the same"
+        a, b = round(spread_other, 3), round(spread_main, 3)  # as printed
+        trend = "wider" if a > b else "narrower" if a < b else "the same"
+        spread = (
+            f"the spread between planners is {spread_other:.3f} there against {spread_main:.3f} ({trend})"
+            if len(g) > 1
+            else "one planner has no spread to compare"
+        )
         out.append(
             f"From the {scope} scope, {int((g['difference'] > 0).sum())} of {len(g)} planners score a higher "
-            f"macro-F1 than from the {main_scope} scope (mean difference {g['difference'].mean():+.3f}); the spread "
-            f"between planners is {spread_other:.3f} there against {spread_main:.3f} ({trend})."
+            f"macro-F1 than from the {main_scope} scope (mean difference {g['difference'].mean():+.3f}); {spread}."
         )
     return " ".join(out) + f" (Point estimates on {n_claims} dev claims, not tested.)"
 

@@ -157,6 +157,11 @@ def exercise_problems(notebook: Path | str) -> list[str]:
     if [e.number for e in found] != expected:
         problems.append(f"{notebook.name}: exercises numbered {[e.number for e in found]}, expected {expected}")
     at = [i for i, c in enumerate(cells) if "exercise" in _tags(c)]
+    for i, c in enumerate(cells):  # a marker outside a solution cell, or a solution cell after no exercise
+        if "solution" not in _tags(c) and (BEGIN in c.source or END in c.source):
+            problems.append(f"{notebook.name}: cell {i}: a `{BEGIN}`/`{END}` marker in a cell not tagged `solution`")
+        if "solution" in _tags(c) and (i - 1) not in at:
+            problems.append(f"{notebook.name}: cell {i}: tagged `solution` but not right after an exercise")
     for ex, i in zip(found, at):
         nxt = cells[i + 1 : i + 3]
         if len(nxt) < 2 or "solution" not in _tags(nxt[0]) or "check" not in _tags(nxt[1]):
@@ -244,6 +249,8 @@ def strip_solutions(nb: Any) -> Any:
     nb = copy.deepcopy(nb)
     for i, cell in enumerate(nb.cells):
         tags = _tags(cell)
+        if "solution" not in tags and (BEGIN in cell.source or END in cell.source):  # untagged: it was kept whole
+            raise CourseError(f"cell {i}: a `{BEGIN}`/`{END}` marker in a cell not tagged `solution`")
         if "solution" in tags:
             task = _EXERCISE.match(nb.cells[i - 1].source.strip()) if i else None
             number = task.group(1) if task else "?"

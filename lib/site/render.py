@@ -22,7 +22,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from lib import outputs as OUT
-from lib.cli import ArgumentParser, NamedError, nonempty_path, run_main, settings_error
+from lib.cli import ArgumentParser, NamedError, nonempty_path, not_a_file, run_main, settings_error
 from lib.params import section
 from lib.paths import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
 from lib.site.banner import params_banner
@@ -90,6 +90,11 @@ def write_mathjax(reports_dir: Path | str = REPORTS_DIR) -> Path:
     """MathJax beside the pages (once per reports folder), so their formulas render without a network."""
     out = Path(reports_dir) / MATHJAX_FILE
     text = mathjax()
+    if out.exists() and (not out.is_file() or out.stat().st_size > 4 * len(text.encode())):
+        # a pipe there hung the render, a link to /dev/zero filled memory: named before it is read
+        raise NamedError(
+            f"{out}: not the MathJax file the site writes ({not_a_file('a file this command writes')}, or too large)"
+        )
     if not out.exists() or out.read_text(encoding="utf-8") != text:
         OUT.write_text(out, text)
     return out

@@ -41,8 +41,10 @@ def write_trec_run(run: Run, path: Path | str, tag: str = "study", depth: int | 
     _field(tag, "run tag")
     for qid, docs in run.items():
         _field(qid, "query id")
-        for did in docs:
+        for did, score in docs.items():
             _field(did, f"document id (query {qid})")
+            if not math.isfinite(score):  # `inf` was written, and the reader refuses it
+                raise ValueError(f"query {qid}, document {did}: score {score!r} is not a finite number")
     OUT.write_lines(
         path,
         (
@@ -97,7 +99,7 @@ def write_trec_qrels(qrels: Qrels, path: Path | str) -> None:
             integral = isinstance(grade, numbers.Integral) or (
                 isinstance(grade, numbers.Real) and float(grade).is_integer()
             )
-            if isinstance(grade, bool) or not integral:
+            if isinstance(grade, bool) or not integral or abs(int(grade)) >= 10**9:  # the reader's bound: 9 digits
                 raise ValueError(f"query {qid}, document {did}: grade {grade!r} is not an integer")
     OUT.write_lines(path, (f"{qid} 0 {did} {int(grade)}" for qid, docs in qrels.items() for did, grade in docs.items()))
 
