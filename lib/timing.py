@@ -432,9 +432,12 @@ def _record(path: Path) -> dict:
 
 
 def _timestamp(value: Any) -> bool:
-    """An ISO date and time as the timer writes one (`yesterday` went into the table)."""
+    """An ISO date and time in UTC as the timer writes one, `YYYY-MM-DDTHH:MM:SS+00:00` (`yesterday` went into the
+    table, and `23:30-05:00` was shown as 23:30 UTC: the table prints the text)."""
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?\+00:00", value):
+        return False
     try:
-        return isinstance(value, str) and bool(datetime.fromisoformat(value))
+        return bool(datetime.fromisoformat(value))
     except ValueError:
         return False
 

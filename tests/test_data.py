@@ -233,6 +233,17 @@ def test_misinfo_domains(fixture_data):
     }
 
 
+@pytest.mark.parametrize("line", ["www.com", "www.co.uk", "com.au"])
+def test_a_misinfo_line_that_names_no_site_of_its_own_is_an_error(tmp_path, line):
+    """`www.co.uk` was loaded as `co.uk` and flagged every .co.uk URL; `www.com` matched nothing."""
+    path = tmp_path / "misinfo_domains.txt"
+    path.write_text(f"ria.ru\nwww.bbc.co.uk\n{line}\n")
+    with pytest.raises(DataError, match=r"record line 3: .* names no site of its own"):
+        averitec.load_misinfo_domains(path)
+    path.write_text("ria.ru\nwww.bbc.co.uk\n")
+    assert averitec.load_misinfo_domains(path) == {"ria.ru", "bbc.co.uk"}
+
+
 @pytest.mark.parametrize(
     "line", ["a.com b.com", "x.com/?p=1", "x.com/blog;jsessionid=1", "x.com//blog", "x.com/.", "x.com/../y"]
 )

@@ -462,6 +462,11 @@ def test_trec_writers_refuse_what_their_readers_refuse_and_keep_every_score(tmp_
     for bad in (float("inf"), -float("inf")):
         with pytest.raises(ValueError, match="is not a finite number"):
             T.write_trec_run({"q1": {"a": bad}}, tmp_path / "inf.txt")
+    for depth in (0, -1):  # -1 dropped the last document
+        with pytest.raises(ValueError, match=f"depth {depth}: a run keeps at least 1 document"):
+            T.write_trec_run({"q1": {"a": 1.0}}, tmp_path / "d.txt", depth=depth)
+    T.write_trec_run({1: {"a": 1.0}, 20: {"b": 2.0}}, tmp_path / "ints.txt")  # integer query ids: a TypeError before
+    assert (tmp_path / "ints.txt").read_text().splitlines()[0].startswith("1 Q0 a 1")
     for grade in (1.5, True, float("nan"), 10**10):
         with pytest.raises(ValueError, match=r"grade .* is not an integer"):
             T.write_trec_qrels({"q1": {"a": grade}}, tmp_path / "q.txt")

@@ -488,3 +488,10 @@ def test_a_timing_file_that_is_a_pipe_or_huge_is_named_before_it_is_read(tmp_pat
         f.truncate(TM.MAX_TIMING_BYTES + 1)
     with pytest.raises(TM.NamedError, match=r"big.json: 10,000,001 bytes, not a timing file"):
         TM._record(big)
+
+
+def test_a_finished_time_that_is_not_utc_as_the_timer_writes_it_is_no_record():
+    """`23:30-05:00` was shown as 23:30 in the table's UTC column; week dates were shown as written."""
+    assert TM._timestamp("2026-11-28T01:09:01+00:00") and TM._timestamp("2026-11-28T01:09:01.5+00:00")
+    for bad in ("2026-11-28T23:30:00-05:00", "2026-W48-5", "20261128T0219", "yesterday", None):
+        assert not TM._timestamp(bad)

@@ -287,6 +287,9 @@ def load_system_output(
 _SITE = re.compile(r"(?:https?://)?[a-z0-9_-]+(?:\.[a-z0-9_-]+)+(?:/[a-z0-9_~%+-][a-z0-9._~%+-]*)*/?(?:#.*)?")
 
 
+_PUBLIC_SUFFIX = re.compile(r"(?:co|com|org|net|gov|ac|edu)\.[a-z]{2}")  # `co.uk`, `com.au`: no site of their own
+
+
 def load_misinfo_domains(path: Path | str | None = None) -> set[str]:
     """Sites known for misinformation, lower-cased, without spaces or `www.`: a domain (`infowars.com`) or a
     section of one (`cato.org/blog`, matched by `lib.store.urls.on_sites`). The list is hand-written: the
@@ -307,7 +310,16 @@ def load_misinfo_domains(path: Path | str | None = None) -> set[str]:
                 None,
                 f"{shown(line)} is no site (expected a domain such as example.com, or a domain with a path)",
             )
-        out.add(d[4:] if d.startswith("www.") else d)
+        site = d[4:] if d.startswith("www.") else d
+        host = re.split(r"[/#]", site.split("://")[-1], maxsplit=1)[0].removeprefix("www.")
+        if "." not in host or _PUBLIC_SUFFIX.fullmatch(host):  # `www.co.uk` matched every .co.uk URL, `www.com` none
+            raise DataError(
+                path,
+                f"line {n}",
+                None,
+                f"{shown(line)} names no site of its own (its domain is {host!r}); list the site",
+            )
+        out.add(site)
     if not out:
         raise DataError(path, "-", None, "lists no domain (expected one domain per line)")
     return out

@@ -39,6 +39,8 @@ def write_trec_run(run: Run, path: Path | str, tag: str = "study", depth: int | 
     """TREC run format: `qid Q0 doc_id rank score tag`, ranked as `rank` orders them, each score written in
     full (`.10g` made 1.00000000001 and 1.0 one score, and the file ranked them the other way)."""
     _field(tag, "run tag")
+    if depth is not None and depth < 1:  # -1 dropped the last document, 0 wrote nothing
+        raise ValueError(f"depth {depth}: a run keeps at least 1 document per query (or None for all)")
     for qid, docs in run.items():
         _field(qid, "query id")
         for did, score in docs.items():
@@ -49,7 +51,7 @@ def write_trec_run(run: Run, path: Path | str, tag: str = "study", depth: int | 
         path,
         (
             f"{qid} Q0 {did} {i} {float(run[qid][did])!r} {tag}"
-            for qid in sorted(run, key=lambda q: (len(q), q))
+            for qid in sorted(run, key=lambda q: (len(str(q)), str(q)))
             for i, did in enumerate(rank(run[qid])[:depth], start=1)
         ),
     )
