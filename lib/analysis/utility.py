@@ -42,7 +42,7 @@ from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import averitec
 from lib.data import labels as LB
 from lib.data.climate_fever import SENTENCES
-from lib.evaluation.comparisons import rho_text
+from lib.evaluation.comparisons import MIN_RANKED, rho_text
 from lib.evaluation.metrics import evaluate
 from lib.evaluation.significance import paired_bootstrap, sign_of
 from lib.params import Device, PosFloat, PosInt, Section, Seed, Text, section
@@ -53,9 +53,6 @@ from lib.verifier import nli as N
 from lib.verifier import veracity as V
 
 # --------------------------------------------------------------------------- params
-
-
-CLIMATE_FEVER_SENTENCES = SENTENCES  # evidence sentences CLIMATE-FEVER gives each claim (lib.data.climate_fever)
 
 
 class ClimateFeverSection(Section):
@@ -71,10 +68,10 @@ class ClimateFeverSection(Section):
 
     @model_validator(mode="after")
     def _k_selects(self) -> ClimateFeverSection:
-        if self.k >= CLIMATE_FEVER_SENTENCES:  # every selection would be all five: no comparison left
+        if self.k >= SENTENCES:  # every selection would be all five: no comparison left
             raise ValueError(
-                f"k = {self.k}: each claim has {CLIMATE_FEVER_SENTENCES} sentences, and a selection keeps fewer "
-                f"(expected k < {CLIMATE_FEVER_SENTENCES})"
+                f"k = {self.k}: each claim has {SENTENCES} sentences, and a selection keeps fewer "
+                f"(expected k < {SENTENCES})"
             )
         return self
 
@@ -561,7 +558,7 @@ def interval_call(low: float, high: float) -> str:
 def between_sentence(rho: float, p: float, n: int) -> str:
     """Notebook 09's correlation of mean NDCG@10 and mean -KL between planners, read through its permutation
     test; over fewer than 3 planners or with a constant side there is no rank correlation to read."""
-    if n < 3 or rho != rho or p != p:
+    if n < MIN_RANKED or rho != rho or p != p:
         return f"mean NDCG@10 and mean -KL have no rank correlation to read over {n} planners ({rho_text(rho, n)})"
     return (
         f"mean NDCG@10 and mean -KL correlate at {rho:.2f} over {n} planners (permutation p = {p:.3f}"

@@ -8,10 +8,9 @@ import math
 
 import pandas as pd
 
-from lib.evaluation.comparisons import and_list, highest
+from lib.evaluation.comparisons import MIN_RANKED, and_list, highest
 
 GOLD_QUESTIONS = frozenset({"oracle"})  # planners whose questions are the annotators' own (lib.planning.planners)
-MIN_RUNS_FOR_RHO = 3  # a rank correlation of two runs is +1 or -1 whatever they are
 
 
 def same_claims(scores: pd.DataFrame) -> None:
@@ -55,14 +54,14 @@ def best_system_sentence(systems: pd.DataFrame, col: str, level: float) -> str:
 
 
 def correlation_sentence(systems: pd.DataFrame, within: pd.Series, weak: float = 0.2) -> str:
-    """Spearman's ρ of mean Q+A and accuracy across systems (rows; at least `MIN_RUNS_FOR_RHO`), and the
+    """Spearman's ρ of mean Q+A and accuracy across systems (rows; at least `MIN_RANKED`), and the
     range of the per-claim ρ of Q+A score and correctness within each system (`within`, one per system; NaN
     where a system's scores or verdicts are constant). "Says little" only where every defined ρ is below
     `weak` in size."""
     n = len(systems)
     constant = systems["Q+A"].nunique() < 2 or systems["accuracy"].nunique() < 2  # no ρ (and no SciPy warning)
-    rho = math.nan if constant or n < MIN_RUNS_FOR_RHO else systems["Q+A"].corr(systems["accuracy"], method="spearman")
-    if n < MIN_RUNS_FOR_RHO:
+    rho = math.nan if constant or n < MIN_RANKED else systems["Q+A"].corr(systems["accuracy"], method="spearman")
+    if n < MIN_RANKED:
         across = f"{n} systems are too few for a rank correlation of mean Q+A and accuracy"
     elif math.isnan(rho):
         across = f"across the {n} systems, mean Q+A or accuracy is constant: their rank correlation is undefined"
