@@ -319,6 +319,11 @@ class ArgumentParser(argparse.ArgumentParser):
     """argparse's parser whose refusal of a command line is one `error:` line (what argparse found wrong and
     where the usage is), status 2, like every other refusal of the study's commands."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # no shortened option names: `--pred B` after `--predictions A` escaped the "given twice" check below
+        # (it looks options up by their full name) and scored B alone; subcommands' parsers are this class too
+        super().__init__(*args, **{**kwargs, "allow_abbrev": False})
+
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"error: {message} (usage: {self.prog} --help)\n")
 

@@ -115,6 +115,8 @@ def load_profile(name: str, profiles_dir: Path | str = PROFILES_DIR) -> dict[str
     if not isinstance(data, dict):
         raise ProfileError(f"{path}: data: expected a mapping of data files to numbers of records")
     for file, n in data.items():
+        if not isinstance(file, str) or not file.strip():  # `2025:` or `null:` reached Path() as a traceback
+            raise ProfileError(f"{path}: data.{file}: expected a path under data/ (text), got {file!r}")
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ProfileError(f"{path}: data.{file}: expected a number of records >= 1, got {n!r}")
     if not isinstance(raw.get("params") or {}, dict):

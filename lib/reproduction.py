@@ -77,6 +77,11 @@ def machine_kind(cpuinfo: str | None = None) -> dict[str, Any]:
     return {"cpu": model, "flags": [f for f in FLAGS if f in flags]}
 
 
+def _tolerance(value: Any) -> bool:
+    """A finite number >= 0 (`true` was 1.0 and `.inf` called every difference `trained`)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
 def load_reference(path: Path | str = REFERENCE) -> dict[str, Any]:
     """The recorded machine kind, the default tolerance and the families, checked."""
     path = Path(path)
@@ -87,7 +92,16 @@ def load_reference(path: Path | str = REFERENCE) -> dict[str, Any]:
     problems = []
     if not isinstance(ref, dict) or not isinstance(ref.get("machine"), dict):
         raise ReproductionError(f"{path}: expected a mapping with `machine`, `default` and `families`")
-    if not isinstance(ref.get("default"), (int, float)) or ref["default"] < 0:
+    machine = ref["machine"]
+    flags = machine.get("flags")
+    if set(machine) != {"cpu", "flags"} or not isinstance(machine["cpu"], str) or not machine["cpu"].strip():
+        problems.append(
+            f"machine: expected cpu (text) and flags (a list of {'/'.join(FLAGS)}), as `machine` prints them"
+        )
+    elif not isinstance(flags, list) or flags != [f for f in FLAGS if f in flags] or len(set(flags)) != len(flags):
+        # another order made the recording machine "not the recorded kind", read to tolerances only
+        problems.append(f"machine.flags: expected a list of {', '.join(FLAGS)} in that order, as `machine` prints them")
+    if not _tolerance(ref.get("default")):
         problems.append("default: expected a tolerance >= 0")
     for i, fam in enumerate(ref.get("families") or []):
         if not isinstance(fam, dict) or not isinstance(fam.get("match"), str):
@@ -95,7 +109,7 @@ def load_reference(path: Path | str = REFERENCE) -> dict[str, Any]:
         elif fam.get("trained") is not None:
             if not isinstance(fam["trained"], str) or not fam["trained"].strip() or "tolerance" in fam:
                 problems.append(f"families[{i}].trained: expected the reason (text) and no tolerance")
-        elif not isinstance(fam.get("tolerance"), (int, float)) or fam["tolerance"] < 0:
+        elif not _tolerance(fam.get("tolerance")):
             problems.append(f"families[{i}].tolerance: expected a number >= 0 (or `trained: <reason>`)")
     measured = ref.get("measured", [])
     if not isinstance(measured, list) or not all(isinstance(m, str) and m.strip() for m in measured):

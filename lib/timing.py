@@ -451,7 +451,9 @@ def _amount(value: Any) -> bool:
 
 
 def _minutes(seconds: float) -> str:
-    return f"{int(seconds // 60)} min {seconds % 60:04.1f} s" if seconds >= 60 else f"{seconds:.1f} s"
+    """ "12.3 s" or "19 min 05.0 s", rounded to a tenth first (1199.99999 s printed "19 min 60.0 s")."""
+    tenths = round(seconds * 10)
+    return f"{tenths // 600} min {tenths % 600 / 10:04.1f} s" if tenths >= 600 else f"{tenths / 10:.1f} s"
 
 
 def table(order: list[str] | None = None, out_dir: Path | str = TIMINGS_DIR) -> str:

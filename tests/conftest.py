@@ -40,6 +40,19 @@ def fixture_settings(**overrides) -> StoreSettings:
     return StoreSettings(**{**base, **overrides})
 
 
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored():
+    """A command run in-process (`run_main`) ends by ignoring SIGTERM and SIGINT, as the process is about to
+    exit; the test process goes on, and an ignored signal is inherited by every child it starts (a command
+    killed by SIGTERM in a later test then exited 0). Each test gets the handlers it started with back."""
+    import signal
+
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    yield
+    for sig, handler in saved.items():
+        signal.signal(sig, handler)
+
+
 @pytest.fixture(scope="session")
 def fixture_data() -> Path:
     return FIXTURE_DATA

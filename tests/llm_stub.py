@@ -73,6 +73,12 @@ class StubLLM:
                     return self._send(404, {"error": {"message": f"no route {self.path}"}})
                 if fault in ("400", "401", "403", "404", "429", "500"):
                     return self._send(int(fault), {"error": {"message": f"injected {fault}", "type": "stub"}})
+                if fault == "redirect":  # to a stub of the same answers: a followed redirect would answer
+                    self.send_response(302)
+                    self.send_header("Location", stub.base_url + "/chat/completions?moved=1")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return None
                 if fault == "drop":
                     self.close_connection = True
                     return self.connection.shutdown(socket.SHUT_RDWR)

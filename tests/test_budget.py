@@ -106,3 +106,17 @@ def test_hardware_is_named_with_the_gpu_when_one_ran():
     assert B.describe_hardware(HW) == "Xeon (2 cores, 22.9 GiB)"
     assert B.describe_hardware(HW, "cuda:0 NVIDIA H200") == "cuda:0 NVIDIA H200 on Xeon (2 cores, 22.9 GiB)"
     assert B.describe_hardware(None) == "unknown machine"
+
+
+def test_tied_costliest_planners_are_named_together():
+    import pandas as pd
+
+    table = pd.DataFrame({"total": [10.0, 10.0, 2.0], "missing": ["", "", ""]}, index=["A", "B", "C"])
+    assert (
+        B.within_budget(table, 60.0)
+        == "3 of 3 planners stay within 60 s per claim; the costliest, A and B, each take 10 s."
+    )
+    table.loc["B", "total"] = 10.04  # prints 10 s as well
+    assert B.within_budget(table, 60.0).endswith("the costliest, A and B, each take 10 s.")
+    table.loc["B", "total"] = 10.2
+    assert B.within_budget(table, 60.0).endswith("the costliest, B, takes 10.2 s.")

@@ -307,6 +307,21 @@ def test_an_option_given_twice_is_refused(capsys):
     assert end.value.code == 2 and "argument --predictions: an empty path" in capsys.readouterr().err
 
 
+def test_a_shortened_option_name_is_refused(capsys):
+    """`--pred B` after `--predictions A` escaped the "given twice" check and scored B alone; `--store-d ""` the
+    empty-value check (the twenty-sixth pass): argparse's abbreviations are off, in subcommands too."""
+    from lib.averitec import scoring
+    from lib.retrieval import per_claim
+
+    for main, args, name in (
+        (scoring.main, ["--predictions", "a.json", "--pred", "b.json"], "--pred b.json"),
+        (per_claim.main, ["synth", "--out", "x", "--store-d", ""], "--store-d"),
+    ):
+        with pytest.raises(SystemExit) as end:
+            main(args)
+        assert end.value.code == 2 and f"error: unrecognized arguments: {name}" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("module", _parsers())
 def test_a_command_line_argparse_refuses_is_one_error_line(capsys, module):
     """argparse's own refusal printed the usage and `prog: error: ...`; now it is one `error:` line, status 2."""

@@ -93,3 +93,27 @@ def test_best_planner_sentence_says_upper_bound_only_for_the_annotators_question
     assert CN.best_planner_sentence(tie.iloc[:0], "AVeriTeC@0.25", "majority", True, names).endswith(
         "no planner was scored."
     )
+
+
+def test_best_system_and_planner_are_read_as_printed():
+    """0.3004 and 0.3001 print alike: a tie, not X alone (the twenty-sixth pass)."""
+    systems = pd.DataFrame(
+        {"AVeriTeC": [0.3004, 0.3001, 0.2], "Q+A": [0.4, 0.41, 0.3], "accuracy": [0.5, 0.5, 0.4]}, index=list("XYZ")
+    )
+    assert CN.best_system_sentence(systems, "AVeriTeC", 0.25).startswith(
+        "Best published systems at level 0.25, tied: X and Y (AVeriTeC 0.300)"
+    )
+    planners = pd.DataFrame(
+        {"run": ["a", "b"], "AVeriTeC": [0.3004, 0.3001], "Q+A": [0.4, 0.41]}, index=["BLOOM", "OTHER"]
+    )
+    assert "the best planners, tied, are BLOOM and OTHER (AVeriTeC 0.300)" in CN.best_planner_sentence(
+        planners, "AVeriTeC", "majority", False, {}
+    )
+
+
+def test_a_within_system_correlation_that_prints_at_the_weak_bound_is_not_called_weak():
+    systems = pd.DataFrame({"Q+A": [0.1, 0.2, 0.3], "accuracy": [0.3, 0.2, 0.1]}, index=list("abc"))
+    printed_at_bound = CN.correlation_sentence(systems, pd.Series([0.1, -0.199, 0.05]))  # prints -0.20
+    assert printed_at_bound.endswith("ranges from -0.20 to 0.10.")
+    below = CN.correlation_sentence(systems, pd.Series([0.1, -0.194, 0.05]))  # prints -0.19
+    assert below.endswith("says little about whether its own verdict is right.")

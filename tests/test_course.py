@@ -1,6 +1,7 @@
 """lib.site.course: exercise checks, the students' and teacher's versions, the course file, the glossary and the
 front page (rendered in headless Chromium); the real notebooks' exercises and definitions."""
 
+import io
 import json
 import re
 
@@ -523,7 +524,7 @@ def test_a_figure_that_is_no_png_is_a_finding_and_a_named_error_at_the_site(tmp_
     from lib.site import reports as RP
     from lib.site.figures import png_problem
 
-    png = base64.b64encode(PNG_SIGNATURE + b"rest").decode()
+    png = base64.b64encode(_real_png()).decode()
     assert png_problem(png) is None and png_problem(png[:10] + "\n" + png[10:]) is None
     assert png_problem(base64.b64encode(b"GIF89a...").decode()) == "its image/png is not a PNG"
     assert png_problem("not base64!") == "its image/png is not base64"
@@ -562,6 +563,55 @@ def test_a_try_it_variation_with_needs_null_reads_as_one_without():
     assert "about 1.5 min (2 stages rerun)" in CO._try_it_list("01_x", times)
 
 
+def test_a_try_it_variation_with_untimed_stages_is_read_and_says_so():
+    """`python -m lib.profiles estimate` lists the stages the build did not time as `untimed`; the render refused
+    the file it writes (the twenty-sixth pass)."""
+    from lib.site.render import TryItTimes
+
+    row = {"notebook": "01_x", "command": "-S a=1", "stages": ["s", "t"], "minutes": 1.5, "untimed": ["t"]}
+    times = {"profile": "classroom", "how": "summed", "cpu": "x", "cores": [2], "built": "d", "variations": [row]}
+    TryItTimes.model_validate(times)
+    assert "about 1.5 min (2 stages rerun; not timed, so not counted: t)" in CO._try_it_list("01_x", times)
+    with pytest.raises(ValidationError, match="expected `untimed` to name stages of `stages`"):
+        TryItTimes.model_validate({**times, "variations": [{**row, "untimed": ["render"]}]})
+
+
+def _real_png(width: int = 4, height: int = 3) -> bytes:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (width, height), "white").save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def test_a_png_whose_pixels_do_not_decode_is_a_finding(tmp_path):
+    """A header that reads well over broken pixel data was passed (the header alone was checked)."""
+    import base64
+
+    from lib.site import reports as RP
+    from lib.site.figures import png_problem
+
+    good = _real_png(50, 40)
+    start = good.index(b"IDAT") + 8
+    broken, cut = good[:start] + bytes(10) + good[start + 10 :], good[: len(good) // 2]
+    assert png_problem(base64.b64encode(broken).decode()) == (
+        "its PNG does not decode (OSError: broken data stream when reading image file)"
+    )
+    assert png_problem(base64.b64encode(cut).decode()) == "its PNG does not decode (OSError: image file is truncated)"
+    assert png_problem(base64.b64encode(PNG_SIGNATURE + b"rest").decode()) == (
+        "its PNG does not decode (UnidentifiedImageError: cannot identify image file)"
+    )
+    code = nbformat.v4.new_code_cell("plot()")
+    code.execution_count = 1
+    code.outputs = [
+        nbformat.v4.new_output(
+            "display_data", data={"image/png": base64.b64encode(broken).decode()}, metadata={"image/png": {"alt": "a"}}
+        )
+    ]
+    path = _notebook(tmp_path / "02_x.ipynb", [code])
+    assert [f.rule for f in RP.scan_notebook(path)] == ["bad_figure"]
+
+
 def test_figures_of_other_kinds_and_of_too_many_pixels_are_findings(tmp_path):
     import base64
     import struct
@@ -577,7 +627,8 @@ def test_figures_of_other_kinds_and_of_too_many_pixels_are_findings(tmp_path):
         ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
         return PNG_SIGNATURE + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b"")
 
-    assert png_problem(base64.b64encode(png(1000, 800)).decode()) is None
+    assert png_problem(base64.b64encode(_real_png(1000, 800)).decode()) is None
+    assert png_problem(base64.b64encode(png(1000, 800)).decode()).startswith("its PNG does not decode (")
     big = base64.b64encode(png(1, MAX_FIGURE_PIXELS + 1)).decode()
     assert (
         png_problem(big) == f"its PNG is 1 × {MAX_FIGURE_PIXELS + 1:,} pixels, over the bound of {MAX_FIGURE_PIXELS:,}"
@@ -621,3 +672,17 @@ def test_a_mathjax_file_that_is_a_pipe_is_named_before_it_is_read(tmp_path):
     os.mkfifo(out)  # it hung the render
     with pytest.raises(NamedError, match="not the MathJax file the site writes"):
         RE.write_mathjax(tmp_path)
+
+
+def test_exercises_are_written_all_or_none_and_a_failure_names_its_notebook(tmp_path):
+    """A notebook whose solution could not be stripped left the earlier copies behind, and the rerun refused
+    the folder as holding a class's copies (the twenty-sixth pass)."""
+    src = tmp_path / "notebooks"
+    src.mkdir()
+    _notebook(src / "01_a.ipynb", [*_exercise("01.1")])
+    _notebook(src / "02_b.ipynb", [*_exercise("02.1", solution="# BEGIN SOLUTION\nanswer = 1\n")])  # no END
+    with pytest.raises(CO.CourseError, match=r"02_b.ipynb: .*02\.1"):
+        CO.write_exercises(tmp_path / "out", notebooks_dir=src)
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+    _notebook(src / "02_b.ipynb", [*_exercise("02.1")])
+    assert [p.name for p in CO.write_exercises(tmp_path / "out", notebooks_dir=src)] == ["01_a.ipynb", "02_b.ipynb"]

@@ -263,6 +263,8 @@ def test_misinfo_sites_are_read_as_the_hand_written_list_means_them(tmp_path):
     path.write_text("good.com\nnot a site\n")
     with pytest.raises(DataError, match=r"misinfo_domains.txt: record line 2: 'not a site' is no site"):
         averitec.load_misinfo_domains(path)
+    path.write_text("bücher.de\nxn--mnchen-3ya.de/blog\n")  # Unicode names were refused as no site
+    assert averitec.load_misinfo_domains(path) == {"bücher.de", "xn--mnchen-3ya.de/blog"}
     path.write_text("localhost\n")
     with pytest.raises(DataError, match="record line 1: 'localhost' is no site"):
         averitec.load_misinfo_domains(path)

@@ -385,8 +385,20 @@ def test_share_intervals_resample_claims_within_each_group():
     table["family"] = table["code"].map(ER.FAMILY)
     s = ER.share_intervals(table, "method", n_resamples=300)
     a, b = s.loc[("a", "retrieval")], s.loc[("b", "retrieval")]
-    assert (a["share"], a["low"], a["high"], a["claims"]) == (1.0, 1.0, 1.0, 2)  # every resample: all retrieval
-    assert (b["share"], b["claims"]) == (0.5, 2) and b["low"] == 0.0 and b["high"] == 1.0
+    assert (a["share"], a["claims"]) == (1.0, 2) and np.isnan(a["low"]) and np.isnan(a["high"])  # 2 < MIN_CLUSTERS
+    assert (b["share"], b["claims"]) == (0.5, 2) and np.isnan(b["low"]) and np.isnan(b["high"])
+    five = pd.DataFrame(
+        {
+            "method": ["a"] * 5 + ["b"] * 6,
+            "claim_id": [1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 6],
+            "code": [ER.NOISY] * 5 + [ER.NLI_ERROR, ER.NOISY] * 3,
+        }
+    )
+    five["family"] = five["code"].map(ER.FAMILY)
+    f = ER.share_intervals(five, "method", n_resamples=300)
+    a, b = f.loc[("a", "retrieval")], f.loc[("b", "retrieval")]
+    assert (a["share"], a["low"], a["high"], a["claims"]) == (1.0, 1.0, 1.0, 5)  # every resample: all retrieval
+    assert (b["share"], b["claims"]) == (0.5, 6) and 0 <= b["low"] < 0.5 < b["high"] <= 1
     assert s.loc[("b", "NLI"), "share"] == 0.5 and s.loc[("a", "coverage"), "share"] == 0.0
     assert list(s.xs("a").index) == list(ER.FAMILIES)
     pooled = ER.share_intervals(table.assign(all="all"), "all", "code", n_resamples=300)
@@ -466,3 +478,35 @@ def test_the_largest_family_and_small_differences_as_printed():
     base = pd.DataFrame({"call": ["positive"], "difference": [0.004]}, index=["retrieval"])
     assert "coded retrieval (+0.4%) more often" in ER.source_sentence(base)
     assert "coded retrieval (+6%) more often" in ER.source_sentence(base.assign(difference=0.06))
+
+
+def test_too_few_claims_give_no_interval_and_a_share_of_one_its_rule_of_three():
+    """The twenty-sixth pass: one claim each side gave "+100.0% [+100.0%, +100.0%]: more common behind wrong
+    verdicts"; a 100% share of five claims had a zero-width interval read as disjoint from 90% [84%, 96%]."""
+    two = ER.baseline(_coded([(1, False, "retrieval"), (1, True, "NLI")]), n_resamples=200)
+    assert two.loc["retrieval", "call"] == ER.NO_INTERVAL and np.isnan(two.loc["retrieval", "low"])
+    assert ER.baseline_sentence(two.loc["retrieval"], "a retrieval code") == (
+        "a retrieval code fits 100% of the wrong verdicts and 0% of the right ones (+100.0%; no interval: fewer "
+        "than 5 claims): too few claims to say whether it locates the errors."
+    )
+    assert ER.source_sentence(two) == (
+        "Fewer than 5 claims: too few for an interval, so nothing can be said of where the errors come from."
+    )
+    five = ER.baseline(_coded([(c, c < 3, "retrieval" if c >= 3 else "NLI") for c in range(5)]), n_resamples=200)
+    assert ER.NO_INTERVAL not in set(five["call"])
+    shares = pd.DataFrame(
+        {"share": [0.9, 1.0], "low": [0.84, 1.0], "high": [0.96, 1.0], "claims": [100, 5]}, index=["B", "A"]
+    )
+    assert ER.extremes_sentence(shares, "retrieval share").endswith(
+        "to 100% [100%, 100%] (A, 5 claims): the intervals overlap, so no difference between the groups is shown."
+    )
+    shares.loc["A", "claims"] = 60  # 1 - 3/60 = 0.95, below 0.96: still overlapping
+    assert "overlap" in ER.extremes_sentence(shares, "retrieval share")
+    shares.loc["A", "claims"] = 100  # 0.97 > 0.96: disjoint
+    assert "the two intervals are disjoint" in ER.extremes_sentence(shares, "retrieval share")
+    shares.loc["A", ["low", "high", "claims"]] = [np.nan, np.nan, 3]
+    shares.loc["A", "share"] = 0.99
+    assert ER.extremes_sentence(shares, "retrieval share") == (
+        "The retrieval share ranges from 90% [84%, 96%] (B, 100 claims) to 99% (no interval; A, 3 claims): an end "
+        "rests on fewer than 5 claims, too few for an interval, so no difference between the groups is shown."
+    )

@@ -236,6 +236,11 @@ def test_focus_and_evidence_lines_name_tied_planners_whole():
     assert line.startswith(
         "- Setting in focus (s): the best generative planners by NDCG@10 are QGEN and PURSUIT, tied (0.120), against"
     )
+    f.loc["pursuit_seq_seq", "ndcg@10"] = 0.1204  # prints 0.120 too: a tie as printed (the twenty-sixth pass)
+    assert (
+        "are QGEN and PURSUIT, tied (0.120)"
+        in GP.focus_lines(f, ["qgen", "pursuit_seq_seq"], "claim_only", "s", tests, LABEL)[0]
+    )
     ev = pd.DataFrame(
         {"Q+A": [0.15, 0.26, 0.49, 0.19, 0.19]}, index=["CLAIM-ONLY", "BLOOM", "ORACLE", "QGEN", "PURSUIT"]
     )

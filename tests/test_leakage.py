@@ -59,6 +59,20 @@ def test_conclusion_phrases_name_ties_and_no_leader_where_every_system_is_zero(t
     # every system at 0: `idxmax` named the first as "the most leaky system (0.0%)"
     assert LK.leakiest_phrase(fc * 0) == "no single system's evidence comes from a fact-checking site"
     assert LK.best_coverage_phrase(best_cov * 0) == "no single system retrieved one"
+    # as printed (the twenty-sixth pass): 30.004% and 30.0% are a tie, 0.04% no leak
+
+    assert (
+        LK.best_coverage_phrase(pd.Series({"X": 0.30004, "Y": 0.3}))
+        == "the best single systems, tied, X and Y, for 30.0% each"
+    )
+    assert (
+        LK.leakiest_phrase(pd.Series({"X": 0.30004, "Y": 0.3})) == "the most leaky systems are X and Y (tied at 30.0%)"
+    )
+    assert (
+        LK.leakiest_phrase(pd.Series({"X": 0.0004, "Y": 0.0}))
+        == "no single system's evidence comes from a fact-checking site"
+    )
+    assert LK.best_coverage_phrase(pd.Series({"X": 0.0004, "Y": 0.0})) == "no single system retrieved one"
     tie = pd.Series({"x": 0.25, "y": 0.25, "z": 0.1})
     assert LK.best_coverage_phrase(tie) == "the best single systems, tied, x and y, for 25.0% each"
     assert LK.leakiest_phrase(tie) == "the most leaky systems are x and y (tied at 25.0%)"

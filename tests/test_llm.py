@@ -283,6 +283,21 @@ def test_not_found_stops_at_once_naming_model_and_base_url(tmp_path):
     assert client.counters.errors == {"http_404": 1} and client.counters.requests == 1
 
 
+def test_a_redirect_is_not_followed_and_stops_at_once_naming_where_it_points(tmp_path):
+    """The SDK followed redirects: the prompts went to another address, their answers cached under this one, and
+    a redirect to a dead host was called "unreachable" of the endpoint that had answered (the twenty-sixth pass)."""
+    with StubLLM(canned) as stub:
+        stub.faults.append("redirect")
+        client = LM.LLM(settings(stub, tmp_path))
+        with pytest.raises(
+            LM.LLMError, match=r"answered HTTP 302, a redirect to 'http://127\.0\.0\.1:\d+/v1/chat/"
+        ) as err:
+            client.chat(MSG)
+        assert "is not followed" in str(err.value) and "fix llm.base_url" in str(err.value)
+        assert len(stub.requests) == 1  # the redirect's target was never asked
+    assert client.counters.errors == {"http_302": 1} and not (tmp_path / "cache.jsonl").exists()
+
+
 def test_a_refused_endpoint_stops_the_stage_at_the_first_prompt(tmp_path, dead_url):
     """Five retries with backoff on three prompts cost about 100 s before; a refused connection to an endpoint
     that never answered is a wrong URL or a server not started, which no retry mends."""

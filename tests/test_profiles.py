@@ -86,6 +86,8 @@ def test_merge_replaces_leaves_and_rejects_unknown_keys():
         ("data: {}\n", "note: expected a sentence"),
         ("note: x\nparams: [1]\n", "params: expected a mapping"),
         ("note: x\ndata: {a.json: 0}\n", "data.a.json: expected a number of records >= 1, got 0"),
+        ("note: x\ndata:\n  1: 5\n", "data.1: expected a path under data/ (text), got 1"),  # a traceback
+        ("note: x\ndata:\n  null: 5\n", "data.None: expected a path under data/ (text), got None"),
         ("note: x\ndata: {a.json: true}\n", "data.a.json: expected a number of records"),
         ("note: x\nextra: 1\n", "unknown keys ['extra']"),
         ("- 1\n", "expected a mapping"),

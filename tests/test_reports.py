@@ -9,6 +9,8 @@ import pytest
 
 from lib.site import reports as RP
 
+ONE_PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4//8/AAX+Av4N70a4AAAAAElFTkSuQmCC"  # white
+
 
 def _notebook(tmp_path, *outputs, name="nb.ipynb"):
     nb = nbformat.v4.new_notebook()
@@ -40,7 +42,7 @@ def data(mime, text):
         (data("text/plain", "{'retrieval': 0.8712827341322681}"), "raw_float"),
         (data("text/html", "<td>0.8712827341322681</td>"), "raw_float"),
         (stream("Figure check: 'Figure 1': legend covers 2 data point(s)\n"), "figure_check"),
-        (data("image/png", "iVBORw0KGgo="), "figure_without_alt"),
+        (data("image/png", ONE_PIXEL_PNG), "figure_without_alt"),
     ],
 )
 def test_each_rule_is_found(tmp_path, output, rule):
@@ -57,7 +59,7 @@ def test_each_rule_is_found(tmp_path, output, rule):
         data("text/html", "<td>0.871</td><td>D1a2b3c4d5e6</td><td>v1.2.3456789</td>"),
         data("text/plain", "claim 4 was coded 'missed implicit aspect'; it wrote itself into history"),
         nbformat.v4.new_output(
-            "display_data", data={"image/png": "iVBORw0KGgo="}, metadata={"image/png": {"alt": "Figure: x."}}
+            "display_data", data={"image/png": ONE_PIXEL_PNG}, metadata={"image/png": {"alt": "Figure: x."}}
         ),
     ],
 )

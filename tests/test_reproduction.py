@@ -1,6 +1,7 @@
 """lib.reproduction: the check of `make check-pipeline`, tested on values just inside and just outside."""
 
 import json
+import re
 import subprocess
 
 import pytest
@@ -86,6 +87,34 @@ def test_a_bad_reference_file_is_named(tmp_path):
     with pytest.raises(R.ReproductionError, match=r"default: expected a tolerance >= 0; families\[0\].tolerance"):
         R.load_reference(bad)
     assert R.load_reference()["machine"]["cpu"]  # the committed one reads
+
+
+@pytest.mark.parametrize(
+    "machine, default, problem",
+    [
+        ("{model: x, flags: []}", "1.0e-6", "machine: expected cpu (text) and flags"),  # a KeyError in `check`
+        ("{}", "1.0e-6", "machine: expected cpu (text) and flags"),
+        (
+            "{cpu: x, flags: [avx2, avx512f]}",
+            "1.0e-6",
+            "machine.flags: expected a list of avx512f, avx2, fma in that order",
+        ),
+        ("{cpu: x, flags: [avx2, avx2]}", "1.0e-6", "machine.flags: expected a list of"),
+        ("{cpu: x, flags: []}", "true", "default: expected a tolerance >= 0"),  # true was a tolerance of 1.0
+        ("{cpu: x, flags: []}", ".inf", "default: expected a tolerance >= 0"),
+        ("{cpu: x, flags: []}", ".nan", "default: expected a tolerance >= 0"),
+    ],
+)
+def test_a_reference_machine_or_tolerance_of_the_wrong_kind_is_named(tmp_path, machine, default, problem):
+    bad = tmp_path / "reproduction.yaml"
+    bad.write_text(f"machine: {machine}\ndefault: {default}\nfamilies: []\n")
+    with pytest.raises(R.ReproductionError, match=re.escape(problem)):
+        R.load_reference(bad)
+    bad.write_text("machine: {cpu: x, flags: []}\ndefault: 1.0e-6\nfamilies: [{match: '*', tolerance: .inf}]\n")
+    with pytest.raises(R.ReproductionError, match=r"families\[0\].tolerance: expected a number >= 0"):
+        R.load_reference(bad)
+    bad.write_text("machine: {cpu: x, flags: [avx512f, fma]}\ndefault: 0\nfamilies: [{match: '*', tolerance: 2}]\n")
+    assert R.load_reference(bad)["default"] == 0
 
 
 def _repo(tmp_path, committed: str, produced: str):

@@ -698,7 +698,7 @@ def test_the_check_figures_sentence_says_reproduced_only_when_all_agree():
     assert check_figures_sentence(5, 6).startswith(
         "The scorer does not reproduce the organisers' check figures here: 5 of 6"
     )
-    assert check_figures_sentence(0, 0).startswith("The scorer does not reproduce")
+    assert check_figures_sentence(0, 0) == "No check figure applies to these runs: the organisers scored none of them."
 
 
 # ---------------------------------------------------------------- edges the tests above leave open (mutation)
@@ -713,6 +713,12 @@ def test_sentences_in_full_and_at_their_edges():
         "differences (each distinct gold question once in Q-only, gold questions without answers not scored) "
         "change nothing; they matter for reference files where they apply."
     )
+    for q_only, qa in (([float("nan"), 0.0], [0.0, 0.0]), ([0.0, 0.0], [0.0, float("nan")])):  # NaN "agreed"
+        assert SC.edition_change_sentence(pd.Series(q_only), pd.Series(qa)) == (
+            "the two editions cannot be compared on 1 of the 2 runs (a score missing in one)."
+        )
+    both = SC.edition_change_sentence(pd.Series([float("nan")] * 3), pd.Series([float("nan"), 0.0, float("nan")]))
+    assert both == "the two editions cannot be compared on 3 of the 3 runs (a score missing in one)."
     at_tol = SC.edition_change_sentence(pd.Series([5e-5]), pd.Series([0.0]))  # a change of exactly tol moves
     assert at_tol.startswith("the format change moves Q-only by at most 0.0001")
     # a move of exactly 0.005 is not "more than 0.005", on either count; one above it on Q+A is

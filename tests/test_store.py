@@ -459,9 +459,10 @@ def test_trec_writers_refuse_what_their_readers_refuse_and_keep_every_score(tmp_
     ):
         with pytest.raises(ValueError, match="a TREC field needs text without white space"):
             T.write_trec_run(run, tmp_path / "bad.txt", tag=tag)
-    for bad in (float("inf"), -float("inf")):
+    for bad in (float("inf"), -float("inf"), 10**400, "1.5"):  # 10**400: a bare OverflowError; "1.5": a TypeError
         with pytest.raises(ValueError, match="is not a finite number"):
             T.write_trec_run({"q1": {"a": bad}}, tmp_path / "inf.txt")
+    assert not (tmp_path / "inf.txt").exists()
     for depth in (0, -1):  # -1 dropped the last document
         with pytest.raises(ValueError, match=f"depth {depth}: a run keeps at least 1 document"):
             T.write_trec_run({"q1": {"a": 1.0}}, tmp_path / "d.txt", depth=depth)

@@ -219,3 +219,36 @@ def test_undefined_intervals_and_correlations_are_said_to_be_so():
     assert "Spearman's ρ = undefined (2 items) over notebook 07's 2 planners" in SY.retrieval_verdict_sentence(two)
     none = two | {f"{key}.rho": nan, f"{key}.planners": 5}
     assert "ρ = undefined (one side is constant) over notebook 07's 5 planners" in SY.retrieval_verdict_sentence(none)
+
+
+def test_store_sentence_reads_the_gaps_from_the_printed_figures():
+    """0.3006 over 0.3004 prints 0.301 over 0.300: a lead of +0.001 both times, not "its lead is gone"."""
+    import pandas as pd
+
+    def table(with_, without):
+        cols = pd.MultiIndex.from_tuples([("AVeriTeC@0.25", SY.WITH_GOLD), ("AVeriTeC@0.25", SY.WITHOUT_GOLD)])
+        return pd.DataFrame(list(zip(with_, without)), index=["A", "B"], columns=cols)
+
+    kept = SY.store_sentence(table([0.3006, 0.3004], [0.2006, 0.2004]), 0.99, 0.4)
+    assert kept.endswith(
+        "A, the best with them (0.301), scores 0.201, and its lead over the next plan stays (+0.001 to +0.001)."
+    )
+    grew = SY.store_sentence(table([0.3006, 0.3004], [0.2006, 0.1994]), 0.99, 0.4)
+    assert grew.endswith("its lead over the next plan grows (+0.001 to +0.002).")
+    level = SY.store_sentence(table([0.3006, 0.3004], [0.2004, 0.2001]), 0.99, 0.4)  # 0.200 and 0.200
+    assert level.endswith("its lead is gone: it ties with B (+0.001 to +0.000).")
+    assert "falls for 2 of 2 plans" in level
+    same = SY.store_sentence(table([0.3006, 0.3004], [0.3009, 0.3001]), 0.99, 0.4)  # printed 0.301 and 0.300 again
+    assert "falls for 0 of 2 plans" in same
+
+
+def test_an_interval_end_that_excludes_0_is_printed_so_and_ratios_are_of_printed_figures():
+    assert SY.interval("rho", 0.05, 0.0004, 0.1) == (
+        "rho is 0.050 (95% interval 0.0004 to 0.100), positive: the interval excludes 0"
+    )
+    assert SY.interval("rho", -0.05, -0.1, -0.0004).startswith(
+        "rho is -0.050 (95% interval -0.100 to -0.0004), negative"
+    )
+    assert SY.compare("A", 0.004, "B", 0.153, "m") == "m: A 0.004 against B 0.153, A lower (0.026×)"
+    assert SY.compare("A", 0.0015, "B", 0.0010, "m") == "m: A 0.002 against B 0.001, A higher (2.0×)"
+    assert SY.compare("A", 0.0004, "B", 0.153, "m") == "m: A 0.000 against B 0.153, A lower"

@@ -495,3 +495,11 @@ def test_a_finished_time_that_is_not_utc_as_the_timer_writes_it_is_no_record():
     assert TM._timestamp("2026-11-28T01:09:01+00:00") and TM._timestamp("2026-11-28T01:09:01.5+00:00")
     for bad in ("2026-11-28T23:30:00-05:00", "2026-W48-5", "20261128T0219", "yesterday", None):
         assert not TM._timestamp(bad)
+
+
+def test_minutes_are_rounded_before_they_are_split():
+    """A float sum just below a whole minute printed "19 min 60.0 s" (the twenty-sixth pass)."""
+    from lib.timing import _minutes
+
+    assert _minutes(1199.9999999999998) == "20 min 00.0 s" and _minutes(59.96) == "1 min 00.0 s"
+    assert _minutes(59.94) == "59.9 s" and _minutes(125.0) == "2 min 05.0 s" and _minutes(3.0) == "3.0 s"

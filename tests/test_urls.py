@@ -11,6 +11,7 @@ from lib.store.urls import (
     path_date,
     site_key,
     strip_wayback,
+    unicode_host,
     url_date,
     wayback_capture_date,
 )
@@ -136,6 +137,18 @@ def test_sites_are_domains_or_sections_of_one():
     assert on_sites("x.org/a/b/c", sites) and not on_sites("x.org/a", sites) and not on_sites("x.org/a/bc", sites)
     assert not on_sites("org/blog", {"org/blog"})  # a bare suffix is never a match, as in in_domains
     assert not on_sites("", sites)
+
+
+def test_a_domain_in_punycode_or_in_unicode_is_one_site():
+    """A list entry `bücher.de` matched no URL written `xn--bcher-kva.de` and the other way round."""
+    assert unicode_host("xn--bcher-kva.de") == "bücher.de" and unicode_host("a.xn--mnchen-3ya.de") == "a.münchen.de"
+    assert unicode_host("xn--zz.de") == "xn--zz.de"  # no valid punycode: kept as written
+    assert normalise_url("https://www.xn--bcher-kva.de/a/") == normalise_url("http://BÜCHER.de/a") == "bücher.de/a"
+    sites = {site_key("bücher.de"), site_key("xn--mnchen-3ya.de/blog")}
+    assert sites == {"bücher.de", "münchen.de/blog"}
+    assert on_sites(normalise_url("http://xn--bcher-kva.de/x"), sites) and on_sites("bücher.de/y", sites)
+    assert on_sites(normalise_url("http://münchen.de/blog/a"), sites)
+    assert not on_sites(normalise_url("http://xn--mnchen-3ya.de/blogger"), sites)
 
 
 def test_a_url_with_an_unclosed_bracket_has_no_path_date():

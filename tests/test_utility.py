@@ -265,6 +265,22 @@ def test_grade_sentence_names_the_circular_grade_and_tests_the_other():
     assert shown.endswith("relevance predicts utility beyond the circular part.")
     undefined = U.grade_sentence(answers, {"rho": 0.2, "low": float("nan"), "high": float("nan")})
     assert "(no interval)" in undefined and undefined.endswith("is shown.")
+    # the twenty-sixth pass: an end 0.0004 printed 0.000 beside "positive"; NaN printed "nan [nan, nan]"
+    assert "give 0.050 [0.0004, 0.100] (positive): relevance predicts" in U.grade_sentence(
+        answers, {"rho": 0.05, "low": 0.0004, "high": 0.1}
+    )
+    nan = float("nan")
+    none = U.grade_sentence({"rho": 0.4, "low": nan, "high": nan}, {"rho": nan, "low": nan, "high": nan})
+    assert none == (
+        "By kind of relevant document: the annotators' answers (grade 2) give rho = 0.400 (no interval), but they are "
+        "the texts the gold distribution is computed from, so that correlation is partly built in; the documents from "
+        "the gold source URLs (grade 1), which are not, give no correlation (none is judged, or one side is constant): "
+        "beyond the circular part, no relation between relevance and utility is shown."
+    )
+    assert (
+        "(grade 2) give no correlation (none is judged, e.g. without gold answers in the store, or one side is constant)"
+        in (U.grade_sentence({"rho": nan, "low": nan, "high": nan}, answers))
+    )
 
 
 def test_alone_and_together_by_hand():

@@ -542,3 +542,30 @@ def test_sentences_of_notebook_07_read_figures_as_printed_and_name_ties():
            "seeds": {"gold": 3, "mixed": 3, "retrieved": 3}}  # fmt: skip
     tab2 = pd.DataFrame({(VD.PROTOCOL_SCORE, "range"): [0.05, 0.01, 0.2]}, index=["gold", "mixed", "retrieved"])
     assert "is within a protocol's range over seeds (0.200)" in VD.protocol_sentence(ch2, "gold", tab2)
+
+
+def test_leaders_are_read_as_printed_and_an_undefined_mde_is_counted_apart():
+    """The twenty-sixth pass: 0.3004 was "the best" over a printed-alike 0.3001; a NaN MDE (one claim) was
+    counted as a difference that reaches its test's power, "(nan to nan macro-F1)"."""
+    assert VD._best(pd.Series({"A": 0.3004, "B": 0.3001})) == "A and B tied at 0.300"
+    assert VD._best(pd.Series({"A": 0.3006, "B": 0.3001})) == "A 0.301"
+    gains = pd.DataFrame(
+        {
+            "ndcg@10": [0.2, 0.2001],
+            "macro_f1": [0.3, 0.3],
+            "retrieval gain %": [100.2, 100.4],
+            "verdict gain %": [1.0, 2.0],
+        },
+        index=["A", "B"],
+    )
+    assert "the planners with the largest ndcg@10 gain, A and B (tied), gain 100% in retrieval" in VD.retrieval_line(
+        gains, "ndcg@10", (0.5, -0.2, 0.9), 0.2
+    )
+    nan = float("nan")
+    assert VD.power_sentence({"A": 0.05, "B": 0.0}, {"A": nan, "B": nan}, "BASE") == (
+        "2 of 2 settings have no defined difference from BASE or no minimum detectable difference (too few claims "
+        "for the test): nothing can be said of their power."
+    )
+    mixed = VD.power_sentence({"A": 0.05, "B": 0.01, "C": nan}, {"A": nan, "B": 0.03, "C": 0.02}, "BASE")
+    assert mixed.startswith("2 of 3 settings have no defined difference from BASE")
+    assert "All 1 other differences from BASE (|Δ| up to 0.010)" in mixed and "nan" not in mixed

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from lib import timing as TM
+from lib.evaluation.comparisons import and_list, highest
 
 KINDS = TM.KINDS
 FEVER8_SECONDS_PER_CLAIM = 60.0  # FEVER-8's limit, on one 23 GB GPU
@@ -74,5 +75,7 @@ def within_budget(table: pd.DataFrame, limit: float = FEVER8_SECONDS_PER_CLAIM) 
     over = complete[complete > limit]
     head = f"{len(complete) - len(over)} of {len(complete)} planners stay within {limit:g} s per claim"
     if over.empty:
-        return f"{head}; the costliest, {complete.idxmax()}, takes {complete.max():.3g} s.{tail}"
+        top = highest(complete, ".3g")  # as printed; idxmax named the first of tied planners alone
+        who = f"the costliest, {top[0]}, takes" if len(top) == 1 else f"the costliest, {and_list(top)}, each take"
+        return f"{head}; {who} {complete.max():.3g} s.{tail}"
     return f"{head}; over it: " + ", ".join(f"{p} ({s:.3g} s)" for p, s in over.sort_values().items()) + "." + tail

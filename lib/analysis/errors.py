@@ -56,7 +56,7 @@ from lib import outputs as OUT
 from lib import sheets as SH
 from lib.data import averitec
 from lib.evaluation.agreement import cohen_kappa
-from lib.evaluation.significance import sign_of
+from lib.evaluation.significance import MIN_CLUSTERS, sign_of
 from lib.params import PosInt, Section, Share, Threshold
 from lib.retrieval import runs as RU
 from lib.retrieval.bm25 import tokenize
@@ -451,13 +451,17 @@ def grouped(table: pd.DataFrame, by: str, min_claims: int = 1, other: str = "oth
     return out.loc[[i for i in out.index if i not in merged] + merged]
 
 
+NO_INTERVAL = "no interval"  # `baseline`'s call where too few claims give no interval
+
+
 def baseline(
     table: pd.DataFrame, by: str = "rule_family", n_resamples: int = 2000, seed: int = 0, confidence: float = 0.95
 ) -> pd.DataFrame:
     """Each family (`by="rule_family"`) or code (`"rule_code"`) as a share of the wrong verdicts and of the
     right verdicts under the same rules, the difference and its percentile interval by resampling claims
     (all of a claim's verdicts go together: they share its store and its gold questions), and the claims
-    behind each side. `call`: `lib.evaluation.significance.sign_of` of the interval."""
+    behind each side. `call`: `lib.evaluation.significance.sign_of` of the interval, or `NO_INTERVAL` for fewer
+    than `MIN_CLUSTERS` claims (one claim gave a zero-width "95%" interval and a call)."""
     values = list(FAMILIES if by == "rule_family" else ERROR_CODES)
     wrong = (~table["correct"]).to_numpy()
     if wrong.all() or not wrong.any():
@@ -474,6 +478,8 @@ def baseline(
     diff = w[draws].sum(axis=1)[keep] / tw[keep, None] - r[draws].sum(axis=1)[keep] / tr[keep, None]
     alpha = (1 - confidence) / 2
     lo, hi = np.quantile(diff, alpha, axis=0), np.quantile(diff, 1 - alpha, axis=0)
+    if len(ids) < MIN_CLUSTERS:
+        lo, hi = np.full(len(values), np.nan), np.full(len(values), np.nan)
     sw, sr = w.sum(axis=0) / nw.sum(), r.sum(axis=0) / nr.sum()
     return pd.DataFrame(
         {
@@ -484,7 +490,7 @@ def baseline(
             "high": hi,
             "claims (wrong)": (w > 0).sum(axis=0),
             "claims (right)": (r > 0).sum(axis=0),
-            "call": [sign_of(a, b) for a, b in zip(lo, hi)],
+            "call": [NO_INTERVAL if a != a else sign_of(a, b) for a, b in zip(lo, hi)],
         },
         index=pd.Index(values, name=by),
     )
@@ -500,7 +506,8 @@ def share_intervals(
 ) -> pd.DataFrame:
     """Each group of `by`'s wrong verdicts split by `column` (`family` or `code`): the share of each value with
     its percentile interval from resampling the group's claims (a claim's verdicts go together), and the
-    claims behind the group. One row per (group, value)."""
+    claims behind the group. One row per (group, value); a group of fewer than `MIN_CLUSTERS` claims has no
+    interval (NaN ends: one claim gave a zero-width interval)."""
     values = list(FAMILIES if column == "family" else ERROR_CODES)
     errors = table[table["code"] != CORRECT]
     if errors.empty:
@@ -515,6 +522,8 @@ def share_intervals(
         draws = rng.integers(0, len(ids), size=(n_resamples, len(ids)))
         shares = hits[draws].sum(axis=1) / totals[draws].sum(axis=1)[:, None]
         lo, hi = np.quantile(shares, alpha, axis=0), np.quantile(shares, 1 - alpha, axis=0)
+        if len(ids) < MIN_CLUSTERS:
+            lo, hi = np.full(len(values), np.nan), np.full(len(values), np.nan)
         for j, v in enumerate(values):
             rows.append(
                 {
@@ -532,8 +541,8 @@ def share_intervals(
 def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
     """The lowest and the highest share of one value across groups (rows of `share_intervals` for that
     value, indexed by group), with their intervals, and whether the intervals are disjoint. The two are
-    picked after seeing all groups and not corrected for it, which the sentence says; a share of 0 has a
-    zero-width bootstrap interval, so its upper end is a floor, not a bound."""
+    picked after seeing all groups and not corrected for it, which the sentence says; a share of 0 (or 1) has a
+    zero-width bootstrap interval, so its upper (lower) end is a floor (ceiling), not a bound."""
     share = shares["share"]
     if share.min() == share.max():  # idxmin and idxmax named one group as both ends
         return f"The {what} is {share.iloc[0]:.0%} in every one of the {len(shares)} groups: no difference to show."
@@ -543,6 +552,8 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
         if len(groups) > 1:  # tied at an end: every group there named, and the widest of their intervals tested
             return f"{shares.loc[groups[0], 'share']:.0%} ({', '.join(str(name(g)) for g in groups)}, tied)"
         g = groups[0]
+        if shares.loc[g, "low"] != shares.loc[g, "low"]:  # too few claims for an interval
+            return f"{shares.loc[g, 'share']:.0%} (no interval; {name(g)}, {shares.loc[g, 'claims']} claims)"
         return (
             f"{shares.loc[g, 'share']:.0%} [{shares.loc[g, 'low']:.0%}, {shares.loc[g, 'high']:.0%}] ({name(g)}, "
             f"{shares.loc[g, 'claims']} claims)"
@@ -550,9 +561,12 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
 
     head = f"The {what} ranges from {show(lows)} to {show(highs)}"
     # a share of 0 has a zero-width bootstrap interval: its upper end is a floor, so the rule of three (3 / claims,
-    # the 95% upper bound of a rate seen 0 times) stands in for it
+    # the 95% upper bound of a rate seen 0 times) stands in for it; a share of 1 the same way at its lower end
     upper = [3 / shares.loc[g, "claims"] if shares.loc[g, "share"] == 0 else shares.loc[g, "high"] for g in lows]
-    if max(upper) < shares.loc[highs, "low"].min():
+    lower = [1 - 3 / shares.loc[g, "claims"] if shares.loc[g, "share"] == 1 else shares.loc[g, "low"] for g in highs]
+    if any(v != v for v in upper + lower):
+        return f"{head}: an end rests on fewer than {MIN_CLUSTERS} claims, too few for an interval, so no difference between the groups is shown."
+    if max(upper) < min(lower):
         return (
             f"{head}: the two intervals are disjoint (the extremes of {len(shares)} groups, picked after seeing "
             "them, no correction), so these two differ in it."
@@ -562,7 +576,13 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
 
 def baseline_sentence(row: pd.Series, what: str) -> str:
     """What one row of `baseline` supports: the code (family) is more or less common behind wrong verdicts
-    than behind right ones, or the rules find it as often behind both."""
+    than behind right ones, or the rules find it as often behind both; too few claims say nothing."""
+    if row["call"] == NO_INTERVAL:
+        return (
+            f"{what} fits {row['wrong verdicts']:.0%} of the wrong verdicts and {row['right verdicts']:.0%} of the "
+            f"right ones ({row['difference']:+.1%}; no interval: fewer than {MIN_CLUSTERS} claims): too few claims "
+            "to say whether it locates the errors."
+        )
     head = (
         f"{what} fits {row['wrong verdicts']:.0%} of the wrong verdicts and {row['right verdicts']:.0%} of the right "
         f"ones ({row['difference']:+.1%}, 95% interval [{row['low']:+.1%}, {row['high']:+.1%}], claims resampled)"
@@ -749,6 +769,8 @@ def source_sentence(base: pd.DataFrame, alpha_note: str = "95% interval over cla
     """Where the rules locate the wrong verdicts, from a `baseline` table: the families more common behind
     wrong verdicts than behind right ones (interval above 0), or none."""
     more = [f for f in base.index if base.loc[f, "call"] == "positive"]
+    if (base["call"] == NO_INTERVAL).all():
+        return f"Fewer than {MIN_CLUSTERS} claims: too few for an interval, so nothing can be said of where the errors come from."
     if not more:
         return (
             "No family of codes is more common behind wrong verdicts than behind right ones "

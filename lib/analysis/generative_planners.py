@@ -453,7 +453,7 @@ def metrics(
 
 def _best_generative(values: pd.Series, generative: Sequence[str], label: Mapping[str, str], measure: str) -> str:
     """ "the best generative planner by M is X (v)", or the planners tied at the top, named whole."""
-    top = CMP.highest(values[list(generative)])
+    top = CMP.highest(values[list(generative)], ".3f")  # as printed
     if len(top) == 1:
         return f"the best generative planner by {measure} is {label[top[0]]} ({values[top[0]]:.3f})"
     return f"the best generative planners by {measure} are {CMP.and_list(top, label.__getitem__)}, tied ({values[top[0]]:.3f})"

@@ -18,7 +18,7 @@ import pandas as pd
 
 from lib import outputs as OUT
 from lib.cli import NamedError, shown
-from lib.evaluation.comparisons import and_list, highest, rho_text
+from lib.evaluation.comparisons import and_list, end_text, highest, printed, rho_text
 from lib.paths import METRICS_DIR
 from lib.site.catalogue import flatten
 from lib.site.display import setting as setting_name
@@ -79,20 +79,23 @@ def value(metrics: Mapping[str, Mapping[str, Any]], ref: str, text: bool = False
 def compare(a_name: str, a: float, b_name: str, b: float, measure: str, lower_is_better: bool = False) -> str:
     """ "NDCG@10: A 0.384 against B 0.153, A higher by 151%", with the right word: higher or lower (better or
     worse where `lower_is_better`, e.g. a rank), or level when equal as printed (3 decimals: "higher by 0%" of
-    two figures printed alike, or "4.0×" of two printed 0.000, said more than the figures show)."""
-    if round(a, 3) == round(b, 3):
+    two figures printed alike, or "4.0×" of two printed 0.000, said more than the figures show). The ratio is
+    that of the printed figures (0.0015 against 0.0010 print 0.002 and 0.001: 2.0×, not "higher by 50%"), and
+    a ratio under 0.1 gets the digits that keep it from reading 0.0×."""
+    a_shown, b_shown = printed(a, ".3f"), printed(b, ".3f")
+    if a_shown == b_shown:
         return f"{measure}: {a_name} and {b_name} are level at {a:.3f}"
     if lower_is_better:
         word = "better" if a < b else "worse"
     else:
         word = "higher" if a > b else "lower"
-    ratio = a / b if b else None
+    ratio = a_shown / b_shown if b_shown else None
     if lower_is_better or not ratio or ratio <= 0:
         by = ""
     elif ratio >= 2 or ratio <= 0.5:
-        by = f" ({ratio:.1f}×)"
+        by = f" ({ratio:.1f}×)" if ratio >= 0.1 else f" ({ratio:.2g}×)"
     else:
-        share = abs(a - b) / abs(b)
+        share = abs(a_shown - b_shown) / abs(b_shown)
         by = f" by {share:.0%}" if share >= 0.005 else " by less than 1%"
     return f"{measure}: {a_name} {a:.3f} against {b_name} {b:.3f}, {a_name} {word}{by}"
 
@@ -129,7 +132,8 @@ def interval(what: str, estimate: float, low: float, high: float) -> str:
         says = "negative: the interval excludes 0"
     else:
         says = "indistinguishable from 0: the interval contains it"
-    return f"{what} is {estimate:.3f} (95% interval {low:.3f} to {high:.3f}), {says}"
+    # an end that excludes 0 is printed with the decimals that show it (0.0004, not 0.000 read as "positive")
+    return f"{what} is {estimate:.3f} (95% interval {end_text(low, '.3f')} to {end_text(high, '.3f')}), {says}"
 
 
 def significance(names_significant: Mapping[str, bool], against: str) -> str:
@@ -189,7 +193,7 @@ def findings(m: Mapping[str, Mapping[str, Any]], systems: Sequence[str], focus: 
         )
     )
     scores = pd.Series({name: v(f"averitec.json:runs.{name}.averitec@0.25") for name in systems}, dtype=float)
-    top = highest(scores)  # a tie named whole, never its first system as the best
+    top = highest(scores, ".3f")  # a tie named whole, as printed, never its first system as the best
     if not top:
         best = "no published run is scored (params averitec.systems is empty)"
     elif len(top) == 1:
@@ -376,8 +380,11 @@ def store_sentence(table: pd.DataFrame, share_with: float, share_without: float)
     (`store_table`), and to the gap between the best plan and the others, checked rather than assumed."""
     col = "AVeriTeC@0.25"
     before, after = table[(col, WITH_GOLD)].astype(float), table[(col, WITHOUT_GOLD)].astype(float)
+    # as printed (3 decimals): 0.3004 and 0.3001 are a tie at 0.300, not a lead, and the gaps are those of the
+    # printed figures (0.3006 over 0.3004 is 0.301 over 0.300: a lead of 0.001, not +0.000)
+    before, after = before.map(lambda v: printed(v, ".3f")), after.map(lambda v: printed(v, ".3f"))
     fell = int((after < before).sum())
-    top = highest(before.round(3))  # as printed: 0.3004 and 0.3001 are a tie at 0.300, not a lead
+    top = highest(before)
     if not top:
         raise ValueError("store_sentence: no plan has an AVeriTeC score with the gold answers in the store")
     if len(top) > 1:  # idxmax named the first of a tie as the leader
@@ -389,13 +396,13 @@ def store_sentence(table: pd.DataFrame, share_with: float, share_without: float)
     best = top[0]
     # compared as printed (3 decimals): a difference below the printed precision is no change
     gap_before = round(before[best] - before.drop(best).max(), 3) if len(before) > 1 else 0.0
-    gap_after = round(after[best] - after.drop(best).max(), 3) if len(after) > 1 else 0.0
+    gap_after = round(after[best] - after.drop(best).max(), 3) if len(after) > 1 else 0.0  # of printed figures
     if len(before) < 2:  # one plan has no lead to keep ("stays (+0.000 to +0.000)")
         lead = "there is no other plan to lead"
     elif gap_after < 0:  # "shrinks" said of a plan that had lost the lead; every plan ahead of it named
-        lead = f"it loses the lead to {and_list(highest(after.drop(best).round(3)))} ({gap_before:+.3f} to {gap_after:+.3f})"
+        lead = f"it loses the lead to {and_list(highest(after.drop(best)))} ({gap_before:+.3f} to {gap_after:+.3f})"
     elif gap_after == 0:  # a lead of +0.000 is none: the plans are level
-        lead = f"its lead is gone: it ties with {and_list(highest(after.drop(best).round(3)))} ({gap_before:+.3f} to +0.000)"
+        lead = f"its lead is gone: it ties with {and_list(highest(after.drop(best)))} ({gap_before:+.3f} to +0.000)"
     else:
         verb = "shrinks" if gap_after < gap_before else "grows" if gap_after > gap_before else "stays"
         lead = f"its lead over the next plan {verb} ({gap_before:+.3f} to {gap_after:+.3f})"

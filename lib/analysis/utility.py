@@ -42,7 +42,7 @@ from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import averitec
 from lib.data import labels as LB
 from lib.data.climate_fever import SENTENCES
-from lib.evaluation.comparisons import MIN_RANKED, rho_text
+from lib.evaluation.comparisons import MIN_RANKED, end_text, rho_text
 from lib.evaluation.metrics import evaluate
 from lib.evaluation.significance import paired_bootstrap, sign_of
 from lib.params import Device, PosFloat, PosInt, Section, Seed, Text, section
@@ -644,20 +644,36 @@ def grade_sentence(answers: Mapping[str, float], urls: Mapping[str, float]) -> s
     distribution is computed from, so a correlation there is partly built in; grade 1 (documents from the
     gold source URLs) is the test that is not."""
 
-    call = lambda r: "no interval" if np.isnan(r["low"]) else sign_of(r["low"], r["high"])  # noqa: E731
-    grade2 = (
-        f"the annotators' answers (grade 2) give rho = {answers['rho']:.3f} [{answers['low']:.3f}, "
-        f"{answers['high']:.3f}], but they are the texts the gold distribution is computed from, so that "
-        "correlation is partly built in"
-        if answers["rho"] == answers["rho"]
-        else "the annotators' answers (grade 2) give no correlation (none is judged, e.g. without gold answers in "
-        "the store)"
-    )
+    def defined(r: Mapping[str, float]) -> bool:
+        return r["rho"] == r["rho"]
+
+    def ends(r: Mapping[str, float]) -> str | None:  # an end that excludes 0 with the decimals that show it
+        if r["low"] != r["low"] or r["high"] != r["high"]:
+            return None
+        return f"[{end_text(r['low'], '.3f')}, {end_text(r['high'], '.3f')}]"
+
+    if defined(answers):
+        grade2 = (
+            f"the annotators' answers (grade 2) give rho = {answers['rho']:.3f} {ends(answers) or '(no interval)'}, "
+            "but they are the texts the gold distribution is computed from, so that correlation is partly built in"
+        )
+    else:  # NaN: nothing judged at grade 2, or a constant side ("nan [nan, nan]" was printed)
+        grade2 = (
+            "the annotators' answers (grade 2) give no correlation (none is judged, e.g. without gold answers in "
+            "the store, or one side is constant)"
+        )
+    call = sign_of(urls["low"], urls["high"]) if defined(urls) and ends(urls) else None
+    if not defined(urls):
+        grade1 = "no correlation (none is judged, or one side is constant)"
+    elif call is None:
+        grade1 = f"{urls['rho']:.3f} (no interval)"
+    else:
+        grade1 = f"{urls['rho']:.3f} {ends(urls)} ({call})"
     head = (
         f"By kind of relevant document: {grade2}; the documents from the gold source URLs (grade 1), which "
-        f"are not, give {urls['rho']:.3f} [{urls['low']:.3f}, {urls['high']:.3f}] ({call(urls)})"
+        f"are not, give {grade1}"
     )
-    if call(urls) == "positive":
+    if call == "positive":
         return head + ": relevance predicts utility beyond the circular part."
     return head + ": beyond the circular part, no relation between relevance and utility is shown."
 

@@ -387,7 +387,9 @@ def power_sentence(deltas: Mapping[str, float], mde: Mapping[str, float], baseli
     if not deltas or set(deltas) != set(mde):
         raise ValueError("need the same non-empty settings in deltas and mde")
     identical = [s for s in deltas if deltas[s] == 0 and mde[s] == 0]
-    tested = [s for s in deltas if s not in identical]
+    # no MDE (too few claims for the test) or no difference: nothing to weigh ("nan to nan" was counted as reached)
+    untestable = [s for s in deltas if mde[s] != mde[s] or deltas[s] != deltas[s]]
+    tested = [s for s in deltas if s not in identical and s not in untestable]
     below = [s for s in tested if abs(deltas[s]) < mde[s] or deltas[s] == 0]
     reach = [s for s in tested if s not in below]
     parts = []
@@ -396,11 +398,16 @@ def power_sentence(deltas: Mapping[str, float], mde: Mapping[str, float], baseli
             f"{len(identical)} of {len(deltas)} settings give the same verdict as {baseline} on every claim: no "
             "test can tell them apart."
         )
+    if untestable:
+        parts.append(
+            f"{len(untestable)} of {len(deltas)} settings have no defined difference from {baseline} or no minimum "
+            "detectable difference (too few claims for the test): nothing can be said of their power."
+        )
     if below:
         span = f"|Δ| up to {max(abs(deltas[s]) for s in below):.3f}"
         mdes = f"{min(mde[s] for s in below):.3f} to {max(mde[s] for s in below):.3f} macro-F1"
         which = f"All {len(below)}" if not reach else f"{len(below)} of {len(tested)}"
-        rest = "other " if identical else ""
+        rest = "other " if identical or untestable else ""
         parts.append(
             f"{which} {rest}differences from {baseline} ({span}) are each smaller than the smallest difference "
             f"their own paired test detects with {power:.0%} power ({mdes}): their non-significance says the test "
@@ -794,7 +801,7 @@ def _largest_gain(gains: pd.DataFrame, measure: str, top: Sequence[str]) -> str:
 
 def _best(values: pd.Series) -> str:
     """ "A 0.300", or "A and B tied at 0.300": the best of a column, a tie named whole."""
-    top = CMP.highest(values)
+    top = CMP.highest(values, ".3f")  # as printed: 0.3004 and 0.3001 tie at 0.300
     if len(top) == 1:
         return f"{top[0]} {values[top[0]]:.3f}"
     return f"{CMP.and_list(top)} tied at {values[top[0]]:.3f}"
@@ -805,7 +812,8 @@ def retrieval_line(gains: pd.DataFrame, measure: str, rho: tuple[float, float, f
     and macro-F1 over the planners: its bootstrap interval where one is defined, and the permutation test's
     p (`lib.evaluation.significance.spearman_permutation`), which alone decides the direction over a handful
     of planners."""
-    top = CMP.highest(gains[measure])  # a tie named whole
+    # a tie named whole, the gains compared as printed (whole percents); a baseline at 0 leaves no gain to print
+    top = CMP.highest(gains["retrieval gain %"], ".0f") or CMP.highest(gains[measure])
     r, lo, hi = rho
     interval = "no bootstrap interval" if np.isnan(lo) else f"bootstrap [{lo:.2f}, {hi:.2f}]"
     if np.isnan(p):

@@ -8,7 +8,7 @@ import math
 
 import pandas as pd
 
-from lib.evaluation.comparisons import MIN_RANKED, and_list, highest
+from lib.evaluation.comparisons import MIN_RANKED, and_list, highest, printed
 
 GOLD_QUESTIONS = frozenset({"oracle"})  # planners whose questions are the annotators' own (lib.planning.planners)
 
@@ -36,7 +36,7 @@ def _all(values: pd.Series) -> str:
 def best_system_sentence(systems: pd.DataFrame, col: str, level: float) -> str:
     """The best published system at an AVeriTeC level (rows: systems; columns `col`, `Q+A`, `accuracy`), every
     system's score after it; tied systems are named together."""
-    top = highest(systems[col]) if len(systems) else []
+    top = highest(systems[col], ".3f") if len(systems) else []  # as printed: 0.3004 and 0.3001 tie
     if not top:
         return f"No published system has an AVeriTeC score at level {level:g}."
     if len(top) == 1:
@@ -76,7 +76,7 @@ def correlation_sentence(systems: pd.DataFrame, within: pd.Series, weak: float =
         f"correctness ranges from {defined.min():.2f} to {defined.max():.2f}"
         + (f" ({undefined} of {len(within)} systems undefined: constant scores or verdicts)" if undefined else "")
     )
-    if defined.abs().max() < weak:
+    if printed(defined.abs().max(), ".2f") < weak:  # as printed: -0.199 shows as -0.20, not below 0.2
         return out + ": a claim's evidence score says little about whether its own verdict is right."
     return out + "."
 
@@ -88,7 +88,7 @@ def best_planner_sentence(
     annotators' questions (`GOLD_QUESTIONS`) and a store holding the gold answer texts (`include_gold`) make
     it an upper bound, said only where they hold. `name` maps run ids to display names."""
     verdicts = "the majority verdict" if verdict_source == "majority" else f"the `{verdict_source}` verdicts"
-    top = highest(planners[col]) if len(planners) else []
+    top = highest(planners[col], ".3f") if len(planners) else []  # as printed
     if not top:
         return f"With {verdicts} for every claim, no planner was scored."
     score = f"AVeriTeC {planners.loc[top[0], col]:.3f}"

@@ -539,6 +539,8 @@ def edition_change_sentence(q_only_change: pd.Series, qa_change: pd.Series, tol:
     """What the 2025 METEOR path does to the same runs, from their per-run changes (2025 - 2024): no
     change beyond `tol` for any run, or how far Q-only and Q+A move and how many runs move by over 0.005."""
     q, qa = q_only_change.abs(), qa_change.abs()
+    if undefined := int((q.isna() | qa.isna()).sum()):  # max() skips NaN: a run scored in one edition "agreed"
+        return f"the two editions cannot be compared on {undefined} of the {len(qa)} runs (a score missing in one)."
     if max(q.max(), qa.max()) < tol:
         return (
             f"the two editions agree to 4 decimals for every one of the {len(qa)} runs: on these references "
@@ -555,7 +557,9 @@ def check_figures_sentence(agree: int, total: int) -> str:
     """Whether this scorer reproduces the organisers' check figures (`agree` of `total` equal to 4 decimals).
     The figures are the organisers' scores of published systems on the whole dev split, so a run on fewer
     claims (a profile) cannot reproduce them."""
-    if total and agree == total:
+    if not total:  # "0 of 0 agree" read as a failure to reproduce figures there were none of
+        return "No check figure applies to these runs: the organisers scored none of them."
+    if agree == total:
         return f"The scorer reproduces the organisers' check figures: all {total} agree to 4 decimals."
     return (
         f"The scorer does not reproduce the organisers' check figures here: {agree} of {total} agree to 4 "

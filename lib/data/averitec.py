@@ -284,7 +284,8 @@ def load_system_output(
 
 # a domain, then path segments (none `.`, `..` or empty, no query or parameters: `on_sites` compares whole
 # segments of a URL's path, which has none of them), then an optional fragment, which names no other page
-_SITE = re.compile(r"(?:https?://)?[a-z0-9_-]+(?:\.[a-z0-9_-]+)+(?:/[a-z0-9_~%+-][a-z0-9._~%+-]*)*/?(?:#.*)?")
+# (a domain's names may be Unicode, `bücher.de`, or their punycode, `xn--bcher-kva.de`: `site_key` makes them one)
+_SITE = re.compile(r"(?:https?://)?[\w-]+(?:\.[\w-]+)+(?:/[a-z0-9_~%+-][a-z0-9._~%+-]*)*/?(?:#.*)?")
 
 
 _PUBLIC_SUFFIX = re.compile(r"(?:co|com|org|net|gov|ac|edu)\.[a-z]{2}")  # `co.uk`, `com.au`: no site of their own

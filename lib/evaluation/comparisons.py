@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -146,18 +147,39 @@ def top_sentence(group: TopGroup, name: Callable[[str], str] = str, fmt: str = "
     return f"{best}, tied with {and_list(others, name)}"
 
 
-def highest(values: pd.Series) -> list[str]:
+def printed(value: float, fmt: str) -> float:
+    """A number as `format(value, fmt)` shows it, read back: what a reader compares (0.3004 at ".3f" is 0.3,
+    0.30004 at ".1%" is 0.3)."""
+    text = format(value, fmt).replace(",", "")
+    return float(text[:-1]) / 100 if text.endswith("%") else float(text)
+
+
+def end_text(value: float, fmt: str) -> str:
+    """An interval's end as `fmt` prints it, with more decimals where `fmt` would print a non-zero end as 0
+    (0.0004 at ".3f" is "0.0004", not "0.000"): a sign read from the end must be visible in its figure."""
+    decimals = re.search(r"\.(\d+)", fmt)
+    while value == value and value != 0 and printed(value, fmt) == 0 and decimals and int(decimals[1]) < 12:
+        fmt = fmt.replace(decimals[0], f".{int(decimals[1]) + 1}")
+        decimals = re.search(r"\.(\d+)", fmt)
+    return format(value, fmt)
+
+
+def highest(values: pd.Series, fmt: str | None = None) -> list[str]:
     """The names (index) sharing the highest value, in row order, NaN skipped; [] when no value is defined.
-    A tie is named whole: `idxmax` names the first of the tied rows as if it led alone."""
+    A tie is named whole: `idxmax` names the first of the tied rows as if it led alone. With `fmt`, values
+    compare as that format prints them: 0.3004 and 0.3001 at ".3f" are a tie at 0.300."""
     values = pd.to_numeric(values, errors="coerce").dropna()
+    if fmt is not None:
+        values = values.map(lambda v: printed(v, fmt))
     if values.empty:
         return []
     return [str(n) for n, v in values.items() if v == values.max()]
 
 
 def leader_phrase(values: pd.Series, fmt: str = ".3f", name: Callable[[str], str] = str) -> str | None:
-    """ "X (v)" for one leader, "X and Y (tied at v)" for a tie; None when no value is defined."""
-    top = highest(values)
+    """ "X (v)" for one leader, "X and Y (tied at v)" for a tie, compared as printed; None when no value is
+    defined."""
+    top = highest(values, fmt)
     if not top:
         return None
     value = pd.to_numeric(values, errors="coerce").max()

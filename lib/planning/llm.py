@@ -570,7 +570,9 @@ def _bounded_client() -> Any:
             except Exception:  # noqa: BLE001 - at interpreter exit the modules it needs may be gone
                 pass
 
-    return Client(transport=Transport())
+    # a redirect is not followed: the prompts went to another host, their answers cached under this endpoint,
+    # and a redirect to a dead host was said to be "unreachable" of the endpoint that had answered (`_fatal`)
+    return Client(transport=Transport(), follow_redirects=False)
 
 
 class LLM:
@@ -717,6 +719,12 @@ class LLM:
             return LLMAuthError(
                 f"{self._base_url} refused {sent} (HTTP {code}, model {shown(s.model, 80)}): fix "
                 "llm.api_key_env (the variable it names must hold a valid key with access to llm.model)"
+            )
+        if 300 <= code < 400:
+            where = shown(err.response.headers.get("location", "nowhere named"), 200)
+            return LLMError(
+                f"{self._base_url} answered HTTP {code}, a redirect to {where}, which is not followed (the prompts "
+                "would go to another address): fix llm.base_url (the endpoint itself)"
             )
         if code == 404:
             detail = self._redact(getattr(err, "message", ""))

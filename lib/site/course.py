@@ -277,14 +277,18 @@ def write_exercises(
             f"{out_dir}: already holds copies ({', '.join(f'{n}.ipynb' for n in present[:3])}"
             f"{', ...' if len(present) > 3 else ''}), perhaps with a class's answers; name another folder or remove them"
         )
-    written = []
-    for name in numbered(notebooks_dir):
-        nb = _read(Path(notebooks_dir) / f"{name}.ipynb")
-        path = out_dir / f"{name}.ipynb"
-        text = nbformat.writes(nb if teacher else strip_solutions(nb))
-        OUT.write_text(path, text if text.endswith("\n") else text + "\n")  # as nbformat.write ends it
-        written.append(path)
-    return written
+    texts = {}  # every copy made before any is written: a notebook that fails left the earlier copies behind,
+    for name in numbered(notebooks_dir):  # and the rerun refused the folder as "already holds copies"
+        source = Path(notebooks_dir) / f"{name}.ipynb"
+        nb = _read(source)
+        try:
+            text = nbformat.writes(nb if teacher else strip_solutions(nb))
+        except CourseError as err:
+            raise CourseError(f"{source}: {err}") from None
+        texts[out_dir / f"{name}.ipynb"] = text if text.endswith("\n") else text + "\n"  # as nbformat.write ends it
+    for path, text in texts.items():
+        OUT.write_text(path, text)
+    return list(texts)
 
 
 # --------------------------------------------------------------------------- the course file
@@ -542,7 +546,8 @@ def _try_it_list(name: str, times: Mapping[str, Any] | None) -> str:
         + (
             f"needs {escape(v['needs'])}"
             if v.get("needs") is not None
-            else f"about {v['minutes']:g} min ({len(v['stages'])} stage{'s' if len(v['stages']) != 1 else ''} rerun)"
+            else f"about {v['minutes']:g} min ({len(v['stages'])} stage{'s' if len(v['stages']) != 1 else ''} rerun"
+            + (f"; not timed, so not counted: {escape(', '.join(v['untimed']))})" if v.get("untimed") else ")")
         )
         + "</li>"
         for v in rows

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import io
+import re
 from typing import Any
 
 import numpy as np
@@ -299,4 +301,17 @@ def png_problem(data: Any) -> str | None:
         width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
         if width * height > MAX_FIGURE_PIXELS:
             return f"its PNG is {width:,} × {height:,} pixels, over the bound of {MAX_FIGURE_PIXELS:,}"
+    return _undecodable(png)
+
+
+def _undecodable(png: bytes) -> str | None:
+    """Why a PNG's pixels do not decode (a header that reads well over broken or missing pixel data), or None."""
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(png)) as img:
+            img.load()
+    except Exception as err:  # noqa: BLE001 - PIL raises OSError, SyntaxError, ValueError, zlib.error... per fault
+        detail = re.sub(r" <[^>]*>", "", str(err))[:120]  # PIL names the buffer by its address: not repeatable
+        return f"its PNG does not decode ({type(err).__name__}: {detail})"
     return None

@@ -169,11 +169,14 @@ class TryItVariation(BaseModel):
     stages: list[str] | None = None
     minutes: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
     needs: str | None = None
+    untimed: list[str] | None = None  # stages the build did not time (DVC found them up to date): not in `minutes`
 
     @model_validator(mode="after")
     def _minutes_or_needs(self) -> TryItVariation:
         if (self.needs is None) == (self.minutes is None or self.stages is None):
             raise ValueError("expected either `minutes` and `stages`, or `needs`")
+        if self.untimed is not None and not set(self.untimed) <= set(self.stages or []):
+            raise ValueError("expected `untimed` to name stages of `stages`")
         return self
 
 

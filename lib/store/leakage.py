@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from lib.data import averitec
-from lib.evaluation.comparisons import and_list, highest, leader_phrase
+from lib.evaluation.comparisons import and_list, highest, leader_phrase, printed
 from lib.store.build import GOLD, SOURCES, Store, gold_source_urls
 from lib.store.urls import normalise_url
 
@@ -278,8 +278,8 @@ def grade1_reach(share_without_gold: float) -> str:
 def best_coverage_phrase(coverage: pd.Series) -> str:
     """Notebook 01's best single system by gold coverage (`gold_coverage`'s column, one row per system): tied
     systems are named together, and a coverage of 0 everywhere names no system."""
-    top = highest(coverage)
-    if not top or coverage[top[0]] == 0:
+    top = highest(coverage, ".1%")  # as printed: 30.0% and 30.0% are a tie
+    if not top or printed(coverage[top[0]], ".1%") == 0:
         return "no single system retrieved one"
     if len(top) == 1:
         return f"the best single system, {top[0]}, for {coverage[top[0]]:.1%}"
@@ -289,8 +289,8 @@ def best_coverage_phrase(coverage: pd.Series) -> str:
 def leakiest_phrase(leakage: pd.Series) -> str:
     """Notebook 01's most leaky system (`fact_check_leakage`'s share of claims, one row per system): tied
     systems named together; where no system's evidence comes from a fact-checking site, none is named."""
-    top = highest(leakage)
-    if not top or leakage[top[0]] == 0:
+    top = highest(leakage, ".1%")
+    if not top or printed(leakage[top[0]], ".1%") == 0:  # 0.04% prints 0.0%: no leak to name
         return "no single system's evidence comes from a fact-checking site"
     verb = "are" if len(top) > 1 else "is"
     return f"the most leaky system{'s' if len(top) > 1 else ''} {verb} {leader_phrase(leakage, '.1%')}"

@@ -8,8 +8,10 @@ import numbers
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from lib import outputs as OUT
+from lib.cli import shown
 from lib.data import bounded_lines, not_utf8, within_size
 
 _SCORE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -35,6 +37,14 @@ def _field(value: object, what: str) -> str:
     return text
 
 
+def _finite(score: Any) -> bool:
+    """True for a real number a float holds (10**400 raised a bare OverflowError, a string a TypeError)."""
+    try:
+        return math.isfinite(score)
+    except (OverflowError, TypeError):
+        return False
+
+
 def write_trec_run(run: Run, path: Path | str, tag: str = "study", depth: int | None = None) -> None:
     """TREC run format: `qid Q0 doc_id rank score tag`, ranked as `rank` orders them, each score written in
     full (`.10g` made 1.00000000001 and 1.0 one score, and the file ranked them the other way)."""
@@ -45,8 +55,8 @@ def write_trec_run(run: Run, path: Path | str, tag: str = "study", depth: int | 
         _field(qid, "query id")
         for did, score in docs.items():
             _field(did, f"document id (query {qid})")
-            if not math.isfinite(score):  # `inf` was written, and the reader refuses it
-                raise ValueError(f"query {qid}, document {did}: score {score!r} is not a finite number")
+            if not _finite(score):  # `inf` was written, and the reader refuses it
+                raise ValueError(f"query {qid}, document {did}: score {shown(score)} is not a finite number")
     OUT.write_lines(
         path,
         (

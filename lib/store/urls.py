@@ -67,7 +67,7 @@ def normalise_url(url: str | None) -> str:
         parts = urlsplit(url)
     except ValueError:  # `http://[::1/x`: no URL (it ended the store's build in a traceback)
         return ""
-    host = (parts.hostname or "").lower().rstrip(".")
+    host = unicode_host((parts.hostname or "").lower().rstrip("."))
     if host.startswith("www."):
         host = host[4:]
     try:
@@ -84,6 +84,20 @@ def normalise_url(url: str | None) -> str:
     if query:
         out += "?" + urlencode(query)
     return out
+
+
+def unicode_host(host: str) -> str:
+    """A host with its punycode labels (`xn--bcher-kva.de`) as the Unicode they encode (`bücher.de`): one form
+    for a domain however a URL or a site list spells it (a URL keeps the Unicode it is written in). A label
+    that is no valid punycode is kept as written."""
+    labels = host.split(".")
+    for i, label in enumerate(labels):
+        if label.startswith("xn--"):
+            try:
+                labels[i] = label.encode("ascii").decode("idna")
+            except UnicodeError:
+                pass
+    return ".".join(labels)
 
 
 def domain_of(url: str | None) -> str:
