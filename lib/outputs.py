@@ -105,6 +105,11 @@ def _target(path: Path | str) -> Path:
     path = Path(path)
     if path.is_dir():
         raise NamedError(f"{path}: is a folder; expected the path of a file to write")
+    if path.is_file() and not path.stat().st_mode & 0o222:  # the rename replaced it whatever its mode said
+        raise NamedError(
+            f"{path}: is a read-only file; make it writable (chmod u+w; for a DVC output, dvc unprotect) or "
+            "write elsewhere"
+        )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -136,8 +141,10 @@ def _finish(tmp: Path, path: Path) -> Iterator[Path]:
     try:
         with _naming(path):
             yield tmp
-            # mkstemp and mkdtemp make owner-only files (0600, 0700): give the output the usual permissions
-            tmp.chmod((0o777 if tmp.is_dir() else 0o666) & ~_umask())
+            # mkstemp and mkdtemp make owner-only files (0600, 0700): give the output the usual permissions, or
+            # those of the file it replaces (a file made group-writable stays so)
+            kept = path.stat().st_mode & 0o777 if path.is_file() and not tmp.is_dir() else None
+            tmp.chmod(kept if kept is not None else (0o777 if tmp.is_dir() else 0o666) & ~_umask())
             _fsync(tmp)
     except BaseException:
         _discard(tmp)

@@ -428,6 +428,12 @@ def _record(path: Path) -> dict:
         and rec["cpus"] >= 1
     ):
         raise NamedError(f"{path}: not a timing record (seconds, finished, cpus); remove it, or rerun its stage")
+    machine = rec.get("hardware", {})  # optional (older files), but as `hardware()` writes it where present
+    if not isinstance(machine, dict) or not isinstance(machine.get("cpu", ""), str):
+        raise NamedError(
+            f"{path}: hardware: expected a mapping with the CPU's name (cpu: text), as the timer writes it; remove "
+            "it, or rerun its stage"
+        )
     return rec
 
 

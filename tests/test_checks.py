@@ -28,6 +28,20 @@ def test_check_passes_within_tolerance_and_says_how_far_off_an_answer_is(capsys)
         CO.check("02.1", 4, 3, tol=0)
 
 
+def test_an_expected_value_within_the_tolerance_of_0_is_checked_to_its_size():
+    """Exercise 07.2's p-value of 2.25e-13 checked to 1e-9 passed a bare 0 (the twenty-sixth pass)."""
+    p = 2.2519751041260646e-13
+    assert CO.within(p, 1e-9) == pytest.approx(2.2519751041260646e-22) and CO.within(0.5, 1e-9) == 1e-9
+    assert CO.within(0.0, 1e-9) == 1e-9 and CO.within(-1e-12, 1e-9) == pytest.approx(1e-21)
+    assert CO.verdict(p * (1 + 1e-12), p, 1e-9) is None
+    assert CO.verdict(0, p, 1e-9) == (
+        "0 is off by -2.25e-13 from the expected value (tolerance 2.25198e-22 of its size: the expected value is "
+        "within the tolerance of 0); recheck the steps in the task"
+    )
+    assert CO.verdict(1e-9, 1e-9, 1e-9) is None and CO.verdict(0, 1e-9, 1e-9) is not None  # at the edge, too
+    assert CO.verdict(1e-9, 2e-9, 1e-9) is None  # just past it: the absolute tolerance
+
+
 def test_a_hand_computation_to_three_decimals_passes_and_four_off_does_not():
     CO.check("03.1", 1.639, 1.6388888, CO.HAND)
     CO.check("03.1", 1.6385, 1.6388888, CO.HAND)

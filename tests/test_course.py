@@ -633,6 +633,11 @@ def test_figures_of_other_kinds_and_of_too_many_pixels_are_findings(tmp_path):
     assert (
         png_problem(big) == f"its PNG is 1 × {MAX_FIGURE_PIXELS + 1:,} pixels, over the bound of {MAX_FIGURE_PIXELS:,}"
     )
+    # a chunk before IHDR hid the size from a read at byte 16: the header PIL parses gives it wherever it lies
+    text_first = PNG_SIGNATURE + chunk(b"tEXt", b"k\x00v") + png(12_000, 6_000)[len(PNG_SIGNATURE) :]
+    assert png_problem(base64.b64encode(text_first).decode()) == (
+        f"its PNG is 12,000 × 6,000 pixels, over the bound of {MAX_FIGURE_PIXELS:,}"
+    )
     with pytest.raises(CO.CourseError, match=r"a figure of 1 × 50,000,001 pixels"):
         CO.thumbnail(png(1, MAX_FIGURE_PIXELS + 1))
     code = nbformat.v4.new_code_cell("plot()")
@@ -685,4 +690,13 @@ def test_exercises_are_written_all_or_none_and_a_failure_names_its_notebook(tmp_
         CO.write_exercises(tmp_path / "out", notebooks_dir=src)
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
     _notebook(src / "02_b.ipynb", [*_exercise("02.1")])
+    from lib.cli import NamedError
+    from lib.paths import DATA_DIR
+
+    (tmp_path / "out").mkdir(exist_ok=True)  # a dangling link into data/ where a copy goes: refused at its turn,
+    (tmp_path / "out" / "02_b.ipynb").symlink_to(DATA_DIR / "averitec" / "none.ipynb")  # after 01_a was written
+    with pytest.raises(NamedError, match="02_b.ipynb: is a link to .* inside data/"):
+        CO.write_exercises(tmp_path / "out", notebooks_dir=src)
+    assert not (tmp_path / "out" / "01_a.ipynb").exists()
+    (tmp_path / "out" / "02_b.ipynb").unlink()
     assert [p.name for p in CO.write_exercises(tmp_path / "out", notebooks_dir=src)] == ["01_a.ipynb", "02_b.ipynb"]

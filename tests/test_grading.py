@@ -545,7 +545,10 @@ def test_a_sheet_saved_by_a_spreadsheet_keeps_its_exercise_numbers(tmp_path):
     with pytest.raises(GR.GradingError, match=r"row 3: exercise 1.1 is answered twice"):
         GR.grade_sheet(path, reference)
     path.write_text("exercise,answer\n01.1,1\n1.1,2\n", encoding="utf-8")
-    with pytest.raises(GR.GradingError, match=r"exercise 01.1 is answered twice \(as 1.1 too\)"):
+    with pytest.raises(GR.GradingError, match=r"exercise 01.1 is answered twice \(as 01.1 and as 1.1\)"):
+        GR.grade_sheet(path, reference)
+    path.write_text("exercise,answer\n1.1,1\n01.1,2\n", encoding="utf-8")  # "(as 01.1 too)" named one spelling twice
+    with pytest.raises(GR.GradingError, match=r"exercise 01.1 is answered twice \(as 1.1 and as 01.1\)"):
         GR.grade_sheet(path, reference)
     ambiguous = {**reference, "01.10": reference["01.1"]}
     path.write_text("exercise,answer\n1.1,1\n", encoding="utf-8")

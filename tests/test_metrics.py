@@ -119,6 +119,10 @@ def test_bpref_by_hand():
     assert MET.bpref(judged, ["b", "e", "a"]) == 0.0  # min(2, R) / min(R, N) = 1; c never retrieved
     assert MET.bpref({"a": 1}, ["z", "a"]) == 1.0  # no judged non-relevant document: 1 per relevant one
     assert MET.bpref({"b": 0}, ["b"]) == 0.0
+    # a negative grade is unjudged, as trec_eval reads it (it was counted non-relevant: 0.0 against trec_eval's 1.0)
+    assert MET.bpref({"a": -1, "b": 1, "c": 0}, ["a", "b", "c"]) == 1.0
+    assert MET.bpref({"n": -2, "b": 0, "a": 1, "c": 1}, ["n", "b", "a", "c"]) == 0.0  # R = 2, N = 1: min(1, 2) / 1
+    assert MET.bpref({"n": -1, "a": 1, "b": 0, "c": 1, "e": 0}, ["b", "n", "a", "c"]) == 0.5
 
 
 def test_condensed_measures_drop_unjudged_documents():

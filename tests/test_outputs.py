@@ -207,6 +207,21 @@ def test_outputs_get_the_usual_permissions_and_temporaries_never_look_like_outpu
         assert list(tmp_path.glob("*.json")) == [tmp_path / "a.json"]
 
 
+def test_a_read_only_output_is_refused_and_a_replaced_one_keeps_its_mode(tmp_path):
+    """The rename replaced a file its owner had made read-only (the twenty-sixth pass: exit 0, contents gone)."""
+    ro = tmp_path / "mine.csv"
+    ro.write_text("keep me\n")
+    ro.chmod(0o444)
+    with pytest.raises(NamedError, match=r"mine.csv: is a read-only file; make it writable .*or write elsewhere"):
+        OUT.write_text(ro, "new")
+    assert ro.read_text() == "keep me\n" and not [p for p in tmp_path.iterdir() if p != ro]
+    shared = tmp_path / "shared.csv"
+    shared.write_text("old")
+    shared.chmod(0o664)
+    OUT.write_text(shared, "new")
+    assert shared.read_text() == "new" and shared.stat().st_mode & 0o777 == 0o664
+
+
 def test_a_link_is_written_through_and_a_device_in_place(tmp_path):
     real = tmp_path / "real.txt"
     real.write_text("old")

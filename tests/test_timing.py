@@ -213,6 +213,12 @@ def test_measured_refuses_what_a_timing_file_may_not_hold(value):
         ('{"seconds": 5, "finished": "x", "cpus": -3}', "not a timing record"),
         ('{"seconds": Infinity, "finished": "x", "cpus": 2}', "not a timing record"),
         ("[" * 5000 + "]" * 5000, "not a timing file"),
+        # `hardware` that is not the timer's mapping ended `profiles estimate` in a traceback (the twenty-sixth pass)
+        ('{"seconds": 1, "finished": "2026-01-01T00:00:00+00:00", "cpus": 2, "hardware": null}', "hardware: expected"),
+        (
+            '{"seconds": 1, "finished": "2026-01-01T00:00:00+00:00", "cpus": 2, "hardware": {"cpu": 5}}',
+            "hardware: expected",
+        ),
     ],
 )
 def test_a_damaged_timing_file_is_named_where_a_notebook_reads_its_measurements(tmp_path, text, problem):

@@ -69,7 +69,7 @@ def _write_csv(path, header, rows, sep=","):
     pd.DataFrame(rows, columns=header).to_csv(path, index=False, sep=sep)
 
 
-def test_published_systems_match_by_normalised_claim_text(tmp_path):
+def test_published_systems_match_by_normalised_claim_text(tmp_path, capsys):
     q = tmp_path / "quantemp"
     q.mkdir()
     feats = ['[Claim]:"Prices doubled since 2010."[Evidences]:an article', "[Claim]:Taxes rose 5%.[Evidences]:another"]
@@ -86,6 +86,10 @@ def test_published_systems_match_by_normalised_claim_text(tmp_path):
         ],
     )
     table, counts = NQ.published_systems({"sys": "sys.csv"}, tmp_path)
+    # the claim predicted twice with two verdicts is named, and the rule said (it was left to the file's order)
+    assert "sys.csv: 1 gold-subset claim(s) predicted twice with different verdicts, each scored by its first row" in (
+        capsys.readouterr().err
+    )
     assert counts["matched"] == {"gpt4o_gold_article": 2, "sys": 1} and counts["predictions"] == {"sys": 3}
     row = table[table["system"] == "sys"].iloc[0]
     assert (row["label"], row["pred"]) == ("False", "Conflicting")  # the first matching prediction counts

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from lib import timing as TM
-from lib.evaluation.comparisons import and_list, highest
+from lib.evaluation.comparisons import and_list, apart, highest
 
 KINDS = TM.KINDS
 FEVER8_SECONDS_PER_CLAIM = 60.0  # FEVER-8's limit, on one 23 GB GPU
@@ -75,7 +75,20 @@ def within_budget(table: pd.DataFrame, limit: float = FEVER8_SECONDS_PER_CLAIM) 
     over = complete[complete > limit]
     head = f"{len(complete) - len(over)} of {len(complete)} planners stay within {limit:g} s per claim"
     if over.empty:
-        top = highest(complete, ".3g")  # as printed; idxmax named the first of tied planners alone
+        shown = complete.map(lambda v: float(_seconds(v, limit).replace(",", "")))
+        top = highest(shown)  # as printed; idxmax named the first of tied planners alone
         who = f"the costliest, {top[0]}, takes" if len(top) == 1 else f"the costliest, {and_list(top)}, each take"
-        return f"{head}; {who} {complete.max():.3g} s.{tail}"
-    return f"{head}; over it: " + ", ".join(f"{p} ({s:.3g} s)" for p, s in over.sort_values().items()) + "." + tail
+        return f"{head}; {who} {_seconds(complete.max(), limit)} s.{tail}"
+    return (
+        f"{head}; over it: "
+        + ", ".join(f"{p} ({_seconds(s, limit)} s)" for p, s in over.sort_values().items())
+        + "."
+        + tail
+    )
+
+
+def _seconds(value: float, limit: float) -> str:
+    """Seconds as a sentence prints them: 3 significant digits, whole seconds with thousands separators from
+    100 s on ("1.23e+03" was printed), and the decimals that show which side of `limit` they lie on (60.04 s
+    over a 60 s budget was printed "60 s")."""
+    return apart(value, ",.0f" if value >= 100 else ".3g", limit)

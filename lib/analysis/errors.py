@@ -56,6 +56,7 @@ from lib import outputs as OUT
 from lib import sheets as SH
 from lib.data import averitec
 from lib.evaluation.agreement import cohen_kappa
+from lib.evaluation.comparisons import end_text, printed
 from lib.evaluation.significance import MIN_CLUSTERS, sign_of
 from lib.params import PosInt, Section, Share, Threshold
 from lib.retrieval import runs as RU
@@ -373,9 +374,9 @@ def main_source_sentence(
     """Which family of codes is the largest, at the defaults and in how many rows of a sensitivity table
     (each a {family: share}, described by `settings`), as a sentence from the checked condition."""
     at_default = largest_family(shares)
-    printed = sorted((round(v, 2) for v in shares.values()), reverse=True)  # as printed (whole percents)
-    if at_default is not None and len(printed) > 1 and printed[0] == printed[1]:
-        at_default = None  # 50.2% and 49.8% both print 50%: no single largest to name
+    shown = sorted((printed(v, ".0%") for v in shares.values()), reverse=True)  # as printed (whole percents)
+    if at_default is not None and len(shown) > 1 and shown[0] == shown[1]:
+        at_default = None  # 50.2% and 49.8% both print 50%, as 35.5% and 36% do (round() made 0.355 0.35)
     if at_default is None:
         return (
             "No single family of codes is the largest at the default thresholds: "
@@ -542,8 +543,9 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
     """The lowest and the highest share of one value across groups (rows of `share_intervals` for that
     value, indexed by group), with their intervals, and whether the intervals are disjoint. The two are
     picked after seeing all groups and not corrected for it, which the sentence says; a share of 0 (or 1) has a
-    zero-width bootstrap interval, so its upper (lower) end is a floor (ceiling), not a bound."""
-    share = shares["share"]
+    zero-width bootstrap interval, so its upper (lower) end is a floor (ceiling), not a bound. Shares and ends
+    compare as printed (whole percents): 30.1% and 30.4% are one share, not a lowest and a highest."""
+    share = shares["share"].map(lambda v: printed(v, ".0%"))
     if share.min() == share.max():  # idxmin and idxmax named one group as both ends
         return f"The {what} is {share.iloc[0]:.0%} in every one of the {len(shares)} groups: no difference to show."
     lows, highs = list(shares.index[share == share.min()]), list(shares.index[share == share.max()])
@@ -566,7 +568,7 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
     lower = [1 - 3 / shares.loc[g, "claims"] if shares.loc[g, "share"] == 1 else shares.loc[g, "low"] for g in highs]
     if any(v != v for v in upper + lower):
         return f"{head}: an end rests on fewer than {MIN_CLUSTERS} claims, too few for an interval, so no difference between the groups is shown."
-    if max(upper) < min(lower):
+    if printed(max(upper), ".0%") < printed(min(lower), ".0%"):  # disjoint as the printed ends show it
         return (
             f"{head}: the two intervals are disjoint (the extremes of {len(shares)} groups, picked after seeing "
             "them, no correction), so these two differ in it."
@@ -585,7 +587,8 @@ def baseline_sentence(row: pd.Series, what: str) -> str:
         )
     head = (
         f"{what} fits {row['wrong verdicts']:.0%} of the wrong verdicts and {row['right verdicts']:.0%} of the right "
-        f"ones ({row['difference']:+.1%}, 95% interval [{row['low']:+.1%}, {row['high']:+.1%}], claims resampled)"
+        f"ones ({row['difference']:+.1%}, 95% interval [{end_text(row['low'], '+.1%')}, "
+        f"{end_text(row['high'], '+.1%')}], claims resampled)"
     )
     if row["call"] == "positive":
         return head + ": more common behind wrong verdicts."

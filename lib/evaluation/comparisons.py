@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -147,6 +148,9 @@ def top_sentence(group: TopGroup, name: Callable[[str], str] = str, fmt: str = "
     return f"{best}, tied with {and_list(others, name)}"
 
 
+TIE_TOLERANCE = 1e-12  # relative: far above the noise of summing a few thousand floats, far below any printed digit
+
+
 def printed(value: float, fmt: str) -> float:
     """A number as `format(value, fmt)` shows it, read back: what a reader compares (0.3004 at ".3f" is 0.3,
     0.30004 at ".1%" is 0.3)."""
@@ -154,26 +158,38 @@ def printed(value: float, fmt: str) -> float:
     return float(text[:-1]) / 100 if text.endswith("%") else float(text)
 
 
-def end_text(value: float, fmt: str) -> str:
-    """An interval's end as `fmt` prints it, with more decimals where `fmt` would print a non-zero end as 0
-    (0.0004 at ".3f" is "0.0004", not "0.000"): a sign read from the end must be visible in its figure."""
+def apart(value: float, fmt: str, other: float = 0.0) -> str:
+    """`value` as `fmt` prints it, with more decimals where `fmt` would print it as `other` (a threshold, or 0)
+    while it is not: the side of the threshold a sentence reads from it must be visible in its figure (60.04 s
+    against a 60 s budget is "60.04", 0.0004 at ".3f" is "0.0004", not "0.000" beside "positive"). Past 12
+    decimals the figure is given in scientific notation."""
     decimals = re.search(r"\.(\d+)", fmt)
-    while value == value and value != 0 and printed(value, fmt) == 0 and decimals and int(decimals[1]) < 12:
-        fmt = fmt.replace(decimals[0], f".{int(decimals[1]) + 1}")
+    while value == value and value != other and printed(value, fmt) == other and decimals:
+        if int(decimals[1]) >= 12:
+            return f"{value:.2e}"
+        fmt = fmt.replace(decimals[0], f".{int(decimals[1]) + 1}", 1)
         decimals = re.search(r"\.(\d+)", fmt)
     return format(value, fmt)
+
+
+def end_text(value: float, fmt: str) -> str:
+    """An interval's end as `fmt` prints it, apart from 0 where it is not 0 (`apart`)."""
+    return apart(value, fmt, 0.0)
 
 
 def highest(values: pd.Series, fmt: str | None = None) -> list[str]:
     """The names (index) sharing the highest value, in row order, NaN skipped; [] when no value is defined.
     A tie is named whole: `idxmax` names the first of the tied rows as if it led alone. With `fmt`, values
-    compare as that format prints them: 0.3004 and 0.3001 at ".3f" are a tie at 0.300."""
+    compare as that format prints them: 0.3004 and 0.3001 at ".3f" are a tie at 0.300. Without, values equal
+    but for floating-point noise tie (`TIE_TOLERANCE`: two means of the same recalls summed in another order
+    are 0.20000000000000004 and 0.19999999999999998)."""
     values = pd.to_numeric(values, errors="coerce").dropna()
     if fmt is not None:
         values = values.map(lambda v: printed(v, fmt))
     if values.empty:
         return []
-    return [str(n) for n, v in values.items() if v == values.max()]
+    top = values.max()
+    return [str(n) for n, v in values.items() if v == top or math.isclose(v, top, rel_tol=TIE_TOLERANCE)]
 
 
 def leader_phrase(values: pd.Series, fmt: str = ".3f", name: Callable[[str], str] = str) -> str | None:

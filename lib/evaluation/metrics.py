@@ -128,9 +128,9 @@ def query_measures(judged: Mapping[str, int], scores: Mapping[str, float], measu
 
 def bpref(judged: Mapping[str, int], ranking: Iterable[str]) -> float:
     """bpref of one ranking (trec_eval's `bpref`; see the module docstring). Grade >= 1 is relevant,
-    a judged grade 0 non-relevant, anything else is ignored."""
+    a judged grade 0 non-relevant, anything else (a negative grade: unjudged, as trec_eval reads it) is ignored."""
     n_rel = sum(1 for g in judged.values() if g >= 1)
-    n_non = sum(1 for g in judged.values() if g <= 0)
+    n_non = sum(1 for g in judged.values() if g == 0)
     if not n_rel:
         return 0.0
     total, above = 0.0, 0
@@ -139,7 +139,7 @@ def bpref(judged: Mapping[str, int], ranking: Iterable[str]) -> float:
             continue
         if judged[d] >= 1:
             total += 1.0 - min(above, n_rel) / min(n_rel, n_non) if above else 1.0
-        else:
+        elif judged[d] == 0:  # a negative grade counted as non-relevant (bpref 0.0 where trec_eval gives 1.0)
             above += 1
     return total / n_rel
 

@@ -71,13 +71,22 @@ def verdict(answer: Any, expected: float, tol: float, mistakes: Mapping[str, flo
     if value is None:
         return f"expected a number, got {type(answer).__name__} {answer!r}"
     expected = float(expected)
-    if abs(value - expected) <= tol:
+    bound = within(expected, tol)
+    if abs(value - expected) <= bound:
         return None
-    off = f"{value:.6g} is off by {value - expected:+.3g} from the expected value (tolerance {tol:g})"
+    scale = " of its size: the expected value is within the tolerance of 0" if bound != tol else ""
+    off = f"{value:.6g} is off by {value - expected:+.3g} from the expected value (tolerance {bound:g}{scale})"
     known = known_mistake(value, tol, mistakes)
     if known:
         return f"{off}: that is the value you get when you {known}"
     return f"{off}; recheck the steps in the task"
+
+
+def within(expected: float, tol: float) -> float:
+    """How far an answer may lie from `expected`: `tol`, or `tol` times the expected value's size where that
+    lies within `tol` of 0 but is not 0 (a p-value of 2e-13 checked to 1e-9 passed a bare 0: the check could
+    not tell a blank answer from the right one)."""
+    return tol * abs(expected) if 0 < abs(expected) <= tol else tol
 
 
 def known_mistake(value: float, tol: float, mistakes: Mapping[str, float] | None) -> str | None:

@@ -286,8 +286,9 @@ def write_exercises(
         except CourseError as err:
             raise CourseError(f"{source}: {err}") from None
         texts[out_dir / f"{name}.ipynb"] = text if text.endswith("\n") else text + "\n"  # as nbformat.write ends it
-    for path, text in texts.items():
-        OUT.write_text(path, text)
+    with OUT.together():  # every copy in place, or none (a refused target or a signal partway left the first ones)
+        for path, text in texts.items():
+            OUT.write_text(path, text)
     return list(texts)
 
 

@@ -21,6 +21,7 @@ import base64
 import binascii
 import io
 import re
+import warnings
 from typing import Any
 
 import numpy as np
@@ -297,19 +298,23 @@ def png_problem(data: Any) -> str | None:
         return "its image/png is not base64"
     if not png.startswith(PNG_SIGNATURE):
         return "its image/png is not a PNG"
-    if png[12:16] == b"IHDR" and len(png) >= 24:  # the first chunk: width and height, before any pixel is decoded
-        width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
-        if width * height > MAX_FIGURE_PIXELS:
-            return f"its PNG is {width:,} × {height:,} pixels, over the bound of {MAX_FIGURE_PIXELS:,}"
     return _undecodable(png)
 
 
 def _undecodable(png: bytes) -> str | None:
-    """Why a PNG's pixels do not decode (a header that reads well over broken or missing pixel data), or None."""
+    """Why a PNG's pixels do not decode (a header that reads well over broken or missing pixel data), or why
+    they are not decoded (more than `MAX_FIGURE_PIXELS`: the size is read from the header PIL parses, wherever
+    its chunk lies, before any pixel), or None."""
     from PIL import Image
 
     try:
-        with Image.open(io.BytesIO(png)) as img:
+        with warnings.catch_warnings():  # PIL's own bomb warning: the bound here is lower, and said below
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            img = Image.open(io.BytesIO(png))  # the header only: a chunk before IHDR hid the size from a byte offset
+        with img:
+            width, height = img.size
+            if width * height > MAX_FIGURE_PIXELS:
+                return f"its PNG is {width:,} × {height:,} pixels, over the bound of {MAX_FIGURE_PIXELS:,}"
             img.load()
     except Exception as err:  # noqa: BLE001 - PIL raises OSError, SyntaxError, ValueError, zlib.error... per fault
         detail = re.sub(r" <[^>]*>", "", str(err))[:120]  # PIL names the buffer by its address: not repeatable

@@ -375,10 +375,11 @@ def _course_number(number: str, reference: Mapping[str, Any], path: Path) -> str
 def grade_sheet(path: Path, reference: Mapping[str, dict]) -> dict[str, str]:
     """Exercise -> status for one answer sheet, against the reference records."""
     answers: dict[str, Any] = {}
+    written: dict[str, str] = {}  # how the sheet spells each exercise, to name both spellings of one answered twice
     for number, answer in read_sheet(path).items():
         if (course := _course_number(number, reference, path)) in answers:  # `01.1` and `1.1` both
-            raise GradingError(f"{path}: exercise {course} is answered twice (as {number} too)")
-        answers[course] = answer
+            raise GradingError(f"{path}: exercise {course} is answered twice (as {written[course]} and as {number})")
+        answers[course], written[course] = answer, number
     unknown = sorted(set(answers) - set(reference))
     if unknown:
         raise GradingError(f"{path}: no such exercise {unknown}; known: {sorted(reference)}")

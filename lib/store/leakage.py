@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from lib.data import averitec
-from lib.evaluation.comparisons import and_list, highest, leader_phrase, printed
+from lib.evaluation.comparisons import and_list, apart, highest, leader_phrase, printed
 from lib.store.build import GOLD, SOURCES, Store, gold_source_urls
 from lib.store.urls import normalise_url
 
@@ -126,16 +126,20 @@ def pool_sizes(store: Store) -> pd.DataFrame:
     return pd.concat([all_, sys_, gold], axis=1).fillna(0).astype(int)
 
 
+def median_text(sizes: Sequence[int]) -> str:
+    """The median pool size as sentences print it: whole, or to a tenth when it falls between two sizes
+    (`int()` printed 12 for 12.5)."""
+    median = float(np.median(np.asarray(sizes, dtype=np.int64)))
+    return f"{median:,.0f}" if median.is_integer() else f"{median:,.1f}"
+
+
 def pool_scale(sizes: Sequence[int], source: str) -> str:
     """How large the claim pools (`pool_sizes`' "all") are and what retrieving from them means, for the
     store's `source`: the organisers' store holds up to about 1,000 scraped pages per claim."""
     sizes = np.asarray(sizes, dtype=np.int64)
     if not len(sizes):
         raise ValueError("pool_scale: no claim pool")
-    median = np.median(sizes)
-    size = (
-        f"a median of {median:,.0f}" if float(median).is_integer() else f"a median of {median:,.1f}"
-    ) + f" documents ({int(sizes.min()):,} to {int(sizes.max()):,})"
+    size = f"a median of {median_text(sizes)} documents ({int(sizes.min()):,} to {int(sizes.max()):,})"
     if source == "pooled":
         return (
             f"The organisers' knowledge store holds up to about 1,000 scraped pages per claim; these pools hold {size}: "
@@ -263,6 +267,12 @@ def relevance_coverage(store: Store) -> dict[str, int]:
         "with_any_relevant": int(q.loc[q["grade"] >= 1, "qid"].nunique()),
         "without_gold_answers": int(q.loc[(q["grade"] == 1) & q["doc_id"].isin(system_docs), "qid"].nunique()),
     }
+
+
+def grade1_share(share_without_gold: float) -> str:
+    """The share `grade1_reach` reads, printed with the decimals that show its side of half and of all (99.96%
+    was printed "100.0%" beside "not all")."""
+    return apart(share_without_gold, ".1%", 0.5 if share_without_gold < 0.75 else 1.0)
 
 
 def grade1_reach(share_without_gold: float) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -20,7 +21,7 @@ from pydantic import Field
 
 from lib import models as MD
 from lib import outputs as OUT
-from lib.cli import ArgumentParser, nonempty_path, run_main
+from lib.cli import ArgumentParser, nonempty_path, run_main, shown
 from lib.data import labels as LB
 from lib.data import quantemp
 from lib.params import OpenShare, PosInt, Section, Seed, Text, section
@@ -91,6 +92,15 @@ def taxonomy_classifier(
     }
 
 
+def conflicting_predictions(preds: Sequence[Any]) -> list[str]:
+    """The claims (normalised text, in file order) that a prediction file gives two or more different verdicts;
+    `published_systems` scores each by its first row."""
+    verdicts: dict[str, set[str]] = {}
+    for pr in preds:
+        verdicts.setdefault(norm_claim(pr.text), set()).add(pr.label)
+    return [k for k, v in verdicts.items() if len(v) > 1]
+
+
 def published_systems(
     systems: Mapping[str, str], data_dir: Path | str = DATA_DIR
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
@@ -116,6 +126,14 @@ def published_systems(
     }
     for name, file in systems.items():
         preds = quantemp.load_quantemp_predictions(data_dir / "quantemp" / file)
+        if conflicts := [k for k in conflicting_predictions(preds) if k in by_text]:
+            # the published files list some test claims twice, a few with two verdicts: the rule is stated, and
+            # the claims named, not left to the file's order without a word
+            print(
+                f"{file}: {len(conflicts)} gold-subset claim(s) predicted twice with different verdicts, each scored "
+                f"by its first row (e.g. {shown(by_text[conflicts[0]].text, 80)})",
+                file=sys.stderr,
+            )
         seen = set()
         for pr in preds:
             key = norm_claim(pr.text)
