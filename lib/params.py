@@ -88,8 +88,17 @@ class _Loader(yaml.SafeLoader):
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         seen: dict[Any, int] = {}
+        merge: int | None = None
         for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
+            if key_node.tag == "tag:yaml.org,2002:merge":  # one per mapping (`<<: [*a, *b]` merges several):
+                if merge is not None:  # PyYAML kept the last of two silently, DVC's reader refuses the file
+                    raise yaml.constructor.ConstructorError(
+                        None,
+                        None,
+                        f"key '<<' written twice (first on line {merge + 1}); merge several mappings as <<: [*a, *b]",
+                        key_node.start_mark,
+                    )
+                merge = key_node.start_mark.line
                 continue
             key = self.construct_object(key_node, deep=True)
             if not isinstance(key, str | int | float | bool) and key is not None:  # `? [a, b]`: a list as a key

@@ -75,7 +75,8 @@ class StubLLM:
                     return self._send(int(fault), {"error": {"message": f"injected {fault}", "type": "stub"}})
                 if fault == "redirect":  # to a stub of the same answers: a followed redirect would answer
                     self.send_response(302)
-                    self.send_header("Location", stub.base_url + "/chat/completions?moved=1")
+                    key = (self.headers.get("Authorization") or "").split()[-1:] or ["none"]
+                    self.send_header("Location", f"{stub.base_url}/chat/completions?token={key[0]}")  # key echoed
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return None

@@ -141,8 +141,18 @@ def test_one_bin_holds_every_example():
     assert CAL.expected_calibration_error(probs, [0, 0], bins=1) == pytest.approx(abs(0.5 - 0.8))
 
 
-def test_probabilities_that_are_no_table_have_no_bins():
-    assert CAL.reliability(np.array([0.4, 0.6]), [1]).empty  # one row of probabilities given flat
+def test_probabilities_that_are_no_table_or_gold_labels_of_another_length_are_an_error():
+    """A flat row of probabilities gave an ECE of NaN, and one gold label was broadcast over every row (0.35,
+    the twenty-eighth pass): both are named."""
+    message = r"^reliability: need \(n, classes\) probabilities and n gold labels, got {} and {}$"
+    with pytest.raises(ValueError, match=message.format(r"\(2,\)", 1)):
+        CAL.reliability(np.array([0.4, 0.6]), [1])  # one row of probabilities given flat
+    probs = np.array([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7], [0.6, 0.4]])
+    with pytest.raises(ValueError, match=message.format(r"\(4, 2\)", 1)):
+        CAL.expected_calibration_error(probs, [0])
+    with pytest.raises(ValueError, match=message.format(r"\(4, 2\)", 5)):
+        CAL.reliability(probs, [0, 0, 1, 0, 1])
+    assert CAL.reliability(probs, [0, 0, 1, 0])["n"].sum() == 4
 
 
 def test_the_nan_error_counts_rows_not_values():

@@ -40,6 +40,16 @@ def test_an_expected_value_within_the_tolerance_of_0_is_checked_to_its_size():
     )
     assert CO.verdict(1e-9, 1e-9, 1e-9) is None and CO.verdict(0, 1e-9, 1e-9) is not None  # at the edge, too
     assert CO.verdict(1e-9, 2e-9, 1e-9) is None  # just past it: the absolute tolerance
+    # the mistakes are named and noted by the same scaled bound (the twenty-eighth pass: every answer near a tiny
+    # p-value was "the one-sided p-value", and the teacher was told the check could not tell it apart)
+    one_sided = {"use the one-sided p-value": 1e-7, "forget the correction": 0.0}
+    assert CO.indistinct(2e-7, 1e-6, one_sided) == [] and CO.indistinct(0.5, 1.0, one_sided) == list(one_sided)
+    assert CO.known_mistake(1e-7, 1e-6, one_sided, 2e-7) == "use the one-sided p-value"
+    assert CO.known_mistake(0.0, 1e-6, one_sided, 2e-7) == "forget the correction"
+    assert CO.known_mistake(5e-7, 1e-6, one_sided, 2e-7) is None  # was "the one-sided p-value"
+    assert CO.known_mistake(5e-7, 1e-6, one_sided) == "use the one-sided p-value"  # no expected value: tol itself
+    assert CO.known_mistake(3.0000000001, 0, {"count twice": 3}, 4) == "count twice"  # exact counts: a float's bits
+    assert CO.known_mistake(3.1, 0, {"count twice": 3}, 4) is None
 
 
 def test_a_hand_computation_to_three_decimals_passes_and_four_off_does_not():

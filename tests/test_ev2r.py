@@ -551,6 +551,35 @@ def test_rank_agreement_interval_is_the_percentiles_of_the_seeded_resample_with_
     assert EV.rank_agreement(spread, seed=1) != base and EV.rank_agreement(spread, n_resamples=1001) != base
 
 
+def test_rank_agreement_leaves_out_undefined_claims_and_has_no_interval_for_an_undefined_tau():
+    """One claim left undefined by the judge made tau NaN beside an interval of zeros; a constant side gave
+    "nan [0.00, 0.00]" (the twenty-eighth pass)."""
+    import math
+
+    runs = {"a": ([1, 1, 0, 0], [1, 1, 1, 0]), "b": ([1, 0, 0, 0], [1, 1, 0, 0]), "c": ([0, 0, 0, 0], [1, 0, 0, 0])}
+    rows = [
+        {"run": r, "claim_id": i, "old": o, "new": n}
+        for r, (old, new) in runs.items()
+        for i, (o, n) in enumerate(zip(old, new))
+    ]
+    table = pd.DataFrame(rows)
+    full = EV.rank_agreement(table, n_resamples=200, seed=0)
+    gap = table.copy()
+    gap.loc[(gap["run"] == "b") & (gap["claim_id"] == 3), "new"] = math.nan  # claim 3 out, for every run
+    assert EV.rank_agreement(gap, n_resamples=200, seed=0) == EV.rank_agreement(
+        table[table["claim_id"] != 3], n_resamples=200, seed=0
+    )
+    old_gap = table.copy()
+    old_gap.loc[0, "old"] = math.nan  # an undefined old score, too: claim 0 out
+    assert EV.rank_agreement(old_gap, n_resamples=200, seed=0)["claims"] == 3
+    assert full["claims"] == 4
+    constant = EV.rank_agreement(table.assign(old=0.5), n_resamples=200, seed=0)
+    assert math.isnan(constant["tau"]) and math.isnan(constant["low"]) and math.isnan(constant["high"])
+    assert (constant["runs"], constant["claims"]) == (3, 4)
+    with pytest.raises(ValueError, match="^rank agreement: no claim has both scores for every run$"):
+        EV.rank_agreement(table.assign(new=math.nan))
+
+
 def test_disagreements_default_to_three_and_keep_ties_in_order():
     import numpy as np
 

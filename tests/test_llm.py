@@ -283,17 +283,21 @@ def test_not_found_stops_at_once_naming_model_and_base_url(tmp_path):
     assert client.counters.errors == {"http_404": 1} and client.counters.requests == 1
 
 
-def test_a_redirect_is_not_followed_and_stops_at_once_naming_where_it_points(tmp_path):
+def test_a_redirect_is_not_followed_and_stops_at_once_naming_where_it_points(tmp_path, monkeypatch):
     """The SDK followed redirects: the prompts went to another address, their answers cached under this one, and
-    a redirect to a dead host was called "unreachable" of the endpoint that had answered (the twenty-sixth pass)."""
+    a redirect to a dead host was called "unreachable" of the endpoint that had answered (the twenty-sixth pass);
+    a redirect whose query echoed the key put it in the message (the twenty-eighth)."""
+    secret = "sk-redirect-0123456789abcdef"
+    monkeypatch.setenv("STUDY_TEST_KEY", secret)
     with StubLLM(canned) as stub:
         stub.faults.append("redirect")
-        client = LM.LLM(settings(stub, tmp_path))
+        client = LM.LLM(settings(stub, tmp_path, api_key_env="STUDY_TEST_KEY"))
         with pytest.raises(
-            LM.LLMError, match=r"answered HTTP 302, a redirect to 'http://127\.0\.0\.1:\d+/v1/chat/"
+            LM.LLMError, match=r"answered HTTP 302, a redirect to http://127\.0\.0\.1:\d+/v1/chat/completions, which"
         ) as err:
             client.chat(MSG)
         assert "is not followed" in str(err.value) and "fix llm.base_url" in str(err.value)
+        assert secret not in str(err.value) and "token" not in str(err.value)
         assert len(stub.requests) == 1  # the redirect's target was never asked
     assert client.counters.errors == {"http_302": 1} and not (tmp_path / "cache.jsonl").exists()
 

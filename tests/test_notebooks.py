@@ -604,6 +604,10 @@ def test_the_banner_names_a_knowledge_store_and_only_then():
     assert both.startswith("**Synthetic profile") and "A synthetic store." in both and "Evidence store" in both
     ks["knowledge_store"] = {**ks["knowledge_store"], "first": None, "last": None, "unit": "chunk"}
     assert "(dev every claim it holds, chunk passages)" in banner(study, ks)
+    ks["knowledge_store"] = {**ks["knowledge_store"], "last": 0}  # one claim: it was "claims 0 to the last"
+    assert "(dev claims 0 to 0, chunk passages)" in banner(study, ks)
+    ks["knowledge_store"] = {**ks["knowledge_store"], "first": 5, "last": None}
+    assert "(dev claims 5 to the last, chunk passages)" in banner(study, ks)
 
 
 def test_every_stage_that_runs_the_notebooks_declares_the_banners_params():

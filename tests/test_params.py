@@ -376,13 +376,25 @@ def test_yaml_1_2_integers_booleans_and_dates(tmp_path, text, expected):
 
 
 @pytest.mark.parametrize(
-    "text, line", [("a: 1\nb: 2\na: 3\n", 1), ("a: {k: 1, k: 2}\n", 1), ("s:\n  depth: 100\n  depth: 5\n", 2)]
+    "text, line",
+    [
+        ("a: 1\nb: 2\na: 3\n", 1),
+        ("a: {k: 1, k: 2}\n", 1),
+        ("s:\n  depth: 100\n  depth: 5\n", 2),
+        ("s:\n  <<: {w: 4}\n  <<: {w: 5}\n", 2),  # PyYAML kept w: 5 silently, DVC refuses the file
+    ],
 )
 def test_a_key_written_twice_is_an_error(tmp_path, text, line):
     path = tmp_path / "p.yaml"
     path.write_text(text)
     with pytest.raises(P.ParamsError, match=f"written twice \\(first on line {line}\\)"):
         P.read_yaml(path)
+
+
+def test_one_merge_key_may_merge_several_mappings(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text("a: &a {w: 4}\nb: &b {v: 1}\ns:\n  <<: [*a, *b]\n  u: 2\n")
+    assert P.read_yaml(path)["s"] == {"w": 4, "v": 1, "u": 2}
 
 
 def test_a_section_written_twice_in_params_is_an_error(tmp_path):

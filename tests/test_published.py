@@ -232,3 +232,21 @@ def test_a_run_without_a_metric_says_so_unless_strict(tmp_path):
     assert ct["verdict"].tolist() == ["not comparable"] and ct["reason"].tolist() == [PB.NOT_IN_THIS_RUN]
     _, _, lines = PB.side_by_side(ref, ["w Table 1"], tmp_path / "no-metrics-here")  # not strict: a notebook's call
     assert lines[-1] == f"2 of 2 figures have no counterpart: {PB.NOT_IN_THIS_RUN} (2)."
+
+
+def test_the_study_value_gets_the_decimals_its_verdict_needs():
+    """0.1797 against 0.19 within 0.01 printed "+0.180", 0.010 apart, beside "lower here" (the twenty-eighth
+    pass, a case in the committed AVeriTeC Table 4 row); a value three decimals show rightly stays at three."""
+    assert PB.verdict_sentence("lower here", 0.19, 0.1797, 0.01, rule=PB.level_verdict) == (
+        "lower here (+0.1797 here, +0.190 published)"
+    )
+    assert PB.verdict_sentence("higher here", 0.31, 0.32004, 0.01, rule=PB.level_verdict) == (
+        "higher here (+0.32004 here, +0.310 published)"
+    )
+    assert PB.verdict_sentence("reproduced", 0.31, 0.31996, 0.01, rule=PB.level_verdict) == (
+        "reproduced within 0.01 (+0.320 here, +0.310 published)"
+    )
+    assert PB.verdict_sentence("same direction, smaller", 0.15, 0.01004, 0.01, rule=PB.contrast_verdict) == (
+        "same direction, smaller (+0.01004 here, +0.150 published)"
+    )
+    assert PB.verdict_sentence("lower here", 0.19, 0.1797, 0.01) == "lower here (+0.180 here, +0.190 published)"

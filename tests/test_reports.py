@@ -308,3 +308,15 @@ def test_a_thumbnail_or_site_page_linked_to_the_notebook_is_refused_with_index(t
     assert "thumbs/03_aggregation_1.png" not in {
         p.relative_to(tmp_path).as_posix() for p in RE.site_targets(["x/03_aggregation.ipynb"], tmp_path, False)
     }
+
+
+@pytest.mark.parametrize("meta", [{"image/png": "wide"}, {"image/png": {"alt": 5}}, {"image/png": {"alt": "  "}}])
+def test_figure_metadata_that_is_no_alt_text_is_a_finding_and_renders(tmp_path, meta):
+    """nbformat takes any metadata value: a string ended the report check and the render in a traceback, a
+    number as alt text passed the check and ended the render (the twenty-eighth pass)."""
+    from lib.site.render import with_alt_text
+
+    path = _notebook(tmp_path, nbformat.v4.new_output("display_data", data={"image/png": ONE_PIXEL_PNG}, metadata=meta))
+    assert [f.rule for f in RP.scan_notebook(path)] == ["figure_without_alt"]
+    out = with_alt_text(nbformat.read(path, as_version=4)).cells[1].outputs[0]
+    assert "text/html" not in out["data"]  # shown as nbconvert shows any figure, not a traceback

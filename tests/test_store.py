@@ -466,6 +466,12 @@ def test_trec_writers_refuse_what_their_readers_refuse_and_keep_every_score(tmp_
     for depth in (0, -1):  # -1 dropped the last document
         with pytest.raises(ValueError, match=f"depth {depth}: a run keeps at least 1 document"):
             T.write_trec_run({"q1": {"a": 1.0}}, tmp_path / "d.txt", depth=depth)
+    # integer document ids tie as the file holds them, as text: 10 was ranked above 9, the file's reader put 9 first
+    T.write_trec_run({0: {9: 1.0, 10: 1.0, 3: 0.5}}, tmp_path / "tie.txt")
+    assert T.rank({9: 1.0, 10: 1.0, 3: 0.5}) == [9, 10, 3]
+    assert T.rank(T.read_trec_run(tmp_path / "tie.txt")["0"]) == ["9", "10", "3"]
+    (tmp_path / "bom.txt").write_text("0 0 d1 2\n0 0 d2 1\n", encoding="utf-8-sig")  # a byte-order mark: Notepad
+    assert T.read_trec_qrels(tmp_path / "bom.txt") == {"0": {"d1": 2, "d2": 1}}  # was {"\ufeff0": {"d1": 2}, ...}
     T.write_trec_run({1: {"a": 1.0}, 20: {"b": 2.0}}, tmp_path / "ints.txt")  # integer query ids: a TypeError before
     assert (tmp_path / "ints.txt").read_text().splitlines()[0].startswith("1 Q0 a 1")
     for grade in (1.5, True, float("nan"), 10**10):

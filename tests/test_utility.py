@@ -391,3 +391,21 @@ def test_scale_and_together_sentences_read_as_printed_and_without_intervals():
         "S gains +0.1000 (no interval) nats of utility over the retriever's top k read alone, and +0.2000 (no "
         "interval) read together: with no interval on one side, nothing can be read of either gain."
     )
+
+
+def test_p_values_ends_and_shares_beside_their_thresholds_read_as_printed():
+    """The twenty-eighth pass: p = 100/2001 printed 0.050 beside a significant call; an end of 1e-5 printed
+    +0.0000 beside "carries over"; shares printed 31% and 26% were "not within 5%"."""
+    assert U.between_sentence(0.62, 100 / 2001, 11).endswith("(permutation p = 0.04998)")
+    assert U.between_sentence(0.62, 0.0504, 11).endswith("(permutation p = 0.0504: no evidence of a relation)")
+    assert "+0.0040 [+0.00001, +0.0080]" in U.together_sentence(
+        "S", {"mean": 0.004, "low": 1e-5, "high": 0.008}, {"mean": 0.003, "low": 2e-5, "high": 0.006}
+    )
+    sel = {"macro_f1": 0.4, "p": 0.5, "evidence_f1": 0.3, "evidence_p": 0.5, "share": 0.3051}
+    ranked = {"macro_f1": 0.4, "evidence_f1": 0.3, "share": 0.2550}
+    text = U.selector_sentence(sel, ranked, {"evidence_f1": 0.5}, 0.3, "Refuted", 0.2)
+    assert 'Its share of "Refuted" verdicts, 31%, is within 5% of the relevance ranking\'s (26%)' in text
+    far = U.selector_sentence({**sel, "share": 0.3151}, ranked, {"evidence_f1": 0.5}, 0.3, "Refuted", 0.2)
+    assert "read a verdict gain as a shift towards that label" in far
+    barely = U.selector_sentence(sel, ranked, {"evidence_f1": 0.5}, 0.0996, "Refuted", 0.2)
+    assert "ranks a claim's candidates with a mean within-claim Spearman of 0.100" in barely

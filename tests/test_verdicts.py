@@ -569,3 +569,23 @@ def test_leaders_are_read_as_printed_and_an_undefined_mde_is_counted_apart():
     mixed = VD.power_sentence({"A": 0.05, "B": 0.01, "C": nan}, {"A": nan, "B": 0.03, "C": 0.02}, "BASE")
     assert mixed.startswith("2 of 3 settings have no defined difference from BASE")
     assert "All 1 other differences from BASE (|Δ| up to 0.010)" in mixed and "nan" not in mixed
+
+
+def test_within_and_smaller_are_read_as_printed():
+    """The twenty-eighth pass: +0.030 was "beyond" a seed range printed 0.500–0.530; |Δ| 0.0199 was "smaller"
+    than an MDE of 0.0201, both printed 0.020; p = 0.04998 printed 0.050 beside "positive"."""
+    first = pd.DataFrame({"dev gold": [0.5, 0.5302]}, index=["gold", "mixed"])
+    spread = pd.DataFrame({"seeds": [3], "min": [0.5004], "max": [0.53]}, index=["dev gold"])
+    assert "gold +0.030 (within the range over 3 seed(s)" in VD.mixed_sentence(first, spread)
+    wider = pd.DataFrame({"dev gold": [0.5, 0.5312]}, index=["gold", "mixed"])
+    assert "gold +0.031 (beyond the range" in VD.mixed_sentence(wider, spread)
+    assert VD.power_sentence({"A": 0.0199}, {"A": 0.0201}, "BASE").startswith("1 of 1 differences from BASE reach")
+    assert VD.power_sentence({"A": 0.0189}, {"A": 0.0201}, "BASE").startswith("All 1 differences from BASE")
+    g = pd.DataFrame(
+        {"retrieval gain %": [114.0, 20, 5], "verdict gain %": [7.9, 1, 0.5], "ndcg@10": [0.2, 0.1, 0.05],
+         "macro_f1": [0.37, 0.33, 0.3]},
+        index=list("ABC"),
+    )  # fmt: skip
+    assert VD.retrieval_line(g, "ndcg@10", (0.76, 0.18, 0.97), 100 / 2001).endswith(
+        "permutation p = 0.04998): positive."
+    )

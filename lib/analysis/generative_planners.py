@@ -485,7 +485,8 @@ def focus_lines(
         + (f" ({', '.join(label[p] for p in better)})." if better else "."),
         f"- Significance against {label[baseline]} (paired bootstrap, Holm): "
         + ", ".join(
-            f"{i} p = {r['Holm-adjusted p']:.3g}" for i, r in tests.loc[[label[p] for p in generative]].iterrows()
+            f"{i} p = {CMP.apart(r['Holm-adjusted p'], '.3g', 0.05)}"  # its side of 0.05 shown
+            for i, r in tests.loc[[label[p] for p in generative]].iterrows()
         )
         + ".",
     ]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -33,6 +33,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from lib.cli import NamedError
+from lib.evaluation.comparisons import printed
 from lib.paths import METRICS_DIR, ROOT
 
 PUBLISHED_FILE = ROOT / "references" / "published.yaml"
@@ -212,13 +213,26 @@ def contrast_verdict(published: float, study: float, tol: float = TOLERANCE) -> 
     return "same direction, smaller" if abs(study) < abs(published) else "same direction, larger"
 
 
-def verdict_sentence(verdict: str, published: float, study: float | None, tol: float, reason: str | None = None) -> str:
-    """The verdict in words, with the two numbers it rests on."""
+def verdict_sentence(
+    verdict: str,
+    published: float,
+    study: float | None,
+    tol: float,
+    reason: str | None = None,
+    rule: Callable[[float, float, float], str] | None = None,
+) -> str:
+    """The verdict in words, with the two numbers it rests on. With `rule` (the verdict's function), the
+    study's value gets the decimals the verdict needs where three would read as another verdict (0.1797
+    against 0.19 within 0.01 printed "+0.180", 0.010 apart, beside "lower here")."""
     if verdict == NOT_COMPARABLE:
         return f"not comparable because {reason}"
+    decimals = 3
+    while rule is not None and decimals < 12 and rule(published, printed(study, f".{decimals}f"), tol) != verdict:
+        decimals += 1
+    here = f"{study:+.{decimals}f}"
     if verdict == "reproduced":
-        return f"reproduced within {tol:g} ({study:+.3f} here, {published:+.3f} published)"
-    return f"{verdict} ({study:+.3f} here, {published:+.3f} published)"
+        return f"reproduced within {tol:g} ({here} here, {published:+.3f} published)"
+    return f"{verdict} ({here} here, {published:+.3f} published)"
 
 
 def _study_value(f: Figure, metrics_dir: Path | str, strict: bool) -> tuple[float | None, str | None]:
@@ -259,7 +273,7 @@ def levels(
                 "differs": f.differs if study is not None else None,
                 "verdict": verdict,
                 "reason": reason,
-                "sentence": verdict_sentence(verdict, f.published, study, tol, reason),
+                "sentence": verdict_sentence(verdict, f.published, study, tol, reason, level_verdict),
                 "id": f.id,
             }
         )
@@ -296,7 +310,7 @@ def contrasts(
                 "study": study,
                 "verdict": verdict,
                 "reason": reason,
-                "sentence": verdict_sentence(verdict, published, study, tol, reason),
+                "sentence": verdict_sentence(verdict, published, study, tol, reason, contrast_verdict),
                 "claim": c.claim,
                 "id": c.id,
             }

@@ -18,7 +18,7 @@ import pandas as pd
 
 from lib import outputs as OUT
 from lib.cli import NamedError, shown
-from lib.evaluation.comparisons import and_list, end_text, highest, printed, rho_text
+from lib.evaluation.comparisons import and_list, apart, end_text, highest, printed, rho_text
 from lib.paths import METRICS_DIR
 from lib.site.catalogue import flatten
 from lib.site.display import setting as setting_name
@@ -110,7 +110,9 @@ def retrieval_verdict_sentence(nli: Mapping[str, Any], alpha: float = 0.05) -> s
     over = f" over notebook 07's {planners} planners" if planners else " over notebook 07's planners"
     interval = "" if low != low else f", bootstrap [{low:.2f}, {high:.2f}]"  # NaN: no interval defined
     shown = rho_text(rho, planners) if planners else ("undefined" if rho != rho else f"{rho:.2f}")
-    head = f"Retrieval against verdicts: Spearman's ρ = {shown}{over}{interval} (permutation p = {p:.3f})"
+    head = (
+        f"Retrieval against verdicts: Spearman's ρ = {shown}{over}{interval} (permutation p = {apart(p, '.3f', alpha)})"
+    )
     if p != p:
         return head + ": no correlation can be read (one side is the same for every planner)"
     if p < alpha:

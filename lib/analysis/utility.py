@@ -42,7 +42,7 @@ from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import averitec
 from lib.data import labels as LB
 from lib.data.climate_fever import SENTENCES
-from lib.evaluation.comparisons import MIN_RANKED, end_text, rho_text
+from lib.evaluation.comparisons import MIN_RANKED, apart, end_text, printed, rho_text
 from lib.evaluation.metrics import evaluate
 from lib.evaluation.significance import paired_bootstrap, sign_of
 from lib.params import Device, PosFloat, PosInt, Section, Seed, Text, section
@@ -561,7 +561,7 @@ def between_sentence(rho: float, p: float, n: int) -> str:
     if n < MIN_RANKED or rho != rho or p != p:
         return f"mean NDCG@10 and mean -KL have no rank correlation to read over {n} planners ({rho_text(rho, n)})"
     return (
-        f"mean NDCG@10 and mean -KL correlate at {rho:.2f} over {n} planners (permutation p = {p:.3f}"
+        f"mean NDCG@10 and mean -KL correlate at {rho:.2f} over {n} planners (permutation p = {apart(p, '.3f', 0.05)}"
         f"{'' if p < 0.05 else ': no evidence of a relation'})"
     )
 
@@ -591,9 +591,9 @@ def selector_sentence(
         verdicts = "not significantly different from the relevance ranking's"
     out = [
         f"Reranking by predicted utility gives macro-F1 {u['macro_f1']:.3f} against {r['macro_f1']:.3f} "
-        f"(bootstrap p = {u['p']:.4f}): {verdicts}."
+        f"(bootstrap p = {apart(u['p'], '.4f', alpha)}): {verdicts}."
     ]
-    evidence = f"{u['evidence_f1']:.3f} vs {r['evidence_f1']:.3f}, p = {u['evidence_p']:.4f}"
+    evidence = f"{u['evidence_f1']:.3f} vs {r['evidence_f1']:.3f}, p = {apart(u['evidence_p'], '.4f', alpha)}"
     oracle = f"; the utility oracle's, choosing by the true utility, is {o['evidence_f1']:.3f}"
     if u["evidence_p"] < alpha and u["evidence_f1"] < r["evidence_f1"]:
         out.append(f"Its evidence F1 against the qrels is significantly lower ({evidence}){oracle}.")
@@ -606,7 +606,7 @@ def selector_sentence(
         )
     if np.isnan(within):  # no candidate set with a defined rank correlation: no ranking to read
         out.append("The predicted utility's within-claim Spearman is undefined (no claim with varied utilities).")
-    elif within < within_floor:
+    elif printed(within, ".3f") < within_floor:  # as printed: 0.0996 shows as 0.100
         out.append(
             f"The predicted utility barely ranks a claim's candidates (mean within-claim Spearman {within:.3f} "
             "against the true utility): the selector learned little about *which* candidate helps."
@@ -615,17 +615,20 @@ def selector_sentence(
         out.append(
             f"The predicted utility ranks a claim's candidates with a mean within-claim Spearman of {within:.3f}."
         )
-    if u["share"] > r["share"] + shift and u["share"] > gold_share:
+    # the shares compared as printed (whole percents): 30.51% against 25.50% print 31% and 26%, within 5 points
+    us, rs, gs = (printed(v, ".0%") for v in (u["share"], r["share"], gold_share))
+    gap = round(us - rs, 9)
+    if gap > shift + 1e-9 and us > gs:
         out.append(
             f'It predicts "{label}" for {u["share"]:.0%} of claims (relevance ranking {r["share"]:.0%}, gold labels '
             f"{gold_share:.0%}): read a verdict gain as a shift towards that label rather than as better evidence."
         )
-    elif abs(u["share"] - r["share"]) <= shift:
+    elif abs(gap) <= shift + 1e-9:
         out.append(
             f'Its share of "{label}" verdicts, {u["share"]:.0%}, is within {shift:.0%} of the relevance '
             f"ranking's ({r['share']:.0%}): no shift towards that label."
         )
-    elif u["share"] < r["share"]:  # far below: a shift away from the label, which "within" hid
+    elif gap < 0:  # far below: a shift away from the label, which "within" hid
         out.append(
             f'Its share of "{label}" verdicts falls to {u["share"]:.0%} (relevance ranking {r["share"]:.0%}, gold '
             f"labels {gold_share:.0%}): a shift away from that label."
@@ -718,7 +721,7 @@ def together_sentence(
     ({mean, low, high}, intervals over claims); `rho`, when given, the rank correlation of the two measures
     over (selection, claim) rows ({rho, low, high})."""
     d = lambda r: (  # noqa: E731
-        f"{r['mean']:+.4f} [{r['low']:+.4f}, {r['high']:+.4f}]"
+        f"{r['mean']:+.4f} [{end_text(r['low'], '+.4f')}, {end_text(r['high'], '+.4f')}]"  # an end apart from 0
         if r["low"] == r["low"]
         else f"{r['mean']:+.4f} (no interval)"
     )

@@ -239,7 +239,12 @@ def mixed_sentence(first_seed: pd.DataFrame, spread: pd.DataFrame) -> str:
         if seeds < 2:  # one seed has no range: "beyond" it was said of +0.000
             effect.append(f"{col[4:]} {d:+.3f} (one seed of the gold recipe: no range over seeds to set it against)")
             continue
-        where = "within" if VS.within_seed_range(d, spread, col) else "beyond"
+        # as printed: +0.030 against a range printed 0.500–0.530 is within it (0.0302 was "beyond")
+        if col not in spread.index:
+            raise ValueError(f"no seed spread for {col!r} (have {list(spread.index)})")
+        row = spread.loc[col]
+        width = round(CMP.printed(row["max"], ".3f") - CMP.printed(row["min"], ".3f"), 9)
+        where = "within" if CMP.printed(abs(d), ".3f") <= width + 1e-9 else "beyond"
         effect.append(f"{col[4:]} {d:+.3f} ({where} the range over {seeds} seed(s) of the gold recipe)")
     return "Mixed minus gold training evidence, dev macro-F1: " + "; ".join(effect) + "."
 
@@ -390,7 +395,9 @@ def power_sentence(deltas: Mapping[str, float], mde: Mapping[str, float], baseli
     # no MDE (too few claims for the test) or no difference: nothing to weigh ("nan to nan" was counted as reached)
     untestable = [s for s in deltas if mde[s] != mde[s] or deltas[s] != deltas[s]]
     tested = [s for s in deltas if s not in identical and s not in untestable]
-    below = [s for s in tested if abs(deltas[s]) < mde[s] or deltas[s] == 0]
+    # as printed: |Δ| 0.0199 against an MDE of 0.0201 print alike (0.020), and a difference that prints as its
+    # test's MDE reaches it
+    below = [s for s in tested if CMP.printed(abs(deltas[s]), ".3f") < CMP.printed(mde[s], ".3f") or deltas[s] == 0]
     reach = [s for s in tested if s not in below]
     parts = []
     if identical:
@@ -825,7 +832,7 @@ def retrieval_line(gains: pd.DataFrame, measure: str, rho: tuple[float, float, f
     return (
         f"- Retrieval vs verdicts: {_largest_gain(gains, measure, top)} (the thesis: 74% became 6.6%). Spearman correlation of {measure} and macro-F1 over the "
         f"{len(gains)} planners, whose macro-F1 spans {gains['macro_f1'].max() - gains['macro_f1'].min():.3f}: "
-        f"{CMP.rho_text(r, len(gains))} ({interval}; permutation p = {p:.3f}): {call}."
+        f"{CMP.rho_text(r, len(gains))} ({interval}; permutation p = {CMP.apart(p, '.3f', 0.05)}): {call}."
     )
 
 

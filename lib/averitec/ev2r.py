@@ -601,15 +601,23 @@ if __name__ == "__main__":
 def rank_agreement(per_claim: pd.DataFrame, n_resamples: int = 1000, seed: int = 0) -> dict[str, float]:
     """Kendall's tau between two per-run scores (columns `old`, `new` of a table with `run`, `claim_id`,
     e.g. the 2025 METEOR AVeriTeC score and the new score per claim), with a bootstrap interval over claims
-    (the same resampled claims for every run). Needs at least three runs."""
+    (the same resampled claims for every run). Needs at least three runs. A claim a run has no score for (a
+    judge failure left undefined under `--lenient`) is left out for every run: it made tau NaN beside an interval
+    of resamples counted as 0. An undefined tau (a side constant over the runs) has no interval."""
     from scipy.stats import kendalltau
 
+    undefined = per_claim.loc[per_claim[["old", "new"]].isna().any(axis=1), "claim_id"]
+    per_claim = per_claim[~per_claim["claim_id"].isin(set(undefined))]
+    if per_claim.empty:
+        raise ValueError("rank agreement: no claim has both scores for every run")
     wide_old = per_claim.pivot(index="claim_id", columns="run", values="old")
     wide_new = per_claim.pivot(index="claim_id", columns="run", values="new")[wide_old.columns]
     if wide_old.shape[1] < 3:
         raise ValueError(f"rank agreement needs at least 3 runs, got {wide_old.shape[1]}")
     old, new = wide_old.to_numpy(), wide_new.to_numpy()
     tau = float(kendalltau(old.mean(0), new.mean(0)).statistic)
+    if tau != tau:
+        return {"tau": tau, "low": math.nan, "high": math.nan, "runs": int(old.shape[1]), "claims": int(len(old))}
     rng = np.random.default_rng(seed)
     taus = []
     for _ in range(n_resamples):

@@ -68,8 +68,12 @@ def reliability(probs: np.ndarray, gold: Sequence[int], bins: int = 10) -> pd.Da
     if bins < 1:
         raise ValueError(f"reliability: bins must be at least 1, got {bins}")
     probs = np.asarray(probs, dtype=float)
-    if probs.ndim != 2 or len(probs) == 0:  # no example: no accuracy, no confidence (ECE undefined)
+    if len(probs) == 0:  # no example: no accuracy, no confidence (ECE undefined)
         return pd.DataFrame(columns=["bin", "low", "high", "n", "confidence", "accuracy", "gap"])
+    if probs.ndim != 2 or len(gold) != len(probs):  # one gold label was broadcast over every row; 1-D gave NaN
+        raise ValueError(
+            f"reliability: need (n, classes) probabilities and n gold labels, got {probs.shape} and {len(gold)}"
+        )
     if np.isnan(probs).any():  # a row of NaN was dropped from the bins after a RuntimeWarning
         raise ValueError(f"reliability: {int(np.isnan(probs).any(axis=1).sum())} row(s) of probabilities hold NaN")
     conf, pred = probs.max(axis=1), probs.argmax(axis=1)

@@ -158,13 +158,16 @@ def printed(value: float, fmt: str) -> float:
     return float(text[:-1]) / 100 if text.endswith("%") else float(text)
 
 
-def apart(value: float, fmt: str, other: float = 0.0) -> str:
+def apart(value: float, fmt: str, other: float | Sequence[float] = 0.0) -> str:
     """`value` as `fmt` prints it, with more decimals where `fmt` would print it as `other` (a threshold, or 0)
     while it is not: the side of the threshold a sentence reads from it must be visible in its figure (60.04 s
     against a 60 s budget is "60.04", 0.0004 at ".3f" is "0.0004", not "0.000" beside "positive"). Past 12
-    decimals the figure is given in scientific notation."""
+    decimals the figure is given in scientific notation. `other` may be several thresholds (each compared as
+    printed too: 0.19 - 0.01 is 0.18000000000000002)."""
+    others = [other] if isinstance(other, int | float) else list(other)
+    at = any(math.isclose(value, o, rel_tol=TIE_TOLERANCE, abs_tol=1e-15) for o in others)  # on one: as printed
     decimals = re.search(r"\.(\d+)", fmt)
-    while value == value and value != other and printed(value, fmt) == other and decimals:
+    while value == value and not at and decimals and printed(value, fmt) in {printed(o, fmt) for o in others}:
         if int(decimals[1]) >= 12:
             return f"{value:.2e}"
         fmt = fmt.replace(decimals[0], f".{int(decimals[1]) + 1}", 1)
@@ -359,7 +362,7 @@ def spread_sentence(table: pd.DataFrame, p: float, what: str, alpha: float = ALP
         f"({table.loc[first, 'claims']} claims) and {table.loc[last, 'spread']:.3f} for group {last} "
         f"({table.loc[last, 'claims']} claims); groups of those sizes drawn at random give "
         f"{table.loc[first, 'spread under permutation']:.3f} and {table.loc[last, 'spread under permutation']:.3f} "
-        f"(permutation p = {p:.4f})"
+        f"(permutation p = {apart(p, '.4f', alpha)})"
     )
     if p < alpha and table.loc[last, "spread"] > table.loc[first, "spread"]:
         return head + ": the spread grows more than the group sizes explain."

@@ -721,7 +721,10 @@ class LLM:
                 "llm.api_key_env (the variable it names must hold a valid key with access to llm.model)"
             )
         if 300 <= code < 400:
-            where = shown(err.response.headers.get("location", "nowhere named"), 200)
+            # the address as messages show one (no query, no token-like segment) and without the key: a redirect
+            # that carried the key in its query put it in the message, and the stage's log
+            location = err.response.headers.get("location")
+            where = self._redact(_shown(location)) if location else "nowhere named"
             return LLMError(
                 f"{self._base_url} answered HTTP {code}, a redirect to {where}, which is not followed (the prompts "
                 "would go to another address): fix llm.base_url (the endpoint itself)"

@@ -49,7 +49,8 @@ def banner(profile: Mapping[str, Any], store: Mapping[str, Any] | None = None) -
         claims = (
             "every claim it holds"
             if ends == (None, None)
-            else f"claims {ks['first'] or 0} to {ks['last'] or 'the last'}"
+            else f"claims {0 if ks['first'] is None else ks['first']} to {'the last' if ks['last'] is None else ks['last']}"
+            # `last: 0` is claim 0 (`or` read it as "to the last")
         )
         parts.append(
             f"**Evidence store: the knowledge store at `{ks['path']}`** ({ks['split']} {claims}, {ks['unit']} "

@@ -76,7 +76,7 @@ def verdict(answer: Any, expected: float, tol: float, mistakes: Mapping[str, flo
         return None
     scale = " of its size: the expected value is within the tolerance of 0" if bound != tol else ""
     off = f"{value:.6g} is off by {value - expected:+.3g} from the expected value (tolerance {bound:g}{scale})"
-    known = known_mistake(value, tol, mistakes)
+    known = known_mistake(value, tol, mistakes, expected)
     if known:
         return f"{off}: that is the value you get when you {known}"
     return f"{off}; recheck the steps in the task"
@@ -89,14 +89,20 @@ def within(expected: float, tol: float) -> float:
     return tol * abs(expected) if 0 < abs(expected) <= tol else tol
 
 
-def known_mistake(value: float, tol: float, mistakes: Mapping[str, float] | None) -> str | None:
-    """The first of the exercise's typical wrong steps whose value `value` equals (within `tol`), if any."""
-    return next((what for what, wrong in (mistakes or {}).items() if abs(value - float(wrong)) <= max(tol, 1e-9)), None)
+def known_mistake(
+    value: float, tol: float, mistakes: Mapping[str, float] | None, expected: float | None = None
+) -> str | None:
+    """The first of the exercise's typical wrong steps whose value `value` equals, within the bound the check
+    passes answers by (`within(expected, tol)`: a tiny p-value's raw tolerance named every answer near it as a
+    mistake), if any; an exact check (bound 0) still takes a float's last bits."""
+    bound = (within(float(expected), tol) if expected is not None else tol) or 1e-9
+    return next((what for what, wrong in (mistakes or {}).items() if abs(value - float(wrong)) <= bound), None)
 
 
 def indistinct(expected: float, tol: float, mistakes: Mapping[str, float] | None) -> list[str]:
     """The mistakes whose value passes the check: an example that cannot tell them from the right answer."""
-    return [what for what, wrong in (mistakes or {}).items() if abs(float(wrong) - float(expected)) <= tol]
+    bound = within(float(expected), tol)  # the bound `verdict` passes an answer by
+    return [what for what, wrong in (mistakes or {}).items() if abs(float(wrong) - float(expected)) <= bound]
 
 
 def check(

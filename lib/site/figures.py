@@ -289,6 +289,15 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MAX_FIGURE_PIXELS = 50_000_000  # a study figure is a few million; a 330 KB PNG of 170 million took 4 GB to scale
 
 
+def alt_of(output: Any) -> str | None:
+    """A figure output's alternative text (`describe`, kept in its `image/png` metadata), or None where there is
+    none as text: nbformat takes any metadata value, and a string or a number there ended the report check and
+    the render in a traceback."""
+    meta = (output.get("metadata") or {}).get("image/png")
+    alt = meta.get(ALT) if isinstance(meta, dict) else None
+    return alt if isinstance(alt, str) and alt.strip() else None
+
+
 def png_problem(data: Any) -> str | None:
     """Why an output's `image/png` is no PNG (not base64, not a PNG's bytes), or None."""
     try:

@@ -168,7 +168,7 @@ def status(record: Mapping[str, Any] | None, error: str | None = None) -> str:
     if as_number(record["answer"]) is None:  # none given as a number, or NaN (once "off by +nan")
         return "not a number"
     off = f"off by {record['answer'] - record['expected']:+.3g}"
-    known = known_mistake(record["answer"], record["tol"], record.get("mistakes"))
+    known = known_mistake(record["answer"], record["tol"], record.get("mistakes"), record["expected"])
     return f"{off} ({known})" if known else off
 
 

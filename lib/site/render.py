@@ -29,7 +29,7 @@ from lib.site.banner import params_banner
 from lib.site.catalogue import format_value, headline_lines, read_metrics, read_notebook, store_setting, summary
 from lib.site.checks import RECORD_MIME, record_problem
 from lib.site.course import THUMBS_PER_NOTEBOOK, strip_solutions, try_it_times_path, write_site
-from lib.site.figures import ALT
+from lib.site.figures import alt_of
 from lib.site.links import EXPLORER_PAGE
 from lib.site.plots import mathjax
 from lib.site.reports import not_run
@@ -47,7 +47,7 @@ def with_alt_text(nb):
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             data = output.get("data") or {}
-            alt = (output.get("metadata") or {}).get("image/png", {}).get(ALT)
+            alt = alt_of(output)
             if "image/png" in data and alt and "text/html" not in data:
                 png = "".join(data["image/png"]).replace("\n", "")
                 data["text/html"] = f'<img src="data:image/png;base64,{png}" alt="{html.escape(alt)}">'

@@ -39,7 +39,6 @@ from lib.models import quiet_transformers
 from lib.paths import ROOT
 from lib.site import figures
 from lib.site.catalogue import read_notebook
-from lib.site.figures import ALT
 from lib.site.figures import MARKER as FIGURE_CHECK
 
 # Absolute paths under the usual roots of a machine (URLs such as https://x.org/2020/05/ do not match:
@@ -209,9 +208,7 @@ def scan_notebook(path: Path | str) -> list[Finding]:
         found.append(Finding(path.name, *ran))
     for i, cell in enumerate(cells):
         for output in cell.get("outputs", []):
-            if "image/png" in (output.get("data") or {}) and not (output.get("metadata") or {}).get(
-                "image/png", {}
-            ).get(ALT):
+            if "image/png" in (output.get("data") or {}) and not figures.alt_of(output):
                 found.append(Finding(path.name, i, "figure_without_alt", "a PNG output without alternative text"))
             if "image/png" in (output.get("data") or {}) and (bad := figures.png_problem(output["data"]["image/png"])):
                 found.append(Finding(path.name, i, "bad_figure", bad))  # the site's thumbnail stopped on it

@@ -20,12 +20,13 @@ Run = Mapping[str, Mapping[str, float]]  # {qid: {doc_id: score}}
 
 
 def rank(scores: Mapping[str, float]) -> list[str]:
-    """Doc ids in trec_eval order: score descending, then doc id descending. A NaN score is an error: it
-    has no place in the order (sorted, it left the ranking to the order of the dict: MRR 1.0, 0.333 or
-    0.5 for one run)."""
+    """Doc ids in trec_eval order: score descending, then doc id descending as text, as the file holds it (an
+    integer 10 ranked above 9, and the written file's own reader and trec_eval ranked 9 first). A NaN score is
+    an error: it has no place in the order (sorted, it left the ranking to the order of the dict: MRR 1.0,
+    0.333 or 0.5 for one run)."""
     if (nan := next((d for d, s in scores.items() if s != s), None)) is not None:
         raise ValueError(f"document {nan!r} has the score NaN: a ranking needs a number for every document")
-    return [d for d, _ in sorted(scores.items(), key=lambda x: (x[1], x[0]), reverse=True)]
+    return [d for d, _ in sorted(scores.items(), key=lambda x: (x[1], str(x[0])), reverse=True)]
 
 
 def _field(value: object, what: str) -> str:
@@ -73,7 +74,7 @@ def trec_lines(path: Path | str, fields: str) -> Iterable[tuple[int, list[str]]]
     path = Path(path)
     within_size(path)
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(path, encoding="utf-8-sig") as f:  # a byte-order mark (Notepad) joined the first query id
             for n, line in bounded_lines(path, f):
                 parts = line.split()
                 if parts and len(parts) != len(fields.split()):
