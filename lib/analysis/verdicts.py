@@ -240,11 +240,7 @@ def mixed_sentence(first_seed: pd.DataFrame, spread: pd.DataFrame) -> str:
             effect.append(f"{col[4:]} {d:+.3f} (one seed of the gold recipe: no range over seeds to set it against)")
             continue
         # as printed: +0.030 against a range printed 0.500–0.530 is within it (0.0302 was "beyond")
-        if col not in spread.index:
-            raise ValueError(f"no seed spread for {col!r} (have {list(spread.index)})")
-        row = spread.loc[col]
-        width = round(CMP.printed(row["max"], ".3f") - CMP.printed(row["min"], ".3f"), 9)
-        where = "within" if CMP.printed(abs(d), ".3f") <= width + 1e-9 else "beyond"
+        where = "within" if VS.within_seed_range(d, spread, col, ".3f") else "beyond"
         effect.append(f"{col[4:]} {d:+.3f} ({where} the range over {seeds} seed(s) of the gold recipe)")
     return "Mixed minus gold training evidence, dev macro-F1: " + "; ".join(effect) + "."
 

@@ -43,6 +43,7 @@ from lib import outputs as OUT
 from lib import timing as TM
 from lib.cli import ArgumentParser, file_path, nonempty_path, run_main
 from lib.data import labels as LB
+from lib.evaluation.comparisons import printed
 from lib.params import PosInt, Seed, flag, flag_of, section
 from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR
 from lib.retrieval.bm25 import BM25Params
@@ -157,13 +158,18 @@ def seed_spread(sweep: Mapping[str, Any], chosen: Mapping[str, Any]) -> pd.DataF
     return out
 
 
-def within_seed_range(delta: float, spread: pd.DataFrame, column: str) -> bool:
+def within_seed_range(delta: float, spread: pd.DataFrame, column: str, fmt: str | None = None) -> bool:
     """Whether a difference is no larger than the range (max - min) over seeds of one recipe in `column`
-    (a `seed_spread` table); with a single seed there is no range and nothing counts as within it."""
+    (a `seed_spread` table); with a single seed there is no range and nothing counts as within it. With `fmt`,
+    the difference and the range's ends compare as that format prints them (+0.030 against a range printed
+    0.500–0.530 is within it, though 0.0302 exceeds 0.5300 - 0.5004)."""
     if column not in spread.index:
         raise ValueError(f"no seed spread for {column!r} (have {list(spread.index)})")
     row = spread.loc[column]
-    return bool(row["seeds"] > 1 and abs(delta) <= row["max"] - row["min"])
+    if fmt is None:
+        return bool(row["seeds"] > 1 and abs(delta) <= row["max"] - row["min"])
+    width = round(printed(row["max"], fmt) - printed(row["min"], fmt), 9)  # 0.530 - 0.500: 0.030, not 0.0300000001
+    return bool(row["seeds"] > 1 and printed(abs(delta), fmt) <= width + 1e-9)
 
 
 def protocol_runs(sweep: Mapping[str, Any], k: int | None = None) -> pd.DataFrame:
