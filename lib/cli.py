@@ -66,17 +66,34 @@ def die_with(parent: int, sig: int = signal.SIGKILL) -> None:
 
 
 def stop_children() -> None:
-    """Kill this process's children and theirs (worker pools, notebook kernels) and wait for them."""
+    """Kill this process's children and theirs (worker pools, notebook kernels) and wait for them. A kernel's
+    connection file (its `-f` argument: a temporary file jupyter_client removes only when it stops the kernel
+    itself) is removed with it."""
     try:
         children = psutil.Process().children(recursive=True)
     except psutil.Error:
         return
+    left = [f for child in children if (f := _connection_file(child))]
     for child in children:  # workers and kernels write nothing of their own: nothing to finish
         try:
             child.kill()
         except psutil.Error:
             pass
     psutil.wait_procs(children, timeout=5)
+    for file in left:
+        Path(file).unlink(missing_ok=True)
+
+
+def _connection_file(process: psutil.Process) -> str | None:
+    """The connection file of a Jupyter kernel process (`... ipykernel_launcher -f FILE.json`), else None."""
+    try:
+        args = process.cmdline()
+    except psutil.Error:
+        return None
+    if any("ipykernel" in a for a in args) and "-f" in args[:-1]:
+        file = args[args.index("-f") + 1]
+        return file if file.endswith(".json") else None
+    return None
 
 
 _MAIN_PID: list[int] = []  # the process that installed the handlers (forked workers inherit them)

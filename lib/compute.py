@@ -23,7 +23,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Literal, TypeVar, get_args
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, model_validator
 from tqdm import tqdm
 
 from lib.cli import NamedError, die_with, env_bound, first_line
@@ -48,6 +48,16 @@ class ComputeSettings(Section):
     workers: PosInt = 1
     address: Text | None = None
     cpus_per_task: PosFloat = 1.0
+
+    @model_validator(mode="after")
+    def _address_needs_ray(self) -> ComputeSettings:
+        """An address with the local backend was ignored: the work ran here while the user meant a cluster."""
+        if self.address is not None and self.backend != "ray":
+            raise ValueError(
+                f"address {self.address!r} is a Ray cluster's, and backend is {self.backend!r}: set backend ray "
+                "(--backend ray) to use it, or leave address out"
+            )
+        return self
 
 
 BACKENDS: tuple[str, ...] = get_args(Backend)

@@ -129,26 +129,59 @@ _Loader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag not in _YAML_1_1]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-for _tag, _rx, _first in [  # YAML 1.2 core schema; integers before floats ("3" matches both)
-    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
-    ("int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
-    (
-        "float",
+_CORE = {  # YAML 1.2 core schema; integers before floats ("3" matches both)
+    "bool": (r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    "int": (r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
+    "float": (
         r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
         "-+0123456789.",
     ),
-]:
+}
+for _tag, (_rx, _first) in _CORE.items():
     _Loader.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}", re.compile(_rx), list(_first))
+
+
+def _core_scalar(loader: yaml.SafeLoader, node: yaml.ScalarNode, kind: str) -> str:
+    """The text of a scalar tagged `kind` (`!!int 1.5` too: an explicit tag skips the resolvers), refused
+    unless YAML 1.2 writes a value of that kind so (`!!bool off` was YAML 1.1's false; `!!int 1.5`,
+    `!!float abc` ended in a traceback)."""
+    value = loader.construct_scalar(node)
+    if not isinstance(value, str) or not re.match(_CORE[kind][0], value):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"!!{kind} {shown(value, 60)}: not a YAML 1.2 {kind}", node.start_mark
+        )
+    return value
 
 
 def _yaml_1_2_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
     """`010` is 10 (YAML 1.1: 8); `0o10` is 8 and `0x10` is 16, as YAML 1.2 writes them."""
-    value = loader.construct_scalar(node)
+    value = _core_scalar(loader, node, "int")
     base = {"0o": 8, "0x": 16}.get(value[:2], 10)
     return int(value[2:] if base != 10 else value, base)
 
 
+def _yaml_1_2_bool(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> bool:
+    """`true` or `false` in any of YAML 1.2's three spellings; `yes`, `on`, `off` are text."""
+    return _core_scalar(loader, node, "bool").lower() == "true"
+
+
+def _yaml_1_2_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
+    """A float as YAML 1.2 writes one (PyYAML's reader takes the text from there)."""
+    _core_scalar(loader, node, "float")
+    return loader.construct_yaml_float(node)
+
+
+def _no_timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> None:
+    """An explicit `!!timestamp`: no parameter is a date (a bad one ended in a traceback)."""
+    raise yaml.constructor.ConstructorError(
+        None, None, f"!!timestamp {shown(loader.construct_scalar(node), 60)}: no parameter is a date", node.start_mark
+    )
+
+
 _Loader.add_constructor("tag:yaml.org,2002:int", _yaml_1_2_int)
+_Loader.add_constructor("tag:yaml.org,2002:bool", _yaml_1_2_bool)
+_Loader.add_constructor("tag:yaml.org,2002:float", _yaml_1_2_float)
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _no_timestamp)
 
 
 # A parameter file's size once its aliases are expanded, in YAML nodes (params.yaml: about 1,500). Aliases

@@ -390,9 +390,24 @@ def _run(args: list[str], work: Path, log: Path | None = None) -> int:
         return subprocess.run(args, cwd=work, stdout=out, stderr=subprocess.STDOUT, check=False).returncode
 
 
-def restore(work: Path, reports: Path | None) -> None:
+# What an experiment rewrites that neither git nor DVC restores: the rendered reports, and the stages' timing
+# files (`profiles estimate` summed an experiment's times as the build's)
+UNTRACKED = ("reports", "outputs/timings")
+
+
+def keep_untracked(work: Path) -> Path:
+    """A copy of the workspace's `UNTRACKED` folders, in a new folder under its `.dvc/tmp`, for `restore`."""
+    kept = Path(tempfile.mkdtemp(prefix="kept-", dir=work / ".dvc" / "tmp"))
+    for rel in UNTRACKED:
+        if (work / rel).is_dir():
+            shutil.copytree(work / rel, kept / rel)
+    return kept
+
+
+def restore(work: Path, kept: Path | None) -> None:
     """The workspace as committed after an experiment: tracked files from git (params, lock, metrics,
-    notebooks), cached outputs from DVC's cache, and the rendered reports from a copy (`reports`)."""
+    notebooks), cached outputs from DVC's cache, and the `UNTRACKED` folders from their copies in `kept`
+    (`keep_untracked`; a folder that was not there before is removed)."""
     # What an experiment writes (params, lock, the git-tracked outputs) is deleted, then checked out: git
     # trusts file sizes and times, and `-S` may rewrite params.yaml with a value of the same length within
     # the second of the last restore, which `git checkout` would then leave as it is.
@@ -404,9 +419,11 @@ def restore(work: Path, reports: Path | None) -> None:
     git = (["git", "reset", "-q"], ["git", "checkout", "--", "."])
     if any(_run(args, work) for args in git) or _run(["dvc", "checkout", "--force", "-q"], work):
         raise ProfileError(f"{work}: could not restore the workspace after an experiment (git checkout, dvc checkout)")
-    if reports is not None:
-        shutil.rmtree(work / "reports", ignore_errors=True)
-        shutil.copytree(reports, work / "reports")
+    if kept is not None:
+        for rel in UNTRACKED:
+            shutil.rmtree(work / rel, ignore_errors=True)
+            if (kept / rel).is_dir():
+                shutil.copytree(kept / rel, work / rel)
 
 
 def _paths(entries: Any) -> list[str]:
@@ -458,16 +475,14 @@ def try_variations(
         )
     logs = work / "try_it"
     logs.mkdir(exist_ok=True)
-    backup = Path(tempfile.mkdtemp(prefix="reports-", dir=work / ".dvc" / "tmp"))
-    shutil.rmtree(backup)
-    shutil.copytree(work / "reports", backup)
+    backup = keep_untracked(work)
     results, started = [], time.monotonic()
 
     def stopped() -> str:  # a signal mid-variation: the workspace held the experiment's params and outputs
         try:
             restore(work, backup)
         except (ProfileError, OSError) as err:
-            return f"{err}; the committed reports are kept in {backup}"
+            return f"{err}; the committed reports and timings are kept in {backup}"
         shutil.rmtree(backup, ignore_errors=True)
         return f"the workspace {work} is restored as committed"
 

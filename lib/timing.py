@@ -428,6 +428,17 @@ def _record(path: Path) -> dict:
         and rec["cpus"] >= 1
     ):
         raise NamedError(f"{path}: not a timing record (seconds, finished, cpus); remove it, or rerun its stage")
+    costs = rec.get("per_claim", [])  # optional, but each as `cost` writes it (notebook 06 sums them)
+    if (
+        not isinstance(costs, list)
+        or (bad := next((i for i, c in enumerate(costs) if not _cost_line(c)), None)) is not None
+    ):
+        where = "not a list" if not isinstance(costs, list) else f"entry {bad}: {shown(json.dumps(costs[bad]), 80)}"
+        raise NamedError(
+            f"{path}: per_claim {where}; expected cost records (planner, kind, part, device, how as text; seconds, "
+            "claims and seconds_per_claim as numbers of at least 0), as the timer writes them; remove it, or rerun "
+            "its stage"
+        )
     machine = rec.get("hardware", {})  # optional (older files), but as `hardware()` writes it where present
     if not isinstance(machine, dict) or not isinstance(machine.get("cpu", ""), str):
         raise NamedError(

@@ -594,3 +594,24 @@ def test_a_module_that_is_no_command_says_so_in_one_line(module):
         "commands beside it\n"
     )
     assert subprocess.run([sys.executable, "-m", "lib.timing", "--help"], cwd=ROOT, capture_output=True).returncode == 0
+
+
+def test_a_stopped_kernel_takes_its_connection_file_with_it(tmp_path):
+    """The twenty-ninth pass: a stopped `grading grade` left the kernel's /tmp/tmpXXXX.json behind, while the
+    error line said nothing was left. Run in a process of its own: `stop_children` kills every child."""
+    connection, other = tmp_path / "tmpkernel.json", tmp_path / "other.json"
+    for f in (connection, other):  # `other`: a child that is no kernel, whose arguments are not files to remove
+        f.write_text("{}")
+    script = (
+        "import subprocess, sys\n"
+        "from lib.cli import stop_children\n"
+        "sleep = 'import time; time.sleep(60)'\n"
+        f"k = subprocess.Popen([sys.executable, '-c', sleep, 'ipykernel_launcher', '-f', {str(connection)!r}])\n"
+        f"w = subprocess.Popen([sys.executable, '-c', sleep, 'worker', '-f', {str(other)!r}])\n"
+        "import time; time.sleep(0.5)\n"
+        "stop_children()\n"
+        "print(k.poll() is not None, w.poll() is not None)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["True", "True"], done.stderr
+    assert not connection.exists() and other.exists()

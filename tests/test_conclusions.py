@@ -117,3 +117,26 @@ def test_a_within_system_correlation_that_prints_at_the_weak_bound_is_not_called
     assert printed_at_bound.endswith("ranges from -0.20 to 0.10.")
     below = CN.correlation_sentence(systems, pd.Series([0.1, -0.194, 0.05]))  # prints -0.19
     assert below.endswith("says little about whether its own verdict is right.")
+
+
+def test_the_rank_agreement_sentence_says_when_tau_or_its_interval_is_undefined():
+    """The twenty-ninth pass: notebook 05 printed "τ = nan (... nan to nan)"."""
+    nan = math.nan
+    base = {"tau": 0.6, "low": 0.2, "high": 0.9, "runs": 5, "claims": 40, "undefined_resamples": 0}
+    assert CN.rank_agreement_sentence(base, 1000) == (
+        "Rank agreement of the old and the new score over 5 runs: Kendall's τ = 0.60 (95% bootstrap interval over "
+        "claims 0.20 to 0.90)."
+    )
+    some = CN.rank_agreement_sentence(base | {"undefined_resamples": 3}, 1000)
+    assert some.endswith(
+        "0.20 to 0.90); 3 of the 1000 resamples leave a score the same for every run and are left out."
+    )
+    none = CN.rank_agreement_sentence(base | {"low": nan, "high": nan, "undefined_resamples": 10}, 10)
+    assert none.endswith(
+        "τ = 0.60, with no interval: none of the 10 resamples of claims ranks the runs on both scores."
+    )
+    undefined = CN.rank_agreement_sentence(base | {"tau": nan, "low": nan, "high": nan}, 1000)
+    assert undefined.endswith(
+        "Kendall's τ is undefined (one score is the same for every run), so there is no interval."
+    )
+    assert "nan" not in undefined + none

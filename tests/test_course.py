@@ -1,6 +1,7 @@
 """lib.site.course: exercise checks, the students' and teacher's versions, the course file, the glossary and the
 front page (rendered in headless Chromium); the real notebooks' exercises and definitions."""
 
+import copy
 import io
 import json
 import re
@@ -358,6 +359,13 @@ def test_the_teachers_page_shows_each_checks_expected_value_and_mistakes():
         "mistakes it names:<ul><li>divide by 10 instead of the relevant count: 0.2</li></ul></div>"
     )
     assert "text/html" not in nb.cells[0].outputs[0]["data"]  # a copy
+    # the bound the check applies, not the raw tolerance (the twenty-ninth pass: "tolerance 1e-09" beside 2.25e-22)
+    tiny = copy.deepcopy(nb)
+    tiny.cells[0].outputs[0]["data"][RECORD_MIME] |= {"expected": 2.25e-13, "tol": 1e-9}
+    assert (
+        "(tolerance 2.25e-22: 1e-09 times the expected value, which is closer to 0 than 1e-09)"
+        in (with_expected_values(tiny).cells[0].outputs[0]["data"]["text/html"])
+    )
 
 
 def test_headline_values_read_as_printed_once():

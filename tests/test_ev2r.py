@@ -516,11 +516,12 @@ def test_main_scores_the_sections_of_the_params_file(tmp_path, monkeypatch):
     assert seen[0][0] == section("averitec_2025", PARAMS_FILE) and seen[0][0]["threshold"] != 0.25
 
 
-def test_rank_agreement_interval_is_the_percentiles_of_the_seeded_resample_with_ties_as_zero():
+def test_rank_agreement_interval_is_the_percentiles_of_the_seeded_resample_without_undefined_taus():
+    """The twenty-ninth pass: undefined resamples counted as 0 gave tau -1.0 an interval reaching 0."""
     import numpy as np
     from scipy.stats import kendalltau
 
-    # three runs that differ on claim 0 only: a resample without claim 0 ties every run (tau NaN, counted as 0)
+    # three runs that differ on claim 0 only: a resample without claim 0 ties every run (tau NaN, left out)
     old = {"a": [1, 0, 0, 0, 0], "b": [0.5, 0, 0, 0, 0], "c": [0, 0, 0, 0, 0]}
     new = {"a": [0, 1, 1, 1, 1], "b": [0.5, 1, 1, 1, 1], "c": [1, 1, 1, 1, 1]}
     rows = [{"run": r, "claim_id": i, "old": old[r][i], "new": new[r][i]} for r in old for i in range(5)]
@@ -531,10 +532,13 @@ def test_rank_agreement_interval_is_the_percentiles_of_the_seeded_resample_with_
     for _ in range(1000):
         idx = rng.integers(0, 5, 5)
         t = kendalltau(o[idx].mean(0), n[idx].mean(0)).statistic
-        taus.append(0.0 if t != t else t)
-    assert 0.0 in taus and -1.0 in taus  # both kinds of resample occur
-    assert out == {"tau": -1.0, "low": float(np.quantile(taus, 0.025)), "high": float(np.quantile(taus, 0.975)),
-                   "runs": 3, "claims": 5}  # fmt: skip
+        taus.append(t)
+    undefined = sum(t != t for t in taus)
+    assert 0 < undefined < 1000 and -1.0 in taus  # both kinds of resample occur
+    assert out == {"tau": -1.0, "low": -1.0, "high": -1.0, "runs": 3, "claims": 5, "undefined_resamples": undefined}
+    lone = EV.rank_agreement(pd.DataFrame(rows), n_resamples=1, seed=0)  # its one resample leaves claim 0 out
+    assert lone["tau"] == -1.0 and lone["low"] != lone["low"] and lone["high"] != lone["high"]
+    assert lone["undefined_resamples"] == 1
     # runs whose resampled taus spread: the interval moves with the seed and with the number of resamples
     g = np.random.default_rng(1)
     spread = pd.DataFrame(
@@ -575,7 +579,7 @@ def test_rank_agreement_leaves_out_undefined_claims_and_has_no_interval_for_an_u
     assert full["claims"] == 4
     constant = EV.rank_agreement(table.assign(old=0.5), n_resamples=200, seed=0)
     assert math.isnan(constant["tau"]) and math.isnan(constant["low"]) and math.isnan(constant["high"])
-    assert (constant["runs"], constant["claims"]) == (3, 4)
+    assert (constant["runs"], constant["claims"], constant["undefined_resamples"]) == (3, 4, 0)
     with pytest.raises(ValueError, match="^rank agreement: no claim has both scores for every run$"):
         EV.rank_agreement(table.assign(new=math.nan))
 

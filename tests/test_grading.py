@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import nbformat
 import pandas as pd
@@ -269,11 +270,15 @@ def test_a_signal_stops_the_grading_with_its_kernel_and_writes_no_table(tmp_path
         time.sleep(0.2)
     time.sleep(1)
     children = psutil.Process(proc.pid).children(recursive=True)
+    kernels = [c.cmdline() for c in children if any("ipykernel" in a for a in c.cmdline())]
+    connections = [Path(args[args.index("-f") + 1]) for args in kernels if "-f" in args]
+    assert connections and all(c.exists() for c in connections)
     proc.terminate()
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 143 and "error: stopped by SIGTERM" in err
     assert not out.exists()
     assert not [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
+    assert not [c for c in connections if c.exists()]  # the kernel's connection file went with it
 
 
 def test_a_notebook_without_an_exercise_is_named_in_its_row(tmp_path):
@@ -320,6 +325,10 @@ def test_a_copy_is_graded_against_the_references_expected_value_and_tolerance_no
         "import lib.site.checks as _c\n_c.check.__code__ = print.__code__",
         "setattr(__import__('lib.site.checks').site.checks, 'check', print)",
         "import sys\nsys.modules['lib.site.checks'].check = print",
+        # the record's answer rewritten on its way out (the twenty-ninth pass)
+        "import lib.site.checks as C\n_d = C.display\nC.display = lambda b, **k: _d({**b}, **k)",
+        "from lib.site import checks\nchecks.within = lambda e, t: 1e9",
+        "get_ipython().display_pub.publish = print",
     ],
 )
 def test_a_copy_that_replaces_the_check_is_named_not_graded(tmp_path, source):

@@ -352,8 +352,9 @@ def test_a_plan_claim_missing_from_the_store_is_an_error(synthetic):
 
 @pytest.mark.parametrize(
     ("kwargs", "match"),
-    [({"backend": "dask"}, "backend"), ({"workers": 0}, "workers"), ({"cpus_per_task": 0}, "cpus_per_task")],
-)
+    [({"backend": "dask"}, "backend"), ({"workers": 0}, "workers"), ({"cpus_per_task": 0}, "cpus_per_task"),
+     ({"address": "ray://h:1"}, "address 'ray://h:1' is a Ray cluster's, and backend is 'local'")],
+)  # fmt: skip
 def test_compute_settings_are_checked(kwargs, match):
     with pytest.raises(ValueError, match=match):
         C.ComputeSettings(**kwargs)
@@ -366,6 +367,9 @@ def test_the_retrieve_command_takes_compute_from_params_and_flags_override_it():
     assert K.compute_settings(none) == C.ComputeSettings()
     flags = Namespace(params=None, backend="ray", workers=3, address="ray://h:10001")
     assert K.compute_settings(flags) == C.ComputeSettings(backend="ray", workers=3, address="ray://h:10001")
+    # the twenty-ninth pass: `--address` without `--backend ray` ran here, silently
+    with pytest.raises(K.NamedError, match=r"--address 'ray://h:1' names a Ray cluster, and the backend is 'local'"):
+        K.compute_settings(Namespace(params=None, backend=None, workers=None, address="ray://h:1"))
 
 
 def test_compute_settings_come_from_the_params_section():

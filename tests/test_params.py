@@ -365,6 +365,10 @@ def test_notebook_run_with_a_bad_section_exits_1(tmp_path):
         ("x: True", True),
         ("x: 2020-01-01", "2020-01-01"),
         ("x: ~", None),
+        ("x: !!bool FALSE", False),  # an explicit tag, read as YAML 1.2 reads the value untagged
+        ("x: !!int 0x10", 16),
+        ("x: !!float 1e3", 1000.0),
+        ("x: !!float 3", 3.0),
     ],
 )
 def test_yaml_1_2_integers_booleans_and_dates(tmp_path, text, expected):
@@ -704,3 +708,22 @@ def test_the_averitec_levels_keep_the_headline_level():
     params["averitec_score"]["main_level"] = 0.5
     with pytest.raises(P.ParamsError, match="levels must keep 0.25"):
         SCH.check(params)
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("x: !!int 1.5", "!!int '1.5': not a YAML 1.2 int"),
+        ("x: !!float abc", "!!float 'abc': not a YAML 1.2 float"),
+        ("x: !!bool maybe", "!!bool 'maybe': not a YAML 1.2 bool"),
+        ("x: !!bool off", "!!bool 'off': not a YAML 1.2 bool"),  # YAML 1.1's false
+        ("x: !!timestamp 2020-13-45", "!!timestamp '2020-13-45': no parameter is a date"),
+        ("x: !!timestamp 2020-01-01", "!!timestamp '2020-01-01': no parameter is a date"),
+    ],
+)
+def test_an_explicit_tag_on_a_value_it_does_not_read_is_named(tmp_path, text, problem):
+    """The twenty-ninth pass: the tag's constructor raised (a traceback), or `!!bool off` read as false."""
+    path = tmp_path / "p.yaml"
+    path.write_text(text)
+    with pytest.raises(P.ParamsError, match=re.escape(problem) + r".* line 1"):
+        P.read_yaml(path)

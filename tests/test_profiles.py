@@ -347,7 +347,10 @@ def _try_it_workspace(root):
         "import sys, yaml; a = yaml.safe_load(open('params.yaml'))['a']\n"
         "if a == 3: sys.exit('error: params.yaml: a: 3 is refused, set 1 or 2')\n"
         "open('out.txt', 'w').write(str(a))\n"
+        "import os; os.makedirs('outputs/timings', exist_ok=True)\n"  # as the timer: untracked, beside the outputs
+        "open('outputs/timings/s.json', 'w').write(str(a))\n"
     )
+    (work / ".gitignore").write_text("/outputs/timings/\n")
     (work / "stage.py").write_text(script)
     (work / "dvc.yaml").write_text(
         "stages:\n  s:\n    cmd: python stage.py\n    deps: [stage.py]\n    params: [a]\n    outs: [out.txt]\n"
@@ -377,6 +380,8 @@ def test_try_it_runs_each_variation_from_the_committed_workspace_and_names_its_o
     }
     assert (work / "params.yaml").read_text() == "a: 1\n" and (work / "out.txt").read_text() == "1"  # restored
     assert (work / "reports" / "index.html").read_text() == "front page"
+    # the build's stage times, not the experiment's (the twenty-ninth pass: `profiles estimate` summed those)
+    assert (work / "outputs" / "timings" / "s.json").read_text() == "1"
     assert subprocess.run(["dvc", "status", "-q"], cwd=work, capture_output=True).returncode == 0
     record = json.loads((work / "try_it.json").read_text())
     assert [r["outcome"] for r in record["variations"]] == ["ran", "refused", "failed", "not run"]

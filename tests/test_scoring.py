@@ -148,7 +148,9 @@ def test_summary_by_hand():
         "0.4": 0.0,
         "0.5": 0.0,
     }
-    assert s["f1"]["Refuted"] == pytest.approx(2 / 3) and s["macro_f1"] == pytest.approx((2 / 3) / 4)
+    assert s["f1"]["Refuted"] == pytest.approx(2 / 3) and s["macro_f1"] == pytest.approx(
+        (2 / 3) / 2
+    )  # Supported 0; 2 verdicts in play
     assert s["type_averitec@0.25"] == {"Causal Claim": 0.0, "Numerical Claim": 0.5}
     assert s["type_qa@0.2"] == {"Causal Claim": 0.0, "Numerical Claim": pytest.approx(0.15)}
 
@@ -680,7 +682,7 @@ def test_the_edition_change_sentence_on_both_sides():
     import pandas as pd
 
     same = SC.edition_change_sentence(pd.Series([0.0, 2e-5]), pd.Series([-1e-5, 0.0]))
-    assert same.startswith("the two editions agree to 4 decimals for every one of the 2 runs")
+    assert same.startswith("the two editions' scores differ by less than 0.00005 for every one of the 2 runs")
     moved = SC.edition_change_sentence(pd.Series([0.0, -0.01, 0.001]), pd.Series([0.002, 0.0, 0.0001]))
     assert (
         moved
@@ -709,9 +711,9 @@ def test_sentences_in_full_and_at_their_edges():
 
     same = SC.edition_change_sentence(pd.Series([0.0]), pd.Series([0.0]))
     assert same == (
-        "the two editions agree to 4 decimals for every one of the 1 runs: on these references the 2025 path's "
-        "differences (each distinct gold question once in Q-only, gold questions without answers not scored) "
-        "change nothing; they matter for reference files where they apply."
+        "the two editions' scores differ by less than 0.00005 for every one of the 1 runs: on these references the "
+        "2025 path's differences (each distinct gold question once in Q-only, gold questions without answers not "
+        "scored) change nothing; they matter for reference files where they apply."
     )
     for q_only, qa in (([float("nan"), 0.0], [0.0, 0.0]), ([0.0, 0.0], [0.0, float("nan")])):  # NaN "agreed"
         assert SC.edition_change_sentence(pd.Series(q_only), pd.Series(qa)) == (
@@ -724,6 +726,16 @@ def test_sentences_in_full_and_at_their_edges():
     # a move of exactly 0.005 is not "more than 0.005", on either count; one above it on Q+A is
     edge = SC.edition_change_sentence(pd.Series([0.005, 0.0, 0.0]), pd.Series([0.0, 0.005, 0.0051]))
     assert edge.endswith("over the 3 runs; 1 move by more than 0.005.")
+    # the twenty-ninth pass: "at most 0.0050 ... 1 move by more than 0.005" for 0.00504
+    side = SC.edition_change_sentence(pd.Series([0.00504, 0.0]), pd.Series([0.00003, 0.0]))
+    assert (
+        side
+        == "the format change moves Q-only by at most 0.00504 and Q+A by at most 0.00003 over the 2 runs; 1 move by more than 0.005."
+    )
+    assert "at most 0.0050 " in SC.edition_change_sentence(pd.Series([0.005]), pd.Series([0.0]))
+    # each figure shows its side of 0 and of 0.005, Q-only as Q+A
+    swapped = SC.edition_change_sentence(pd.Series([0.00003, 0.0]), pd.Series([0.00504, 0.0]))
+    assert "Q-only by at most 0.00003 and Q+A by at most 0.00504 over the 2 runs; 1 move" in swapped
     assert SC.check_figures_sentence(5, 6) == (
         "The scorer does not reproduce the organisers' check figures here: 5 of 6 agree to 4 decimals (they "
         "score the whole dev split; a run on fewer claims differs)."
@@ -916,8 +928,10 @@ def test_per_claim_ids_and_a_summary_with_a_missing_verdict_and_an_unused_label(
     )
     s = SC.summarise(table)
     assert s["accuracy"] == 0.5 and s["f1"]["Refuted"] == 1.0 and s["f1"]["Supported"] == 0.0
-    # a verdict neither in the gold labels nor predicted has F1 0, not 1: the macro mean is over four verdicts
-    assert s["f1"]["Not Enough Evidence"] == 0.0 and s["macro_f1"] == 0.25
+    # a verdict neither in the gold labels nor predicted has no F1 (0/0), neither 0 nor 1, and no part in the mean
+    assert s["f1"]["Not Enough Evidence"] is None and s["macro_f1"] == 0.5
+    right = SC.summarise(table.assign(pred_label=["Refuted", "Supported"], correct=[True, True]))
+    assert right["macro_f1"] == 1.0 and right["f1"]["Conflicting Evidence/Cherrypicking"] is None
 
 
 def test_scores_by_claim_type_at_their_thresholds():

@@ -13,6 +13,7 @@ import pytest
 
 from lib import closure as CL
 from lib import timing as TM
+from lib.analysis import budget
 
 
 def test_a_finished_command_is_recorded_under_its_dvc_stage(tmp_path, monkeypatch):
@@ -509,3 +510,22 @@ def test_minutes_are_rounded_before_they_are_split():
 
     assert _minutes(1199.9999999999998) == "20 min 00.0 s" and _minutes(59.96) == "1 min 00.0 s"
     assert _minutes(59.94) == "59.9 s" and _minutes(125.0) == "2 min 05.0 s" and _minutes(3.0) == "3.0 s"
+
+
+@pytest.mark.parametrize(
+    "costs, where",
+    [
+        ('{"planner": "qgen"}', "not a list"),
+        ('[{"planner": "qgen", "kind": "planning", "part": "p", "device": "cpu", "how": "h", "seconds": -498.0, '
+         '"claims": 1, "seconds_per_claim": -498.0}]', "entry 0"),  # "takes -498 s", exit 0
+        ('[{"planner": "qgen", "kind": "planning", "part": "p", "device": "cpu", "how": "h", "seconds": "5", '
+         '"claims": 1, "seconds_per_claim": 5}]', "entry 0"),  # a traceback in notebook 06's budget
+        ("[5]", "entry 0: '5'"),
+    ],
+)  # fmt: skip
+def test_a_damaged_cost_record_is_named_where_the_budget_reads_it(tmp_path, costs, where):
+    """The twenty-ninth pass: `per_claim` was read unchecked."""
+    head = '{"seconds": 1, "finished": "2026-01-01T00:00:00+00:00", "cpus": 2, "per_claim": '
+    (tmp_path / "plans.json").write_text(head + costs + "}")
+    with pytest.raises(TM.NamedError, match=rf"plans.json: per_claim {where}.*rerun its stage"):
+        budget.planner_costs(tmp_path)

@@ -127,6 +127,8 @@ def test_comparison_table_marks_significant_rows_and_joins_per_class_f1():
     table = VD.comparison_table(main, tests, "averitec4", str.upper)
     assert table["mark"].tolist() == ["", "*"] and table["setting name"].tolist() == ["A", "B"]
     assert table.loc[1, f"f1:{S}"] == 0.2 and table.loc[1, "macro_f1_mean"] == 0.5
+    assert VD.power_paragraph(table, "a", 0.8, str.upper).startswith("1 of 1 differences from A are significant")
+    table.loc[1, "significant"] = False
     assert VD.power_paragraph(table, "a", 0.8, str.upper).startswith("1 of 1 differences from A reach")
 
 
@@ -589,3 +591,27 @@ def test_within_and_smaller_are_read_as_printed():
     assert VD.retrieval_line(g, "ndcg@10", (0.76, 0.18, 0.97), 100 / 2001).endswith(
         "permutation p = 0.04998): positive."
     )
+
+
+def test_a_significant_difference_is_not_called_invisible_to_the_test():
+    """The twenty-ninth pass: notebook 07 named QGEN significant, then counted its difference (below its MDE)
+    among those whose non-significance the power sentence explains."""
+    deltas, mde = {"A": -0.0626, "B": 0.01}, {"A": 0.0793, "B": 0.05}
+    both = VD.power_sentence(deltas, mde, "BASE", 0.8, {"A": True, "B": False})
+    assert both.startswith("1 of 2 differences from BASE are significant; power is weighed for the others")
+    assert "All 1 other differences from BASE (|Δ| up to 0.010)" in both and "0.050 to 0.050" in both
+    assert VD.power_sentence(deltas, mde, "BASE", 0.8, {"A": False}).startswith("All 2 differences from BASE")
+    only = VD.power_sentence({"A": 0.1}, {"A": 0.05}, "BASE", 0.8, {"A": True})
+    assert only == "1 of 1 differences from BASE are significant; power is weighed for the others only."
+    with pytest.raises(ValueError, match="no other in significant"):
+        VD.power_sentence(deltas, mde, "BASE", 0.8, {"C": True})
+
+
+def test_the_protocol_gap_is_the_gap_between_the_printed_means():
+    """The twenty-ninth pass: 0.5004 and 0.4996 both print 0.500, and the sentence called the gap 0.001."""
+    chosen = {"training_evidence": "gold", "validation_macro_f1": {"gold": 0.5004, "retrieved": 0.4996},
+              "seeds": {"gold": 3, "retrieved": 3}}  # fmt: skip
+    level = VD.protocol_sentence(chosen, "gold", _protocol_table(0.0, 0.0))
+    assert "The gap over `retrieved` is 0.000: the two protocols are level" in level
+    apart = chosen | {"validation_macro_f1": {"gold": 0.5006, "retrieved": 0.4994}}  # 0.501 and 0.499
+    assert "The gap over `retrieved`, 0.002, is larger" in VD.protocol_sentence(apart, "gold", _protocol_table(0, 0))

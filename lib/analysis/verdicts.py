@@ -260,7 +260,8 @@ def protocol_sentence(chosen: Mapping[str, Any], trained_on: str, table: pd.Data
         second = max(means[ev] for ev in others)
         tied = [ev for ev in others if means[ev] == second]  # every runner-up at that mean is checked
         other = tied[0]
-        gap = means[best] - means[other]
+        # the gap between the means as printed: 0.5004 and 0.4996 both print 0.500, a gap of 0.000, not 0.001
+        gap = CMP.printed(means[best], ".3f") - CMP.printed(means[other], ".3f")
         if round(gap, 3) == 0:  # equal means: the pick is the tie-break, not a better mean
             out.append(
                 f"The gap over `{other}` is {gap:.3f}: the two protocols are level and the pick is the tie-break."
@@ -379,23 +380,39 @@ def comparison_table(main: pd.DataFrame, tests: pd.DataFrame, label_set: str, na
     return table
 
 
-def power_sentence(deltas: Mapping[str, float], mde: Mapping[str, float], baseline: str, power: float = 0.8) -> str:
+def power_sentence(
+    deltas: Mapping[str, float],
+    mde: Mapping[str, float],
+    baseline: str,
+    power: float = 0.8,
+    significant: Mapping[str, bool] | None = None,
+) -> str:
     """What "no significant difference" means here: how many of the settings' macro-F1 differences from the
     baseline are smaller than the minimum detectable difference (MDE) of their own paired test. A setting
     whose verdicts equal the baseline's on every claim (difference and MDE 0) is counted apart: no test can
-    tell two identical lists apart. Each difference is compared with its own MDE, and the sentence gives the
-    range of the MDEs it compares with, never a median that a difference could exceed."""
-    if not deltas or set(deltas) != set(mde):
-        raise ValueError("need the same non-empty settings in deltas and mde")
-    identical = [s for s in deltas if deltas[s] == 0 and mde[s] == 0]
+    tell two identical lists apart. So is a setting its test found significant (`significant`): power
+    qualifies a non-significance only, and a significant difference can be smaller than the MDE (which is
+    what the test detects 80% of the time, not the least it can detect). Each difference is compared with its
+    own MDE, and the sentence gives the range of the MDEs it compares with, never a median that a difference
+    could exceed."""
+    significant = dict(significant or {})
+    if not deltas or set(deltas) != set(mde) or not set(significant) <= set(deltas):
+        raise ValueError("need the same non-empty settings in deltas and mde (and no other in significant)")
+    found = [s for s in deltas if significant.get(s) is True]
+    identical = [s for s in deltas if deltas[s] == 0 and mde[s] == 0 and s not in found]
     # no MDE (too few claims for the test) or no difference: nothing to weigh ("nan to nan" was counted as reached)
-    untestable = [s for s in deltas if mde[s] != mde[s] or deltas[s] != deltas[s]]
-    tested = [s for s in deltas if s not in identical and s not in untestable]
+    untestable = [s for s in deltas if (mde[s] != mde[s] or deltas[s] != deltas[s]) and s not in found]
+    tested = [s for s in deltas if s not in identical and s not in untestable and s not in found]
     # as printed: |Δ| 0.0199 against an MDE of 0.0201 print alike (0.020), and a difference that prints as its
     # test's MDE reaches it
     below = [s for s in tested if CMP.printed(abs(deltas[s]), ".3f") < CMP.printed(mde[s], ".3f") or deltas[s] == 0]
     reach = [s for s in tested if s not in below]
     parts = []
+    if found:
+        parts.append(
+            f"{len(found)} of {len(deltas)} differences from {baseline} are significant; power is weighed for the "
+            "others only."
+        )
     if identical:
         parts.append(
             f"{len(identical)} of {len(deltas)} settings give the same verdict as {baseline} on every claim: no "
@@ -410,7 +427,7 @@ def power_sentence(deltas: Mapping[str, float], mde: Mapping[str, float], baseli
         span = f"|Δ| up to {max(abs(deltas[s]) for s in below):.3f}"
         mdes = f"{min(mde[s] for s in below):.3f} to {max(mde[s] for s in below):.3f} macro-F1"
         which = f"All {len(below)}" if not reach else f"{len(below)} of {len(tested)}"
-        rest = "other " if identical or untestable else ""
+        rest = "other " if identical or untestable or found else ""
         parts.append(
             f"{which} {rest}differences from {baseline} ({span}) are each smaller than the smallest difference "
             f"their own paired test detects with {power:.0%} power ({mdes}): their non-significance says the test "
@@ -433,6 +450,7 @@ def power_paragraph(table: pd.DataFrame, baseline: str, power: float, name: Name
         dict(zip(compared["setting name"], compared["mde_macro_f1"])),
         name(baseline),
         power,
+        dict(zip(compared["setting name"], compared["significant"].eq(True))),
     )
 
 

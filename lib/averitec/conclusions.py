@@ -118,3 +118,20 @@ def best_planner_sentence(
     else:
         why = ""
     return f"With {verdicts} for every claim, {head}.{why}"
+
+
+def rank_agreement_sentence(agree: dict[str, float], resamples: int) -> str:
+    """Kendall's tau of the old and the new score over the runs (`lib.averitec.ev2r.rank_agreement`) with its
+    interval, or why there is none: an undefined tau ("τ = nan (nan to nan)" otherwise), an interval with
+    no defined resample, and how many of the `resamples` were left out as undefined."""
+    head = f"Rank agreement of the old and the new score over {agree['runs']} runs"
+    if agree["tau"] != agree["tau"]:
+        return f"{head}: Kendall's τ is undefined (one score is the same for every run), so there is no interval."
+    tau = f"{head}: Kendall's τ = {agree['tau']:.2f}"
+    left = int(agree["undefined_resamples"])
+    if left == resamples:
+        return f"{tau}, with no interval: none of the {resamples} resamples of claims ranks the runs on both scores."
+    out = f"{tau} (95% bootstrap interval over claims {agree['low']:.2f} to {agree['high']:.2f})"
+    if left:
+        out += f"; {left} of the {resamples} resamples leave a score the same for every run and are left out"
+    return out + "."

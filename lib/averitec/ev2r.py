@@ -603,7 +603,10 @@ def rank_agreement(per_claim: pd.DataFrame, n_resamples: int = 1000, seed: int =
     e.g. the 2025 METEOR AVeriTeC score and the new score per claim), with a bootstrap interval over claims
     (the same resampled claims for every run). Needs at least three runs. A claim a run has no score for (a
     judge failure left undefined under `--lenient`) is left out for every run: it made tau NaN beside an interval
-    of resamples counted as 0. An undefined tau (a side constant over the runs) has no interval."""
+    of resamples counted as 0. An undefined tau (a side constant over the runs) has no interval. A resample
+    whose tau is undefined (its claims leave a side constant) is left out of the interval, not counted as 0 (which
+    gave tau 1.0 an interval of [0.00, 1.00]), and counted in `undefined_resamples`; when every resample is
+    undefined, there is no interval."""
     from scipy.stats import kendalltau
 
     undefined = per_claim.loc[per_claim[["old", "new"]].isna().any(axis=1), "claim_id"]
@@ -616,16 +619,23 @@ def rank_agreement(per_claim: pd.DataFrame, n_resamples: int = 1000, seed: int =
         raise ValueError(f"rank agreement needs at least 3 runs, got {wide_old.shape[1]}")
     old, new = wide_old.to_numpy(), wide_new.to_numpy()
     tau = float(kendalltau(old.mean(0), new.mean(0)).statistic)
+    shape = {"runs": int(old.shape[1]), "claims": int(len(old))}
     if tau != tau:
-        return {"tau": tau, "low": math.nan, "high": math.nan, "runs": int(old.shape[1]), "claims": int(len(old))}
+        return {"tau": tau, "low": math.nan, "high": math.nan, **shape, "undefined_resamples": 0}
     rng = np.random.default_rng(seed)
     taus = []
     for _ in range(n_resamples):
         idx = rng.integers(0, len(old), len(old))
-        t = kendalltau(old[idx].mean(0), new[idx].mean(0)).statistic
-        taus.append(0.0 if np.isnan(t) else t)
-    low, high = np.percentile(taus, [2.5, 97.5])
-    return {"tau": tau, "low": float(low), "high": float(high), "runs": int(old.shape[1]), "claims": int(len(old))}
+        taus.append(kendalltau(old[idx].mean(0), new[idx].mean(0)).statistic)
+    defined = [t for t in taus if t == t]
+    low, high = np.percentile(defined, [2.5, 97.5]) if defined else (math.nan, math.nan)
+    return {
+        "tau": tau,
+        "low": float(low),
+        "high": float(high),
+        **shape,
+        "undefined_resamples": len(taus) - len(defined),
+    }
 
 
 def disagreements(meteor: pd.DataFrame, ev2r: pd.DataFrame, k: int = 3) -> pd.DataFrame:

@@ -62,6 +62,7 @@ from lib.data import (
     within_size,
 )
 from lib.data.labels import AVERITEC_LABELS, normalise_label
+from lib.evaluation.printing import apart
 from lib.params import PosInt, flag_of
 from lib.paths import DATA_DIR
 from lib.resources import use_nltk_data
@@ -535,21 +536,26 @@ DIFFERENCES_2025 = (
 )
 
 
+MOVED = 0.005  # a run's score moved by the format change: a visible change at 3 decimals
+
+
 def edition_change_sentence(q_only_change: pd.Series, qa_change: pd.Series, tol: float = 5e-5) -> str:
     """What the 2025 METEOR path does to the same runs, from their per-run changes (2025 - 2024): no
-    change beyond `tol` for any run, or how far Q-only and Q+A move and how many runs move by over 0.005."""
+    change of `tol` or more for any run, or how far Q-only and Q+A move and how many runs move by over 0.005
+    (the largest moves printed with the decimals that show their side of 0.005: 0.00504, not 0.0050)."""
     q, qa = q_only_change.abs(), qa_change.abs()
     if undefined := int((q.isna() | qa.isna()).sum()):  # max() skips NaN: a run scored in one edition "agreed"
         return f"the two editions cannot be compared on {undefined} of the {len(qa)} runs (a score missing in one)."
-    if max(q.max(), qa.max()) < tol:
+    if max(q.max(), qa.max()) < tol:  # a difference, not equal 4-decimal figures (0.12344 and 0.12346 print apart)
         return (
-            f"the two editions agree to 4 decimals for every one of the {len(qa)} runs: on these references "
-            "the 2025 path's differences (each distinct gold question once in Q-only, gold questions without "
-            "answers not scored) change nothing; they matter for reference files where they apply."
+            f"the two editions' scores differ by less than {format(tol, 'f').rstrip('0')} for every one of the {len(qa)} runs: on these "
+            "references the 2025 path's differences (each distinct gold question once in Q-only, gold questions "
+            "without answers not scored) change nothing; they matter for reference files where they apply."
         )
     return (
-        f"the format change moves Q-only by at most {q.max():.4f} and Q+A by at most {qa.max():.4f} over the "
-        f"{len(qa)} runs; {int(((q > 0.005) | (qa > 0.005)).sum())} move by more than 0.005."
+        f"the format change moves Q-only by at most {apart(q.max(), '.4f', (0.0, MOVED))} and Q+A by at most "
+        f"{apart(qa.max(), '.4f', (0.0, MOVED))} over the {len(qa)} runs; {int(((q > MOVED) | (qa > MOVED)).sum())} move by "
+        f"more than {MOVED:g}."
     )
 
 
@@ -838,19 +844,21 @@ def per_claim(
 
 
 def summarise(table: pd.DataFrame, levels: Iterable[float] = LEVELS) -> dict[str, Any]:
-    """The organisers' numbers from a `per_claim` table."""
+    """The organisers' numbers from a `per_claim` table. A verdict neither in the gold labels nor predicted
+    has no F1 (None: 0/0, not a score of 0) and stays out of the macro mean, so a subset of claims without
+    Conflicting Evidence/Cherrypicking, every verdict right, has macro-F1 1, not 0.75."""
     from sklearn.metrics import f1_score
 
     gold = table["label"].tolist()
     pred = [p if p is not None else "" for p in table["pred_label"]]
-    f1 = f1_score(gold, pred, labels=list(VERDICTS), average=None, zero_division=0)
+    f1 = f1_score(gold, pred, labels=list(VERDICTS), average=None, zero_division=np.nan)
     out = {
         "claims": len(table),
         "q_only": float(table["q_only"].mean()),
         "qa": float(table["qa"].mean()),
         "accuracy": float(table["correct"].mean()),
-        "macro_f1": float(f1_score(gold, pred, labels=list(VERDICTS), average="macro", zero_division=0)),
-        "f1": {v: float(x) for v, x in zip(VERDICTS, f1)},
+        "macro_f1": float(np.nanmean(f1)),  # the gold labels are verdicts: at least one is in play
+        "f1": {v: None if np.isnan(x) else float(x) for v, x in zip(VERDICTS, f1)},
         "averitec": {f"{level:g}": float(((table["qa"] > level) & table["correct"]).mean()) for level in levels},
     }
     types = table.explode("claim_types").dropna(subset=["claim_types"])

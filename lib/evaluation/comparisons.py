@@ -19,7 +19,6 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +27,10 @@ import numpy as np
 import pandas as pd
 
 from lib.evaluation import significance as SIG
+from lib.evaluation.printing import TIE_TOLERANCE as TIE_TOLERANCE
+from lib.evaluation.printing import apart as apart
+from lib.evaluation.printing import end_text as end_text
+from lib.evaluation.printing import printed as printed
 
 ALPHA = 0.05
 
@@ -146,38 +149,6 @@ def top_sentence(group: TopGroup, name: Callable[[str], str] = str, fmt: str = "
             "the other is not separable from it" if others == 1 else f"none of the {others} others is separable from it"
         )
     return f"{best}, tied with {and_list(others, name)}"
-
-
-TIE_TOLERANCE = 1e-12  # relative: far above the noise of summing a few thousand floats, far below any printed digit
-
-
-def printed(value: float, fmt: str) -> float:
-    """A number as `format(value, fmt)` shows it, read back: what a reader compares (0.3004 at ".3f" is 0.3,
-    0.30004 at ".1%" is 0.3)."""
-    text = format(value, fmt).replace(",", "")
-    return float(text[:-1]) / 100 if text.endswith("%") else float(text)
-
-
-def apart(value: float, fmt: str, other: float | Sequence[float] = 0.0) -> str:
-    """`value` as `fmt` prints it, with more decimals where `fmt` would print it as `other` (a threshold, or 0)
-    while it is not: the side of the threshold a sentence reads from it must be visible in its figure (60.04 s
-    against a 60 s budget is "60.04", 0.0004 at ".3f" is "0.0004", not "0.000" beside "positive"). Past 12
-    decimals the figure is given in scientific notation. `other` may be several thresholds (each compared as
-    printed too: 0.19 - 0.01 is 0.18000000000000002)."""
-    others = [other] if isinstance(other, int | float) else list(other)
-    at = any(math.isclose(value, o, rel_tol=TIE_TOLERANCE, abs_tol=1e-15) for o in others)  # on one: as printed
-    decimals = re.search(r"\.(\d+)", fmt)
-    while value == value and not at and decimals and printed(value, fmt) in {printed(o, fmt) for o in others}:
-        if int(decimals[1]) >= 12:
-            return f"{value:.2e}"
-        fmt = fmt.replace(decimals[0], f".{int(decimals[1]) + 1}", 1)
-        decimals = re.search(r"\.(\d+)", fmt)
-    return format(value, fmt)
-
-
-def end_text(value: float, fmt: str) -> str:
-    """An interval's end as `fmt` prints it, apart from 0 where it is not 0 (`apart`)."""
-    return apart(value, fmt, 0.0)
 
 
 def highest(values: pd.Series, fmt: str | None = None) -> list[str]:

@@ -513,6 +513,12 @@ def compute_settings(args: Any) -> C.ComputeSettings:
     for key in ("backend", "workers", "address"):
         if getattr(args, key) is not None:
             p[key] = getattr(args, key)
+    if args.address is not None and p["backend"] != "ray":  # the model refuses it too, less plainly for a flag
+        source = "--backend" if args.backend is not None else f"{args.params or PARAMS_FILE}: compute.backend"
+        raise NamedError(
+            f"--address {args.address!r} names a Ray cluster, and the backend is {p['backend']!r} ({source}): add "
+            "--backend ray, or leave --address out"
+        )
     return C.ComputeSettings.model_validate(p)
 
 
@@ -634,6 +640,7 @@ def main(argv: list[str] | None = None) -> None:
         raise NamedError(f"{args.out}: {not_a_file('the path of a parquet file')}")
     OUT.refuse_targets([args.index_dir, args.emb_dir], [args.store], folders=True)  # caches: written into
     OUT.refuse_stage_outputs([args.out, args.index_dir, args.emb_dir])
+    compute = compute_settings(args)  # before any work: `--address` without `--backend ray` ran here, silently
     plan = P.load_plan(args.plan)
     if not plan:
         raise NamedError(f"{args.plan}: the plan names no claim (an empty file?); nothing to retrieve")
@@ -662,7 +669,7 @@ def main(argv: list[str] | None = None) -> None:
     runs, stats = retrieve_store(
         args.store,
         plan,
-        compute_settings(args),
+        compute,
         PS.PassageSettings(unit=args.unit, chunk_chars=args.chunk_chars),
         args.depth,
         index_dir=args.index_dir,

@@ -74,8 +74,7 @@ def verdict(answer: Any, expected: float, tol: float, mistakes: Mapping[str, flo
     bound = within(expected, tol)
     if abs(value - expected) <= bound:
         return None
-    scale = " of its size: the expected value is within the tolerance of 0" if bound != tol else ""
-    off = f"{value:.6g} is off by {value - expected:+.3g} from the expected value (tolerance {bound:g}{scale})"
+    off = f"{value:.6g} is off by {value - expected:+.3g} from the expected value ({tolerance_text(expected, tol)})"
     known = known_mistake(value, tol, mistakes, expected)
     if known:
         return f"{off}: that is the value you get when you {known}"
@@ -87,6 +86,16 @@ def within(expected: float, tol: float) -> float:
     lies within `tol` of 0 but is not 0 (a p-value of 2e-13 checked to 1e-9 passed a bare 0: the check could
     not tell a blank answer from the right one)."""
     return tol * abs(expected) if 0 < abs(expected) <= tol else tol
+
+
+def tolerance_text(expected: float, tol: float) -> str:
+    """The bound an answer is checked by, as a student or teacher reads it: "tolerance 0.0005", or, where
+    `within` scales it, the bound applied with why ("tolerance 1e-09" printed beside a check that passed only
+    answers within 2.25e-22)."""
+    bound = within(float(expected), tol)
+    if bound == tol:
+        return f"tolerance {tol:g}"
+    return f"tolerance {bound:g}: {tol:g} times the expected value, which is closer to 0 than {tol:g}"
 
 
 def known_mistake(
@@ -126,7 +135,14 @@ def check(
         display({RECORD_MIME: record, "text/html": f"<!-- exercise {number}: check record -->"}, raw=True)
     for what in indistinct(expected, tol, mistakes):
         print(
-            f"Note for the teacher: exercise {number}'s example cannot tell '{what}' from the right answer",
+            f"{TEACHER_NOTE}: exercise {number}'s example cannot tell '{what}' from the right answer",
+            file=sys.stderr,
+        )
+    if tol >= HAND and within(float(expected), tol) != tol:  # "three decimals" promised, and they cannot pass
+        print(
+            f"{TEACHER_NOTE}: exercise {number}'s expected value {float(expected):.3g} is closer to 0 than its "
+            f"tolerance {tol:g}, so the check passes answers within {within(float(expected), tol):.3g} only: an "
+            "answer worked out by hand to three decimals fails; choose another example or ask for more decimals",
             file=sys.stderr,
         )
     if problem is not None:

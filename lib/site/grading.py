@@ -38,6 +38,7 @@ from lib import sheets as SH
 from lib.cli import ArgumentParser, NamedError, file_path, nonempty_path, run_main, shown
 from lib.params import flag_of
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, ROOT
+from lib.site import checks as CK
 from lib.site.catalogue import read_notebook
 from lib.site.checks import RECORD_MIME, as_number, known_mistake, record_problem, verdict
 from lib.site.course import CourseError, checked, exercises, task_number
@@ -131,13 +132,17 @@ def _has_code(source: str) -> bool:
 # or by the means that rebind names unseen (`globals()['check'] = ...` passed a wrong answer, `exec`,
 # `setattr`, a function's `__code__`); not a sandbox, the ways known. The indent is white space within
 # the line (`^\s*` ran on across lines: 3 s on 20 KB of blank lines).
+# A name of `lib.site.checks` assigned through its module (`C.display = ...`: the record's answer rewritten on
+# its way out) is one of these: every name the module holds, so a name added to it is covered.
+_CHECKS_NAMES = "|".join(sorted((n for n in vars(CK) if not n.startswith("__")), key=len, reverse=True))
 _TAMPERING = re.compile(
-    r"^[^\S\n]*+(def\s+check\b|check\s*=[^=]|(\w+\.)+(check|as_number|verdict|known_mistake)\s*=[^=]"
+    r"^[^\S\n]*+(def\s+check\b|check\s*=[^=]|(\w+\.)+(" + _CHECKS_NAMES + r")\s*=[^=]"
     r"|(from|import)\s.*\bas\s+(check|display)\b|del\s+check\b|for\s+check\b|\(?[^\S\n]*+\*?check\s*,"
     r"|(\w++[^\S\n]*+,[^\S\n]*+)++\*?check\s*(,.*)?=[^=])"
     r"|RECORD_MIME|vnd\.factcheck-study|\bas\s+check\b|\bcheck\s*:="
     r"|(?<![.\w])(exec|eval|compile|__import__|setattr|delattr)\s*\(|(?<![.\w])(globals|vars|locals)\s*\(\s*\)"
-    r"|__builtins__|\bbuiltins\b|\bimportlib\b|\bsys\s*\.\s*modules\b|__(code|globals|defaults|kwdefaults)__",
+    r"|__builtins__|\bbuiltins\b|\bimportlib\b|\bsys\s*\.\s*modules\b|__(code|globals|defaults|kwdefaults)__"
+    r"|\b(display_pub|display_formatter)\b",  # IPython's own display path, below the check's `display`
     re.M,
 )
 

@@ -27,7 +27,7 @@ from lib.params import section
 from lib.paths import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
 from lib.site.banner import params_banner
 from lib.site.catalogue import format_value, headline_lines, read_metrics, read_notebook, store_setting, summary
-from lib.site.checks import RECORD_MIME, record_problem
+from lib.site.checks import RECORD_MIME, record_problem, tolerance_text
 from lib.site.course import THUMBS_PER_NOTEBOOK, strip_solutions, try_it_times_path, write_site
 from lib.site.figures import alt_of
 from lib.site.links import EXPLORER_PAGE
@@ -70,7 +70,7 @@ def with_expected_values(nb, name: str = "the notebook"):
                 )
                 output["data"]["text/html"] = (
                     f'<div class="expected"><b>For the teacher.</b> Exercise {html.escape(rec["exercise"])}: expected '
-                    f"{rec['expected']:.6g} (tolerance {rec['tol']:g}); the typical mistakes it names:<ul>{mistakes}</ul></div>"
+                    f"{rec['expected']:.6g} ({tolerance_text(rec['expected'], rec['tol'])}); the typical mistakes it names:<ul>{mistakes}</ul></div>"
                 )
     return nb
 
