@@ -83,6 +83,15 @@ class StubLLM:
                 if fault == "drop":
                     self.close_connection = True
                     return self.connection.shutdown(socket.SHUT_RDWR)
+                if fault == "short":  # an answer cut off: its headers promise more than its body holds
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", "1000")
+                    self.end_headers()
+                    self.wfile.write(b'{"id": "cut')
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return self.connection.shutdown(socket.SHUT_RDWR)
                 if fault == "html":
                     return self._send(200, HTML)
                 if fault in ("gzip", "deep"):

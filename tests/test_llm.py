@@ -784,3 +784,17 @@ def test_a_bracket_heavy_answer_is_decoded_at_a_bounded_number_of_brackets(monke
 )
 def test_answers_that_hold_no_question_text_give_no_query(answer, expected):
     assert LM.parse_list(answer) == expected
+
+
+def test_an_answer_cut_off_mid_body_is_a_failed_answer_of_a_reached_endpoint(tmp_path):
+    """The twenty-ninth pass (left then): an endpoint that sent its status and headers, then closed before the end
+    of its body, was "unreachable: the first prompt failed with connection errors", a wrong base_url."""
+    with StubLLM(canned) as stub:
+        stub.faults += ["short", None]  # cut off once, then answered on the retry
+        client = LM.LLM(settings(stub, tmp_path, max_retries=1, backoff=0.0))
+        assert client.chat([{"role": "user", "content": "a"}]) == canned(None)
+        assert client.counters.errors == {"answer_cut": 1} and client.counters.retries == 1
+        stub.faults += ["short"] * 40  # cut off every time: failing, never "unreachable"
+        with pytest.raises(LM.LLMFailingError, match=r"is failing: \d+ prompts in a row failed.*answer_cut"):
+            for i in range(20):
+                assert client.chat([{"role": "user", "content": f"prompt {i}"}]) is None

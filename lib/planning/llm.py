@@ -66,7 +66,7 @@ from pydantic import ConfigDict, Field, model_validator
 from tqdm import tqdm
 
 from lib import outputs as OUT
-from lib.cli import NamedError, env_bound, not_a_file, shown
+from lib.cli import NamedError, env_bound, first_line, not_a_file, shown
 from lib.data import within_size
 from lib.params import FilePath, PosInt, Section, Seed, Text, Url
 from lib.paths import OUTPUTS_DIR, ROOT
@@ -165,6 +165,11 @@ class RequestDeadline(Exception):
 
 class AnswerTooLarge(LLMError):
     """The endpoint sent a body over `MAX_ANSWER_BYTES`: not read further, never cached."""
+
+
+class AnswerCut(Exception):
+    """The endpoint answered (status and headers) and closed the connection before the end of its body: it was
+    reached, so this is a failed answer (retried), not an unreachable endpoint."""
 
 
 class LLMFailingError(LLMError):
@@ -527,7 +532,14 @@ def _bounded_client() -> Any:
 
         def __iter__(self) -> Iterator[bytes]:
             read = 0
-            for chunk in self._stream:
+            chunks = iter(self._stream)
+            while True:
+                try:
+                    chunk = next(chunks)
+                except StopIteration:
+                    return
+                except (httpx.RemoteProtocolError, httpx.ReadError) as err:  # not a timeout: that is silence
+                    raise AnswerCut(f"its answer stopped after {read:,} bytes ({first_line(str(err), 120)})") from err
                 read += len(chunk)
                 if read > MAX_ANSWER_BYTES:
                     raise AnswerTooLarge(
@@ -798,6 +810,9 @@ class LLM:
                         f"the LLM endpoint at {self._base_url} is unreachable: the first connection failed "
                         f"({err.__cause__ or err}): fix llm.base_url (or start the server)"
                     ) from None
+            except AnswerCut:  # it answered, then closed mid-body (read after the SDK's error handling): retried
+                self._reached, connection_failed = True, False
+                self._count("answer_cut")
             except AnswerTooLarge as err:  # read after the SDK's own error handling: not wrapped
                 self.counters.failures += 1
                 raise LLMError(f"{self._base_url}: {err}") from None
