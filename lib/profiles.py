@@ -21,7 +21,8 @@ A profile file, `profiles/<name>.yaml`:
 - `note`: one or two sentences on how the profile differs from the study (the banner's text);
 - `data`: records kept per data file, relative to `data/` (a folder: each file in it). A file whose
   records all carry an integer `claim_id` keeps the records of claims 0..n-1; any other keeps its first
-  n records (AVeriTeC claim ids are positions in the split's file, so both keep the same claims);
+  n records (AVeriTeC claim ids are positions in the split's file, so both keep the same claims); only
+  JSON and JSON-lines files can be cut (a CSV or text file, or a folder holding one, is refused);
 - `params`: overrides of `params.yaml`, nested as there; every key must exist there (a typo is an error);
 - `synthetic_store` (optional): `claims`, `pages`, `sentences`, `seed` and `gold` of a synthetic knowledge
   store (`lib.retrieval.per_claim.synthesise`, sentences drawn from the workspace's pooled documents, `gold`:
@@ -279,7 +280,13 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
         rel = path.relative_to(data).as_posix()
         given = next((k for k in counts if rel == k or rel.startswith(k + "/")), None)
         if given is not None and rel != "SHA256SUMS":
-            subsets[rel] = subset(path, counts[given], whole=rel == given).encode()
+            try:
+                subsets[rel] = subset(path, counts[given], whole=rel == given).encode()
+            except ProfileError as err:  # named with the key to change (a folder's count reaches files unnamed)
+                raise ProfileError(
+                    f"{profile['path']}: data.{given}: {err} (only JSON and JSON-lines files can be cut; give the "
+                    "JSON files inside a folder their own counts)"
+                ) from None
     if subsets and (data / "SHA256SUMS").is_file():  # `lib.data verify` in the workspace checks its own files
         subsets["SHA256SUMS"] = cut_checksums((data / "SHA256SUMS").read_text(encoding="utf-8"), subsets)
 

@@ -269,3 +269,15 @@ def test_values_compare_and_print_as_their_format_shows_them():
     assert CMP.end_text(0.0004, ".3f") == "0.0004" and CMP.end_text(-0.00004, ".3f") == "-0.00004"
     assert CMP.end_text(0.00004, "+.1%") == "+0.004%" and CMP.end_text(0.1, ".3f") == "0.100"
     assert CMP.end_text(0.0, ".3f") == "0.000" and CMP.end_text(float("nan"), ".3f") == "nan"
+
+
+def test_a_spread_that_prints_alike_does_not_grow():
+    """The thirtieth pass: 0.1196 and 0.1204 printed 0.120 and 0.120 beside "the spread grows"."""
+    table = pd.DataFrame(
+        {"spread": [0.1196, 0.1204], "claims": [10, 400], "spread under permutation": [0.05, 0.04]}, index=["1", "2"]
+    )
+    assert CMP.spread_sentence(table, 0.0005, "NDCG@10").endswith(
+        "no evidence that it grows beyond what the group sizes explain."
+    )
+    grows = table.assign(spread=[0.1196, 0.1214])
+    assert CMP.spread_sentence(grows, 0.0005, "NDCG@10").endswith("the spread grows more than the group sizes explain.")

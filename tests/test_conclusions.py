@@ -140,3 +140,6 @@ def test_the_rank_agreement_sentence_says_when_tau_or_its_interval_is_undefined(
         "Kendall's τ is undefined (one score is the same for every run), so there is no interval."
     )
     assert "nan" not in undefined + none
+    few = CN.rank_agreement_sentence(base | {"claims": 4, "low": nan, "high": nan}, 1000)
+    assert few.endswith("τ = 0.60, with no interval: 4 claims are too few to resample (at least 5).")
+    assert "0.20 to 1.00)" in CN.rank_agreement_sentence(base | {"claims": 5, "high": 1.0}, 1000)  # at the bound

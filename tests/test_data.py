@@ -1117,6 +1117,8 @@ def test_the_gold_leaderboard_parses_to_the_dev_answers(real_data):
     [
         ("id,claim,evi,label,label\n0,c,,Supported,Refuted\n", "header", "label", "column named twice"),
         ('id,claim,evi,label\n0,c,"Q\tA\t\n\n",Supported\n', 0, "evi", "pair 0: expected"),
+        # scored as the organisers compare labels: exact strings (the thirtieth pass: " refuted" scored right)
+        ("id,claim,evi,label\n0,c,, refuted\n", 0, "label", "write it as 'Refuted'"),
     ],
 )
 def test_leaderboard_csv_problems(tmp_path, text, record, field, problem):

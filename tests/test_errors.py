@@ -510,3 +510,28 @@ def test_too_few_claims_give_no_interval_and_a_share_of_one_its_rule_of_three():
         "The retrieval share ranges from 90% [84%, 96%] (B, 100 claims) to 99% (no interval; A, 3 claims): an end "
         "rests on fewer than 5 claims, too few for an interval, so no difference between the groups is shown."
     )
+
+
+def test_a_group_without_an_interval_is_never_called_apart_by_the_rule_of_three():
+    """The thirtieth pass: a 4-claim group with share 0 got 3 / 4 as its upper end, and "(no interval; A, 4
+    claims)" stood beside "the two intervals are disjoint"."""
+    ret = next(c for c in ER.ERROR_CODES if ER.FAMILY[c] == "retrieval")
+    rows = [{"method": "A", "claim_id": f"a{i}", "code": ER.NLI_ERROR} for i in range(4)]
+    rows += [{"method": "B", "claim_id": f"c{i}", "code": ret} for i in range(100)]
+    t = pd.DataFrame(rows).assign(family=lambda d: d["code"].map(ER.FAMILY))
+    ci = ER.share_intervals(t, "method", "family", 200, seed=0)
+    text = ER.extremes_sentence(ci.xs("retrieval", level="family"), "retrieval share")
+    assert "(no interval; A, 4 claims)" in text
+    assert text.endswith(
+        f"an end rests on fewer than {ER.MIN_CLUSTERS} claims, too few for an interval, so no difference between the groups is shown."
+    )
+
+
+def test_a_small_share_difference_shows_its_side_of_zero():
+    """The thirtieth pass: "+0.0%" beside "more common behind wrong verdicts"."""
+    row = pd.Series({"wrong verdicts": 0.3003, "right verdicts": 0.3, "difference": 0.0003, "low": 0.0001,
+                     "high": 0.0006, "call": "positive"})  # fmt: skip
+    assert "(+0.03%, 95% interval [+0.01%, +0.1%]" in ER.baseline_sentence(row, "retrieval")
+    base = pd.DataFrame([{"difference": 4e-5, "call": "positive"}], index=["retrieval"])
+    assert "coded retrieval (+0.004%) more often" in ER.source_sentence(base)
+    assert "(+6%)" in ER.source_sentence(base.assign(difference=0.06))

@@ -280,7 +280,11 @@ def test_rank_agreement_and_disagreements():
         for i, (o, n) in enumerate(zip(old, new))
     ]
     out = EV.rank_agreement(pd.DataFrame(rows), n_resamples=200, seed=0)
-    assert out["tau"] == 1.0 and out["runs"] == 3 and out["claims"] == 4 and out["low"] <= out["tau"] <= out["high"]
+    assert out["tau"] == 1.0 and out["runs"] == 3 and out["claims"] == 4
+    assert out["low"] != out["low"] and out["high"] != out["high"]  # 4 claims: too few to resample
+    fifth = rows + [{"run": r, "claim_id": 4, "old": 0.5, "new": 0.5} for r in runs]
+    out = EV.rank_agreement(pd.DataFrame(fifth), n_resamples=200, seed=0)
+    assert out["claims"] == 5 and out["low"] <= out["tau"] <= out["high"]
     flipped = pd.DataFrame(rows).assign(new=lambda d: -d["new"])
     assert EV.rank_agreement(flipped, n_resamples=50)["tau"] == -1.0
     with pytest.raises(ValueError, match="at least 3 runs"):
@@ -814,3 +818,10 @@ def test_main_refuses_an_empty_params_path_and_its_help_says_what_lenient_does(c
     out = " ".join(capsys.readouterr().out.split())
     said = "--lenient when the judge fails on some claims, score the rest and list what was skipped (default: stop)"
     assert out.endswith(said) or f"{said} " in out
+
+
+def test_rank_agreement_has_no_interval_below_five_claims():
+    """The thirtieth pass: one claim gave a "95% interval" of 1.00 to 1.00."""
+    one = pd.DataFrame({"run": ["a", "b", "c"], "claim_id": ["x"] * 3, "old": [0.1, 0.2, 0.3], "new": [0.2, 0.3, 0.4]})
+    out = EV.rank_agreement(one, 1000)
+    assert out["tau"] == 1.0 and out["claims"] == 1 and out["low"] != out["low"] and out["high"] != out["high"]

@@ -116,3 +116,25 @@ def test_match_label_prefers_the_longest_label_not_the_last_in_order():
 def test_said_verdict_needs_the_word_verdict():
     assert LB.said_verdict("the overdict: refuted") is None
     assert LB.said_verdict("(verdict:refuted") == "refuted"
+
+
+def test_an_exact_label_is_one_of_the_vocabulary_as_written():
+    """For files a scorer reads: normalising "refUTed!!" to Refuted scored it right (the thirtieth pass)."""
+    assert LB.exact_label("Refuted") == "Refuted" and LB.exact_label("Conflicting", "quantemp") == "Conflicting"
+    with pytest.raises(
+        ValueError,
+        match=r"^unknown averitec label 'refUTed!!' \(expected one of \['Supported', "
+        r"'Refuted', 'Not Enough Evidence', 'Conflicting Evidence/Cherrypicking'\]\); write it as "
+        r"'Refuted' \(labels are compared as exact strings\)$",
+    ):
+        LB.exact_label("refUTed!!")
+    with pytest.raises(
+        ValueError,
+        match=r"^unknown quantemp label 'Mostly' \(expected one of \['True', 'False', "
+        r"'Conflicting'\]\)$",
+    ):  # no label it could be: no hint
+        LB.exact_label("Mostly", "quantemp")
+    with pytest.raises(ValueError, match="write it as 'Conflicting'"):
+        LB.exact_label("half true/false", "quantemp")
+    with pytest.raises(ValueError, match=r"unknown averitec label 5 "):
+        LB.exact_label(5)

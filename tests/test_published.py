@@ -250,3 +250,15 @@ def test_the_study_value_gets_the_decimals_its_verdict_needs():
         "same direction, smaller (+0.01004 here, +0.150 published)"
     )
     assert PB.verdict_sentence("lower here", 0.19, 0.1797, 0.01) == "lower here (+0.180 here, +0.190 published)"
+
+
+def test_the_published_value_is_printed_with_the_decimals_its_verdict_needs():
+    """The thirtieth pass: +0.445 here beside +0.435 published (0.010 apart, within 0.01) read "higher here"."""
+    level = PB.verdict_sentence(PB.level_verdict(0.4346, 0.4447, 0.01), 0.4346, 0.4447, 0.01, None, PB.level_verdict)
+    assert level == "higher here (+0.445 here, +0.4346 published)"
+    contrast = PB.verdict_sentence(
+        PB.contrast_verdict(0.0146, 0.0247, 0.01), 0.0146, 0.0247, 0.01, None, PB.contrast_verdict
+    )
+    assert contrast.endswith("(+0.025 here, +0.0146 published)")
+    kept = PB.verdict_sentence(PB.level_verdict(0.19, 0.1797, 0.01), 0.19, 0.1797, 0.01, None, PB.level_verdict)
+    assert kept == "lower here (+0.1797 here, +0.190 published)"

@@ -75,7 +75,7 @@ def test_both_prediction_formats_are_read_and_aligned(tmp_path):
                 {"question": "R?", "answers": []},
             ],
         },
-        {"label": "conflicting evidence/cherry-picking", "string_evidence": ["s1", "s2"]},
+        {"label": "Conflicting Evidence/Cherrypicking", "string_evidence": ["s1", "s2"]},
         {"label": "Refuted", "questions": []},
     ]
     (tmp_path / "official.json").write_text(json.dumps(official))
@@ -1252,3 +1252,27 @@ def test_the_help_says_what_each_flag_does(capsys):
         "the split column written by --to-csv: pred (the default) or gold (a solution)",
     ):
         assert said in out
+
+
+@pytest.mark.parametrize("label", ["refUTed!!", "R.E.F.U.T.E.D.", " Refuted", "conflicting evidence/cherry-picking"])
+def test_a_verdict_is_read_as_the_organisers_compare_it(tmp_path, label):
+    """The thirtieth pass: labels were normalised (case and every non-letter dropped), so "refUTed!!" scored as
+    right, where the organisers' exact comparison scores it wrong."""
+    claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    rows = [{"claim_id": i, "claim": c.text, "pred_label": "Refuted", "evidence": []} for i, c in enumerate(claims)]
+    rows[1]["pred_label"] = label
+    (tmp_path / "p.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    with pytest.raises(
+        DataError, match=r"record 1: field 'pred_label': .* is not one of the four verdicts; write it as"
+    ):
+        SC.load_predictions(tmp_path / "p.jsonl", claims)
+
+
+def test_a_verdict_no_spelling_reaches_is_named_without_a_hint(tmp_path):
+    claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")
+    rows = [{"claim_id": i, "claim": c.text, "pred_label": "Refuted", "evidence": []} for i, c in enumerate(claims)]
+    rows[2]["pred_label"] = "Mostly; True"  # "; " in the label itself is no hint
+    (tmp_path / "p.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    with pytest.raises(DataError) as err:
+        SC.load_predictions(tmp_path / "p.jsonl", claims)
+    assert str(err.value).endswith("record 2: field 'pred_label': 'Mostly; True' is not one of the four verdicts")

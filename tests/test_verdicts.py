@@ -615,3 +615,15 @@ def test_the_protocol_gap_is_the_gap_between_the_printed_means():
     assert "The gap over `retrieved` is 0.000: the two protocols are level" in level
     apart = chosen | {"validation_macro_f1": {"gold": 0.5006, "retrieved": 0.4994}}  # 0.501 and 0.499
     assert "The gap over `retrieved`, 0.002, is larger" in VD.protocol_sentence(apart, "gold", _protocol_table(0, 0))
+
+
+def test_the_planners_range_is_the_gap_between_the_printed_ends():
+    """The thirtieth pass: "planners span 0.123–0.457, a range of 0.333" (the printed ends are 0.334 apart)."""
+    t = pd.DataFrame(
+        {"kind": ["baseline"] * 3 + ["planner"] * 2, "macro_f1_mean": [0.2, 0.1, 0.6, 0.1234, 0.4566],
+         "significant": [False] * 5},
+        index=["naive", "claim_only_no_evidence", "gold", "claim_only", "oracle"],
+    )  # fmt: skip
+    top = CMP.TopGroup("k = 3", {"oracle": 0.4566, "claim_only": 0.1234}, {"claim_only": 0.01}, 500)
+    line = VD.conclusion(t, "claim_only", 3, 0.05, {"higher": 1, "lower": 0, "tie": 1}, "", top)[1]
+    assert "planners span 0.123–0.457, a range of 0.334." in line

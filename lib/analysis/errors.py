@@ -56,7 +56,7 @@ from lib import outputs as OUT
 from lib import sheets as SH
 from lib.data import averitec
 from lib.evaluation.agreement import cohen_kappa
-from lib.evaluation.comparisons import end_text, printed
+from lib.evaluation.comparisons import apart, end_text, printed
 from lib.evaluation.significance import MIN_CLUSTERS, sign_of
 from lib.params import PosInt, Section, Share, Threshold
 from lib.retrieval import runs as RU
@@ -562,10 +562,17 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
         )
 
     head = f"The {what} ranges from {show(lows)} to {show(highs)}"
+
     # a share of 0 has a zero-width bootstrap interval: its upper end is a floor, so the rule of three (3 / claims,
     # the 95% upper bound of a rate seen 0 times) stands in for it; a share of 1 the same way at its lower end
-    upper = [3 / shares.loc[g, "claims"] if shares.loc[g, "share"] == 0 else shares.loc[g, "high"] for g in lows]
-    lower = [1 - 3 / shares.loc[g, "claims"] if shares.loc[g, "share"] == 1 else shares.loc[g, "low"] for g in highs]
+    # (only where the group has an interval at all: a group under MIN_CLUSTERS claims got 3 / claims in place of
+    # its missing end, and "(no interval ...)" stood beside "the two intervals are disjoint")
+    def bound(g: Any, end: str, at: float) -> float:
+        if shares.loc[g, end] != shares.loc[g, end] or shares.loc[g, "share"] != at:
+            return shares.loc[g, end]
+        return 3 / shares.loc[g, "claims"] if at == 0 else 1 - 3 / shares.loc[g, "claims"]
+
+    upper, lower = [bound(g, "high", 0) for g in lows], [bound(g, "low", 1) for g in highs]
     if any(v != v for v in upper + lower):
         return f"{head}: an end rests on fewer than {MIN_CLUSTERS} claims, too few for an interval, so no difference between the groups is shown."
     if printed(max(upper), ".0%") < printed(min(lower), ".0%"):  # disjoint as the printed ends show it
@@ -582,12 +589,12 @@ def baseline_sentence(row: pd.Series, what: str) -> str:
     if row["call"] == NO_INTERVAL:
         return (
             f"{what} fits {row['wrong verdicts']:.0%} of the wrong verdicts and {row['right verdicts']:.0%} of the "
-            f"right ones ({row['difference']:+.1%}; no interval: fewer than {MIN_CLUSTERS} claims): too few claims "
+            f"right ones ({apart(row['difference'], '+.1%', 0.0)}; no interval: fewer than {MIN_CLUSTERS} claims): too few claims "
             "to say whether it locates the errors."
         )
     head = (
         f"{what} fits {row['wrong verdicts']:.0%} of the wrong verdicts and {row['right verdicts']:.0%} of the right "
-        f"ones ({row['difference']:+.1%}, 95% interval [{end_text(row['low'], '+.1%')}, "
+        f"ones ({apart(row['difference'], '+.1%', 0.0)}, 95% interval [{end_text(row['low'], '+.1%')}, "
         f"{end_text(row['high'], '+.1%')}], claims resampled)"
     )
     if row["call"] == "positive":
@@ -764,8 +771,9 @@ def agreement(filled: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _share_change(d: float) -> str:
-    """A difference of shares in whole percents, or to a tenth where a whole percent would print +0%."""
-    return f"{d:+.0%}" if abs(d) >= 0.005 else f"{d:+.1%}"
+    """A difference of shares in whole percents, with more decimals where a whole percent would print +0% (a
+    tenth printed +0.0% beside "more often")."""
+    return apart(d, "+.0%", 0.0)
 
 
 def source_sentence(base: pd.DataFrame, alpha_note: str = "95% interval over claims") -> str:

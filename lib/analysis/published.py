@@ -223,16 +223,25 @@ def verdict_sentence(
 ) -> str:
     """The verdict in words, with the two numbers it rests on. With `rule` (the verdict's function), the
     study's value gets the decimals the verdict needs where three would read as another verdict (0.1797
-    against 0.19 within 0.01 printed "+0.180", 0.010 apart, beside "lower here")."""
+    against 0.19 within 0.01 printed "+0.180", 0.010 apart, beside "lower here"), and so does the published value,
+    read beside the study's as printed."""
     if verdict == NOT_COMPARABLE:
         return f"not comparable because {reason}"
     decimals = 3
     while rule is not None and decimals < 12 and rule(published, printed(study, f".{decimals}f"), tol) != verdict:
         decimals += 1
     here = f"{study:+.{decimals}f}"
+    # then the published value, read beside the study's as printed (0.4346 printed +0.435 beside +0.445 read as
+    # reproduced within 0.01 next to "higher here")
+    shown_pub = 3
+    while (
+        rule is not None and shown_pub < 12 and rule(printed(published, f".{shown_pub}f"), float(here), tol) != verdict
+    ):
+        shown_pub += 1
+    there = f"{published:+.{shown_pub}f}"
     if verdict == "reproduced":
-        return f"reproduced within {tol:g} ({here} here, {published:+.3f} published)"
-    return f"{verdict} ({here} here, {published:+.3f} published)"
+        return f"reproduced within {tol:g} ({here} here, {there} published)"
+    return f"{verdict} ({here} here, {there} published)"
 
 
 def _study_value(f: Figure, metrics_dir: Path | str, strict: bool) -> tuple[float | None, str | None]:

@@ -783,7 +783,7 @@ def conclusion(
         f"- Against the classifier that sees no evidence at all ({none:.3f}; paired bootstrap, p < {alpha}), "
         f"{vs_none['higher']} of {len(plans)} planners' evidence scores significantly higher, {vs_none['lower']} lower, "
         f"and {vs_none['tie']} are indistinguishable from it; planners span {f.min():.3f}–{f.max():.3f}, a range of "
-        f"{f.max() - f.min():.3f}.",
+        f"{CMP.printed(f.max(), '.3f') - CMP.printed(f.min(), '.3f'):.3f}.",  # the ends as printed beside it
         f"- Against {name(baseline)} (paired bootstrap of macro-F1, p < {alpha}): "
         + (
             f"{len(sig)} planner(s) differ significantly: {', '.join(sig)}."

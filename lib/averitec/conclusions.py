@@ -9,6 +9,7 @@ import math
 import pandas as pd
 
 from lib.evaluation.comparisons import MIN_RANKED, and_list, highest, printed
+from lib.evaluation.significance import MIN_CLUSTERS
 
 GOLD_QUESTIONS = frozenset({"oracle"})  # planners whose questions are the annotators' own (lib.planning.planners)
 
@@ -128,6 +129,8 @@ def rank_agreement_sentence(agree: dict[str, float], resamples: int) -> str:
     if agree["tau"] != agree["tau"]:
         return f"{head}: Kendall's τ is undefined (one score is the same for every run), so there is no interval."
     tau = f"{head}: Kendall's τ = {agree['tau']:.2f}"
+    if agree["claims"] < MIN_CLUSTERS:
+        return f"{tau}, with no interval: {agree['claims']} claims are too few to resample (at least {MIN_CLUSTERS})."
     left = int(agree["undefined_resamples"])
     if left == resamples:
         return f"{tau}, with no interval: none of the {resamples} resamples of claims ranks the runs on both scores."

@@ -58,6 +58,7 @@ from lib import timing as TM
 from lib.averitec import scoring as SC
 from lib.cli import CLEANUPS, ArgumentParser, NamedError, first_line, nonempty_path, not_a_file, run_main, shown
 from lib.data import averitec, within_size
+from lib.evaluation.significance import MIN_CLUSTERS
 from lib.params import FilePath, Level, PosInt, Section, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, ROOT
 from lib.planning.llm import LLM, LLMSettings
@@ -606,7 +607,7 @@ def rank_agreement(per_claim: pd.DataFrame, n_resamples: int = 1000, seed: int =
     of resamples counted as 0. An undefined tau (a side constant over the runs) has no interval. A resample
     whose tau is undefined (its claims leave a side constant) is left out of the interval, not counted as 0 (which
     gave tau 1.0 an interval of [0.00, 1.00]), and counted in `undefined_resamples`; when every resample is
-    undefined, there is no interval."""
+    undefined, there is no interval; nor with fewer than `MIN_CLUSTERS` claims."""
     from scipy.stats import kendalltau
 
     undefined = per_claim.loc[per_claim[["old", "new"]].isna().any(axis=1), "claim_id"]
@@ -620,7 +621,7 @@ def rank_agreement(per_claim: pd.DataFrame, n_resamples: int = 1000, seed: int =
     old, new = wide_old.to_numpy(), wide_new.to_numpy()
     tau = float(kendalltau(old.mean(0), new.mean(0)).statistic)
     shape = {"runs": int(old.shape[1]), "claims": int(len(old))}
-    if tau != tau:
+    if tau != tau or len(old) < MIN_CLUSTERS:  # undefined, or too few claims to resample (one gave [1.00, 1.00])
         return {"tau": tau, "low": math.nan, "high": math.nan, **shape, "undefined_resamples": 0}
     rng = np.random.default_rng(seed)
     taus = []

@@ -61,7 +61,7 @@ from lib.data import (
     visible,
     within_size,
 )
-from lib.data.labels import AVERITEC_LABELS, normalise_label
+from lib.data.labels import AVERITEC_LABELS, exact_label, spelling_hint
 from lib.evaluation.printing import apart
 from lib.params import PosInt, flag_of
 from lib.paths import DATA_DIR
@@ -211,9 +211,10 @@ def _verdict(path: Path, record: Any, raw: dict, field: str) -> str:
     if raw.get(field) is None or raw.get(field) == "":
         raise DataError(path, record, field, "missing verdict: every prediction needs one of the four labels")
     try:
-        return normalise_label(raw[field])
+        return exact_label(raw[field])  # as the organisers compare them: "refUTed!!" is no verdict
     except ValueError:
-        raise DataError(path, record, field, f"{raw[field]!r} is not one of the four verdicts") from None
+        hint = spelling_hint(raw[field])
+        raise DataError(path, record, field, f"{shown(raw[field], 60)} is not one of the four verdicts{hint}") from None
 
 
 def _claim_id(path: Path, record: Any, raw: dict, field: str = "claim_id") -> int | None:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from lib.cli import NamedError, env_bound, not_a_file, shown
-from lib.data.labels import normalise_label
+from lib.data.labels import exact_label, normalise_label
 
 T = TypeVar("T")
 
@@ -621,9 +621,12 @@ def parse_claim_date(value: str | None) -> date | None:
         raise ValueError(f"invalid date {value!r}: {err}") from None
 
 
-def label_field(path: Path, record: Any, raw: dict, name: str, scheme: str) -> str:
+def label_field(path: Path, record: Any, raw: dict, name: str, scheme: str, exact: bool = False) -> str:
+    """The record's label in `scheme`'s spelling; with `exact`, only as the scheme writes it (a file a scorer
+    reads: `lib.data.labels.exact_label`)."""
     try:
-        return normalise_label(required_field(path, record, raw, name), scheme)
+        value = required_field(path, record, raw, name)
+        return exact_label(value, scheme) if exact else normalise_label(value, scheme)
     except ValueError as err:
         if isinstance(err, DataError):
             raise

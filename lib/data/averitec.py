@@ -384,7 +384,7 @@ def load_leaderboard(path: Path | str, *, strict: bool = True, log: LoadLog | No
             int_text_field(path, record, raw, "id"),
             text_field(path, record, raw, "claim"),
             pairs,
-            label_field(path, record, raw, "label", "averitec"),
+            label_field(path, record, raw, "label", "averitec", exact=True),  # scored: as the organisers read it
             raw.get("split"),
         )
 

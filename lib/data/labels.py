@@ -36,6 +36,24 @@ def normalise_label(label: Any, scheme: str = "averitec") -> str:
     raise ValueError(f"unknown {scheme} label {label!r} (expected one of {sorted(set(aliases.values()))})")
 
 
+def exact_label(label: Any, scheme: str = "averitec") -> str:
+    """`label` when it is one of `scheme`'s labels exactly as written; `ValueError` otherwise, naming the label
+    it would normalise to. For files a scorer reads: the organisers compare labels as exact strings, so
+    "refUTed!!" scores 0 there and must not score 1 here."""
+    labels = {"averitec": AVERITEC_LABELS, "quantemp": QUANTEMP_LABELS}[scheme]
+    if isinstance(label, str) and label in labels:
+        return label
+    raise ValueError(f"unknown {scheme} label {label!r} (expected one of {list(labels)}){spelling_hint(label, scheme)}")
+
+
+def spelling_hint(label: Any, scheme: str = "averitec") -> str:
+    """ "; write it as 'Refuted' ..." for a label that is another spelling of one of `scheme`'s, else ""."""
+    try:
+        return f"; write it as {normalise_label(label, scheme)!r} (labels are compared as exact strings)"
+    except ValueError:
+        return ""
+
+
 # --------------------------------------------------------------------------- label sets of the classifiers
 
 # The AVeriTeC reductions. 3-way: Not Enough Evidence and Conflicting Evidence/Cherrypicking become one

@@ -335,7 +335,8 @@ def spread_sentence(table: pd.DataFrame, p: float, what: str, alpha: float = ALP
         f"{table.loc[first, 'spread under permutation']:.3f} and {table.loc[last, 'spread under permutation']:.3f} "
         f"(permutation p = {apart(p, '.4f', alpha)})"
     )
-    if p < alpha and table.loc[last, "spread"] > table.loc[first, "spread"]:
+    grows = printed(table.loc[last, "spread"], ".3f") > printed(table.loc[first, "spread"], ".3f")  # as shown
+    if p < alpha and grows:
         return head + ": the spread grows more than the group sizes explain."
     return head + ": no evidence that it grows beyond what the group sizes explain."
 
