@@ -339,6 +339,10 @@ class ArgumentParser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # no shortened option names: `--pred B` after `--predictions A` escaped the "given twice" check below
         # (it looks options up by their full name) and scored B alone; subcommands' parsers are this class too
+        if "prog" not in kwargs and not args:  # `python -m lib.store.build`, not the file's name `build.py`
+            spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+            if spec is not None and spec.name.startswith("lib."):
+                kwargs["prog"] = f"python -m {spec.name.removesuffix('.__main__')}"
         super().__init__(*args, **{**kwargs, "allow_abbrev": False})
 
     def error(self, message: str) -> NoReturn:

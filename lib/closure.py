@@ -31,7 +31,7 @@ import yaml
 from ruamel.yaml import YAML
 
 from lib import outputs as OUT
-from lib.cli import NamedError, run_main
+from lib.cli import NamedError, first_line, run_main
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository (lib.paths.ROOT, without importing anything)
 
@@ -273,20 +273,31 @@ def write(dvc_yaml: Path | str = ROOT / "dvc.yaml", root: Path = ROOT) -> list[s
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args in (["-h"], ["--help"]):
+    if args in (["-h"], ["--help"], ["check", "-h"], ["check", "--help"], ["write", "-h"], ["write", "--help"]):
         print("usage: python -m lib.closure check | write\n\n" + (__doc__ or "").split("\n\n")[0])
         return 0
     if args not in (["check"], ["write"]):
         print("usage: python -m lib.closure check | write", file=sys.stderr)
         print(f"error: expected `check` or `write`, got {' '.join(args) or 'nothing'}", file=sys.stderr)
         return 2
-    if args == ["write"]:
-        changed = write()
-        print(
-            f"dvc.yaml: lib/ deps rewritten for {len(changed)} stages {changed}" if changed else "dvc.yaml: no change"
-        )
-        return 0
-    diff = differences()
+    try:
+        if args == ["write"]:
+            changed = write()
+            print(
+                f"dvc.yaml: lib/ deps rewritten for {len(changed)} stages {changed}"
+                if changed
+                else "dvc.yaml: no change"
+            )
+            return 0
+        diff = differences()
+    except yaml.YAMLError as err:
+        raise NamedError(f"{ROOT / 'dvc.yaml'}: not valid YAML: {' '.join(str(err).split())[:300]}") from None
+    except KeyError as err:  # no `stages`, or a stage without `cmd`
+        raise NamedError(
+            f"{ROOT / 'dvc.yaml'}: missing key {err}: expected `stages:` with a `cmd` in each stage"
+        ) from None
+    except (ImportError, ValueError, TypeError, OSError) as err:  # an unreadable cmd, import or MODULE_FILES
+        raise NamedError(f"{ROOT / 'dvc.yaml'}: its code cannot be read: {first_line(str(err), 300)}") from None
     for name, d in diff.items():
         print(f"stage {name}: " + "; ".join(f"{k} {', '.join(v)}" for k, v in d.items() if v), file=sys.stderr)
     if diff:

@@ -103,7 +103,9 @@ def load_reference(path: Path | str = REFERENCE) -> dict[str, Any]:
         problems.append(f"machine.flags: expected a list of {', '.join(FLAGS)} in that order, as `machine` prints them")
     if not _tolerance(ref.get("default")):
         problems.append("default: expected a tolerance >= 0")
-    for i, fam in enumerate(ref.get("families") or []):
+    if not isinstance(ref.get("families") or [], list):
+        problems.append("families: expected a list of {match, tolerance} (or {match, trained})")
+    for i, fam in enumerate(ref.get("families") if isinstance(ref.get("families"), list) else []):
         if not isinstance(fam, dict) or not isinstance(fam.get("match"), str):
             problems.append(f"families[{i}].match: expected a glob over file:dotted.key")
         elif fam.get("trained") is not None:

@@ -214,8 +214,9 @@ def record(
 
 def run(command: list[str], stage: str | None = None, out_dir: Path | str = TIMINGS_DIR) -> int:
     """Run `command`; on success record its wall time under `stage` (default `$DVC_STAGE`; none: not recorded)."""
-    if not command:
-        print("error: no command after `run --`; usage: python -m lib.timing run -- <command ...>", file=sys.stderr)
+    if not command or not command[0].strip():  # `run -- ""` (an unset variable) was "Permission denied"
+        what = "no command" if not command else "an empty command name"
+        print(f"error: {what} after `run --`; usage: python -m lib.timing run -- <command ...>", file=sys.stderr)
         return 2
     stage = stage or os.environ.get("DVC_STAGE")
     if stage and (not re.fullmatch(r"[A-Za-z0-9_@.-]{1,100}", stage) or stage[0] in ".-"):
@@ -527,7 +528,8 @@ def stage_order() -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     usage = "usage: python -m lib.timing run -- <command ...> | table [--readme README.md]"
-    if args in (["-h"], ["--help"]):  # asked for: the usage on stdout, status 0
+    if args in (["-h"], ["--help"]) or (args[:1] in (["run"], ["table"]) and args[1:2] in (["-h"], ["--help"])):
+        # asked for, also after a subcommand: the usage on stdout, status 0
         print(usage)
         return 0
     if args[:2] == ["run", "--"]:

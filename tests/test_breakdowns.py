@@ -49,3 +49,9 @@ def test_gold_groups_read_the_media_and_the_number_of_gold_pairs():
     assert g["claim_id"].tolist() == [0, 1, 2]
     assert g["medium"].tolist() == [["PDF", "Text"], ["Audio", "Image", "Metadata"], []]
     assert g["gold_pairs"].iloc[:2].tolist() == ["2", "3+"] and pd.isna(g["gold_pairs"].iloc[2])  # no gold pair
+
+
+def test_a_missing_verdict_is_not_counted_right():
+    """The thirty-first pass: `astype(bool)` read a NaN `correct` as True."""
+    s = pd.DataFrame({"run": ["r", "r"], "qa": [0.5, 0.5], "correct": [True, float("nan")], "label": ["S", "S"]})
+    assert averitec_by(s, "label") == {"r": {"S": 0.5}}

@@ -615,3 +615,19 @@ def test_a_stopped_kernel_takes_its_connection_file_with_it(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.stdout.split() == ["True", "True"], done.stderr
     assert not connection.exists() and other.exists()
+
+
+def test_a_command_names_itself_as_it_is_run_and_help_after_a_subcommand_is_help():
+    """The thirty-first pass: `usage: build.py` for `python -m lib.store.build`; `lib.timing table --help` and
+    `lib.closure check --help` were refusals (exit 2)."""
+    build = subprocess.run(
+        [sys.executable, "-m", "lib.store.build", "--help"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert build.returncode == 0 and build.stdout.startswith("usage: python -m lib.store.build ")
+    for cmd in (["lib.timing", "table", "--help"], ["lib.timing", "run", "-h"], ["lib.closure", "check", "--help"]):
+        done = subprocess.run([sys.executable, "-m", *cmd], cwd=ROOT, capture_output=True, text=True)
+        assert done.returncode == 0 and done.stdout.startswith("usage: python -m "), cmd
+    empty = subprocess.run(
+        [sys.executable, "-m", "lib.timing", "run", "--", ""], cwd=ROOT, capture_output=True, text=True
+    )
+    assert empty.returncode == 2 and empty.stderr.startswith("error: an empty command name after `run --`")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -207,3 +208,22 @@ def test_a_broken_module_or_notebook_is_one_line_naming_it(tmp_path):
     nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "import lib\nx = (1,"}]}))
     with pytest.raises(NamedError, match=r"n.ipynb, line 2 of its code cells joined: not valid Python"):
         CL.notebook_imports(nb)
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("stages:\n  x: [\n", "not valid YAML"),
+        ("stagez: {}\n", "missing key 'stages'"),
+        ("stages:\n  a:\n    deps: [x]\n", "missing key 'cmd'"),
+        ('stages:\n  a:\n    cmd: python -m lib.store.build "x\n', "its code cannot be read: No closing quotation"),
+        ("stages:\n  a:\n    cmd: python -m lib.nonexistent_probe\n", "its code cannot be read: lib.nonexistent_probe"),
+    ],
+)
+def test_a_damaged_dvc_yaml_is_one_named_error(tmp_path, monkeypatch, text, problem):
+    """The thirty-first pass: each of these ended `python -m lib.closure check` in a traceback."""
+    (tmp_path / "dvc.yaml").write_text(text)
+    original = CL.differences
+    monkeypatch.setattr(CL, "differences", lambda: original(tmp_path / "dvc.yaml"))
+    with pytest.raises(CL.NamedError, match=re.escape(problem)):
+        CL.main(["check"])

@@ -1481,3 +1481,12 @@ def test_a_2025_csv_is_checked_row_by_row_as_it_is_read(tmp_path):
     (tmp_path / "x.csv").write_text("id,claim,evi,label,extra\n", encoding="utf-8")  # a header alone: checked too
     with pytest.raises(DataError, match=r"x.csv: record header: field 'extra': unknown column"):
         averitec.load_leaderboard(tmp_path / "x.csv")
+
+
+def test_a_listed_name_ending_in_a_space_is_read_as_written(tmp_path, capsys):
+    """The thirty-first pass: `rstrip()` cut the space, so the file was "missing" and "not listed" at once."""
+    root = tmp_path / "d"
+    root.mkdir()
+    (root / "notes.txt ").write_text("data\n")
+    (root / "SHA256SUMS").write_text(f"{sha256(b'data' + bytes([10])).hexdigest()}  notes.txt \n")
+    assert checksums.verify_checksums(root) == 1

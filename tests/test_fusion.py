@@ -172,3 +172,17 @@ def test_id_tiebreak_keeps_equal_ids_in_their_order_on_long_inputs():
     ranks = F.id_tiebreak(ids)
     assert ranks[1::2][:40].tolist() == list(range(40)) and ranks[-1] == 40  # the a's, in order of appearance
     assert ranks[0:80:2].tolist() == list(range(41, 81))
+
+
+def test_nan_scores_an_empty_top1_row_and_a_negative_k_are_refused():
+    """The thirty-first pass: one NaN normalised a sub-query's top candidate to 0 (COMBMAX-NORM put it last);
+    TOP-1 over a row without a finite score was an IndexError; top_k(-1) kept all but the last."""
+    nan = np.array([[5.0, 1.0, np.nan], [0.0, 1.0, 2.0]])
+    for method in ("combmax_norm", "combmax", "rrf", "top1"):
+        with pytest.raises(ValueError, match=r"^sub-query 0 scores candidate 2 NaN"):
+            F.fuse(nan, method)
+    with pytest.raises(ValueError, match=r"^sub-query 1 has no candidate with a finite score"):
+        F.fuse(np.array([[1.0, 2.0], [-np.inf, -np.inf]]), "top1")
+    with pytest.raises(ValueError, match=r"^top_k: k = -1; expected a count of at least 0"):
+        F.top_k(np.array([3.0, 2.0, 1.0]), -1)
+    assert F.top_k(np.array([3.0, 2.0, 1.0]), 0).tolist() == []

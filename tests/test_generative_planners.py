@@ -292,3 +292,29 @@ def test_notebook_06_compares_the_baseline_as_printed():
     assert GP.claim_scope_line(f, "claim_only", "bm25", "Q.", ["x?"], LABEL, focus_winners=[]).startswith(
         "- The claim scope tells the same story"
     )
+
+
+def test_extremes_show_no_claim_twice_and_none_when_every_gain_is_the_same():
+    """The thirty-first pass: of three gains the middle one was both a largest and a smallest; equal gains were
+    shown as extremes."""
+    assert GP.extremes(pd.Series({"a": 0.1, "b": 0.0, "c": -0.1}), 2) == ["a", "c"]
+    assert GP.extremes(pd.Series(dict.fromkeys("abcd", 0.0)), 2) == []
+
+
+def test_undefined_figures_are_no_finding_in_notebook_06s_lines():
+    """The thirty-first pass: NaN "stays below" and "is ahead on neither"; 25 s trained "for 0 min"."""
+    label = {"qgen": "QGEN", "claim_only": "CLAIM-ONLY", "pursuit_seq_seq": "PURSUIT"}
+    f = pd.DataFrame(
+        {"ndcg@10": [0.3, np.nan]},
+        index=pd.MultiIndex.from_tuples([("claim_only", "bm25", "global"), ("qgen", "bm25", "global")]),
+    )
+    assert "undefined (nan against 0.300; no run to score)" in GP.target_sentence(
+        f, "qgen", "claim_only", "bm25", "global", label
+    )
+    line = GP.pursuit_line(
+        pd.DataFrame({"ndcg@10": [0.3, np.nan]}, index=["qgen", "pursuit_seq_seq"]),
+        pd.DataFrame({"Q+A": [0.2, np.nan]}, index=["QGEN", "PURSUIT"]),
+        label,
+    )
+    assert line.endswith("undefined on NDCG@10 and Q+A (no run to score): nothing can be said of the pursuit.")
+    assert "trained for 25 s on cpu" in GP.budget_lines({"parameters": 60e6, "device": "cpu"}, 25.0, 3.0, 4.0)[0]

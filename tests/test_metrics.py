@@ -307,3 +307,17 @@ def test_metric_curves_defaults_per_query_and_empty():
         and empty.index.names == ["qid", "k"]
         and empty.columns.tolist() == ["ndcg", "recall", "p"]
     )
+
+
+def test_condensed_lists_drop_negative_grades_as_trec_eval_does():
+    """The thirty-first pass: a document graded -1 stayed in the condensed list (trec_eval -J drops it)."""
+    import pytrec_eval
+
+    qrels = {"q": {"a": -1, "b": 1, "c": 0}}
+    run = {"q": {"a": 3.0, "c": 2.5, "b": 2.0, "x": 1.5}}
+    ours = MET.evaluate(qrels, run, ["condensed_p@1", "condensed_mrr", "condensed_ndcg@10"], per_query=True)["q"]
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"P_1", "recip_rank", "ndcg_cut_10"}, judged_docs_only_flag=True)
+    theirs = ref.evaluate(run)["q"]
+    assert ours["condensed_p@1"] == theirs["P_1"] == 0.0  # c, judged non-relevant, comes first once a is dropped
+    assert ours["condensed_mrr"] == theirs["recip_rank"] == 0.5
+    assert ours["condensed_ndcg@10"] == pytest.approx(theirs["ndcg_cut_10"])

@@ -240,3 +240,12 @@ def test_a_produced_file_that_is_not_utf8_is_named(tmp_path):
     (tmp_path / "outputs" / "metrics" / "zz.json").write_bytes(b"\xff\xfe{}")
     with pytest.raises(DataError, match=r"zz.json: record at line 1: not UTF-8 text \(invalid start byte at byte 0\)"):
         R.produced_files(["outputs/metrics/*.json"], tmp_path)
+
+
+def test_families_that_are_no_list_are_named(tmp_path):
+    """The thirty-first pass: `families: 5` was a TypeError traceback."""
+    text = (R.ROOT / "references" / "reproduction.yaml").read_text()
+    bad = tmp_path / "reproduction.yaml"
+    bad.write_text(text[: text.index("\nfamilies:")] + "\nfamilies: 5\n")
+    with pytest.raises(R.ReproductionError, match=r"families: expected a list of \{match, tolerance\}"):
+        R.load_reference(bad)

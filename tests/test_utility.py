@@ -409,3 +409,24 @@ def test_p_values_ends_and_shares_beside_their_thresholds_read_as_printed():
     assert "read a verdict gain as a shift towards that label" in far
     barely = U.selector_sentence(sel, ranked, {"evidence_f1": 0.5}, 0.0996, "Refuted", 0.2)
     assert "ranks a claim's candidates with a mean within-claim Spearman of 0.100" in barely
+
+
+def test_undefined_scales_p_values_and_interval_ends_are_no_finding():
+    """The thirty-first pass: NaN read as "responds ... and peaked", an undefined p as "not significantly
+    different", equal printed figures beside "higher", "[nan, nan]" and a half-undefined interval as positive."""
+    assert U.scale_sentence(math.nan, 3, math.nan).startswith("This verifier's scale is undefined here")
+    assert "and its distributions are peaked" in U.scale_sentence(0.4333, 3, 0.2)  # 0.433 - 0.33 > 0.1 as printed
+    r = dict(macro_f1=0.4, evidence_f1=0.3, share=0.3)
+    undefined = U.selector_sentence(dict(r, p=math.nan, evidence_p=math.nan), r, {"evidence_f1": 0.5}, 0.3, "R", 0.5)
+    assert "no test could be made" in undefined and "could not be tested" in undefined
+    close = U.selector_sentence(
+        dict(r, macro_f1=0.40004, p=0.01, evidence_p=0.5), r, {"evidence_f1": 0.5}, 0.3, "R", 0.5
+    )
+    assert "macro-F1 0.40004 against 0.40000" in close and "higher than the relevance ranking's" in close
+    m = lambda a, b, c: dict(mean=a, low=b, high=c)  # noqa: E731
+    rho = U.together_sentence(
+        "X", m(0.1, 0.05, 0.2), m(0.1, 0.05, 0.2), {"rho": 0.5, "low": math.nan, "high": math.nan}
+    )
+    assert "rho = 0.500 (no interval)." in rho and "nan" not in rho
+    half = U.together_sentence("X", m(0.1, 0.05, math.nan), m(0.1, 0.05, math.nan))
+    assert "(no interval)" in half and "carries over" not in half

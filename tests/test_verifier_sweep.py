@@ -1,6 +1,7 @@
 """The verifier sweep's file, its pick (validation only), and the seed-range check."""
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -145,7 +146,7 @@ def test_at_pick_trains_at_the_picked_learning_rate_and_epochs(tmp_path, monkeyp
     assert seen == {"lrs": [1e-4], "epochs": [2], "seeds": [1, 2]}
     VS.main(["--out", str(out), "--learning-rates", "3e-3", "--epochs", "4"])
     assert seen == {"lrs": [3e-3], "epochs": [4], "seeds": [0]}
-    with pytest.raises(ValueError, match="no run with training evidence"):
+    with pytest.raises(VS.NamedError, match="no run with training evidence"):
         VS.main(["--at-pick", "--out", str(tmp_path / "none.json")])
 
 
@@ -222,3 +223,34 @@ def test_k_table_sets_the_retrained_model_beside_the_one_read_at_k():
         {"planner": "oracle", "k": 5, "how": "k=3 model", "macro_f1": 0.28},
         {"planner": "oracle", "k": 5, "how": "retrained", "macro_f1": 0.33},
     ]
+
+
+def test_a_damaged_or_missing_pick_from_file_is_one_named_error(tmp_path):
+    """The thirty-first pass: tracebacks for a file that is not JSON or holds a run that is no object, and a
+    missing file read as an empty sweep ("no run with training evidence 'gold'")."""
+    cases = {
+        "bad.json": ("not json", "not a sweep file (JSONDecodeError"),
+        "runint.json": ('{"runs": [1]}', "run 0: expected an object"),
+    }
+    for name, (text, problem) in cases.items():
+        (tmp_path / name).write_text(text)
+        with pytest.raises(VS.NamedError, match=re.escape(problem)):
+            VS.main(["--out", str(tmp_path / "sw.json"), "--pick-from", str(tmp_path / name)])
+    with pytest.raises(VS.NamedError, match="nonexistent.json: no such file"):
+        VS.main(["--out", str(tmp_path / "sw.json"), "--pick-from", str(tmp_path / "nonexistent.json")])
+
+
+def test_a_seed_without_a_value_is_no_seed_of_its_range():
+    """The thirty-first pass: one seed with a dev score and two without gave "3 seeds" and a 0.000 range."""
+
+    def run(seed, dev):
+        return {"learning_rate": 1e-4, "epochs": 2, "training_evidence": "gold", "seed": seed, "k": 5,
+                "best": {"macro_f1": 0.5, "step": 10}, "curve": [{"step": 10, "epoch": 1, "loss": 1.0}], "dev": dev,
+                "validation_retrieved": 0.4 + seed / 100}  # fmt: skip
+
+    sweep = {"k": 5, "runs": [run(0, {"gold": {"macro_f1": 0.5}}), run(1, {}), run(2, {})]}
+    spread = VS.seed_spread(sweep, {"learning_rate": 1e-4, "epochs": 2, "training_evidence": "gold"})
+    assert spread.loc["dev gold", "seeds"] == 1 and not VS.within_seed_range(0.0, spread, "dev gold")
+    table = VS.protocol_table(sweep)
+    assert table.loc["gold", ("dev gold", "range")] != table.loc["gold", ("dev gold", "range")]  # NaN: no range
+    assert table.loc["gold", ("validation macro-F1, retrieved evidence", "range")] == pytest.approx(0.02)

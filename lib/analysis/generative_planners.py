@@ -197,6 +197,11 @@ def target_sentence(
     least CLAIM-ONLY's NDCG@10 with BM25 in the global scope)."""
     a = focus_table.loc[(planner, retriever, scope), "ndcg@10"]
     b = focus_table.loc[(baseline, retriever, scope), "ndcg@10"]
+    if a != a or b != b:  # NaN "stays below" any value
+        return (
+            f"{label[planner]} against {label[baseline]}'s NDCG@10 with {retriever} in the {scope} scope: undefined "
+            f"({a:.3f} against {b:.3f}; no run to score)."
+        )
     verdict = "reaches" if round(a, 3) >= round(b, 3) else "stays below"  # as printed
     return (
         f"{label[planner]} {verdict} {label[baseline]}'s NDCG@10 with {retriever} in the {scope} scope "
@@ -376,9 +381,14 @@ def candidates_per_claim(pool: Mapping[int, Sequence[str]]) -> float:
 
 
 def extremes(gain: pd.Series, n: int) -> list:
-    """The claims of the `n` largest gains (largest first) then the `n` smallest (smallest first)."""
+    """The claims of the `n` largest gains (largest first) then the `n` smallest (smallest first), no claim on
+    both sides (of three gains, the middle one was shown as a largest and a smallest), and none where every gain
+    is the same (no largest or smallest to show)."""
     gain = gain.dropna().sort_values()
-    return list(gain.index[-n:][::-1]) + list(gain.index[:n]) if n > 0 else []
+    if n <= 0 or gain.nunique() < 2:
+        return []
+    n = min(n, len(gain) // 2)
+    return list(gain.index[len(gain) - n :][::-1]) + list(gain.index[:n])
 
 
 def example(
@@ -499,10 +509,13 @@ def pursuit_line(
     on both, on one (named), or on neither."""
     ndcg = {p: f.loc[p, "ndcg@10"] for p in (pursuit, "qgen")}
     qa = {p: evidence.loc[label[p], "Q+A"] for p in (pursuit, "qgen")}
+    undefined = [m for m, v in (("NDCG@10", ndcg), ("Q+A", qa)) if any(x != x for x in v.values())]
     # compared as printed (3 decimals): 0.0111 against 0.011 is no lead
     ahead = [m for m, v in (("NDCG@10", ndcg), ("Q+A", qa)) if round(v[pursuit], 3) > round(v["qgen"], 3)]
     level = [m for m, v in (("NDCG@10", ndcg), ("Q+A", qa)) if round(v[pursuit], 3) == round(v["qgen"], 3)]
-    if len(level) == 2:
+    if undefined:  # NaN is ahead on nothing: "does not carry over" was read from no number
+        verdict = f" — undefined on {' and '.join(undefined)} (no run to score): nothing can be said of the pursuit."
+    elif len(level) == 2:
         verdict = " — level on both as printed: neither is ahead (point estimates, not tested)."
     elif len(ahead) == 2:
         verdict = " — pursuit is ahead on both, as Papelo found with GPT-4o."
@@ -581,7 +594,9 @@ def claim_scope_line(
 def budget_lines(training: Mapping[str, Any], seconds: float | None, mmr_kept: float, candidates: float) -> list[str]:
     """What QGEN's training budget means for its rank, and what the MMR filter kept of its candidates.
     `seconds`: the training's wall time from the stage's timing file (None: not trained on this machine)."""
-    took = f"for {seconds / 60:.0f} min " if seconds is not None else ""
+    took = (  # 25 s printed "for 0 min"
+        "" if seconds is None else f"for {seconds / 60:.0f} min " if seconds >= 90 else f"for {seconds:.0f} s "
+    )
     return [
         f"- The thesis found QGEN best downstream with flan-t5-large; here QGEN is a {training['parameters'] / 1e6:.0f}M-"
         f"parameter model trained {took}on {training['device']}, so its rank among the "

@@ -531,6 +531,11 @@ def scale_sentence(mean_top: float, n_labels: int, spread_: float, floor: float 
     """Whether the verifier's distributions move with its input (`spread` at least `floor`), which every
     divergence below needs, and whether they are peaked (mean top probability beyond `margin` of uniform)."""
     uniform = 1 / n_labels
+    if spread_ != spread_ or mean_top != mean_top:  # NaN fails every comparison: it read as "responds, peaked"
+        return (
+            "This verifier's scale is undefined here (no spread or mean top probability: no prediction to measure), "
+            "so nothing can be said of whether it responds to its evidence."
+        )
     head = f"its label probabilities vary across inputs by {spread_:.3f} (mean standard deviation)"
     shape = f"mean top probability {mean_top:.3f} (uniform: {uniform:.2f})"
     if round(spread_, 3) < floor:  # as printed: 0.0499 shows as 0.050, not below 0.05
@@ -539,7 +544,7 @@ def scale_sentence(mean_top: float, n_labels: int, spread_: float, floor: float 
             "every input with one distribution, so the divergences below measure noise around that distribution, "
             "not the use of evidence: read no conclusion of this notebook about utility on this build."
         )
-    if mean_top < uniform + margin:
+    if round(printed(mean_top, ".3f") - printed(uniform, ".2f"), 9) < margin:  # as printed beside it
         return (
             f"This verifier responds to its evidence ({head}) but is nearly flat ({shape}): the divergences are "
             "small in absolute terms; rank correlations do not depend on that scale."
@@ -583,21 +588,29 @@ def selector_sentence(
     ranking); `oracle` the utility oracle's `evidence_f1`, always shown beside the selector's; `within` is the
     mean within-claim Spearman of predicted and true utility."""
     u, r, o = selected, ranked, oracle
-    if u["p"] < alpha:
+    # each pair printed with the decimals that show which is larger (0.40004 against 0.4 printed "0.400 against
+    # 0.400" beside "higher"); an undefined p is no finding, and equal values have no direction
+    uf, rf = apart(u["macro_f1"], ".3f", r["macro_f1"]), apart(r["macro_f1"], ".3f", u["macro_f1"])
+    if u["p"] != u["p"]:
+        verdicts = "no test could be made (p undefined: too few claims or no difference in any resample)"
+    elif u["p"] < alpha and u["macro_f1"] != r["macro_f1"]:
         verdicts = (
             f"{'higher' if u['macro_f1'] > r['macro_f1'] else 'lower'} than the relevance ranking's, significantly"
         )
     else:
         verdicts = "not significantly different from the relevance ranking's"
     out = [
-        f"Reranking by predicted utility gives macro-F1 {u['macro_f1']:.3f} against {r['macro_f1']:.3f} "
+        f"Reranking by predicted utility gives macro-F1 {uf} against {rf} "
         f"(bootstrap p = {apart(u['p'], '.4f', alpha)}): {verdicts}."
     ]
-    evidence = f"{u['evidence_f1']:.3f} vs {r['evidence_f1']:.3f}, p = {apart(u['evidence_p'], '.4f', alpha)}"
+    ue, re_ = apart(u["evidence_f1"], ".3f", r["evidence_f1"]), apart(r["evidence_f1"], ".3f", u["evidence_f1"])
+    evidence = f"{ue} vs {re_}, p = {apart(u['evidence_p'], '.4f', alpha)}"
     oracle = f"; the utility oracle's, choosing by the true utility, is {o['evidence_f1']:.3f}"
-    if u["evidence_p"] < alpha and u["evidence_f1"] < r["evidence_f1"]:
+    if u["evidence_p"] != u["evidence_p"]:
+        out.append(f"Its evidence F1 against the qrels could not be tested ({evidence}: p undefined){oracle}.")
+    elif u["evidence_p"] < alpha and u["evidence_f1"] < r["evidence_f1"]:
         out.append(f"Its evidence F1 against the qrels is significantly lower ({evidence}){oracle}.")
-    elif u["evidence_p"] < alpha:
+    elif u["evidence_p"] < alpha and u["evidence_f1"] > r["evidence_f1"]:
         out.append(f"Its evidence F1 against the qrels is significantly higher ({evidence}){oracle}.")
     else:
         out.append(
@@ -720,14 +733,15 @@ def together_sentence(
     `together` are selection `name`'s gain over the relevance selection under each way of measuring
     ({mean, low, high}, intervals over claims); `rho`, when given, the rank correlation of the two measures
     over (selection, claim) rows ({rho, low, high})."""
+    defined = lambda r: r["low"] == r["low"] and r["high"] == r["high"]  # noqa: E731 - both ends, or no interval
     d = lambda r: (  # noqa: E731
         f"{r['mean']:+.4f} [{end_text(r['low'], '+.4f')}, {end_text(r['high'], '+.4f')}]"  # an end apart from 0
-        if r["low"] == r["low"]
+        if defined(r)
         else f"{r['mean']:+.4f} (no interval)"
     )
     head = f"{name} gains {d(alone)} nats of utility over the retriever's top k read alone, and {d(together)} read together"
     alone_call, call = sign_of(alone["low"], alone["high"]), sign_of(together["low"], together["high"])
-    if alone["low"] != alone["low"] or together["low"] != together["low"]:  # too few claims: nothing to read
+    if not defined(alone) or not defined(together):  # too few claims: nothing to read
         out = f"{head}: with no interval on one side, nothing can be read of either gain."
     elif call == "negative":
         out = f"{head}: read together they are *less* useful, so utility measured per document misleads here."
@@ -740,8 +754,10 @@ def together_sentence(
     else:
         out = f"{head}: read together, no gain is shown, so its gain per document does not carry over."
     if rho is not None and rho["rho"] == rho["rho"]:
-        out += (
-            f" Per selection and claim, the two measures correlate at rho = {rho['rho']:.3f} "
-            f"[{rho['low']:.3f}, {rho['high']:.3f}]."
+        ends = (
+            f"[{end_text(rho['low'], '.3f')}, {end_text(rho['high'], '.3f')}]"
+            if rho["low"] == rho["low"] and rho["high"] == rho["high"]
+            else "(no interval)"
         )
+        out += f" Per selection and claim, the two measures correlate at rho = {rho['rho']:.3f} {ends}."
     return out

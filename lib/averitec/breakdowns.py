@@ -58,7 +58,8 @@ def averitec_by(scores: pd.DataFrame, column: str, level: float = 0.25) -> dict[
     qa, correct and `column`, a value or a list of values per claim), rounded to 4 places. A claim counts when
     its Q+A score is above `level` and its verdict is right."""
     _require(scores, {"run", "qa", "correct", column})
-    return _mean_by(scores.assign(counts=(scores["qa"] > level) & scores["correct"].astype(bool)), column, "counts")
+    # a missing verdict is not right (`astype(bool)` read NaN as True), as `scoring.summarise` counts it
+    return _mean_by(scores.assign(counts=(scores["qa"] > level) & scores["correct"].eq(True)), column, "counts")
 
 
 def qa_by(scores: pd.DataFrame, column: str) -> dict[str, dict[str, float]]:

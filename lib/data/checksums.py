@@ -47,7 +47,7 @@ def read_checksums(data_dir: Path | str = DATA_DIR) -> dict[str, tuple[int, str]
         if not line.strip():
             continue
         where = f"line {lineno}"
-        m = _SUMS_LINE.fullmatch(line.rstrip())
+        m = _SUMS_LINE.fullmatch(line.rstrip("\r"))  # the path as written: a name may end in a space
         if not m:
             raise DataError(
                 sums, where, None, f"malformed: {line[:80]!r} (expected '<64 hex digits>  <relative path>')"

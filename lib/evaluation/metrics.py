@@ -96,7 +96,7 @@ def _dcg(gains: np.ndarray) -> float:
 def query_measures(judged: Mapping[str, int], scores: Mapping[str, float], measures: Iterable[str]) -> dict[str, float]:
     """Every measure for one query."""
     full = rank(scores)
-    condensed = [d for d in full if d in judged]
+    condensed = [d for d in full if judged.get(d, -1) >= 0]  # a negative grade is unjudged, as trec_eval -J reads it
     n_rel = sum(1 for g in judged.values() if g >= 1)
     ideal = _ideal_gains(judged)
     out: dict[str, float] = {}

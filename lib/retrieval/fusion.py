@@ -70,6 +70,9 @@ def fuse(
         raise ValueError("no sub-query scores: an empty plan must fall back to the claim before fusion")
     if n_cols == 0:
         return np.zeros(0)
+    if np.isnan(scores).any():  # one NaN made a row's span NaN and normalised its top candidate to 0
+        row, col = map(int, np.argwhere(np.isnan(scores))[0])
+        raise ValueError(f"sub-query {row} scores candidate {col} NaN: every candidate needs a number (or -inf)")
     if method == "concat":
         if n_rows != 1:
             raise ValueError(f"CONCAT scores one concatenated query, got {n_rows} rows (use concat_query)")
@@ -86,6 +89,8 @@ def fuse(
     tiebreak = np.arange(n_cols) if tiebreak is None else np.asarray(tiebreak)
     fused = np.full(n_cols, -np.inf)
     if method == "top1":
+        if (empty := np.flatnonzero(~np.isfinite(scores).any(axis=1))).size:  # its top was an IndexError
+            raise ValueError(f"sub-query {int(empty[0])} has no candidate with a finite score: TOP-1 has none to take")
         tops = np.array([top_k(row, 1, tiebreak)[0] for row in scores])
         np.maximum.at(fused, tops, (n_rows - np.arange(n_rows)).astype(np.float64))
         return fused
@@ -113,6 +118,8 @@ def id_tiebreak(doc_ids: Sequence) -> np.ndarray:
 
 def top_k(fused: np.ndarray, k: int, tiebreak: np.ndarray | None = None) -> np.ndarray:
     """Indices of the k best candidates (fused desc, tie-break desc), `-inf` ones left out."""
+    if k < 0:  # `order[:-1]` kept every candidate but the last
+        raise ValueError(f"top_k: k = {k}; expected a count of at least 0")
     fused = np.asarray(fused, dtype=np.float64)
     tiebreak = np.arange(len(fused)) if tiebreak is None else np.asarray(tiebreak)
     keep = np.flatnonzero(np.isfinite(fused))

@@ -41,7 +41,7 @@ import pandas as pd
 
 from lib import outputs as OUT
 from lib import timing as TM
-from lib.cli import ArgumentParser, file_path, nonempty_path, run_main
+from lib.cli import ArgumentParser, NamedError, file_path, first_line, nonempty_path, run_main, shown
 from lib.data import labels as LB
 from lib.evaluation.comparisons import printed
 from lib.params import PosInt, Seed, flag, flag_of, section
@@ -70,10 +70,15 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
     path = Path(path)
     if not path.exists():
         return {"runs": []}
-    data = json.loads(path.read_text())
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError, RecursionError) as err:  # a JSON error is a ValueError: named, no traceback
+        raise ValueError(f"{path}: not a sweep file ({type(err).__name__}: {first_line(str(err), 120)})") from None
     if not isinstance(data, dict) or not isinstance(data.get("runs"), list):
         raise ValueError(f"{path}: expected an object with a `runs` list (a file written by lib.verifier.sweep)")
     for i, run in enumerate(data["runs"]):
+        if not isinstance(run, dict):
+            raise ValueError(f"{path}: run {i}: expected an object, got {shown(run, 40)}")
         missing = [k for k in (*SWEPT, "best", "curve", "dev") if k not in run]
         if missing:
             raise ValueError(f"{path}: run {i} lacks {missing}")
@@ -145,7 +150,7 @@ def curves(sweep: Mapping[str, Any], full_intervals: bool = False) -> pd.DataFra
 
 def seed_spread(sweep: Mapping[str, Any], chosen: Mapping[str, Any]) -> pd.DataFrame:
     """Mean, standard deviation, min and max over seeds of each dev macro-F1 of the chosen recipe
-    (learning rate, epochs, training evidence); `seeds` counts them."""
+    (learning rate, epochs, training evidence); `seeds` counts the seeds with a value in each row's column."""
     table = runs_table(sweep)
     sel = table[
         np.isclose(table["learning_rate"], chosen["learning_rate"])
@@ -154,7 +159,7 @@ def seed_spread(sweep: Mapping[str, Any], chosen: Mapping[str, Any]) -> pd.DataF
     ]
     cols = [c for c in sel.columns if c.startswith("dev ")]
     out = sel[cols].agg(["mean", "std", "min", "max"]).T
-    out["seeds"] = len(sel)
+    out["seeds"] = sel[cols].notna().sum().astype(int)  # the seeds with a value: a run without one is no seed of it
     return out
 
 
@@ -218,7 +223,9 @@ def protocol_table(sweep: Mapping[str, Any], k: int | None = None) -> pd.DataFra
     ).swaplevel(axis=1)
     out = out[[(c, stat) for c in cols for stat in ("mean", "range")]]
     seeds = grouped["seed"].nunique()
-    out.loc[seeds < 2, [(c, "range") for c in cols]] = float("nan")  # one seed has no range
+    for c in cols:  # one seed with a value has no range (seeds without one counted for it gave a 0.000 range)
+        valued = table[table[c].notna()].groupby("training_evidence")["seed"].nunique().reindex(out.index, fill_value=0)
+        out.loc[valued < 2, (c, "range")] = float("nan")
     out.insert(0, ("seeds", ""), seeds)
     return out
 
@@ -408,8 +415,15 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     OUT.refuse_targets([args.out], [args.params, args.pick_from])  # the sweep file grows: never data/ or an input
     learning_rates, epochs = args.learning_rates, args.epochs
+    if args.pick_from and not Path(args.pick_from).is_file():  # read as an empty sweep: "no run with ... 'gold'"
+        raise NamedError(
+            f"--pick-from {args.pick_from}: no such file (expected a sweep file, e.g. sweeps/verifier.json)"
+        )
     if args.at_pick or args.pick_from:
-        chosen = pick(read_sweep(args.pick_from or args.out))
+        try:
+            chosen = pick(read_sweep(args.pick_from or args.out))
+        except ValueError as err:
+            raise NamedError(str(err)) from None
         learning_rates, epochs = [chosen["learning_rate"]], [chosen["epochs"]]
     sweep(
         learning_rates,
