@@ -532,21 +532,17 @@ def _bounded_client() -> Any:
 
         def __iter__(self) -> Iterator[bytes]:
             read = 0
-            chunks = iter(self._stream)
-            while True:
-                try:
-                    chunk = next(chunks)
-                except StopIteration:
-                    return
-                except (httpx.RemoteProtocolError, httpx.ReadError) as err:  # not a timeout: that is silence
-                    raise AnswerCut(f"its answer stopped after {read:,} bytes ({first_line(str(err), 120)})") from err
-                read += len(chunk)
-                if read > MAX_ANSWER_BYTES:
-                    raise AnswerTooLarge(
-                        f"the LLM endpoint sent an answer over {MAX_ANSWER_BYTES:,} bytes (not read further, not "
-                        "cached; set $LIB_MAX_ANSWER_BYTES to accept one)"
-                    )
-                yield chunk
+            try:
+                for chunk in self._stream:
+                    read += len(chunk)
+                    if read > MAX_ANSWER_BYTES:
+                        raise AnswerTooLarge(
+                            f"the LLM endpoint sent an answer over {MAX_ANSWER_BYTES:,} bytes (not read further, not "
+                            "cached; set $LIB_MAX_ANSWER_BYTES to accept one)"
+                        )
+                    yield chunk
+            except (httpx.RemoteProtocolError, httpx.ReadError) as err:  # not a timeout: that is silence
+                raise AnswerCut(f"its answer stopped after {read:,} bytes ({first_line(str(err), 120)})") from err
 
         def close(self) -> None:
             self._stream.close()

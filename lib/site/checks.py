@@ -138,10 +138,11 @@ def check(
             f"{TEACHER_NOTE}: exercise {number}'s example cannot tell '{what}' from the right answer",
             file=sys.stderr,
         )
-    if tol >= HAND and within(float(expected), tol) != tol:  # "three decimals" promised, and they cannot pass
+    bound = within(float(expected), tol)
+    if tol >= HAND and bound != tol:  # "three decimals" promised, and they cannot pass
         print(
             f"{TEACHER_NOTE}: exercise {number}'s expected value {float(expected):.3g} is closer to 0 than its "
-            f"tolerance {tol:g}, so the check passes answers within {within(float(expected), tol):.3g} only: an "
+            f"tolerance {tol:g}, so the check passes answers within {bound:.3g} only: an "
             "answer worked out by hand to three decimals fails; choose another example or ask for more decimals",
             file=sys.stderr,
         )
