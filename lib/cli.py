@@ -398,10 +398,18 @@ def run_main(main: Callable[[], int | None]) -> None:
     except OSError as err:  # the machine said no (a full or read-only disk, a link loop): its words, one line
         if err.errno is None:  # no system error: a bug, shown with its traceback
             raise
-        where = f"{err.filename}: " if err.filename else ""
+        where = f"{long_text(str(err.filename))}: " if err.filename else ""
         name = errno.errorcode.get(err.errno, str(err.errno))
         _fail(f"{where}{err.strerror or err} ({name})")
     sys.exit(status or 0)
+
+
+def long_text(text: str, limit: int = 300) -> str:
+    """`text`, or its two ends around its length where it is longer than `limit` (a 5,000-character path that
+    was too long to open filled the terminal with one error line)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit // 2]}...{text[-(limit // 3) :]} ({len(text):,} characters)"
 
 
 def package_commands(package: str) -> list[str]:

@@ -34,6 +34,7 @@ from lib import outputs as OUT
 from lib.cli import NamedError, first_line, run_main
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository (lib.paths.ROOT, without importing anything)
+DVC_YAML = ROOT / "dvc.yaml"
 
 LIB = "lib"
 # Modules a command runs that are not deps: the timer (`python -m lib.timing run -- <command>`) measures
@@ -230,14 +231,14 @@ def stage_closure(cmd: str | list[str], root: Path = ROOT, params: Iterable[Any]
     return sorted(str(f.relative_to(root)) for f in files)
 
 
-def stages(dvc_yaml: Path | str = ROOT / "dvc.yaml") -> dict:
+def stages(dvc_yaml: Path | str = DVC_YAML) -> dict:
     """The `stages` mapping of `dvc.yaml`, in file order."""
     return yaml.load(Path(dvc_yaml).read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))[
         "stages"
     ]
 
 
-def differences(dvc_yaml: Path | str = ROOT / "dvc.yaml", root: Path = ROOT) -> dict[str, dict[str, list[str]]]:
+def differences(dvc_yaml: Path | str = DVC_YAML, root: Path = ROOT) -> dict[str, dict[str, list[str]]]:
     """{stage: {"missing": [...], "extra": [...]}} for every stage whose `lib/` deps differ from its closure."""
     out = {}
     for name, stage in stages(dvc_yaml).items():
@@ -248,7 +249,7 @@ def differences(dvc_yaml: Path | str = ROOT / "dvc.yaml", root: Path = ROOT) -> 
     return out
 
 
-def write(dvc_yaml: Path | str = ROOT / "dvc.yaml", root: Path = ROOT) -> list[str]:
+def write(dvc_yaml: Path | str = DVC_YAML, root: Path = ROOT) -> list[str]:
     """Rewrite every stage's `lib/` deps as its closure (after its other deps); the stages changed."""
     round_trip = YAML()  # keeps the file's comments and layout
     round_trip.width = 4096
@@ -291,13 +292,11 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         diff = differences()
     except yaml.YAMLError as err:
-        raise NamedError(f"{ROOT / 'dvc.yaml'}: not valid YAML: {' '.join(str(err).split())[:300]}") from None
+        raise NamedError(f"{DVC_YAML}: not valid YAML: {' '.join(str(err).split())[:300]}") from None
     except KeyError as err:  # no `stages`, or a stage without `cmd`
-        raise NamedError(
-            f"{ROOT / 'dvc.yaml'}: missing key {err}: expected `stages:` with a `cmd` in each stage"
-        ) from None
+        raise NamedError(f"{DVC_YAML}: missing key {err}: expected `stages:` with a `cmd` in each stage") from None
     except (ImportError, ValueError, TypeError, OSError) as err:  # an unreadable cmd, import or MODULE_FILES
-        raise NamedError(f"{ROOT / 'dvc.yaml'}: its code cannot be read: {first_line(str(err), 300)}") from None
+        raise NamedError(f"{DVC_YAML}: its code cannot be read: {first_line(str(err), 300)}") from None
     for name, d in diff.items():
         print(f"stage {name}: " + "; ".join(f"{k} {', '.join(v)}" for k, v in d.items() if v), file=sys.stderr)
     if diff:

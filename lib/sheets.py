@@ -48,14 +48,17 @@ def read_sheet(path: Path | str, columns: Sequence[str], what: str) -> pd.DataFr
         rows = list(csv.reader(io.StringIO(_text(path, what), newline=""), strict=True))
     except csv.Error as err:
         raise SheetError(f"{path}: not a CSV {what} ({err})") from None
-    if not rows or not any(c.strip() for c in rows[0]):
+    if not any(c.strip() for row in rows for c in row):
         raise SheetError(f"{path}: the file is empty; copy the {what} the study wrote and fill it in")
+    if not any(c.strip() for c in rows[0]):  # data under a blank header was "the file is empty"
+        raise SheetError(f"{path}, row 1: no column names; the {what}'s header row comes first ({', '.join(columns)})")
     header = [h.strip() for h in rows[0]]
     named = len(header)  # columns up to the last with a name; those after it (Excel's trailing `,,`) must be empty
     while not header[named - 1]:
         named -= 1
     header, unnamed = header[:named], len(header) - named
-    twice = next((h for i, h in enumerate(header) if h in header[:i]), None)
+    blank = [i for i, h in enumerate(header) if not h]  # a nameless column between named ones: empty, or an error
+    twice = next((h for i, h in enumerate(header) if h and h in header[:i]), None)
     if twice is not None:
         raise SheetError(f"{path}, row 1: the column {twice!r} is named twice; each column once")
     missing = [c for c in columns if c not in header]
@@ -75,9 +78,14 @@ def read_sheet(path: Path | str, columns: Sequence[str], what: str) -> pd.DataFr
                 f"{path}, row {n}: a value in a column with no name (column {named + 1} or later); name the column "
                 "in row 1 or empty it"
             )
-        body.append([c.strip() for c in row[:named]])
+        if (i := next((i for i in blank if row[i].strip()), None)) is not None:  # was read under the name ''
+            raise SheetError(
+                f"{path}, row {n}: a value in a column with no name (column {i + 1}); name the column in row 1 or "
+                "empty it"
+            )
+        body.append([c.strip() for i, c in enumerate(row[:named]) if i not in blank])
         index.append(n - 2)
-    return pd.DataFrame(body, columns=header, index=index, dtype=str)
+    return pd.DataFrame(body, columns=[h for h in header if h], index=index, dtype=str)
 
 
 def integer_column(sheet: pd.DataFrame, column: str, path: Path | str, expected: str) -> pd.Series:

@@ -265,6 +265,20 @@ def test_a_refused_setting_or_an_unwritable_file_is_one_line(tmp_path, capsys):
         run_main(lambda: (_ for _ in ()).throw(OSError("no errno")))
 
 
+def test_a_path_too_long_to_open_is_named_by_its_ends(tmp_path, capsys):
+    """The thirty-first pass: `remote-check` on a 5,000-character url printed the whole path in its one line."""
+    from lib.cli import long_text
+
+    assert long_text("a" * 300) == "a" * 300  # at the limit: whole
+    assert long_text("b" + "a" * 299 + "z") == "b" + "a" * 149 + "..." + "a" * 99 + "z (301 characters)"
+    path = tmp_path / ("d" * 5000)
+    with pytest.raises(SystemExit) as end:
+        run_main(lambda: path.is_dir() and None)
+    line = capsys.readouterr().err
+    assert end.value.code == 1 and line.count("\n") == 1 and len(line) < 400
+    assert line.endswith(f"d ({len(str(path)):,} characters): File name too long (ENAMETOOLONG)\n")
+
+
 def test_an_empty_output_path_is_refused_by_the_flag(tmp_path, capsys):
     """`--to-csv ""` was falsy: the scorer scored instead of converting; `--out-dir ""` meant the current folder."""
     from lib.averitec import scoring

@@ -125,3 +125,10 @@ def test_the_reader_refuses_an_empty_sentence_or_claim_id(tmp_path):
     (tmp_path / "b.jsonl").write_text(json.dumps({**_record(0, 5), "claim_id": " "}) + "\n")
     with pytest.raises(DataError, match=r"record 0: field 'claim_id': empty \(expected the claim's id\)"):
         load_climate_fever(tmp_path / "b.jsonl")
+
+
+def test_relevance_rows_take_one_similarity_per_sentence():
+    """The thirty-second pass: a shorter list dropped sentences without a word, a longer one was an IndexError."""
+    for sims in ([0.2, 0.9], [0.2, 0.9, 0.2, 0.1]):
+        with pytest.raises(ValueError, match=rf"^claim 0: {len(sims)} similarities for its 3 evidence sentences"):
+            CF.relevance_rows(CLAIMS, {0: sims, 4: [0.5, 0.5]})

@@ -281,3 +281,9 @@ def test_a_spread_that_prints_alike_does_not_grow():
     )
     grows = table.assign(spread=[0.1196, 0.1214])
     assert CMP.spread_sentence(grows, 0.0005, "NDCG@10").endswith("the spread grows more than the group sizes explain.")
+
+
+def test_methods_apart_only_by_floating_point_noise_are_not_separated():
+    """The thirty-second pass: "A (0.300), ahead of every other" of 0.1 + 0.2 against 0.3 on every claim."""
+    group = CMP.top_groups({"s": pd.DataFrame({"A": [0.1 + 0.2] * 6, "B": [0.3] * 6})})["s"]
+    assert CMP.top_sentence(group) == "A (0.300), but the other is not separable from it"

@@ -143,3 +143,17 @@ def test_the_rank_agreement_sentence_says_when_tau_or_its_interval_is_undefined(
     few = CN.rank_agreement_sentence(base | {"claims": 4, "low": nan, "high": nan}, 1000)
     assert few.endswith("τ = 0.60, with no interval: 4 claims are too few to resample (at least 5).")
     assert "0.20 to 1.00)" in CN.rank_agreement_sentence(base | {"claims": 5, "high": 1.0}, 1000)  # at the bound
+
+
+def test_a_system_without_an_accuracy_is_no_pair_of_the_correlation():
+    """The thirty-second pass: "Across the 3 systems ... ρ = 1.00" rested on 2 pairs."""
+    nan = math.nan
+    three = pd.DataFrame({"Q+A": [0.3, 0.4, 0.5], "accuracy": [0.6, nan, 0.7]}, index=list("xyz"))
+    assert CN.correlation_sentence(three, pd.Series([0.1, 0.05])).startswith(
+        "2 systems are too few for a rank correlation of mean Q+A and accuracy (1 more without a mean Q+A or an "
+        "accuracy left out); within"
+    )
+    four = pd.DataFrame({"Q+A": [0.3, 0.4, 0.5, 0.6], "accuracy": [0.6, nan, 0.8, 0.7]}, index=list("xyzw"))
+    assert CN.correlation_sentence(four, pd.Series([0.3])).startswith(
+        "Across the 3 systems, mean Q+A and accuracy correlate with Spearman ρ = 0.50 (1 more"
+    )

@@ -475,6 +475,15 @@ def test_a_zero_share_of_few_claims_is_no_bound():
 def test_the_largest_family_and_small_differences_as_printed():
     s = ER.main_source_sentence({"retrieval": 0.502, "NLI": 0.498}, [{"retrieval": 0.5, "NLI": 0.5}], "rows")
     assert s.startswith("No single family of codes is the largest at the default thresholds")
+    # the sweep's rows read as printed too, and no row is no test (the thirty-second pass: "in all 0 settings")
+    shares = {"retrieval": 0.6, "NLI": 0.4}
+    assert ER.main_source_sentence(shares, [shares, {"retrieval": 0.504, "NLI": 0.496}], "rows").endswith(
+        "it is the largest in 1 of the 2 rows."
+    )
+    assert ER.main_source_sentence(shares, [], "rows") == (
+        "The rules code retrieval as the largest family (60%); with no rows to vary the thresholds, its stability "
+        "is not tested."
+    )
     base = pd.DataFrame({"call": ["positive"], "difference": [0.004]}, index=["retrieval"])
     assert "coded retrieval (+0.4%) more often" in ER.source_sentence(base)
     assert "coded retrieval (+6%) more often" in ER.source_sentence(base.assign(difference=0.06))

@@ -414,3 +414,11 @@ def test_the_page_sizes_are_bounded_before_any_input_is_read(flags, capsys):
         E.main(["build", *flags, "--out", "/nonexistent/page.html"])
     assert end.value.code == 2
     assert "--top-docs must be from 1 to 20 and --snippet-chars from 40 to 2000" in capsys.readouterr().err
+
+
+def test_no_runs_have_no_main_fusion():
+    """The thirty-second pass: empty runs were a bare TypeError from set.intersection()."""
+    from lib.site import explorer as EX
+
+    with pytest.raises(EX.ExplorerError, match=r"^runs: no runs; expected the runs of every plan"):
+        EX.main_fusion(pd.DataFrame({"plan": [], "fusion": []}))

@@ -7,6 +7,7 @@ import pytest
 
 from benchmarks.reference import fuse_dicts
 from lib.retrieval import fusion as F
+from lib.store import trec as T
 
 # two sub-queries over four candidates (doc ids d0 < d1 < d2 < d3, so tie-break key = column index)
 S = np.array([[4.0, 2.0, 0.0, 2.0], [1.0, 3.0, 1.0, 0.0]])
@@ -109,6 +110,15 @@ def test_id_tiebreak_ranks_documents_by_ascending_id():
     assert F.top_k(np.zeros(3), 3, F.id_tiebreak(["b", "a", "c"])).tolist() == [2, 0, 1]
 
 
+def test_id_tiebreak_compares_ids_as_text_as_the_written_run_does():
+    """The thirty-first pass: integer ids were compared as numbers (10 above 9) while `trec.rank`, the run file
+    and trec_eval compare text (9 above 10)."""
+    ints = [9, 10, 2]
+    assert F.id_tiebreak(ints).tolist() == [2, 0, 1]  # "10" < "2" < "9"
+    top = F.top_k(np.zeros(3), 3, F.id_tiebreak(ints))
+    assert [str(ints[i]) for i in top] == T.rank({str(d): 0.0 for d in ints})
+
+
 # --- pinned by mutation testing (`make mutation`): edges, defaults and the caller's inputs -------------
 
 
@@ -186,3 +196,22 @@ def test_nan_scores_an_empty_top1_row_and_a_negative_k_are_refused():
     with pytest.raises(ValueError, match=r"^top_k: k = -1; expected a count of at least 0"):
         F.top_k(np.array([3.0, 2.0, 1.0]), -1)
     assert F.top_k(np.array([3.0, 2.0, 1.0]), 0).tolist() == []
+
+
+def test_an_unscored_candidate_is_left_out_of_the_normalised_fusions():
+    """The thirty-second pass: `-inf` (a candidate a sub-query does not return, which `fuse` accepts) made a
+    normalised row all NaN and the ranking empty; +inf was taken."""
+    one = np.array([[-np.inf, 2.0, 1.0]])
+    for method in ("combmax_norm", "combsum_norm", "wsum_norm", "combmnz", "combmax", "rrf"):
+        assert F.top_k(F.fuse(one, method), 3).tolist() == [1, 2], method  # one sub-query: its own ranking
+    assert F.minmax_rows(np.array([[-np.inf, -np.inf], [1.0, 1.0], [-np.inf, 5.0], [-np.inf, 2.0]])).tolist() == [
+        [-np.inf, -np.inf], [0.0, 0.0], [-np.inf, 0.0], [-np.inf, 0.0]
+    ]  # fmt: skip
+    two = np.array([[-np.inf, 2.0, 1.0, 0.0], [3.0, -np.inf, 1.0, -np.inf]])  # an unscored candidate adds 0
+    assert F.fuse(two, "combsum_norm").tolist() == [1.0, 1.0, 0.5, 0.0]
+    assert F.fuse(two, "combmax_norm").tolist() == [1.0, 1.0, 0.5, 0.0]
+    assert F.fuse(two, "wsum_norm").tolist() == [0.75, 0.75, 0.375, 0.0]
+    none = np.array([[-np.inf, 1.0], [-np.inf, 3.0]])  # returned by no sub-query: not returned
+    assert F.fuse(none, "combsum_norm").tolist() == [-np.inf, 0.0]
+    with pytest.raises(ValueError, match=r"^sub-query 0 scores candidate 1 \+inf"):
+        F.fuse(np.array([[1.0, np.inf]]), "combmax")

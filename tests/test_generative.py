@@ -93,9 +93,28 @@ def test_replay_with_an_empty_cache_names_what_is_missing(tiny_study, tiny_qgen,
         build(tiny_study, tiny_qgen, tmp_path / "gen", params("replay"), tmp_path / "empty.jsonl")
 
 
-def test_runs_and_scores(tiny_study, tiny_qgen, tmp_path):
+def test_runs_and_scores(tiny_study, tiny_qgen, tmp_path, monkeypatch):
     gen = tmp_path / "gen"
     build(tiny_study, tiny_qgen, gen, params("off"), tmp_path / "cache.jsonl")
+    # a stop while scoring the third run leaves no prediction file, where the first two were renamed into place
+    # beside no scores (the thirty-second pass)
+    from lib.averitec import evidence as E
+
+    score_run, calls = E.score_run, []
+
+    def stopped(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return score_run(*args, **kwargs)
+
+    with monkeypatch.context() as m:
+        m.setattr(E, "score_run", stopped)
+        with pytest.raises(KeyboardInterrupt):
+            G.runs_and_scores(
+                params("off"), FIXTURE_DATA, tiny_study / "store", tiny_study / "plans", gen, progress=False
+            )
+    assert len(calls) == 3 and not any((gen / "predictions").iterdir()) and not (gen / "scores.parquet").exists()
     runs, scores = G.runs_and_scores(
         params("off"), FIXTURE_DATA, tiny_study / "store", tiny_study / "plans", gen, progress=False
     )
@@ -124,3 +143,25 @@ def test_runs_and_scores(tiny_study, tiny_qgen, tmp_path):
         if pairs:
             assert [q["question"] for q in infl["questions"]] == (pairs * 10)[:10]
             assert len(rep["questions"]) == 3 or not any(h.doc_id for h in t.pursued)
+
+
+def test_mmr_inputs_embed_the_candidates_as_mmr_plan_reads_them(tmp_path):
+    """The thirty-second pass: a plan line "Who  said it?" (two spaces), which `load_plan` accepts, was embedded
+    as written and looked up as `distinct` spells it: a bare KeyError."""
+    import numpy as np
+
+    from lib.data import averitec
+    from lib.planning import mmr as MMR
+
+    class Encoder:
+        def encode(self, texts, **_):
+            v = np.array([[len(t) + 1.0, sum(map(ord, t)) % 7 + 1.0, 1.0] for t in texts])
+            return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    claims = averitec.load_averitec("dev", FIXTURE_DATA / "averitec" / "dev.json")[:2]
+    (tmp_path / "a.jsonl").write_text(
+        "".join(json.dumps({"claim_id": c.claim_id, "queries": ["Who  said it?", "where"]}) + "\n" for c in claims)
+    )
+    pool, emb = G.mmr_inputs(["a"], claims, tmp_path, Encoder())
+    plan = G.mmr_plan(pool, claims, emb, MMR.MMRParams(gamma=-1.0))
+    assert all(sorted(plan[c.claim_id]) == ["Who said it?", "where"] for c in claims)

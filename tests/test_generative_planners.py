@@ -318,3 +318,34 @@ def test_undefined_figures_are_no_finding_in_notebook_06s_lines():
     )
     assert line.endswith("undefined on NDCG@10 and Q+A (no run to score): nothing can be said of the pursuit.")
     assert "trained for 25 s on cpu" in GP.budget_lines({"parameters": 60e6, "device": "cpu"}, 25.0, 3.0, 4.0)[0]
+
+
+def test_an_undefined_ndcg_is_beaten_by_none_and_beats_none():
+    """The thirty-second pass: a NaN baseline printed "CLAIM-ONLY nan. 0 of 2 generative planners beat" and the
+    claim scope's "do not find the annotators' answers"; every generative planner NaN was an IndexError."""
+    label = {"qgen": "QGEN", "claim_only": "CLAIM-ONLY", "pursuit_seq_seq": "PURSUIT", "prompted": "PROMPTED"}
+    tests = pd.DataFrame({"Holm-adjusted p": [0.01, 0.2]}, index=["QGEN", "PROMPTED"])
+    nan = np.nan
+    focus = lambda *v: GP.focus_lines(  # noqa: E731
+        pd.DataFrame({"ndcg@10": v}, index=["qgen", "prompted", "claim_only"]), ["qgen", "prompted"], "claim_only",
+        "bm25/global", tests, label,
+    )[0]  # fmt: skip
+    assert focus(0.3, 0.25, nan).endswith(
+        "against CLAIM-ONLY undefined. No generative planner can be said to beat CLAIM-ONLY, whose NDCG@10 is "
+        "undefined (no run to score)."
+    )
+    assert focus(nan, 0.3, 0.2).endswith(
+        "is PROMPTED (0.300), against CLAIM-ONLY 0.200. 1 of 2 generative planners beat CLAIM-ONLY (PROMPTED). "
+        "QGEN has no NDCG@10 (no run to score)."
+    )
+    assert "no generative planner has a NDCG@10 (no run to score)" in focus(nan, nan, 0.2)
+    scope = lambda *v: GP.claim_scope_line(  # noqa: E731
+        pd.DataFrame({"ndcg@10": v}, index=["qgen", "pursuit_seq_seq", "claim_only"]), "claim_only", "bm25", "(q)",
+        ["What?", "what?", "Who?"], label, focus_winners=["qgen"],
+    )  # fmt: skip
+    assert scope(0.3, 0.4, nan) == (
+        "- The claim scope tells no story: with bm25 in each claim's own pool, QGEN reaches NDCG@10 0.300 and PURSUIT "
+        "0.400, against CLAIM-ONLY undefined; a score that is undefined (no run to score) is compared with none."
+    )
+    assert scope(0.3, 0.4, 0.35).startswith("- The claim scope tells another story: with bm25 in each claim's own")
+    assert '("what?", 2 of 3). In a pool that holds' in scope(0.3, 0.4, 0.35)

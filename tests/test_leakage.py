@@ -68,11 +68,16 @@ def test_conclusion_phrases_name_ties_and_no_leader_where_every_system_is_zero(t
     assert (
         LK.leakiest_phrase(pd.Series({"X": 0.30004, "Y": 0.3})) == "the most leaky systems are X and Y (tied at 30.0%)"
     )
-    assert (
-        LK.leakiest_phrase(pd.Series({"X": 0.0004, "Y": 0.0}))
-        == "no single system's evidence comes from a fact-checking site"
+    # 0.04% is no 0 (the thirty-second pass: "no single system retrieved one" of a system that did): compared as
+    # numbers, printed apart from 0
+    assert LK.leakiest_phrase(pd.Series({"X": 0.0004, "Y": 0.0})) == "the most leaky system is X (0.04%)"
+    assert LK.best_coverage_phrase(pd.Series({"X": 0.0004, "Y": 0.0001})) == "the best single system, X, for 0.04%"
+    assert LK.best_coverage_phrase(pd.Series({"X": 0.0004, "Y": 0.0004})) == (
+        "the best single systems, tied, X and Y, for 0.04% each"
     )
-    assert LK.best_coverage_phrase(pd.Series({"X": 0.0004, "Y": 0.0})) == "no single system retrieved one"
+    assert LK.best_coverage_phrase(pd.Series({"X": float("nan")})).startswith("no system's gold coverage is defined")
+    assert LK.grade1_share(float("nan")) == "undefined" and "undefined here" in LK.grade1_reach(float("nan"))
+    assert LK.temporal_sentence(float("nan"), 0.2).startswith("no hit is dated by its URL path; 20.0% of hits")
     tie = pd.Series({"x": 0.25, "y": 0.25, "z": 0.1})
     assert LK.best_coverage_phrase(tie) == "the best single systems, tied, x and y, for 25.0% each"
     assert LK.leakiest_phrase(tie) == "the most leaky systems are x and y (tied at 25.0%)"
@@ -203,3 +208,16 @@ def test_temporal_sentence_with_and_without_hits_dated_each_way():
         "no hit is dated by its URL path; 40.0% of hits dated only by a Wayback capture were published after the "
         "claim (which mostly measures when annotators archived pages)."
     )
+
+
+def test_a_store_without_a_dated_hit_has_no_temporal_figures(tiny_store, claims):
+    """The thirty-second pass: a store whose hits carry no date (a synthetic store) stopped `store_metrics` with
+    a KeyError."""
+    from dataclasses import replace
+
+    import pandas as pd
+
+    undated = replace(tiny_store, docs=tiny_store.docs.assign(date=pd.NaT))
+    assert LK.temporal_leakage(undated, claims).empty
+    m = LK.store_metrics(undated, claims)
+    assert m["post_claim_hits_url_path"] is None and m["post_claim_hits_wayback"] is None

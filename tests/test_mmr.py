@@ -78,3 +78,16 @@ def test_edge_cases():
         MMRParams(lambda_weights="both")
     with pytest.raises(ValueError, match="alpha"):
         MMRParams(alpha=1.5)
+
+
+def test_a_nan_embedding_and_a_gamma_outside_the_cosine_range_are_refused():
+    """The thirty-second pass: one NaN candidate was taken by argmax and the filter kept nothing, silently;
+    gamma = 2 was taken by the dataclass that the params section refuses."""
+    with pytest.raises(ValueError, match=r"^MMR: the candidate query 0 has an embedding that is not finite"):
+        mmr_filter(np.array([[np.nan, np.nan], [1.0, 0.0]]), np.array([1.0, 0.0]), None, MMRParams(gamma=0.0))
+    with pytest.raises(ValueError, match=r"^MMR: the claim has an embedding that is not finite"):
+        mmr_filter(np.eye(2), np.array([np.nan, 0.0]), None, MMRParams(gamma=0.0))
+    for gamma in (2.0, -1.5, float("nan")):
+        with pytest.raises(ValueError, match=r"^gamma must lie in \[-1, 1\]"):
+            MMRParams(gamma=gamma)
+    assert mmr_filter(np.eye(2), np.array([1.0, 0.0]), None, MMRParams(gamma=-1.0))[0] == [0, 1]

@@ -218,3 +218,37 @@ def test_generated_questions_must_be_those_of_the_claims_they_are_read_for(tmp_p
     path.write_text(json.dumps(rows[:-1]))
     with pytest.raises(DataError, match=r"bloom.json: \d+ records for \d+ claims"):
         averitec.load_generated_questions(path, split=claims)
+
+
+@pytest.mark.parametrize(
+    "plan, message",
+    [
+        ({1: "who said it"}, r"claim 1: queries 'who said it': expected a list of strings"),  # its letters
+        ({1.9: ["q"]}, r"claim id 1\.9: expected a non-negative integer id"),  # was written as claim 1
+        ({-3: ["q"]}, r"claim id -3: expected a non-negative integer id"),
+        ({True: ["q"]}, r"claim id True: expected"),
+        ({1: [None, "q"]}, r"claim 1: queries \[None, 'q'\]: expected a list of strings"),
+        ({"01": ["a"], "1": ["b"]}, r"claim 1 appears twice \(once as '1'\)"),
+        ({1: ["a"], "1": ["b"]}, r"claim 1 appears twice"),  # was a bare TypeError from sorting
+    ],
+)
+def test_save_plan_refuses_what_load_plan_would_refuse_and_writes_nothing(tmp_path, plan, message):
+    """The thirty-second pass: each of these was written, exit 0 (or a bare TypeError)."""
+    from lib.cli import NamedError
+
+    path = tmp_path / "plan.jsonl"
+    with pytest.raises(NamedError, match=message):
+        P.save_plan(plan, path)
+    assert not path.exists()
+
+
+def test_save_plan_takes_numpy_ids_and_any_sequence_of_queries(tmp_path):
+    path = tmp_path / "plan.jsonl"
+    P.save_plan({np.int64(3): ("a", "b"), 1: ["c"]}, path)
+    assert path.read_text().splitlines() == [
+        '{"claim_id": 1, "queries": ["c"]}',
+        '{"claim_id": 3, "queries": ["a", "b"]}',
+    ]
+    assert P.load_plan(path) == {1: ["c"], 3: ["a", "b"]}
+    with pytest.raises(DataError, match=r"record claim 2: field 'queries': a text of 1,048,577 characters"):
+        P.save_plan({2: ["x" * 1_048_577]}, path)

@@ -250,3 +250,20 @@ def test_an_approximate_index_needs_candidates_enough_for_a_run():
     with pytest.raises(ValueError, match=r"candidates \(50\) is below retrieval.depth \(100\)"):
         RU.RunGrid.model_validate({"plans": ["oracle"], "global_index": {"kind": "ivf", "candidates": 50}})
     assert RU.RunGrid.model_validate({"plans": ["oracle"], "global_index": {"candidates": 50}}).depth == 100  # flat
+
+
+def test_runs_dict_refuses_a_selection_of_several_configurations():
+    """The thirty-second pass: `runs_dict(runs, plan="oracle")` merged BM25 and dense scores into one run."""
+    rows = [
+        dict(plan="oracle", retriever=r, scope="claim", temporal=False, fusion="combmax_norm", claim_id=7, doc_id=d,
+             rank=i, score=s)
+        for r, docs in (("bm25", [("a", 9.0), ("b", 5.0)]), ("dense", [("b", 0.9), ("c", 0.8)]))
+        for i, (d, s) in enumerate(docs, 1)
+    ]  # fmt: skip
+    runs = pd.DataFrame(rows)
+    with pytest.raises(
+        ValueError,
+        match=r"^runs_dict\(plan='oracle'\) selects 2 configurations: name retriever \(one of bm25, dense\)$",
+    ):
+        RU.runs_dict(runs, plan="oracle")
+    assert RU.runs_dict(runs, plan="oracle", retriever="dense") == {"7": {"b": 0.9, "c": 0.8}}

@@ -688,6 +688,10 @@ def test_the_edition_change_sentence_on_both_sides():
         moved
         == "the format change moves Q-only by at most 0.0100 and Q+A by at most 0.0020 over the 3 runs; 1 move by more than 0.005."
     )
+    # no runs: "moves Q-only by at most nan ... over the 0 runs" (the thirty-second pass)
+    assert SC.edition_change_sentence(pd.Series([], dtype=float), pd.Series([], dtype=float)) == (
+        "the two editions have no run to compare."
+    )
 
 
 def test_the_check_figures_sentence_says_reproduced_only_when_all_agree():

@@ -100,3 +100,18 @@ def test_a_sheet_that_is_a_pipe_or_a_device_is_named_never_read(tmp_path):
             match="not a regular file \\(a folder, a pipe or a device\\?\\); expected the judging sheet as a CSV file",
         ):
             SH.read_sheet(path, ["a"], "judging sheet")
+
+
+def test_a_nameless_column_between_named_ones_holds_no_value(tmp_path):
+    """The thirty-second pass: a value under a nameless first or middle column was read, under the name ''; a
+    blank header row above data was "the file is empty"."""
+    p = tmp_path / "s.csv"
+    for text, column in ((",claim_id,doc_id\nSECRET,1,d\n", 1), ("claim_id,,doc_id\n1,oops,d\n", 2)):
+        p.write_text(text)
+        with pytest.raises(SH.SheetError, match=rf"row 2: a value in a column with no name \(column {column}\); name"):
+            SH.read_sheet(p, ["claim_id", "doc_id"], "sheet")
+    p.write_text("claim_id,,doc_id\n1,,d\n")  # an empty nameless column is left out
+    assert SH.read_sheet(p, ["claim_id", "doc_id"], "sheet").to_dict("records") == [{"claim_id": "1", "doc_id": "d"}]
+    p.write_text(",,\n1,2,3\n")
+    with pytest.raises(SH.SheetError, match=r"row 1: no column names; the sheet's header row comes first \(claim_id"):
+        SH.read_sheet(p, ["claim_id", "doc_id"], "sheet")

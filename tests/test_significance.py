@@ -476,3 +476,19 @@ def test_paired_bootstrap_statistic_of_equal_predictions_and_at_the_fewest_claim
     gold5 = np.array([0, 1, 1, 0, 1])
     observed, p = SIG.paired_bootstrap_statistic(gold5, gold5, np.array([0, 1, 0, 0, 0]), acc, n_resamples=200)
     assert observed == pytest.approx(0.4) and 0 < p <= 1  # MIN_CLUSTERS claims: a test
+
+
+@pytest.mark.parametrize("test", [SIG.paired_t, SIG.paired_bootstrap, SIG.randomisation_test])
+def test_floating_point_noise_is_no_difference(test):
+    """The thirty-second pass: the same scores summed in another order differ by ~1e-17 per claim; the paired
+    t-test separated them at p = 0.04, and constant noise at p = 0 (the bootstrap at its floor)."""
+    rng = np.random.default_rng(2)
+    x, y, z = rng.random((3, 200))
+    a, b = ((x + y) + z) / 3, (x + (y + z)) / 3
+    assert (a != b).any()  # the noise is there
+    assert test(a, b) == 1.0
+    assert test([0.1 + 0.2] * 6, [0.3] * 6) == 1.0
+    # the tolerance is relative to the scores and far below any printed digit: 1e-9 apart is a difference
+    assert test(np.full(6, 0.3 + 1e-9), np.full(6, 0.3)) < 0.05
+    assert test([1e-15, 0, 0, 0, 0, 0], [0.0] * 6) == 1.0  # at most 1e-15 from 0: noise
+    assert test([1e-14] * 6, [0.0] * 6) < 0.05  # beyond it: a difference, however small

@@ -464,7 +464,7 @@ def test_trec_writers_refuse_what_their_readers_refuse_and_keep_every_score(tmp_
             T.write_trec_run({"q1": {"a": bad}}, tmp_path / "inf.txt")
     assert not (tmp_path / "inf.txt").exists()
     for depth in (0, -1):  # -1 dropped the last document
-        with pytest.raises(ValueError, match=f"depth {depth}: a run keeps at least 1 document"):
+        with pytest.raises(ValueError, match=f"depth {depth}: a run keeps a whole number of at least 1 document"):
             T.write_trec_run({"q1": {"a": 1.0}}, tmp_path / "d.txt", depth=depth)
     # integer document ids tie as the file holds them, as text: 10 was ranked above 9, the file's reader put 9 first
     T.write_trec_run({0: {9: 1.0, 10: 1.0, 3: 0.5}}, tmp_path / "tie.txt")
@@ -481,3 +481,26 @@ def test_trec_writers_refuse_what_their_readers_refuse_and_keep_every_score(tmp_
         (tmp_path / "s.txt").write_text(f"q1 Q0 a 1 {score} t\n", encoding="utf-8")
         with pytest.raises(ValueError, match="is not a finite number"):
             T.read_trec_run(tmp_path / "s.txt")
+
+
+def test_the_run_writer_refuses_ids_that_print_alike_and_a_depth_or_score_of_another_type(tmp_path):
+    """The thirty-second pass: queries 1 and "1" became one query of the file; documents 1 and "1" were written
+    and the file's reader refused them; depth True was 1, 1.5 a bare TypeError; a score True was 1.0."""
+    import numpy as np
+
+    from lib.store import trec as T
+
+    path = tmp_path / "r.txt"
+    cases = [
+        ({1: {"a": 1.0}, "1": {"b": 2.0}}, {}, r"^query ids 1 and '1' are one id in a TREC file"),
+        ({"q": {1: 1.0, "1": 2.0}}, {}, r"^query q: document ids 1 and '1' are one id in a TREC file$"),
+        ({"q": {"a": 1.0}}, {"depth": True}, r"^depth True: a run keeps a whole number of at least 1"),
+        ({"q": {"a": 1.0}}, {"depth": 1.5}, r"^depth 1\.5: a run keeps a whole number"),
+        ({"q": {"a": True}}, {}, r"^query q, document a: score True is not a finite number$"),
+    ]
+    for run, kwargs, message in cases:
+        with pytest.raises(ValueError, match=message):
+            T.write_trec_run(run, path, **kwargs)
+        assert not path.exists()
+    T.write_trec_run({"q": {"a": 1.0, "b": 2.0}}, path, depth=np.int64(1))  # numpy's integers are whole numbers
+    assert path.read_text() == "q Q0 b 1 2.0 study\n"

@@ -219,6 +219,10 @@ def test_undefined_intervals_and_correlations_are_said_to_be_so():
     assert "Spearman's ρ = undefined (2 items) over notebook 07's 2 planners" in SY.retrieval_verdict_sentence(two)
     none = two | {f"{key}.rho": nan, f"{key}.planners": 5}
     assert "ρ = undefined (one side is constant) over notebook 07's 5 planners" in SY.retrieval_verdict_sentence(none)
+    # p < 0.05 beside a ρ printed "undefined" gave it a direction (the thirty-second pass)
+    assert SY.retrieval_verdict_sentence(two | {f"{key}.permutation_p": 0.01}).endswith(
+        "(permutation p = 0.010): no direction can be read of an undefined correlation"
+    )
 
 
 def test_store_sentence_reads_the_gaps_from_the_printed_figures():
@@ -252,3 +256,10 @@ def test_an_interval_end_that_excludes_0_is_printed_so_and_ratios_are_of_printed
     assert SY.compare("A", 0.004, "B", 0.153, "m") == "m: A 0.004 against B 0.153, A lower (0.026×)"
     assert SY.compare("A", 0.0015, "B", 0.0010, "m") == "m: A 0.002 against B 0.001, A higher (2.0×)"
     assert SY.compare("A", 0.0004, "B", 0.153, "m") == "m: A 0.000 against B 0.153, A lower"
+
+
+def test_an_estimate_beside_its_sign_is_printed_apart_from_0():
+    """The thirty-second pass: "is 0.000 (95% interval 0.0001 to 0.001), positive"."""
+    assert SY.interval("The gain", 0.0004, 0.0001, 0.0007).startswith("The gain is 0.0004 (95% interval 0.0001 to")
+    assert SY.interval("The gain", -0.0004, -0.0007, -0.0001).startswith("The gain is -0.0004 (95% interval -0.001")
+    assert SY.interval("The gain", 0.25, 0.1, 0.4).startswith("The gain is 0.250 (95% interval 0.100 to 0.400)")

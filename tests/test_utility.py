@@ -423,6 +423,11 @@ def test_undefined_scales_p_values_and_interval_ends_are_no_finding():
         dict(r, macro_f1=0.40004, p=0.01, evidence_p=0.5), r, {"evidence_f1": 0.5}, 0.3, "R", 0.5
     )
     assert "macro-F1 0.40004 against 0.40000" in close and "higher than the relevance ranking's" in close
+    # equal figures beside p < alpha were "not significantly different" (the thirty-first pass)
+    equal = U.selector_sentence(dict(r, p=0.01, evidence_p=0.01), r, {"evidence_f1": 0.5}, 0.3, "R", 0.5)
+    assert "macro-F1 0.400 against 0.400 (bootstrap p = 0.0100): equal to the relevance ranking's: no" in equal
+    assert "Its evidence F1 against the qrels is the relevance ranking's (0.300 vs 0.300, p = 0.0100)" in equal
+    assert "significantly" not in equal.replace("no difference to call significant", "")
     m = lambda a, b, c: dict(mean=a, low=b, high=c)  # noqa: E731
     rho = U.together_sentence(
         "X", m(0.1, 0.05, 0.2), m(0.1, 0.05, 0.2), {"rho": 0.5, "low": math.nan, "high": math.nan}
@@ -430,3 +435,14 @@ def test_undefined_scales_p_values_and_interval_ends_are_no_finding():
     assert "rho = 0.500 (no interval)." in rho and "nan" not in rho
     half = U.together_sentence("X", m(0.1, 0.05, math.nan), m(0.1, 0.05, math.nan))
     assert "(no interval)" in half and "carries over" not in half
+
+
+def test_estimates_beside_a_sign_print_apart_from_0():
+    """The thirty-second pass: rho "0.000 [0.0001, 0.001] (positive)" and "+0.0000 [+0.00001, ...] carries over"."""
+    nan = math.nan
+    grade = U.grade_sentence({"rho": nan, "low": nan, "high": nan}, {"rho": 0.0004, "low": 0.0001, "high": 0.0007})
+    assert "give 0.0004 [0.0001, 0.001] (positive)" in grade
+    m = lambda a, b, c: dict(mean=a, low=b, high=c)  # noqa: E731
+    s = U.together_sentence("U", m(4e-5, 1e-5, 7e-5), m(3e-5, 1e-5, 6e-5), {"rho": 4e-4, "low": 1e-4, "high": 7e-4})
+    assert s.startswith("U gains +0.00004 [+0.00001, +0.0001] nats") and "and +0.00003 [+0.00001, +0.0001] read" in s
+    assert s.endswith("correlate at rho = 0.0004 [0.0001, 0.001].")

@@ -249,13 +249,19 @@ def test_retrieval_and_rescored_lines_name_the_best():
     assert "gain, B, gains 100% in retrieval and 10.0% in macro-F1" in line
     # two planners: a rank correlation of two is +1 or -1 whatever they are
     assert line.endswith(
-        "undefined (2 items) (bootstrap [-0.20, 0.90]; permutation p = 0.200): no evidence of a relation."
+        "undefined (2 items) (bootstrap [-0.20, 0.90]; permutation p = 0.200): no direction can be read of an "
+        "undefined correlation."
     )
     three = pd.concat([gains, gains.rename(index={"A": "C"}).iloc[:1]])
     line = VD.retrieval_line(three, "ndcg@10", (0.5, -0.2, 0.9), 0.2)
     assert line.endswith("0.50 (bootstrap [-0.20, 0.90]; permutation p = 0.200): no evidence of a relation.")
-    assert VD.retrieval_line(gains, "ndcg@10", (0.5, 0.1, 0.9), 0.01).endswith(": positive.")
-    assert VD.retrieval_line(gains, "ndcg@10", (-0.5, -0.9, -0.1), 0.01).endswith(": negative.")
+    assert VD.retrieval_line(three, "ndcg@10", (0.5, 0.1, 0.9), 0.01).endswith(": positive.")
+    assert VD.retrieval_line(three, "ndcg@10", (-0.5, -0.9, -0.1), 0.01).endswith(": negative.")
+    # two planners, p < 0.05: "positive" of a ρ printed "undefined (2 items)" (the thirty-second pass)
+    assert VD.retrieval_line(gains, "ndcg@10", (1.0, 0.1, 0.9), 0.01).endswith(
+        "undefined (2 items) (bootstrap [0.10, 0.90]; permutation p = 0.010): no direction can be read of an "
+        "undefined correlation."
+    )
     undefined = VD.retrieval_line(gains, "ndcg@10", (0.5, float("nan"), float("nan")), float("nan"))
     assert "(no bootstrap interval; permutation p = nan): no correlation can be read" in undefined
     table = pd.DataFrame(
@@ -627,3 +633,51 @@ def test_the_planners_range_is_the_gap_between_the_printed_ends():
     top = CMP.TopGroup("k = 3", {"oracle": 0.4566, "claim_only": 0.1234}, {"claim_only": 0.01}, 500)
     line = VD.conclusion(t, "claim_only", 3, 0.05, {"higher": 1, "lower": 0, "tie": 1}, "", top)[1]
     assert "planners span 0.123–0.457, a range of 0.334." in line
+
+
+def test_the_learning_sentence_prints_its_figures_apart_from_what_they_are_read_against():
+    """The thirty-second pass: "0.300 against 0.300 (difference -0.000, paired bootstrap p 0.05), significantly
+    below ... at alpha 0.05"."""
+    worse = VD.learning_sentence(
+        dict(gold_macro_f1=0.3, majority_macro_f1=0.3004, difference=-0.0004, p_bootstrap=0.04996, alpha=0.05,
+             learned=False)
+    )  # fmt: skip
+    assert (
+        "macro-F1 0.3000 against 0.3004 for always" in worse
+        and "(difference -0.0004, paired bootstrap p 0.04996)" in worse
+    )
+    learned = VD.learning_sentence(
+        dict(gold_macro_f1=0.45, majority_macro_f1=0.2, difference=0.25, p_bootstrap=0.0001, alpha=0.05, learned=True)
+    )
+    assert "macro-F1 0.450 against 0.200 for always answering the most frequent label (difference +0.250, " in learned
+    assert "paired bootstrap p 0.0001)" in learned
+
+
+def test_counts_of_positive_differences_read_them_as_printed():
+    """The thirty-second pass: "+0.000 ...; 1 of 1 differences are positive" and its siblings."""
+    kt = pd.DataFrame(
+        {
+            "planner": ["a"] * 4,
+            "k": [3, 3, 5, 5],
+            "how": ["retrained", "k=5 model"] * 2,
+            "macro_f1": [0.3001, 0.3, 0.4, 0.4],
+        }
+    )
+    assert "(largest: +0.000, a at k = 3); 0 of 1 differences are positive" in VD.retrain_sentence(kt, 5)
+    kt.loc[0, "macro_f1"] = 0.3006
+    assert "(largest: +0.001, a at k = 3); 1 of 1 differences are positive" in VD.retrain_sentence(kt, 5)
+    c = pd.DataFrame(
+        {"setting": ["a@c", "b@c"], "planner": ["a", "b"], "scope": ["claim"] * 2, "main scope": [0.3, 0.4],
+         "other scope": [0.3001, 0.4006], "difference": [0.0001, 0.0006]}
+    )  # fmt: skip
+    assert "1 of 2 planners score a higher macro-F1 than from the global scope" in VD.scope_sentence(c, "global", 500)
+    col = "AVeriTeC@0.25 (classifier{})"
+    t = pd.DataFrame(
+        {
+            col.format(""): [0.3, 0.2],
+            "AVeriTeC@0.25 (majority)": [0.3, 0.2],
+            col.format(", 2 classes"): [0.3001, 0.202],
+        },
+        index=["A", "B"],
+    )
+    assert "score higher than the 4-class ones for 1 of 2 planners" in VD.rescored_line(t, 0.25)

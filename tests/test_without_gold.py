@@ -37,3 +37,36 @@ def test_the_store_without_gold_answers_is_rebuilt_run_and_scored(tiny_study, tm
         preds = json.loads((tmp_path / "out" / "predictions" / f"{plan}.json").read_text())
         answers = {a["answer"] for p in preds for q in p["questions"] for a in q["answers"]}
         assert answers <= set(without.docs["text"])  # every answer is a document of the rebuilt store
+
+
+def test_a_stop_while_scoring_leaves_every_previous_output(tiny_study, tmp_path, monkeypatch):
+    """The thirty-second pass: each plan's predictions were renamed into place as they were made; a stop while
+    scoring the second plan left both new prediction files beside the old scores and metrics."""
+    import pytest
+
+    from lib.averitec import evidence as E
+
+    params = {
+        "synthesis": {"without_gold": {"plans": ["claim_only", "oracle"], "scopes": ["claim"]}},
+        "store": fixture_settings().model_dump(),
+        "compute": {"backend": "local", "workers": 1},
+        "retrieval": {"model": MD.BUNDLED_MINILM, "bm25": {}, "workers": 1, "depth": 10},
+        "averitec": {"scope": "claim", "max_pairs": 10, "jobs": 1},
+    }
+    out = tmp_path / "out"
+    (out / "predictions").mkdir(parents=True)
+    old = {p: p.write_text("OLD") for p in [out / "predictions" / "claim_only.json", out / "predictions" / "oracle.json",
+                                            out / "scores.parquet", tmp_path / "m.json"]}  # fmt: skip
+    score_run, calls = E.score_run, []
+
+    def stopped(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return score_run(*args, **kwargs)
+
+    monkeypatch.setattr(E, "score_run", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        WG.run(params, FIXTURE_DATA, tiny_study / "plans", out, tmp_path / "m.json", progress=False)
+    assert all(p.read_text() == "OLD" for p in old) and len(calls) == 2
+    assert sorted(p.name for p in (out / "predictions").iterdir()) == ["claim_only.json", "oracle.json"]  # no temporary

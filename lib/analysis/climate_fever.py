@@ -75,6 +75,10 @@ def relevance_rows(claims: Mapping[int, ClimateClaim], similarity: Mapping[int, 
     rows = []
     for i, c in claims.items():
         sims = np.asarray(similarity[i], dtype=float)
+        if len(sims) != len(c.evidences):  # shorter: sentences dropped without a word; longer: an IndexError
+            raise ValueError(
+                f"claim {i}: {len(sims)} similarities for its {len(c.evidences)} evidence sentences; one per sentence"
+            )
         order = np.argsort(-sims, kind="stable")
         for rank, j in enumerate(order, start=1):
             rows.append(

@@ -373,18 +373,23 @@ def main_source_sentence(
 ) -> str:
     """Which family of codes is the largest, at the defaults and in how many rows of a sensitivity table
     (each a {family: share}, described by `settings`), as a sentence from the checked condition."""
-    at_default = largest_family(shares)
-    shown = sorted((printed(v, ".0%") for v in shares.values()), reverse=True)  # as printed (whole percents)
-    if at_default is not None and len(shown) > 1 and shown[0] == shown[1]:
-        at_default = None  # 50.2% and 49.8% both print 50%, as 35.5% and 36% do (round() made 0.355 0.35)
+
+    def leader(row: Mapping[str, float]) -> str | None:  # as printed (whole percents), at the defaults and in a row
+        first = largest_family(row)
+        shown = sorted((printed(v, ".0%") for v in row.values()), reverse=True)
+        return None if len(shown) > 1 and shown[0] == shown[1] else first  # 50.4% and 49.6% both print 50%
+
+    at_default = leader(shares)
     if at_default is None:
         return (
             "No single family of codes is the largest at the default thresholds: "
             + ", ".join(f"{f} {v:.0%}" for f, v in shares.items())
             + "."
         )
-    held = sum(largest_family(row) == at_default for row in sweep)
+    held = sum(leader(row) == at_default for row in sweep)
     head = f"The rules code {at_default} as the largest family ({shares[at_default]:.0%})"
+    if not sweep:  # "it stays the largest in all 0 settings"
+        return f"{head}; with no {settings} to vary the thresholds, its stability is not tested."
     if held == len(sweep):
         return f"{head}, and it stays the largest in all {len(sweep)} {settings}."
     return f"{head}; it is the largest in {held} of the {len(sweep)} {settings}."

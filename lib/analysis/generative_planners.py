@@ -467,9 +467,16 @@ def metrics(
 def _best_generative(values: pd.Series, generative: Sequence[str], label: Mapping[str, str], measure: str) -> str:
     """ "the best generative planner by M is X (v)", or the planners tied at the top, named whole."""
     top = CMP.highest(values[list(generative)], ".3f")  # as printed
+    if not top:  # every one NaN: an IndexError
+        return f"no generative planner has a {measure} (no run to score)"
     if len(top) == 1:
         return f"the best generative planner by {measure} is {label[top[0]]} ({values[top[0]]:.3f})"
     return f"the best generative planners by {measure} are {CMP.and_list(top, label.__getitem__)}, tied ({values[top[0]]:.3f})"
+
+
+def _score_text(value: float) -> str:
+    """A score at 3 decimals, or "undefined" for NaN (no run to score) where "nan" was printed."""
+    return "undefined" if value != value else f"{value:.3f}"
 
 
 def focus_lines(
@@ -484,15 +491,23 @@ def focus_lines(
     setting, indexed by plan) against the baselines, how many beat `baseline`, and their tests."""
     ndcg = f["ndcg@10"]
     better = [p for p in generative if round(ndcg[p], 3) > round(ndcg[baseline], 3)]  # a beat shows as printed
-    against = [f"{label[baseline]} {ndcg[baseline]:.3f}"] + [
-        f"{name} {ndcg[p]:.3f}"
+    against = [f"{label[baseline]} {_score_text(ndcg[baseline])}"] + [
+        f"{name} {_score_text(ndcg[p])}"
         for p, name in (("bloom_qg", "BLOOM-QG"), ("oracle", "ORACLE-QUERIES"))
         if p in ndcg.index
     ]  # the baselines that ran (params `generative_runs.baselines`)
+    unscored = [label[p] for p in generative if ndcg[p] != ndcg[p]]
+    if ndcg[baseline] != ndcg[baseline]:  # NaN is beaten by none: "0 of 2 beat it" was read from no number
+        beat = f"No generative planner can be said to beat {label[baseline]}, whose NDCG@10 is undefined (no run to score)."
+    else:
+        beat = f"{len(better)} of {len(generative)} generative planners beat {label[baseline]}" + (
+            f" ({', '.join(label[p] for p in better)})." if better else "."
+        )
+        if unscored:
+            beat += f" {CMP.and_list(unscored)} {'has' if len(unscored) == 1 else 'have'} no NDCG@10 (no run to score)."
     return [
         f"- Setting in focus ({setting}): {_best_generative(ndcg, generative, label, 'NDCG@10')}, "
-        f"against {CMP.and_list(against)}. {len(better)} of {len(generative)} generative planners beat {label[baseline]}"
-        + (f" ({', '.join(label[p] for p in better)})." if better else "."),
+        f"against {CMP.and_list(against)}. {beat}",
         f"- Significance against {label[baseline]} (paired bootstrap, Holm): "
         + ", ".join(
             f"{i} p = {CMP.apart(r['Holm-adjusted p'], '.3g', 0.05)}"  # its side of 0.05 shown
@@ -577,11 +592,16 @@ def claim_scope_line(
     winners = [p for p in ("qgen", pursuit) if round(ndcg[p], 3) > round(ndcg[baseline], 3)]  # as printed
     other = set(winners) != {p for p in focus_winners or () if p in ("qgen", pursuit)}
     top = pd.Series([q.strip().lower() for q in train_questions]).value_counts()
+    figures = (
+        f"with {retriever} in each claim's own pool, QGEN reaches NDCG@10 {_score_text(ndcg['qgen'])} and "
+        f"{label[pursuit]} {_score_text(ndcg[pursuit])}, against {label[baseline]} {_score_text(ndcg[baseline])}"
+    )
+    if any(ndcg[p] != ndcg[p] for p in ("qgen", pursuit, baseline)):  # NaN beats nothing and is beaten by none
+        return f"- The claim scope tells no story: {figures}; a score that is undefined (no run to score) is compared with none."
     return (
-        f"- The claim scope tells {'another' if other else 'the same'} story: with {retriever} in each claim's own "
-        f"pool, QGEN reaches NDCG@10 {ndcg['qgen']:.3f} and {label[pursuit]} {ndcg[pursuit]:.3f}, against "
-        f"{label[baseline]} {ndcg[baseline]:.3f}. {qgen_text} The most frequent question among the annotators' train "
-        f'questions is generic ("{top.index[0]}", {top.iloc[0]} of {len(train_questions):,}). '
+        f"- The claim scope tells {'another' if other else 'the same'} story: {figures}. {qgen_text} The most "
+        f'frequent question among the annotators\' train questions is generic ("{top.index[0]}", {top.iloc[0]} of '
+        f"{len(train_questions):,}). "
         + (
             "In a pool that holds the annotators' answers, such questions find them; in the whole collection they "
             "find anything."

@@ -115,6 +115,8 @@ def retrieval_verdict_sentence(nli: Mapping[str, Any], alpha: float = 0.05) -> s
     )
     if p != p:
         return head + ": no correlation can be read (one side is the same for every planner)"
+    if shown.startswith("undefined"):  # a direction read from a ρ printed "undefined" (an inconsistent metrics file)
+        return head + ": no direction can be read of an undefined correlation"
     if p < alpha:
         return f"{head}, a {'positive' if rho > 0 else 'negative'} rank relation at the {alpha:g} level"
     return f"{head}, no evidence of a rank relation at the {alpha:g} level"
@@ -135,7 +137,8 @@ def interval(what: str, estimate: float, low: float, high: float) -> str:
     else:
         says = "indistinguishable from 0: the interval contains it"
     # an end that excludes 0 is printed with the decimals that show it (0.0004, not 0.000 read as "positive")
-    return f"{what} is {estimate:.3f} (95% interval {end_text(low, '.3f')} to {end_text(high, '.3f')}), {says}"
+    est = end_text(estimate, ".3f")  # apart from 0 too: "0.000 ... positive" of 0.0004
+    return f"{what} is {est} (95% interval {end_text(low, '.3f')} to {end_text(high, '.3f')}), {says}"
 
 
 def significance(names_significant: Mapping[str, bool], against: str) -> str:

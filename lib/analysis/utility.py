@@ -593,7 +593,9 @@ def selector_sentence(
     uf, rf = apart(u["macro_f1"], ".3f", r["macro_f1"]), apart(r["macro_f1"], ".3f", u["macro_f1"])
     if u["p"] != u["p"]:
         verdicts = "no test could be made (p undefined: too few claims or no difference in any resample)"
-    elif u["p"] < alpha and u["macro_f1"] != r["macro_f1"]:
+    elif u["macro_f1"] == r["macro_f1"]:  # p < alpha beside it was read "not significantly different"
+        verdicts = "equal to the relevance ranking's: no difference to call significant"
+    elif u["p"] < alpha:
         verdicts = (
             f"{'higher' if u['macro_f1'] > r['macro_f1'] else 'lower'} than the relevance ranking's, significantly"
         )
@@ -608,6 +610,8 @@ def selector_sentence(
     oracle = f"; the utility oracle's, choosing by the true utility, is {o['evidence_f1']:.3f}"
     if u["evidence_p"] != u["evidence_p"]:
         out.append(f"Its evidence F1 against the qrels could not be tested ({evidence}: p undefined){oracle}.")
+    elif u["evidence_f1"] == r["evidence_f1"]:
+        out.append(f"Its evidence F1 against the qrels is the relevance ranking's ({evidence}){oracle}.")
     elif u["evidence_p"] < alpha and u["evidence_f1"] < r["evidence_f1"]:
         out.append(f"Its evidence F1 against the qrels is significantly lower ({evidence}){oracle}.")
     elif u["evidence_p"] < alpha and u["evidence_f1"] > r["evidence_f1"]:
@@ -670,7 +674,8 @@ def grade_sentence(answers: Mapping[str, float], urls: Mapping[str, float]) -> s
 
     if defined(answers):
         grade2 = (
-            f"the annotators' answers (grade 2) give rho = {answers['rho']:.3f} {ends(answers) or '(no interval)'}, "
+            f"the annotators' answers (grade 2) give rho = {end_text(answers['rho'], '.3f')} "
+            f"{ends(answers) or '(no interval)'}, "
             "but they are the texts the gold distribution is computed from, so that correlation is partly built in"
         )
     else:  # NaN: nothing judged at grade 2, or a constant side ("nan [nan, nan]" was printed)
@@ -682,9 +687,9 @@ def grade_sentence(answers: Mapping[str, float], urls: Mapping[str, float]) -> s
     if not defined(urls):
         grade1 = "no correlation (none is judged, or one side is constant)"
     elif call is None:
-        grade1 = f"{urls['rho']:.3f} (no interval)"
-    else:
-        grade1 = f"{urls['rho']:.3f} {ends(urls)} ({call})"
+        grade1 = f"{end_text(urls['rho'], '.3f')} (no interval)"
+    else:  # the estimate, as its ends, apart from 0 beside the sign the interval gives
+        grade1 = f"{end_text(urls['rho'], '.3f')} {ends(urls)} ({call})"
     head = (
         f"By kind of relevant document: {grade2}; the documents from the gold source URLs (grade 1), which "
         f"are not, give {grade1}"
@@ -735,9 +740,9 @@ def together_sentence(
     over (selection, claim) rows ({rho, low, high})."""
     defined = lambda r: r["low"] == r["low"] and r["high"] == r["high"]  # noqa: E731 - both ends, or no interval
     d = lambda r: (  # noqa: E731
-        f"{r['mean']:+.4f} [{end_text(r['low'], '+.4f')}, {end_text(r['high'], '+.4f')}]"  # an end apart from 0
+        f"{end_text(r['mean'], '+.4f')} [{end_text(r['low'], '+.4f')}, {end_text(r['high'], '+.4f')}]"  # apart from 0
         if defined(r)
-        else f"{r['mean']:+.4f} (no interval)"
+        else f"{end_text(r['mean'], '+.4f')} (no interval)"
     )
     head = f"{name} gains {d(alone)} nats of utility over the retriever's top k read alone, and {d(together)} read together"
     alone_call, call = sign_of(alone["low"], alone["high"]), sign_of(together["low"], together["high"])
@@ -759,5 +764,5 @@ def together_sentence(
             if rho["low"] == rho["low"] and rho["high"] == rho["high"]
             else "(no interval)"
         )
-        out += f" Per selection and claim, the two measures correlate at rho = {rho['rho']:.3f} {ends}."
+        out += f" Per selection and claim, the two measures correlate at rho = {end_text(rho['rho'], '.3f')} {ends}."
     return out

@@ -97,10 +97,13 @@ def learning_check(
 def learning_sentence(check: Mapping[str, Any]) -> str:
     """The first lines of every notebook that reads the verifier: whether it learned, and if not, what
     cannot be concluded from its verdicts."""
+    gold, major, p = check["gold_macro_f1"], check["majority_macro_f1"], check["p_bootstrap"]
+    # each figure with the decimals that keep it apart from what it is read against ("0.300 against 0.300
+    # (difference +0.000, ... p 0.05), significantly below ... at alpha 0.05" of 0.3 - 0.3004 at p = 0.04996)
     figures = (
-        f"with the gold answers as evidence it reaches macro-F1 {check['gold_macro_f1']:.3f} against "
-        f"{check['majority_macro_f1']:.3f} for always answering the most frequent label (difference "
-        f"{check['difference']:+.3f}, paired bootstrap p {check['p_bootstrap']:.3g})"
+        f"with the gold answers as evidence it reaches macro-F1 {CMP.apart(gold, '.3f', major)} against "
+        f"{CMP.apart(major, '.3f', gold)} for always answering the most frequent label (difference "
+        f"{CMP.end_text(check['difference'], '+.3f')}, paired bootstrap p {CMP.apart(p, '.3g', check['alpha'])})"
     )
     if check["learned"]:
         return f"**The verifier has learned:** {figures}, so its verdicts depend on the evidence it reads."
@@ -289,6 +292,12 @@ def protocol_sentence(chosen: Mapping[str, Any], trained_on: str, table: pd.Data
     return " ".join(out)
 
 
+def _positive(differences: pd.Series) -> int:
+    """How many differences print above 0 at ".3f", as the sentences show them: +0.0001 printed +0.000 beside
+    "1 of 1 differences are positive"."""
+    return int((differences.map(lambda v: round(CMP.printed(v, ".3f"), 9)) > 0).sum())
+
+
 def retrain_sentence(k_table: pd.DataFrame, base_k: int) -> str:
     """What retraining per k does against reading the k = `base_k` model at each k (`k_table`: long, from
     `lib.verifier.sweep.k_table`): mean and largest difference of dev macro-F1, and how many are positive."""
@@ -304,7 +313,7 @@ def retrain_sentence(k_table: pd.DataFrame, base_k: int) -> str:
     largest = "; ".join(f"{d[i]:+.3f}, {i[0]} at k = {i[1]}" for i in sizes.index[sizes == sizes.max()])
     return (
         f"Retraining at each k instead of reading the k = {base_k} model changes dev macro-F1 by {d.abs().mean():.3f} "
-        f"on average (largest: {largest}); {int((d > 0).sum())} of {len(d)} differences are "
+        f"on average (largest: {largest}); {_positive(d)} of {len(d)} differences are "
         "positive. One seed each: these are point estimates."
     )
 
@@ -719,7 +728,7 @@ def scope_sentence(comparison: pd.DataFrame, main_scope: str, n_claims: int) -> 
             else "one planner has no spread to compare"
         )
         out.append(
-            f"From the {scope} scope, {int((g['difference'] > 0).sum())} of {len(g)} planners score a higher "
+            f"From the {scope} scope, {_positive(g['difference'])} of {len(g)} planners score a higher "
             f"macro-F1 than from the {main_scope} scope (mean difference {g['difference'].mean():+.3f}); {spread}."
         )
     return " ".join(out) + f" (Point estimates on {n_claims} dev claims, not tested.)"
@@ -839,6 +848,8 @@ def retrieval_line(gains: pd.DataFrame, measure: str, rho: tuple[float, float, f
     interval = "no bootstrap interval" if np.isnan(lo) else f"bootstrap [{lo:.2f}, {hi:.2f}]"
     if np.isnan(p):
         call = "no correlation can be read (one side is the same for every planner)"
+    elif CMP.rho_text(r, len(gains)).startswith("undefined"):  # no direction of a ρ printed "undefined"
+        call = "no direction can be read of an undefined correlation"
     elif p < 0.05:
         call = "positive" if r > 0 else "negative"
     else:
@@ -855,7 +866,7 @@ def rescored_line(table: pd.DataFrame, level: float) -> str:
     the 2-class reading against the 4-class one; point estimates, which the sentence says."""
     cls, maj = table[f"AVeriTeC@{level:g} (classifier)"], table[f"AVeriTeC@{level:g} (majority)"]
     two = table[f"AVeriTeC@{level:g} (classifier, 2 classes)"]
-    higher = int((two > cls).sum())
+    higher = _positive(two.map(lambda v: CMP.printed(v, ".3f")) - cls.map(lambda v: CMP.printed(v, ".3f")))
     return (
         f"- AVeriTeC@{level:g} with the classifier's verdicts: best {_best(cls)}, against "
         f"{maj.max():.3f} at best with the majority verdict. Read in two classes (Supported or Refuted, as "

@@ -86,16 +86,18 @@ def run(
     refs = [SC.reference_evidence(c) for c in claims]
     tables, evidence = [], {}
     (out_dir / "predictions").mkdir(parents=True, exist_ok=True)
-    for name, plan in plans.items():
-        preds = E.qa_predictions(P.resolve(plan, claims)[0], sel, docs, claims, labels, av["max_pairs"])
-        evid = E.save_predictions(preds, out_dir / "predictions" / f"{name}.json", claims)
-        t = E.score_run(evid, refs, claims, av.get("jobs", 2), run=name)
-        tables.append(t)
-        sm = SC.summarise(t, [0.25])
-        evidence[name] = {"qa": round(sm["qa"], 4), "averitec@0.25": round(sm["averitec"]["0.25"], 4)}
-        if progress:
-            print(f"without gold: scored {name:24s} Q+A {sm['qa']:.4f}")
-    with OUT.together():  # the stage's outputs are replaced together, or none of them
+    # every output (each plan's predictions, the scores, the metrics) is replaced together, or none of them: a
+    # stop while scoring the second plan left new predictions beside the old scores
+    with OUT.together():
+        for name, plan in plans.items():
+            preds = E.qa_predictions(P.resolve(plan, claims)[0], sel, docs, claims, labels, av["max_pairs"])
+            evid = E.save_predictions(preds, out_dir / "predictions" / f"{name}.json", claims)
+            t = E.score_run(evid, refs, claims, av.get("jobs", 2), run=name)
+            tables.append(t)
+            sm = SC.summarise(t, [0.25])
+            evidence[name] = {"qa": round(sm["qa"], 4), "averitec@0.25": round(sm["averitec"]["0.25"], 4)}
+            if progress:
+                print(f"without gold: scored {name:24s} Q+A {sm['qa']:.4f}")
         OUT.write_parquet(pd.concat(tables, ignore_index=True), out_dir / "scores.parquet", index=False)
         metrics = {
             "store": {

@@ -59,6 +59,8 @@ def correlation_sentence(systems: pd.DataFrame, within: pd.Series, weak: float =
     range of the per-claim ρ of Q+A score and correctness within each system (`within`, one per system; NaN
     where a system's scores or verdicts are constant). "Says little" only where every defined ρ is below
     `weak` in size."""
+    complete = systems.dropna(subset=["Q+A", "accuracy"])  # a system without one figure counted: 3 systems, 2 pairs
+    missing, systems = len(systems) - len(complete), complete
     n = len(systems)
     constant = systems["Q+A"].nunique() < 2 or systems["accuracy"].nunique() < 2  # no ρ (and no SciPy warning)
     rho = math.nan if constant or n < MIN_RANKED else systems["Q+A"].corr(systems["accuracy"], method="spearman")
@@ -68,6 +70,8 @@ def correlation_sentence(systems: pd.DataFrame, within: pd.Series, weak: float =
         across = f"across the {n} systems, mean Q+A or accuracy is constant: their rank correlation is undefined"
     else:
         across = f"across the {n} systems, mean Q+A and accuracy correlate with Spearman ρ = {rho:.2f}"
+    if missing:
+        across += f" ({missing} more without a mean Q+A or an accuracy left out)"
     defined = within.dropna()
     if defined.empty:
         return f"{across[0].upper()}{across[1:]}; within a system the per-claim correlation is undefined (constant scores or verdicts)."

@@ -545,6 +545,8 @@ def edition_change_sentence(q_only_change: pd.Series, qa_change: pd.Series, tol:
     change of `tol` or more for any run, or how far Q-only and Q+A move and how many runs move by over 0.005
     (the largest moves printed with the decimals that show their side of 0.005: 0.00504, not 0.0050)."""
     q, qa = q_only_change.abs(), qa_change.abs()
+    if qa.empty:  # max() of nothing is NaN: "moves ... by at most nan ... over the 0 runs"
+        return "the two editions have no run to compare."
     if undefined := int((q.isna() | qa.isna()).sum()):  # max() skips NaN: a run scored in one edition "agreed"
         return f"the two editions cannot be compared on {undefined} of the {len(qa)} runs (a score missing in one)."
     if max(q.max(), qa.max()) < tol:  # a difference, not equal 4-decimal figures (0.12344 and 0.12346 print apart)

@@ -140,6 +140,7 @@ def mmr_inputs(
         [c.text for c in claims]
         + [c.justification for c in claims if c.justification.strip()]
         + [q for qs in pool.values() for q in qs]
+        + [q for qs in pool.values() for q in P.distinct(qs)]  # as `mmr_plan` looks them up ("a  b" as "a b")
     )
     return pool, embed_texts(texts, encoder, known)
 
@@ -348,49 +349,51 @@ def runs_and_scores(
     labels = E.verdicts(av["verdict_source"], claims, train)
     refs = [SC.reference_evidence(c) for c in claims]
     (gen_dir / "predictions").mkdir(parents=True, exist_ok=True)
-    tables = []
-    trace_files = {p.stem: p for p in sorted((gen_dir / "traces").glob("*.jsonl")) if p.stem in plans}
-    for name, plan in plans.items():
-        if name in trace_files:  # a pursuit is scored with its own answers, below
-            continue
-        resolved, _ = P.resolve(plan, claims)
-        preds = E.qa_predictions(resolved, sel, docs, claims, labels, av["max_pairs"])
-        evid = E.save_predictions(preds, gen_dir / "predictions" / f"{name}.json", claims)
-        t = E.score_run(
-            evid,
-            refs,
-            claims,
-            av.get("jobs", 2),
-            run=name,
-            kind="baseline" if name in gr["baselines"] else "generative",
-        )
-        tables.append(t)
-        if progress:
-            print(f"scored {name:24s} Q+A {t['qa'].mean():.4f}")
-    # each pursuit with its own answers (the claim-and-question search, the window), as its `fill_up` setting
-    # says, and Papelo's fill-up ablations of it from the same traces (kind `ablation`)
-    max_questions = params["generative"]["pursuit"]["max_questions"]
-    main_variant = PU.FILL_UP_VARIANT[params["generative"]["pursuit"]["fill_up"]]
-    for path in trace_files.values():
-        traces = [t for t in load_traces(path) if t.claim_id in ids]
-        hop_sel = PU.hop_answers(traces)
-        # a claim the pursuit asked nothing falls back to its text, answered as in the runs
-        asked = set(zip(hop_sel["claim_id"], hop_sel["query"]))
-        rest = sel[[k not in asked for k in zip(sel["claim_id"], sel["query"])]]
-        hop_sel = pd.concat([hop_sel, rest[["claim_id", "query", "doc_id"]]], ignore_index=True)
-        for variant, (plan, pairs, cycled) in PU.fill_up_variants(traces, max_questions, av["max_pairs"]).items():
-            preds = E.qa_predictions(P.resolve(plan, claims)[0], hop_sel, docs, claims, labels, pairs, cycled)
-            names = [f"{path.stem}__{variant}"] + ([path.stem] if variant == main_variant else [])
-            for name in names:
-                evid = E.save_predictions(preds, gen_dir / "predictions" / f"{name}.json", claims)
-                kind = "ablation" if "__" in name else "generative"
-                tables.append(E.score_run(evid, refs, claims, av.get("jobs", 2), run=name, kind=kind))
-                if progress:
-                    print(f"scored {name:24s} Q+A {tables[-1]['qa'].mean():.4f}")
-    scores = pd.concat(tables, ignore_index=True)
-    report.update(claims_scored=len(claims))
-    TM.measured("runs", seconds=time.perf_counter() - start)
+    # every output (each run's predictions, the runs, answers, scores and report) is replaced together, or none
+    # of them: a stop while scoring left new prediction files beside the old scores
     with OUT.together():
+        tables = []
+        trace_files = {p.stem: p for p in sorted((gen_dir / "traces").glob("*.jsonl")) if p.stem in plans}
+        for name, plan in plans.items():
+            if name in trace_files:  # a pursuit is scored with its own answers, below
+                continue
+            resolved, _ = P.resolve(plan, claims)
+            preds = E.qa_predictions(resolved, sel, docs, claims, labels, av["max_pairs"])
+            evid = E.save_predictions(preds, gen_dir / "predictions" / f"{name}.json", claims)
+            t = E.score_run(
+                evid,
+                refs,
+                claims,
+                av.get("jobs", 2),
+                run=name,
+                kind="baseline" if name in gr["baselines"] else "generative",
+            )
+            tables.append(t)
+            if progress:
+                print(f"scored {name:24s} Q+A {t['qa'].mean():.4f}")
+        # each pursuit with its own answers (the claim-and-question search, the window), as its `fill_up` setting
+        # says, and Papelo's fill-up ablations of it from the same traces (kind `ablation`)
+        max_questions = params["generative"]["pursuit"]["max_questions"]
+        main_variant = PU.FILL_UP_VARIANT[params["generative"]["pursuit"]["fill_up"]]
+        for path in trace_files.values():
+            traces = [t for t in load_traces(path) if t.claim_id in ids]
+            hop_sel = PU.hop_answers(traces)
+            # a claim the pursuit asked nothing falls back to its text, answered as in the runs
+            asked = set(zip(hop_sel["claim_id"], hop_sel["query"]))
+            rest = sel[[k not in asked for k in zip(sel["claim_id"], sel["query"])]]
+            hop_sel = pd.concat([hop_sel, rest[["claim_id", "query", "doc_id"]]], ignore_index=True)
+            for variant, (plan, pairs, cycled) in PU.fill_up_variants(traces, max_questions, av["max_pairs"]).items():
+                preds = E.qa_predictions(P.resolve(plan, claims)[0], hop_sel, docs, claims, labels, pairs, cycled)
+                names = [f"{path.stem}__{variant}"] + ([path.stem] if variant == main_variant else [])
+                for name in names:
+                    evid = E.save_predictions(preds, gen_dir / "predictions" / f"{name}.json", claims)
+                    kind = "ablation" if "__" in name else "generative"
+                    tables.append(E.score_run(evid, refs, claims, av.get("jobs", 2), run=name, kind=kind))
+                    if progress:
+                        print(f"scored {name:24s} Q+A {tables[-1]['qa'].mean():.4f}")
+        scores = pd.concat(tables, ignore_index=True)
+        report.update(claims_scored=len(claims))
+        TM.measured("runs", seconds=time.perf_counter() - start)
         OUT.write_parquet(runs, gen_dir / "runs.parquet", index=False)
         OUT.write_parquet(answers, gen_dir / "answers.parquet", index=False)
         OUT.write_parquet(scores, gen_dir / "scores.parquet", index=False)

@@ -56,6 +56,8 @@ class MMRParams:
             raise ValueError(f"lambda_weights must be one of {LAMBDA_WEIGHTS}, got {self.lambda_weights!r}")
         if not 0.0 <= self.alpha <= 1.0 or not 0.0 <= self.lam <= 1.0:
             raise ValueError(f"alpha and lam must lie in [0, 1], got {self.alpha}, {self.lam}")
+        if not -1.0 <= self.gamma <= 1.0:  # as the params section checks it (NaN included)
+            raise ValueError(f"gamma must lie in [-1, 1] (a threshold on a weighted cosine), got {self.gamma}")
 
     @property
     def weights(self) -> tuple[float, float]:
@@ -73,6 +75,10 @@ def mmr_filter(
     queries = np.asarray(queries, dtype=np.float64)
     if len(queries) == 0:
         return [], []
+    for what, vectors in (("candidate query", queries), ("claim", claim), ("justification", justification)):
+        if vectors is not None and not np.isfinite(vectors).all():  # argmax took a NaN candidate and kept nothing
+            at = f" {int(np.argwhere(~np.isfinite(queries))[0][0])}" if what == "candidate query" else ""
+            raise ValueError(f"MMR: the {what}{at} has an embedding that is not finite (NaN or inf)")
     w_rel, w_div = params.weights
     alpha = params.alpha if justification is not None else 1.0
     relevance = alpha * (queries @ np.asarray(claim, dtype=np.float64))

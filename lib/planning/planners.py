@@ -29,7 +29,7 @@ import numpy as np
 
 from lib import outputs as OUT
 from lib import timing as TM
-from lib.cli import ArgumentParser, NamedError, env_bound, nonempty_path, run_main
+from lib.cli import ArgumentParser, NamedError, env_bound, nonempty_path, run_main, shown
 from lib.data import DataError, as_id, averitec, bounded, bounded_lines, not_utf8, parse_json, within_size
 from lib.params import FileName, PosInt, Section, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE
@@ -294,16 +294,32 @@ def heuristic(claims: Iterable[averitec.Claim], width: int = 4, max_queries: int
 
 
 def save_plan(plan: Mapping[int, Sequence[str]], path: Path | str) -> None:
-    """One JSON line per claim, in claim order; never a line `load_plan` refuses (an LLM's answer of 3,000
-    questions was written, exit 0, and the next stage could not read the plan)."""
-    if (over := next((cid for cid in sorted(plan) if len(plan[cid]) > MAX_PLAN_QUERIES), None)) is not None:
-        raise NamedError(
-            f"{path}: claim {over} has {len(plan[over]):,} queries, over {MAX_PLAN_QUERIES:,} for one claim "
-            "(an answer listing thousands of questions?); set $LIB_MAX_PLAN_QUERIES to keep them"
-        )
+    """One JSON line per claim, in claim order; never a line `load_plan` refuses, checked before anything is
+    written (an LLM's answer of 3,000 questions was written, exit 0, and the next stage could not read the
+    plan; a text was written as a list of its letters, claim 1.9 as claim 1)."""
+    checked: dict[int, list[str]] = {}
+    for key, queries in plan.items():
+        try:  # numpy's integers are ids too; a float, a bool, a negative number or "x" is not
+            cid = as_id(int(key) if isinstance(key, np.integer) else key)
+        except ValueError as err:
+            raise NamedError(f"{path}: claim id {err}") from None
+        if cid in checked:
+            raise NamedError(f"{path}: claim {cid} appears twice (once as {key!r}): one plan line per claim")
+        if (
+            isinstance(queries, str)
+            or not isinstance(queries, Sequence)
+            or not all(isinstance(q, str) for q in queries)
+        ):
+            raise NamedError(f"{path}: claim {cid}: queries {shown(queries, 80)}: expected a list of strings")
+        if len(queries) > MAX_PLAN_QUERIES:
+            raise NamedError(
+                f"{path}: claim {cid} has {len(queries):,} queries, over {MAX_PLAN_QUERIES:,} for one claim "
+                "(an answer listing thousands of questions?); set $LIB_MAX_PLAN_QUERIES to keep them"
+            )
+        checked[cid] = [bounded(Path(path), f"claim {cid}", "queries", q) for q in queries]
     OUT.write_lines(
         path,
-        (json.dumps({"claim_id": int(cid), "queries": list(plan[cid])}, ensure_ascii=False) for cid in sorted(plan)),
+        (json.dumps({"claim_id": cid, "queries": checked[cid]}, ensure_ascii=False) for cid in sorted(checked)),
     )
 
 

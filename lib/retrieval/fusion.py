@@ -36,7 +36,15 @@ WSUM_WEIGHT = 0.5  # WSUM-NORM's weight on COMBMAX-NORM (the rest on the mean, C
 
 
 def minmax_rows(scores: np.ndarray) -> np.ndarray:
-    """Min-max normalise each row over its columns; a constant row becomes all zeros (no division by 0)."""
+    """Min-max normalise each row over its columns; a constant row becomes all zeros (no division by 0). A
+    `-inf` score (a candidate the sub-query does not return) stays `-inf`, and the row is normalised over its
+    other candidates (one `-inf` made every value of its row NaN)."""
+    unscored = scores == -np.inf
+    if unscored.any():
+        lo = np.where(unscored, np.inf, scores).min(axis=1, keepdims=True)
+        span = np.where(unscored, -np.inf, scores).max(axis=1, keepdims=True) - lo  # -inf where none is scored
+        safe = np.where(span > 0, span, 1.0)
+        return np.where(unscored, -np.inf, np.where(span > 0, (scores - np.where(span > 0, lo, 0.0)) / safe, 0.0))
     lo = scores.min(axis=1, keepdims=True) if scores.shape[1] else np.zeros((len(scores), 1))
     span = (scores.max(axis=1, keepdims=True) if scores.shape[1] else lo) - lo
     safe = np.where(span > 0, span, 1.0)
@@ -70,9 +78,13 @@ def fuse(
         raise ValueError("no sub-query scores: an empty plan must fall back to the claim before fusion")
     if n_cols == 0:
         return np.zeros(0)
-    if np.isnan(scores).any():  # one NaN made a row's span NaN and normalised its top candidate to 0
-        row, col = map(int, np.argwhere(np.isnan(scores))[0])
-        raise ValueError(f"sub-query {row} scores candidate {col} NaN: every candidate needs a number (or -inf)")
+    if not (scores < np.inf).all():  # NaN or +inf (one NaN normalised a row's top candidate to 0)
+        bad = ~(scores < np.inf)
+        row, col = map(int, np.argwhere(bad)[0])
+        raise ValueError(
+            f"sub-query {row} scores candidate {col} {'NaN' if scores[row, col] != scores[row, col] else '+inf'}: "
+            "every candidate needs a number (or -inf)"
+        )
     if method == "concat":
         if n_rows != 1:
             raise ValueError(f"CONCAT scores one concatenated query, got {n_rows} rows (use concat_query)")
@@ -83,6 +95,10 @@ def fuse(
         return scores.sum(axis=0)
     if method in ("combmax_norm", "combsum_norm", "wsum_norm"):
         norm = minmax_rows(scores) if norm is None else norm
+        unscored = norm == -np.inf
+        if unscored.any():  # a sub-query that does not return a candidate adds 0 to it; one that none returns: -inf
+            fused = fuse(np.where(unscored, 0.0, norm), method)
+            return np.where(unscored.all(axis=0), -np.inf, fused)
         if method == "wsum_norm":
             return WSUM_WEIGHT * norm.max(axis=0) + (1 - WSUM_WEIGHT) * norm.mean(axis=0)
         return norm.max(axis=0) if method == "combmax_norm" else norm.sum(axis=0)
@@ -111,9 +127,10 @@ def fuse(
 
 
 def id_tiebreak(doc_ids: Sequence) -> np.ndarray:
-    """Each document's rank in ascending doc id order: the tie-break of every ranking in the study (`top_k`
-    puts the higher doc id first among equal scores, as `lib.evaluation.metrics.rank` does)."""
-    return np.argsort(np.argsort(np.asarray(doc_ids), kind="stable"), kind="stable")
+    """Each document's rank in ascending doc id order, ids compared as text: the tie-break of every ranking in
+    the study (`top_k` puts the higher doc id first among equal scores, as `lib.store.trec.rank` and trec_eval
+    do; integer ids were compared as numbers, 10 above 9, where the written run ranks 9 first)."""
+    return np.argsort(np.argsort(np.array([str(d) for d in doc_ids], dtype=object), kind="stable"), kind="stable")
 
 
 def top_k(fused: np.ndarray, k: int, tiebreak: np.ndarray | None = None) -> np.ndarray:

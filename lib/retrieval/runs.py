@@ -363,10 +363,18 @@ def retrieve(
 
 
 def runs_dict(runs: pd.DataFrame, **config: Any) -> dict[str, dict[str, float]]:
-    """One configuration as `{qid: {doc_id: score}}` (qid = str(claim_id)); keyword args select it."""
+    """One configuration as `{qid: {doc_id: score}}` (qid = str(claim_id)); keyword args select it, and a
+    selection that still spans several configurations is an error (BM25 and dense scores were merged into one
+    run, a document's score the last one read)."""
     sel = select(runs, **config)
     if sel.empty and (config or runs.empty):
         raise KeyError(f"no run with {config}")
+    if open_ := {c: sel[c].unique() for c in CONFIG_COLUMNS if c in sel and sel[c].nunique(dropna=False) > 1}:
+        raise ValueError(
+            f"runs_dict({', '.join(f'{k}={v!r}' for k, v in config.items())}) selects "
+            f"{len(sel.drop_duplicates([c for c in CONFIG_COLUMNS if c in sel]))} configurations: name "
+            + "; ".join(f"{c} (one of {', '.join(sorted(map(str, v)))})" for c, v in open_.items())
+        )
     out: dict[str, dict[str, float]] = {}
     for cid, did, score in zip(
         sel["claim_id"].to_numpy(), sel["doc_id"].astype(str).to_numpy(), sel["score"].to_numpy()

@@ -75,6 +75,8 @@ def _view_key(plan: str, retriever: str, scope: str) -> str:
 
 def main_fusion(runs: pd.DataFrame, path: Path | str = "runs") -> str:
     """The fusion every plan was run with (`retrieval.main_fusion`): the only one all plans share."""
+    if runs.empty:  # set.intersection() of no plan was a bare TypeError
+        raise ExplorerError(f"{path}: no runs; expected the runs of every plan (run `dvc repro runs`)")
     shared = set.intersection(*(set(g.unique()) for _, g in runs.groupby("plan", observed=True)["fusion"]))
     if len(shared) != 1:
         raise ExplorerError(f"{path}: expected one fusion that every plan was run with, found {sorted(shared)}")

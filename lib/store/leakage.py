@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from lib.data import averitec
-from lib.evaluation.comparisons import and_list, apart, highest, leader_phrase, printed
+from lib.evaluation.comparisons import and_list, apart, highest, printed
 from lib.store.build import GOLD, SOURCES, Store, gold_source_urls
 from lib.store.urls import normalise_url
 
@@ -243,7 +243,8 @@ def temporal_leakage(store: Store, claims: pd.DataFrame) -> pd.DataFrame:
                 "claims_with_post_claim_doc": g.loc[g["after"], "claim_id"].nunique() / len(claims),
             }
         )
-    return pd.DataFrame(rows).set_index(["system", "date_source"])
+    columns = ["system", "date_source", "dated_hits", "share_after_claim", "claims_with_post_claim_doc"]
+    return pd.DataFrame(rows, columns=columns).set_index(["system", "date_source"])  # no dated hit: no row, no KeyError
 
 
 def misinfo_share(store: Store) -> pd.Series:
@@ -271,13 +272,17 @@ def relevance_coverage(store: Store) -> dict[str, int]:
 
 def grade1_share(share_without_gold: float) -> str:
     """The share `grade1_reach` reads, printed with the decimals that show its side of half and of all (99.96%
-    was printed "100.0%" beside "not all")."""
+    was printed "100.0%" beside "not all"); "undefined" for NaN (no claim)."""
+    if share_without_gold != share_without_gold:
+        return "undefined"
     return apart(share_without_gold, ".1%", 0.5 if share_without_gold < 0.75 else 1.0)
 
 
 def grade1_reach(share_without_gold: float) -> str:
     """How many claims a result resting on grade 1 alone speaks for, from the share of claims that have a
     relevant document when gold answers are not documents."""
+    if share_without_gold != share_without_gold:  # NaN "speaks for every claim"
+        return "How many claims results resting on grade 1 alone speak for is undefined here (no claim)."
     if share_without_gold < 0.5:
         return "Results that rest on grade 1 alone speak for a minority of claims."
     if share_without_gold < 1:
@@ -285,31 +290,47 @@ def grade1_reach(share_without_gold: float) -> str:
     return "Results that rest on grade 1 alone speak for every claim."
 
 
+def _leaders(shares: pd.Series) -> tuple[list[str], str] | None:
+    """The systems with the largest share and that share as printed (".1%", ties as printed), or None where no
+    share is defined or the largest is 0. A largest share under 0.05% is no tie with 0: its systems compared as
+    numbers and the share printed apart from 0 (0.04% was "0.0%", or "no system retrieved one")."""
+    top = highest(shares, ".1%")
+    if not top or (value := float(pd.to_numeric(shares, errors="coerce").max())) == 0:
+        return None
+    if printed(value, ".1%") == 0:
+        top = highest(shares)
+    return top, apart(value, ".1%", 0.0)
+
+
 def best_coverage_phrase(coverage: pd.Series) -> str:
     """Notebook 01's best single system by gold coverage (`gold_coverage`'s column, one row per system): tied
     systems are named together, and a coverage of 0 everywhere names no system."""
-    top = highest(coverage, ".1%")  # as printed: 30.0% and 30.0% are a tie
-    if not top or printed(coverage[top[0]], ".1%") == 0:
+    if coverage.dropna().empty:  # NaN everywhere: "no single system retrieved one" was read from no number
+        return "no system's gold coverage is defined (no claim with gold source URLs)"
+    if (leaders := _leaders(coverage)) is None:
         return "no single system retrieved one"
+    top, value = leaders
     if len(top) == 1:
-        return f"the best single system, {top[0]}, for {coverage[top[0]]:.1%}"
-    return f"the best single systems, tied, {and_list(top)}, for {coverage[top[0]]:.1%} each"
+        return f"the best single system, {top[0]}, for {value}"
+    return f"the best single systems, tied, {and_list(top)}, for {value} each"
 
 
 def leakiest_phrase(leakage: pd.Series) -> str:
     """Notebook 01's most leaky system (`fact_check_leakage`'s share of claims, one row per system): tied
     systems named together; where no system's evidence comes from a fact-checking site, none is named."""
-    top = highest(leakage, ".1%")
-    if not top or printed(leakage[top[0]], ".1%") == 0:  # 0.04% prints 0.0%: no leak to name
+    if (leaders := _leaders(leakage)) is None:
         return "no single system's evidence comes from a fact-checking site"
-    verb = "are" if len(top) > 1 else "is"
-    return f"the most leaky system{'s' if len(top) > 1 else ''} {verb} {leader_phrase(leakage, '.1%')}"
+    top, value = leaders
+    if len(top) == 1:
+        return f"the most leaky system is {top[0]} ({value})"
+    return f"the most leaky systems are {and_list(top)} (tied at {value})"
 
 
 def temporal_sentence(url_path: float | None, wayback: float | None) -> str:
     """Notebook 01's temporal leakage: the share of hits published after their claim, by how the hit is dated
     (`store_metrics`' `post_claim_hits_url_path` and `post_claim_hits_wayback`; None where no hit is dated
     that way, which a store without archive.org URLs gives)."""
+    url_path, wayback = (None if v is None or v != v else v for v in (url_path, wayback))  # NaN: "nan% of hits"
     if url_path is not None and wayback is not None:
         return (
             f"{url_path:.1%} of hits dated by their URL path were published after the claim, against {wayback:.1%} "

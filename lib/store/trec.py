@@ -50,13 +50,22 @@ def write_trec_run(run: Run, path: Path | str, tag: str = "study", depth: int | 
     """TREC run format: `qid Q0 doc_id rank score tag`, ranked as `rank` orders them, each score written in
     full (`.10g` made 1.00000000001 and 1.0 one score, and the file ranked them the other way)."""
     _field(tag, "run tag")
-    if depth is not None and depth < 1:  # -1 dropped the last document, 0 wrote nothing
-        raise ValueError(f"depth {depth}: a run keeps at least 1 document per query (or None for all)")
+    # -1 dropped the last document, 0 wrote nothing, True was 1 and 1.5 a bare TypeError
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1):
+        raise ValueError(
+            f"depth {depth!r}: a run keeps a whole number of at least 1 document per query (or None for all)"
+        )
+    qids: dict[str, Any] = {}
     for qid, docs in run.items():
-        _field(qid, "query id")
+        if (text := _field(qid, "query id")) in qids:  # 1 and "1" became one query of the file
+            raise ValueError(f"query ids {qids[text]!r} and {qid!r} are one id in a TREC file: give each query one id")
+        qids[text] = qid
+        dids: dict[str, Any] = {}
         for did, score in docs.items():
-            _field(did, f"document id (query {qid})")
-            if not _finite(score):  # `inf` was written, and the reader refuses it
+            if (text := _field(did, f"document id (query {qid})")) in dids:  # the file's reader: "ranked twice"
+                raise ValueError(f"query {qid}: document ids {dids[text]!r} and {did!r} are one id in a TREC file")
+            dids[text] = did
+            if isinstance(score, bool) or not _finite(score):  # `inf` was written, and the reader refuses it
                 raise ValueError(f"query {qid}, document {did}: score {shown(score)} is not a finite number")
     OUT.write_lines(
         path,

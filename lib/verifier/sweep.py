@@ -43,7 +43,7 @@ from lib import outputs as OUT
 from lib import timing as TM
 from lib.cli import ArgumentParser, NamedError, file_path, first_line, nonempty_path, run_main, shown
 from lib.data import labels as LB
-from lib.evaluation.comparisons import printed
+from lib.evaluation.printing import printed
 from lib.params import PosInt, Seed, flag, flag_of, section
 from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR
 from lib.retrieval.bm25 import BM25Params
