@@ -52,7 +52,7 @@ from ruamel.yaml import YAML
 from lib import outputs as OUT
 from lib import timing as TM
 from lib.cli import CLEANUPS, ArgumentParser, NamedError, run_main
-from lib.data import averitec
+from lib.data import DataError, averitec, iter_json_records
 from lib.evaluation.comparisons import BORDERLINE
 from lib.evaluation.significance import sign_of
 from lib.params import SECTIONS, PosFloat, flag_of, read_yaml
@@ -182,14 +182,13 @@ def subset(path: Path, n: int, whole: bool = True) -> str:
     every record has one, else the first n records), in the same format. A count past the file is an
     error when the profile names the file itself (`whole`); a count for a folder applies to each of its
     files as far as it goes (the systems' two-claim sample among them)."""
-    text = path.read_text(encoding="utf-8")
-    lines = path.suffix == ".jsonl" or not text.lstrip().startswith("[")
-    try:
-        records = [json.loads(line) for line in text.splitlines() if line.strip()] if lines else json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ProfileError(f"{path}: cannot keep {n} records: not JSON or JSON lines ({err})") from None
-    if not isinstance(records, list):
-        raise ProfileError(f"{path}: cannot keep {n} records: expected a list of records")
+    try:  # read as the study reads it (`lib.data`): a byte-order mark skipped, lines ended only by \n, \r\n or
+        # \r (splitlines() also broke a record at a U+2028 inside its text), bytes that are no UTF-8 named
+        records = [r for _, r in iter_json_records(path)]
+    except DataError as err:
+        raise ProfileError(f"{path}: cannot keep {n} records: {err.problem}") from None
+    with open(path, encoding="utf-8-sig", errors="replace") as f:  # the format to write back: the file's own
+        lines = path.suffix == ".jsonl" or next((c for c in iter(lambda: f.read(1), "") if not c.isspace()), "") != "["
     by_id = all(isinstance(r, dict) and type(r.get("claim_id")) is int for r in records)
     held = max((r["claim_id"] + 1 for r in records), default=0) if by_id else len(records)
     if whole and n > held:  # the profile would say n claims and hold the whole file

@@ -156,12 +156,22 @@ def leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
 
 
 def csv_leaves(text: str) -> Iterator[tuple[str, Any]]:
-    """(row.column, value) of a plot-data CSV (first column the row key), numbers parsed."""
+    """(row.column, value) of a plot-data CSV (first column the row key), numbers parsed. A column named twice, a
+    row key given twice or a row of another width is a `ValueError`: read into one dict, a changed row put before
+    the real one, or an extra cell, was compared with nothing ("equals the committed one")."""
     rows = list(csv.reader(io.StringIO(text)))
     if not rows:
         return
     header = rows[0]
-    for row in rows[1:]:
+    if (twice := next((h for i, h in enumerate(header) if h in header[:i]), None)) is not None:
+        raise ValueError(f"the column {twice!r} is named twice")
+    keys: set[str] = set()
+    for n, row in enumerate(rows[1:], start=2):
+        if len(row) != len(header):
+            raise ValueError(f"row {n} has {len(row)} cells where the header has {len(header)}")
+        if row[0] in keys:
+            raise ValueError(f"row {n}: the row key {row[0]!r} is given twice")
+        keys.add(row[0])
         for col, cell in zip(header[1:], row[1:]):
             try:
                 value: Any = float(cell)
@@ -170,15 +180,17 @@ def csv_leaves(text: str) -> Iterator[tuple[str, Any]]:
             yield f"{row[0]}.{col}", value
 
 
-def _parsed(name: str, text: str) -> dict[str, Any]:
+def _parsed(name: str, text: str, side: str = "") -> dict[str, Any]:
+    """A file's leaves; errors name the file and `side` (the committed or the produced one)."""
+    label = f"{name} ({side})" if side else name
     try:
         return dict(
             csv_leaves(text) if name.endswith(".csv") else leaves(json.loads(text, object_pairs_hook=no_duplicate_keys))
         )
     except json.JSONDecodeError as err:
-        raise ReproductionError(f"{name}: not JSON: {err}") from None
-    except DuplicateKey as err:
-        raise ReproductionError(f"{name}: {err}") from None
+        raise ReproductionError(f"{label}: not JSON: {err}") from None
+    except (DuplicateKey, ValueError) as err:  # a repeated key or a ragged CSV: compared with nothing
+        raise ReproductionError(f"{label}: {err}") from None
 
 
 def _group(v: Any) -> Any:
@@ -199,7 +211,7 @@ def compare(committed: Mapping[str, str], produced: Mapping[str, str], ref: Mapp
         if name not in produced or name not in committed:
             rows.append({"file": name, "key": "", "status": "missing" if name not in produced else "new"})
             continue
-        old, new = _parsed(name, committed[name]), _parsed(name, produced[name])
+        old, new = _parsed(name, committed[name], "committed"), _parsed(name, produced[name], "produced")
         for key in list(old) + [k for k in new if k not in old]:
             row = {"file": name, "key": key, "committed": old.get(key), "produced": new.get(key)}
             if key not in new or key not in old:

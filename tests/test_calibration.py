@@ -159,3 +159,14 @@ def test_the_nan_error_counts_rows_not_values():
     probs = np.array([[np.nan, np.nan], [0.5, np.nan], [0.9, 0.1]])
     with pytest.raises(ValueError, match=r"^reliability: 2 row\(s\) of probabilities hold NaN$"):
         CAL.reliability(probs, [0, 1, 0])
+
+
+def test_values_that_are_no_probabilities_are_an_error():
+    """The thirty-third pass: logits were binned at confidence 2.0, rows with a negative maximum dropped, and an
+    ECE of 0.9 printed."""
+    logits = np.array([[2.0, -1.0, 0.5], [-0.3, -0.8, -2.0], [-1.0, -0.2, -0.5], [0.2, 0.1, 0.0]])
+    with pytest.raises(ValueError, match=r"^reliability: 4 row\(s\) are no probabilities \(row 0: each row needs"):
+        CAL.expected_calibration_error(logits, [0, 1, 1, 0])
+    with pytest.raises(ValueError, match=r"^reliability: 1 row\(s\) are no probabilities \(row 1:"):
+        CAL.reliability(np.array([[0.5, 0.5], [np.inf, 0.0]]), [0, 1])
+    assert CAL.expected_calibration_error(CAL.softmax(logits), [0, 1, 1, 0]) > 0  # after a softmax: read

@@ -157,3 +157,29 @@ def test_a_system_without_an_accuracy_is_no_pair_of_the_correlation():
     assert CN.correlation_sentence(four, pd.Series([0.3])).startswith(
         "Across the 3 systems, mean Q+A and accuracy correlate with Spearman ρ = 0.50 (1 more"
     )
+
+
+def test_the_duplication_and_copies_sentences_read_their_figures_as_printed():
+    """The thirty-third pass: "raised Q+A by CLAIM-ONLY +0.000" was fixed text; "0.340 against 0.340 ... 1 of 1
+    score higher" was decided on unprinted values."""
+    col = "AVeriTeC@0.25"
+    dup = pd.DataFrame({"Q+A": [0.2, 0.3], "Q+A (dup)": [0.281, 0.324], col: [0.1, 0.2], f"{col} (dup)": [0.188, 0.206]},
+                       index=["CLAIM-ONLY", "ORACLE"])  # fmt: skip
+    assert CN.duplication_sentence(dup, col, 0.25) == (
+        "Duplicating QA pairs raised Q+A by CLAIM-ONLY +0.081, ORACLE +0.024 and AVeriTeC@0.25 by CLAIM-ONLY +0.088, "
+        "ORACLE +0.006 without any new evidence."
+    )
+    same = dup.assign(**{"Q+A (dup)": dup["Q+A"] + 0.0001, f"{col} (dup)": dup[col]})
+    assert CN.duplication_sentence(same, col, 0.25) == (
+        "Duplicating QA pairs left Q+A (CLAIM-ONLY +0.000, ORACLE +0.000) and AVeriTeC@0.25 (CLAIM-ONLY +0.000, "
+        "ORACLE +0.000) unchanged."
+    )
+    assert CN.duplication_sentence(same.assign(**{f"{col} (dup)": [0.15, 0.2]}), col, 0.25).startswith(
+        "Duplicating QA pairs changed Q+A by"
+    )
+    assert CN.duplication_sentence(dup.iloc[:0], col, 0.25) == "No run was scored with its QA pairs duplicated."
+    qa = pd.Series({"post_hoc_hero_qa": 0.3404, "hero_8b": 0.3401, "post_hoc_fever8": 0.382, "fever8": 0.346})
+    assert CN.copies_sentence(qa, [("post_hoc_hero_qa", "hero_8b"), ("post_hoc_fever8", "fever8")], str) == (
+        "POST-HOC planners ask a published system's own questions: post_hoc_hero_qa Q+A 0.340 against hero_8b's "
+        "0.340; post_hoc_fever8 Q+A 0.382 against fever8's 0.346. 1 of 2 score higher than the system they copy."
+    )

@@ -211,7 +211,10 @@ def test_an_unscored_candidate_is_left_out_of_the_normalised_fusions():
     assert F.fuse(two, "combsum_norm").tolist() == [1.0, 1.0, 0.5, 0.0]
     assert F.fuse(two, "combmax_norm").tolist() == [1.0, 1.0, 0.5, 0.0]
     assert F.fuse(two, "wsum_norm").tolist() == [0.75, 0.75, 0.375, 0.0]
+    # raw COMBSUM too: a candidate one sub-query does not return was "not returned" (the thirty-third pass)
+    assert F.fuse(np.array([[5.0, 3.0, -np.inf], [-np.inf, 2.0, 1.0]]), "combsum").tolist() == [5.0, 5.0, 1.0]
     none = np.array([[-np.inf, 1.0], [-np.inf, 3.0]])  # returned by no sub-query: not returned
+    assert F.fuse(none, "combsum").tolist() == [-np.inf, 4.0]
     assert F.fuse(none, "combsum_norm").tolist() == [-np.inf, 0.0]
     with pytest.raises(ValueError, match=r"^sub-query 0 scores candidate 1 \+inf"):
         F.fuse(np.array([[1.0, np.inf]]), "combmax")

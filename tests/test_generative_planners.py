@@ -349,3 +349,9 @@ def test_an_undefined_ndcg_is_beaten_by_none_and_beats_none():
     )
     assert scope(0.3, 0.4, 0.35).startswith("- The claim scope tells another story: with bm25 in each claim's own")
     assert '("what?", 2 of 3). In a pool that holds' in scope(0.3, 0.4, 0.35)
+
+
+def test_a_planner_beats_the_baseline_as_printed():
+    """The thirty-third pass: notebook 06 chose its winners on unprinted values, the claim-scope line as printed,
+    and told "another story" of identical scores."""
+    assert GP.beats(0.3006, 0.3001) and not GP.beats(0.3004, 0.3001) and not GP.beats(0.3, 0.3)

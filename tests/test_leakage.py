@@ -77,6 +77,8 @@ def test_conclusion_phrases_name_ties_and_no_leader_where_every_system_is_zero(t
     )
     assert LK.best_coverage_phrase(pd.Series({"X": float("nan")})).startswith("no system's gold coverage is defined")
     assert LK.grade1_share(float("nan")) == "undefined" and "undefined here" in LK.grade1_reach(float("nan"))
+    nan = pd.Series({"bm25": float("nan"), "dense": float("nan")})  # the thirty-third pass: read as "no ... site"
+    assert LK.leakiest_phrase(nan) == "no system's fact-checking leakage is defined (no claim)"
     assert LK.temporal_sentence(float("nan"), 0.2).startswith("no hit is dated by its URL path; 20.0% of hits")
     tie = pd.Series({"x": 0.25, "y": 0.25, "z": 0.1})
     assert LK.best_coverage_phrase(tie) == "the best single systems, tied, x and y, for 25.0% each"

@@ -696,3 +696,18 @@ def test_a_group_against_a_worded_call_is_opposite_and_undirected_flags_are_coun
     for d in (study, profile):
         (d / "retrieval.json").write_text(json.dumps(metrics))
     assert PR.undirected_calls(study, profile) == 1  # BLOOM-QG: significant both sides, its sign unseen
+
+
+def test_subset_reads_a_file_as_the_study_reads_it(tmp_path):
+    """The thirty-third pass: bytes that are no UTF-8 were a traceback; a byte-order mark and a U+2028 inside a
+    record's text (which splitlines() took for a line end) were "not JSON or JSON lines"."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"claim_id": 0, "claim": "caf\xe9"}\n{"claim_id": 1, "claim": "b"}\n')
+    with pytest.raises(PR.ProfileError, match=r"bad\.jsonl: cannot keep 1 records: not UTF-8 text \(.* at byte 29\)"):
+        PR.subset(bad, 1)
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b'\xef\xbb\xbf{"claim_id": 0, "claim": "a"}\n{"claim_id": 1, "claim": "b"}\n')
+    assert PR.subset(bom, 1) == '{"claim_id": 0, "claim": "a"}\n'
+    separator = tmp_path / "ls.jsonl"
+    separator.write_text('{"claim_id": 0, "claim": "a\u2028b"}\n{"claim_id": 1, "claim": "b"}\n', encoding="utf-8")
+    assert PR.subset(separator, 1) == '{"claim_id": 0, "claim": "a\u2028b"}\n'

@@ -75,9 +75,11 @@ def test_equal_files_missing_files_and_plot_data():
     assert moved[["key", "status"]].values.tolist() == [["1.dense", "OK"]]
     gone = R.compare({"m.json": _metrics(), "x.json": "{}"}, {"m.json": _metrics()}, REF)
     assert gone[["file", "status"]].values.tolist() == [["x.json", "missing"]] and not R.verdict(gone)[0]
-    with pytest.raises(R.ReproductionError, match="m.json: not JSON"):
+    with pytest.raises(R.ReproductionError, match=r"m.json \(committed\): not JSON"):
         R.compare({"m.json": "{"}, {"m.json": "{}"}, REF)
-    with pytest.raises(R.ReproductionError, match="m.json: an object names the key 'a' twice"):  # json kept the last
+    with pytest.raises(
+        R.ReproductionError, match=r"m.json \(committed\): an object names the key 'a' twice"
+    ):  # json kept the last
         R.compare({"m.json": '{"a": 1, "a": 2}'}, {"m.json": '{"a": 2}'}, REF)
 
 
@@ -249,3 +251,20 @@ def test_families_that_are_no_list_are_named(tmp_path):
     bad.write_text(text[: text.index("\nfamilies:")] + "\nfamilies: 5\n")
     with pytest.raises(R.ReproductionError, match=r"families: expected a list of \{match, tolerance\}"):
         R.load_reference(bad)
+
+
+@pytest.mark.parametrize(
+    "produced, message",
+    [
+        ("k,a\n1,0.9\n2,0.6\n1,0.5\n", r"x\.csv \(produced\): row 4: the row key '1' is given twice"),
+        ("k,a\n1,0.5,7\n2,0.6\n", r"x\.csv \(produced\): row 2 has 3 cells where the header has 2"),
+        ("k,a,a\n1,0.9,0.5\n2,0.1,0.6\n", r"x\.csv \(produced\): the column 'a' is named twice"),
+    ],
+)
+def test_a_plot_csv_with_a_repeated_key_or_a_ragged_row_is_refused(produced, message):
+    """The thirty-third pass: a changed row put before the real one, an extra cell or a repeated column was read
+    into one dict and compared with nothing: "every number ... equals the committed one", exit 0."""
+    ref = R.load_reference()
+    with pytest.raises(R.ReproductionError, match=message):
+        R.compare({"x.csv": "k,a\n1,0.5\n2,0.6\n"}, {"x.csv": produced}, ref)
+    assert R.compare({"x.csv": "k,a\n1,0.5\n2,0.6\n"}, {"x.csv": "k,a\n1,0.5\n2,0.6\n"}, ref).empty

@@ -490,5 +490,9 @@ def test_floating_point_noise_is_no_difference(test):
     assert test([0.1 + 0.2] * 6, [0.3] * 6) == 1.0
     # the tolerance is relative to the scores and far below any printed digit: 1e-9 apart is a difference
     assert test(np.full(6, 0.3 + 1e-9), np.full(6, 0.3)) < 0.05
-    assert test([1e-15, 0, 0, 0, 0, 0], [0.0] * 6) == 1.0  # at most 1e-15 from 0: noise
-    assert test([1e-14] * 6, [0.0] * 6) < 0.05  # beyond it: a difference, however small
+    # the bound is relative to the scores' scale (the thirty-third pass: an absolute 1e-15 made 2e-16 against
+    # 1e-16, twice as large on every item, "no difference", and inf against 0 as well)
+    assert test([1.0] + [1e-13] * 6, [1.0] + [0.0] * 6) == 1.0  # 1e-13 on a scale of 1: noise
+    assert test([2e-16] * 6, [1e-16] * 6) < 0.05 and test([1e-14] * 6, [0.0] * 6) < 0.05
+    with pytest.raises(ValueError, match=r"^paired tests need finite scores; 6 of 6 pairs differ by an infinite"):
+        test([np.inf] * 6, [0.0] * 6)

@@ -504,3 +504,8 @@ def test_the_run_writer_refuses_ids_that_print_alike_and_a_depth_or_score_of_ano
         assert not path.exists()
     T.write_trec_run({"q": {"a": 1.0, "b": 2.0}}, path, depth=np.int64(1))  # numpy's integers are whole numbers
     assert path.read_text() == "q Q0 b 1 2.0 study\n"
+    # ranked by the scores as written: 2**53 + 1 and 2**53 are one float, and the file ranks b first (the
+    # thirty-third pass: the rank column said a)
+    T.write_trec_run({"q1": {"a": 2**53 + 1, "b": 2**53}}, path)
+    assert path.read_text() == "q1 Q0 b 1 9007199254740992.0 study\nq1 Q0 a 2 9007199254740992.0 study\n"
+    assert T.rank(T.read_trec_run(path)["q1"]) == ["b", "a"]

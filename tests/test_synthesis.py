@@ -54,6 +54,9 @@ def test_the_retrieval_verdict_sentence_reads_notebook_07s_one_computation():
 def test_significance_lists_both_groups():
     assert SY.significance({"A": True, "B": False}, "C") == "significantly different from C: A; not significant: B"
     assert SY.significance({"A": False}, "C") == "significantly different from C: none; not significant: A"
+    assert SY.significance({"A": None, "B": True}, "C") == (  # the thirty-third pass: None was "not significant"
+        "significantly different from C: B; not tested (too few claims): A"
+    )
 
 
 def test_findings_of_the_committed_metrics_cite_keys_that_exist():
@@ -263,3 +266,21 @@ def test_an_estimate_beside_its_sign_is_printed_apart_from_0():
     assert SY.interval("The gain", 0.0004, 0.0001, 0.0007).startswith("The gain is 0.0004 (95% interval 0.0001 to")
     assert SY.interval("The gain", -0.0004, -0.0007, -0.0001).startswith("The gain is -0.0004 (95% interval -0.001")
     assert SY.interval("The gain", 0.25, 0.1, 0.4).startswith("The gain is 0.250 (95% interval 0.100 to 0.400)")
+
+
+def test_an_undefined_interval_in_the_metrics_is_said_to_be_so_and_a_small_difference_shows_its_side():
+    """The thirty-third pass: notebook 09's NaN interval ends (written where there is none) stopped the synthesis
+    as "an edited file?"; an errors baseline of +0.4% printed "+0%, positive"."""
+    metrics = SY.load_metrics()
+    systems = section("averitec")["systems"]
+    c = "spearman.official|ndcg@10|correct"
+    metrics["utility"].update({f"{c}.low": float("nan"), f"{c}.high": float("nan")})
+    metrics["errors"].update({"baseline.retrieval.difference": 0.004, "baseline.retrieval.call": "positive"})
+    found = {f.topic: f.sentence for f in SY.findings(metrics, systems)}
+    assert found["utility"].endswith(
+        "with no 95% interval (too few claims, or a constant side): nothing to read of its sign"
+    )
+    assert "(difference +0.4%, positive over claims)" in found["errors"]
+    metrics["utility"][f"{c}.low"] = float("inf")  # an undefined value is NaN; anything else is still refused
+    with pytest.raises(NamedError, match=r"utility.json: metric '.*correct.low' is inf, expected a finite number"):
+        SY.findings(metrics, systems)

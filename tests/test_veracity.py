@@ -252,6 +252,10 @@ def test_over_seeds_and_against_baseline():
         V.nli_verdicts(preds, "good", 5)
     with pytest.raises(ValueError, match="baseline"):
         V.against_baseline(preds, ("nothing", 3), "averitec4")
+    # three claims: no bootstrap test, and no "not significant" (the thirty-third pass)
+    few = preds[preds["claim_id"] < 3]
+    tiny = V.against_baseline(few, ("base", 3), "averitec4", n_resamples=100).set_index("setting")
+    assert np.isnan(tiny.loc["good", "p_bootstrap"]) and tiny.loc["good", "significant"] is None
 
 
 def _claim(cid: int, answers: list[tuple[str, str]]) -> averitec.Claim:

@@ -474,6 +474,11 @@ def _best_generative(values: pd.Series, generative: Sequence[str], label: Mappin
     return f"the best generative planners by {measure} are {CMP.and_list(top, label.__getitem__)}, tied ({values[top[0]]:.3f})"
 
 
+def beats(a: float, b: float) -> bool:
+    """Whether a score leads another as the sentences print them (3 decimals): 0.3004 does not beat 0.3001."""
+    return round(a, 3) > round(b, 3)
+
+
 def _score_text(value: float) -> str:
     """A score at 3 decimals, or "undefined" for NaN (no run to score) where "nan" was printed."""
     return "undefined" if value != value else f"{value:.3f}"
@@ -490,7 +495,7 @@ def focus_lines(
     """The best generative planner by NDCG@10 in the setting in focus (`f`: the retrieval table of that
     setting, indexed by plan) against the baselines, how many beat `baseline`, and their tests."""
     ndcg = f["ndcg@10"]
-    better = [p for p in generative if round(ndcg[p], 3) > round(ndcg[baseline], 3)]  # a beat shows as printed
+    better = [p for p in generative if beats(ndcg[p], ndcg[baseline])]
     against = [f"{label[baseline]} {_score_text(ndcg[baseline])}"] + [
         f"{name} {_score_text(ndcg[p])}"
         for p, name in (("bloom_qg", "BLOOM-QG"), ("oracle", "ORACLE-QUERIES"))
@@ -589,7 +594,7 @@ def claim_scope_line(
     The story is "another" where the planners that beat the baseline differ from those of the setting in focus
     (`focus_winners`; None: as where none beat it there)."""
     ndcg = claim_scope["ndcg@10"]
-    winners = [p for p in ("qgen", pursuit) if round(ndcg[p], 3) > round(ndcg[baseline], 3)]  # as printed
+    winners = [p for p in ("qgen", pursuit) if beats(ndcg[p], ndcg[baseline])]
     other = set(winners) != {p for p in focus_winners or () if p in ("qgen", pursuit)}
     top = pd.Series([q.strip().lower() for q in train_questions]).value_counts()
     figures = (

@@ -60,14 +60,17 @@ def load_metrics(metrics_dir: Path | str = METRICS_DIR) -> dict[str, dict[str, A
     return out
 
 
-def value(metrics: Mapping[str, Mapping[str, Any]], ref: str, text: bool = False) -> Any:
+def value(metrics: Mapping[str, Mapping[str, Any]], ref: str, text: bool = False, undefined: bool = False) -> Any:
     """`metrics["file"]["key"]` for "file.json:key": a finite number (a name with `text`), else an error naming
-    both (an edited file's `true` or NaN became "1.000" and "nan%" in the findings, exit 0)."""
+    both (an edited file's `true` or NaN became "1.000" and "nan%" in the findings, exit 0). With `undefined`,
+    NaN is taken too: a correlation or interval the pipeline writes as NaN where it has none, which the
+    sentence reading it says is undefined."""
     file, _, key = ref.partition(".json:")
     if key not in metrics.get(file, {}):
         raise KeyError(f"{file}.json has no metric {key!r} (needed by the synthesis)")
     found = metrics[file][key]
-    number = isinstance(found, int | float) and not isinstance(found, bool) and math.isfinite(found)
+    number = isinstance(found, int | float) and not isinstance(found, bool)
+    number = number and (math.isfinite(found) or (undefined and found != found))
     if not (isinstance(found, str) if text else number):
         raise NamedError(
             f"{file}.json: metric {key!r} is {shown(found, 40)}, expected {'a name' if text else 'a finite number'} "
@@ -141,13 +144,17 @@ def interval(what: str, estimate: float, low: float, high: float) -> str:
     return f"{what} is {est} (95% interval {end_text(low, '.3f')} to {end_text(high, '.3f')}), {says}"
 
 
-def significance(names_significant: Mapping[str, bool], against: str) -> str:
-    """Which comparisons survived their test, and which did not."""
-    yes = [n for n, s in names_significant.items() if s]
-    no = [n for n, s in names_significant.items() if not s]
+def significance(names_significant: Mapping[str, bool | None], against: str) -> str:
+    """Which comparisons survived their test, which did not, and which had none (None: too few claims to test,
+    which was counted "not significant")."""
+    yes = [n for n, s in names_significant.items() if s is not None and s]
+    no = [n for n, s in names_significant.items() if s is not None and not s]
+    untested = [n for n, s in names_significant.items() if s is None]
     parts = [f"significantly different from {against}: {', '.join(yes) if yes else 'none'}"]
     if no:
         parts.append(f"not significant: {', '.join(no)}")
+    if untested:
+        parts.append(f"not tested (too few claims): {', '.join(untested)}")
     return "; ".join(parts)
 
 
@@ -279,21 +286,21 @@ def findings(m: Mapping[str, Mapping[str, Any]], systems: Sequence[str], focus: 
                 "Share of wrong verdicts",
             )
             + f"; the same rules code {v('errors.json:baseline.retrieval.right verdicts'):.0%} of the right verdicts "
-            f"as retrieval (difference {v('errors.json:baseline.retrieval.difference'):+.0%}, "
+            f"as retrieval (difference {apart(v('errors.json:baseline.retrieval.difference'), '+.0%')}, "
             f"{value(m, 'errors.json:baseline.retrieval.call', text=True)} over claims)",
             (f"{f}.retrieval", f"{f}.NLI", "errors.json:baseline.retrieval"),
         )
     )
     u = "utility.json:spearman.official|ndcg@10|utility (-KL)"
     c = "utility.json:spearman.official|ndcg@10|correct"
+    # notebook 09 writes NaN where a correlation or its interval is undefined: `interval` says so
+    r = lambda ref: [value(m, f"{ref}.{part}", undefined=True) for part in ("rho", "low", "high")]  # noqa: E731
     out.append(
         Finding(
             "utility",
-            interval(
-                "Spearman's ρ of per-claim NDCG@10 with utility (−KL)", v(f"{u}.rho"), v(f"{u}.low"), v(f"{u}.high")
-            )
+            interval("Spearman's ρ of per-claim NDCG@10 with utility (−KL)", *r(u))
             + "; "
-            + interval("with a correct verdict", v(f"{c}.rho"), v(f"{c}.low"), v(f"{c}.high")),
+            + interval("with a correct verdict", *r(c)),
             (f"{u}.rho", f"{c}.rho"),
         )
     )

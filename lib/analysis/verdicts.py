@@ -920,7 +920,7 @@ def averitec_metrics(
                 "delta_macro_f1": float(t.loc[s, "delta_macro_f1"]),
                 "p_bootstrap": float(t.loc[s, "p_bootstrap"]),
                 "p_mcnemar": float(t.loc[s, "p_mcnemar"]),
-                "significant": bool(t.loc[s, "significant"]),
+                "significant": None if pd.isna(t.loc[s, "significant"]) else bool(t.loc[s, "significant"]),
             }
             for s in others
         },

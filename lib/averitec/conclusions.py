@@ -142,3 +142,36 @@ def rank_agreement_sentence(agree: dict[str, float], resamples: int) -> str:
     if left:
         out += f"; {left} of the {resamples} resamples leave a score the same for every run and are left out"
     return out + "."
+
+
+def duplication_sentence(dup: pd.DataFrame, col: str, level: float) -> str:
+    """What submitting each QA pair twice did (`dup`: rows planners; columns `Q+A`, `Q+A (dup)`, `col`, `col (dup)`),
+    its verb chosen from the gains as printed: "raised" was fixed text, beside +0.000 where a plan already held
+    `max_pairs` pairs and duplicating changed nothing."""
+    if dup.empty:
+        return "No run was scored with its QA pairs duplicated."
+    gains = {
+        "Q+A": {p: r["Q+A (dup)"] - r["Q+A"] for p, r in dup.iterrows()},
+        f"AVeriTeC@{level:g}": {p: r[f"{col} (dup)"] - r[col] for p, r in dup.iterrows()},
+    }
+    shown = [printed(v, "+.3f") for g in gains.values() for v in g.values()]
+    verb = "raised" if all(v > 0 for v in shown) else "left" if all(v == 0 for v in shown) else "changed"
+    by = {m: ", ".join(f"{p} {v:+.3f}" for p, v in g.items()) for m, g in gains.items()}
+    if verb == "left":
+        return f"Duplicating QA pairs left Q+A ({by['Q+A']}) and AVeriTeC@{level:g} ({by[f'AVeriTeC@{level:g}']}) unchanged."
+    return (
+        f"Duplicating QA pairs {verb} Q+A by {by['Q+A']} and AVeriTeC@{level:g} by {by[f'AVeriTeC@{level:g}']} "
+        "without any new evidence."
+    )
+
+
+def copies_sentence(qa: pd.Series, pairs: list[tuple[str, str]], name) -> str:
+    """POST-HOC planners (asking a published system's own questions) against the system they copy: each pair's
+    Q+A, and how many score higher as printed ("0.340 against 0.340 ... 1 of 1 score higher" was decided on
+    unprinted values)."""
+    higher = sum(printed(qa[p], ".3f") > printed(qa[s], ".3f") for p, s in pairs)
+    return (
+        "POST-HOC planners ask a published system's own questions: "
+        + "; ".join(f"{name(p)} Q+A {qa[p]:.3f} against {s}'s {qa[s]:.3f}" for p, s in pairs)
+        + f". {higher} of {len(pairs)} score higher than the system they copy."
+    )

@@ -76,6 +76,12 @@ def reliability(probs: np.ndarray, gold: Sequence[int], bins: int = 10) -> pd.Da
         )
     if np.isnan(probs).any():  # a row of NaN was dropped from the bins after a RuntimeWarning
         raise ValueError(f"reliability: {int(np.isnan(probs).any(axis=1).sum())} row(s) of probabilities hold NaN")
+    off = ((probs < 0) | (probs > 1)).any(axis=1) | (np.abs(probs.sum(axis=1) - 1) > 1e-6)
+    if off.any():  # logits were binned at "confidence 2.0", rows with a negative maximum dropped: ECE 0.9
+        raise ValueError(
+            f"reliability: {int(off.sum())} row(s) are no probabilities (row {int(np.flatnonzero(off)[0])}: each row "
+            "needs values in [0, 1] that sum to 1; logits or scores need a softmax first)"
+        )
     conf, pred = probs.max(axis=1), probs.argmax(axis=1)
     right = pred == _gold(gold, probs.shape[1])
     which = np.minimum((conf * bins).astype(int), bins - 1)

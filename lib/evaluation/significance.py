@@ -183,11 +183,15 @@ def _paired(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
             f"paired tests need a score on both sides of every pair; {int(np.isnan(d).sum())} of {len(d)} pairs "
             "hold NaN (an item missing from one run?)"
         )
+    if np.isinf(d).any():  # an infinite score (a KL divergence) has no mean difference to test
+        raise ValueError(
+            f"paired tests need finite scores; {int(np.isinf(d).sum())} of {len(d)} pairs differ by an infinite amount"
+        )
     # a difference of floating-point noise is none (as `printing.apart` ties figures): the same scores summed in
     # another order differed by 1e-17 per claim, and the paired t-test found them apart at p = 0.04 (constant
-    # noise: p = 0)
-    noise = np.abs(d) <= np.maximum(TIE_TOLERANCE * np.maximum(np.abs(a), np.abs(b)), 1e-15)
-    return np.where(noise, 0.0, d)
+    # noise: p = 0). Noise is relative to the scores' scale, one bound for every pair of the test.
+    scale = max(float(np.abs(a).max(initial=0.0)), float(np.abs(b).max(initial=0.0)))
+    return np.where(np.abs(d) <= TIE_TOLERANCE * scale, 0.0, d)
 
 
 def paired_bootstrap(a: Sequence[float], b: Sequence[float], n_resamples: int = 10000, seed: int = 0) -> float:
@@ -217,7 +221,9 @@ def randomisation_test(a: Sequence[float], b: Sequence[float], n_resamples: int 
     rng = np.random.default_rng(seed)
     signs = rng.choice([-1.0, 1.0], size=(n_resamples, len(d)))
     means = np.abs((signs * d).mean(axis=1))
-    return float((np.sum(means >= observed - 1e-15) + 1) / (n_resamples + 1))
+    # a flip whose mean equals the observed one but for rounding counts; the slack is relative (an absolute
+    # 1e-15 counted every flip of differences of 1e-16)
+    return float((np.sum(means >= observed - TIE_TOLERANCE * np.abs(d).max()) + 1) / (n_resamples + 1))
 
 
 def paired_t(a: Sequence[float], b: Sequence[float]) -> float:

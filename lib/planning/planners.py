@@ -305,12 +305,16 @@ def save_plan(plan: Mapping[int, Sequence[str]], path: Path | str) -> None:
             raise NamedError(f"{path}: claim id {err}") from None
         if cid in checked:
             raise NamedError(f"{path}: claim {cid} appears twice (once as {key!r}): one plan line per claim")
-        if (
-            isinstance(queries, str)
-            or not isinstance(queries, Sequence)
-            or not all(isinstance(q, str) for q in queries)
-        ):
-            raise NamedError(f"{path}: claim {cid}: queries {shown(queries, 80)}: expected a list of strings")
+        # a list, tuple, numpy array or pandas Series of texts; a text alone was written as its letters
+        if isinstance(queries, str | bytes | Mapping) or not isinstance(queries, Iterable):
+            raise NamedError(
+                f"{path}: claim {cid}: queries: expected a list of strings, got a value of type {type(queries).__name__}"
+            )
+        queries = list(queries)
+        if (bad := next((q for q in queries if not isinstance(q, str)), "")) != "":
+            raise NamedError(
+                f"{path}: claim {cid}: queries: expected a list of strings, got {shown(bad, 80)} among them"
+            )
         if len(queries) > MAX_PLAN_QUERIES:
             raise NamedError(
                 f"{path}: claim {cid} has {len(queries):,} queries, over {MAX_PLAN_QUERIES:,} for one claim "

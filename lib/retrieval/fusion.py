@@ -21,7 +21,9 @@ the method does not return (TOP-1, RRF and CombMNZ return only what some sub-que
   match and the sub-queries' agreement, equally weighted (fixed in advance, not tuned on the claims it is
   evaluated on). Both parts lie in [0, 1], so neither dominates by scale.
 
-With one sub-query every method returns that sub-query's ranking (TOP-1: its top document only).
+With one sub-query every method returns that sub-query's ranking (TOP-1: its top document only). A score of
+`-inf` in `scores` marks a candidate that sub-query does not return: it adds nothing to the sums and is left
+out of the normalisation, and a candidate no sub-query returns is not returned.
 """
 
 from __future__ import annotations
@@ -92,6 +94,8 @@ def fuse(
     if method == "combmax":
         return scores.max(axis=0)
     if method == "combsum":
+        if (unscored := scores == -np.inf).any():  # a sub-query that does not return a candidate adds nothing
+            return np.where(unscored.all(axis=0), -np.inf, np.where(unscored, 0.0, scores).sum(axis=0))
         return scores.sum(axis=0)
     if method in ("combmax_norm", "combsum_norm", "wsum_norm"):
         norm = minmax_rows(scores) if norm is None else norm

@@ -318,6 +318,8 @@ def best_coverage_phrase(coverage: pd.Series) -> str:
 def leakiest_phrase(leakage: pd.Series) -> str:
     """Notebook 01's most leaky system (`fact_check_leakage`'s share of claims, one row per system): tied
     systems named together; where no system's evidence comes from a fact-checking site, none is named."""
+    if len(leakage) and leakage.dropna().empty:  # NaN everywhere: no finding ("no ... site" was read from it)
+        return "no system's fact-checking leakage is defined (no claim)"
     if (leaders := _leaders(leakage)) is None:
         return "no single system's evidence comes from a fact-checking site"
     top, value = leaders

@@ -67,12 +67,15 @@ def write_trec_run(run: Run, path: Path | str, tag: str = "study", depth: int | 
             dids[text] = did
             if isinstance(score, bool) or not _finite(score):  # `inf` was written, and the reader refuses it
                 raise ValueError(f"query {qid}, document {did}: score {shown(score)} is not a finite number")
+    # ranked by the scores as written: 2**53 + 1 and 2**53 are one float, and the file's reader (trec_eval too)
+    # put b first where `rank` of the integers had put a first
+    written = {qid: {did: float(score) for did, score in docs.items()} for qid, docs in run.items()}
     OUT.write_lines(
         path,
         (
-            f"{qid} Q0 {did} {i} {float(run[qid][did])!r} {tag}"
+            f"{qid} Q0 {did} {i} {written[qid][did]!r} {tag}"
             for qid in sorted(run, key=lambda q: (len(str(q)), str(q)))
-            for i, did in enumerate(rank(run[qid])[:depth], start=1)
+            for i, did in enumerate(rank(written[qid])[:depth], start=1)
         ),
     )
 

@@ -302,7 +302,8 @@ def against_baseline(
     for (setting, k), group in first.groupby(["setting", "k"], sort=False):
         gold, pred = read_labels(group.set_index("claim_id").loc[base.index].reset_index(), source, target)
         t = paired_tests(gold, pred, base_pred, labels, n_resamples, seed, alpha, power)
-        rows.append({"setting": setting, "k": k, **t, "significant": bool(t["p_bootstrap"] < alpha)})
+        p = t["p_bootstrap"]  # NaN (too few claims): no test, where `p < alpha` recorded "not significant"
+        rows.append({"setting": setting, "k": k, **t, "significant": bool(p < alpha) if p == p else None})
     return pd.DataFrame(rows)
 
 
