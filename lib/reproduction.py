@@ -167,6 +167,8 @@ def csv_leaves(text: str) -> Iterator[tuple[str, Any]]:
         raise ValueError(f"the column {twice!r} is named twice")
     keys: set[str] = set()
     for n, row in enumerate(rows[1:], start=2):
+        if not row:  # a blank line (pandas skips it too)
+            continue
         if len(row) != len(header):
             raise ValueError(f"row {n} has {len(row)} cells where the header has {len(header)}")
         if row[0] in keys:
@@ -184,9 +186,15 @@ def _parsed(name: str, text: str, side: str = "") -> dict[str, Any]:
     """A file's leaves; errors name the file and `side` (the committed or the produced one)."""
     label = f"{name} ({side})" if side else name
     try:
-        return dict(
+        pairs = (
             csv_leaves(text) if name.endswith(".csv") else leaves(json.loads(text, object_pairs_hook=no_duplicate_keys))
         )
+        out: dict[str, Any] = {}
+        for key, value in pairs:  # two leaves of one dotted key: the first was compared with nothing
+            if key in out:
+                raise ValueError(f"two values flatten to the key {key!r} (a key with a dot beside a nested one)")
+            out[key] = value
+        return out
     except json.JSONDecodeError as err:
         raise ReproductionError(f"{label}: not JSON: {err}") from None
     except (DuplicateKey, ValueError) as err:  # a repeated key or a ragged CSV: compared with nothing

@@ -170,3 +170,11 @@ def test_values_that_are_no_probabilities_are_an_error():
     with pytest.raises(ValueError, match=r"^reliability: 1 row\(s\) are no probabilities \(row 1:"):
         CAL.reliability(np.array([[0.5, 0.5], [np.inf, 0.0]]), [0, 1])
     assert CAL.expected_calibration_error(CAL.softmax(logits), [0, 1, 1, 0]) > 0  # after a softmax: read
+    with pytest.raises(ValueError, match=r"^reliability: 1 row\(s\) are no probabilities \(row 0:"):
+        CAL.reliability(np.array([[1.5, -0.5], [0.5, 0.5]]), [0, 1])  # summing to 1, but no probabilities
+
+
+def test_probabilities_rounded_to_4_decimals_are_read():
+    """The thirty-fourth pass: a row summing to 1.0001 (probabilities rounded to 4 decimals) was refused."""
+    rounded = np.array([[0.3334, 0.3333, 0.3334], [0.5, 0.5, 0.0]])
+    assert len(CAL.reliability(rounded, [0, 1])) == 2

@@ -92,3 +92,15 @@ def test_a_hand_example_closer_to_0_than_three_decimals_is_named_for_the_teacher
     for expected, tol in ((0.0006, CO.HAND), (2e-13, 1e-9), (0.0, CO.HAND)):  # a bound of its own size; computed
         CO.check("09.2", expected, expected, tol)
         assert "closer to 0" not in capsys.readouterr().err
+
+
+def test_an_answer_at_the_tolerance_passes_and_a_non_finite_example_is_the_authors_error():
+    """The thirty-fourth pass: 0.124 against 0.1235 is 0.0005000000000000004 apart in floats, and failed "off by
+    +0.0005 ... (tolerance 0.0005)"; an expected inf or NaN failed every answer as "recheck the steps"."""
+    assert CO.verdict(0.124, 0.1235, CO.HAND) is None and CO.verdict(0.501, 0.5005, CO.HAND) is None
+    assert CO.verdict(0.1246, 0.1235, CO.HAND).startswith("0.1246 is off by +0.0011")
+    for bad in (float("inf"), float("nan")):
+        with pytest.raises(
+            ValueError, match=rf"^the expected value is {bad}: a check compares an answer with a finite"
+        ):
+            CO.verdict(0.3, bad, 5e-4)

@@ -183,3 +183,17 @@ def test_the_duplication_and_copies_sentences_read_their_figures_as_printed():
         "POST-HOC planners ask a published system's own questions: post_hoc_hero_qa Q+A 0.340 against hero_8b's "
         "0.340; post_hoc_fever8 Q+A 0.382 against fever8's 0.346. 1 of 2 score higher than the system they copy."
     )
+
+
+def test_the_duplication_and_copies_sentences_say_when_a_score_is_missing():
+    """The thirty-fourth pass: "changed Q+A by p0 +nan", "n Q+A nan ... 0 of 1 score higher" and, with no pair,
+    "own questions: . 0 of 0 score higher"."""
+    d = pd.DataFrame([[0.3, math.nan, 0.2, 0.2]], columns=["Q+A", "Q+A (dup)", "c", "c (dup)"], index=["p0"])
+    assert (
+        CN.duplication_sentence(d, "c", 0.25) == "Duplicating QA pairs cannot be read for p0: a score is missing (NaN)."
+    )
+    qa = pd.Series({"n": math.nan, "s": 0.34})
+    assert CN.copies_sentence(qa, [("n", "s")], str) == (
+        "POST-HOC planners cannot be compared with the systems they copy: no Q+A for n."
+    )
+    assert CN.copies_sentence(qa, [], str) == "No POST-HOC planner ran beside the system it copies."

@@ -216,5 +216,20 @@ def test_an_unscored_candidate_is_left_out_of_the_normalised_fusions():
     none = np.array([[-np.inf, 1.0], [-np.inf, 3.0]])  # returned by no sub-query: not returned
     assert F.fuse(none, "combsum").tolist() == [-np.inf, 4.0]
     assert F.fuse(none, "combsum_norm").tolist() == [-np.inf, 0.0]
-    with pytest.raises(ValueError, match=r"^sub-query 0 scores candidate 1 \+inf"):
+    with pytest.raises(
+        ValueError, match=r"^sub-query 0 scores candidate 1 \+inf: every candidate needs a number \(or -inf\)$"
+    ):
         F.fuse(np.array([[1.0, np.inf]]), "combmax")
+    # each row scaled over its own scored candidates (spans of 2, 4 and 0.2; a constant row with -inf: 0, no warning)
+    rows = np.array(
+        [[-np.inf, 3.0, 1.0, 2.0], [4.0, -np.inf, 0.0, 2.0], [-np.inf, 0.3, 0.1, 0.2], [5.0, 5.0, -np.inf, 5.0]]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        expected = [
+            [-np.inf, 1.0, 0.0, 0.5],
+            [1.0, -np.inf, 0.0, 0.5],
+            [-np.inf, 1.0, 0.0, 0.5],
+            [0.0, 0.0, -np.inf, 0.0],
+        ]
+        assert np.allclose(F.minmax_rows(rows), expected)

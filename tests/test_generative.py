@@ -115,6 +115,7 @@ def test_runs_and_scores(tiny_study, tiny_qgen, tmp_path, monkeypatch):
                 params("off"), FIXTURE_DATA, tiny_study / "store", tiny_study / "plans", gen, progress=False
             )
     assert len(calls) == 3 and not any((gen / "predictions").iterdir()) and not (gen / "scores.parquet").exists()
+    (gen / "predictions" / "dropped_plan.json").write_text("[]")  # a run of earlier params: removed with the rest
     runs, scores = G.runs_and_scores(
         params("off"), FIXTURE_DATA, tiny_study / "store", tiny_study / "plans", gen, progress=False
     )
@@ -123,6 +124,7 @@ def test_runs_and_scores(tiny_study, tiny_qgen, tmp_path, monkeypatch):
     ablations = {f"pursuit_seq_seq__{v}" for v in PU.FILL_UPS}
     assert set(scores["run"]) == set(runs["plan"].unique()) | ablations and len(scores) == (5 + 4) * 3
     assert set(scores.loc[scores.run == "oracle", "kind"]) == {"baseline"}
+    assert {p.stem for p in (gen / "predictions").iterdir()} == set(scores["run"])
     assert set(scores.loc[scores.run.isin(ablations), "kind"]) == {"ablation"}
     # the pursuit's QA pairs as scored are the ones it found while pursuing (fill-up off: the pursued hops)
     preds = json.loads((gen / "predictions" / "pursuit_seq_seq.json").read_text())

@@ -355,3 +355,19 @@ def test_a_planner_beats_the_baseline_as_printed():
     """The thirty-third pass: notebook 06 chose its winners on unprinted values, the claim-scope line as printed,
     and told "another story" of identical scores."""
     assert GP.beats(0.3006, 0.3001) and not GP.beats(0.3004, 0.3001) and not GP.beats(0.3, 0.3)
+
+
+def test_numpy_scores_are_compared_as_they_print():
+    """The thirty-fourth pass: `round(np.float64(0.2005), 3)` is 0.2 while 0.2005 prints 0.201 ("0 of 2 beat",
+    "level on both", "stays below ... (0.201 against 0.201)")."""
+    label = {"claim_only": "CLAIM-ONLY", "qgen": "QGEN", "pursuit_seq_seq": "PURSUIT"}
+    f = pd.DataFrame({"ndcg@10": [0.2, 0.2005, 0.19]}, index=["claim_only", "qgen", "pursuit_seq_seq"])
+    assert format(f.loc["qgen", "ndcg@10"], ".3f") == "0.201" and GP.beats(f.loc["qgen", "ndcg@10"], 0.2)
+    tests = pd.DataFrame({"Holm-adjusted p": [0.5, 0.5]}, index=["QGEN", "PURSUIT"])
+    assert (
+        "1 of 2 generative planners beat CLAIM-ONLY (QGEN)"
+        in GP.focus_lines(f, ["qgen", "pursuit_seq_seq"], "claim_only", "bm25/global", tests, label)[0]
+    )
+    idx = pd.MultiIndex.from_tuples([("qgen", "bm25", "global"), ("claim_only", "bm25", "global")])
+    ft = pd.DataFrame({"ndcg@10": [0.2005, 0.201]}, index=idx)
+    assert GP.target_sentence(ft, "qgen", "claim_only", "bm25", "global", label).startswith("QGEN reaches")

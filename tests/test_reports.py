@@ -320,3 +320,21 @@ def test_figure_metadata_that_is_no_alt_text_is_a_finding_and_renders(tmp_path, 
     assert [f.rule for f in RP.scan_notebook(path)] == ["figure_without_alt"]
     out = with_alt_text(nbformat.read(path, as_version=4)).cells[1].outputs[0]
     assert "text/html" not in out["data"]  # shown as nbconvert shows any figure, not a traceback
+
+
+def test_a_metrics_file_with_two_values_of_one_flattened_key_is_refused(tmp_path, capsys):
+    """The thirty-fourth pass: `render metrics` of {"e.f": 1, "e": {"f": 2}} printed `e.f: 2` alone, exit 0."""
+    from lib.cli import run_main
+    from lib.site import catalogue as CAT
+    from lib.site.render import main
+
+    path = tmp_path / "m.json"
+    path.write_text('{"e.f": 1, "e": {"f": 2}}')
+    with pytest.raises(ValueError, match=r"^two values flatten to the key 'e\.f'"):
+        CAT.flatten(json.loads(path.read_text()))
+    with pytest.raises(SystemExit) as end:
+        run_main(lambda: main(["metrics", str(path)]))
+    assert end.value.code == 1 and capsys.readouterr().err == (
+        f"error: {path}: two values flatten to the key 'e.f' (a key with a dot beside a nested one)\n"
+    )
+    assert CAT.flatten({"a": {"b": 1}, "c": 2}) == {"a.b": 1, "c": 2}

@@ -268,3 +268,17 @@ def test_a_plot_csv_with_a_repeated_key_or_a_ragged_row_is_refused(produced, mes
     with pytest.raises(R.ReproductionError, match=message):
         R.compare({"x.csv": "k,a\n1,0.5\n2,0.6\n"}, {"x.csv": produced}, ref)
     assert R.compare({"x.csv": "k,a\n1,0.5\n2,0.6\n"}, {"x.csv": "k,a\n1,0.5\n2,0.6\n"}, ref).empty
+
+
+def test_leaves_that_flatten_to_one_key_are_refused_and_a_blank_csv_line_is_skipped():
+    """The thirty-fourth pass: `{"averitec@0": {"25": 0.1}, "averitec@0.25": 0.31}` gave two leaves of one key, the
+    first never compared (0.10 -> 0.90 passed); a blank last line of a plot CSV was a row of 0 cells."""
+    ref = R.load_reference()
+    c = '{"averitec@0": {"25": 0.10}, "averitec@0.25": 0.31}'
+    with pytest.raises(
+        R.ReproductionError, match=r"^m\.json \(committed\): two values flatten to the key 'averitec@0\.25'"
+    ):
+        R.compare({"m.json": c}, {"m.json": c}, ref)
+    with pytest.raises(R.ReproductionError, match=r"^x\.csv \(committed\): two values flatten to the key 'a\.b\.c'"):
+        R.compare({"x.csv": "key,c,b.c\na.b,1,9\na,5,2\n"}, {"x.csv": "key,c,b.c\na.b,7,9\na,5,2\n"}, ref)
+    assert R.compare({"x.csv": "k,a\n1,0.5\n"}, {"x.csv": "k,a\n1,0.5\n\n"}, ref).empty

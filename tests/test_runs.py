@@ -267,3 +267,6 @@ def test_runs_dict_refuses_a_selection_of_several_configurations():
     ):
         RU.runs_dict(runs, plan="oracle")
     assert RU.runs_dict(runs, plan="oracle", retriever="dense") == {"7": {"b": 0.9, "c": 0.8}}
+    twice = pd.concat([runs, runs], ignore_index=True)  # the thirty-fourth pass: the last score replaced the first
+    with pytest.raises(ValueError, match=r"^runs_dict: claim 7 holds document 'b' twice in one configuration$"):
+        RU.runs_dict(twice, plan="oracle", retriever="dense")

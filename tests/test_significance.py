@@ -493,6 +493,7 @@ def test_floating_point_noise_is_no_difference(test):
     # the bound is relative to the scores' scale (the thirty-third pass: an absolute 1e-15 made 2e-16 against
     # 1e-16, twice as large on every item, "no difference", and inf against 0 as well)
     assert test([1.0] + [1e-13] * 6, [1.0] + [0.0] * 6) == 1.0  # 1e-13 on a scale of 1: noise
+    assert test([1.0] + [1e-12] * 6, [1.0] + [0.0] * 6) == 1.0  # at the bound: noise
     assert test([2e-16] * 6, [1e-16] * 6) < 0.05 and test([1e-14] * 6, [0.0] * 6) < 0.05
     with pytest.raises(ValueError, match=r"^paired tests need finite scores; 6 of 6 pairs differ by an infinite"):
         test([np.inf] * 6, [0.0] * 6)

@@ -497,6 +497,7 @@ def test_the_run_writer_refuses_ids_that_print_alike_and_a_depth_or_score_of_ano
         ({"q": {"a": 1.0}}, {"depth": True}, r"^depth True: a run keeps a whole number of at least 1"),
         ({"q": {"a": 1.0}}, {"depth": 1.5}, r"^depth 1\.5: a run keeps a whole number"),
         ({"q": {"a": True}}, {}, r"^query q, document a: score True is not a finite number$"),
+        ({"q": {"a": np.bool_(True)}}, {}, r"^query q, document a: score np\.True_ is not a finite number$"),
     ]
     for run, kwargs, message in cases:
         with pytest.raises(ValueError, match=message):

@@ -1,6 +1,7 @@
 """lib.analysis.synthesis: each sentence on both sides of its condition, and the findings of the committed metrics."""
 
 import json
+import re
 
 import pytest
 
@@ -284,3 +285,16 @@ def test_an_undefined_interval_in_the_metrics_is_said_to_be_so_and_a_small_diffe
     metrics["utility"][f"{c}.low"] = float("inf")  # an undefined value is NaN; anything else is still refused
     with pytest.raises(NamedError, match=r"utility.json: metric '.*correct.low' is inf, expected a finite number"):
         SY.findings(metrics, systems)
+
+
+def test_a_tests_call_in_the_metrics_is_true_false_or_null():
+    """The thirty-fourth pass: the text "false", "no" and NaN counted as significant."""
+    systems = section("averitec")["systems"]
+    for bad in ("false", float("nan"), 1):
+        metrics = SY.load_metrics()
+        key = next(k for k in metrics["retrieval"] if k.startswith("significant_vs_baseline."))
+        metrics["retrieval"][key] = bad
+        with pytest.raises(
+            NamedError, match=rf"retrieval\.json: metric '{re.escape(key)}' is .*, expected true, false or null"
+        ):
+            SY.findings(metrics, systems)

@@ -681,3 +681,13 @@ def test_counts_of_positive_differences_read_them_as_printed():
         index=["A", "B"],
     )
     assert "score higher than the 4-class ones for 1 of 2 planners" in VD.rescored_line(t, 0.25)
+
+
+def test_the_justification_line_compares_numpy_means_as_printed():
+    from lib.verifier import veracity as V
+
+    t = pd.DataFrame(
+        {"macro_f1_mean": [0.2005, 0.201, 0.19], "kind": ["justification", "gold", "planner"]},
+        index=[V.JUSTIFICATION, V.GOLD, "planner:x"],
+    )
+    assert "macro-F1 0.201, level with the gold answers (0.201)" in VD.justification_line(t, 500)

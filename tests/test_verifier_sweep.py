@@ -254,3 +254,25 @@ def test_a_seed_without_a_value_is_no_seed_of_its_range():
     table = VS.protocol_table(sweep)
     assert table.loc["gold", ("dev gold", "range")] != table.loc["gold", ("dev gold", "range")]  # NaN: no range
     assert table.loc["gold", ("validation macro-F1, retrieved evidence", "range")] == pytest.approx(0.02)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"learning_rate": "2e-5"}, r"run 0: learning_rate = '2e-5'; expected a finite number$"),
+        ({"best": None}, r"run 0: best = None; expected \{\"macro_f1\": <a finite number>, \.\.\.\}$"),
+        ({"best": {"macro_f1": float("nan"), "step": 1}}, r"run 0: best = \{'macro_f1': nan, 'step': 1\}"),
+        ({"epochs": True}, r"run 0: epochs = True; expected a finite number$"),
+    ],
+)
+def test_a_sweep_file_with_values_of_the_wrong_kind_is_refused_by_name(tmp_path, change, message):
+    """The thirty-fourth pass: a learning rate "2e-5" or `best: null` was a traceback in `--pick-from`, and a NaN
+    validation macro-F1 was picked or not by the order of the runs."""
+    run = {"learning_rate": 2e-5, "epochs": 2, "training_evidence": "gold", "seed": 0, "curve": [], "dev": {},
+           "best": {"macro_f1": 0.5, "step": 1}}  # fmt: skip
+    path = tmp_path / "sweep.json"
+    path.write_text(json.dumps({"runs": [run | change]}))
+    with pytest.raises(ValueError, match=message):
+        VS.read_sweep(path)
+    path.write_text(json.dumps({"runs": [run]}))
+    assert VS.pick(VS.read_sweep(path))["learning_rate"] == 2e-5

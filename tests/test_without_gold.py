@@ -20,8 +20,12 @@ def test_the_store_without_gold_answers_is_rebuilt_run_and_scored(tiny_study, tm
         "retrieval": {"model": MD.BUNDLED_MINILM, "bm25": {}, "workers": 1, "depth": 10},
         "averitec": {"scope": "claim", "max_pairs": 10, "jobs": 1},
     }
+    (tmp_path / "out" / "predictions").mkdir(parents=True)
+    (tmp_path / "out" / "predictions" / "bloom_qg.json").write_text("[]")  # a plan of an earlier run's params
     metrics = WG.run(params, FIXTURE_DATA, tiny_study / "plans", tmp_path / "out", tmp_path / "m.json", progress=False)
     assert json.loads((tmp_path / "m.json").read_text()) == metrics
+    # the thirty-fourth pass: it stayed beside scores of the two plans run
+    assert sorted(p.name for p in (tmp_path / "out" / "predictions").iterdir()) == ["claim_only.json", "oracle.json"]
     without = build_store(fixture_settings(include_gold=False), FIXTURE_DATA)
     assert metrics["store"]["include_gold"] is False and metrics["store"]["documents"] == len(without.docs)
     assert not without.docs["origin"].astype(str).str.contains("^gold$").any()

@@ -202,7 +202,7 @@ def target_sentence(
             f"{label[planner]} against {label[baseline]}'s NDCG@10 with {retriever} in the {scope} scope: undefined "
             f"({a:.3f} against {b:.3f}; no run to score)."
         )
-    verdict = "reaches" if round(a, 3) >= round(b, 3) else "stays below"  # as printed
+    verdict = "reaches" if _shown(a) >= _shown(b) else "stays below"  # as printed
     return (
         f"{label[planner]} {verdict} {label[baseline]}'s NDCG@10 with {retriever} in the {scope} scope "
         f"({a:.3f} against {b:.3f})."
@@ -474,9 +474,15 @@ def _best_generative(values: pd.Series, generative: Sequence[str], label: Mappin
     return f"the best generative planners by {measure} are {CMP.and_list(top, label.__getitem__)}, tied ({values[top[0]]:.3f})"
 
 
+def _shown(value: float) -> float:
+    """A score as the sentences print it (3 decimals). `round` of a numpy float rounds its value times 1,000 (0.2005
+    to 0.2, printed 0.201), so figures are compared as `format` prints them."""
+    return CMP.printed(value, ".3f")
+
+
 def beats(a: float, b: float) -> bool:
     """Whether a score leads another as the sentences print them (3 decimals): 0.3004 does not beat 0.3001."""
-    return round(a, 3) > round(b, 3)
+    return _shown(a) > _shown(b)
 
 
 def _score_text(value: float) -> str:
@@ -531,8 +537,8 @@ def pursuit_line(
     qa = {p: evidence.loc[label[p], "Q+A"] for p in (pursuit, "qgen")}
     undefined = [m for m, v in (("NDCG@10", ndcg), ("Q+A", qa)) if any(x != x for x in v.values())]
     # compared as printed (3 decimals): 0.0111 against 0.011 is no lead
-    ahead = [m for m, v in (("NDCG@10", ndcg), ("Q+A", qa)) if round(v[pursuit], 3) > round(v["qgen"], 3)]
-    level = [m for m, v in (("NDCG@10", ndcg), ("Q+A", qa)) if round(v[pursuit], 3) == round(v["qgen"], 3)]
+    ahead = [m for m, v in (("NDCG@10", ndcg), ("Q+A", qa)) if _shown(v[pursuit]) > _shown(v["qgen"])]
+    level = [m for m, v in (("NDCG@10", ndcg), ("Q+A", qa)) if _shown(v[pursuit]) == _shown(v["qgen"])]
     if undefined:  # NaN is ahead on nothing: "does not carry over" was read from no number
         verdict = f" — undefined on {' and '.join(undefined)} (no run to score): nothing can be said of the pursuit."
     elif len(level) == 2:

@@ -56,7 +56,10 @@ def load_metrics(metrics_dir: Path | str = METRICS_DIR) -> dict[str, dict[str, A
         path = Path(metrics_dir) / f"{name}.json"
         if not path.exists():
             raise FileNotFoundError(f"{path} is missing: run `dvc repro` first")
-        out[name] = flatten(OUT.read_json(path))
+        try:
+            out[name] = flatten(OUT.read_json(path))
+        except ValueError as err:  # two values of one flattened key
+            raise NamedError(f"{path}: {err}") from None
     return out
 
 
@@ -75,6 +78,19 @@ def value(metrics: Mapping[str, Mapping[str, Any]], ref: str, text: bool = False
         raise NamedError(
             f"{file}.json: metric {key!r} is {shown(found, 40)}, expected {'a name' if text else 'a finite number'} "
             "(an edited file? rerun `dvc repro`)"
+        )
+    return found
+
+
+def flag(metrics: Mapping[str, Mapping[str, Any]], ref: str) -> bool | None:
+    """`metrics["file"]["key"]` for "file.json:key" as a test's call: true, false, or null (not tested); anything
+    else an error naming both (the text "false", "no" or NaN counted as significant)."""
+    file, _, key = ref.partition(".json:")
+    found = metrics[file][key]
+    if found is not None and not isinstance(found, bool):
+        raise NamedError(
+            f"{file}.json: metric {key!r} is {shown(found, 40)}, expected true, false or null (an edited file? "
+            "rerun `dvc repro`)"
         )
     return found
 
@@ -140,7 +156,7 @@ def interval(what: str, estimate: float, low: float, high: float) -> str:
     else:
         says = "indistinguishable from 0: the interval contains it"
     # an end that excludes 0 is printed with the decimals that show it (0.0004, not 0.000 read as "positive")
-    est = end_text(estimate, ".3f")  # apart from 0 too: "0.000 ... positive" of 0.0004
+    est = end_text(estimate, ".3f") if low > 0 or high < 0 else f"{estimate:.3f}"  # beside a sign: "0.000 ... positive"
     return f"{what} is {est} (95% interval {end_text(low, '.3f')} to {end_text(high, '.3f')}), {says}"
 
 
@@ -173,8 +189,14 @@ def findings(m: Mapping[str, Mapping[str, Any]], systems: Sequence[str], focus: 
             (f"{qp}.oracle", f"{qp}.claim_only", f"{qp}.bloom_qg"),
         )
     )
-    sig = {k.split(".", 1)[1]: val for k, val in m["retrieval"].items() if k.startswith("significant_vs_baseline.")}
-    survive = {k.split(".", 1)[1]: val for k, val in m["retrieval"].items() if k.startswith("survives_coverage.")}
+    sig = {
+        k.split(".", 1)[1]: flag(m, f"retrieval.json:{k}")
+        for k in m["retrieval"]
+        if k.startswith("significant_vs_baseline.")
+    }
+    survive = {
+        k.split(".", 1)[1]: flag(m, f"retrieval.json:{k}") for k in m["retrieval"] if k.startswith("survives_coverage.")
+    }
     out.append(
         Finding(
             "planners",
@@ -262,8 +284,8 @@ def findings(m: Mapping[str, Mapping[str, Any]], systems: Sequence[str], focus: 
         )
     )
     tested = {
-        setting_name(k.split(".")[2]): val
-        for k, val in m["nli"].items()
+        setting_name(k.split(".")[2]): flag(m, f"nli.json:{k}")
+        for k in m["nli"]
         if k.startswith("averitec.against_baseline.planner:") and k.endswith(".significant")
     }
     out.append(

@@ -538,7 +538,7 @@ def scale_sentence(mean_top: float, n_labels: int, spread_: float, floor: float 
         )
     head = f"its label probabilities vary across inputs by {spread_:.3f} (mean standard deviation)"
     shape = f"mean top probability {mean_top:.3f} (uniform: {uniform:.2f})"
-    if round(spread_, 3) < floor:  # as printed: 0.0499 shows as 0.050, not below 0.05
+    if printed(spread_, ".3f") < floor:  # as printed: 0.0499 shows as 0.050, not below 0.05
         return (
             f"This verifier barely responds to its evidence: {head}, below {floor}, and {shape}. It answers nearly "
             "every input with one distribution, so the divergences below measure noise around that distribution, "
@@ -674,8 +674,7 @@ def grade_sentence(answers: Mapping[str, float], urls: Mapping[str, float]) -> s
 
     if defined(answers):
         grade2 = (
-            f"the annotators' answers (grade 2) give rho = {end_text(answers['rho'], '.3f')} "
-            f"{ends(answers) or '(no interval)'}, "
+            f"the annotators' answers (grade 2) give rho = {answers['rho']:.3f} {ends(answers) or '(no interval)'}, "
             "but they are the texts the gold distribution is computed from, so that correlation is partly built in"
         )
     else:  # NaN: nothing judged at grade 2, or a constant side ("nan [nan, nan]" was printed)
@@ -687,7 +686,7 @@ def grade_sentence(answers: Mapping[str, float], urls: Mapping[str, float]) -> s
     if not defined(urls):
         grade1 = "no correlation (none is judged, or one side is constant)"
     elif call is None:
-        grade1 = f"{end_text(urls['rho'], '.3f')} (no interval)"
+        grade1 = f"{urls['rho']:.3f} (no interval)"
     else:  # the estimate, as its ends, apart from 0 beside the sign the interval gives
         grade1 = f"{end_text(urls['rho'], '.3f')} {ends(urls)} ({call})"
     head = (
@@ -740,9 +739,10 @@ def together_sentence(
     over (selection, claim) rows ({rho, low, high})."""
     defined = lambda r: r["low"] == r["low"] and r["high"] == r["high"]  # noqa: E731 - both ends, or no interval
     d = lambda r: (  # noqa: E731
-        f"{end_text(r['mean'], '+.4f')} [{end_text(r['low'], '+.4f')}, {end_text(r['high'], '+.4f')}]"  # apart from 0
+        f"{end_text(r['mean'], '+.4f') if r['low'] > 0 or r['high'] < 0 else format(r['mean'], '+.4f')} "
+        f"[{end_text(r['low'], '+.4f')}, {end_text(r['high'], '+.4f')}]"  # apart from 0 beside a sign
         if defined(r)
-        else f"{end_text(r['mean'], '+.4f')} (no interval)"
+        else f"{r['mean']:+.4f} (no interval)"  # no sign is read of it
     )
     head = f"{name} gains {d(alone)} nats of utility over the retriever's top k read alone, and {d(together)} read together"
     alone_call, call = sign_of(alone["low"], alone["high"]), sign_of(together["low"], together["high"])
@@ -764,5 +764,6 @@ def together_sentence(
             if rho["low"] == rho["low"] and rho["high"] == rho["high"]
             else "(no interval)"
         )
-        out += f" Per selection and claim, the two measures correlate at rho = {end_text(rho['rho'], '.3f')} {ends}."
+        shown = end_text(rho["rho"], ".3f") if ends != "(no interval)" else f"{rho['rho']:.3f}"  # apart beside ends
+        out += f" Per selection and claim, the two measures correlate at rho = {shown} {ends}."
     return out

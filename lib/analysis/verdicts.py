@@ -685,7 +685,8 @@ def justification_line(t: pd.DataFrame, n_claims: int) -> str:
     gold-answer classifier. Point estimates: the sentence says so."""
     just, gold = t.loc[V.JUSTIFICATION, "macro_f1_mean"], t.loc[V.GOLD, "macro_f1_mean"]
     best = t.loc[t["kind"] == "planner", "macro_f1_mean"].max()
-    order = "above" if round(just, 3) > round(gold, 3) else "below" if round(just, 3) < round(gold, 3) else "level with"
+    j, g = CMP.printed(just, ".3f"), CMP.printed(gold, ".3f")  # as printed (numpy's round(0.2005, 3) is 0.2)
+    order = "above" if j > g else "below" if j < g else "level with"
     return (
         f"- The fact-checkers' justification (the thesis' GOLD row): macro-F1 {just:.3f}, {order} the gold answers "
         f"({gold:.3f}) and {just - best:+.3f} against the best planner's retrieved evidence. The classifier read it "

@@ -98,6 +98,9 @@ def run(
             evidence[name] = {"qa": round(sm["qa"], 4), "averitec@0.25": round(sm["averitec"]["0.25"], 4)}
             if progress:
                 print(f"without gold: scored {name:24s} Q+A {sm['qa']:.4f}")
+        for stale in sorted((out_dir / "predictions").glob("*.json")):  # a plan no longer in the params
+            if stale.stem not in plans:
+                OUT.remove(stale)
         OUT.write_parquet(pd.concat(tables, ignore_index=True), out_dir / "scores.parquet", index=False)
         metrics = {
             "store": {

@@ -154,6 +154,8 @@ def duplication_sentence(dup: pd.DataFrame, col: str, level: float) -> str:
         "Q+A": {p: r["Q+A (dup)"] - r["Q+A"] for p, r in dup.iterrows()},
         f"AVeriTeC@{level:g}": {p: r[f"{col} (dup)"] - r[col] for p, r in dup.iterrows()},
     }
+    if undefined := sorted({p for g in gains.values() for p, v in g.items() if v != v}):  # "+nan" had a verb
+        return f"Duplicating QA pairs cannot be read for {and_list(undefined)}: a score is missing (NaN)."
     shown = [printed(v, "+.3f") for g in gains.values() for v in g.values()]
     verb = "raised" if all(v > 0 for v in shown) else "left" if all(v == 0 for v in shown) else "changed"
     by = {m: ", ".join(f"{p} {v:+.3f}" for p, v in g.items()) for m, g in gains.items()}
@@ -169,6 +171,10 @@ def copies_sentence(qa: pd.Series, pairs: list[tuple[str, str]], name) -> str:
     """POST-HOC planners (asking a published system's own questions) against the system they copy: each pair's
     Q+A, and how many score higher as printed ("0.340 against 0.340 ... 1 of 1 score higher" was decided on
     unprinted values)."""
+    if not pairs:  # "...own questions: . 0 of 0 score higher"
+        return "No POST-HOC planner ran beside the system it copies."
+    if undefined := [p for pair in pairs for p in pair if qa[p] != qa[p]]:  # NaN "scores higher" of none
+        return f"POST-HOC planners cannot be compared with the systems they copy: no Q+A for {and_list(undefined)}."
     higher = sum(printed(qa[p], ".3f") > printed(qa[s], ".3f") for p, s in pairs)
     return (
         "POST-HOC planners ask a published system's own questions: "

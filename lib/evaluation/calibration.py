@@ -76,11 +76,12 @@ def reliability(probs: np.ndarray, gold: Sequence[int], bins: int = 10) -> pd.Da
         )
     if np.isnan(probs).any():  # a row of NaN was dropped from the bins after a RuntimeWarning
         raise ValueError(f"reliability: {int(np.isnan(probs).any(axis=1).sum())} row(s) of probabilities hold NaN")
-    off = ((probs < 0) | (probs > 1)).any(axis=1) | (np.abs(probs.sum(axis=1) - 1) > 1e-6)
+    # non-negative and summing to 1 (so each at most 1), within what rounding to 4 decimals leaves
+    off = (probs < 0).any(axis=1) | (np.abs(probs.sum(axis=1) - 1) > 1e-3)
     if off.any():  # logits were binned at "confidence 2.0", rows with a negative maximum dropped: ECE 0.9
         raise ValueError(
             f"reliability: {int(off.sum())} row(s) are no probabilities (row {int(np.flatnonzero(off)[0])}: each row "
-            "needs values in [0, 1] that sum to 1; logits or scores need a softmax first)"
+            "needs values in [0, 1] that sum to 1, within 0.001; logits or scores need a softmax first)"
         )
     conf, pred = probs.max(axis=1), probs.argmax(axis=1)
     right = pred == _gold(gold, probs.shape[1])

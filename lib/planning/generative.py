@@ -394,6 +394,10 @@ def runs_and_scores(
         scores = pd.concat(tables, ignore_index=True)
         report.update(claims_scored=len(claims))
         TM.measured("runs", seconds=time.perf_counter() - start)
+        scored = set(scores["run"])
+        for stale in sorted((gen_dir / "predictions").glob("*.json")):  # a run no longer made (a plan left out)
+            if stale.stem not in scored:
+                OUT.remove(stale)
         OUT.write_parquet(runs, gen_dir / "runs.parquet", index=False)
         OUT.write_parquet(answers, gen_dir / "answers.parquet", index=False)
         OUT.write_parquet(scores, gen_dir / "scores.parquet", index=False)

@@ -44,9 +44,9 @@ def minmax_rows(scores: np.ndarray) -> np.ndarray:
     unscored = scores == -np.inf
     if unscored.any():
         lo = np.where(unscored, np.inf, scores).min(axis=1, keepdims=True)
-        span = np.where(unscored, -np.inf, scores).max(axis=1, keepdims=True) - lo  # -inf where none is scored
+        span = scores.max(axis=1, keepdims=True) - lo  # -inf where none is scored
         safe = np.where(span > 0, span, 1.0)
-        return np.where(unscored, -np.inf, np.where(span > 0, (scores - np.where(span > 0, lo, 0.0)) / safe, 0.0))
+        return np.where(unscored, -np.inf, np.where(span > 0, (scores - lo) / safe, 0.0))
     lo = scores.min(axis=1, keepdims=True) if scores.shape[1] else np.zeros((len(scores), 1))
     span = (scores.max(axis=1, keepdims=True) if scores.shape[1] else lo) - lo
     safe = np.where(span > 0, span, 1.0)

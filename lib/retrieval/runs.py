@@ -379,7 +379,10 @@ def runs_dict(runs: pd.DataFrame, **config: Any) -> dict[str, dict[str, float]]:
     for cid, did, score in zip(
         sel["claim_id"].to_numpy(), sel["doc_id"].astype(str).to_numpy(), sel["score"].to_numpy()
     ):
-        out.setdefault(str(cid), {})[did] = float(score)
+        docs = out.setdefault(str(cid), {})
+        if did in docs:  # a table concatenated twice, or ids 1 and "1": the last score replaced the first
+            raise ValueError(f"runs_dict: claim {cid} holds document {did!r} twice in one configuration")
+        docs[did] = float(score)
     return out
 
 

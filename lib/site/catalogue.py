@@ -122,7 +122,10 @@ def read_metrics(path: Path | str) -> dict[str, Any]:
     tree = read_json_file(path)
     if not isinstance(tree, dict):  # `dvc metrics show` reads an object of named values; a list has no names
         raise NamedError(f"{path}: a metrics file holds a JSON object of named values, not {shown(tree, 60)}")
-    return flatten(tree)
+    try:
+        return flatten(tree)
+    except ValueError as err:
+        raise NamedError(f"{path}: {err}") from None
 
 
 def headlines(spec: Mapping[str, str], metrics_dir: Path | str = METRICS_DIR) -> dict[str, Any]:
@@ -249,10 +252,14 @@ def headline_lines(
 
 
 def flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
-    """Nested dicts as {"a.b.c": leaf} (the keys `dvc metrics show` uses)."""
+    """Nested dicts as {"a.b.c": leaf} (the keys `dvc metrics show` uses). Two leaves that flatten to one key
+    (`{"e.f": 1, "e": {"f": 2}}`) are a `ValueError`: the second replaced the first, which was never shown."""
     if not isinstance(tree, dict):
         return {prefix: tree}
     out: dict[str, Any] = {}
     for key, value in tree.items():
-        out.update(flatten(value, f"{prefix}.{key}" if prefix else str(key)))
+        for k, v in flatten(value, f"{prefix}.{key}" if prefix else str(key)).items():
+            if k in out:
+                raise ValueError(f"two values flatten to the key {k!r} (a key with a dot beside a nested one)")
+            out[k] = v
     return out

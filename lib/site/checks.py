@@ -71,8 +71,15 @@ def verdict(answer: Any, expected: float, tol: float, mistakes: Mapping[str, flo
     if value is None:
         return f"expected a number, got {type(answer).__name__} {answer!r}"
     expected = float(expected)
+    if not math.isfinite(expected):  # every answer failed "off by +nan ... recheck the steps": the example's fault
+        raise ValueError(
+            f"the expected value is {expected}: a check compares an answer with a finite number (the exercise's "
+            "example has none to check; its author must choose another)"
+        )
     bound = within(expected, tol)
-    if abs(value - expected) <= bound:
+    if abs(value - expected) <= bound * (
+        1 + 1e-9
+    ):  # at the bound passes: 0.124 against 0.1235 is 0.0005000000000000004
         return None
     off = f"{value:.6g} is off by {value - expected:+.3g} from the expected value ({tolerance_text(expected, tol)})"
     known = known_mistake(value, tol, mistakes, expected)

@@ -10,6 +10,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from lib import outputs as OUT
 from lib.cli import shown
 from lib.data import bounded_lines, not_utf8, within_size
@@ -65,7 +67,7 @@ def write_trec_run(run: Run, path: Path | str, tag: str = "study", depth: int | 
             if (text := _field(did, f"document id (query {qid})")) in dids:  # the file's reader: "ranked twice"
                 raise ValueError(f"query {qid}: document ids {dids[text]!r} and {did!r} are one id in a TREC file")
             dids[text] = did
-            if isinstance(score, bool) or not _finite(score):  # `inf` was written, and the reader refuses it
+            if isinstance(score, bool | np.bool_) or not _finite(score):  # `inf` was written, the reader refuses it
                 raise ValueError(f"query {qid}, document {did}: score {shown(score)} is not a finite number")
     # ranked by the scores as written: 2**53 + 1 and 2**53 are one float, and the file's reader (trec_eval too)
     # put b first where `rank` of the integers had put a first

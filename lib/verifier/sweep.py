@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -82,7 +83,26 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
         missing = [k for k in (*SWEPT, "best", "curve", "dev") if k not in run]
         if missing:
             raise ValueError(f"{path}: run {i} lacks {missing}")
+        # the values `pick` reads, checked here (a learning rate "2e-5" or `best: null` was a traceback, and a NaN
+        # validation macro-F1 was picked or not by the order of the runs)
+        for key in ("learning_rate", "epochs", "seed"):
+            if not _number(run[key]):
+                raise ValueError(f"{path}: run {i}: {key} = {shown(run[key], 40)}; expected a finite number")
+        best = run["best"]
+        if not isinstance(best, dict) or not _number(best.get("macro_f1")):
+            raise ValueError(
+                f'{path}: run {i}: best = {shown(best, 60)}; expected {{"macro_f1": <a finite number>, ...}}'
+            )
+        if not isinstance(run["training_evidence"], str):
+            raise ValueError(
+                f"{path}: run {i}: training_evidence = {shown(run['training_evidence'], 40)}; expected a name"
+            )
     return data
+
+
+def _number(value: Any) -> bool:
+    """A finite int or float, not a bool."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _write(data: Mapping[str, Any], path: Path) -> None:
