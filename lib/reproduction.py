@@ -145,7 +145,9 @@ def case_tolerances(reference: Path | str = REFERENCE) -> Callable[[Any], float]
 
 def leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
     """(dotted key, value) of every leaf of parsed JSON; a list of names is one leaf (a group)."""
-    if isinstance(value, Mapping):
+    if isinstance(value, Mapping) and not value:  # an empty object is a leaf: a key that vanished is named
+        yield prefix, {}
+    elif isinstance(value, Mapping):
         for k, v in value.items():
             yield from leaves(v, f"{prefix}.{k}" if prefix else str(k))
     elif isinstance(value, list) and value and not all(isinstance(x, str) for x in value):
@@ -199,11 +201,14 @@ def _parsed(name: str, text: str, side: str = "") -> dict[str, Any]:
         raise ReproductionError(f"{label}: not JSON: {err}") from None
     except (DuplicateKey, ValueError) as err:  # a repeated key or a ragged CSV: compared with nothing
         raise ReproductionError(f"{label}: {err}") from None
+    except RecursionError:  # a traceback
+        raise ReproductionError(f"{label}: malformed JSON: nested deeper than Python can read") from None
 
 
 def _group(v: Any) -> Any:
-    """A list of names (a group of methods, ordered by means that may swap on another CPU) as a set."""
-    return frozenset(v) if isinstance(v, list) and all(isinstance(x, str) for x in v) else v
+    """A list of names (a group of methods, ordered by means that may swap on another CPU) in one order, each name
+    as often as it is listed (a set took ["x", "x", "y"] for ["x", "y"])."""
+    return tuple(sorted(v)) if isinstance(v, list) and all(isinstance(x, str) for x in v) else v
 
 
 def _is_number(v: Any) -> bool:

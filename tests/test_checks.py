@@ -104,3 +104,17 @@ def test_an_answer_at_the_tolerance_passes_and_a_non_finite_example_is_the_autho
             ValueError, match=rf"^the expected value is {bad}: a check compares an answer with a finite"
         ):
             CO.verdict(0.3, bad, 5e-4)
+
+
+def test_a_huge_answer_is_far_off_and_a_tolerance_that_is_no_bound_is_the_authors_error():
+    """The thirty-fifth pass: 10**400 was an OverflowError; a NaN or negative tolerance failed the right answer."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    assert CO.verdict(10**400, 1.0, 1e-6).startswith("inf is off by +inf")
+    assert CO.verdict(Fraction(-(10**400)), 1.0, 1e-6).startswith("-inf is off by -inf")
+    for tol in (float("nan"), -0.1, True, float("inf")):
+        with pytest.raises(ValueError, match=r"^the tolerance is .*: a check needs a finite tolerance of at least 0"):
+            CO.verdict(0.5, 0.5, tol)
+    assert CO.verdict(0.5, 0.5, np.float32(1e-6)) is None and CO.verdict(0.5, 0.5, 0) is None

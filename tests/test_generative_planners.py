@@ -371,3 +371,15 @@ def test_numpy_scores_are_compared_as_they_print():
     idx = pd.MultiIndex.from_tuples([("qgen", "bm25", "global"), ("claim_only", "bm25", "global")])
     ft = pd.DataFrame({"ndcg@10": [0.2005, 0.201]}, index=idx)
     assert GP.target_sentence(ft, "qgen", "claim_only", "bm25", "global", label).startswith("QGEN reaches")
+
+
+def test_an_untested_comparison_is_said_to_be_so():
+    """The thirty-fifth pass: "QGEN p = nan, PURSUIT p = nan" beside "1 of 2 beat CLAIM-ONLY"."""
+    label = {"claim_only": "CLAIM-ONLY", "qgen": "QGEN", "pursuit_seq_seq": "PURSUIT"}
+    f = pd.DataFrame({"ndcg@10": [0.3, 0.5, 0.25]}, index=["claim_only", "qgen", "pursuit_seq_seq"])
+    tests = pd.DataFrame({"Holm-adjusted p": [np.nan, 0.01]}, index=["QGEN", "PURSUIT"])
+    line = GP.focus_lines(f, ["qgen", "pursuit_seq_seq"], "claim_only", "bm25/global", tests, label)[1]
+    assert (
+        line
+        == "- Significance against CLAIM-ONLY (paired bootstrap, Holm): QGEN not tested (too few claims), PURSUIT p = 0.01."
+    )

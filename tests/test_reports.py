@@ -338,3 +338,18 @@ def test_a_metrics_file_with_two_values_of_one_flattened_key_is_refused(tmp_path
         f"error: {path}: two values flatten to the key 'e.f' (a key with a dot beside a nested one)\n"
     )
     assert CAT.flatten({"a": {"b": 1}, "c": 2}) == {"a.b": 1, "c": 2}
+
+
+def test_render_metrics_prints_one_line_per_metric(tmp_path, capsys):
+    """The thirty-fifth pass: `Infinity` printed "inf" and a key or value with a line break printed a line that
+    read as another metric."""
+    from lib.site.render import main
+
+    path = tmp_path / "m.json"
+    path.write_text('{"a": Infinity, "k\\nj": "x\\n  z: 9", "b": 0.5}')
+    main(["metrics", str(path)])
+    assert capsys.readouterr().out.splitlines()[1:] == [
+        "  a: undefined (infinite)",
+        "  'k\\nj': 'x\\n  z: 9'",
+        "  b: 0.5",
+    ]

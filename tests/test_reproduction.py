@@ -282,3 +282,16 @@ def test_leaves_that_flatten_to_one_key_are_refused_and_a_blank_csv_line_is_skip
     with pytest.raises(R.ReproductionError, match=r"^x\.csv \(committed\): two values flatten to the key 'a\.b\.c'"):
         R.compare({"x.csv": "key,c,b.c\na.b,1,9\na,5,2\n"}, {"x.csv": "key,c,b.c\na.b,7,9\na,5,2\n"}, ref)
     assert R.compare({"x.csv": "k,a\n1,0.5\n"}, {"x.csv": "k,a\n1,0.5\n\n"}, ref).empty
+
+
+def test_a_vanished_empty_object_a_changed_group_and_deep_nesting_are_seen():
+    """The thirty-fifth pass: a key holding {} vanished unseen; ["x", "x", "y"] and ["x", "y"] compared as one set;
+    a deeply nested file was a RecursionError traceback."""
+    ref = R.load_reference()
+    gone = R.compare({"m.json": '{"a": 1, "b": {}}'}, {"m.json": '{"a": 1}'}, ref)
+    assert gone[["key", "status"]].values.tolist() == [["b", "missing"]]
+    group = R.compare({"m.json": '{"g": ["x", "x", "y"]}'}, {"m.json": '{"g": ["y", "x"]}'}, ref)
+    assert group[["key", "status"]].values.tolist() == [["g", "changed"]]
+    assert R.compare({"m.json": '{"g": ["x", "y"]}'}, {"m.json": '{"g": ["y", "x"]}'}, ref).empty  # order is no result
+    with pytest.raises(R.ReproductionError, match=r"^m\.json \(produced\): malformed JSON: nested deeper than Python"):
+        R.compare({"m.json": "{}"}, {"m.json": "[" * 100000 + "]" * 100000}, ref)

@@ -298,3 +298,15 @@ def test_a_tests_call_in_the_metrics_is_true_false_or_null():
             NamedError, match=rf"retrieval\.json: metric '{re.escape(key)}' is .*, expected true, false or null"
         ):
             SY.findings(metrics, systems)
+
+
+def test_the_store_sentence_refuses_a_missing_score():
+    """The thirty-fifth pass: "its lead over the next plan stays (+0.100 to +nan)"."""
+    import pandas as pd
+
+    col = "AVeriTeC@0.25"
+    t = pd.DataFrame(
+        {(col, SY.WITH_GOLD): [0.40, 0.30], (col, SY.WITHOUT_GOLD): [0.35, float("nan")]}, index=["a", "b"]
+    )
+    with pytest.raises(ValueError, match=r"^store_sentence: no AVeriTeC@0\.25 for b on one of the stores \(NaN\)$"):
+        SY.store_sentence(t, 0.5, 0.2)

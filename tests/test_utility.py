@@ -428,6 +428,12 @@ def test_undefined_scales_p_values_and_interval_ends_are_no_finding():
     assert "macro-F1 0.400 against 0.400 (bootstrap p = 0.0100): equal to the relevance ranking's: no" in equal
     assert "Its evidence F1 against the qrels is the relevance ranking's (0.300 vs 0.300, p = 0.0100)" in equal
     assert "significantly" not in equal.replace("no difference to call significant", "")
+    # equal but for floating-point noise, as `apart` prints them (the thirty-fifth pass: "0.300 against 0.300 ...
+    # higher ..., significantly")
+    noise = U.selector_sentence(
+        dict(r, macro_f1=0.1 + 0.2, p=0.01, evidence_p=0.5), dict(r, macro_f1=0.3), {"evidence_f1": 0.5}, 0.3, "R", 0.5
+    )
+    assert "macro-F1 0.300 against 0.300 (bootstrap p = 0.0100): equal to the relevance ranking's" in noise
     m = lambda a, b, c: dict(mean=a, low=b, high=c)  # noqa: E731
     rho = U.together_sentence(
         "X", m(0.1, 0.05, 0.2), m(0.1, 0.05, 0.2), {"rho": 0.5, "low": math.nan, "high": math.nan}

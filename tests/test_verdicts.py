@@ -691,3 +691,31 @@ def test_the_justification_line_compares_numpy_means_as_printed():
         index=[V.JUSTIFICATION, V.GOLD, "planner:x"],
     )
     assert "macro-F1 0.201, level with the gold answers (0.201)" in VD.justification_line(t, 500)
+
+
+def test_spreads_ties_and_the_learning_p_read_as_printed():
+    """The thirty-fifth pass: numpy's round made 0.2005 "0.2" (a spread of 0.201 against 0.201 "wider", one of two
+    differences tied for largest named); a p of 100/2001 was stored as 0.05 beside "learned"."""
+    c = pd.DataFrame({"setting": ["a@x", "b@x"], "planner": ["A", "B"], "scope": ["x", "x"], "main scope": [0.0, 0.2005],
+                      "other scope": [0.0, 0.2008], "difference": [0.0, 0.0003]})  # fmt: skip
+    assert "the spread between planners is 0.201 there against 0.201 (the same)" in VD.scope_sentence(c, "claim", 500)
+    kt = pd.DataFrame({"planner": ["P", "P", "Q", "Q", "P", "P", "Q", "Q"], "k": [3, 3, 3, 3, 5, 5, 5, 5],
+                       "how": ["retrained", "k=5 model"] * 4, "macro_f1": [0.2005, 0.0, 0.0, 0.2009, 0.5, 0.5, 0.5, 0.5]})  # fmt: skip
+    assert "(largest: +0.201, P at k = 3; -0.201, Q at k = 3)" in VD.retrain_sentence(kt, 5)
+
+
+def test_the_learning_check_stores_p_apart_from_alpha(monkeypatch):
+    from lib.verifier import veracity as V
+
+    table = pd.DataFrame(
+        [{"setting": V.GOLD, "k": 3, "macro_f1": 0.41, "delta_macro_f1": 0.05, "p_bootstrap": 100 / 2001}]
+    )
+    monkeypatch.setattr(V, "against_baseline", lambda *a, **k: table)
+    check = VD.learning_check(pd.DataFrame({"setting": [V.NAIVE, V.GOLD], "k": [3, 3]}), "averitec", 3)
+    assert check["p_bootstrap"] == 0.04998 and check["learned"] is True
+    assert "paired bootstrap p 0.04998)" in VD.learning_sentence(check)
+    table.loc[0, "p_bootstrap"] = 1 / 2001  # the committed figure: stored as before
+    assert (
+        VD.learning_check(pd.DataFrame({"setting": [V.NAIVE, V.GOLD], "k": [3, 3]}), "averitec", 3)["p_bootstrap"]
+        == 0.0005
+    )

@@ -142,7 +142,7 @@ def test_at_pick_trains_at_the_picked_learning_rate_and_epochs(tmp_path, monkeyp
     monkeypatch.setattr(
         VS, "sweep", lambda lrs, epochs, evidence, seeds, *a, **kw: seen.update(lrs=lrs, epochs=epochs, seeds=seeds)
     )
-    VS.main(["--at-pick", "--seeds", "1", "2", "--out", str(out), "--learning-rates", "3e-3"])
+    VS.main(["--at-pick", "--seeds", "1", "2", "--out", str(out)])
     assert seen == {"lrs": [1e-4], "epochs": [2], "seeds": [1, 2]}
     VS.main(["--out", str(out), "--learning-rates", "3e-3", "--epochs", "4"])
     assert seen == {"lrs": [3e-3], "epochs": [4], "seeds": [0]}
@@ -259,10 +259,15 @@ def test_a_seed_without_a_value_is_no_seed_of_its_range():
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"learning_rate": "2e-5"}, r"run 0: learning_rate = '2e-5'; expected a finite number$"),
+        ({"learning_rate": "2e-5"}, r"run 0: learning_rate = '2e-5'; expected a number above 0$"),
         ({"best": None}, r"run 0: best = None; expected \{\"macro_f1\": <a finite number>, \.\.\.\}$"),
         ({"best": {"macro_f1": float("nan"), "step": 1}}, r"run 0: best = \{'macro_f1': nan, 'step': 1\}"),
-        ({"epochs": True}, r"run 0: epochs = True; expected a finite number$"),
+        ({"epochs": True}, r"run 0: epochs = True; expected a whole number of at least 1$"),
+        ({"epochs": 2.5}, r"run 0: epochs = 2\.5; expected a whole number of at least 1$"),  # trained int(2.5) = 2
+        ({"learning_rate": -1}, r"run 0: learning_rate = -1; expected a number above 0$"),
+        ({"dev": []}, r"run 0: dev = \[\]; expected \{<setting>: \{\"macro_f1\": <a finite number>"),
+        ({"curve": "x"}, r"run 0: curve = 'x'; expected a list of points"),
+        ({"validation_retrieved": "0.5"}, r"run 0: validation_retrieved = '0\.5'; expected a finite number or null$"),
     ],
 )
 def test_a_sweep_file_with_values_of_the_wrong_kind_is_refused_by_name(tmp_path, change, message):
@@ -276,3 +281,30 @@ def test_a_sweep_file_with_values_of_the_wrong_kind_is_refused_by_name(tmp_path,
         VS.read_sweep(path)
     path.write_text(json.dumps({"runs": [run]}))
     assert VS.pick(VS.read_sweep(path))["learning_rate"] == 2e-5
+
+
+def test_a_protocol_without_a_scored_run_is_named_and_the_pick_is_not_overridden_in_silence(tmp_path, capsys):
+    """The thirty-fifth pass: gold runs without a validation score on retrieved evidence left the protocol pick to
+    `retrieved` alone; `--learning-rates` beside `--at-pick` was dropped without a word."""
+    from lib.cli import run_main
+
+    run = {
+        "learning_rate": 2e-5,
+        "epochs": 2,
+        "seed": 0,
+        "curve": [],
+        "dev": {},
+        "best": {"macro_f1": 0.5, "step": 1},
+        "k": 3,
+    }
+    sweep = {"k": 3, "runs": [run | {"training_evidence": "gold", "validation_retrieved": None},
+                              run | {"training_evidence": "retrieved", "validation_retrieved": 0.3}]}  # fmt: skip
+    with pytest.raises(ValueError, match=r"training evidence 'gold' have no score on the validation claims' retrieved"):
+        VS.pick_protocol(sweep)
+    path = tmp_path / "sweep.json"
+    path.write_text(json.dumps(sweep))
+    with pytest.raises(SystemExit) as end:
+        run_main(lambda: VS.main(["--at-pick", "--out", str(path), "--learning-rates", "1e-3"]))
+    assert end.value.code == 1 and capsys.readouterr().err == (
+        "error: --learning-rates with --at-pick or --pick-from: the pick sets them; give one or the other\n"
+    )

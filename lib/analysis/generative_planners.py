@@ -522,6 +522,8 @@ def focus_lines(
         f"- Significance against {label[baseline]} (paired bootstrap, Holm): "
         + ", ".join(
             f"{i} p = {CMP.apart(r['Holm-adjusted p'], '.3g', 0.05)}"  # its side of 0.05 shown
+            if r["Holm-adjusted p"] == r["Holm-adjusted p"]
+            else f"{i} not tested (too few claims)"  # "p = nan"
             for i, r in tests.loc[[label[p] for p in generative]].iterrows()
         )
         + ".",

@@ -417,6 +417,8 @@ def store_sentence(table: pd.DataFrame, share_with: float, share_without: float)
     # as printed (3 decimals): 0.3004 and 0.3001 are a tie at 0.300, not a lead, and the gaps are those of the
     # printed figures (0.3006 over 0.3004 is 0.301 over 0.300: a lead of 0.001, not +0.000)
     before, after = before.map(lambda v: printed(v, ".3f")), after.map(lambda v: printed(v, ".3f"))
+    if missing := [str(p) for p in table.index if before[p] != before[p] or after[p] != after[p]]:  # "+nan"
+        raise ValueError(f"store_sentence: no {col} for {and_list(missing)} on one of the stores (NaN)")
     fell = int((after < before).sum())
     top = highest(before)
     if not top:

@@ -87,10 +87,12 @@ def learning_check(
     return {
         "gold_macro_f1": round(float(gold["macro_f1"]), 4),
         "majority_macro_f1": round(float(gold["macro_f1"]) - delta, 4),
-        "difference": round(delta, 4),
-        "p_bootstrap": round(p, 4),
+        # kept with the decimals that hold their side of 0 and of alpha: p = 100/2001 was stored and printed 0.05
+        # beside "learned" (p < alpha); `learned` reads what is stored
+        "difference": float(CMP.end_text(delta, ".4f")),
+        "p_bootstrap": float(CMP.apart(p, ".4f", alpha)),
         "alpha": alpha,
-        "learned": bool(delta > 0 and p < alpha),
+        "learned": bool(float(CMP.end_text(delta, ".4f")) > 0 and float(CMP.apart(p, ".4f", alpha)) < alpha),
     }
 
 
@@ -309,7 +311,7 @@ def retrain_sentence(k_table: pd.DataFrame, base_k: int) -> str:
     d = d[d.index.get_level_values("k") != base_k]
     if d.empty:
         return "The protocol sweep has no retrained-per-k runs to compare."
-    sizes = d.abs().round(3)  # as printed: a tie for the largest is named whole
+    sizes = d.abs().map(lambda v: CMP.printed(v, ".3f"))  # as printed (not numpy's round): a tie named whole
     largest = "; ".join(f"{d[i]:+.3f}, {i[0]} at k = {i[1]}" for i in sizes.index[sizes == sizes.max()])
     return (
         f"Retraining at each k instead of reading the k = {base_k} model changes dev macro-F1 by {d.abs().mean():.3f} "
@@ -721,7 +723,7 @@ def scope_sentence(comparison: pd.DataFrame, main_scope: str, n_claims: int) -> 
     for scope, g in comparison.groupby("scope", sort=False):
         spread_main = g["main scope"].max() - g["main scope"].min()
         spread_other = g["other scope"].max() - g["other scope"].min()
-        a, b = round(spread_other, 3), round(spread_main, 3)  # as printed
+        a, b = CMP.printed(spread_other, ".3f"), CMP.printed(spread_main, ".3f")  # as printed (not numpy round)
         trend = "wider" if a > b else "narrower" if a < b else "the same"
         spread = (
             f"the spread between planners is {spread_other:.3f} there against {spread_main:.3f} ({trend})"

@@ -14,6 +14,7 @@ edit to the site reruns no notebook.
 from __future__ import annotations
 
 import math
+import numbers
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -36,6 +37,8 @@ def as_number(answer: Any) -> float | None:
         value = float(answer)
     except (TypeError, ValueError):
         return None
+    except OverflowError:  # an integer or fraction beyond a float's range (10**400): a number, infinitely far off
+        return math.inf if answer > 0 else -math.inf
     return None if math.isnan(value) else value
 
 
@@ -71,6 +74,10 @@ def verdict(answer: Any, expected: float, tol: float, mistakes: Mapping[str, flo
     if value is None:
         return f"expected a number, got {type(answer).__name__} {answer!r}"
     expected = float(expected)
+    if not (isinstance(tol, numbers.Real) and not isinstance(tol, bool) and math.isfinite(tol) and tol >= 0):
+        raise ValueError(
+            f"the tolerance is {tol!r}: a check needs a finite tolerance of at least 0 (the author's error)"
+        )
     if not math.isfinite(expected):  # every answer failed "off by +nan ... recheck the steps": the example's fault
         raise ValueError(
             f"the expected value is {expected}: a check compares an answer with a finite number (the exercise's "

@@ -290,8 +290,10 @@ def main(argv: list[str] | None = None) -> None:
             values = read_metrics(path)  # a file that cannot be read is named before its heading is printed
             print(f"== {Path(path).relative_to(ROOT) if Path(path).is_relative_to(ROOT) else path}")
             for key, value in values.items():
-                shown_value = format_value(value) if isinstance(value, float) and math.isnan(value) else value
-                print(f"  {key}: {shown_value}")
+                shown_value = format_value(value) if isinstance(value, float) and not math.isfinite(value) else value
+                # one line per metric: a key or text holding a line break printed a line of its own
+                key_text, value_text = (t if t.isprintable() else repr(t) for t in (str(key), str(shown_value)))
+                print(f"  {key_text}: {value_text}")
 
 
 if __name__ == "__main__":

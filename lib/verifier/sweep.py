@@ -85,9 +85,28 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
             raise ValueError(f"{path}: run {i} lacks {missing}")
         # the values `pick` reads, checked here (a learning rate "2e-5" or `best: null` was a traceback, and a NaN
         # validation macro-F1 was picked or not by the order of the runs)
-        for key in ("learning_rate", "epochs", "seed"):
-            if not _number(run[key]):
-                raise ValueError(f"{path}: run {i}: {key} = {shown(run[key], 40)}; expected a finite number")
+        # epochs 2.5 trained 2 epochs (`int`), a learning rate of -1 was refused only after the store had loaded
+        for key, ok, expected in (
+            ("learning_rate", lambda v: _number(v) and v > 0, "a number above 0"),
+            ("epochs", lambda v: _number(v) and float(v).is_integer() and v >= 1, "a whole number of at least 1"),
+            ("seed", lambda v: _number(v) and float(v).is_integer() and v >= 0, "a whole number of at least 0"),
+        ):
+            if not ok(run[key]):
+                raise ValueError(f"{path}: run {i}: {key} = {shown(run[key], 40)}; expected {expected}")
+        if not isinstance(run["curve"], list) or not all(isinstance(pt, dict) for pt in run["curve"]):
+            raise ValueError(f"{path}: run {i}: curve = {shown(run['curve'], 40)}; expected a list of points (objects)")
+        dev = run["dev"]
+        if not isinstance(dev, dict) or not all(
+            isinstance(d, dict) and _number(d.get("macro_f1")) for d in dev.values()
+        ):
+            raise ValueError(
+                f'{path}: run {i}: dev = {shown(dev, 60)}; expected {{<setting>: {{"macro_f1": <a finite number>, ...}}}}'
+            )
+        if run.get(VALIDATION_RETRIEVED) is not None and not _number(run[VALIDATION_RETRIEVED]):
+            raise ValueError(
+                f"{path}: run {i}: {VALIDATION_RETRIEVED} = {shown(run[VALIDATION_RETRIEVED], 40)}; expected a finite "
+                "number or null"
+            )
         best = run["best"]
         if not isinstance(best, dict) or not _number(best.get("macro_f1")):
             raise ValueError(
@@ -215,6 +234,13 @@ def pick_protocol(sweep: Mapping[str, Any], k: int | None = None) -> dict[str, A
     if table.empty:
         raise ValueError(
             "the sweep has no run scored on the validation claims' retrieved evidence (make sweep-protocol)"
+        )
+    at_k = runs_table(sweep)
+    at_k = at_k[at_k["k"] == int(sweep.get("k") if k is None else k)]
+    if "gold" in set(at_k["training_evidence"]) - set(table["training_evidence"]):  # the reference, dropped in silence
+        raise ValueError(
+            "the sweep's runs with training evidence 'gold' have no score on the validation claims' retrieved "
+            "evidence: the pick cannot be made against them (rerun make sweep-protocol)"
         )
     means = table.groupby("training_evidence")["validation macro-F1, retrieved evidence"].mean().round(6)
     best = max(means.index, key=lambda ev: (means[ev], ev == "gold"))
@@ -414,9 +440,13 @@ def main(argv: list[str] | None = None) -> None:
         prog="python -m lib.verifier.sweep", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument(
-        "--learning-rates", type=flag(N.NLISettings, "learning_rate"), nargs="+", default=[2e-5, 5e-5, 1e-4, 2e-4]
+        "--learning-rates",
+        type=flag(N.NLISettings, "learning_rate"),
+        nargs="+",
+        default=None,
+        help="default: 2e-5 5e-5 1e-4 2e-4",
     )
-    ap.add_argument("--epochs", type=flag(N.NLISettings, "epochs"), nargs="+", default=[2, 3])
+    ap.add_argument("--epochs", type=flag(N.NLISettings, "epochs"), nargs="+", default=None, help="default: 2 3")
     ap.add_argument("--training-evidence", nargs="+", default=["gold"], choices=list(TRAINING_EVIDENCE))
     ap.add_argument("--ks", type=flag_of(PosInt), nargs="+", default=None, help="train at each k (default: params' k)")
     ap.add_argument(
@@ -434,12 +464,17 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = ap.parse_args(argv)
     OUT.refuse_targets([args.out], [args.params, args.pick_from])  # the sweep file grows: never data/ or an input
-    learning_rates, epochs = args.learning_rates, args.epochs
+    learning_rates, epochs = args.learning_rates or [2e-5, 5e-5, 1e-4, 2e-4], args.epochs or [2, 3]
     if args.pick_from and not Path(args.pick_from).is_file():  # read as an empty sweep: "no run with ... 'gold'"
         raise NamedError(
             f"--pick-from {args.pick_from}: no such file (expected a sweep file, e.g. sweeps/verifier.json)"
         )
     if args.at_pick or args.pick_from:
+        given = [f for f, v in (("--learning-rates", args.learning_rates), ("--epochs", args.epochs)) if v is not None]
+        if given:  # the pick replaced them without a word
+            raise NamedError(
+                f"{' and '.join(given)} with --at-pick or --pick-from: the pick sets them; give one or the other"
+            )
         try:
             chosen = pick(read_sweep(args.pick_from or args.out))
         except ValueError as err:
