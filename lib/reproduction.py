@@ -79,7 +79,10 @@ def machine_kind(cpuinfo: str | None = None) -> dict[str, Any]:
 
 def _tolerance(value: Any) -> bool:
     """A finite number >= 0 (`true` was 1.0 and `.inf` called every difference `trained`)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    try:  # an integer beyond a float's range raised OverflowError: a traceback
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    except OverflowError:
+        return False
 
 
 def load_reference(path: Path | str = REFERENCE) -> dict[str, Any]:

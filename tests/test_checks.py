@@ -118,3 +118,15 @@ def test_a_huge_answer_is_far_off_and_a_tolerance_that_is_no_bound_is_the_author
         with pytest.raises(ValueError, match=r"^the tolerance is .*: a check needs a finite tolerance of at least 0"):
             CO.verdict(0.5, 0.5, tol)
     assert CO.verdict(0.5, 0.5, np.float32(1e-6)) is None and CO.verdict(0.5, 0.5, 0) is None
+
+
+def test_huge_whole_numbers_in_a_record_or_a_check_are_named():
+    """The thirty-sixth pass: 10**400 as an answer, an expected value or a tolerance was an OverflowError."""
+    assert CO.record_problem({"exercise": "x", "expected": 0.5, "tol": 0.001, "answer": 10**400}) is None
+    assert CO.record_problem({"exercise": "x", "expected": 10**400, "tol": 0.001, "answer": 0.5}).startswith(
+        "field expected"
+    )
+    with pytest.raises(ValueError, match=r"^the tolerance is 100000000000\.\.\. \(401 digits\): a check needs"):
+        CO.verdict(0.5, 0.5, 10**400)
+    with pytest.raises(ValueError, match=r"^the expected value is 100000000000\.\.\. \(401 digits\): a check"):
+        CO.verdict(0.5, 10**400, 0.001)

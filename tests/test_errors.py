@@ -544,3 +544,12 @@ def test_a_small_share_difference_shows_its_side_of_zero():
     base = pd.DataFrame([{"difference": 4e-5, "call": "positive"}], index=["retrieval"])
     assert "coded retrieval (+0.004%) more often" in ER.source_sentence(base)
     assert "(+6%)" in ER.source_sentence(base.assign(difference=0.06))
+
+
+def test_an_undefined_share_leaves_the_largest_family_undefined_in_any_order():
+    """The thirty-sixth pass: `max` over a NaN share named a family or none by the order of the keys."""
+    for shares in ({"a": 0.6, "b": float("nan")}, {"b": float("nan"), "a": 0.6}):
+        assert ER.largest_family(shares) is None
+        assert ER.main_source_sentence(shares, [{"a": 0.6, "b": 0.4}], "rows") == (
+            "The largest family of codes is undefined at the default thresholds (no share for b)."
+        )

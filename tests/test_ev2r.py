@@ -474,7 +474,9 @@ def test_the_stage_reports_what_it_scored_and_reruns_into_the_same_folder(tmp_pa
     )
     # the scorer's seconds go to the timing file (lib.timing.measured), never to the report
     assert "meteor_seconds" not in report and "seconds" not in (out / "report.json").read_text(encoding="utf-8")
-    assert all(0 < TM.measurements()[f"meteor/{run}"]["seconds"] < elapsed for run in report["runs"])
+    assert all(
+        0 <= TM.measurements()[f"meteor/{run}"]["seconds"] <= elapsed for run in report["runs"]
+    )  # 0.0: under 5 ms
     assert (report["llm"]["requests"], again["llm"]["requests"], again["llm"]["cache_entries"]) == (8, 0, 8)
     text = (out / "report.json").read_text(encoding="utf-8")
     assert text.startswith('{\n  "claims": 2,\n  "runs": [\n') and text.endswith("}\n") and "stub-judgé" in text

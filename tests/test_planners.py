@@ -149,7 +149,7 @@ def test_a_plan_is_never_written_with_more_queries_than_it_may_be_read_with(tmp_
     from lib.cli import NamedError
 
     monkeypatch.setattr(P, "MAX_PLAN_QUERIES", 2)
-    with pytest.raises(NamedError, match=r"claim 7 has 3 queries, over 2 for one claim"):
+    with pytest.raises(NamedError, match=r"claim 7 has more than 2 queries, the bound for one claim"):
         P.save_plan({0: ["a"], 7: ["a", "b", "c"]}, tmp_path / "p.jsonl")
     assert not (tmp_path / "p.jsonl").exists()
 
@@ -254,3 +254,19 @@ def test_save_plan_takes_numpy_ids_and_any_sequence_of_queries(tmp_path):
     assert P.load_plan(path) == {1: ["c"], 3: ["a", "b"]}
     with pytest.raises(DataError, match=r"record claim 2: field 'queries': a text of 1,048,577 characters"):
         P.save_plan({2: ["x" * 1_048_577]}, path)
+
+
+def test_save_plan_names_missing_texts_and_stops_an_endless_iterator(tmp_path):
+    """The thirty-sixth pass: pd.NA and a 2-D array were bare TypeErrors, an endless iterator a MemoryError."""
+    import itertools
+
+    from lib.cli import NamedError
+
+    path = tmp_path / "p.jsonl"
+    with pytest.raises(NamedError, match=r"claim 1: queries: expected a list of strings, got <NA> among them$"):
+        P.save_plan({1: pd.Series(["a", pd.NA], dtype="string")}, path)
+    with pytest.raises(NamedError, match=r"claim 1: queries: expected a list of strings, got array\(\['a', 'b'\]"):
+        P.save_plan({1: np.array([["a", "b"]])}, path)
+    with pytest.raises(NamedError, match=r"claim 1 has more than 1,000 queries, the bound for one claim"):
+        P.save_plan({1: itertools.repeat("q")}, path)
+    assert not path.exists()

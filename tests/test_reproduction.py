@@ -295,3 +295,11 @@ def test_a_vanished_empty_object_a_changed_group_and_deep_nesting_are_seen():
     assert R.compare({"m.json": '{"g": ["x", "y"]}'}, {"m.json": '{"g": ["y", "x"]}'}, ref).empty  # order is no result
     with pytest.raises(R.ReproductionError, match=r"^m\.json \(produced\): malformed JSON: nested deeper than Python"):
         R.compare({"m.json": "{}"}, {"m.json": "[" * 100000 + "]" * 100000}, ref)
+
+
+def test_a_huge_whole_tolerance_is_refused_by_name(tmp_path):
+    """The thirty-sixth pass: `default: 1000...0` (401 digits) was an OverflowError traceback."""
+    path = tmp_path / "reproduction.yaml"
+    path.write_text(R.REFERENCE.read_text(encoding="utf-8").replace("default: ", "default: 1" + "0" * 400 + " #", 1))
+    with pytest.raises(R.ReproductionError, match=r"default: expected a tolerance >= 0"):
+        R.load_reference(path)

@@ -270,3 +270,13 @@ def test_runs_dict_refuses_a_selection_of_several_configurations():
     twice = pd.concat([runs, runs], ignore_index=True)  # the thirty-fourth pass: the last score replaced the first
     with pytest.raises(ValueError, match=r"^runs_dict: claim 7 holds document 'b' twice in one configuration$"):
         RU.runs_dict(twice, plan="oracle", retriever="dense")
+
+
+def test_runs_dict_reads_whole_float_ids_as_integers_and_refuses_fractional_ones():
+    """The thirty-sixth pass: float claim ids (after a merge that brought a NaN) became queries "1.0", matched no
+    qrels query, and every measure came out 0."""
+    runs = pd.DataFrame({"plan": "p", "retriever": "bm25", "scope": "claim", "temporal": False, "fusion": "none",
+                         "claim_id": [1.0, 1.0], "doc_id": ["d1", "d2"], "score": [2.0, 1.0]})  # fmt: skip
+    assert RU.runs_dict(runs, plan="p") == {"1": {"d1": 2.0, "d2": 1.0}}
+    with pytest.raises(ValueError, match=r"^runs_dict: claim id np\.float64\(1\.5\) is no whole number"):
+        RU.runs_dict(runs.assign(claim_id=[1.5, 1.5]), plan="p")

@@ -719,3 +719,37 @@ def test_the_learning_check_stores_p_apart_from_alpha(monkeypatch):
         VD.learning_check(pd.DataFrame({"setting": [V.NAIVE, V.GOLD], "k": [3, 3]}), "averitec", 3)["p_bootstrap"]
         == 0.0005
     )
+
+
+def test_undefined_figures_in_the_verdict_sentences_are_said_to_be_so():
+    """The thirty-sixth pass: an untested learning check was "not distinguishable from guessing"; a NaN
+    justification "level with" the gold answers, "+nan against the best planner"; a planner without a score
+    counted "not higher"; every classifier score NaN an IndexError; rho 0.004 printed "0.00 ... positive"."""
+    from lib.verifier import veracity as V
+
+    nan = float("nan")
+    untested = VD.learning_sentence(dict(gold_macro_f1=0.3, majority_macro_f1=0.2, difference=0.1, p_bootstrap=nan,
+                                         alpha=0.05, learned=False))  # fmt: skip
+    assert untested.startswith("**Warning: whether the verifier has learned is not tested here**")
+    t = pd.DataFrame(
+        {"macro_f1_mean": [nan, 0.2, 0.1], "kind": ["x", "x", "planner"]}, index=[V.JUSTIFICATION, V.GOLD, "P"]
+    )
+    assert "no macro-F1 to compare (justification undefined" in VD.justification_line(t, 100)
+    alone = pd.DataFrame({"macro_f1_mean": [0.3, 0.2], "kind": ["x", "x"]}, index=[V.JUSTIFICATION, V.GOLD])
+    assert "(0.200) and no planner to compare with." in VD.justification_line(alone, 100)
+    c = lambda s: f"AVeriTeC@0.25 ({s})"  # noqa: E731
+    r = pd.DataFrame({c("classifier"): [0.3, nan], c("majority"): [0.2, 0.2], c("classifier, 2 classes"): [0.4, 0.5]},
+                     index=["A", "B"])  # fmt: skip
+    assert "higher than the 4-class ones for 1 of 1 planners (B without both scores)" in VD.rescored_line(r, 0.25)
+    r[c("classifier")], r[c("majority")] = nan, nan
+    none = VD.rescored_line(r, 0.25)
+    assert "best undefined (no score), against undefined (no score)" in none and "no planner has both scores" in none
+    s = pd.DataFrame({"scope": ["s", "s"], "planner": ["A", "B"], "main scope": [0.3, 0.4], "other scope": [0.3, nan],
+                      "difference": [0.0, nan]})  # fmt: skip
+    assert "0 of 1 planners score a higher" in VD.scope_sentence(s, "m", 100)
+    assert "(B without a figure in both scopes, left out)." in VD.scope_sentence(s, "m", 100)
+    g = pd.DataFrame({"retrieval gain %": [10.0, 5, 3, 1, 2], "ndcg@10": [0.5, 0.4, 0.3, 0.2, 0.1],
+                      "macro_f1": [0.3, 0.3, 0.3, 0.3, 0.31], "verdict gain %": [1.0] * 5}, index=list("ABCDE"))  # fmt: skip
+    assert VD.retrieval_line(g, "ndcg@10", (0.004, -0.1, 0.2), 0.01).endswith(
+        ": 0.004 (bootstrap [-0.10, 0.20]; permutation p = 0.010): positive."
+    )

@@ -186,7 +186,8 @@ def test_pick_protocol_averages_seeds_at_k_and_a_tie_keeps_gold():
     chosen = VS.pick_protocol(PROTOCOL)
     assert chosen["training_evidence"] == "retrieved" and chosen["seeds"] == {"gold": 2, "retrieved": 2}
     assert chosen["validation_macro_f1"] == pytest.approx({"gold": 0.32, "retrieved": 0.38})
-    assert VS.pick_protocol(PROTOCOL, k=5)["training_evidence"] == "retrieved"
+    with pytest.raises(ValueError, match=r"no run with training evidence 'gold' at k = 5"):  # was "retrieved", alone
+        VS.pick_protocol(PROTOCOL, k=5)
     tie = {"k": 3, "runs": [_protocol_run("retrieved", 0, 0.3), _protocol_run("gold", 0, 0.3)]}
     assert VS.pick_protocol(tie)["training_evidence"] == "gold"
     worse = {"k": 3, "runs": [_protocol_run("retrieved", 0, 0.29), _protocol_run("gold", 0, 0.3)]}
@@ -308,3 +309,23 @@ def test_a_protocol_without_a_scored_run_is_named_and_the_pick_is_not_overridden
     assert end.value.code == 1 and capsys.readouterr().err == (
         "error: --learning-rates with --at-pick or --pick-from: the pick sets them; give one or the other\n"
     )
+
+
+def test_huge_numbers_points_without_a_step_and_a_k_without_gold_are_named(tmp_path):
+    """The thirty-sixth pass: 10**400 was an OverflowError traceback; a curve point or best without `step` a
+    KeyError in notebook 07; at a k where gold never ran, `retrieved` was picked alone."""
+    run = {"learning_rate": 2e-5, "epochs": 2, "training_evidence": "gold", "seed": 0, "dev": {},
+           "curve": [{"step": 1, "epoch": 0.5, "loss": 1.0}], "best": {"macro_f1": 0.5, "step": 1}}  # fmt: skip
+    path = tmp_path / "sweep.json"
+    for change, message in (
+        ({"epochs": 10**400}, r"run 0: epochs = 1000.*; expected a whole number of at least 1$"),
+        ({"curve": [{"epoch": 0.5}]}, r"run 0: curve\[0\] = \{'epoch': 0\.5\}; a point needs step, epoch and loss$"),
+        ({"best": {"macro_f1": 0.5}}, r"run 0: best = \{'macro_f1': 0\.5\}; expected a step beside the macro-F1$"),
+    ):
+        path.write_text(json.dumps({"runs": [run | change]}))
+        with pytest.raises(ValueError, match=message):
+            VS.read_sweep(path)
+    sweep = {"k": 3, "runs": [run | {"k": 3, "validation_retrieved": 0.3},
+                              run | {"k": 1, "training_evidence": "retrieved", "validation_retrieved": 0.4}]}  # fmt: skip
+    with pytest.raises(ValueError, match=r"^the sweep has no run with training evidence 'gold' at k = 1"):
+        VS.pick_protocol(sweep, 1)

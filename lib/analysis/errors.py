@@ -362,7 +362,10 @@ def study_cases(
 
 
 def largest_family(shares: Mapping[str, float]) -> str | None:
-    """The error family with the largest share of wrong verdicts (None on a tie for first place)."""
+    """The error family with the largest share of wrong verdicts (None on a tie for first place, or where a share
+    is undefined: `max` over NaN answered by the order of the keys)."""
+    if any(v != v for v in shares.values()):
+        return None
     top = max(shares.values())
     leaders = [f for f, v in shares.items() if np.isclose(v, top)]
     return leaders[0] if len(leaders) == 1 else None
@@ -380,6 +383,10 @@ def main_source_sentence(
         return None if len(shown) > 1 and shown[0] == shown[1] else first  # 50.4% and 49.6% both print 50%
 
     at_default = leader(shares)
+    if undefined := [f for f, v in shares.items() if v != v]:  # "b nan%" beside "no single family is the largest"
+        return (
+            f"The largest family of codes is undefined at the default thresholds (no share for {', '.join(undefined)})."
+        )
     if at_default is None:
         return (
             "No single family of codes is the largest at the default thresholds: "

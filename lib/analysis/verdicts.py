@@ -109,6 +109,12 @@ def learning_sentence(check: Mapping[str, Any]) -> str:
     )
     if check["learned"]:
         return f"**The verifier has learned:** {figures}, so its verdicts depend on the evidence it reads."
+    if any(v != v for v in (gold, major, p)):  # no test ran: "not distinguishable from guessing" was read from NaN
+        return (
+            "**Warning: whether the verifier has learned is not tested here** (a macro-F1 or the paired bootstrap is "
+            "undefined: too few claims). None of the comparisons of evidence through verdicts below can be "
+            "concluded from this build: read them as a walk-through of the method."
+        )
     if check["difference"] < 0 and check["p_bootstrap"] < check["alpha"]:  # worse than guessing, significantly
         return (
             f"**Warning: the verifier is worse than guessing.** {figures[0].upper()}{figures[1:]}, significantly "
@@ -687,11 +693,21 @@ def justification_line(t: pd.DataFrame, n_claims: int) -> str:
     gold-answer classifier. Point estimates: the sentence says so."""
     just, gold = t.loc[V.JUSTIFICATION, "macro_f1_mean"], t.loc[V.GOLD, "macro_f1_mean"]
     best = t.loc[t["kind"] == "planner", "macro_f1_mean"].max()
+    if just != just or gold != gold:  # NaN was "level with" the gold answers
+        return (
+            f"- The fact-checkers' justification (the thesis' GOLD row): no macro-F1 to compare "
+            f"({'justification' if just != just else 'gold answers'} undefined: no verdict scored)."
+        )
     j, g = CMP.printed(just, ".3f"), CMP.printed(gold, ".3f")  # as printed (numpy's round(0.2005, 3) is 0.2)
     order = "above" if j > g else "below" if j < g else "level with"
+    against = (  # no planner row: "+nan against the best planner"
+        f"{just - best:+.3f} against the best planner's retrieved evidence"
+        if best == best
+        else "no planner to compare with"
+    )
     return (
         f"- The fact-checkers' justification (the thesis' GOLD row): macro-F1 {just:.3f}, {order} the gold answers "
-        f"({gold:.3f}) and {just - best:+.3f} against the best planner's retrieved evidence. The classifier read it "
+        f"({gold:.3f}) and {against}. The classifier read it "
         "as one evidence piece after training on gold answers; the thesis trained its GOLD model on the "
         f"justification itself. Point estimates on {n_claims} dev claims, not tested."
     )
@@ -721,6 +737,12 @@ def scope_sentence(comparison: pd.DataFrame, main_scope: str, n_claims: int) -> 
         return "No other retrieval scope was read (params `nli_averitec.scope_variants`)."
     out = []
     for scope, g in comparison.groupby("scope", sort=False):
+        scored = g["main scope"].notna() & g["other scope"].notna()  # a planner without a figure is left out, named
+        missing = [str(p) for p in g.loc[~scored, "planner"]] if "planner" in g else [str(i) for i in g.index[~scored]]
+        g = g[scored]
+        if g.empty:
+            out.append(f"From the {scope} scope no planner has a macro-F1 in both scopes ({CMP.and_list(missing)}).")
+            continue
         spread_main = g["main scope"].max() - g["main scope"].min()
         spread_other = g["other scope"].max() - g["other scope"].min()
         a, b = CMP.printed(spread_other, ".3f"), CMP.printed(spread_main, ".3f")  # as printed (not numpy round)
@@ -732,7 +754,8 @@ def scope_sentence(comparison: pd.DataFrame, main_scope: str, n_claims: int) -> 
         )
         out.append(
             f"From the {scope} scope, {_positive(g['difference'])} of {len(g)} planners score a higher "
-            f"macro-F1 than from the {main_scope} scope (mean difference {g['difference'].mean():+.3f}); {spread}."
+            f"macro-F1 than from the {main_scope} scope (mean difference {g['difference'].mean():+.3f}); {spread}"
+            + (f" ({CMP.and_list(missing)} without a figure in both scopes, left out)." if missing else ".")
         )
     return " ".join(out) + f" (Point estimates on {n_claims} dev claims, not tested.)"
 
@@ -835,6 +858,8 @@ def _largest_gain(gains: pd.DataFrame, measure: str, top: Sequence[str]) -> str:
 def _best(values: pd.Series) -> str:
     """ "A 0.300", or "A and B tied at 0.300": the best of a column, a tie named whole."""
     top = CMP.highest(values, ".3f")  # as printed: 0.3004 and 0.3001 tie at 0.300
+    if not top:  # every one NaN: an IndexError
+        return "undefined (no score)"
     if len(top) == 1:
         return f"{top[0]} {values[top[0]]:.3f}"
     return f"{CMP.and_list(top)} tied at {values[top[0]]:.3f}"
@@ -853,14 +878,15 @@ def retrieval_line(gains: pd.DataFrame, measure: str, rho: tuple[float, float, f
         call = "no correlation can be read (one side is the same for every planner)"
     elif CMP.rho_text(r, len(gains)).startswith("undefined"):  # no direction of a ρ printed "undefined"
         call = "no direction can be read of an undefined correlation"
-    elif p < 0.05:
+    elif p < 0.05 and r != 0:
         call = "positive" if r > 0 else "negative"
     else:
         call = "no evidence of a relation"
     return (
         f"- Retrieval vs verdicts: {_largest_gain(gains, measure, top)} (the thesis: 74% became 6.6%). Spearman correlation of {measure} and macro-F1 over the "
         f"{len(gains)} planners, whose macro-F1 spans {gains['macro_f1'].max() - gains['macro_f1'].min():.3f}: "
-        f"{CMP.rho_text(r, len(gains))} ({interval}; permutation p = {CMP.apart(p, '.3f', 0.05)}): {call}."
+        f"{CMP.end_text(r, '.2f') if call in ('positive', 'negative') else CMP.rho_text(r, len(gains))} "  # apart from 0
+        f"({interval}; permutation p = {CMP.apart(p, '.3f', 0.05)}): {call}."
     )
 
 
@@ -869,12 +895,21 @@ def rescored_line(table: pd.DataFrame, level: float) -> str:
     the 2-class reading against the 4-class one; point estimates, which the sentence says."""
     cls, maj = table[f"AVeriTeC@{level:g} (classifier)"], table[f"AVeriTeC@{level:g} (majority)"]
     two = table[f"AVeriTeC@{level:g} (classifier, 2 classes)"]
-    higher = _positive(two.map(lambda v: CMP.printed(v, ".3f")) - cls.map(lambda v: CMP.printed(v, ".3f")))
+    both = cls.notna() & two.notna()  # a planner without one of the scores is compared with nothing
+    higher = _positive((two.map(lambda v: CMP.printed(v, ".3f")) - cls.map(lambda v: CMP.printed(v, ".3f")))[both])
+    unscored = [str(p) for p in table.index[~both]]
+    best_majority = f"{maj.max():.3f}" if maj.notna().any() else "undefined (no score)"
     return (
         f"- AVeriTeC@{level:g} with the classifier's verdicts: best {_best(cls)}, against "
-        f"{maj.max():.3f} at best with the majority verdict. Read in two classes (Supported or Refuted, as "
-        f"Papelo), the best is {_best(two)}; the 2-class verdicts score higher than the 4-class "
-        f"ones for {higher} of {len(two)} planners (point estimates, not tested)."
+        f"{best_majority} at best with the majority verdict. Read in two classes (Supported or Refuted, as "
+        f"Papelo), the best is {_best(two)}; "
+        + (
+            f"the 2-class verdicts score higher than the 4-class ones for {higher} of {int(both.sum())} planners"
+            if both.any()
+            else "no planner has both scores to compare"
+        )
+        + (f" ({CMP.and_list(unscored)} without both scores)" if unscored and both.any() else "")
+        + " (point estimates, not tested)."
     )
 
 

@@ -22,7 +22,7 @@ import re
 import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import accumulate, combinations, pairwise
+from itertools import accumulate, combinations, islice, pairwise
 from pathlib import Path
 
 import numpy as np
@@ -293,6 +293,9 @@ def heuristic(claims: Iterable[averitec.Claim], width: int = 4, max_queries: int
 # --------------------------------------------------------------------------- format, fallback, statistics
 
 
+_NO_TEXT = object()  # no query that is not text (`!= ""` of pd.NA or of an array row was itself an error)
+
+
 def save_plan(plan: Mapping[int, Sequence[str]], path: Path | str) -> None:
     """One JSON line per claim, in claim order; never a line `load_plan` refuses, checked before anything is
     written (an LLM's answer of 3,000 questions was written, exit 0, and the next stage could not read the
@@ -310,14 +313,14 @@ def save_plan(plan: Mapping[int, Sequence[str]], path: Path | str) -> None:
             raise NamedError(
                 f"{path}: claim {cid}: queries: expected a list of strings, got a value of type {type(queries).__name__}"
             )
-        queries = list(queries)
-        if (bad := next((q for q in queries if not isinstance(q, str)), "")) != "":
+        queries = list(islice(queries, MAX_PLAN_QUERIES + 1))  # an endless iterator filled memory before the bound
+        if (bad := next((q for q in queries if not isinstance(q, str)), _NO_TEXT)) is not _NO_TEXT:  # pd.NA, a row
             raise NamedError(
                 f"{path}: claim {cid}: queries: expected a list of strings, got {shown(bad, 80)} among them"
             )
         if len(queries) > MAX_PLAN_QUERIES:
             raise NamedError(
-                f"{path}: claim {cid} has {len(queries):,} queries, over {MAX_PLAN_QUERIES:,} for one claim "
+                f"{path}: claim {cid} has more than {MAX_PLAN_QUERIES:,} queries, the bound for one claim "
                 "(an answer listing thousands of questions?); set $LIB_MAX_PLAN_QUERIES to keep them"
             )
         checked[cid] = [bounded(Path(path), f"claim {cid}", "queries", q) for q in queries]

@@ -379,6 +379,10 @@ def runs_dict(runs: pd.DataFrame, **config: Any) -> dict[str, dict[str, float]]:
     for cid, did, score in zip(
         sel["claim_id"].to_numpy(), sel["doc_id"].astype(str).to_numpy(), sel["score"].to_numpy()
     ):
+        if isinstance(cid, float):  # a merge that brought a NaN made the ids floats: "1.0" matched no qrels query
+            if not cid.is_integer():
+                raise ValueError(f"runs_dict: claim id {cid!r} is no whole number (expected the study's integer ids)")
+            cid = int(cid)
         docs = out.setdefault(str(cid), {})
         if did in docs:  # a table concatenated twice, or ids 1 and "1": the last score replaced the first
             raise ValueError(f"runs_dict: claim {cid} holds document {did!r} twice in one configuration")

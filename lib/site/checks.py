@@ -48,7 +48,24 @@ def _number(value: Any, finite: bool = True) -> bool:
     if not finite and value is None:
         return True
     number = isinstance(value, int | float) and not isinstance(value, bool)
-    return number and (math.isfinite(value) or not finite)
+    try:
+        return number and (math.isfinite(value) or not finite)
+    except OverflowError:  # a whole number beyond a float's range: an answer infinitely far off, no bound or example
+        return not finite
+
+
+def _finite_real(value: Any) -> bool:
+    """A real number (numpy's too), not a bool, finite; a whole number beyond a float's range is not."""
+    try:
+        return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _shown_number(value: Any) -> str:
+    """A number for a message, a whole number too long for one line by its length."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:12]}... ({len(text)} digits)"
 
 
 def record_problem(record: Any) -> str | None:
@@ -73,16 +90,16 @@ def verdict(answer: Any, expected: float, tol: float, mistakes: Mapping[str, flo
     value = as_number(answer)
     if value is None:
         return f"expected a number, got {type(answer).__name__} {answer!r}"
-    expected = float(expected)
-    if not (isinstance(tol, numbers.Real) and not isinstance(tol, bool) and math.isfinite(tol) and tol >= 0):
+    if not (_finite_real(tol) and tol >= 0):
         raise ValueError(
-            f"the tolerance is {tol!r}: a check needs a finite tolerance of at least 0 (the author's error)"
+            f"the tolerance is {_shown_number(tol)}: a check needs a finite tolerance of at least 0 (the author's error)"
         )
-    if not math.isfinite(expected):  # every answer failed "off by +nan ... recheck the steps": the example's fault
+    if not _finite_real(expected):
         raise ValueError(
-            f"the expected value is {expected}: a check compares an answer with a finite number (the exercise's "
-            "example has none to check; its author must choose another)"
+            f"the expected value is {_shown_number(expected)}: a check compares an answer with a finite number (the "
+            "exercise's example has none to check; its author must choose another)"
         )
+    expected = float(expected)  # every answer failed "off by +nan ... recheck the steps" of a NaN: the example's fault
     bound = within(expected, tol)
     if abs(value - expected) <= bound * (
         1 + 1e-9

@@ -95,6 +95,16 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
                 raise ValueError(f"{path}: run {i}: {key} = {shown(run[key], 40)}; expected {expected}")
         if not isinstance(run["curve"], list) or not all(isinstance(pt, dict) for pt in run["curve"]):
             raise ValueError(f"{path}: run {i}: curve = {shown(run['curve'], 40)}; expected a list of points (objects)")
+        if (
+            j := next(
+                (j for j, pt in enumerate(run["curve"]) if not all(k in pt for k in ("step", "epoch", "loss"))), None
+            )
+        ) is not None:
+            raise ValueError(
+                f"{path}: run {i}: curve[{j}] = {shown(run['curve'][j], 60)}; a point needs step, epoch and loss"
+            )
+        if isinstance(run["best"], dict) and "step" not in run["best"]:
+            raise ValueError(f"{path}: run {i}: best = {shown(run['best'], 60)}; expected a step beside the macro-F1")
         dev = run["dev"]
         if not isinstance(dev, dict) or not all(
             isinstance(d, dict) and _number(d.get("macro_f1")) for d in dev.values()
@@ -120,8 +130,11 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
 
 
 def _number(value: Any) -> bool:
-    """A finite int or float, not a bool."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite int or float, not a bool (an integer beyond a float's range is none: an OverflowError)."""
+    try:
+        return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _write(data: Mapping[str, Any], path: Path) -> None:
@@ -237,6 +250,11 @@ def pick_protocol(sweep: Mapping[str, Any], k: int | None = None) -> dict[str, A
         )
     at_k = runs_table(sweep)
     at_k = at_k[at_k["k"] == int(sweep.get("k") if k is None else k)]
+    if "gold" not in set(at_k["training_evidence"]):  # the other protocol won at a k where gold never ran
+        raise ValueError(
+            f"the sweep has no run with training evidence 'gold' at k = {int(sweep.get('k') if k is None else k)}: "
+            "the pick cannot be made against it (train the protocol sweep at this k)"
+        )
     if "gold" in set(at_k["training_evidence"]) - set(table["training_evidence"]):  # the reference, dropped in silence
         raise ValueError(
             "the sweep's runs with training evidence 'gold' have no score on the validation claims' retrieved "
