@@ -215,7 +215,15 @@ def _group(v: Any) -> Any:
 
 
 def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    """A number compared within a tolerance; a whole number beyond a float's range is compared exactly, as a
+    categorical value (float() of it was an OverflowError traceback)."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return False
+    try:
+        float(v)
+    except OverflowError:
+        return False
+    return True
 
 
 def compare(committed: Mapping[str, str], produced: Mapping[str, str], ref: Mapping[str, Any]) -> pd.DataFrame:

@@ -130,3 +130,8 @@ def test_huge_whole_numbers_in_a_record_or_a_check_are_named():
         CO.verdict(0.5, 0.5, 10**400)
     with pytest.raises(ValueError, match=r"^the expected value is 100000000000\.\.\. \(401 digits\): a check"):
         CO.verdict(0.5, 10**400, 0.001)
+
+
+def test_a_mistake_beyond_a_float_is_the_authors_error():
+    with pytest.raises(ValueError, match=r"^the mistake 'x' is 100000000000\.\.\. \(401 digits\): a typical wrong"):
+        CO.verdict(0.5, 0.4, 1e-3, {"x": 10**400})

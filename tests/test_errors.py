@@ -553,3 +553,21 @@ def test_an_undefined_share_leaves_the_largest_family_undefined_in_any_order():
         assert ER.main_source_sentence(shares, [{"a": 0.6, "b": 0.4}], "rows") == (
             "The largest family of codes is undefined at the default thresholds (no share for b)."
         )
+
+
+def test_undefined_sweep_rows_and_shares_are_left_out_and_named():
+    """The thirty-seventh pass: a NaN sweep row counted as a setting the family lost; a NaN share's group counted
+    in "every one of the 3 groups", and every share NaN an IndexError."""
+    nan = float("nan")
+    s = ER.main_source_sentence({"a": 0.6, "b": 0.4}, [{"a": 0.6, "b": 0.4}, {"a": nan, "b": 0.3}], "rows")
+    assert s.endswith("it stays the largest in all 1 rows (1 more without every share left out).")
+    shares = pd.DataFrame({"share": [0.3, 0.3, nan], "low": [0.2, 0.2, nan], "high": [0.4, 0.4, nan], "claims": [40, 40, 0]},
+                          index=list("abc"))  # fmt: skip
+    assert ER.extremes_sentence(shares, "share of X") == (
+        "The share of X is 30% in every one of the 2 groups (c without a share): no difference to show."
+    )
+    none = shares.assign(share=nan, low=nan, high=nan)
+    assert (
+        ER.extremes_sentence(none, "share of X")
+        == "The share of X is undefined in every group (a, b, c): no share to compare."
+    )

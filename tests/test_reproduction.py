@@ -303,3 +303,12 @@ def test_a_huge_whole_tolerance_is_refused_by_name(tmp_path):
     path.write_text(R.REFERENCE.read_text(encoding="utf-8").replace("default: ", "default: 1" + "0" * 400 + " #", 1))
     with pytest.raises(R.ReproductionError, match=r"default: expected a tolerance >= 0"):
         R.load_reference(path)
+
+
+def test_a_whole_number_beyond_a_float_is_compared_exactly():
+    """The thirty-seventh pass: a metric of 10**400 was an OverflowError traceback in `compare`."""
+    big = '{"a": 1' + "0" * 400 + "}"
+    assert R.compare({"m.json": big}, {"m.json": big}, R.load_reference()).empty
+    assert R.compare({"m.json": big}, {"m.json": big.replace("1", "2", 1)}, R.load_reference())["status"].tolist() == [
+        "changed"
+    ]

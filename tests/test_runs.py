@@ -280,3 +280,12 @@ def test_runs_dict_reads_whole_float_ids_as_integers_and_refuses_fractional_ones
     assert RU.runs_dict(runs, plan="p") == {"1": {"d1": 2.0, "d2": 1.0}}
     with pytest.raises(ValueError, match=r"^runs_dict: claim id np\.float64\(1\.5\) is no whole number"):
         RU.runs_dict(runs.assign(claim_id=[1.5, 1.5]), plan="p")
+
+
+def test_runs_dict_reads_float32_ids_and_refuses_a_missing_one():
+    import numpy as np
+
+    runs = pd.DataFrame({"claim_id": np.array([1.0, 2.0], dtype=np.float32), "doc_id": ["a", "b"], "score": [1.0, 2.0]})
+    assert RU.runs_dict(runs) == {"1": {"a": 1.0}, "2": {"b": 2.0}}
+    with pytest.raises(ValueError, match=r"^runs_dict: claim id .*nan.* is no whole number"):
+        RU.runs_dict(runs.assign(claim_id=pd.array([1, pd.NA], dtype="Int64")))

@@ -510,3 +510,16 @@ def test_the_run_writer_refuses_ids_that_print_alike_and_a_depth_or_score_of_ano
     T.write_trec_run({"q1": {"a": 2**53 + 1, "b": 2**53}}, path)
     assert path.read_text() == "q1 Q0 b 1 9007199254740992.0 study\nq1 Q0 a 2 9007199254740992.0 study\n"
     assert T.rank(T.read_trec_run(path)["q1"]) == ["b", "a"]
+
+
+def test_the_qrels_writer_refuses_ids_that_print_alike():
+    """The thirty-seventh pass: qrels {1: ..., "1": ...} were written and the file's reader refused them."""
+    import tempfile
+
+    from lib.store import trec as T
+
+    path = tempfile.mktemp(suffix=".txt")
+    with pytest.raises(ValueError, match=r"^query ids 1 and '1' are one id in a TREC file"):
+        T.write_trec_qrels({1: {"a": 1}, "1": {"a": 0}}, path)
+    with pytest.raises(ValueError, match=r"^query q: document ids 1 and '1' are one id in a TREC file$"):
+        T.write_trec_qrels({"q": {1: 1, "1": 0}}, path)

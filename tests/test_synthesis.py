@@ -310,3 +310,13 @@ def test_the_store_sentence_refuses_a_missing_score():
     )
     with pytest.raises(ValueError, match=r"^store_sentence: no AVeriTeC@0\.25 for b on one of the stores \(NaN\)$"):
         SY.store_sentence(t, 0.5, 0.2)
+
+
+def test_a_rho_beside_its_direction_shows_its_sign_and_zero_has_none():
+    """The thirty-seventh pass: "ρ = 0.00 ... a positive rank relation", and ρ = 0 called negative."""
+    k = "averitec.retrieval_vs_verdict_spearman"
+    nli = {f"{k}.rho": 0.004, f"{k}.low": -0.1, f"{k}.high": 0.2, f"{k}.permutation_p": 0.01, f"{k}.planners": 10}
+    assert "Spearman's ρ = 0.004 over" in SY.retrieval_verdict_sentence(nli)
+    assert SY.retrieval_verdict_sentence(nli | {f"{k}.rho": 0.0}).endswith(
+        "no evidence of a rank relation at the 0.05 level"
+    )

@@ -452,3 +452,10 @@ def test_estimates_beside_a_sign_print_apart_from_0():
     s = U.together_sentence("U", m(4e-5, 1e-5, 7e-5), m(3e-5, 1e-5, 6e-5), {"rho": 4e-4, "low": 1e-4, "high": 7e-4})
     assert s.startswith("U gains +0.00004 [+0.00001, +0.0001] nats") and "and +0.00003 [+0.00001, +0.0001] read" in s
     assert s.endswith("correlate at rho = 0.0004 [0.0001, 0.001].")
+
+
+def test_the_scale_compares_with_the_uniform_as_printed_to_three_figures():
+    """The thirty-seventh pass: with 3 labels the uniform printed 0.33, and 0.432 was "peaked" (0.432 - 1/3 < 0.1)."""
+    s = U.scale_sentence(0.432, 3, 0.2)
+    assert "nearly flat (mean top probability 0.432 (uniform: 0.333))" in s
+    assert "(uniform: 0.25)" in U.scale_sentence(0.562, 4, 0.2)

@@ -753,3 +753,14 @@ def test_undefined_figures_in_the_verdict_sentences_are_said_to_be_so():
     assert VD.retrieval_line(g, "ndcg@10", (0.004, -0.1, 0.2), 0.01).endswith(
         ": 0.004 (bootstrap [-0.10, 0.20]; permutation p = 0.010): positive."
     )
+
+
+def test_the_gold_gap_is_undefined_without_figures_and_read_as_printed():
+    """The thirty-seventh pass: "+nan macro-F1: no gap" and "+0.001 macro-F1: no gap"."""
+    t = lambda g, p: pd.DataFrame({"macro_f1_mean": [g, *p], "kind": ["gold"] + ["planner"] * len(p)},  # noqa: E731
+                                  index=["gold"] + [f"p{i}" for i in range(len(p))])  # fmt: skip
+    assert VD.gold_gap_line(t(float("nan"), [0.3])).endswith("undefined (no gold score or no planner to compare).")
+    assert VD.gold_gap_line(t(0.3, [])).endswith("undefined (no gold score or no planner to compare).")
+    assert VD.gold_gap_line(t(0.0008, [0.0003])).startswith(
+        "- Gold evidence vs the best retrieved evidence: +0.001 macro-F1;"
+    )

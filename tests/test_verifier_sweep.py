@@ -329,3 +329,23 @@ def test_huge_numbers_points_without_a_step_and_a_k_without_gold_are_named(tmp_p
                               run | {"k": 1, "training_evidence": "retrieved", "validation_retrieved": 0.4}]}  # fmt: skip
     with pytest.raises(ValueError, match=r"^the sweep has no run with training evidence 'gold' at k = 1"):
         VS.pick_protocol(sweep, 1)
+
+
+def test_whole_floats_k_and_unequal_seeds_in_a_sweep_file(tmp_path):
+    """The thirty-seventh pass: epochs 2.0 named its configuration "epochs=2.0" (the sweep retrained it); `k: true`
+    was k = 1; protocols scored over different seeds were compared."""
+    run = {"learning_rate": 2e-5, "epochs": 2.0, "training_evidence": "gold", "seed": 0.0, "dev": {},
+           "curve": [{"step": 1, "epoch": 0.5, "loss": 1.0}], "best": {"macro_f1": 0.5, "step": 1}}  # fmt: skip
+    path = tmp_path / "sweep.json"
+    path.write_text(json.dumps({"runs": [run]}))
+    read = VS.read_sweep(path)["runs"][0]
+    assert (read["epochs"], read["seed"]) == (2, 0) and VS.config_id(read) == "lr=2e-05,epochs=2,evidence=gold,seed=0"
+    for sweep, message in (({"k": True, "runs": [run]}, r"k = True; expected a whole number of at least 1"),
+                           ({"runs": [run | {"k": 3.5}]}, r"run 0: k = 3\.5; expected a whole number")):  # fmt: skip
+        path.write_text(json.dumps(sweep))
+        with pytest.raises(ValueError, match=message):
+            VS.read_sweep(path)
+    scored = lambda ev, seed: run | {"training_evidence": ev, "seed": seed, "k": 3, "validation_retrieved": 0.3}  # noqa: E731
+    uneven = {"k": 3, "runs": [scored("gold", 1), scored("retrieved", 0), scored("retrieved", 1)]}
+    with pytest.raises(ValueError, match=r"cover different seeds \(gold: 1; retrieved: 0, 1\)"):
+        VS.pick_protocol(uneven)

@@ -393,13 +393,16 @@ def main_source_sentence(
             + ", ".join(f"{f} {v:.0%}" for f, v in shares.items())
             + "."
         )
+    undefined = sum(any(v != v for v in row.values()) for row in sweep)  # a NaN row was counted as "lost"
+    sweep = [row for row in sweep if not any(v != v for v in row.values())]
     held = sum(leader(row) == at_default for row in sweep)
     head = f"The rules code {at_default} as the largest family ({shares[at_default]:.0%})"
+    tail = f" ({undefined} more without every share left out)" if undefined else ""
     if not sweep:  # "it stays the largest in all 0 settings"
-        return f"{head}; with no {settings} to vary the thresholds, its stability is not tested."
+        return f"{head}; with no {settings} to vary the thresholds, its stability is not tested{tail}."
     if held == len(sweep):
-        return f"{head}, and it stays the largest in all {len(sweep)} {settings}."
-    return f"{head}; it is the largest in {held} of the {len(sweep)} {settings}."
+        return f"{head}, and it stays the largest in all {len(sweep)} {settings}{tail}."
+    return f"{head}; it is the largest in {held} of the {len(sweep)} {settings}{tail}."
 
 
 def apply_rules(table: pd.DataFrame, rules: Rules = Rules()) -> pd.DataFrame:
@@ -557,9 +560,15 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
     picked after seeing all groups and not corrected for it, which the sentence says; a share of 0 (or 1) has a
     zero-width bootstrap interval, so its upper (lower) end is a floor (ceiling), not a bound. Shares and ends
     compare as printed (whole percents): 30.1% and 30.4% are one share, not a lowest and a highest."""
+    missing = [str(name(g)) for g in shares.index[shares["share"].isna()]]
+    if missing:  # counted, and all-NaN an IndexError
+        shares = shares[shares["share"].notna()]
+        if shares.empty:
+            return f"The {what} is undefined in every group ({', '.join(missing)}): no share to compare."
     share = shares["share"].map(lambda v: printed(v, ".0%"))
     if share.min() == share.max():  # idxmin and idxmax named one group as both ends
-        return f"The {what} is {share.iloc[0]:.0%} in every one of the {len(shares)} groups: no difference to show."
+        others = f" ({', '.join(missing)} without a share)" if missing else ""
+        return f"The {what} is {share.iloc[0]:.0%} in every one of the {len(shares)} groups{others}: no difference to show."
     lows, highs = list(shares.index[share == share.min()]), list(shares.index[share == share.max()])
 
     def show(groups: list) -> str:
@@ -574,6 +583,7 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
         )
 
     head = f"The {what} ranges from {show(lows)} to {show(highs)}"
+    head += f" ({', '.join(missing)} without a share)" if missing else ""
 
     # a share of 0 has a zero-width bootstrap interval: its upper end is a floor, so the rule of three (3 / claims,
     # the 95% upper bound of a rate seen 0 times) stands in for it; a share of 1 the same way at its lower end

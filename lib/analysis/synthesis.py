@@ -136,7 +136,8 @@ def retrieval_verdict_sentence(nli: Mapping[str, Any], alpha: float = 0.05) -> s
         return head + ": no correlation can be read (one side is the same for every planner)"
     if shown.startswith("undefined"):  # a direction read from a ρ printed "undefined" (an inconsistent metrics file)
         return head + ": no direction can be read of an undefined correlation"
-    if p < alpha:
+    if p < alpha and rho != 0:  # rho beside its direction with the digits that show its sign ("0.00 ... positive")
+        head = head.replace(f"ρ = {shown}", f"ρ = {end_text(rho, '.2f')}", 1)
         return f"{head}, a {'positive' if rho > 0 else 'negative'} rank relation at the {alpha:g} level"
     return f"{head}, no evidence of a rank relation at the {alpha:g} level"
 

@@ -538,14 +538,14 @@ def scale_sentence(mean_top: float, n_labels: int, spread_: float, floor: float 
             "so nothing can be said of whether it responds to its evidence."
         )
     head = f"its label probabilities vary across inputs by {spread_:.3f} (mean standard deviation)"
-    shape = f"mean top probability {mean_top:.3f} (uniform: {uniform:.2f})"
+    shape = f"mean top probability {mean_top:.3f} (uniform: {uniform:.3g})"  # 1/3 is 0.333, not 0.33
     if printed(spread_, ".3f") < floor:  # as printed: 0.0499 shows as 0.050, not below 0.05
         return (
             f"This verifier barely responds to its evidence: {head}, below {floor}, and {shape}. It answers nearly "
             "every input with one distribution, so the divergences below measure noise around that distribution, "
             "not the use of evidence: read no conclusion of this notebook about utility on this build."
         )
-    if round(printed(mean_top, ".3f") - printed(uniform, ".2f"), 9) < margin:  # as printed beside it
+    if round(printed(mean_top, ".3f") - printed(uniform, ".3g"), 9) < margin:  # as printed beside it
         return (
             f"This verifier responds to its evidence ({head}) but is nearly flat ({shape}): the divergences are "
             "small in absolute terms; rank correlations do not depend on that scale."

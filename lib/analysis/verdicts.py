@@ -677,7 +677,10 @@ def gold_gap_line(t: pd.DataFrame) -> str:
     """Gold evidence against the best planner's retrieved evidence, in macro-F1 (`t`: the comparison table
     indexed by setting); a gap within 0.0005 of 0 is none."""
     gap = t.loc["gold", "macro_f1_mean"] - t.loc[t["kind"] == "planner", "macro_f1_mean"].max()
+    if gap != gap:  # an undefined gold score or no planner row: "+nan ... no gap"
+        return "- Gold evidence vs the best retrieved evidence: undefined (no gold score or no planner to compare)."
     text = f"- Gold evidence vs the best retrieved evidence: {gap:+.3f} macro-F1"
+    gap = CMP.printed(gap, "+.3f")  # decided as printed: +0.001 was "no gap" beside it
     if gap > 0.0005:
         return (
             text + "; the classifier was trained on gold answers, so part of this gap is the train/test shift of §11."

@@ -379,8 +379,10 @@ def runs_dict(runs: pd.DataFrame, **config: Any) -> dict[str, dict[str, float]]:
     for cid, did, score in zip(
         sel["claim_id"].to_numpy(), sel["doc_id"].astype(str).to_numpy(), sel["score"].to_numpy()
     ):
-        if isinstance(cid, float):  # a merge that brought a NaN made the ids floats: "1.0" matched no qrels query
-            if not cid.is_integer():
+        if cid is pd.NA or cid is None:  # a nullable column's missing id was written as the query "<NA>"
+            raise ValueError("runs_dict: a row has no claim id (expected the study's integer ids)")
+        if isinstance(cid, float | np.floating):  # a merge that brought a NaN made the ids floats: "1.0" matched no
+            if not float(cid).is_integer():  # qrels query (float32 ones too)
                 raise ValueError(f"runs_dict: claim id {cid!r} is no whole number (expected the study's integer ids)")
             cid = int(cid)
         docs = out.setdefault(str(cid), {})

@@ -99,6 +99,11 @@ def verdict(answer: Any, expected: float, tol: float, mistakes: Mapping[str, flo
             f"the expected value is {_shown_number(expected)}: a check compares an answer with a finite number (the "
             "exercise's example has none to check; its author must choose another)"
         )
+    if bad := next((w for w, v in (mistakes or {}).items() if not _finite_real(v)), None):  # an OverflowError
+        raise ValueError(
+            f"the mistake {bad!r} is {_shown_number(mistakes[bad])}: a typical wrong step's value must be a finite "
+            "number (the author's error)"
+        )
     expected = float(expected)  # every answer failed "off by +nan ... recheck the steps" of a NaN: the example's fault
     bound = within(expected, tol)
     if abs(value - expected) <= bound * (

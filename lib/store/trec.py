@@ -119,10 +119,16 @@ def read_trec_run(path: Path | str) -> dict[str, dict[str, float]]:
 def write_trec_qrels(qrels: Qrels, path: Path | str) -> None:
     """TREC qrels format: `qid 0 doc_id grade`, one judgement a line; a grade must be an integer (1.5 and True were
     written as 1)."""
+    qids: dict[str, Any] = {}
     for qid, docs in qrels.items():
-        _field(qid, "query id")
+        if (text := _field(qid, "query id")) in qids:  # written, and the file's reader refused it: "judged twice"
+            raise ValueError(f"query ids {qids[text]!r} and {qid!r} are one id in a TREC file: give each query one id")
+        qids[text] = qid
+        dids: dict[str, Any] = {}
         for did, grade in docs.items():
-            _field(did, f"document id (query {qid})")
+            if (text := _field(did, f"document id (query {qid})")) in dids:
+                raise ValueError(f"query {qid}: document ids {dids[text]!r} and {did!r} are one id in a TREC file")
+            dids[text] = did
             integral = isinstance(grade, numbers.Integral) or (
                 isinstance(grade, numbers.Real) and float(grade).is_integer()
             )

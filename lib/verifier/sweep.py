@@ -77,6 +77,8 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
         raise ValueError(f"{path}: not a sweep file ({type(err).__name__}: {first_line(str(err), 120)})") from None
     if not isinstance(data, dict) or not isinstance(data.get("runs"), list):
         raise ValueError(f"{path}: expected an object with a `runs` list (a file written by lib.verifier.sweep)")
+    if data.get("k") is not None and not (_number(data["k"]) and float(data["k"]).is_integer() and data["k"] >= 1):
+        raise ValueError(f"{path}: k = {shown(data['k'], 40)}; expected a whole number of at least 1")  # true read as 1
     for i, run in enumerate(data["runs"]):
         if not isinstance(run, dict):
             raise ValueError(f"{path}: run {i}: expected an object, got {shown(run, 40)}")
@@ -93,6 +95,9 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
         ):
             if not ok(run[key]):
                 raise ValueError(f"{path}: run {i}: {key} = {shown(run[key], 40)}; expected {expected}")
+        run["epochs"], run["seed"] = int(run["epochs"]), int(run["seed"])  # 2.0 named its configuration "epochs=2.0"
+        if "k" in run and not (_number(run["k"]) and float(run["k"]).is_integer() and run["k"] >= 1):
+            raise ValueError(f"{path}: run {i}: k = {shown(run['k'], 40)}; expected a whole number of at least 1")
         if not isinstance(run["curve"], list) or not all(isinstance(pt, dict) for pt in run["curve"]):
             raise ValueError(f"{path}: run {i}: curve = {shown(run['curve'], 40)}; expected a list of points (objects)")
         if (
@@ -259,6 +264,13 @@ def pick_protocol(sweep: Mapping[str, Any], k: int | None = None) -> dict[str, A
         raise ValueError(
             "the sweep's runs with training evidence 'gold' have no score on the validation claims' retrieved "
             "evidence: the pick cannot be made against them (rerun make sweep-protocol)"
+        )
+    seeds = table.groupby("training_evidence")["seed"].agg(lambda x: tuple(sorted(set(x))))
+    if seeds.nunique() > 1:  # a mean over other seeds: a dropped low-scoring seed could flip the pick
+        raise ValueError(
+            "the protocols' scored runs cover different seeds ("
+            + "; ".join(f"{ev}: {', '.join(map(str, sd))}" for ev, sd in seeds.items())
+            + "): compare them over the same seeds (rerun make sweep-protocol)"
         )
     means = table.groupby("training_evidence")["validation macro-F1, retrieved evidence"].mean().round(6)
     best = max(means.index, key=lambda ev: (means[ev], ev == "gold"))
@@ -495,8 +507,10 @@ def main(argv: list[str] | None = None) -> None:
             )
         try:
             chosen = pick(read_sweep(args.pick_from or args.out))
-        except ValueError as err:
-            raise NamedError(str(err)) from None
+        except ValueError as err:  # read_sweep names the file; pick's own errors did not
+            text = str(err)
+            where = str(args.pick_from or args.out)
+            raise NamedError(text if text.startswith(where) else f"{where}: {text}") from None
         learning_rates, epochs = [chosen["learning_rate"]], [chosen["epochs"]]
     sweep(
         learning_rates,
