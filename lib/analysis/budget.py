@@ -9,7 +9,6 @@ they are absent where outputs came from DVC's cache, and a rerun elsewhere write
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,8 @@ from typing import Any
 import pandas as pd
 
 from lib import timing as TM
-from lib.evaluation.comparisons import TIE_TOLERANCE, and_list, apart, highest
+from lib.evaluation.comparisons import and_list, apart, highest
+from lib.evaluation.printing import noise_equal
 
 KINDS = TM.KINDS
 FEVER8_SECONDS_PER_CLAIM = 60.0  # FEVER-8's limit, on one 23 GB GPU
@@ -74,7 +74,7 @@ def within_budget(table: pd.DataFrame, limit: float = FEVER8_SECONDS_PER_CLAIM) 
             + tail
         )
     # over the limit, not by floating-point noise (20 + 20 + 20.000000000000004 s printed "60 s" beside "over it")
-    over = complete[(complete > limit) & ~complete.map(lambda v: math.isclose(v, limit, rel_tol=TIE_TOLERANCE))]
+    over = complete[(complete > limit) & ~complete.map(lambda v: noise_equal(v, limit))]
     head = f"{len(complete) - len(over)} of {len(complete)} planners stay within {limit:g} s per claim"
     if over.empty:
         shown = complete.map(lambda v: float(_seconds(v, limit).replace(",", "")))

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -43,8 +42,9 @@ from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import averitec
 from lib.data import labels as LB
 from lib.data.climate_fever import SENTENCES
-from lib.evaluation.comparisons import MIN_RANKED, TIE_TOLERANCE, apart, end_text, printed, rho_text
+from lib.evaluation.comparisons import MIN_RANKED, apart, end_text, printed, rho_text
 from lib.evaluation.metrics import evaluate
+from lib.evaluation.printing import noise_equal
 from lib.evaluation.significance import paired_bootstrap, sign_of
 from lib.params import Device, PosFloat, PosInt, Section, Seed, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, from_repo
@@ -594,7 +594,7 @@ def selector_sentence(
     uf, rf = apart(u["macro_f1"], ".3f", r["macro_f1"]), apart(r["macro_f1"], ".3f", u["macro_f1"])
     if u["p"] != u["p"]:
         verdicts = "no test could be made (p undefined: too few claims or no difference in any resample)"
-    elif math.isclose(u["macro_f1"], r["macro_f1"], rel_tol=TIE_TOLERANCE, abs_tol=1e-15):  # as `apart` ties them
+    elif noise_equal(u["macro_f1"], r["macro_f1"]):  # as `apart` ties them
         verdicts = "equal to the relevance ranking's: no difference to call significant"
     elif u["p"] < alpha:
         verdicts = (
@@ -611,7 +611,7 @@ def selector_sentence(
     oracle = f"; the utility oracle's, choosing by the true utility, is {o['evidence_f1']:.3f}"
     if u["evidence_p"] != u["evidence_p"]:
         out.append(f"Its evidence F1 against the qrels could not be tested ({evidence}: p undefined){oracle}.")
-    elif math.isclose(u["evidence_f1"], r["evidence_f1"], rel_tol=TIE_TOLERANCE, abs_tol=1e-15):
+    elif noise_equal(u["evidence_f1"], r["evidence_f1"]):
         out.append(f"Its evidence F1 against the qrels is the relevance ranking's ({evidence}){oracle}.")
     elif u["evidence_p"] < alpha and u["evidence_f1"] < r["evidence_f1"]:
         out.append(f"Its evidence F1 against the qrels is significantly lower ({evidence}){oracle}.")

@@ -11,6 +11,11 @@ from collections.abc import Sequence
 TIE_TOLERANCE = 1e-12  # relative: far above the noise of summing a few thousand floats, far below any printed digit
 
 
+def noise_equal(a: float, b: float) -> bool:
+    """Equal but for floating-point noise (`TIE_TOLERANCE`, or 1e-15 apart near 0): 0.1 + 0.2 and 0.3."""
+    return math.isclose(a, b, rel_tol=TIE_TOLERANCE, abs_tol=1e-15)
+
+
 def printed(value: float, fmt: str) -> float:
     """A number as `format(value, fmt)` shows it, read back: what a reader compares (0.3004 at ".3f" is 0.3,
     0.30004 at ".1%" is 0.3)."""
@@ -25,7 +30,7 @@ def apart(value: float, fmt: str, other: float | Sequence[float] = 0.0) -> str:
     decimals the figure is given in scientific notation. `other` may be several thresholds (each compared as
     printed too: 0.19 - 0.01 is 0.18000000000000002)."""
     others = [other] if isinstance(other, int | float) else list(other)
-    at = any(math.isclose(value, o, rel_tol=TIE_TOLERANCE, abs_tol=1e-15) for o in others)  # on one: as printed
+    at = any(noise_equal(value, o) for o in others)  # on one: as printed
     decimals = re.search(r"\.(\d+)", fmt)
     while value == value and not at and decimals and printed(value, fmt) in {printed(o, fmt) for o in others}:
         if int(decimals[1]) >= 12:

@@ -106,9 +106,8 @@ def verdict(answer: Any, expected: float, tol: float, mistakes: Mapping[str, flo
         )
     expected = float(expected)  # every answer failed "off by +nan ... recheck the steps" of a NaN: the example's fault
     bound = within(expected, tol)
-    if abs(value - expected) <= bound * (
-        1 + 1e-9
-    ):  # at the bound passes: 0.124 against 0.1235 is 0.0005000000000000004
+    # at the bound passes: 0.124 against 0.1235 is 0.0005000000000000004 apart in floats
+    if abs(value - expected) <= bound * (1 + 1e-9):
         return None
     off = f"{value:.6g} is off by {value - expected:+.3g} from the expected value ({tolerance_text(expected, tol)})"
     known = known_mistake(value, tol, mistakes, expected)

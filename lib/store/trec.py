@@ -48,6 +48,21 @@ def _finite(score: Any) -> bool:
         return False
 
 
+def _one_id_each(table: Mapping[Any, Mapping[Any, Any]]) -> None:
+    """Every query and, within a query, every document id a TREC field of its own: ids that print alike (1 and
+    "1") became one query of the written file, or a document its own reader refused as listed twice."""
+    qids: dict[str, Any] = {}
+    for qid, docs in table.items():
+        if (text := _field(qid, "query id")) in qids:
+            raise ValueError(f"query ids {qids[text]!r} and {qid!r} are one id in a TREC file: give each query one id")
+        qids[text] = qid
+        dids: dict[str, Any] = {}
+        for did in docs:
+            if (text := _field(did, f"document id (query {qid})")) in dids:
+                raise ValueError(f"query {qid}: document ids {dids[text]!r} and {did!r} are one id in a TREC file")
+            dids[text] = did
+
+
 def write_trec_run(run: Run, path: Path | str, tag: str = "study", depth: int | None = None) -> None:
     """TREC run format: `qid Q0 doc_id rank score tag`, ranked as `rank` orders them, each score written in
     full (`.10g` made 1.00000000001 and 1.0 one score, and the file ranked them the other way)."""
@@ -57,16 +72,9 @@ def write_trec_run(run: Run, path: Path | str, tag: str = "study", depth: int | 
         raise ValueError(
             f"depth {depth!r}: a run keeps a whole number of at least 1 document per query (or None for all)"
         )
-    qids: dict[str, Any] = {}
+    _one_id_each(run)
     for qid, docs in run.items():
-        if (text := _field(qid, "query id")) in qids:  # 1 and "1" became one query of the file
-            raise ValueError(f"query ids {qids[text]!r} and {qid!r} are one id in a TREC file: give each query one id")
-        qids[text] = qid
-        dids: dict[str, Any] = {}
         for did, score in docs.items():
-            if (text := _field(did, f"document id (query {qid})")) in dids:  # the file's reader: "ranked twice"
-                raise ValueError(f"query {qid}: document ids {dids[text]!r} and {did!r} are one id in a TREC file")
-            dids[text] = did
             if isinstance(score, bool | np.bool_) or not _finite(score):  # `inf` was written, the reader refuses it
                 raise ValueError(f"query {qid}, document {did}: score {shown(score)} is not a finite number")
     # ranked by the scores as written: 2**53 + 1 and 2**53 are one float, and the file's reader (trec_eval too)
@@ -119,16 +127,9 @@ def read_trec_run(path: Path | str) -> dict[str, dict[str, float]]:
 def write_trec_qrels(qrels: Qrels, path: Path | str) -> None:
     """TREC qrels format: `qid 0 doc_id grade`, one judgement a line; a grade must be an integer (1.5 and True were
     written as 1)."""
-    qids: dict[str, Any] = {}
+    _one_id_each(qrels)
     for qid, docs in qrels.items():
-        if (text := _field(qid, "query id")) in qids:  # written, and the file's reader refused it: "judged twice"
-            raise ValueError(f"query ids {qids[text]!r} and {qid!r} are one id in a TREC file: give each query one id")
-        qids[text] = qid
-        dids: dict[str, Any] = {}
         for did, grade in docs.items():
-            if (text := _field(did, f"document id (query {qid})")) in dids:
-                raise ValueError(f"query {qid}: document ids {dids[text]!r} and {did!r} are one id in a TREC file")
-            dids[text] = did
             integral = isinstance(grade, numbers.Integral) or (
                 isinstance(grade, numbers.Real) and float(grade).is_integer()
             )

@@ -77,7 +77,7 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
         raise ValueError(f"{path}: not a sweep file ({type(err).__name__}: {first_line(str(err), 120)})") from None
     if not isinstance(data, dict) or not isinstance(data.get("runs"), list):
         raise ValueError(f"{path}: expected an object with a `runs` list (a file written by lib.verifier.sweep)")
-    if data.get("k") is not None and not (_number(data["k"]) and float(data["k"]).is_integer() and data["k"] >= 1):
+    if data.get("k") is not None and not _whole(data["k"], 1):
         raise ValueError(f"{path}: k = {shown(data['k'], 40)}; expected a whole number of at least 1")  # true read as 1
     for i, run in enumerate(data["runs"]):
         if not isinstance(run, dict):
@@ -90,14 +90,13 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
         # epochs 2.5 trained 2 epochs (`int`), a learning rate of -1 was refused only after the store had loaded
         for key, ok, expected in (
             ("learning_rate", lambda v: _number(v) and v > 0, "a number above 0"),
-            ("epochs", lambda v: _number(v) and float(v).is_integer() and v >= 1, "a whole number of at least 1"),
-            ("seed", lambda v: _number(v) and float(v).is_integer() and v >= 0, "a whole number of at least 0"),
+            ("epochs", lambda v: _whole(v, 1), "a whole number of at least 1"),
+            ("seed", lambda v: _whole(v, 0), "a whole number of at least 0"),
+            ("k", lambda v: _whole(v, 1), "a whole number of at least 1"),
         ):
-            if not ok(run[key]):
+            if (key in run or key != "k") and not ok(run[key]):  # a run's own k is optional
                 raise ValueError(f"{path}: run {i}: {key} = {shown(run[key], 40)}; expected {expected}")
         run["epochs"], run["seed"] = int(run["epochs"]), int(run["seed"])  # 2.0 named its configuration "epochs=2.0"
-        if "k" in run and not (_number(run["k"]) and float(run["k"]).is_integer() and run["k"] >= 1):
-            raise ValueError(f"{path}: run {i}: k = {shown(run['k'], 40)}; expected a whole number of at least 1")
         if not isinstance(run["curve"], list) or not all(isinstance(pt, dict) for pt in run["curve"]):
             raise ValueError(f"{path}: run {i}: curve = {shown(run['curve'], 40)}; expected a list of points (objects)")
         if (
@@ -108,8 +107,6 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
             raise ValueError(
                 f"{path}: run {i}: curve[{j}] = {shown(run['curve'][j], 60)}; a point needs step, epoch and loss"
             )
-        if isinstance(run["best"], dict) and "step" not in run["best"]:
-            raise ValueError(f"{path}: run {i}: best = {shown(run['best'], 60)}; expected a step beside the macro-F1")
         dev = run["dev"]
         if not isinstance(dev, dict) or not all(
             isinstance(d, dict) and _number(d.get("macro_f1")) for d in dev.values()
@@ -127,11 +124,18 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
             raise ValueError(
                 f'{path}: run {i}: best = {shown(best, 60)}; expected {{"macro_f1": <a finite number>, ...}}'
             )
+        if "step" not in best:
+            raise ValueError(f"{path}: run {i}: best = {shown(best, 60)}; expected a step beside the macro-F1")
         if not isinstance(run["training_evidence"], str):
             raise ValueError(
                 f"{path}: run {i}: training_evidence = {shown(run['training_evidence'], 40)}; expected a name"
             )
     return data
+
+
+def _whole(value: Any, least: int) -> bool:
+    """A whole number (an int, or a float such as 2.0) of at least `least`."""
+    return _number(value) and float(value).is_integer() and value >= least
 
 
 def _number(value: Any) -> bool:
@@ -234,33 +238,38 @@ def within_seed_range(delta: float, spread: pd.DataFrame, column: str, fmt: str 
     return bool(row["seeds"] > 1 and printed(abs(delta), fmt) <= width + 1e-9)
 
 
-def protocol_runs(sweep: Mapping[str, Any], k: int | None = None) -> pd.DataFrame:
-    """`runs_table` rows trained at k (default: the sweep's k) with a validation score on retrieved evidence."""
+def _runs_at_k(sweep: Mapping[str, Any], k: int | None) -> tuple[pd.DataFrame, int | None]:
+    """`runs_table` rows trained at k (default: the sweep's k), and that k (None when the sweep has no run)."""
     table = runs_table(sweep)
     if table.empty:
-        return table
+        return table, None
     k = sweep.get("k") if k is None else k
     if k is None:
         raise ValueError("the sweep names no k: pass the k of the runs to compare")
-    return table[(table["k"] == int(k)) & table["validation macro-F1, retrieved evidence"].notna()]
+    return table[table["k"] == int(k)], int(k)
+
+
+def protocol_runs(sweep: Mapping[str, Any], k: int | None = None) -> pd.DataFrame:
+    """`runs_table` rows trained at k (default: the sweep's k) with a validation score on retrieved evidence."""
+    runs, _ = _runs_at_k(sweep, k)
+    return runs[runs["validation macro-F1, retrieved evidence"].notna()] if len(runs) else runs
 
 
 def pick_protocol(sweep: Mapping[str, Any], k: int | None = None) -> dict[str, Any]:
     """The training evidence whose runs at k score best, averaged over seeds, on the validation claims'
     retrieved evidence (the condition the verifier is used in); a tie keeps `gold`. Dev numbers play no part."""
-    table = protocol_runs(sweep, k)
+    runs, k = _runs_at_k(sweep, k)
+    table = runs[runs["validation macro-F1, retrieved evidence"].notna()] if len(runs) else runs
     if table.empty:
         raise ValueError(
             "the sweep has no run scored on the validation claims' retrieved evidence (make sweep-protocol)"
         )
-    at_k = runs_table(sweep)
-    at_k = at_k[at_k["k"] == int(sweep.get("k") if k is None else k)]
-    if "gold" not in set(at_k["training_evidence"]):  # the other protocol won at a k where gold never ran
+    if "gold" not in set(runs["training_evidence"]):  # the other protocol won at a k where gold never ran
         raise ValueError(
-            f"the sweep has no run with training evidence 'gold' at k = {int(sweep.get('k') if k is None else k)}: "
+            f"the sweep has no run with training evidence 'gold' at k = {k}: "
             "the pick cannot be made against it (train the protocol sweep at this k)"
         )
-    if "gold" in set(at_k["training_evidence"]) - set(table["training_evidence"]):  # the reference, dropped in silence
+    if "gold" not in set(table["training_evidence"]):  # the reference, dropped in silence
         raise ValueError(
             "the sweep's runs with training evidence 'gold' have no score on the validation claims' retrieved "
             "evidence: the pick cannot be made against them (rerun make sweep-protocol)"
