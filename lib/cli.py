@@ -11,6 +11,8 @@ import argparse
 import ctypes
 import errno
 import functools
+import math
+import numbers
 import os
 import re
 import signal
@@ -268,6 +270,16 @@ def first_line(err: BaseException, limit: int = MAX_SHOWN) -> str:
     library's many-line message quoted in one line of ours."""
     text = str(err).strip()
     return text.splitlines()[0][:limit] if text else ""
+
+
+def finite_real(value: Any) -> bool:
+    """A real number (numpy's too) that is not a bool and is finite. An integer beyond a float's range is not
+    one (`math.isfinite(10**400)` raises OverflowError), nor is text (a TypeError): every reader of a number a
+    user wrote asks this. (`lib.site.checks` keeps its own copy: a notebook depends on it alone.)"""
+    try:
+        return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def shown(value: Any, limit: int = MAX_SHOWN) -> str:

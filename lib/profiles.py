@@ -20,7 +20,7 @@ not support.
 A profile file, `profiles/<name>.yaml`:
 - `note`: one or two sentences on how the profile differs from the study (the banner's text);
 - `data`: records kept per data file, relative to `data/` (a folder: each file in it). A file whose
-  records all carry an integer `claim_id` keeps the records of claims 0..n-1; any other keeps its first
+  records all carry an integer `claim_id` keeps the records of claims 0..n-1 (each must be there); any other keeps its first
   n records (AVeriTeC claim ids are positions in the split's file, so both keep the same claims); only
   JSON and JSON-lines files can be cut (a CSV or text file, or a folder holding one, is refused);
 - `params`: overrides of `params.yaml`, nested as there; every key must exist there (a typo is an error);
@@ -195,6 +195,10 @@ def subset(path: Path, n: int, whole: bool = True) -> str:
         what = f"claims 0 to {held - 1}" if by_id and held else f"{held} records"
         raise ProfileError(f"{path}: cannot keep {n} records: it holds {what}; lower the profile's count")
     kept = [r for r in records if r["claim_id"] < n] if by_id else records[:n]
+    if whole and by_id and (missing := sorted(set(range(n)) - {r["claim_id"] for r in kept})):
+        # ids 0, 5, 10 and a count of 3 kept one claim where the profile says three
+        shown = ", ".join(map(str, missing[:5])) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        raise ProfileError(f"{path}: cannot keep claims 0 to {n - 1}: it has no record of claim {shown}")
     if lines:
         return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept)
     return json.dumps(kept, ensure_ascii=False, indent=1) + "\n"

@@ -42,7 +42,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from lib.cli import ArgumentParser, NamedError, run_main
+from lib.cli import ArgumentParser, NamedError, finite_real, run_main
 from lib.data import DuplicateKey, no_duplicate_keys, not_utf8, within_size
 from lib.evaluation.comparisons import BORDERLINE
 from lib.params import ParamsError, read_yaml
@@ -79,10 +79,7 @@ def machine_kind(cpuinfo: str | None = None) -> dict[str, Any]:
 
 def _tolerance(value: Any) -> bool:
     """A finite number >= 0 (`true` was 1.0 and `.inf` called every difference `trained`)."""
-    try:  # an integer beyond a float's range raised OverflowError: a traceback
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
-    except OverflowError:
-        return False
+    return finite_real(value) and value >= 0  # 10**400 raised OverflowError: a traceback
 
 
 def load_reference(path: Path | str = REFERENCE) -> dict[str, Any]:

@@ -28,6 +28,21 @@ def chromium(*args: str) -> str:
 REAL_DATA = Path(__file__).resolve().parent.parent / "data"
 
 
+def interrupt_at_call(monkeypatch, module, name: str, n: int) -> list:
+    """Make `module.name` raise KeyboardInterrupt at its n-th call (a stop mid-stage, as Ctrl-C gives it) and
+    run as before until then; the list returned counts the calls."""
+    original, calls = getattr(module, name), []
+
+    def stopped(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == n:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, stopped)
+    return calls
+
+
 def fixture_settings(**overrides) -> StoreSettings:
     base = dict(
         systems={"sys_a": "sys_a.jsonl", "sys_b": "sys_b.json"},

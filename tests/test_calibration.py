@@ -178,3 +178,13 @@ def test_probabilities_rounded_to_4_decimals_are_read():
     """The thirty-fourth pass: a row summing to 1.0001 (probabilities rounded to 4 decimals) was refused."""
     rounded = np.array([[0.3334, 0.3333, 0.3334], [0.5, 0.5, 0.0]])
     assert len(CAL.reliability(rounded, [0, 1])) == 2
+
+
+def test_a_probability_on_a_bin_edge_falls_in_the_bin_it_opens():
+    """The thirty-eighth pass: 0.57 * 100 is 56.99999999999999, so 0.57 went to the bin [0.56, 0.57)."""
+    for top, bins, b in ((0.57, 100, 57), (0.29, 100, 29), (0.58, 50, 29), (0.3, 10, 3), (1.0, 10, 9), (0.5, 2, 1)):
+        rest = (1 - top) / 3
+        table = CAL.reliability(np.array([[top, rest, rest, rest]]), [0], bins=bins)
+        assert table["bin"].tolist() == [b], (top, bins)
+        assert table["low"].iloc[0] <= top and (top < table["high"].iloc[0] or top == 1.0)
+    assert CAL.reliability(np.array([[0.5999999999999999, 0.4000000000000001]]), [0])["bin"].tolist() == [5]

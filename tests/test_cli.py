@@ -645,3 +645,16 @@ def test_a_command_names_itself_as_it_is_run_and_help_after_a_subcommand_is_help
         [sys.executable, "-m", "lib.timing", "run", "--", ""], cwd=ROOT, capture_output=True, text=True
     )
     assert empty.returncode == 2 and empty.stderr.startswith("error: an empty command name after `run --`")
+
+
+def test_finite_real_is_a_number_a_user_wrote_and_a_float_holds():
+    """The one check behind the TREC writer, the sweep reader and the reproduction reference (three copies
+    before, each catching OverflowError its own way)."""
+    import numpy as np
+
+    from lib.cli import finite_real
+
+    for yes in (0, 1.5, -2, np.float32(0.5), np.int64(3), 10**300):
+        assert finite_real(yes), yes
+    for no in (True, np.bool_(False), float("nan"), float("inf"), -float("inf"), 10**400, "1", None, [1]):
+        assert not finite_real(no), no

@@ -93,6 +93,17 @@ def test_best_planner_sentence_says_upper_bound_only_for_the_annotators_question
     assert CN.best_planner_sentence(tie.iloc[:0], "AVeriTeC@0.25", "majority", True, names).endswith(
         "no planner was scored."
     )
+    # the thirty-eighth pass: a tie of ORACLE and CLAIM-ONLY was "an upper bound, not a system" as a whole
+    assert s.endswith(
+        "ORACLE-QUERIES asks the annotators' own questions and the store holds the gold answer texts, so "
+        "ORACLE-QUERIES's score is an upper bound, not a system: with `store.include_gold: false` the gold answers "
+        "leave the store."
+    )
+    two = planners(["a", "claim_only"], [0.5, 0.5], ["A", "CLAIM-ONLY"])
+    assert CN.best_planner_sentence(two, "AVeriTeC@0.25", "nli", True, names).endswith(
+        " Their answers come from a store that holds the annotators' answer texts (`store.include_gold: true`), "
+        "so they are read against the gold."
+    )
 
 
 def test_best_system_and_planner_are_read_as_printed():

@@ -233,3 +233,19 @@ def test_an_unscored_candidate_is_left_out_of_the_normalised_fusions():
             [0.0, 0.0, -np.inf, 0.0],
         ]
         assert np.allclose(F.minmax_rows(rows), expected)
+
+
+def test_scores_near_a_floats_range_normalise_and_an_overflowing_sum_is_refused():
+    """The thirty-seventh pass's leftover: 1e308 and -1e308 in one row made `max - min` overflow (every value
+    NaN or 0), and raw COMBSUM's 1e308 + 1e308 was +inf, ranked first without a word."""
+    huge = np.array([[1e308, -1e308, 0.0], [1.0, 2.0, 3.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert F.minmax_rows(huge).tolist() == [[1.0, 0.0, 0.5], [0.0, 0.5, 1.0]]
+        assert F.fuse(huge, "combsum_norm").tolist() == [1.0, 0.5, 1.5]
+        assert F.minmax_rows(np.array([[-np.inf, 1e308, -1e308]])).tolist() == [[-np.inf, 1.0, 0.0]]
+        small = np.array([[0.1, 0.7, 0.3]])  # a row far from the range is left bit for bit
+        assert F.minmax_rows(small).tolist() == ((small - 0.1) / (0.7 - 0.1)).tolist()
+        with pytest.raises(ValueError, match=r"^COMBSUM of candidate 1 lies beyond a float's range"):
+            F.fuse(np.array([[1.0, 1e308], [2.0, 1e308]]), "combsum")
+        assert F.fuse(np.array([[1e308, -np.inf], [-1e308, -np.inf]]), "combsum").tolist() == [0.0, -np.inf]

@@ -9,7 +9,7 @@ import pytest
 from lib import models as MD
 from lib.planning import generative as G
 from lib.planning import pursuit as PU
-from tests.conftest import FIXTURE_DATA, tiny_generative_sections
+from tests.conftest import FIXTURE_DATA, interrupt_at_call, tiny_generative_sections
 from tests.llm_stub import StubLLM
 from tests.test_prompted import stub_answer
 
@@ -100,16 +100,8 @@ def test_runs_and_scores(tiny_study, tiny_qgen, tmp_path, monkeypatch):
     # beside no scores (the thirty-second pass)
     from lib.averitec import evidence as E
 
-    score_run, calls = E.score_run, []
-
-    def stopped(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
-        return score_run(*args, **kwargs)
-
     with monkeypatch.context() as m:
-        m.setattr(E, "score_run", stopped)
+        calls = interrupt_at_call(m, E, "score_run", 3)
         with pytest.raises(KeyboardInterrupt):
             G.runs_and_scores(
                 params("off"), FIXTURE_DATA, tiny_study / "store", tiny_study / "plans", gen, progress=False

@@ -430,6 +430,21 @@ def test_a_damaged_line_is_moved_aside_with_its_line_number_in_place(tmp_path):
     assert LM.LLM(settings(None, tmp_path, mode="replay")).report()["cache_lines_rejected"] == 0
 
 
+def test_an_entry_under_another_prompts_key_goes_aside(tmp_path):
+    """The thirty-eighth pass: the key is a checksum of model, messages and params, yet an entry of one prompt
+    stored under another's key was served for that other prompt."""
+    path = tmp_path / "cache.jsonl"
+    other = [{"role": "user", "content": "a different prompt"}]
+    k, ko = LM.cache_key("m", MSG, {}), LM.cache_key("m", other, {})
+    moved = line(ko, "answer of another prompt")  # MSG's entry under the key of `other`
+    unchecked = json.dumps({"key": ko, "answer": "no prompt"}).encode() + b"\n"  # a served key without its prompt
+    path.write_bytes(line(k, "first") + line("k1", "one") + moved + unchecked + line(k, "second"))
+    cache = LM.AnswerCache(path)
+    assert cache.entries == {k: "second", "k1": "one"} and cache.get(ko) is None  # the last answer of a key
+    assert cache.rejected == 2 and rejected(tmp_path) == [(3, moved), (4, unchecked)]
+    assert path.read_bytes() == line(k, "first") + line("k1", "one") + line(k, "second")
+
+
 def test_a_valid_last_line_without_its_newline_is_kept(tmp_path):
     path = tmp_path / "cache.jsonl"
     path.write_bytes(line("k1", "one") + line("k2", "two").rstrip(b"\n"))

@@ -121,11 +121,11 @@ def test_unknown_and_study_profiles_are_errors(tmp_path):
 
 def test_subset_keeps_claims_by_id_or_position_in_the_same_format(tmp_path):
     by_id = tmp_path / "a.json"
-    by_id.write_text(json.dumps([{"claim_id": 2}, {"claim_id": 0}, {"claim_id": 5}]))
-    assert json.loads(PR.subset(by_id, 3)) == [{"claim_id": 2}, {"claim_id": 0}]
+    by_id.write_text(json.dumps([{"claim_id": 2}, {"claim_id": 0}, {"claim_id": 5}, {"claim_id": 1}]))
+    assert json.loads(PR.subset(by_id, 3)) == [{"claim_id": 2}, {"claim_id": 0}, {"claim_id": 1}]
     lines = tmp_path / "b.json"  # JSON lines under a .json name, as some published files are
-    lines.write_text('{"claim_id": 1}\n{"claim_id": 4}\n')
-    assert PR.subset(lines, 2) == '{"claim_id": 1}\n'
+    lines.write_text('{"claim_id": 1}\n{"claim_id": 4}\n{"claim_id": 0}\n')
+    assert PR.subset(lines, 2) == '{"claim_id": 1}\n{"claim_id": 0}\n'
     positional = tmp_path / "c.json"
     positional.write_text(json.dumps([{"claim": "x"}, {"claim": "y"}, {"claim": "z"}]))
     assert json.loads(PR.subset(positional, 2)) == [{"claim": "x"}, {"claim": "y"}]
@@ -165,6 +165,20 @@ def test_subset_refuses_a_count_past_the_file(tmp_path):
     with pytest.raises(PR.ProfileError, match=r"c.json: cannot keep 3 records: it holds 2 records"):
         PR.subset(positional, 3)
     assert PR.subset(positional, 3, whole=False) == PR.subset(positional, 2)  # a folder's count: as far as it goes
+
+
+def test_subset_refuses_a_file_without_every_claim_it_keeps(tmp_path):
+    """The thirty-seventh pass's leftover: claims 0, 5 and 10 with a count of 3 kept one claim under a profile
+    that says three (a folder's files keep what they hold, as far as it goes)."""
+    gaps = tmp_path / "a.json"
+    gaps.write_text(json.dumps([{"claim_id": i} for i in (0, 5, 10)]))
+    with pytest.raises(PR.ProfileError, match=r"^.*a.json: cannot keep claims 0 to 2: it has no record of claim 1, 2$"):
+        PR.subset(gaps, 3)
+    many = tmp_path / "b.json"
+    many.write_text(json.dumps([{"claim_id": 20}]))
+    with pytest.raises(PR.ProfileError, match=r"no record of claim 0, 1, 2, 3, 4 and 5 more$"):
+        PR.subset(many, 10)
+    assert json.loads(PR.subset(gaps, 3, whole=False)) == [{"claim_id": 0}]
 
 
 def test_prepare_writes_a_workspace_and_updates_it(tmp_path):

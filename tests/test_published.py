@@ -194,6 +194,28 @@ def test_a_notebooks_part_side_by_side(tmp_path):
         PB.side_by_side(ref, ["w Table 9"], metrics(tmp_path))
 
 
+def test_the_side_by_side_tables_print_each_figure_as_its_verdict_reads_it(tmp_path):
+    """The thirty-eighth pass: both tables were rounded to three decimals, so a study's 0.1797 against a published
+    0.19 within 0.01 showed 0.180 and -0.010 beside "lower here", and the contrast 0.1203 against 0.11 showed 0.120
+    beside "larger"; Series.round also printed 0.0255 as 0.026 where its sentence said 0.025."""
+    figs = [
+        figure(id="w-t1-a-x", value=0.19, scale="fraction", metric=["m.json", "x", "a"]),
+        figure(id="w-t1-b-x", row="B", value=0.30, scale="fraction", metric=["m.json", "x", "b"]),
+        figure(id="w-t1-c-x", row="C", value=0.5, scale="fraction", metric=["m.json", "x", "c"]),
+    ]
+    contrasts = [{"id": "b-a", "work": "w", "table": "Table 1", "a": "w-t1-b-x", "b": "w-t1-a-x", "claim": "B > A"}]
+    ref = PB.load(write(tmp_path, figs, contrasts))
+    shown, ct, _ = PB.side_by_side(ref, ["w Table 1"], metrics(tmp_path, {"x": {"a": 0.1797, "b": 0.3, "c": 0.0255}}))
+    assert shown[["published", "study", "difference", "verdict"]].values.tolist() == [
+        ["0.190", "0.1797", "-0.0103", "lower here"],
+        ["0.300", "0.300", "0.000", "reproduced"],
+        ["0.500", "0.025", "-0.474", "lower here"],
+    ]
+    assert "decimals" not in shown
+    assert ct[["published", "study", "verdict"]].values.tolist() == [["0.110", "0.1203", "same direction, larger"]]
+    assert "decimals" not in ct
+
+
 def test_a_notebook_compares_only_what_its_own_metrics_hold(tmp_path):
     figs = [
         figure(),

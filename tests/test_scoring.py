@@ -707,6 +707,31 @@ def test_the_check_figures_sentence_says_reproduced_only_when_all_agree():
     assert check_figures_sentence(0, 0) == "No check figure applies to these runs: the organisers scored none of them."
 
 
+def test_the_edition_sentence_prints_any_tolerance_whole():
+    """The thirty-eighth pass: `format(tol, "f").rstrip("0")` printed 1e-7 as "0." and 1 as "1."."""
+    import pandas as pd
+
+    for tol, text in ((5e-5, "0.00005"), (1e-7, "0.0000001"), (1, "1"), (0.5, "0.5")):
+        assert SC.edition_change_sentence(pd.Series([0.0]), pd.Series([0.0]), tol=tol).startswith(
+            f"the two editions' scores differ by less than {text} for every one of the 1 runs"
+        )
+
+
+def test_a_figure_agrees_to_4_decimals_within_half_a_unit():
+    """Notebook 05 rounded both sides with Series.round(4): 0.12345 (stored as 0.1234499...) became 0.1234
+    beside a published 0.1235, and 0.123449 and 0.12345 were "apart" though 1e-6 from each other."""
+    import pandas as pd
+
+    assert SC.agrees_to_4_decimals(0.1235, 0.12345) is True
+    assert SC.agrees_to_4_decimals(0.1234, 0.12345) is True  # the bound agrees on both sides
+    assert SC.agrees_to_4_decimals(0.1234, 0.123449) is True
+    assert SC.agrees_to_4_decimals(0.1234, 0.123451) is False
+    assert SC.agrees_to_4_decimals(0.61, 0.60994) is False
+    assert SC.agrees_to_4_decimals(0.61, float("nan")) is False
+    both = SC.agrees_to_4_decimals(pd.Series([0.1, 0.2]), pd.Series([0.10004, 0.20006]))
+    assert both.tolist() == [True, False]
+
+
 # ---------------------------------------------------------------- edges the tests above leave open (mutation)
 
 

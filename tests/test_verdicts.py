@@ -91,6 +91,14 @@ def test_mixed_sentence_within_and_beyond_the_seed_range():
     first.loc["mixed", "dev gold"] = 0.60
     assert "gold +0.100 (beyond the range" in VD.mixed_sentence(first, spread)
     assert VD.mixed_sentence(first.drop(index="mixed"), spread).startswith("The sweep has no run with mixed")
+    # the thirty-eighth pass: a NaN difference was "+nan (beyond the range ...)", no seed "one seed"
+    first.loc["mixed", "dev gold"] = np.nan
+    assert VD.mixed_sentence(first, spread) == (
+        "Mixed minus gold training evidence, dev macro-F1: gold undefined (no dev score of the mixed or the gold run)."
+    )
+    first.loc["mixed", "dev gold"] = 0.6
+    assert "gold +0.100 (no seed with a score of the gold recipe:" in VD.mixed_sentence(first, spread.assign(seeds=0))
+    assert "gold +0.100 (one seed of the gold recipe:" in VD.mixed_sentence(first, spread.assign(seeds=1))
 
 
 def test_seed_spread_sentence_only_with_several_seeds():
@@ -145,6 +153,16 @@ def test_merged_class_sentence_on_both_sides():
     assert "favours the merged class" in text
     fair = predictions([("planner:x", "planner", 3, [S, NEE], [S, R])])
     assert "does not favour the merged class" in VD.merged_class_sentence(fair, "planner:x", 3, "averitec4")
+    # the thirty-eighth pass: 50.1% against 49.9% (both printed 50%) "favoured" it; no verdicts at k: "nan%"
+    gold = [NEE] * 499 + [S] * 501
+    level = predictions([("planner:x", "planner", 3, gold, [NEE] * 501 + [S] * 499)])
+    text = VD.merged_class_sentence(level, "planner:x", 3, "averitec4")
+    assert text.startswith("In the 3-way reading, 50% of the planner:x claims go to the merged class (gold: 50%). The")
+    assert "does not favour the merged class" in text
+    assert VD.merged_class_sentence(level, "planner:x", 5, "averitec4") == (
+        "In the 3-way reading, the planner:x setting has no verdicts at k = 5: its share in the merged class is "
+        "undefined."
+    )
 
 
 def test_reductions_keep_only_settings_that_ran_in_the_given_order():
@@ -235,6 +253,23 @@ def test_gold_gap_line_on_both_sides():
     )
 
 
+def test_no_relative_gain_over_a_baseline_at_zero():
+    """The thirty-eighth pass: a baseline scoring 0 gave "A and B (tied), gain inf%", and all at 0 "base, A and B
+    (tied), gain nan%", with "permutation p = nan"."""
+    g = pd.DataFrame({"ndcg@10": [0.0, 0.2, 0.1], "macro_f1": [0.4, 0.42, 0.41]}, index=["base", "A", "B"])
+    g["retrieval gain %"] = 100 * (g["ndcg@10"] / 0.0 - 1)  # inf, inf, and NaN for 0/0
+    g["verdict gain %"] = 100 * (g["macro_f1"] / 0.4 - 1)
+    line = VD.retrieval_line(g, "ndcg@10", (0.5, np.nan, np.nan), 0.5)
+    assert line.startswith(
+        "- Retrieval vs verdicts: no relative ndcg@10 gain is defined (the baseline's ndcg@10 is 0 or undefined); "
+        "the largest ndcg@10: A (0.200) (the thesis"
+    )
+    g["ndcg@10"], g["retrieval gain %"] = 0.0, np.nan
+    line = VD.retrieval_line(g, "ndcg@10", (np.nan, np.nan, np.nan), np.nan)
+    assert "the largest ndcg@10: base, A and B (tied at 0.000)" in line
+    assert "(no bootstrap interval; no permutation test): no correlation can be read" in line
+
+
 def test_retrieval_and_rescored_lines_name_the_best():
     gains = pd.DataFrame(
         {
@@ -263,7 +298,7 @@ def test_retrieval_and_rescored_lines_name_the_best():
         "undefined correlation."
     )
     undefined = VD.retrieval_line(gains, "ndcg@10", (0.5, float("nan"), float("nan")), float("nan"))
-    assert "(no bootstrap interval; permutation p = nan): no correlation can be read" in undefined
+    assert "(no bootstrap interval; no permutation test): no correlation can be read" in undefined
     table = pd.DataFrame(
         {
             "AVeriTeC@0.25 (classifier)": [0.2, 0.3],
@@ -719,6 +754,14 @@ def test_the_learning_check_stores_p_apart_from_alpha(monkeypatch):
         VD.learning_check(pd.DataFrame({"setting": [V.NAIVE, V.GOLD], "k": [3, 3]}), "averitec", 3)["p_bootstrap"]
         == 0.0005
     )
+    # macro-F1s that round alike are stored apart (both were 0.3 beside a difference of +0.00003)
+    table.loc[0, ["macro_f1", "delta_macro_f1"]] = [0.30004, 0.00003]
+    close = VD.learning_check(pd.DataFrame({"setting": [V.NAIVE, V.GOLD], "k": [3, 3]}), "averitec", 3)
+    assert (close["gold_macro_f1"], close["majority_macro_f1"]) == (0.30004, 0.30001)
+    assert "macro-F1 0.30004 against 0.30001 for" in VD.learning_sentence(close)
+    table.loc[0, ["macro_f1", "delta_macro_f1"]] = [0.41234, 0.1]  # apart at 4 decimals: stored as before
+    far = VD.learning_check(pd.DataFrame({"setting": [V.NAIVE, V.GOLD], "k": [3, 3]}), "averitec", 3)
+    assert (far["gold_macro_f1"], far["majority_macro_f1"]) == (0.4123, 0.3123)
 
 
 def test_undefined_figures_in_the_verdict_sentences_are_said_to_be_so():

@@ -349,3 +349,28 @@ def test_whole_floats_k_and_unequal_seeds_in_a_sweep_file(tmp_path):
     uneven = {"k": 3, "runs": [scored("gold", 1), scored("retrieved", 0), scored("retrieved", 1)]}
     with pytest.raises(ValueError, match=r"cover different seeds \(gold: 1; retrieved: 0, 1\)"):
         VS.pick_protocol(uneven)
+
+
+def test_the_seed_spread_is_over_seeds_at_the_sweeps_k_and_a_configuration_is_recorded_once(tmp_path):
+    """The thirty-eighth pass: the protocol sweep's k-ablation runs (seed 0 retrained at k = 1, 5 and 10) were
+    counted as seeds of the recipe ("6 seeds", a range twice as wide), and a configuration recorded twice (two
+    sweep files merged) counted its one seed as two."""
+    ablation = [_run(1e-4, seed=0, dev_gold=g) | {"k": k} for k, g in ((1, 0.1), (5, 0.9))]
+    sweep = {"k": 3, "runs": [*SWEEP["runs"], *ablation]}
+    spread = VS.seed_spread(sweep, VS.pick(SWEEP))
+    assert spread.loc["dev gold", "seeds"] == 3 and (spread.loc["dev gold", "min"], spread.loc["dev gold", "max"]) == (
+        0.44, 0.5
+    )  # fmt: skip
+    with pytest.raises(ValueError, match=r"^the recipe's runs were trained at several k \(\[1, 5\]\)"):
+        VS.seed_spread({"runs": [*SWEEP["runs"], *ablation]}, VS.pick(SWEEP))  # no sweep k to choose by
+    path = tmp_path / "sweep.json"
+    path.write_text(json.dumps({"k": 3, "runs": [*SWEEP["runs"], _run(1e-4, val=0.9)]}))
+    with pytest.raises(ValueError, match=r"sweep.json: runs 1 and 6 are one configuration \(lr=0.0001,epochs=2,"):
+        VS.read_sweep(path)
+    path.write_text(json.dumps({"k": 3, "runs": [*SWEEP["runs"], _run(1e-4) | {"k": 3}]}))  # k 3 is the sweep's
+    with pytest.raises(ValueError, match=r"runs 1 and 6 are one configuration"):
+        VS.read_sweep(path)
+    path.write_text(json.dumps({"k": 3, "runs": [*SWEEP["runs"], *ablation]}))
+    assert len(VS.read_sweep(path)["runs"]) == 8  # the same recipe at other k: other configurations
+    with pytest.raises(ValueError, match=r"^seed 0 of the recipe is recorded twice"):
+        VS.seed_spread({"runs": [_run(1e-4), _run(1e-4, dev_gold=0.6)]}, VS.pick(SWEEP))

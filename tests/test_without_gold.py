@@ -9,7 +9,7 @@ import pandas as pd
 from lib import models as MD
 from lib.analysis import without_gold as WG
 from lib.store.build import build_store
-from tests.conftest import FIXTURE_DATA, fixture_settings
+from tests.conftest import FIXTURE_DATA, fixture_settings, interrupt_at_call
 
 
 def test_the_store_without_gold_answers_is_rebuilt_run_and_scored(tiny_study, tmp_path):
@@ -61,15 +61,7 @@ def test_a_stop_while_scoring_leaves_every_previous_output(tiny_study, tmp_path,
     (out / "predictions").mkdir(parents=True)
     old = {p: p.write_text("OLD") for p in [out / "predictions" / "claim_only.json", out / "predictions" / "oracle.json",
                                             out / "scores.parquet", tmp_path / "m.json"]}  # fmt: skip
-    score_run, calls = E.score_run, []
-
-    def stopped(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return score_run(*args, **kwargs)
-
-    monkeypatch.setattr(E, "score_run", stopped)
+    calls = interrupt_at_call(monkeypatch, E, "score_run", 2)
     with pytest.raises(KeyboardInterrupt):
         WG.run(params, FIXTURE_DATA, tiny_study / "plans", out, tmp_path / "m.json", progress=False)
     assert all(p.read_text() == "OLD" for p in old) and len(calls) == 2

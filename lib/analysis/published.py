@@ -213,6 +213,39 @@ def contrast_verdict(published: float, study: float, tol: float = TOLERANCE) -> 
     return "same direction, smaller" if abs(study) < abs(published) else "same direction, larger"
 
 
+def shown_decimals(
+    verdict: str, published: float, study: float, tol: float, rule: Callable[[float, float, float], str] | None
+) -> tuple[int, int]:
+    """The decimals (three at least) that the study's and the published value need for the verdict to be read
+    from them as printed: first the study's, against the published value; then the published value's, beside
+    the study's as printed (0.4346 printed +0.435 beside +0.445 read as reproduced within 0.01 next to
+    "higher here")."""
+    decimals = 3
+    while rule is not None and decimals < 12 and rule(published, printed(study, f".{decimals}f"), tol) != verdict:
+        decimals += 1
+    here = printed(study, f"+.{decimals}f")
+    shown_pub = 3
+    while rule is not None and shown_pub < 12 and rule(printed(published, f".{shown_pub}f"), here, tol) != verdict:
+        shown_pub += 1
+    return decimals, shown_pub
+
+
+def as_shown(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """A `levels` or `contrasts` table's figures as text, printed as each row's sentence prints them (its
+    `decimals`: the study's and the published value's, from `shown_decimals`; a difference gets the larger).
+    Rounded to three decimals (and shown at the notebooks' three), 0.1797 against a published 0.19 within 0.01
+    read 0.180 and -0.010 beside "lower here", and `Series.round` printed 0.0255 as 0.026 where the sentence
+    said 0.025. A figure without a counterpart stays None."""
+    out = table.copy()
+    which = {"study": 0, "published": 1}
+    for col in columns:
+        out[col] = [
+            v if v is None or v != v else f"{v:.{d[which[col]] if col in which else max(d)}f}"
+            for v, d in zip(table[col], table["decimals"], strict=True)
+        ]
+    return out.drop(columns=["decimals"])
+
+
 def verdict_sentence(
     verdict: str,
     published: float,
@@ -227,18 +260,8 @@ def verdict_sentence(
     read beside the study's as printed."""
     if verdict == NOT_COMPARABLE:
         return f"not comparable because {reason}"
-    decimals = 3
-    while rule is not None and decimals < 12 and rule(published, printed(study, f".{decimals}f"), tol) != verdict:
-        decimals += 1
-    here = f"{study:+.{decimals}f}"
-    # then the published value, read beside the study's as printed (0.4346 printed +0.435 beside +0.445 read as
-    # reproduced within 0.01 next to "higher here")
-    shown_pub = 3
-    while (
-        rule is not None and shown_pub < 12 and rule(printed(published, f".{shown_pub}f"), float(here), tol) != verdict
-    ):
-        shown_pub += 1
-    there = f"{published:+.{shown_pub}f}"
+    decimals, shown_pub = shown_decimals(verdict, published, study, tol, rule)
+    here, there = f"{study:+.{decimals}f}", f"{published:+.{shown_pub}f}"
     if verdict == "reproduced":
         return f"reproduced within {tol:g} ({here} here, {there} published)"
     return f"{verdict} ({here} here, {there} published)"
@@ -283,6 +306,9 @@ def levels(
                 "verdict": verdict,
                 "reason": reason,
                 "sentence": verdict_sentence(verdict, f.published, study, tol, reason, level_verdict),
+                "decimals": shown_decimals(verdict, f.published, study, tol, level_verdict)
+                if study is not None
+                else (3, 3),
                 "id": f.id,
             }
         )
@@ -320,6 +346,9 @@ def contrasts(
                 "verdict": verdict,
                 "reason": reason,
                 "sentence": verdict_sentence(verdict, published, study, tol, reason, contrast_verdict),
+                "decimals": shown_decimals(verdict, published, study, tol, contrast_verdict)
+                if study is not None
+                else (3, 3),
                 "claim": c.claim,
                 "id": c.id,
             }
@@ -395,7 +424,9 @@ def side_by_side(
         lines.append(summary_sentence(verdict_counts(ct), "contrasts"))
     lines.append(summary_sentence(verdict_counts(lv[lv["verdict"] != NOT_COMPARABLE]), "comparable figures"))
     lines.append(reasons_sentence(lv))
-    shown = lv[lv["verdict"] != NOT_COMPARABLE][
+    comparable = lv[lv["verdict"] != NOT_COMPARABLE]
+    shown = as_shown(comparable, ["published", "study", "difference"])[
         ["table", "row", "column", "published", "study", "difference", "verdict", "differs"]
-    ].round(3)
-    return shown.reset_index(drop=True), ct.drop(columns=["id", "reason"]).round(3) if not ct.empty else ct, lines
+    ]
+    ct = as_shown(ct, ["published", "study"]).drop(columns=["id", "reason"]) if not ct.empty else ct
+    return shown.reset_index(drop=True), ct, lines

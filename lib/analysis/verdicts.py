@@ -84,9 +84,10 @@ def learning_check(
         raise ValueError(f"the learning check found no {V.GOLD!r} predictions at k = {k}")
     gold = gold_rows.iloc[0]
     delta, p = float(gold["delta_macro_f1"]), float(gold["p_bootstrap"])
-    return {
-        "gold_macro_f1": round(float(gold["macro_f1"]), 4),
-        "majority_macro_f1": round(float(gold["macro_f1"]) - delta, 4),
+    ours, naive = float(gold["macro_f1"]), float(gold["macro_f1"]) - delta
+    return {  # each macro-F1 apart from the other where they differ (0.30004 and 0.30001 were both 0.3)
+        "gold_macro_f1": float(CMP.apart(ours, ".4f", naive)),
+        "majority_macro_f1": float(CMP.apart(naive, ".4f", ours)),
         # kept with the decimals that hold their side of 0 and of alpha: p = 100/2001 was stored and printed 0.05
         # beside "learned" (p < alpha); `learned` reads what is stored
         "difference": float(CMP.end_text(delta, ".4f")),
@@ -247,8 +248,12 @@ def mixed_sentence(first_seed: pd.DataFrame, spread: pd.DataFrame) -> str:
     for col in dev_columns(first_seed):
         d = first_seed.loc["mixed", col] - first_seed.loc["gold", col]
         seeds = int(spread.loc[col, "seeds"])
+        if d != d:  # "+nan (beyond the range ...)"
+            effect.append(f"{col[4:]} undefined (no dev score of the mixed or the gold run)")
+            continue
         if seeds < 2:  # one seed has no range: "beyond" it was said of +0.000
-            effect.append(f"{col[4:]} {d:+.3f} (one seed of the gold recipe: no range over seeds to set it against)")
+            how_many = "one seed" if seeds == 1 else "no seed with a score"
+            effect.append(f"{col[4:]} {d:+.3f} ({how_many} of the gold recipe: no range over seeds to set it against)")
             continue
         # as printed: +0.030 against a range printed 0.500–0.530 is within it (0.0302 was "beyond")
         where = "within" if VS.within_seed_range(d, spread, col, ".3f") else "beyond"
@@ -508,14 +513,21 @@ def reductions(av: pd.DataFrame, label_set: str, k: int, settings: Sequence[str]
 def merged_class_sentence(av: pd.DataFrame, setting: str, k: int, label_set: str, name: Namer = str) -> str:
     """In the 3-way reading, the share of one setting's verdicts and of gold in the merged class, and what
     that says about the collapse rule."""
-    gold, pred = V.read_labels(av[(av["setting"] == setting) & (av["k"] == k)], label_set, "averitec3")
+    rows = av[(av["setting"] == setting) & (av["k"] == k)]
+    if rows.empty:  # "nan% ... (gold: nan%). The collapse rule does not favour the merged class here"
+        return (
+            f"In the 3-way reading, the {name(setting)} setting has no verdicts at k = {k}: its share in the merged "
+            "class is undefined."
+        )
+    gold, pred = V.read_labels(rows, label_set, "averitec3")
     p_share, g_share = np.mean(np.array(pred) == LB.OTHER), np.mean(np.array(gold) == LB.OTHER)
+    favours = int(f"{p_share:.0%}"[:-1]) > int(f"{g_share:.0%}"[:-1])  # as printed: 50.1% against 49.9% is level
     return (
         f"In the 3-way reading, {p_share:.0%} of the {name(setting)} claims go to the merged class (gold: {g_share:.0%}). "
         + (
             "Summing two probabilities that the class-weighted loss has pushed up favours the merged class, so this "
             "reading says more about the collapse rule than about the evidence; "
-            if p_share > g_share
+            if favours
             else "The collapse rule does not favour the merged class here; "
         )
         + "training on the 3-way set directly (`nli_averitec.label_set: averitec3`) is the cleaner comparison."
@@ -562,8 +574,9 @@ def retrieval_gains(
         }
     )
     b = baseline[strip:]
-    gains["retrieval gain %"] = 100 * (gains[measure] / gains.loc[b, measure] - 1)
-    gains["verdict gain %"] = 100 * (gains["macro_f1"] / gains.loc[b, "macro_f1"] - 1)
+    for gain, column in (("retrieval gain %", measure), ("verdict gain %", "macro_f1")):
+        base = gains.loc[b, column]  # a baseline at 0 leaves no relative gain: undefined, not inf% (or nan% of 0/0)
+        gains[gain] = 100 * (gains[column] / base - 1) if base and base == base else np.nan
     gains.index = gains.index.map(lambda p: name(V.PLANNER + p))
     return gains
 
@@ -845,6 +858,13 @@ def recipe_line(chosen: Mapping[str, Any], in_use: bool, temperature: float, ece
 
 
 def _largest_gain(gains: pd.DataFrame, measure: str, top: Sequence[str]) -> str:
+    if not top:
+        return f"no planner has a {measure} to compare"
+    if not np.isfinite(gains.loc[top[0], "retrieval gain %"]):  # the baseline scores 0: "inf%", "nan%", "tied"
+        return (
+            f"no relative {measure} gain is defined (the baseline's {measure} is 0 or undefined); the largest {measure}: "
+            f"{CMP.leader_phrase(gains[measure])}"
+        )
     if len(top) == 1:
         t = top[0]
         return (
@@ -874,9 +894,11 @@ def retrieval_line(gains: pd.DataFrame, measure: str, rho: tuple[float, float, f
     p (`lib.evaluation.significance.spearman_permutation`), which alone decides the direction over a handful
     of planners."""
     # a tie named whole, the gains compared as printed (whole percents); a baseline at 0 leaves no gain to print
-    top = CMP.highest(gains["retrieval gain %"], ".0f") or CMP.highest(gains[measure])
+    finite = gains["retrieval gain %"].where(np.isfinite(pd.to_numeric(gains["retrieval gain %"], errors="coerce")))
+    top = CMP.highest(finite, ".0f") or CMP.highest(gains[measure], ".3f")
     r, lo, hi = rho
     interval = "no bootstrap interval" if np.isnan(lo) else f"bootstrap [{lo:.2f}, {hi:.2f}]"
+    test = "no permutation test" if np.isnan(p) else f"permutation p = {CMP.apart(p, '.3f', 0.05)}"
     if np.isnan(p):
         call = "no correlation can be read (one side is the same for every planner)"
     elif CMP.rho_text(r, len(gains)).startswith("undefined"):  # no direction of a ρ printed "undefined"
@@ -889,7 +911,7 @@ def retrieval_line(gains: pd.DataFrame, measure: str, rho: tuple[float, float, f
         f"- Retrieval vs verdicts: {_largest_gain(gains, measure, top)} (the thesis: 74% became 6.6%). Spearman correlation of {measure} and macro-F1 over the "
         f"{len(gains)} planners, whose macro-F1 spans {gains['macro_f1'].max() - gains['macro_f1'].min():.3f}: "
         f"{CMP.end_text(r, '.2f') if call in ('positive', 'negative') else CMP.rho_text(r, len(gains))} "  # apart from 0
-        f"({interval}; permutation p = {CMP.apart(p, '.3f', 0.05)}): {call}."
+        f"({interval}; {test}): {call}."
     )
 
 

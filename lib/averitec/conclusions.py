@@ -104,21 +104,23 @@ def best_planner_sentence(
     runs = set(planners.loc[top, "run"])
     gold_q = runs & GOLD_QUESTIONS
     if gold_q:
-        who = " ".join(name.get(r, r) for r in sorted(gold_q))
+        who = and_list([name.get(r, r) for r in sorted(gold_q)])
+        # tied with a system, the bound is the gold-question planner's score, not the tie's ("this is an upper bound")
+        this = "this" if len(top) == 1 else f"{who}'s score"
         if include_gold:
             why = (
-                f" {who} asks the annotators' own questions and the store holds the gold answer texts, so this is "
+                f" {who} asks the annotators' own questions and the store holds the gold answer texts, so {this} is "
                 "an upper bound, not a system: with `store.include_gold: false` the gold answers leave the store."
             )
         else:
             why = (
-                f" {who} asks the annotators' own questions, so this is an upper bound on the questions, not a "
+                f" {who} asks the annotators' own questions, so {this} is an upper bound on the questions, not a "
                 "system (the store holds no gold answer texts: `store.include_gold: false`)."
             )
     elif include_gold:
         why = (
-            " Its answers come from a store that holds the annotators' answer texts (`store.include_gold: true`), "
-            "so they are read against the gold."
+            f" {'Its' if len(top) == 1 else 'Their'} answers come from a store that holds the annotators' answer "
+            "texts (`store.include_gold: true`), so they are read against the gold."
         )
     else:
         why = ""

@@ -551,7 +551,7 @@ def edition_change_sentence(q_only_change: pd.Series, qa_change: pd.Series, tol:
         return f"the two editions cannot be compared on {undefined} of the {len(qa)} runs (a score missing in one)."
     if max(q.max(), qa.max()) < tol:  # a difference, not equal 4-decimal figures (0.12344 and 0.12346 print apart)
         return (
-            f"the two editions' scores differ by less than {format(tol, 'f').rstrip('0')} for every one of the {len(qa)} runs: on these "
+            f"the two editions' scores differ by less than {np.format_float_positional(tol, trim='-')} for every one of the {len(qa)} runs: on these "
             "references the 2025 path's differences (each distinct gold question once in Q-only, gold questions "
             "without answers not scored) change nothing; they matter for reference files where they apply."
         )
@@ -560,6 +560,15 @@ def edition_change_sentence(q_only_change: pd.Series, qa_change: pd.Series, tol:
         f"{apart(qa.max(), '.4f', (0.0, MOVED))} over the {len(qa)} runs; {int(((q > MOVED) | (qa > MOVED)).sum())} move by "
         f"more than {MOVED:g}."
     )
+
+
+def agrees_to_4_decimals(figure: Any, value: Any) -> Any:
+    """Whether `value` is the published `figure` to 4 decimals: within half a unit of the fourth decimal
+    (rounding both sides called 0.123449 and 0.12345 apart and 0.12345 a 0.1234, as its float is stored).
+    Element-wise on Series and arrays; NaN agrees with nothing."""
+    gap = np.abs(np.asarray(value, dtype=float) - np.asarray(figure, dtype=float))
+    agree = gap <= 5e-5 * (1 + 1e-9)  # the bound itself agrees (0.12345 against 0.1234 as stored in binary)
+    return bool(agree) if agree.ndim == 0 else agree
 
 
 def check_figures_sentence(agree: int, total: int) -> str:

@@ -64,7 +64,8 @@ def fit_temperature(logits: np.ndarray, gold: Sequence[int]) -> float:
 def reliability(probs: np.ndarray, gold: Sequence[int], bins: int = 10) -> pd.DataFrame:
     """Per confidence bin (equal width over [0, 1]): examples, mean top probability, accuracy, and the gap.
 
-    Bins without examples are left out; the top probability p falls in bin min(floor(p * bins), bins - 1)."""
+    Bins without examples are left out; the top probability p falls in the bin b with b / bins <= p < (b + 1) /
+    bins (the last bin also takes 1), compared with the edges as the table prints them."""
     if bins < 1:
         raise ValueError(f"reliability: bins must be at least 1, got {bins}")
     probs = np.asarray(probs, dtype=float)
@@ -86,6 +87,9 @@ def reliability(probs: np.ndarray, gold: Sequence[int], bins: int = 10) -> pd.Da
     conf, pred = probs.max(axis=1), probs.argmax(axis=1)
     right = pred == _gold(gold, probs.shape[1])
     which = np.minimum((conf * bins).astype(int), bins - 1)
+    # against the edges the table prints (b / bins): 0.57 * 100 is 56.99999999999999, so floor put 0.57 in the
+    # bin that ends at 0.57, and a product rounded up the other way
+    which = which + (((which + 1) / bins <= conf) & (which < bins - 1)) - (which / bins > conf)
     rows = []
     for b in range(bins):
         mask = which == b

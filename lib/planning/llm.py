@@ -16,8 +16,11 @@ is ever lost, whatever process is killed when:
   is moved to `<cache>.rejected.jsonl` with its line number and its exact bytes (`text`, decode with
   `.encode("utf-8", "surrogateescape")`), never deleted, and the complete entries inside it (an answer
   that an older writer glued to a cut line) are kept in the cache; a valid last line without its newline
-  is kept and the newline added. Damage that still parses as an entry (a changed letter inside an
-  answer) cannot be told from an answer without checksums;
+  is kept and the newline added. The key is the entry's checksum: an entry whose model, messages and
+  params do not hash to its key goes aside too (it was served for the prompt whose key it bore). Of several
+  answers under one key the last appended is served: a live run appends a new answer where the cached one
+  was unusable (two caches joined with `cat` give the second file's answers). Damage that still parses as
+  an entry (a changed letter inside an answer) cannot be told from an answer;
 - the repair rewrites the same file in place (never a rename, which would cut off a process holding the
   file open); a rewrite that moves good lines first saves them to `<cache>.repair` (atomically), so a
   repair killed half-way is finished by the next open (which may record a damaged line aside twice).
@@ -219,11 +222,27 @@ def _entry(line: bytes) -> dict | None:
         rec = json.loads(line)
     except (ValueError, RecursionError):  # UnicodeDecodeError (a flipped byte) is a ValueError
         return None
-    return (
-        rec
-        if isinstance(rec, dict) and isinstance(rec.get("key"), str) and isinstance(rec.get("answer"), str)
-        else None
-    )
+    if not (isinstance(rec, dict) and isinstance(rec.get("key"), str) and isinstance(rec.get("answer"), str)):
+        return None
+    return rec if _own_key(rec) else None
+
+
+_SERVED_KEY = re.compile(r"[0-9a-f]{64}")  # what `cache_key` gives: the only keys a prompt is looked up by
+
+
+def _own_key(rec: Mapping[str, Any]) -> bool:
+    """Whether an entry is served only for its own prompt: a key that a prompt can be looked up by must be the
+    hash of the entry's own model, messages and params (an entry of one prompt under another's key was served
+    for that other prompt). A key no prompt hashes to (a name written by hand) is never served."""
+    if not _SERVED_KEY.fullmatch(rec["key"]):
+        return True
+    model, messages, params = rec.get("model"), rec.get("messages"), rec.get("params")
+    if not (isinstance(model, str) and isinstance(messages, list) and isinstance(params, dict)):
+        return False
+    try:
+        return cache_key(model, messages, params) == rec["key"]
+    except (TypeError, ValueError):  # not JSON-serialisable as the key was computed
+        return False
 
 
 def _lines(raw: bytes) -> list[bytes]:

@@ -41,6 +41,7 @@ def minmax_rows(scores: np.ndarray) -> np.ndarray:
     """Min-max normalise each row over its columns; a constant row becomes all zeros (no division by 0). A
     `-inf` score (a candidate the sub-query does not return) stays `-inf`, and the row is normalised over its
     other candidates (one `-inf` made every value of its row NaN)."""
+    scores = _scaled_down(scores)
     unscored = scores == -np.inf
     if unscored.any():
         lo = np.where(unscored, np.inf, scores).min(axis=1, keepdims=True)
@@ -51,6 +52,17 @@ def minmax_rows(scores: np.ndarray) -> np.ndarray:
     span = (scores.max(axis=1, keepdims=True) if scores.shape[1] else lo) - lo
     safe = np.where(span > 0, span, 1.0)
     return np.where(span > 0, (scores - lo) / safe, 0.0)
+
+
+def _scaled_down(scores: np.ndarray) -> np.ndarray:
+    """Rows whose scores reach a quarter of a float's range divided by their largest magnitude: min-max
+    normalisation is the same, and `max - min` no longer overflows (1e308 and -1e308 made every value of the
+    row NaN or 0). Other rows are left as they are, bit for bit."""
+    if not scores.size:
+        return scores
+    big = np.where(np.isfinite(scores), np.abs(scores), 0.0).max(axis=1, keepdims=True)
+    huge = big > np.finfo(np.float64).max / 4
+    return np.where(huge, scores / np.where(huge, big, 1.0), scores) if huge.any() else scores
 
 
 def concat_query(claim: str, queries: Sequence[str], separator: str = " ") -> str:
@@ -94,9 +106,17 @@ def fuse(
     if method == "combmax":
         return scores.max(axis=0)
     if method == "combsum":
-        if (unscored := scores == -np.inf).any():  # a sub-query that does not return a candidate adds nothing
-            return np.where(unscored.all(axis=0), -np.inf, np.where(unscored, 0.0, scores).sum(axis=0))
-        return scores.sum(axis=0)
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named below
+            if (unscored := scores == -np.inf).any():  # a sub-query that does not return a candidate adds nothing
+                fused = np.where(unscored.all(axis=0), -np.inf, np.where(unscored, 0.0, scores).sum(axis=0))
+            else:
+                fused = scores.sum(axis=0)
+        if (over := np.flatnonzero(~(fused < np.inf))).size:  # 1e308 + 1e308 was +inf, ranked first
+            raise ValueError(
+                f"COMBSUM of candidate {int(over[0])} lies beyond a float's range: scale the scores down "
+                "(or use a normalised fusion)"
+            )
+        return fused
     if method in ("combmax_norm", "combsum_norm", "wsum_norm"):
         norm = minmax_rows(scores) if norm is None else norm
         unscored = norm == -np.inf

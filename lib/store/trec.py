@@ -10,10 +10,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from lib import outputs as OUT
-from lib.cli import shown
+from lib.cli import finite_real, shown
 from lib.data import bounded_lines, not_utf8, within_size
 
 _SCORE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -38,14 +36,6 @@ def _field(value: object, what: str) -> str:
     if not text or any(c.isspace() for c in text):
         raise ValueError(f"{what} {text!r}: a TREC field needs text without white space")
     return text
-
-
-def _finite(score: Any) -> bool:
-    """True for a real number a float holds (10**400 raised a bare OverflowError, a string a TypeError)."""
-    try:
-        return math.isfinite(score)
-    except (OverflowError, TypeError):
-        return False
 
 
 def _one_id_each(table: Mapping[Any, Mapping[Any, Any]]) -> None:
@@ -75,7 +65,7 @@ def write_trec_run(run: Run, path: Path | str, tag: str = "study", depth: int | 
     _one_id_each(run)
     for qid, docs in run.items():
         for did, score in docs.items():
-            if isinstance(score, bool | np.bool_) or not _finite(score):  # `inf` was written, the reader refuses it
+            if not finite_real(score):  # `inf` was written (the reader refuses it), numpy's bool read as 1
                 raise ValueError(f"query {qid}, document {did}: score {shown(score)} is not a finite number")
     # ranked by the scores as written: 2**53 + 1 and 2**53 are one float, and the file's reader (trec_eval too)
     # put b first where `rank` of the integers had put a first

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -42,7 +41,7 @@ import pandas as pd
 
 from lib import outputs as OUT
 from lib import timing as TM
-from lib.cli import ArgumentParser, NamedError, file_path, first_line, nonempty_path, run_main, shown
+from lib.cli import ArgumentParser, NamedError, file_path, finite_real, first_line, nonempty_path, run_main, shown
 from lib.data import labels as LB
 from lib.evaluation.printing import printed
 from lib.params import PosInt, Seed, flag, flag_of, section
@@ -89,7 +88,7 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
         # validation macro-F1 was picked or not by the order of the runs)
         # epochs 2.5 trained 2 epochs (`int`), a learning rate of -1 was refused only after the store had loaded
         for key, ok, expected in (
-            ("learning_rate", lambda v: _number(v) and v > 0, "a number above 0"),
+            ("learning_rate", lambda v: finite_real(v) and v > 0, "a number above 0"),
             ("epochs", lambda v: _whole(v, 1), "a whole number of at least 1"),
             ("seed", lambda v: _whole(v, 0), "a whole number of at least 0"),
             ("k", lambda v: _whole(v, 1), "a whole number of at least 1"),
@@ -109,18 +108,18 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
             )
         dev = run["dev"]
         if not isinstance(dev, dict) or not all(
-            isinstance(d, dict) and _number(d.get("macro_f1")) for d in dev.values()
+            isinstance(d, dict) and finite_real(d.get("macro_f1")) for d in dev.values()
         ):
             raise ValueError(
                 f'{path}: run {i}: dev = {shown(dev, 60)}; expected {{<setting>: {{"macro_f1": <a finite number>, ...}}}}'
             )
-        if run.get(VALIDATION_RETRIEVED) is not None and not _number(run[VALIDATION_RETRIEVED]):
+        if run.get(VALIDATION_RETRIEVED) is not None and not finite_real(run[VALIDATION_RETRIEVED]):
             raise ValueError(
                 f"{path}: run {i}: {VALIDATION_RETRIEVED} = {shown(run[VALIDATION_RETRIEVED], 40)}; expected a finite "
                 "number or null"
             )
         best = run["best"]
-        if not isinstance(best, dict) or not _number(best.get("macro_f1")):
+        if not isinstance(best, dict) or not finite_real(best.get("macro_f1")):
             raise ValueError(
                 f'{path}: run {i}: best = {shown(best, 60)}; expected {{"macro_f1": <a finite number>, ...}}'
             )
@@ -130,20 +129,27 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
             raise ValueError(
                 f"{path}: run {i}: training_evidence = {shown(run['training_evidence'], 40)}; expected a name"
             )
+    _each_once(data, path)
     return data
+
+
+def _each_once(data: Mapping[str, Any], path: Path) -> None:
+    """Refuse a configuration recorded twice (two sweep files merged): its seed counted as two in the seed
+    spread, and `pick` took whichever copy scored higher."""
+    seen: dict[tuple, int] = {}
+    for i, run in enumerate(data["runs"]):
+        k = run["k"] if "k" in run else data.get("k")
+        key = (f"{run['learning_rate']:.12g}", run["epochs"], run["training_evidence"], run["seed"], k and int(k))
+        if key in seen:
+            raise ValueError(
+                f"{path}: runs {seen[key]} and {i} are one configuration ({config_id(run)}); a sweep records each once"
+            )
+        seen[key] = i
 
 
 def _whole(value: Any, least: int) -> bool:
     """A whole number (an int, or a float such as 2.0) of at least `least`."""
-    return _number(value) and float(value).is_integer() and value >= least
-
-
-def _number(value: Any) -> bool:
-    """A finite int or float, not a bool (an integer beyond a float's range is none: an OverflowError)."""
-    try:
-        return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    except OverflowError:
-        return False
+    return finite_real(value) and float(value).is_integer() and value >= least
 
 
 def _write(data: Mapping[str, Any], path: Path) -> None:
@@ -211,13 +217,21 @@ def curves(sweep: Mapping[str, Any], full_intervals: bool = False) -> pd.DataFra
 
 def seed_spread(sweep: Mapping[str, Any], chosen: Mapping[str, Any]) -> pd.DataFrame:
     """Mean, standard deviation, min and max over seeds of each dev macro-F1 of the chosen recipe
-    (learning rate, epochs, training evidence); `seeds` counts the seeds with a value in each row's column."""
-    table = runs_table(sweep)
+    (learning rate, epochs, training evidence) at the sweep's k; `seeds` counts the seeds with a value in each
+    row's column. Runs retrained at another k (the protocol sweep's k ablation) are not seeds of the recipe:
+    they widened its range, and each was counted as a seed."""
+    table = runs_table(sweep) if sweep.get("k") is None else _runs_at_k(sweep, None)[0]
     sel = table[
         np.isclose(table["learning_rate"], chosen["learning_rate"])
         & (table["epochs"] == chosen["epochs"])
         & (table["training_evidence"] == chosen["training_evidence"])
-    ]
+    ] if len(table) else table  # fmt: skip
+    if len(sel) and sel["k"].nunique(dropna=False) > 1:
+        ks = sorted(int(k) for k in sel["k"].dropna().unique())
+        raise ValueError(f"the recipe's runs were trained at several k ({ks}) and the sweep names none")
+    if len(sel) and sel["seed"].duplicated().any():
+        twice = int(sel["seed"][sel["seed"].duplicated()].iloc[0])
+        raise ValueError(f"seed {twice} of the recipe is recorded twice: one seed would count as two")
     cols = [c for c in sel.columns if c.startswith("dev ")]
     out = sel[cols].agg(["mean", "std", "min", "max"]).T
     out["seeds"] = sel[cols].notna().sum().astype(int)  # the seeds with a value: a run without one is no seed of it
