@@ -190,6 +190,9 @@ def subset(path: Path, n: int, whole: bool = True) -> str:
     with open(path, encoding="utf-8-sig", errors="replace") as f:  # the format to write back: the file's own
         lines = path.suffix == ".jsonl" or next((c for c in iter(lambda: f.read(1), "") if not c.isspace()), "") != "["
     by_id = all(isinstance(r, dict) and type(r.get("claim_id")) is int for r in records)
+    if by_id and (negative := next((r["claim_id"] for r in records if r["claim_id"] < 0), None)) is not None:
+        # kept by "claim_id < n" whatever the count (a count of 0 kept claim -1)
+        raise ProfileError(f"{path}: claim id {negative}: claim ids are positions in a split, 0 or more")
     held = max((r["claim_id"] + 1 for r in records), default=0) if by_id else len(records)
     if whole and n > held:  # the profile would say n claims and hold the whole file
         what = f"claims 0 to {held - 1}" if by_id and held else f"{held} records"

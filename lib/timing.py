@@ -501,12 +501,13 @@ def table(order: list[str] | None = None, out_dir: Path | str = TIMINGS_DIR) -> 
 
 
 def write_readme(readme: Path | str, text: str) -> None:
-    """Replace what lies between the README's timing markers with `text`."""
+    """Replace what lies between the README's timing markers with `text`; every byte outside them is kept
+    (its line endings too)."""
     readme = Path(readme)
     if readme.exists() and not readme.is_file():  # a pipe would wait for a writer
         raise NamedError(f"{readme}: {not_a_file('the README to write the table into')}")
     try:
-        body = readme.read_text(encoding="utf-8")
+        body = readme.read_bytes().decode("utf-8")  # not read_text: its newline translation rewrote every \r\n
     except FileNotFoundError:
         raise NamedError(f"{readme}: no such file; expected the README to write the table into") from None
     except UnicodeDecodeError as err:
@@ -517,7 +518,7 @@ def write_readme(readme: Path | str, text: str) -> None:
         raise NamedError(f"{readme}: the marker {END!r} comes before {BEGIN!r}; put the table's markers in order")
     head, rest = body.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    OUT.write_text(readme, f"{head}{BEGIN}\n{text}\n{END}{tail}")
+    OUT.write_bytes(readme, f"{head}{BEGIN}\n{text}\n{END}{tail}".encode())
 
 
 def stage_order() -> list[str]:

@@ -135,3 +135,16 @@ def test_huge_whole_numbers_in_a_record_or_a_check_are_named():
 def test_a_mistake_beyond_a_float_is_the_authors_error():
     with pytest.raises(ValueError, match=r"^the mistake 'x' is 100000000000\.\.\. \(401 digits\): a typical wrong"):
         CO.verdict(0.5, 0.4, 1e-3, {"x": 10**400})
+
+
+def test_a_failed_answer_and_its_offset_print_past_the_bound():
+    """The thirty-ninth pass: 0.12400001 against 0.1235 within 0.0005 failed "0.124 is off by +0.0005", which
+    reads as within the tolerance, and 1.0000001 against 1 failed as "1"."""
+    assert CO.verdict(0.12400001, 0.1235, 0.0005).startswith(
+        "0.12400001 is off by +0.00050001 from the expected value (tolerance 0.0005)"
+    )
+    assert CO.verdict(1.0000001, 1.0, 0.0).startswith(
+        "1.0000001 is off by +1e-07 from the expected value (tolerance 0)"
+    )
+    assert CO.verdict(0.2, 0.1235, 0.0005).startswith("0.2 is off by +0.0765")  # far off: the short figures
+    assert CO.offset_text(0.12400001, 0.1235, 0.0005) == "+0.00050001"

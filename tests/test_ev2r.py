@@ -763,6 +763,14 @@ def test_undefined_judgements_are_refused_in_words_and_a_lenient_note_is_bounded
 def test_the_judge_client_is_the_averitec_2025_stages(tmp_path):
     llm = EV.judge_llm(judge(), llm_params("off"), tmp_path / "cache.jsonl")
     assert llm.cache.stage == "averitec_2025"  # the stage whose kept output its cache may be
+    # the thirty-ninth pass: a judge cache that is a folder or no cache was blamed on `llm.cache`
+    from lib.planning.llm import LLMError
+
+    with pytest.raises(LLMError, match=r"^averitec_2025.cache: .* is a directory"):
+        EV.judge_llm(judge(), llm_params("off"), tmp_path)
+    (tmp_path / "ref.json").write_text('{"not": "a cache"}\n')
+    with pytest.raises(LLMError, match=r"^averitec_2025.cache: .*ref.json is not an answer cache"):
+        EV.judge_llm(judge(), llm_params("off"), tmp_path / "ref.json")
 
 
 def test_runs_to_score_in_the_files_order_without_duplicate_for_and_its_errors_in_words(tmp_path, capsys):

@@ -249,3 +249,16 @@ def test_scores_near_a_floats_range_normalise_and_an_overflowing_sum_is_refused(
         with pytest.raises(ValueError, match=r"^COMBSUM of candidate 1 lies beyond a float's range"):
             F.fuse(np.array([[1.0, 1e308], [2.0, 1e308]]), "combsum")
         assert F.fuse(np.array([[1e308, -np.inf], [-1e308, -np.inf]]), "combsum").tolist() == [0.0, -np.inf]
+
+
+def test_a_negative_overflow_and_unrankable_scores_are_named():
+    """The thirty-ninth pass: -1e308 - 1e308 was -inf, "not returned" of a candidate both sub-queries scored, and
+    top_k left NaN and +inf out as if not returned."""
+    with pytest.raises(ValueError, match=r"^COMBSUM of candidate 0 lies beyond a float's range"):
+        F.fuse(np.array([[-1e308, 1.0], [-1e308, 2.0]]), "combsum")
+    assert F.fuse(np.array([[-np.inf, 1.0], [-np.inf, 2.0]]), "combsum").tolist() == [-np.inf, 3.0]
+    with pytest.raises(ValueError, match=r"^top_k: candidate 0 scores inf: a ranking needs numbers \(or -inf\)$"):
+        F.top_k(np.array([np.inf, 5.0]), 2)
+    with pytest.raises(ValueError, match=r"^top_k: candidate 1 scores nan"):
+        F.top_k(np.array([1.0, np.nan, 2.0]), 3)
+    assert F.top_k(np.array([-np.inf, 5.0]), 2).tolist() == [1]

@@ -174,6 +174,8 @@ def test_a_check_record_edited_by_hand_is_named_in_its_cell_not_a_traceback(reco
     assert GR.status(record).startswith(f"a check record that is not the check's (field {field}: ")
     assert GR.status({"answer": None, "expected": 1.0, "tol": 0.1}) == "not a number"
     assert GR.status({"answer": 1.05, "expected": 1.0, "tol": 0.1}) == GR.PASSED
+    # the thirty-ninth pass: "off by +0.0005" beside a tolerance of 0.0005 read as passed
+    assert GR.status({"answer": 0.12400001, "expected": 0.1235, "tol": 0.0005}) == "off by +0.00050001"
 
 
 @pytest.mark.parametrize("answer", ["1_000", "١٢", "about 0.5", "0,5", "nan", "inf", "1e400", "-1e999"])

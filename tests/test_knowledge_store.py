@@ -881,3 +881,11 @@ def test_a_pipe_or_a_folder_at_a_cache_address_is_named_never_opened(tmp_path):
         K._saved_index(tmp_path / "index.npz", "key")
     with pytest.raises(NamedError, match=r"vectors.npz: not a regular file"):
         K._saved_chunk(tmp_path / "vectors.npz", 3, "key")
+
+
+def test_per_claim_top_k_keeps_scores_too_large_to_round():
+    """The thirty-ninth pass: `np.round(scores, 9)` overflowed to inf past ~1.8e299, and top_k left the best
+    passage out (k = 3 of three passages returned one)."""
+    assert K.top_k(np.array([1e300, 5.0]), 1).tolist() == [0]
+    assert K.top_k(np.array([1e300, 1e300, 5.0]), 3).tolist() == [0, 1, 2]
+    assert K.top_k(np.array([0.3000000000001, 0.3, 0.1]), 2).tolist() == [0, 1]  # noise still ties: lower row first

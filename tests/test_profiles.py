@@ -179,6 +179,10 @@ def test_subset_refuses_a_file_without_every_claim_it_keeps(tmp_path):
     with pytest.raises(PR.ProfileError, match=r"no record of claim 0, 1, 2, 3, 4 and 5 more$"):
         PR.subset(many, 10)
     assert json.loads(PR.subset(gaps, 3, whole=False)) == [{"claim_id": 0}]
+    negative = tmp_path / "c.jsonl"  # the thirty-ninth pass: a count of 0 kept claim -1
+    negative.write_text("".join(json.dumps({"claim_id": i}) + "\n" for i in (-1, 0, 1)))
+    with pytest.raises(PR.ProfileError, match=r"c.jsonl: claim id -1: claim ids are positions in a split, 0 or more$"):
+        PR.subset(negative, 0, whole=False)
 
 
 def test_prepare_writes_a_workspace_and_updates_it(tmp_path):

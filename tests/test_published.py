@@ -214,6 +214,20 @@ def test_the_side_by_side_tables_print_each_figure_as_its_verdict_reads_it(tmp_p
     assert "decimals" not in shown
     assert ct[["published", "study", "verdict"]].values.tolist() == [["0.110", "0.1203", "same direction, larger"]]
     assert "decimals" not in ct
+    # the thirty-ninth pass: the difference at the sides' decimals read as another verdict (0.010 beside "higher
+    # here" within 0.01), and 0.57 against 57% printed "-0.000"
+    figs = [
+        figure(id="w-t1-a-x", value=0.4994, scale="fraction", metric=["m.json", "x", "a"]),
+        figure(id="w-t1-b-x", row="B", value=57, scale="percent", metric=["m.json", "x", "b"]),
+    ]
+    ref = PB.load(write(tmp_path, figs))
+    shown, _, _ = PB.side_by_side(ref, ["w Table 1"], metrics(tmp_path, {"x": {"a": 0.509520657590083, "b": 0.57}}))
+    assert shown[["published", "study", "difference", "verdict"]].values.tolist() == [
+        ["0.499", "0.510", "0.0101", "higher here"], ["0.570", "0.570", "0.000", "reproduced"]
+    ]  # fmt: skip
+    assert PB.difference_decimals(0.0101, 0.01, "higher here") == 4
+    assert PB.difference_decimals(-0.0104, 0.01, "lower here") == 4
+    assert PB.difference_decimals(0.0096, 0.01, "reproduced") == 3
 
 
 def test_a_notebook_compares_only_what_its_own_metrics_hold(tmp_path):

@@ -717,6 +717,17 @@ def test_the_edition_sentence_prints_any_tolerance_whole():
         )
 
 
+def test_a_move_equal_to_the_threshold_but_for_noise_is_not_counted_over_it():
+    """The thirty-ninth pass: 0.255 - 0.25 printed "at most 0.0050" beside "1 move by more than 0.005"."""
+    import pandas as pd
+
+    text = SC.edition_change_sentence(pd.Series([0.255 - 0.25, 0.0]), pd.Series([0.001, 0.0]))
+    assert text.endswith(
+        "moves Q-only by at most 0.0050 and Q+A by at most 0.0010 over the 2 runs; 0 move by more than 0.005."
+    )
+    assert SC.moved(pd.Series([0.0051, -0.006, 0.0]), pd.Series([0.0, 0.0, 0.005])) == 2
+
+
 def test_a_figure_agrees_to_4_decimals_within_half_a_unit():
     """Notebook 05 rounded both sides with Series.round(4): 0.12345 (stored as 0.1234499...) became 0.1234
     beside a published 0.1235, and 0.123449 and 0.12345 were "apart" though 1e-6 from each other."""

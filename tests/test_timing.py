@@ -52,6 +52,10 @@ def test_readme_table_goes_between_the_markers(tmp_path):
     readme.write_text(f"# Study\n\n{TM.BEGIN}\nold\n{TM.END}\n\nmore\n")
     TM.write_readme(readme, "| new |")
     assert readme.read_text() == f"# Study\n\n{TM.BEGIN}\n| new |\n{TM.END}\n\nmore\n"
+    # the thirty-ninth pass: every \r\n and bare \r of the file became \n (newline translation on reading)
+    readme.write_bytes(f"# Study\r\n\r{TM.BEGIN}\nold\n{TM.END}\r\nmore\r\n".encode())
+    TM.write_readme(readme, "| new |")
+    assert readme.read_bytes() == f"# Study\r\n\r{TM.BEGIN}\n| new |\n{TM.END}\r\nmore\r\n".encode()
     readme.write_text("no markers")
     with pytest.raises(TM.NamedError, match="markers"):
         TM.write_readme(readme, "x")

@@ -270,6 +270,21 @@ def test_no_relative_gain_over_a_baseline_at_zero():
     assert "(no bootstrap interval; no permutation test): no correlation can be read" in line
 
 
+def test_an_undefined_or_tiny_verdict_gain_is_said_so():
+    """The thirty-ninth pass: a baseline macro-F1 of 0 printed "nan% in macro-F1", a gain of -0.0001% "-0.0%", and
+    a mixed-minus-gold difference of -0.0001 "-0.000"."""
+    g = pd.DataFrame({"ndcg@10": [0.2, 0.3, 0.25], "macro_f1": [0.0, 0.4, 0.3]}, index=["base", "A", "B"])
+    g["retrieval gain %"], g["verdict gain %"] = 100 * (g["ndcg@10"] / 0.2 - 1), np.nan
+    assert "gains 50% in retrieval and an undefined gain (the baseline's macro-F1 is 0 or undefined) in macro-F1" in (
+        VD.retrieval_line(g, "ndcg@10", (0.5, 0.1, 0.9), 0.3)
+    )
+    g["verdict gain %"] = -0.0001
+    assert "gains 50% in retrieval and -0.0001% in macro-F1" in VD.retrieval_line(g, "ndcg@10", (0.5, 0.1, 0.9), 0.3)
+    first = pd.DataFrame({"dev gold": [0.5, 0.4999]}, index=["gold", "mixed"])
+    spread = pd.DataFrame({"min": [0.44], "max": [0.52], "seeds": [3]}, index=["dev gold"])
+    assert "gold -0.0001 (within the range" in VD.mixed_sentence(first, spread)
+
+
 def test_retrieval_and_rescored_lines_name_the_best():
     gains = pd.DataFrame(
         {

@@ -374,3 +374,17 @@ def test_the_seed_spread_is_over_seeds_at_the_sweeps_k_and_a_configuration_is_re
     assert len(VS.read_sweep(path)["runs"]) == 8  # the same recipe at other k: other configurations
     with pytest.raises(ValueError, match=r"^seed 0 of the recipe is recorded twice"):
         VS.seed_spread({"runs": [_run(1e-4), _run(1e-4, dev_gold=0.6)]}, VS.pick(SWEEP))
+
+
+def test_the_seed_spread_tells_small_learning_rates_apart():
+    """The thirty-ninth pass: `np.isclose`'s absolute tolerance (1e-8) made 5e-9 and 1e-8 one recipe."""
+    sweep = {"k": 5, "runs": [_run(5e-9, seed=0, dev_gold=0.3), _run(1e-8, seed=1, dev_gold=0.6)]}
+    spread = VS.seed_spread(sweep, {"learning_rate": 5e-9, "epochs": 2, "training_evidence": "gold"})
+    assert spread.loc["dev gold", "seeds"] == 1 and spread.loc["dev gold", "max"] == 0.3
+    assert VS.same_rate(1e-4, 1.00000000001e-4) and not VS.same_rate(1e-13, 5e-13)
+    assert VS.matches_pick(
+        {"runs": [_run(1e-13, val=0.9), _run(5e-13)]}, {"classifier": {"learning_rate": 1e-13, "epochs": 2}}
+    )
+    assert not VS.matches_pick(
+        {"runs": [_run(1e-13, val=0.9), _run(5e-13)]}, {"classifier": {"learning_rate": 5e-13, "epochs": 2}}
+    )

@@ -232,18 +232,33 @@ def shown_decimals(
 
 def as_shown(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     """A `levels` or `contrasts` table's figures as text, printed as each row's sentence prints them (its
-    `decimals`: the study's and the published value's, from `shown_decimals`; a difference gets the larger).
+    `decimals`: the study's and the published value's, from `shown_decimals`, and a difference's, from
+    `difference_decimals`; never "-0.000").
     Rounded to three decimals (and shown at the notebooks' three), 0.1797 against a published 0.19 within 0.01
     read 0.180 and -0.010 beside "lower here", and `Series.round` printed 0.0255 as 0.026 where the sentence
     said 0.025. A figure without a counterpart stays None."""
     out = table.copy()
-    which = {"study": 0, "published": 1}
+    which = {"study": 0, "published": 1, "difference": 2}
     for col in columns:
         out[col] = [
-            v if v is None or v != v else f"{v:.{d[which[col]] if col in which else max(d)}f}"
+            v if v is None or v != v else _unsigned_zero(f"{v:.{d[which[col]]}f}")
             for v, d in zip(table[col], table["decimals"], strict=True)
         ]
     return out.drop(columns=["decimals"])
+
+
+def _unsigned_zero(text: str) -> str:
+    """ "-0.000" (a difference of -1e-16, published 57% against 0.57) as "0.000"."""
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def difference_decimals(difference: float, tol: float, verdict: str, least: int = 3) -> int:
+    """The decimals (`least` at least) at which a level's difference reads as its verdict beside the tolerance:
+    0.01052 printed 0.010 beside "higher here" within 0.01."""
+    decimals = least
+    while decimals < 12 and (abs(printed(difference, f".{decimals}f")) <= tol + EPS) != (verdict == "reproduced"):
+        decimals += 1
+    return decimals
 
 
 def verdict_sentence(
@@ -280,6 +295,14 @@ def _study_value(f: Figure, metrics_dir: Path | str, strict: bool) -> tuple[floa
         return None, NOT_IN_THIS_RUN
 
 
+def _level_decimals(verdict: str, published: float, study: float | None, tol: float) -> tuple[int, int, int]:
+    """The study's, the published value's and the difference's decimals in a `levels` row (`as_shown`)."""
+    if study is None:
+        return 3, 3, 3
+    here, there = shown_decimals(verdict, published, study, tol, level_verdict)
+    return here, there, difference_decimals(study - published, tol, verdict, max(here, there))
+
+
 def levels(
     ref: Reference, metrics_dir: Path | str = METRICS_DIR, works: Sequence[str] | None = None, strict: bool = True
 ) -> pd.DataFrame:
@@ -306,9 +329,7 @@ def levels(
                 "verdict": verdict,
                 "reason": reason,
                 "sentence": verdict_sentence(verdict, f.published, study, tol, reason, level_verdict),
-                "decimals": shown_decimals(verdict, f.published, study, tol, level_verdict)
-                if study is not None
-                else (3, 3),
+                "decimals": _level_decimals(verdict, f.published, study, tol),
                 "id": f.id,
             }
         )
@@ -346,9 +367,9 @@ def contrasts(
                 "verdict": verdict,
                 "reason": reason,
                 "sentence": verdict_sentence(verdict, published, study, tol, reason, contrast_verdict),
-                "decimals": shown_decimals(verdict, published, study, tol, contrast_verdict)
+                "decimals": (*shown_decimals(verdict, published, study, tol, contrast_verdict), 3)
                 if study is not None
-                else (3, 3),
+                else (3, 3, 3),
                 "claim": c.claim,
                 "id": c.id,
             }

@@ -213,7 +213,7 @@ def sweep_curves(sweep: Mapping[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
 def at_pick(sweep_table: pd.DataFrame, chosen: Mapping[str, Any]) -> pd.DataFrame:
     """The sweep's rows at the chosen learning rate, epochs and seed, one per training evidence."""
     return sweep_table[
-        np.isclose(sweep_table["learning_rate"], chosen["learning_rate"])
+        VS.same_rate(sweep_table["learning_rate"], chosen["learning_rate"])
         & (sweep_table["epochs"] == chosen["epochs"])
         & (sweep_table["seed"] == chosen["seed"])
     ].set_index("training_evidence")
@@ -231,7 +231,7 @@ def predicted_classes(sweep: Mapping[str, Any], chosen: Mapping[str, Any]) -> pd
         {
             (r["training_evidence"], where): r["dev"][where]["predicted"]
             for r in sweep["runs"]
-            if np.isclose(r["learning_rate"], chosen["learning_rate"])
+            if VS.same_rate(r["learning_rate"], chosen["learning_rate"])
             and r["epochs"] == chosen["epochs"]
             and r["seed"] == chosen["seed"]
             for where in r["dev"]
@@ -253,11 +253,16 @@ def mixed_sentence(first_seed: pd.DataFrame, spread: pd.DataFrame) -> str:
             continue
         if seeds < 2:  # one seed has no range: "beyond" it was said of +0.000
             how_many = "one seed" if seeds == 1 else "no seed with a score"
-            effect.append(f"{col[4:]} {d:+.3f} ({how_many} of the gold recipe: no range over seeds to set it against)")
+            effect.append(
+                f"{col[4:]} {CMP.end_text(d, '+.3f')} ({how_many} of the gold recipe: no range over seeds to set it "
+                "against)"
+            )
             continue
         # as printed: +0.030 against a range printed 0.500–0.530 is within it (0.0302 was "beyond")
         where = "within" if VS.within_seed_range(d, spread, col, ".3f") else "beyond"
-        effect.append(f"{col[4:]} {d:+.3f} ({where} the range over {seeds} seed(s) of the gold recipe)")
+        effect.append(
+            f"{col[4:]} {CMP.end_text(d, '+.3f')} ({where} the range over {seeds} seed(s) of the gold recipe)"
+        )
     return "Mixed minus gold training evidence, dev macro-F1: " + "; ".join(effect) + "."
 
 
@@ -865,17 +870,25 @@ def _largest_gain(gains: pd.DataFrame, measure: str, top: Sequence[str]) -> str:
             f"no relative {measure} gain is defined (the baseline's {measure} is 0 or undefined); the largest {measure}: "
             f"{CMP.leader_phrase(gains[measure])}"
         )
+    retrieval = f"{CMP.end_text(gains.loc[top[0], 'retrieval gain %'], '.0f')}%"
     if len(top) == 1:
-        t = top[0]
         return (
-            f"the planner with the largest {measure} gain, {t}, gains {gains.loc[t, 'retrieval gain %']:.0f}% in "
-            f"retrieval and {gains.loc[t, 'verdict gain %']:.1f}% in macro-F1"
+            f"the planner with the largest {measure} gain, {top[0]}, gains {retrieval} in retrieval and "
+            f"{_verdict_gain(gains.loc[top[0], 'verdict gain %'])} in macro-F1"
         )
-    verdict = CMP.and_list([f"{gains.loc[t, 'verdict gain %']:.1f}%" for t in top])
+    verdict = CMP.and_list([_verdict_gain(gains.loc[t, "verdict gain %"]) for t in top])
     return (
-        f"the planners with the largest {measure} gain, {CMP.and_list(top)} (tied), gain "
-        f"{gains.loc[top[0], 'retrieval gain %']:.0f}% in retrieval and {verdict} in macro-F1"
+        f"the planners with the largest {measure} gain, {CMP.and_list(top)} (tied), gain {retrieval} in retrieval "
+        f"and {verdict} in macro-F1"
     )
+
+
+def _verdict_gain(value: float) -> str:
+    """A relative macro-F1 gain in words: "5.0%", "-0.01%" (not "-0.0%"), or undefined where the baseline's
+    macro-F1 is 0 ("nan%")."""
+    if value != value:
+        return "an undefined gain (the baseline's macro-F1 is 0 or undefined)"
+    return f"{CMP.end_text(value, '.1f')}%"
 
 
 def _best(values: pd.Series) -> str:

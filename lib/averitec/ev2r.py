@@ -452,7 +452,7 @@ def judge_llm(judge: Judge, llm_params: Mapping[str, Any], cache: Path | str):
             "cache": str(cache),
         }
     )
-    return LLM(s, stage="averitec_2025")
+    return LLM(s, stage="averitec_2025", cache_setting="averitec_2025.cache")  # its errors name the judge's key
 
 
 def runs_to_score(

@@ -301,8 +301,9 @@ class AnswerCache:
     Opening it checks and repairs the file under the writers' lock (see the module docstring); `rejected`
     counts the damaged lines this open moved to `rejected_file`."""
 
-    def __init__(self, path: Path | str, stage: str | None = None):
+    def __init__(self, path: Path | str, stage: str | None = None, setting: str = "llm.cache"):
         self.path = Path(path)
+        self.setting = setting  # the params key that names this file, for the messages (the judge's is its own)
         self.stage = stage  # the pipeline stage whose kept output it may be (`lib.outputs.refuse_cache_target`)
         self.rejected_file = rejected_path(self.path)
         self.entries: dict[str, str] = {}
@@ -322,7 +323,7 @@ class AnswerCache:
 
     def _load(self) -> None:
         if self.path.is_dir():
-            raise LLMError(f"llm.cache: {self.path} is a directory; expected the path of a JSONL file")
+            raise LLMError(f"{self.setting}: {self.path} is a directory; expected the path of a JSONL file")
         OUT.refuse_targets([self.path])  # a cache is written: never inside data/ (lib.outputs)
         # nor where a stage writes another output (or keeps another stage's cache), nor among the code
         OUT.refuse_cache_target(self.path, owner=self.stage)
@@ -336,7 +337,9 @@ class AnswerCache:
                 # a repair killed half-way left its journal: every good line it had, before it moved any
                 for side in (self._journal, self.rejected_file):  # a pipe there would wait for a writer
                     if side.exists() and not side.is_file():
-                        raise LLMError(f"llm.cache: {side}: {not_a_file('the cache side file this path is kept for')}")
+                        raise LLMError(
+                            f"{self.setting}: {side}: {not_a_file('the cache side file this path is kept for')}"
+                        )
                 saved = self._journal.read_bytes() if self._journal.exists() else None
                 good: list[bytes] = [line for line in _lines(saved or b"") if _entry(line)]
                 seen = set(good)
@@ -353,7 +356,7 @@ class AnswerCache:
                         self.newline_added |= whole is not line
                 if bad and not good:  # not a cache at all (a data file named by mistake): never rewritten
                     raise LLMError(
-                        f"llm.cache: {self.path} is not an answer cache (none of its {len(bad):,} lines is a cache "
+                        f"{self.setting}: {self.path} is not an answer cache (none of its {len(bad):,} lines is a cache "
                         "entry); name a JSONL cache file, or a new path"
                     )
                 for line in good:
@@ -607,11 +610,18 @@ class LLM:
     a wrong key, model or base_url raises at once (`LLMAuthError`, `LLMNotFoundError`,
     `LLMUnreachableError`)."""
 
-    def __init__(self, settings: LLMSettings, cache_path: Path | str | None = None, stage: str | None = None):
+    def __init__(
+        self,
+        settings: LLMSettings,
+        cache_path: Path | str | None = None,
+        stage: str | None = None,
+        cache_setting: str = "llm.cache",
+    ):
         self.settings = settings
         path = Path(cache_path or settings.cache)
-        # relative: to the project root; `stage`: the pipeline stage the answers are for (its cache only)
-        self.cache = AnswerCache(path if path.is_absolute() else ROOT / path, stage)
+        # relative: to the project root; `stage`: the pipeline stage the answers are for (its cache only);
+        # `cache_setting`: the params key its messages name
+        self.cache = AnswerCache(path if path.is_absolute() else ROOT / path, stage, cache_setting)
         self.counters = Counters()
         self._client = None
         self._unreachable = 0  # prompts in a row that failed with connection errors

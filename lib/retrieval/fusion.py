@@ -106,12 +106,15 @@ def fuse(
     if method == "combmax":
         return scores.max(axis=0)
     if method == "combsum":
+        unscored = scores == -np.inf
+        returned = ~unscored.all(axis=0)
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named below
-            if (unscored := scores == -np.inf).any():  # a sub-query that does not return a candidate adds nothing
-                fused = np.where(unscored.all(axis=0), -np.inf, np.where(unscored, 0.0, scores).sum(axis=0))
+            if unscored.any():  # a sub-query that does not return a candidate adds nothing
+                fused = np.where(returned, np.where(unscored, 0.0, scores).sum(axis=0), -np.inf)
             else:
                 fused = scores.sum(axis=0)
-        if (over := np.flatnonzero(~(fused < np.inf))).size:  # 1e308 + 1e308 was +inf, ranked first
+        # 1e308 + 1e308 was +inf, ranked first; -1e308 - 1e308 -inf, "not returned" of a candidate every one scored
+        if (over := np.flatnonzero(returned & ~np.isfinite(fused))).size:
             raise ValueError(
                 f"COMBSUM of candidate {int(over[0])} lies beyond a float's range: scale the scores down "
                 "(or use a normalised fusion)"
@@ -158,10 +161,13 @@ def id_tiebreak(doc_ids: Sequence) -> np.ndarray:
 
 
 def top_k(fused: np.ndarray, k: int, tiebreak: np.ndarray | None = None) -> np.ndarray:
-    """Indices of the k best candidates (fused desc, tie-break desc), `-inf` ones left out."""
+    """Indices of the k best candidates (fused desc, tie-break desc), `-inf` ones left out; NaN or `+inf` is an
+    error (both were left out as if not returned)."""
     if k < 0:  # `order[:-1]` kept every candidate but the last
         raise ValueError(f"top_k: k = {k}; expected a count of at least 0")
     fused = np.asarray(fused, dtype=np.float64)
+    if (bad := np.flatnonzero(~(fused < np.inf))).size:  # NaN and +inf were left out without a word
+        raise ValueError(f"top_k: candidate {int(bad[0])} scores {fused[bad[0]]}: a ranking needs numbers (or -inf)")
     tiebreak = np.arange(len(fused)) if tiebreak is None else np.asarray(tiebreak)
     keep = np.flatnonzero(np.isfinite(fused))
     if len(keep) > k > 0:  # only candidates scoring at least the k-th best can make the cut (ties kept)

@@ -138,9 +138,13 @@ def _saved_index(path: Path, key: str) -> SavedBM25 | None:
 
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:
-    """The `k` best passages of one query: by score rounded to 1e-9 (so float noise does not reorder), ties
+    """The `k` best passages of one query: by score rounded to 1e-9 (so float noise does not reorder; a score
+    too large to round is kept as it is), ties
     by position; the same order for this BM25 and rank_bm25's scores (`lib.retrieval.fusion.top_k`, lower row first)."""
-    return F.top_k(np.round(scores, 9), k, -np.arange(len(scores)))
+    scores = np.asarray(scores, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):  # |score| past ~1e299: x * 1e9 overflowed to inf, dropped
+        rounded = np.where(np.abs(scores) < 1e290, np.round(scores, 9), scores)
+    return F.top_k(rounded, k, -np.arange(len(scores)))
 
 
 def retrieve_claim(

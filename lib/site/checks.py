@@ -109,11 +109,32 @@ def verdict(answer: Any, expected: float, tol: float, mistakes: Mapping[str, flo
     # at the bound passes: 0.124 against 0.1235 is 0.0005000000000000004 apart in floats
     if abs(value - expected) <= bound * (1 + 1e-9):
         return None
-    off = f"{value:.6g} is off by {value - expected:+.3g} from the expected value ({tolerance_text(expected, tol)})"
+    off = (
+        f"{answer_text(value, expected, tol)} is off by {offset_text(value, expected, tol)} from the expected value "
+        f"({tolerance_text(expected, tol)})"
+    )
     known = known_mistake(value, tol, mistakes, expected)
     if known:
         return f"{off}: that is the value you get when you {known}"
     return f"{off}; recheck the steps in the task"
+
+
+def answer_text(value: float, expected: float, tol: float) -> str:
+    """A failed answer with the significant digits (6 at least) that put it past the bound as printed:
+    1.0000001 against 1 was printed "1", and 0.12400001 against 0.1235 within 0.0005 "0.124"."""
+    bound, digits = within(expected, tol) * (1 + 1e-9), 6  # as `verdict` reads the bound
+    while digits < 17 and abs(float(f"{value:.{digits}g}") - expected) <= bound:
+        digits += 1
+    return f"{value:.{digits}g}"
+
+
+def offset_text(value: float, expected: float, tol: float) -> str:
+    """How far a failed answer lies from the expected value, with the significant digits that put it past the
+    bound as printed (3 at least): 0.12400001 against 0.1235 was "off by +0.0005" beside "tolerance 0.0005"."""
+    off, bound, digits = value - expected, within(expected, tol) * (1 + 1e-9), 3  # as `verdict` reads the bound
+    while digits < 17 and abs(float(f"{off:.{digits}g}")) <= bound:
+        digits += 1
+    return f"{off:+.{digits}g}"
 
 
 def within(expected: float, tol: float) -> float:

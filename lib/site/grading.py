@@ -40,7 +40,7 @@ from lib.params import flag_of
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, ROOT
 from lib.site import checks as CK
 from lib.site.catalogue import read_notebook
-from lib.site.checks import RECORD_MIME, as_number, known_mistake, record_problem, verdict
+from lib.site.checks import RECORD_MIME, as_number, known_mistake, offset_text, record_problem, verdict
 from lib.site.course import CourseError, checked, exercises, task_number
 
 PASSED, NOT_ATTEMPTED, PROBLEM = "passed", "not attempted", "cannot be graded"
@@ -172,7 +172,7 @@ def status(record: Mapping[str, Any] | None, error: str | None = None) -> str:
         return PASSED
     if as_number(record["answer"]) is None:  # none given as a number, or NaN (once "off by +nan")
         return "not a number"
-    off = f"off by {record['answer'] - record['expected']:+.3g}"
+    off = f"off by {offset_text(as_number(record['answer']), float(record['expected']), record['tol'])}"
     known = known_mistake(record["answer"], record["tol"], record.get("mistakes"), record["expected"])
     return f"{off} ({known})" if known else off
 

@@ -173,7 +173,13 @@ def matches_pick(sweep: Mapping[str, Any], nli_params: Mapping[str, Any]) -> boo
     """Whether params `nli_averitec` train with the sweep's pick (learning rate and epochs)."""
     chosen = pick(sweep, "gold")
     c = N.NLISettings.model_validate(nli_params["classifier"])
-    return abs(c.learning_rate - chosen["learning_rate"]) < 1e-12 and c.epochs == chosen["epochs"]
+    return bool(same_rate(c.learning_rate, chosen["learning_rate"])) and c.epochs == chosen["epochs"]
+
+
+def same_rate(a: Any, b: Any) -> Any:
+    """Whether learning rates are one (element-wise): equal to 1e-9 relative, nothing absolute (`np.isclose`'s
+    default 1e-8 made 5e-9 and 1e-8 one rate, and a difference under 1e-12 made 1e-13 and 5e-13 one)."""
+    return np.isclose(a, b, rtol=1e-9, atol=0)
 
 
 def runs_table(sweep: Mapping[str, Any]) -> pd.DataFrame:
@@ -222,7 +228,7 @@ def seed_spread(sweep: Mapping[str, Any], chosen: Mapping[str, Any]) -> pd.DataF
     they widened its range, and each was counted as a seed."""
     table = runs_table(sweep) if sweep.get("k") is None else _runs_at_k(sweep, None)[0]
     sel = table[
-        np.isclose(table["learning_rate"], chosen["learning_rate"])
+        same_rate(table["learning_rate"], chosen["learning_rate"])
         & (table["epochs"] == chosen["epochs"])
         & (table["training_evidence"] == chosen["training_evidence"])
     ] if len(table) else table  # fmt: skip
