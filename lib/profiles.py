@@ -189,6 +189,8 @@ def subset(path: Path, n: int, whole: bool = True) -> str:
         raise ProfileError(f"{path}: cannot keep {n} records: {err.problem}") from None
     with open(path, encoding="utf-8-sig", errors="replace") as f:  # the format to write back: the file's own
         lines = path.suffix == ".jsonl" or next((c for c in iter(lambda: f.read(1), "") if not c.isspace()), "") != "["
+    if n < 1:  # a count of 0 or -1 kept nothing without a word (the profile loader refuses it too)
+        raise ProfileError(f"{path}: cannot keep {n} records: expected a count of at least 1")
     by_id = all(isinstance(r, dict) and type(r.get("claim_id")) is int for r in records)
     if by_id and (negative := next((r["claim_id"] for r in records if r["claim_id"] < 0), None)) is not None:
         # kept by "claim_id < n" whatever the count (a count of 0 kept claim -1)

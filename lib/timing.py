@@ -514,11 +514,15 @@ def write_readme(readme: Path | str, text: str) -> None:
         raise NamedError(f"{readme}: not UTF-8 text (byte {err.start}: {err.reason})") from None
     if BEGIN not in body or END not in body:
         raise NamedError(f"{readme}: the markers {BEGIN!r} and {END!r} are missing")
+    if body.count(BEGIN) > 1 or body.count(END) > 1:  # the second table was left out of date without a word
+        raise NamedError(f"{readme}: the timing markers appear more than once; keep one table between one pair")
     if body.index(END) < body.index(BEGIN):
         raise NamedError(f"{readme}: the marker {END!r} comes before {BEGIN!r}; put the table's markers in order")
     head, rest = body.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    OUT.write_bytes(readme, f"{head}{BEGIN}\n{text}\n{END}{tail}".encode())
+    nl = "\r\n" if "\r\n" in body else "\n"  # the file's own line ending (a CRLF README got LF lines in it)
+    table = nl.join(text.split("\n"))
+    OUT.write_bytes(readme, f"{head}{BEGIN}{nl}{table}{nl}{END}{tail}".encode())
 
 
 def stage_order() -> list[str]:

@@ -287,3 +287,11 @@ def test_methods_apart_only_by_floating_point_noise_are_not_separated():
     """The thirty-second pass: "A (0.300), ahead of every other" of 0.1 + 0.2 against 0.3 on every claim."""
     group = CMP.top_groups({"s": pd.DataFrame({"A": [0.1 + 0.2] * 6, "B": [0.3] * 6})})["s"]
     assert CMP.top_sentence(group) == "A (0.300), but the other is not separable from it"
+
+
+def test_apart_in_scientific_notation_keeps_the_digits_that_tell_a_value_from_its_threshold():
+    """The fortieth pass: past 12 decimals `apart` printed 0.00500000000001 as 5.00e-03 beside a count of moves
+    "more than 0.005"; a value far from every threshold keeps the short form."""
+    assert CMP.apart(0.00500000000001, ".4f", (0.0, 0.005)) == "5.00000000001e-03"
+    assert CMP.apart(1e-14, ".3f", 0.0) == "1.00e-14"
+    assert CMP.apart(0.0051, ".4f", 0.005) == "0.0051"

@@ -182,7 +182,9 @@ def test_subset_refuses_a_file_without_every_claim_it_keeps(tmp_path):
     negative = tmp_path / "c.jsonl"  # the thirty-ninth pass: a count of 0 kept claim -1
     negative.write_text("".join(json.dumps({"claim_id": i}) + "\n" for i in (-1, 0, 1)))
     with pytest.raises(PR.ProfileError, match=r"c.jsonl: claim id -1: claim ids are positions in a split, 0 or more$"):
-        PR.subset(negative, 0, whole=False)
+        PR.subset(negative, 1, whole=False)
+    with pytest.raises(PR.ProfileError, match=r"cannot keep 0 records: expected a count of at least 1$"):
+        PR.subset(gaps, 0, whole=False)  # the fortieth pass: a count of 0 or -1 kept nothing without a word
 
 
 def test_prepare_writes_a_workspace_and_updates_it(tmp_path):

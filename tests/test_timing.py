@@ -55,7 +55,13 @@ def test_readme_table_goes_between_the_markers(tmp_path):
     # the thirty-ninth pass: every \r\n and bare \r of the file became \n (newline translation on reading)
     readme.write_bytes(f"# Study\r\n\r{TM.BEGIN}\nold\n{TM.END}\r\nmore\r\n".encode())
     TM.write_readme(readme, "| new |")
-    assert readme.read_bytes() == f"# Study\r\n\r{TM.BEGIN}\n| new |\n{TM.END}\r\nmore\r\n".encode()
+    # and the table is written with the file's own line ending (the fortieth pass: LF lines in a CRLF file)
+    assert readme.read_bytes() == f"# Study\r\n\r{TM.BEGIN}\r\n| new |\r\n{TM.END}\r\nmore\r\n".encode()
+    TM.write_readme(readme, "| a |\n| b |")
+    assert readme.read_bytes() == f"# Study\r\n\r{TM.BEGIN}\r\n| a |\r\n| b |\r\n{TM.END}\r\nmore\r\n".encode()
+    readme.write_text(f"{TM.BEGIN}\nold\n{TM.END}\nmid\n{TM.BEGIN}\nold2\n{TM.END}\n")  # two tables: one was left old
+    with pytest.raises(TM.NamedError, match="the timing markers appear more than once"):
+        TM.write_readme(readme, "x")
     readme.write_text("no markers")
     with pytest.raises(TM.NamedError, match="markers"):
         TM.write_readme(readme, "x")

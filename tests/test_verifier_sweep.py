@@ -388,3 +388,17 @@ def test_the_seed_spread_tells_small_learning_rates_apart():
     assert not VS.matches_pick(
         {"runs": [_run(1e-13, val=0.9), _run(5e-13)]}, {"classifier": {"learning_rate": 5e-13, "epochs": 2}}
     )
+
+
+def test_a_sweep_path_that_is_no_regular_file_is_named(tmp_path):
+    """The fortieth pass: a named pipe passed `exists()` and `read_text` waited for a writer forever."""
+    import os
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(
+        ValueError, match=r"fifo: not a regular file \(a folder, a pipe or a device\?\); expected a sweep"
+    ):
+        VS.read_sweep(fifo)
+    with pytest.raises(ValueError, match=r"not a regular file"):
+        VS.read_sweep(tmp_path)

@@ -33,8 +33,11 @@ def apart(value: float, fmt: str, other: float | Sequence[float] = 0.0) -> str:
     at = any(noise_equal(value, o) for o in others)  # on one: as printed
     decimals = re.search(r"\.(\d+)", fmt)
     while value == value and not at and decimals and printed(value, fmt) in {printed(o, fmt) for o in others}:
-        if int(decimals[1]) >= 12:
-            return f"{value:.2e}"
+        if int(decimals[1]) >= 12:  # scientific, with the digits that keep it apart (5.00e-03 read as 0.005)
+            digits = 2
+            while digits < 17 and printed(value, f".{digits}e") in {printed(o, f".{digits}e") for o in others}:
+                digits += 1
+            return f"{value:.{digits}e}"
         fmt = fmt.replace(decimals[0], f".{int(decimals[1]) + 1}", 1)
         decimals = re.search(r"\.(\d+)", fmt)
     return format(value, fmt)

@@ -41,7 +41,17 @@ import pandas as pd
 
 from lib import outputs as OUT
 from lib import timing as TM
-from lib.cli import ArgumentParser, NamedError, file_path, finite_real, first_line, nonempty_path, run_main, shown
+from lib.cli import (
+    ArgumentParser,
+    NamedError,
+    file_path,
+    finite_real,
+    first_line,
+    nonempty_path,
+    not_a_file,
+    run_main,
+    shown,
+)
 from lib.data import labels as LB
 from lib.evaluation.printing import printed
 from lib.params import PosInt, Seed, flag, flag_of, section
@@ -70,6 +80,8 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
     path = Path(path)
     if not path.exists():
         return {"runs": []}
+    if not path.is_file():  # a pipe waited for a writer (`--out` with `--at-pick` hung before any training)
+        raise ValueError(f"{path}: {not_a_file('a sweep file (JSON, written by lib.verifier.sweep)')}")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, OSError, RecursionError) as err:  # a JSON error is a ValueError: named, no traceback
