@@ -209,7 +209,7 @@ def test_the_side_by_side_tables_print_each_figure_as_its_verdict_reads_it(tmp_p
     assert shown[["published", "study", "difference", "verdict"]].values.tolist() == [
         ["0.190", "0.1797", "-0.0103", "lower here"],
         ["0.300", "0.300", "0.000", "reproduced"],
-        ["0.500", "0.025", "-0.474", "lower here"],
+        ["0.500", "0.025", "-0.475", "lower here"],
     ]
     assert "decimals" not in shown
     assert ct[["published", "study", "verdict"]].values.tolist() == [["0.110", "0.1203", "same direction, larger"]]
@@ -223,11 +223,17 @@ def test_the_side_by_side_tables_print_each_figure_as_its_verdict_reads_it(tmp_p
     ref = PB.load(write(tmp_path, figs))
     shown, _, _ = PB.side_by_side(ref, ["w Table 1"], metrics(tmp_path, {"x": {"a": 0.509520657590083, "b": 0.57}}))
     assert shown[["published", "study", "difference", "verdict"]].values.tolist() == [
-        ["0.499", "0.510", "0.0101", "higher here"], ["0.570", "0.570", "0.000", "reproduced"]
+        ["0.499", "0.510", "0.011", "higher here"], ["0.570", "0.570", "0.000", "reproduced"]
     ]  # fmt: skip
-    assert PB.difference_decimals(0.0101, 0.01, "higher here") == 4
-    assert PB.difference_decimals(-0.0104, 0.01, "lower here") == 4
-    assert PB.difference_decimals(0.0096, 0.01, "reproduced") == 3
+    # the forty-first pass: the difference is the printed study minus the printed published value (0.123 - 0.101
+    # printed 0.023, the exact 0.02298)
+    ref = PB.load(
+        write(tmp_path, [figure(id="w-t1-a-x", value=0.10051, scale="fraction", metric=["m.json", "x", "a"])])
+    )
+    shown, _, _ = PB.side_by_side(ref, ["w Table 1"], metrics(tmp_path, {"x": {"a": 0.12349}}))
+    assert shown[["published", "study", "difference", "verdict"]].values.tolist() == [
+        ["0.101", "0.123", "0.022", "higher here"]
+    ]
 
 
 def test_a_notebook_compares_only_what_its_own_metrics_hold(tmp_path):

@@ -283,6 +283,17 @@ def test_an_undefined_or_tiny_verdict_gain_is_said_so():
     first = pd.DataFrame({"dev gold": [0.5, 0.4999]}, index=["gold", "mixed"])
     spread = pd.DataFrame({"min": [0.44], "max": [0.52], "seeds": [3]}, index=["dev gold"])
     assert "gold -0.0001 (within the range" in VD.mixed_sentence(first, spread)
+    # the forty-first pass: +0.0004 was "within" a range of 0 read at three decimals, and -1e-17 printed "-0.000"
+    zero = pd.DataFrame({"min": [0.5], "max": [0.5], "seeds": [3]}, index=["dev gold"])
+    assert "gold +0.0004 (beyond the range over 3 seed(s)" in VD.mixed_sentence(
+        pd.DataFrame({"dev gold": [0.5, 0.5004]}, index=["gold", "mixed"]), zero
+    )
+    assert "gold +0.000 (one seed" in VD.mixed_sentence(
+        pd.DataFrame({"dev gold": [2e-17, 1e-17]}, index=["gold", "mixed"]), zero.assign(seeds=1)
+    )
+    assert (CMP.end_text(-1e-17, "+.3f"), CMP.apart(-0.0, ".3f"), CMP.end_text(-0.0004, "+.3f")) == (
+        "+0.000", "0.000", "-0.0004"
+    )  # fmt: skip
 
 
 def test_retrieval_and_rescored_lines_name_the_best():

@@ -232,14 +232,20 @@ def shown_decimals(
 
 def as_shown(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     """A `levels` or `contrasts` table's figures as text, printed as each row's sentence prints them (its
-    `decimals`: the study's and the published value's, from `shown_decimals`, and a difference's, from
-    `difference_decimals`; never "-0.000").
+    `decimals`: the study's and the published value's, from `shown_decimals`; a difference is the printed study
+    minus the printed published value, at the larger; never "-0.000").
     Rounded to three decimals (and shown at the notebooks' three), 0.1797 against a published 0.19 within 0.01
     read 0.180 and -0.010 beside "lower here", and `Series.round` printed 0.0255 as 0.026 where the sentence
     said 0.025. A figure without a counterpart stays None."""
     out = table.copy()
-    which = {"study": 0, "published": 1, "difference": 2}
+    which = {"study": 0, "published": 1}
     for col in columns:
+        if col == "difference":  # the printed study minus the printed published value: the row agrees with itself
+            out[col] = [
+                v if v is None or v != v else _unsigned_zero(f"{_printed_difference(s, p, d):.{max(d)}f}")
+                for v, s, p, d in zip(table[col], table["study"], table["published"], table["decimals"], strict=True)
+            ]
+            continue
         out[col] = [
             v if v is None or v != v else _unsigned_zero(f"{v:.{d[which[col]]}f}")
             for v, d in zip(table[col], table["decimals"], strict=True)
@@ -247,18 +253,15 @@ def as_shown(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     return out.drop(columns=["decimals"])
 
 
+def _printed_difference(study: float, published: float, decimals: tuple[int, int]) -> float:
+    """The study's value minus the published one, each as printed (0.123 - 0.101 is 0.022, where the exact
+    difference 0.02298 printed 0.023 beside them); `shown_decimals` makes the verdict read from these two."""
+    return printed(study, f".{decimals[0]}f") - printed(published, f".{decimals[1]}f")
+
+
 def _unsigned_zero(text: str) -> str:
     """ "-0.000" (a difference of -1e-16, published 57% against 0.57) as "0.000"."""
     return text[1:] if text.startswith("-") and float(text) == 0 else text
-
-
-def difference_decimals(difference: float, tol: float, verdict: str, least: int = 3) -> int:
-    """The decimals (`least` at least) at which a level's difference reads as its verdict beside the tolerance:
-    0.01052 printed 0.010 beside "higher here" within 0.01."""
-    decimals = least
-    while decimals < 12 and (abs(printed(difference, f".{decimals}f")) <= tol + EPS) != (verdict == "reproduced"):
-        decimals += 1
-    return decimals
 
 
 def verdict_sentence(
@@ -295,14 +298,6 @@ def _study_value(f: Figure, metrics_dir: Path | str, strict: bool) -> tuple[floa
         return None, NOT_IN_THIS_RUN
 
 
-def _level_decimals(verdict: str, published: float, study: float | None, tol: float) -> tuple[int, int, int]:
-    """The study's, the published value's and the difference's decimals in a `levels` row (`as_shown`)."""
-    if study is None:
-        return 3, 3, 3
-    here, there = shown_decimals(verdict, published, study, tol, level_verdict)
-    return here, there, difference_decimals(study - published, tol, verdict, max(here, there))
-
-
 def levels(
     ref: Reference, metrics_dir: Path | str = METRICS_DIR, works: Sequence[str] | None = None, strict: bool = True
 ) -> pd.DataFrame:
@@ -329,7 +324,9 @@ def levels(
                 "verdict": verdict,
                 "reason": reason,
                 "sentence": verdict_sentence(verdict, f.published, study, tol, reason, level_verdict),
-                "decimals": _level_decimals(verdict, f.published, study, tol),
+                "decimals": shown_decimals(verdict, f.published, study, tol, level_verdict)
+                if study is not None
+                else (3, 3),
                 "id": f.id,
             }
         )
@@ -367,9 +364,9 @@ def contrasts(
                 "verdict": verdict,
                 "reason": reason,
                 "sentence": verdict_sentence(verdict, published, study, tol, reason, contrast_verdict),
-                "decimals": (*shown_decimals(verdict, published, study, tol, contrast_verdict), 3)
+                "decimals": shown_decimals(verdict, published, study, tol, contrast_verdict)
                 if study is not None
-                else (3, 3, 3),
+                else (3, 3),
                 "claim": c.claim,
                 "id": c.id,
             }

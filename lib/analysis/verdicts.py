@@ -258,11 +258,12 @@ def mixed_sentence(first_seed: pd.DataFrame, spread: pd.DataFrame) -> str:
                 "against)"
             )
             continue
-        # as printed: +0.030 against a range printed 0.500–0.530 is within it (0.0302 was "beyond")
-        where = "within" if VS.within_seed_range(d, spread, col, ".3f") else "beyond"
-        effect.append(
-            f"{col[4:]} {CMP.end_text(d, '+.3f')} ({where} the range over {seeds} seed(s) of the gold recipe)"
-        )
+        # as printed: +0.030 against a range printed 0.500–0.530 is within it (0.0302 was "beyond"); a difference
+        # printed with more decimals (+0.0004) is read at those (it was "within" a range of 0 read at three)
+        text = CMP.end_text(d, "+.3f")
+        fmt = f".{len(text.split('.')[1])}f" if "." in text and "e" not in text else ".3f"
+        where = "within" if VS.within_seed_range(d, spread, col, fmt) else "beyond"
+        effect.append(f"{col[4:]} {text} ({where} the range over {seeds} seed(s) of the gold recipe)")
     return "Mixed minus gold training evidence, dev macro-F1: " + "; ".join(effect) + "."
 
 

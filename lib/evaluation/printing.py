@@ -40,7 +40,10 @@ def apart(value: float, fmt: str, other: float | Sequence[float] = 0.0) -> str:
             return f"{value:.{digits}e}"
         fmt = fmt.replace(decimals[0], f".{int(decimals[1]) + 1}", 1)
         decimals = re.search(r"\.(\d+)", fmt)
-    return format(value, fmt)
+    text = format(value, fmt)
+    if text.startswith("-") and value == value and printed(value, fmt) == 0:  # -1e-17 (noise at 0) was "-0.000"
+        text = ("+" if "+" in fmt else "") + text[1:]
+    return text
 
 
 def end_text(value: float, fmt: str) -> str:
