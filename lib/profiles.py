@@ -200,13 +200,27 @@ def subset(path: Path, n: int, whole: bool = True) -> str:
         what = f"claims 0 to {held - 1}" if by_id and held else f"{held} records"
         raise ProfileError(f"{path}: cannot keep {n} records: it holds {what}; lower the profile's count")
     kept = [r for r in records if r["claim_id"] < n] if by_id else records[:n]
-    if whole and by_id and (missing := sorted(set(range(n)) - {r["claim_id"] for r in kept})):
+    if whole and by_id and (missing := _missing_ids({r["claim_id"] for r in kept}, n)):
         # ids 0, 5, 10 and a count of 3 kept one claim where the profile says three
-        shown = ", ".join(map(str, missing[:5])) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        absent = n - len({r["claim_id"] for r in kept})  # every id below n that no record holds
+        shown = ", ".join(map(str, missing[:5])) + (f" and {absent - 5} more" if absent > 5 else "")
         raise ProfileError(f"{path}: cannot keep claims 0 to {n - 1}: it has no record of claim {shown}")
     if lines:
         return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept)
     return json.dumps(kept, ensure_ascii=False, indent=1) + "\n"
+
+
+def _missing_ids(present: set[int], n: int, shown: int = 6) -> list[int]:
+    """Up to `shown` of the ids 0..n-1 absent from `present` (ids below n), found in memory bounded by the file:
+    `set(range(n))` took gigabytes for a count of 200 million against a 44-byte file."""
+    if len(present) >= n:
+        return []
+    missing, i = [], 0
+    while len(missing) < shown and i < n:
+        if i not in present:
+            missing.append(i)
+        i += 1
+    return missing
 
 
 def _write(path: Path, content: bytes) -> None:

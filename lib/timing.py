@@ -501,8 +501,8 @@ def table(order: list[str] | None = None, out_dir: Path | str = TIMINGS_DIR) -> 
 
 
 def write_readme(readme: Path | str, text: str) -> None:
-    """Replace what lies between the README's timing markers with `text`; every byte outside them is kept
-    (its line endings too)."""
+    """Replace what lies between the README's timing markers with `text`, its lines ended as the begin marker's
+    line is; every byte outside them is kept (its line endings too)."""
     readme = Path(readme)
     if readme.exists() and not readme.is_file():  # a pipe would wait for a writer
         raise NamedError(f"{readme}: {not_a_file('the README to write the table into')}")
@@ -520,7 +520,8 @@ def write_readme(readme: Path | str, text: str) -> None:
         raise NamedError(f"{readme}: the marker {END!r} comes before {BEGIN!r}; put the table's markers in order")
     head, rest = body.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    nl = "\r\n" if "\r\n" in body else "\n"  # the file's own line ending (a CRLF README got LF lines in it)
+    # the begin marker line's own ending (a CRLF README got LF lines; a CR-only one too)
+    nl = "\r\n" if rest.startswith("\r\n") else "\r" if rest.startswith("\r") else "\n"
     table = nl.join(text.split("\n"))
     OUT.write_bytes(readme, f"{head}{BEGIN}{nl}{table}{nl}{END}{tail}".encode())
 

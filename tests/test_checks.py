@@ -148,3 +148,5 @@ def test_a_failed_answer_and_its_offset_print_past_the_bound():
     )
     assert CO.verdict(0.2, 0.1235, 0.0005).startswith("0.2 is off by +0.0765")  # far off: the short figures
     assert CO.offset_text(0.12400001, 0.1235, 0.0005) == "+0.00050001"
+    # the forty-first pass: two finite values too far apart for a float printed "off by -inf"
+    assert CO.offset_text(-1e308, 1e308, 0.1) == "-2.00e+308"

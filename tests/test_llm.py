@@ -445,6 +445,30 @@ def test_an_entry_under_another_prompts_key_goes_aside(tmp_path):
     assert path.read_bytes() == line(k, "first") + line("k1", "one") + line(k, "second")
 
 
+def test_a_read_only_or_hard_linked_cache_is_not_written_in_place(tmp_path):
+    """The forty-first pass: a repair (and an append) wrote through a 0444 file and its hard link (a DVC-protected
+    output is a link into the DVC cache), changing the cached copy."""
+    path, link = tmp_path / "cache.jsonl", tmp_path / "dvc_cache_copy"
+    path.write_bytes(line("k1", "one") + b"{cut")
+    os.link(path, link)
+    before = link.read_bytes()
+    with pytest.raises(LM.LLMError, match=r"^llm.cache: .*cache.jsonl is a file with 2 hard links"):
+        LM.AnswerCache(path)
+    assert link.read_bytes() == before
+    link.unlink()
+    path.chmod(0o444)
+    with pytest.raises(LM.LLMError, match=r"is a read-only file \(a DVC-protected output\?\)"):
+        LM.AnswerCache(path)
+    path.chmod(0o644)
+    path.write_bytes(line("k1", "one"))
+    path.chmod(0o444)
+    cache = LM.AnswerCache(path)  # nothing to repair: a read-only cache is read (a replay)
+    assert cache.entries == {"k1": "one"}
+    with pytest.raises(LM.LLMError, match=r"is a read-only file"):
+        cache.put("k2", "m", {}, MSG, "two")
+    assert path.read_bytes() == line("k1", "one")
+
+
 def test_a_valid_last_line_without_its_newline_is_kept(tmp_path):
     path = tmp_path / "cache.jsonl"
     path.write_bytes(line("k1", "one") + line("k2", "two").rstrip(b"\n"))

@@ -178,6 +178,10 @@ def test_subset_refuses_a_file_without_every_claim_it_keeps(tmp_path):
     many.write_text(json.dumps([{"claim_id": 20}]))
     with pytest.raises(PR.ProfileError, match=r"no record of claim 0, 1, 2, 3, 4 and 5 more$"):
         PR.subset(many, 10)
+    huge = tmp_path / "h.json"  # the forty-first pass: set(range(n)) took gigabytes for a 44-byte file
+    huge.write_text(json.dumps([{"claim_id": 0}, {"claim_id": 10**12}]))
+    with pytest.raises(PR.ProfileError, match=r"no record of claim 1, 2, 3, 4, 5 and 199999994 more$"):
+        PR.subset(huge, 200_000_000)
     assert json.loads(PR.subset(gaps, 3, whole=False)) == [{"claim_id": 0}]
     negative = tmp_path / "c.jsonl"  # the thirty-ninth pass: a count of 0 kept claim -1
     negative.write_text("".join(json.dumps({"claim_id": i}) + "\n" for i in (-1, 0, 1)))

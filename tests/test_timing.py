@@ -53,7 +53,7 @@ def test_readme_table_goes_between_the_markers(tmp_path):
     TM.write_readme(readme, "| new |")
     assert readme.read_text() == f"# Study\n\n{TM.BEGIN}\n| new |\n{TM.END}\n\nmore\n"
     # the thirty-ninth pass: every \r\n and bare \r of the file became \n (newline translation on reading)
-    readme.write_bytes(f"# Study\r\n\r{TM.BEGIN}\nold\n{TM.END}\r\nmore\r\n".encode())
+    readme.write_bytes(f"# Study\r\n\r{TM.BEGIN}\r\nold\r\n{TM.END}\r\nmore\r\n".encode())
     TM.write_readme(readme, "| new |")
     # and the table is written with the file's own line ending (the fortieth pass: LF lines in a CRLF file)
     assert readme.read_bytes() == f"# Study\r\n\r{TM.BEGIN}\r\n| new |\r\n{TM.END}\r\nmore\r\n".encode()
@@ -539,3 +539,15 @@ def test_a_damaged_cost_record_is_named_where_the_budget_reads_it(tmp_path, cost
     (tmp_path / "plans.json").write_text(head + costs + "}")
     with pytest.raises(TM.NamedError, match=rf"plans.json: per_claim {where}.*rerun its stage"):
         budget.planner_costs(tmp_path)
+
+
+def test_the_table_takes_the_begin_markers_line_ending(tmp_path):
+    """The forty-first pass: one stray CRLF line made every table line CRLF in an LF README; a CR-only README got
+    LF lines."""
+    readme = tmp_path / "README.md"
+    readme.write_bytes(f"a\n{TM.BEGIN}\nold\n{TM.END}\nz\r\n".encode())
+    TM.write_readme(readme, "| a |\n| b |")
+    assert readme.read_bytes() == f"a\n{TM.BEGIN}\n| a |\n| b |\n{TM.END}\nz\r\n".encode()
+    readme.write_bytes(f"a\r{TM.BEGIN}\rold\r{TM.END}\rz\r".encode())
+    TM.write_readme(readme, "| a |")
+    assert readme.read_bytes() == f"a\r{TM.BEGIN}\r| a |\r{TM.END}\rz\r".encode()

@@ -366,8 +366,23 @@ class AnswerCache:
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
+    def _may_write(self) -> None:
+        """Refuse to write in place through a read-only file or a hard link (a DVC-protected output is a link into
+        the DVC cache: a repair or an append changed the cached copy too), as every other writer refuses it."""
+        if not self.path.exists():
+            return
+        st = self.path.stat()
+        if not st.st_mode & 0o222 or st.st_nlink > 1:
+            why = "a read-only file" if not st.st_mode & 0o222 else f"a file with {st.st_nlink} hard links"
+            raise LLMError(
+                f"{self.setting}: {self.path} is {why} (a DVC-protected output?); the cache is written in place: "
+                "make it a writable file of its own (dvc unprotect, or chmod u+w) or name another cache"
+            )
+
     def _repair(self, f, raw: bytes, new: bytes, bad: list[tuple[int, bytes]], journaled: bool) -> None:
         """Make the file hold `new`, in place, under the lock the caller holds; damaged lines go aside first."""
+        if bad or new != raw:
+            self._may_write()
         if bad:
             records = b"".join(
                 json.dumps(
@@ -412,6 +427,7 @@ class AnswerCache:
 
     def put(self, key: str, model: str, params: Mapping[str, Any], messages: Messages, answer: str) -> None:
         """Append one entry: one write of one line, on a line of its own, under an exclusive lock, flushed."""
+        self._may_write()
         line = (
             json.dumps(
                 {"key": key, "model": model, "params": dict(params), "messages": messages, "answer": answer},

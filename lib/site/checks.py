@@ -17,6 +17,7 @@ import math
 import numbers
 import sys
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from IPython.core.interactiveshell import InteractiveShell
@@ -132,6 +133,8 @@ def offset_text(value: float, expected: float, tol: float) -> str:
     """How far a failed answer lies from the expected value, with the significant digits that put it past the
     bound as printed (3 at least): 0.12400001 against 0.1235 was "off by +0.0005" beside "tolerance 0.0005"."""
     off, bound, digits = value - expected, within(expected, tol) * (1 + 1e-9), 3  # as `verdict` reads the bound
+    if math.isinf(off) and math.isfinite(value) and math.isfinite(expected):  # -1e308 - 1e308: "off by -inf"
+        return f"{Decimal(value) - Decimal(expected):+.3g}"
     while digits < 17 and abs(float(f"{off:.{digits}g}")) <= bound:
         digits += 1
     return f"{off:+.{digits}g}"
