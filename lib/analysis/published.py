@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from lib.cli import NamedError
 from lib.evaluation.comparisons import printed
+from lib.evaluation.printing import unsigned_zero
 from lib.paths import METRICS_DIR, ROOT
 
 PUBLISHED_FILE = ROOT / "references" / "published.yaml"
@@ -242,12 +243,12 @@ def as_shown(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     for col in columns:
         if col == "difference":  # the printed study minus the printed published value: the row agrees with itself
             out[col] = [
-                v if v is None or v != v else _unsigned_zero(f"{_printed_difference(s, p, d):.{max(d)}f}")
+                v if v is None or v != v else unsigned_zero(f"{_printed_difference(s, p, d):.{max(d)}f}")
                 for v, s, p, d in zip(table[col], table["study"], table["published"], table["decimals"], strict=True)
             ]
             continue
         out[col] = [
-            v if v is None or v != v else _unsigned_zero(f"{v:.{d[which[col]]}f}")
+            v if v is None or v != v else unsigned_zero(f"{v:.{d[which[col]]}f}")
             for v, d in zip(table[col], table["decimals"], strict=True)
         ]
     return out.drop(columns=["decimals"])
@@ -257,11 +258,6 @@ def _printed_difference(study: float, published: float, decimals: tuple[int, int
     """The study's value minus the published one, each as printed (0.123 - 0.101 is 0.022, where the exact
     difference 0.02298 printed 0.023 beside them); `shown_decimals` makes the verdict read from these two."""
     return printed(study, f".{decimals[0]}f") - printed(published, f".{decimals[1]}f")
-
-
-def _unsigned_zero(text: str) -> str:
-    """ "-0.000" (a difference of -1e-16, published 57% against 0.57) as "0.000"."""
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def verdict_sentence(

@@ -40,9 +40,14 @@ def apart(value: float, fmt: str, other: float | Sequence[float] = 0.0) -> str:
             return f"{value:.{digits}e}"
         fmt = fmt.replace(decimals[0], f".{int(decimals[1]) + 1}", 1)
         decimals = re.search(r"\.(\d+)", fmt)
-    text = format(value, fmt)
-    if text.startswith("-") and value == value and printed(value, fmt) == 0:  # -1e-17 (noise at 0) was "-0.000"
-        text = ("+" if "+" in fmt else "") + text[1:]
+    return unsigned_zero(format(value, fmt), fmt)
+
+
+def unsigned_zero(text: str, fmt: str = "") -> str:
+    """A printed figure that reads 0 without a minus sign ("-0.000" of -1e-17, noise at 0), "+0.000" where `fmt`
+    signs every figure."""
+    if text.startswith("-") and float(text) == 0:
+        return ("+" if "+" in fmt else "") + text[1:]
     return text
 
 

@@ -106,9 +106,7 @@ def verdict(answer: Any, expected: float, tol: float, mistakes: Mapping[str, flo
             "number (the author's error)"
         )
     expected = float(expected)  # every answer failed "off by +nan ... recheck the steps" of a NaN: the example's fault
-    bound = within(expected, tol)
-    # at the bound passes: 0.124 against 0.1235 is 0.0005000000000000004 apart in floats
-    if abs(value - expected) <= bound * (1 + 1e-9):
+    if _within_bound(value - expected, expected, tol):  # at the bound passes
         return None
     off = (
         f"{answer_text(value, expected, tol)} is off by {offset_text(value, expected, tol)} from the expected value "
@@ -123,8 +121,8 @@ def verdict(answer: Any, expected: float, tol: float, mistakes: Mapping[str, flo
 def answer_text(value: float, expected: float, tol: float) -> str:
     """A failed answer with the significant digits (6 at least) that put it past the bound as printed:
     1.0000001 against 1 was printed "1", and 0.12400001 against 0.1235 within 0.0005 "0.124"."""
-    bound, digits = within(expected, tol) * (1 + 1e-9), 6  # as `verdict` reads the bound
-    while digits < 17 and abs(float(f"{value:.{digits}g}") - expected) <= bound:
+    digits = 6
+    while digits < 17 and _within_bound(float(f"{value:.{digits}g}") - expected, expected, tol):
         digits += 1
     return f"{value:.{digits}g}"
 
@@ -132,12 +130,19 @@ def answer_text(value: float, expected: float, tol: float) -> str:
 def offset_text(value: float, expected: float, tol: float) -> str:
     """How far a failed answer lies from the expected value, with the significant digits that put it past the
     bound as printed (3 at least): 0.12400001 against 0.1235 was "off by +0.0005" beside "tolerance 0.0005"."""
-    off, bound, digits = value - expected, within(expected, tol) * (1 + 1e-9), 3  # as `verdict` reads the bound
+    off, digits = value - expected, 3
     if math.isinf(off) and math.isfinite(value) and math.isfinite(expected):  # -1e308 - 1e308: "off by -inf"
         return f"{Decimal(value) - Decimal(expected):+.3g}"
-    while digits < 17 and abs(float(f"{off:.{digits}g}")) <= bound:
+    while digits < 17 and _within_bound(float(f"{off:.{digits}g}"), expected, tol):
         digits += 1
     return f"{off:+.{digits}g}"
+
+
+def _within_bound(distance: float, expected: float, tol: float) -> bool:
+    """Whether an answer `distance` from `expected` passes: within the bound, the bound itself included (0.124
+    against 0.1235 is 0.0005000000000000004 apart in floats). The one reading of the bound: the check and the
+    digits a failed answer is printed with."""
+    return abs(distance) <= within(expected, tol) * (1 + 1e-9)
 
 
 def within(expected: float, tol: float) -> float:
