@@ -19,7 +19,12 @@ def noise_equal(a: float, b: float) -> bool:
 def printed(value: float, fmt: str) -> float:
     """A number as `format(value, fmt)` shows it, read back: what a reader compares (0.3004 at ".3f" is 0.3,
     0.30004 at ".1%" is 0.3)."""
-    text = format(value, fmt).replace(",", "")
+    return _read(format(value, fmt))
+
+
+def _read(text: str) -> float:
+    """A printed figure read back: thousands separators dropped, a percent as a fraction."""
+    text = text.replace(",", "")
     return float(text[:-1]) / 100 if text.endswith("%") else float(text)
 
 
@@ -46,7 +51,7 @@ def apart(value: float, fmt: str, other: float | Sequence[float] = 0.0) -> str:
 def unsigned_zero(text: str, fmt: str = "") -> str:
     """A printed figure that reads 0 without a minus sign ("-0.000" of -1e-17, noise at 0), "+0.000" where `fmt`
     signs every figure."""
-    if text.startswith("-") and float(text) == 0:
+    if text.startswith("-") and _read(text) == 0:  # "-0.0%" too
         return ("+" if "+" in fmt else "") + text[1:]
     return text
 
