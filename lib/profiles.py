@@ -648,7 +648,7 @@ def _interval_call(metrics: Mapping) -> str | None:
     worded = any(isinstance(v, str) and v in (POSITIVE, NEGATIVE, NO_CALL, BORDERLINE) for v in metrics.values())
     if not numbers or worded or not any(k in metrics for k in INTERVAL_OF):
         return None
-    return POSITIVE if low > 0 else NEGATIVE if high < 0 else NO_CALL
+    return sign_of(low, high)
 
 
 def files_without_calls(study_dir: Path | str) -> list[str]:

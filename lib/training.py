@@ -5,12 +5,18 @@ so the two loops cannot drift apart."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+from pydantic import Field
 
 # Parameters without weight decay in the usual BERT recipe: biases and LayerNorm weights.
 NO_DECAY = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
+
+# A bound against a slip, not a recipe: a sweep file's `epochs: 1e300` was picked and would have built every epoch's
+# batches before the first step, then trained practically forever. Raise it here if a study needs more.
+MAX_EPOCHS = 1000
+Epochs = Annotated[int, Field(ge=1, le=MAX_EPOCHS)]
 
 
 def seed_everything(seed: int) -> None:

@@ -150,3 +150,23 @@ def test_a_failed_answer_and_its_offset_print_past_the_bound():
     assert CO.offset_text(0.12400001, 0.1235, 0.0005) == "+0.00050001"
     # the forty-first pass: two finite values too far apart for a float printed "off by -inf"
     assert CO.offset_text(-1e308, 1e308, 0.1) == "-2.00e+308"
+
+
+def test_a_mistake_the_check_passes_is_named_to_the_teacher(capsys):
+    """The forty-second pass: 0.124 against 0.1235 within 0.0005 passes the check (the bound read with a
+    float's slack), yet `indistinct` read the bound without it and said nothing."""
+    assert CO.verdict(0.124, 0.1235, 0.0005, {"x": 0.124}) is None
+    assert CO.indistinct(0.1235, 0.0005, {"x": 0.124, "y": 0.12401}) == ["x"]
+    CO.check("1.1", 0.124, 0.1235, 0.0005, {"x": 0.124})
+    assert "cannot tell 'x' from the right answer" in capsys.readouterr().err
+    assert CO.known_mistake(0.1245, 0.0005, {"x": 0.124}, 0.1235) == "x"  # 0.0005 apart in floats' slack
+
+
+def test_a_tolerance_never_prints_as_the_failed_answer():
+    """The forty-second pass: 1.23457e-05 "off by +1.235e-05 (tolerance 1.23457e-05)", the tolerance printed
+    to six figures like the answer it failed."""
+    assert CO.verdict(1.23457e-5, 0.0, 1.2345678e-5) == (
+        "1.23457e-05 is off by +1.235e-05 from the expected value (tolerance 1.234568e-05); recheck the steps in "
+        "the task"
+    )
+    assert CO.verdict(0.2, 0.1235, 0.0005).endswith("(tolerance 0.0005); recheck the steps in the task")

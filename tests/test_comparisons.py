@@ -295,3 +295,10 @@ def test_apart_in_scientific_notation_keeps_the_digits_that_tell_a_value_from_it
     assert CMP.apart(0.00500000000001, ".4f", (0.0, 0.005)) == "5.00000000001e-03"
     assert CMP.apart(1e-14, ".3f", 0.0) == "1.00e-14"
     assert CMP.apart(0.0051, ".4f", 0.005) == "0.0051"
+
+
+def test_leaders_and_the_best_method_print_no_minus_zero():
+    """The forty-third pass: "tied at -0.000" and "a (-0.000), ahead of every other"."""
+    assert CMP.leader_phrase(pd.Series({"a": -1e-17, "b": -2e-17})) == "a and b (tied at 0.000)"
+    group = CMP.TopGroup("s", {"a": -1e-17, "b": -0.2}, {"b": 0.001}, 10)
+    assert CMP.top_sentence(group) == "a (0.000), ahead of every other"

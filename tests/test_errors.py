@@ -507,7 +507,8 @@ def test_too_few_claims_give_no_interval_and_a_share_of_one_its_rule_of_three():
         {"share": [0.9, 1.0], "low": [0.84, 1.0], "high": [0.96, 1.0], "claims": [100, 5]}, index=["B", "A"]
     )
     assert ER.extremes_sentence(shares, "retrieval share").endswith(
-        "to 100% [100%, 100%] (A, 5 claims): the intervals overlap, so no difference between the groups is shown."
+        "to 100% [40%, 100%] (A, 5 claims, an end by the rule of three): the intervals overlap, so no difference "
+        "between the groups is shown."
     )
     shares.loc["A", "claims"] = 60  # 1 - 3/60 = 0.95, below 0.96: still overlapping
     assert "overlap" in ER.extremes_sentence(shares, "retrieval share")
@@ -570,4 +571,48 @@ def test_undefined_sweep_rows_and_shares_are_left_out_and_named():
     assert (
         ER.extremes_sentence(none, "share of X")
         == "The share of X is undefined in every group (a, b, c): no share to compare."
+    )
+
+
+def test_extremes_print_the_rule_of_three_end_they_test():
+    """The forty-third pass: shares of 0 and 1 over 5 claims printed [0%, 0%] and [100%, 100%] beside "the
+    intervals overlap": the test reads 3 / claims (60%) in place of the zero-width end."""
+    rows = [{"method": "A", "claim_id": f"a{i}", "code": ER.NOISY, "family": "retrieval"} for i in range(5)] + [
+        {"method": "B", "claim_id": f"b{i}", "code": ER.NLI_ERROR, "family": "NLI"} for i in range(5)
+    ]
+    shares = ER.share_intervals(pd.DataFrame(rows), "method").xs("retrieval", level="family")
+    assert ER.extremes_sentence(shares, "retrieval share") == (
+        "The retrieval share ranges from 0% [0%, 60%] (B, 5 claims, an end by the rule of three) to 100% [40%, 100%] "
+        "(A, 5 claims, an end by the rule of three): the intervals overlap, so no difference between the groups is "
+        "shown."
+    )
+
+
+@pytest.mark.parametrize(
+    "wrong, right, shown",
+    [
+        (0.304, 0.296, ("30.4%", "29.6%", "+0.8%")),  # the forty-third pass: "30% and 30% (+0.8%)"
+        (0.305, 0.294, ("30%", "29%", "+1.0%")),  # "30% and 29% (+1.1%)": the printed shares' difference
+        (0.59363, 0.57416, ("59%", "57%", "+2.0%")),
+        (0.3004, 0.3001, ("30.04%", "30.01%", "+0.03%")),
+        (0.3, 0.3, ("30%", "30%", "+0.0%")),
+    ],
+)
+def test_baseline_shares_print_with_the_difference_they_make(wrong, right, shown):
+    assert ER.shares_apart(wrong, right) == shown
+    row = pd.Series(
+        {"wrong verdicts": wrong, "right verdicts": right, "difference": wrong - right, "low": 0.002, "high": 0.015,
+         "call": "positive"}
+    )  # fmt: skip
+    assert ER.baseline_sentence(row, "X").startswith(f"X fits {shown[0]} of the wrong verdicts and {shown[1]} of the "
+                                                      f"right ones ({shown[2]}, 95% interval")  # fmt: skip
+
+
+def test_the_largest_family_is_a_tie_only_within_noise():
+    """The forty-third pass: `np.isclose`'s 1e-5 tied 47.5002% and 47.4998%, which print 48% and 47%."""
+    assert ER.largest_family({"retrieval": 0.475002, "NLI": 0.474998, "coverage": 0.05}) == "retrieval"
+    assert ER.largest_family({"retrieval": 0.1 + 0.2, "NLI": 0.3, "coverage": 0.4}) == "coverage"
+    assert ER.largest_family({"retrieval": 0.1 + 0.2, "NLI": 0.3}) is None  # equal but for noise
+    assert ER.main_source_sentence({"retrieval": 0.475002, "NLI": 0.474998, "coverage": 0.05}, []).startswith(
+        "The rules code retrieval as the largest family (48%)"
     )

@@ -1,5 +1,6 @@
 """Leakage and coverage on the tiny fixture store, computed by hand (see test_store.py's docstring)."""
 
+import pandas as pd
 import pytest
 from conftest import FIXTURE_DATA, fixture_settings
 
@@ -83,7 +84,7 @@ def test_conclusion_phrases_name_ties_and_no_leader_where_every_system_is_zero(t
     tie = pd.Series({"x": 0.25, "y": 0.25, "z": 0.1})
     assert LK.best_coverage_phrase(tie) == "the best single systems, tied, x and y, for 25.0% each"
     assert LK.leakiest_phrase(tie) == "the most leaky systems are x and y (tied at 25.0%)"
-    assert LK.leakiest_phrase(pd.Series(dtype=float)) == "no single system's evidence comes from a fact-checking site"
+    assert LK.leakiest_phrase(pd.Series(dtype=float)) == "no system to compare"  # the forty-third pass: no finding
 
 
 def test_temporal_leakage(tiny_store, claims):
@@ -171,14 +172,24 @@ def test_identical_systems_are_merged_into_one_and_distinct_ones_kept(tiny_store
 @pytest.mark.parametrize(
     ("share", "reach"),
     [
+        (0.0, "no claim"),  # the forty-second pass: 0% was "a minority of claims"
+        (1e-4, "a minority of claims"),
         (0.3, "a minority of claims"),
-        (0.5, "most claims, not all"),
+        (0.5, "half of the claims"),  # the forty-second pass: exactly half was "most claims, not all"
+        (0.5001, "most claims, not all"),
         (0.99, "most claims, not all"),
         (1.0, "every claim"),
     ],
 )
 def test_grade1_reach_says_how_many_claims_grade_1_speaks_for(share, reach):
     assert LK.grade1_reach(share) == f"Results that rest on grade 1 alone speak for {reach}."
+
+
+def test_grade1_share_prints_its_side_of_0_half_and_all():
+    """The share beside `grade1_reach`'s words keeps apart from each threshold the words read it against."""
+    assert [LK.grade1_share(s) for s in (0.0, 1e-4, 0.4999, 0.5, 0.9996, 1.0)] == [
+        "0.0%", "0.01%", "49.99%", "50.0%", "99.96%", "100.0%"
+    ]  # fmt: skip
 
 
 def test_pool_scale_states_the_sizes_and_what_the_pools_are_for_each_source():
@@ -223,3 +234,13 @@ def test_a_store_without_a_dated_hit_has_no_temporal_figures(tiny_store, claims)
     assert LK.temporal_leakage(undated, claims).empty
     m = LK.store_metrics(undated, claims)
     assert m["post_claim_hits_url_path"] is None and m["post_claim_hits_wayback"] is None
+
+
+def test_a_leader_at_0_but_for_noise_is_no_leader_and_no_system_is_no_finding():
+    """The forty-third pass: 1e-17 was "the most leaky system is bm25 (0.0%)", and no system at all read "no
+    single system's evidence comes from a fact-checking site"."""
+    noise = pd.Series({"bm25": 1e-17, "dense": 0.0})
+    assert LK.leakiest_phrase(noise) == "no single system's evidence comes from a fact-checking site"
+    assert LK.best_coverage_phrase(noise) == "no single system retrieved one"
+    assert LK.leakiest_phrase(pd.Series(dtype=float)) == "no system to compare"
+    assert LK.best_coverage_phrase(pd.Series({"bm25": 4e-4, "dense": 0.0})) == "the best single system, bm25, for 0.04%"

@@ -321,3 +321,10 @@ def test_condensed_lists_drop_negative_grades_as_trec_eval_does():
     assert ours["condensed_p@1"] == theirs["P_1"] == 0.0  # c, judged non-relevant, comes first once a is dropped
     assert ours["condensed_mrr"] == theirs["recip_rank"] == 0.5
     assert ours["condensed_ndcg@10"] == pytest.approx(theirs["ndcg_cut_10"])
+
+
+def test_metric_curves_refuse_ids_of_other_types_as_evaluate_does():
+    """The forty-second pass: int run ids beside text qrels ids gave all-zero curves, unsaid."""
+    with pytest.raises(TypeError, match=r"metric_curves: the qrels' document ids are str \('1'\), the run's int"):
+        MET.metric_curves({"q1": {"1": 1}}, {"q1": {1: 2.0}}, 2)
+    assert MET.metric_curves({"q1": {"1": 1}}, {"q1": {"1": 2.0}}, 2)["ndcg"].tolist() == [1.0, 1.0]

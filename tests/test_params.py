@@ -49,6 +49,8 @@ def test_the_committed_params_file_is_valid():
         ("retrieval.workers", 0, "retrieval.workers: Input should be greater than or equal to 1, got 0"),
         ("retrieval.bm25.k1", -1, "retrieval.bm25.k1: Input should be greater than or equal to 0, got -1"),
         ("qgen.epochs", -1, "qgen.epochs: Input should be greater than or equal to 1, got -1"),
+        # the forty-second pass: an epoch count past any study (a slip) is refused, not trained for ever
+        ("qgen.epochs", 10**300, "qgen.epochs: Input should be less than or equal to 1000, got 1000000"),
         (
             "nli_averitec.classifier.epochs",
             -1,

@@ -304,3 +304,24 @@ def test_the_published_value_is_printed_with_the_decimals_its_verdict_needs():
     assert contrast.endswith("(+0.025 here, +0.0146 published)")
     kept = PB.verdict_sentence(PB.level_verdict(0.19, 0.1797, 0.01), 0.19, 0.1797, 0.01, None, PB.level_verdict)
     assert kept == "lower here (+0.1797 here, +0.190 published)"
+
+
+def test_a_verdict_sentence_prints_no_minus_zero():
+    """The forty-second pass: two equal metrics' a - b (-5.6e-17) read "-0.000 here" beside a table's 0.000."""
+    study = 0.3 - 0.30000000000000004
+    verdict = PB.contrast_verdict(0.0, study, 0.01)
+    assert PB.verdict_sentence(verdict, 0.0, study, 0.01, None, PB.contrast_verdict) == (
+        "reproduced within 0.01 (+0.000 here, +0.000 published)"
+    )
+    assert PB.verdict_sentence("no difference here", 0.02, -0.0, 0.01, None, PB.contrast_verdict) == (
+        "no difference here (+0.000 here, +0.020 published)"
+    )
+    assert PB.verdict_sentence("lower here", 0.3, -0.2, 0.01, None, PB.level_verdict).startswith("lower here (-0.200")
+
+
+def test_the_tolerance_keeps_a_float_slack_at_large_magnitudes():
+    """The forty-third pass: 1000000.01 against 1e6 within 0.01 read "higher here" (an absolute 1e-12 slack
+    is below a float's noise at 1e6), where 0.51 against 0.50 read "reproduced"."""
+    assert PB.level_verdict(1e6, 1000000.01, 0.01) == PB.level_verdict(0.50, 0.51, 0.01) == "reproduced"
+    assert PB.level_verdict(1e6, 1000000.0101, 0.01) == "higher here"
+    assert PB.contrast_verdict(1e6, 1000000.01, 0.01) == "reproduced"

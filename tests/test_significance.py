@@ -497,3 +497,10 @@ def test_floating_point_noise_is_no_difference(test):
     assert test([2e-16] * 6, [1e-16] * 6) < 0.05 and test([1e-14] * 6, [0.0] * 6) < 0.05
     with pytest.raises(ValueError, match=r"^paired tests need finite scores; 6 of 6 pairs differ by an infinite"):
         test([np.inf] * 6, [0.0] * 6)
+
+
+def test_sign_of_reads_an_end_at_0_but_for_noise_as_0():
+    """The forty-second pass: an end of 1e-17 was "positive" beside its printed 0.000."""
+    assert SIG.sign_of(1e-17, 0.2) == SIG.sign_of(-0.2, -1e-17) == "indistinguishable from 0"
+    assert SIG.sign_of(1e-9, 0.2) == "positive" and SIG.sign_of(-0.2, -1e-9) == "negative"
+    assert SIG.sign_of(0.0, 0.2) == "indistinguishable from 0"

@@ -320,3 +320,64 @@ def test_a_rho_beside_its_direction_shows_its_sign_and_zero_has_none():
     assert SY.retrieval_verdict_sentence(nli | {f"{k}.rho": 0.0}).endswith(
         "no evidence of a rank relation at the 0.05 level"
     )
+
+
+def test_the_completeness_gap_is_the_printed_shares_difference():
+    """The forty-second pass: 12.349% and 10.051% printed 12.3% and 10.1% beside a gap of "2.3%"; two shares
+    that print alike get the decimals that tell them apart."""
+    metrics = SY.load_metrics()
+    metrics["store"].update({"claims_with_relevant_share": 0.12349, "claims_with_relevant_without_gold_share": 0.10051})
+    sentence = SY.limits(metrics)[0].sentence
+    assert sentence.startswith("12.3% of the dev claims") and "only 10.1% would, so for 2.2% of the claims" in sentence
+    metrics["store"].update({"claims_with_relevant_share": 0.12349, "claims_with_relevant_without_gold_share": 0.12341})
+    assert (
+        "12.35% of the dev claims" in (s := SY.limits(metrics)[0].sentence) and "only 12.34% would, so for 0.01%" in s
+    )
+
+
+def test_an_interval_end_at_0_but_for_noise_reads_no_sign():
+    """The forty-second pass: an end of 1e-17 printed 0.000 beside "positive: the interval excludes 0", a ρ of
+    1e-17 printed 0.00 beside "a positive rank relation", and -1e-17 printed "-0.000"."""
+    assert SY.interval("rho", 0.05, 1e-17, 0.1) == (
+        "rho is 0.050 (95% interval 0.000 to 0.100), indistinguishable from 0: the interval contains it"
+    )
+    assert SY.interval("rho", 0.05, 1e-6, 0.1).endswith("positive: the interval excludes 0")  # a real end keeps it
+    assert SY.interval("rho", -1e-17, -0.1, 0.1).startswith("rho is 0.000 (")
+    key = "averitec.retrieval_vs_verdict_spearman"
+    nli = {f"{key}.rho": 1e-17, f"{key}.low": -1e-17, f"{key}.high": 0.1, f"{key}.permutation_p": 0.01}
+    sentence = SY.retrieval_verdict_sentence({**nli, f"{key}.planners": 8})
+    assert "ρ = 0.00 " in sentence and "bootstrap [0.00, 0.10]" in sentence
+    assert sentence.endswith("no evidence of a rank relation at the 0.05 level")
+    assert "ρ = 0.00 " in SY.retrieval_verdict_sentence({**nli, f"{key}.rho": -1e-17, f"{key}.planners": 8})
+    assert SY.retrieval_verdict_sentence({**nli, f"{key}.rho": 0.3, f"{key}.planners": 8}).endswith(
+        "a positive rank relation at the 0.05 level"
+    )
+
+
+def test_compare_prints_no_minus_zero_and_no_ratio_of_negative_figures():
+    """The forty-second pass: "level at -0.000", and -0.1 against -0.2 read "higher (0.5×)"."""
+    assert SY.compare("A", -0.0001, "B", 0.0, "M") == "M: A and B are level at 0.000"
+    assert SY.compare("A", -0.1, "B", -0.2, "M") == "M: A -0.100 against B -0.200, A higher"
+    assert SY.compare("A", -0.0004, "B", 0.002, "M") == "M: A 0.000 against B 0.002, A lower"
+    assert SY.compare("A", 0.384, "B", 0.153, "M") == "M: A 0.384 against B 0.153, A higher (2.5×)"
+
+
+def test_compare_of_an_undefined_figure_reads_no_direction_and_limits_keep_shares_off_0_and_1():
+    """The forty-third pass: "A nan against B 0.300, A lower"; 99.96% and 0.04% printed "100.0%" and "0.0%"
+    with a gap of "100.0%"."""
+    nan = float("nan")
+    assert (
+        SY.compare("A", nan, "B", 0.3, "NDCG")
+        == "NDCG: A undefined against B 0.300: no comparison of an undefined figure"
+    )
+    assert SY.compare("A", 0.3, "B", nan, "NDCG").endswith("B undefined: no comparison of an undefined figure")
+    metrics = SY.load_metrics()
+    metrics["store"].update({"claims_with_relevant_share": 0.9996, "claims_with_relevant_without_gold_share": 0.0004})
+    assert SY.limits(metrics)[0].sentence.startswith(
+        "99.96% of the dev claims have a relevant document; without the annotators' own answers as documents only "
+        "0.04% would, so for 99.92% of the claims"
+    )
+    assert SY.interval("x", -1e-17, nan, nan).startswith("x is 0.000 with no 95% interval")
+    key = "averitec.retrieval_vs_verdict_spearman"
+    nli = {f"{key}.rho": -1e-17, f"{key}.low": -0.5, f"{key}.high": 0.5, f"{key}.permutation_p": 0.5}
+    assert "ρ = 0.00 over notebook 07's planners" in SY.retrieval_verdict_sentence({**nli, f"{key}.planners": None})

@@ -459,3 +459,18 @@ def test_the_scale_compares_with_the_uniform_as_printed_to_three_figures():
     s = U.scale_sentence(0.432, 3, 0.2)
     assert "nearly flat (mean top probability 0.432 (uniform: 0.333))" in s
     assert "(uniform: 0.25)" in U.scale_sentence(0.562, 4, 0.2)
+
+
+def test_noise_at_0_reads_no_sign_and_prints_no_minus_zero():
+    """The forty-second pass: an interval end of 1e-17 was printed +0.0000 or 0.000 beside "positive" or "less
+    useful", and a correlation of -0.001 "correlate at -0.00"."""
+    grade = U.grade_sentence(
+        {"rho": -1e-17, "low": float("nan"), "high": float("nan")}, {"rho": 0.1, "low": 1e-17, "high": 0.2}
+    )
+    assert "give rho = 0.000 (no interval)" in grade and "0.100 [0.000, 0.200] (indistinguishable from 0)" in grade
+    assert U.between_sentence(-0.001, 0.5, 5).startswith("mean NDCG@10 and mean -KL correlate at 0.00 over 5")
+    nearly = {"mean": -0.01, "low": -0.02, "high": 1e-17}
+    together = U.together_sentence("S", {"mean": 0.01, "low": 0.005, "high": 0.02}, nearly)
+    assert "-0.0100 [-0.0200, +0.0000] read together" in together
+    assert together.endswith("read together, no gain is shown, so its gain per document does not carry over.")
+    assert "*less* useful" in U.together_sentence("S", nearly, {**nearly, "high": -1e-6})

@@ -833,3 +833,30 @@ def test_the_gold_gap_is_undefined_without_figures_and_read_as_printed():
     assert VD.gold_gap_line(t(0.0008, [0.0003])).startswith(
         "- Gold evidence vs the best retrieved evidence: +0.001 macro-F1;"
     )
+
+
+def test_learning_rates_that_differ_print_apart():
+    """The forty-second pass: rates `same_rate` tells apart printed alike at `:g` ("learning rate 0.0001 ...
+    does not train with it (learning rate 0.0001"; "2e-05: 0.400, 2e-05: 0.500")."""
+    chosen = {"learning_rate": 1e-4 * (1 + 1e-7), "epochs": 3, "validation_macro_f1": 0.4}
+    off = VD.recipe_sentence(chosen, {"learning_rate": 1e-4, "epochs": 3}, False)
+    assert off.startswith("The sweep's pick: learning rate 0.00010000001, 3 epochs")
+    assert "does not train with it** (learning rate 0.0001, 3 epochs)" in off
+    table = pd.DataFrame(
+        {"training_evidence": ["gold"] * 2, "seed": [0, 0], "epochs": [3, 3], "learning_rate": [2e-5, 2.0000001e-5],
+         "best validation macro-F1": [0.4, 0.5]}
+    )  # fmt: skip
+    assert VD.learning_rate_sentence(table, {"seed": 0, "epochs": 3}).endswith("2e-05: 0.400, 2.0000001e-05: 0.500.")
+
+
+def test_retrieval_line_reads_no_direction_of_a_rho_at_0_but_for_noise():
+    """The forty-third pass: a ρ of 1e-17 printed 0.00 beside "positive", and an end of -1e-17 "-0.00"."""
+    g = pd.DataFrame(
+        {"retrieval gain %": [10.0, 5.0, 0.0], "verdict gain %": [2.0, 1.0, 0.0], "ndcg@10": [0.3, 0.25, 0.2],
+         "macro_f1": [0.40, 0.38, 0.36]}, index=list("abc"),
+    )  # fmt: skip
+    assert VD.retrieval_line(g, "ndcg@10", (1e-17, -0.5, 0.5), 0.01).endswith(
+        ": 0.00 (bootstrap [-0.50, 0.50]; permutation p = 0.010): no evidence of a relation."
+    )
+    assert "bootstrap [0.00, 0.50]" in VD.retrieval_line(g, "ndcg@10", (-1e-17, -1e-17, 0.5), 0.2)
+    assert VD.retrieval_line(g, "ndcg@10", (0.3, 0.1, 0.5), 0.01).endswith("permutation p = 0.010): positive.")

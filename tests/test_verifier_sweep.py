@@ -118,6 +118,8 @@ def test_sweep_skips_finished_configurations_and_writes_after_each(tmp_path, tin
         )
 
     monkeypatch.setattr(VS.N, "train", fake_train)
+    # what the real `train` records in this process (the test passed only after another had trained)
+    monkeypatch.setattr(VS.TM, "measurements", lambda: {"training": {"train_seconds": 0.0}})
     monkeypatch.setattr(VS, "_dev_scores", lambda *a, **k: {"gold": {"macro_f1": 0.0}})
     monkeypatch.setattr(VS, "_scores", lambda *a, **k: {"v": {"macro_f1": 0.25}})
     monkeypatch.setattr(VS, "load_store", lambda *a: type("Store", (), {"docs": None}))
@@ -263,8 +265,11 @@ def test_a_seed_without_a_value_is_no_seed_of_its_range():
         ({"learning_rate": "2e-5"}, r"run 0: learning_rate = '2e-5'; expected a number above 0$"),
         ({"best": None}, r"run 0: best = None; expected \{\"macro_f1\": <a finite number>, \.\.\.\}$"),
         ({"best": {"macro_f1": float("nan"), "step": 1}}, r"run 0: best = \{'macro_f1': nan, 'step': 1\}"),
-        ({"epochs": True}, r"run 0: epochs = True; expected a whole number of at least 1$"),
-        ({"epochs": 2.5}, r"run 0: epochs = 2\.5; expected a whole number of at least 1$"),  # trained int(2.5) = 2
+        ({"epochs": True}, r"run 0: epochs = True; expected a whole number from 1 to 1000$"),
+        ({"epochs": 2.5}, r"run 0: epochs = 2\.5; expected a whole number from 1 to 1000$"),  # trained int(2.5) = 2
+        # the forty-second pass: 1e300 was picked, and `--at-pick` would have trained practically forever
+        ({"epochs": 1e300}, r"run 0: epochs = 1e\+300; expected a whole number from 1 to 1000$"),
+        ({"epochs": 1001}, r"run 0: epochs = 1001; expected a whole number from 1 to 1000$"),
         ({"learning_rate": -1}, r"run 0: learning_rate = -1; expected a number above 0$"),
         ({"dev": []}, r"run 0: dev = \[\]; expected \{<setting>: \{\"macro_f1\": <a finite number>"),
         ({"curve": "x"}, r"run 0: curve = 'x'; expected a list of points"),
@@ -318,7 +323,7 @@ def test_huge_numbers_points_without_a_step_and_a_k_without_gold_are_named(tmp_p
            "curve": [{"step": 1, "epoch": 0.5, "loss": 1.0}], "best": {"macro_f1": 0.5, "step": 1}}  # fmt: skip
     path = tmp_path / "sweep.json"
     for change, message in (
-        ({"epochs": 10**400}, r"run 0: epochs = 1000.*; expected a whole number of at least 1$"),
+        ({"epochs": 10**400}, r"run 0: epochs = 1000.*; expected a whole number from 1 to 1000$"),
         ({"curve": [{"epoch": 0.5}]}, r"run 0: curve\[0\] = \{'epoch': 0\.5\}; a point needs step, epoch and loss$"),
         ({"best": {"macro_f1": 0.5}}, r"run 0: best = \{'macro_f1': 0\.5\}; expected a step beside the macro-F1$"),
     ):
@@ -402,3 +407,27 @@ def test_a_sweep_path_that_is_no_regular_file_is_named(tmp_path):
         VS.read_sweep(fifo)
     with pytest.raises(ValueError, match=r"not a regular file"):
         VS.read_sweep(tmp_path)
+
+
+def test_configurations_of_rates_same_rate_tells_apart_have_their_own_ids():
+    """The forty-second pass: `config_id` printed rates at `:g`, so 2e-05 and 2.0000001e-05 shared an id and the
+    second was skipped as "in the file already"; the ids of the committed sweeps are unchanged."""
+    run = {"learning_rate": 2e-5, "epochs": 2, "training_evidence": "gold", "seed": 0}
+    assert VS.config_id(run) == "lr=2e-05,epochs=2,evidence=gold,seed=0"
+    assert VS.config_id(run | {"learning_rate": 2.0000001e-5}) == "lr=2.0000001e-05,epochs=2,evidence=gold,seed=0"
+    assert not VS.same_rate(2e-5, 2.0000001e-5)
+    assert VS.rate_text(1e-4) == "0.0001" and VS.rate_text(5e-9) == "5e-09"
+
+
+def test_a_sweep_file_with_one_configuration_twice_by_same_rate_is_refused(tmp_path):
+    """The forty-third pass: 2e-05 and 2e-05 * (1 + 1e-11), one rate to `same_rate` and one `config_id`, were
+    kept apart by a key printed at 12 figures, and `pick` took the better copy."""
+    run = {"learning_rate": 2e-5, "epochs": 2, "training_evidence": "gold", "seed": 0, "curve": [], "dev": {},
+           "best": {"macro_f1": 0.5, "step": 1}}  # fmt: skip
+    path = tmp_path / "sweep.json"
+    twin = run | {"learning_rate": 2e-5 * (1 + 1e-11), "best": {"macro_f1": 0.9, "step": 1}}
+    path.write_text(json.dumps({"runs": [run, run | {"learning_rate": 1e-4}, twin]}))
+    with pytest.raises(ValueError, match=r"runs 0 and 2 are one configuration \(lr=2e-05,epochs=2"):
+        VS.read_sweep(path)
+    path.write_text(json.dumps({"runs": [run, run | {"learning_rate": 2e-5 * (1 + 1e-8)}]}))
+    assert len(VS.read_sweep(path)["runs"]) == 2  # apart to `same_rate`: two configurations

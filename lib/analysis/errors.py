@@ -57,6 +57,7 @@ from lib import sheets as SH
 from lib.data import averitec
 from lib.evaluation.agreement import cohen_kappa
 from lib.evaluation.comparisons import apart, end_text, printed
+from lib.evaluation.printing import noise_equal, unsigned_zero
 from lib.evaluation.significance import MIN_CLUSTERS, sign_of
 from lib.params import PosInt, Section, Share, Threshold
 from lib.retrieval import runs as RU
@@ -367,7 +368,7 @@ def largest_family(shares: Mapping[str, float]) -> str | None:
     if any(v != v for v in shares.values()):
         return None
     top = max(shares.values())
-    leaders = [f for f, v in shares.items() if np.isclose(v, top)]
+    leaders = [f for f, v in shares.items() if noise_equal(v, top)]  # np.isclose's 1e-5 tied 47.50% and 47.49%
     return leaders[0] if len(leaders) == 1 else None
 
 
@@ -571,20 +572,6 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
         return f"The {what} is {share.iloc[0]:.0%} in every one of the {len(shares)} groups{others}: no difference to show."
     lows, highs = list(shares.index[share == share.min()]), list(shares.index[share == share.max()])
 
-    def show(groups: list) -> str:
-        if len(groups) > 1:  # tied at an end: every group there named, and the widest of their intervals tested
-            return f"{shares.loc[groups[0], 'share']:.0%} ({', '.join(str(name(g)) for g in groups)}, tied)"
-        g = groups[0]
-        if shares.loc[g, "low"] != shares.loc[g, "low"]:  # too few claims for an interval
-            return f"{shares.loc[g, 'share']:.0%} (no interval; {name(g)}, {shares.loc[g, 'claims']} claims)"
-        return (
-            f"{shares.loc[g, 'share']:.0%} [{shares.loc[g, 'low']:.0%}, {shares.loc[g, 'high']:.0%}] ({name(g)}, "
-            f"{shares.loc[g, 'claims']} claims)"
-        )
-
-    head = f"The {what} ranges from {show(lows)} to {show(highs)}"
-    head += f" ({', '.join(missing)} without a share)" if missing else ""
-
     # a share of 0 has a zero-width bootstrap interval: its upper end is a floor, so the rule of three (3 / claims,
     # the 95% upper bound of a rate seen 0 times) stands in for it; a share of 1 the same way at its lower end
     # (only where the group has an interval at all: a group under MIN_CLUSTERS claims got 3 / claims in place of
@@ -593,6 +580,22 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
         if shares.loc[g, end] != shares.loc[g, end] or shares.loc[g, "share"] != at:
             return shares.loc[g, end]
         return 3 / shares.loc[g, "claims"] if at == 0 else 1 - 3 / shares.loc[g, "claims"]
+
+    def show(groups: list) -> str:
+        if len(groups) > 1:  # tied at an end: every group there named, and the widest of their intervals tested
+            return f"{shares.loc[groups[0], 'share']:.0%} ({', '.join(str(name(g)) for g in groups)}, tied)"
+        g = groups[0]
+        if shares.loc[g, "low"] != shares.loc[g, "low"]:  # too few claims for an interval
+            return f"{shares.loc[g, 'share']:.0%} (no interval; {name(g)}, {shares.loc[g, 'claims']} claims)"
+        # the ends the test reads: "0% [0%, 0%]" stood beside "the intervals overlap" of a rule-of-three end
+        low, high = bound(g, "low", 1), bound(g, "high", 0)
+        rule = ", an end by the rule of three" if (low, high) != (shares.loc[g, "low"], shares.loc[g, "high"]) else ""
+        return (
+            f"{shares.loc[g, 'share']:.0%} [{low:.0%}, {high:.0%}] ({name(g)}, {shares.loc[g, 'claims']} claims{rule})"
+        )
+
+    head = f"The {what} ranges from {show(lows)} to {show(highs)}"
+    head += f" ({', '.join(missing)} without a share)" if missing else ""
 
     upper, lower = [bound(g, "high", 0) for g in lows], [bound(g, "low", 1) for g in highs]
     if any(v != v for v in upper + lower):
@@ -605,19 +608,31 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
     return f"{head}: the intervals overlap, so no difference between the groups is shown."
 
 
+def shares_apart(wrong: float, right: float) -> tuple[str, str, str]:
+    """Two shares and their difference as a sentence prints them: whole percents, or the decimals that tell two
+    different shares apart, and the difference of the printed shares, as the published tables print theirs
+    (30% and 30% stood beside "+0.8%", 30% and 29% beside "+1.1%")."""
+    for d in range(7):
+        fmt = f".{d}%"
+        shown_wrong, shown_right = printed(wrong, fmt), printed(right, fmt)
+        if shown_wrong != shown_right or noise_equal(wrong, right):
+            gap = unsigned_zero(format(shown_wrong - shown_right, f"+.{max(d, 1)}%"), "+")
+            return f"{wrong:{fmt}}", f"{right:{fmt}}", gap
+    return f"{wrong:.8%}", f"{right:.8%}", apart(wrong - right, "+.8%", 0.0)
+
+
 def baseline_sentence(row: pd.Series, what: str) -> str:
     """What one row of `baseline` supports: the code (family) is more or less common behind wrong verdicts
     than behind right ones, or the rules find it as often behind both; too few claims say nothing."""
+    wrong, right, gap = shares_apart(row["wrong verdicts"], row["right verdicts"])
     if row["call"] == NO_INTERVAL:
         return (
-            f"{what} fits {row['wrong verdicts']:.0%} of the wrong verdicts and {row['right verdicts']:.0%} of the "
-            f"right ones ({apart(row['difference'], '+.1%', 0.0)}; no interval: fewer than {MIN_CLUSTERS} claims): too few claims "
-            "to say whether it locates the errors."
+            f"{what} fits {wrong} of the wrong verdicts and {right} of the right ones ({gap}; no interval: fewer than "
+            f"{MIN_CLUSTERS} claims): too few claims to say whether it locates the errors."
         )
     head = (
-        f"{what} fits {row['wrong verdicts']:.0%} of the wrong verdicts and {row['right verdicts']:.0%} of the right "
-        f"ones ({apart(row['difference'], '+.1%', 0.0)}, 95% interval [{end_text(row['low'], '+.1%')}, "
-        f"{end_text(row['high'], '+.1%')}], claims resampled)"
+        f"{what} fits {wrong} of the wrong verdicts and {right} of the right ones ({gap}, 95% interval "
+        f"[{end_text(row['low'], '+.1%')}, {end_text(row['high'], '+.1%')}], claims resampled)"
     )
     if row["call"] == "positive":
         return head + ": more common behind wrong verdicts."

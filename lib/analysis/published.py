@@ -39,7 +39,7 @@ from lib.paths import METRICS_DIR, ROOT
 
 PUBLISHED_FILE = ROOT / "references" / "published.yaml"
 TOLERANCE = 0.01
-EPS = 1e-12  # floating-point slack: 0.51 - 0.50 is within 0.01
+EPS = 1e-12  # floating-point slack, relative above 1: 0.51 - 0.50 is within 0.01, and 1000000.01 - 1e6 too
 SCALES = {"fraction": 1.0, "percent": 0.01}  # published value x factor = the study's units
 LEVEL_VERDICTS = ("reproduced", "higher here", "lower here")
 CONTRAST_VERDICTS = (
@@ -194,20 +194,25 @@ def metric_value(key: Sequence[str], metrics_dir: Path | str = METRICS_DIR) -> f
     return float(node)
 
 
+def _apart_within(a: float, b: float, tol: float) -> bool:
+    """`a` and `b` at most `tol` apart, with a float's slack (`EPS`, times the larger size above 1)."""
+    return abs(a - b) <= tol + EPS * max(1.0, abs(a), abs(b))
+
+
 def level_verdict(published: float, study: float, tol: float = TOLERANCE) -> str:
     """`reproduced` within `tol`, else whether the study's value is higher or lower."""
-    if abs(study - published) <= tol + EPS:
+    if _apart_within(study, published, tol):
         return "reproduced"
     return "higher here" if study > published else "lower here"
 
 
 def contrast_verdict(published: float, study: float, tol: float = TOLERANCE) -> str:
     """How the study's difference (a - b) stands to the work's (see the module's docstring)."""
-    if abs(study - published) <= tol + EPS:
+    if _apart_within(study, published, tol):
         return "reproduced"
-    if abs(published) <= tol + EPS:
+    if _apart_within(published, 0.0, tol):
         return "a difference here, none published"
-    if abs(study) <= tol + EPS:
+    if _apart_within(study, 0.0, tol):
         return "no difference here"
     if (study > 0) != (published > 0):
         return "opposite"
@@ -275,7 +280,9 @@ def verdict_sentence(
     if verdict == NOT_COMPARABLE:
         return f"not comparable because {reason}"
     decimals, shown_pub = shown_decimals(verdict, published, study, tol, rule)
-    here, there = f"{study:+.{decimals}f}", f"{published:+.{shown_pub}f}"
+    # "+0.000" for a value 0 but for noise (two equal metrics' a - b is -5.6e-17), as the table beside prints it
+    here = unsigned_zero(f"{study:+.{decimals}f}", "+")
+    there = unsigned_zero(f"{published:+.{shown_pub}f}", "+")
     if verdict == "reproduced":
         return f"reproduced within {tol:g} ({here} here, {there} published)"
     return f"{verdict} ({here} here, {there} published)"

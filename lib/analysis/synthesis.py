@@ -19,6 +19,8 @@ import pandas as pd
 from lib import outputs as OUT
 from lib.cli import NamedError, shown
 from lib.evaluation.comparisons import and_list, apart, end_text, highest, printed, rho_text
+from lib.evaluation.printing import noise_equal, unsigned_zero
+from lib.evaluation.significance import sign_of
 from lib.paths import METRICS_DIR
 from lib.site.catalogue import flatten
 from lib.site.display import setting as setting_name
@@ -101,22 +103,31 @@ def compare(a_name: str, a: float, b_name: str, b: float, measure: str, lower_is
     two figures printed alike, or "4.0×" of two printed 0.000, said more than the figures show). The ratio is
     that of the printed figures (0.0015 against 0.0010 print 0.002 and 0.001: 2.0×, not "higher by 50%"), and
     a ratio under 0.1 gets the digits that keep it from reading 0.0×."""
+    if a != a or b != b:  # NaN: "A nan against B 0.300, A lower"
+        return f"{measure}: {a_name} {_shown3(a)} against {b_name} {_shown3(b)}: no comparison of an undefined figure"
     a_shown, b_shown = printed(a, ".3f"), printed(b, ".3f")
     if a_shown == b_shown:
-        return f"{measure}: {a_name} and {b_name} are level at {a:.3f}"
+        return f"{measure}: {a_name} and {b_name} are level at {unsigned_zero(f'{a:.3f}')}"
     if lower_is_better:
         word = "better" if a < b else "worse"
     else:
         word = "higher" if a > b else "lower"
-    ratio = a_shown / b_shown if b_shown else None
-    if lower_is_better or not ratio or ratio <= 0:
+    # a ratio only of two positive figures: -0.1 against -0.2 is not "higher (0.5×)"
+    ratio = a_shown / b_shown if a_shown > 0 and b_shown > 0 else None
+    if lower_is_better or not ratio:
         by = ""
     elif ratio >= 2 or ratio <= 0.5:
         by = f" ({ratio:.1f}×)" if ratio >= 0.1 else f" ({ratio:.2g}×)"
     else:
         share = abs(a_shown - b_shown) / abs(b_shown)
         by = f" by {share:.0%}" if share >= 0.005 else " by less than 1%"
-    return f"{measure}: {a_name} {a:.3f} against {b_name} {b:.3f}, {a_name} {word}{by}"
+    a_text, b_text = unsigned_zero(f"{a:.3f}"), unsigned_zero(f"{b:.3f}")
+    return f"{measure}: {a_name} {a_text} against {b_name} {b_text}, {a_name} {word}{by}"
+
+
+def _shown3(v: float) -> str:
+    """A figure at three decimals, "undefined" for NaN, never "-0.000"."""
+    return "undefined" if v != v else unsigned_zero(f"{v:.3f}")
 
 
 def retrieval_verdict_sentence(nli: Mapping[str, Any], alpha: float = 0.05) -> str:
@@ -127,8 +138,8 @@ def retrieval_verdict_sentence(nli: Mapping[str, Any], alpha: float = 0.05) -> s
     rho, low, high, p = (nli[f"{key}.{part}"] for part in ("rho", "low", "high", "permutation_p"))
     planners = nli.get(f"{key}.planners")
     over = f" over notebook 07's {planners} planners" if planners else " over notebook 07's planners"
-    interval = "" if low != low else f", bootstrap [{low:.2f}, {high:.2f}]"  # NaN: no interval defined
-    shown = rho_text(rho, planners) if planners else ("undefined" if rho != rho else f"{rho:.2f}")
+    interval = "" if low != low else f", bootstrap [{end_text(low, '.2f')}, {end_text(high, '.2f')}]"  # NaN: none
+    shown = rho_text(rho, planners) if planners else ("undefined" if rho != rho else unsigned_zero(f"{rho:.2f}"))
     head = (
         f"Retrieval against verdicts: Spearman's ρ = {shown}{over}{interval} (permutation p = {apart(p, '.3f', alpha)})"
     )
@@ -136,7 +147,9 @@ def retrieval_verdict_sentence(nli: Mapping[str, Any], alpha: float = 0.05) -> s
         return head + ": no correlation can be read (one side is the same for every planner)"
     if shown.startswith("undefined"):  # a direction read from a ρ printed "undefined" (an inconsistent metrics file)
         return head + ": no direction can be read of an undefined correlation"
-    if p < alpha and rho != 0:  # rho beside its direction with the digits that show its sign ("0.00 ... positive")
+    if p < alpha and not noise_equal(
+        rho, 0.0
+    ):  # rho beside its direction with the digits that show its sign ("0.00 ... positive")
         head = head.replace(f"ρ = {shown}", f"ρ = {end_text(rho, '.2f')}", 1)
         return f"{head}, a {'positive' if rho > 0 else 'negative'} rank relation at the {alpha:g} level"
     return f"{head}, no evidence of a rank relation at the {alpha:g} level"
@@ -146,18 +159,14 @@ def interval(what: str, estimate: float, low: float, high: float) -> str:
     """A correlation or difference with its 95% interval, and what the interval says about its sign; an
     undefined one is said to be undefined (NaN read as "indistinguishable from 0")."""
     if estimate != estimate or low != low or high != high:
-        shown = "undefined" if estimate != estimate else f"{estimate:.3f}"
+        shown = "undefined" if estimate != estimate else unsigned_zero(f"{estimate:.3f}")
         return (
             f"{what} is {shown} with no 95% interval (too few claims, or a constant side): nothing to read of its sign"
         )
-    if low > 0:
-        says = "positive: the interval excludes 0"
-    elif high < 0:
-        says = "negative: the interval excludes 0"
-    else:
-        says = "indistinguishable from 0: the interval contains it"
+    sign = sign_of(low, high)  # an end at 0 but for noise is 0, as it prints (1e-17 was "positive" beside 0.000)
+    says = f"{sign}: the interval {'contains it' if sign == 'indistinguishable from 0' else 'excludes 0'}"
     # an end that excludes 0 is printed with the decimals that show it (0.0004, not 0.000 read as "positive")
-    est = end_text(estimate, ".3f") if low > 0 or high < 0 else f"{estimate:.3f}"  # beside a sign: "0.000 ... positive"
+    est = end_text(estimate, ".3f") if sign != "indistinguishable from 0" else unsigned_zero(f"{estimate:.3f}")
     return f"{what} is {est} (95% interval {end_text(low, '.3f')} to {end_text(high, '.3f')}), {says}"
 
 
@@ -340,11 +349,22 @@ def limits(m: Mapping[str, Mapping[str, Any]]) -> list[Finding]:
         )
     s = "nli.json:averitec.settings"
     gold, naive = value(m, f"{s}.gold.macro_f1"), value(m, f"{s}.naive.macro_f1")
+
+    # the gap is the printed shares' difference (12.3% and 10.1% were "2.3%" apart), at the decimals that tell
+    # the two shares apart, and each from none and all (99.96% printed "100.0%", and the gap with it)
+    def clash(v: float, others: tuple[float, ...], d: int) -> bool:
+        return any(v != o and f"{v:.{d}%}" == f"{o:.{d}%}" for o in others)
+
+    d = 1
+    while d < 12 and (clash(with_gold, (0.0, 1.0, without), d) or clash(without, (0.0, 1.0), d)):
+        d += 1
+    fmt = f".{d}%"
+    gap = unsigned_zero(format(printed(with_gold, fmt) - printed(without, fmt), fmt))
     return [
         Finding(
             "judgement completeness",
-            f"{with_gold:.1%} of the dev claims have a relevant document; without the annotators' own answers as "
-            f"documents only {without:.1%} would, so for {with_gold - without:.1%} of the claims every relevant document "
+            f"{with_gold:{fmt}} of the dev claims have a relevant document; without the annotators' own answers as "
+            f"documents only {without:{fmt}} would, so for {gap} of the claims every relevant document "
             f"is a gold answer. {judgement_limit(value(m, 'store.json:settings.source', text=True))}",
             (
                 "store.json:claims_with_relevant_share",

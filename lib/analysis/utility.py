@@ -44,7 +44,7 @@ from lib.data import labels as LB
 from lib.data.climate_fever import SENTENCES
 from lib.evaluation.comparisons import MIN_RANKED, apart, end_text, printed, rho_text
 from lib.evaluation.metrics import evaluate
-from lib.evaluation.printing import noise_equal
+from lib.evaluation.printing import noise_equal, unsigned_zero
 from lib.evaluation.significance import paired_bootstrap, sign_of
 from lib.params import Device, PosFloat, PosInt, Section, Seed, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, from_repo
@@ -567,7 +567,7 @@ def between_sentence(rho: float, p: float, n: int) -> str:
     if n < MIN_RANKED or rho != rho or p != p:
         return f"mean NDCG@10 and mean -KL have no rank correlation to read over {n} planners ({rho_text(rho, n)})"
     return (
-        f"mean NDCG@10 and mean -KL correlate at {rho:.2f} over {n} planners (permutation p = {apart(p, '.3f', 0.05)}"
+        f"mean NDCG@10 and mean -KL correlate at {rho_text(rho, n)} over {n} planners (permutation p = {apart(p, '.3f', 0.05)}"
         f"{'' if p < 0.05 else ': no evidence of a relation'})"
     )
 
@@ -626,7 +626,7 @@ def selector_sentence(
         out.append("The predicted utility's within-claim Spearman is undefined (no claim with varied utilities).")
     elif printed(within, ".3f") < within_floor:  # as printed: 0.0996 shows as 0.100
         out.append(
-            f"The predicted utility barely ranks a claim's candidates (mean within-claim Spearman {within:.3f} "
+            f"The predicted utility barely ranks a claim's candidates (mean within-claim Spearman {unsigned_zero(format(within, '.3f'))} "
             "against the true utility): the selector learned little about *which* candidate helps."
         )
     else:
@@ -675,7 +675,7 @@ def grade_sentence(answers: Mapping[str, float], urls: Mapping[str, float]) -> s
 
     if defined(answers):
         grade2 = (
-            f"the annotators' answers (grade 2) give rho = {answers['rho']:.3f} {ends(answers) or '(no interval)'}, "
+            f"the annotators' answers (grade 2) give rho = {unsigned_zero(format(answers['rho'], '.3f'))} {ends(answers) or '(no interval)'}, "
             "but they are the texts the gold distribution is computed from, so that correlation is partly built in"
         )
     else:  # NaN: nothing judged at grade 2, or a constant side ("nan [nan, nan]" was printed)
@@ -687,7 +687,7 @@ def grade_sentence(answers: Mapping[str, float], urls: Mapping[str, float]) -> s
     if not defined(urls):
         grade1 = "no correlation (none is judged, or one side is constant)"
     elif call is None:
-        grade1 = f"{urls['rho']:.3f} (no interval)"
+        grade1 = f"{unsigned_zero(format(urls['rho'], '.3f'))} (no interval)"
     else:  # the estimate, as its ends, apart from 0 beside the sign the interval gives
         grade1 = f"{end_text(urls['rho'], '.3f')} {ends(urls)} ({call})"
     head = (
@@ -731,6 +731,11 @@ def alone_and_together(
     )
 
 
+def _signed(r: Mapping[str, float]) -> bool:
+    """Whether an interval {low, high} excludes 0 (`sign_of`: an end at 0 but for noise does not)."""
+    return sign_of(r["low"], r["high"]) != "indistinguishable from 0"
+
+
 def together_sentence(
     name: str, alone: Mapping[str, float], together: Mapping[str, float], rho: Mapping[str, float] | None = None
 ) -> str:
@@ -740,10 +745,10 @@ def together_sentence(
     over (selection, claim) rows ({rho, low, high})."""
     defined = lambda r: r["low"] == r["low"] and r["high"] == r["high"]  # noqa: E731 - both ends, or no interval
     d = lambda r: (  # noqa: E731
-        f"{end_text(r['mean'], '+.4f') if r['low'] > 0 or r['high'] < 0 else format(r['mean'], '+.4f')} "
+        f"{end_text(r['mean'], '+.4f') if _signed(r) else unsigned_zero(format(r['mean'], '+.4f'), '+')} "
         f"[{end_text(r['low'], '+.4f')}, {end_text(r['high'], '+.4f')}]"  # apart from 0 beside a sign
         if defined(r)
-        else f"{r['mean']:+.4f} (no interval)"  # no sign is read of it
+        else f"{unsigned_zero(format(r['mean'], '+.4f'), '+')} (no interval)"  # no sign is read of it
     )
     head = f"{name} gains {d(alone)} nats of utility over the retriever's top k read alone, and {d(together)} read together"
     alone_call, call = sign_of(alone["low"], alone["high"]), sign_of(together["low"], together["high"])
@@ -765,6 +770,6 @@ def together_sentence(
             if rho["low"] == rho["low"] and rho["high"] == rho["high"]
             else "(no interval)"
         )
-        shown = end_text(rho["rho"], ".3f") if ends != "(no interval)" else f"{rho['rho']:.3f}"  # apart beside ends
+        shown = end_text(rho["rho"], ".3f") if ends != "(no interval)" else unsigned_zero(f"{rho['rho']:.3f}")
         out += f" Per selection and claim, the two measures correlate at rho = {shown} {ends}."
     return out

@@ -23,6 +23,7 @@ from lib.data import labels as LB
 from lib.evaluation import calibration as CAL
 from lib.evaluation import comparisons as CMP
 from lib.evaluation import significance as SIG
+from lib.evaluation.printing import noise_equal
 from lib.retrieval import runs as RU
 from lib.verifier import nli as N
 from lib.verifier import sweep as VS
@@ -154,13 +155,13 @@ def trained_settings(report: Mapping[str, Any]) -> dict[str, Any]:
 def recipe_sentence(chosen: Mapping[str, Any], trained: Mapping[str, Any], in_use: bool) -> str:
     """The sweep's pick, and whether the pipeline trains with it."""
     pick = (
-        f"The sweep's pick: learning rate {chosen['learning_rate']:g}, {epochs_text(chosen['epochs'])} (validation "
+        f"The sweep's pick: learning rate {VS.rate_text(chosen['learning_rate'])}, {epochs_text(chosen['epochs'])} (validation "
         f"macro-F1 {chosen['validation_macro_f1']:.3f}). "
     )
     if in_use:
         return pick + "The pipeline's classifiers train with it (params `nli_averitec.classifier`)."
     return pick + (
-        f"**The pipeline's classifier does not train with it** (learning rate {trained['learning_rate']:g}, "
+        f"**The pipeline's classifier does not train with it** (learning rate {VS.rate_text(trained['learning_rate'])}, "
         f"{epochs_text(trained['epochs'])}): params.yaml and the sweep disagree."
     )
 
@@ -193,7 +194,7 @@ def learning_rate_sentence(sweep_table: pd.DataFrame, chosen: Mapping[str, Any])
     ].set_index("learning_rate")["best validation macro-F1"]
     return (
         f"With {epochs_text(chosen['epochs'])}, validation macro-F1 by learning rate: "
-        + ", ".join(f"{lr:g}: {f1:.3f}" for lr, f1 in same.items())
+        + ", ".join(f"{VS.rate_text(lr)}: {f1:.3f}" for lr, f1 in same.items())
         + "."
     )
 
@@ -203,7 +204,7 @@ def sweep_curves(sweep: Mapping[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
     each with the display columns `learning rate` and `epochs planned`."""
     cur = VS.curves(sweep)
     cur = cur[(cur["training_evidence"] == "gold") & (cur["seed"] == cur["seed"].min())].copy()
-    cur["learning rate"] = cur["learning_rate"].map("{:g}".format)
+    cur["learning rate"] = cur["learning_rate"].map(VS.rate_text)
     cur["epochs planned"] = cur["epochs"].astype(str)
     full = VS.curves(sweep, full_intervals=True)
     full = full.merge(cur[[*VS.SWEPT, "step", "learning rate", "epochs planned"]], on=[*VS.SWEPT, "step"])
@@ -856,7 +857,7 @@ def recipe_line(chosen: Mapping[str, Any], in_use: bool, temperature: float, ece
     """The sweep's recipe, whether the pipeline uses it, and what temperature scaling does to the dev ECE of
     gold-evidence verdicts (`ece`: `calibration`'s table, gold first, before then after)."""
     return (
-        f"- Recipe: the validation sweep picks learning rate {chosen['learning_rate']:g} and {epochs_text(chosen['epochs'])}"
+        f"- Recipe: the validation sweep picks learning rate {VS.rate_text(chosen['learning_rate'])} and {epochs_text(chosen['epochs'])}"
         + (" (the pipeline's setting)" if in_use else " (**not** the pipeline's setting)")
         + f"; temperature scaling (T = {temperature:.2f}) moves the dev ECE of gold-evidence verdicts from "
         f"{ece.iloc[0]['ECE']:.3f} to {ece.iloc[1]['ECE']:.3f} without changing a verdict."
@@ -911,13 +912,15 @@ def retrieval_line(gains: pd.DataFrame, measure: str, rho: tuple[float, float, f
     finite = gains["retrieval gain %"].where(np.isfinite(pd.to_numeric(gains["retrieval gain %"], errors="coerce")))
     top = CMP.highest(finite, ".0f") or CMP.highest(gains[measure], ".3f")
     r, lo, hi = rho
-    interval = "no bootstrap interval" if np.isnan(lo) else f"bootstrap [{lo:.2f}, {hi:.2f}]"
+    interval = (
+        "no bootstrap interval" if np.isnan(lo) else f"bootstrap [{CMP.end_text(lo, '.2f')}, {CMP.end_text(hi, '.2f')}]"
+    )
     test = "no permutation test" if np.isnan(p) else f"permutation p = {CMP.apart(p, '.3f', 0.05)}"
     if np.isnan(p):
         call = "no correlation can be read (one side is the same for every planner)"
     elif CMP.rho_text(r, len(gains)).startswith("undefined"):  # no direction of a ρ printed "undefined"
         call = "no direction can be read of an undefined correlation"
-    elif p < 0.05 and r != 0:
+    elif p < 0.05 and not noise_equal(r, 0.0):  # a ρ of 1e-17 printed 0.00 beside "positive"
         call = "positive" if r > 0 else "negative"
     else:
         call = "no evidence of a relation"

@@ -31,6 +31,7 @@ from lib.evaluation.printing import TIE_TOLERANCE as TIE_TOLERANCE
 from lib.evaluation.printing import apart as apart
 from lib.evaluation.printing import end_text as end_text
 from lib.evaluation.printing import printed as printed
+from lib.evaluation.printing import unsigned_zero
 
 ALPHA = 0.05
 
@@ -137,7 +138,7 @@ def and_list(items: Sequence[str], name: Callable[[str], str] = str) -> str:
 def top_sentence(group: TopGroup, name: Callable[[str], str] = str, fmt: str = ".3f") -> str:
     """The setting's best method as its test supports it: alone ahead, tied with some, or with none
     separated from it."""
-    best = f"{name(group.best)} ({group.means[group.best]:{fmt}})"
+    best = f"{name(group.best)} ({unsigned_zero(format(group.means[group.best], fmt), fmt)})"
     others = group.tied[1:]
     if len(group.means) == 1:
         return f"{best}, the only method"
@@ -173,7 +174,7 @@ def leader_phrase(values: pd.Series, fmt: str = ".3f", name: Callable[[str], str
     if not top:
         return None
     value = pd.to_numeric(values, errors="coerce").max()
-    return f"{and_list(top, name)} ({'tied at ' if len(top) > 1 else ''}{value:{fmt}})"
+    return f"{and_list(top, name)} ({'tied at ' if len(top) > 1 else ''}{unsigned_zero(format(value, fmt), fmt)})"
 
 
 MIN_RANKED = 3  # a rank correlation of two items is +1 or -1 whatever they are
@@ -184,7 +185,7 @@ def rho_text(rho: float, n: int, fmt: str = ".2f") -> str:
     NaN (a constant side) or rests on fewer than `MIN_RANKED` items (always +1 or -1)."""
     if n < MIN_RANKED or rho != rho:
         return f"undefined ({n} items)" if n < MIN_RANKED else "undefined (one side is constant)"
-    return f"{rho:{fmt}}"
+    return unsigned_zero(f"{rho:{fmt}}", fmt)  # never "-0.00" for a correlation that is 0 but for noise
 
 
 def same_top_group(groups: Mapping[str, TopGroup]) -> bool:

@@ -162,7 +162,7 @@ def evaluate(
     return {m: (float(np.mean([v[m] for v in per.values()])) if per else math.nan) for m in measures}
 
 
-def _same_id_types(qrels: Qrels, run: Run) -> None:
+def _same_id_types(qrels: Qrels, run: Run, caller: str = "evaluate") -> None:
     """A TypeError when the qrels and the run name queries or documents with ids of other types (an int claim
     id never meets its text form: every measure was 0, unsaid)."""
     for what, a, b in (
@@ -175,7 +175,7 @@ def _same_id_types(qrels: Qrels, run: Run) -> None:
     ):
         if a is not None and b is not None and type(a) is not type(b):
             raise TypeError(
-                f"evaluate: the qrels' {what} ids are {type(a).__name__} ({a!r}), the run's {type(b).__name__} ({b!r}); "
+                f"{caller}: the qrels' {what} ids are {type(a).__name__} ({a!r}), the run's {type(b).__name__} ({b!r}); "
                 "give both as text"
             )
 
@@ -185,6 +185,9 @@ def metric_curves(qrels: Qrels, run: Run, max_k: int = 100, per_query: bool = Fa
 
     Returns a frame indexed by k with columns ndcg, recall, p (means over the relevant queries), or with
     `per_query=True` a frame indexed by (qid, k)."""
+    _same_id_types(
+        qrels, run, "metric_curves"
+    )  # as `evaluate`: int run ids beside text qrels ids gave all-zero curves, unsaid
     ks = np.arange(1, max_k + 1)
     disc = 1.0 / np.log2(ks + 1)
     frames = {}

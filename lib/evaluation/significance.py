@@ -29,7 +29,7 @@ from typing import Annotated, Any
 import numpy as np
 from pydantic import Field
 
-from lib.evaluation.printing import TIE_TOLERANCE
+from lib.evaluation.printing import TIE_TOLERANCE, noise_equal
 
 
 def min_resamples(confidence: float = 0.95) -> int:
@@ -148,10 +148,12 @@ def spearman_permutation(x: Sequence[float], y: Sequence[float], n_resamples: in
 
 def sign_of(low: float, high: float) -> str:
     """What a confidence interval says about the sign of its quantity: `positive`, `negative` or
-    `indistinguishable from 0` (also for an interval that is not a number)."""
-    if low > 0:
+    `indistinguishable from 0` (also for an interval that is not a number). An end that is 0 but for
+    floating-point noise (`noise_equal`) is 0, as the sentences print it: an end of 1e-17 was "positive" beside
+    a printed 0.000."""
+    if low > 0 and not noise_equal(low, 0.0):
         return "positive"
-    if high < 0:
+    if high < 0 and not noise_equal(high, 0.0):
         return "negative"
     return "indistinguishable from 0"
 

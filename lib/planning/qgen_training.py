@@ -60,7 +60,7 @@ class QGenSettings(Section):
     model: Text  # encoder-only: warm-started BERT2BERT; or a seq2seq checkpoint
     decoder_layers: PosInt | None  # warm-started decoder depth (None: as deep as the encoder)
     freeze_encoder: bool
-    epochs: PosInt
+    epochs: TR.Epochs
     batch_size: PosInt
     learning_rate: PosFloat
     warmup: Annotated[float, Field(ge=0, lt=1)]  # fraction of the steps with a linear warm-up

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import numbers
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -108,10 +108,8 @@ def verdict(answer: Any, expected: float, tol: float, mistakes: Mapping[str, flo
     expected = float(expected)  # every answer failed "off by +nan ... recheck the steps" of a NaN: the example's fault
     if _within_bound(value - expected, expected, tol):  # at the bound passes
         return None
-    off = (
-        f"{answer_text(value, expected, tol)} is off by {offset_text(value, expected, tol)} from the expected value "
-        f"({tolerance_text(expected, tol)})"
-    )
+    answer_s, offset_s = answer_text(value, expected, tol), offset_text(value, expected, tol)
+    off = f"{answer_s} is off by {offset_s} from the expected value ({tolerance_text(expected, tol, (answer_s, offset_s))})"
     known = known_mistake(value, tol, mistakes, expected)
     if known:
         return f"{off}: that is the value you get when you {known}"
@@ -140,9 +138,14 @@ def offset_text(value: float, expected: float, tol: float) -> str:
 
 def _within_bound(distance: float, expected: float, tol: float) -> bool:
     """Whether an answer `distance` from `expected` passes: within the bound, the bound itself included (0.124
-    against 0.1235 is 0.0005000000000000004 apart in floats). The one reading of the bound: the check and the
-    digits a failed answer is printed with."""
-    return abs(distance) <= within(expected, tol) * (1 + 1e-9)
+    against 0.1235 is 0.0005000000000000004 apart in floats). The one reading of the bound: the check, the
+    digits a failed answer is printed with, and the mistakes it cannot tell from the right answer."""
+    return _within(distance, within(expected, tol))
+
+
+def _within(distance: float, bound: float) -> bool:
+    """`distance` within `bound`, the bound included with a float's slack (see `_within_bound`)."""
+    return abs(distance) <= bound * (1 + 1e-9)
 
 
 def within(expected: float, tol: float) -> float:
@@ -152,14 +155,25 @@ def within(expected: float, tol: float) -> float:
     return tol * abs(expected) if 0 < abs(expected) <= tol else tol
 
 
-def tolerance_text(expected: float, tol: float) -> str:
+def tolerance_text(expected: float, tol: float, shown: Sequence[str] = ()) -> str:
     """The bound an answer is checked by, as a student or teacher reads it: "tolerance 0.0005", or, where
     `within` scales it, the bound applied with why ("tolerance 1e-09" printed beside a check that passed only
-    answers within 2.25e-22)."""
+    answers within 2.25e-22). The bound gets the digits that keep it apart from the `shown` figures of a
+    failed answer (its value and offset)."""
     bound = within(float(expected), tol)
     if bound == tol:
-        return f"tolerance {tol:g}"
-    return f"tolerance {bound:g}: {tol:g} times the expected value, which is closer to 0 than {tol:g}"
+        return f"tolerance {_bound_text(tol, shown)}"
+    return f"tolerance {_bound_text(bound, shown)}: {tol:g} times the expected value, which is closer to 0 than {tol:g}"
+
+
+def _bound_text(bound: float, shown: Sequence[str]) -> str:
+    """A bound with six significant digits, more where it would print as one of the `shown` figures without
+    being it (a tolerance of 1.2345678e-05 printed "1.23457e-05", the very figure of the answer it failed)."""
+    figures = {abs(float(f)) for f in shown}
+    digits = 6
+    while digits < 17 and float(f"{bound:.{digits}g}") in figures and bound not in figures:
+        digits += 1
+    return f"{bound:.{digits}g}"
 
 
 def known_mistake(
@@ -169,13 +183,18 @@ def known_mistake(
     passes answers by (`within(expected, tol)`: a tiny p-value's raw tolerance named every answer near it as a
     mistake), if any; an exact check (bound 0) still takes a float's last bits."""
     bound = (within(float(expected), tol) if expected is not None else tol) or 1e-9
-    return next((what for what, wrong in (mistakes or {}).items() if abs(value - float(wrong)) <= bound), None)
+    return next((what for what, wrong in (mistakes or {}).items() if _within(value - float(wrong), bound)), None)
 
 
 def indistinct(expected: float, tol: float, mistakes: Mapping[str, float] | None) -> list[str]:
     """The mistakes whose value passes the check: an example that cannot tell them from the right answer."""
-    bound = within(float(expected), tol)  # the bound `verdict` passes an answer by
-    return [what for what, wrong in (mistakes or {}).items() if abs(float(wrong) - float(expected)) <= bound]
+    # the bound `verdict` passes an answer by, read as it reads it (0.124 against 0.1235 within 0.0005 passed
+    # the check and was not named here)
+    return [
+        w
+        for w, wrong in (mistakes or {}).items()
+        if _within_bound(float(wrong) - float(expected), float(expected), tol)
+    ]
 
 
 def check(

@@ -16,6 +16,7 @@ import pandas as pd
 
 from lib.data import averitec
 from lib.evaluation.comparisons import and_list, apart, highest, printed
+from lib.evaluation.printing import noise_equal
 from lib.store.build import GOLD, SOURCES, Store, gold_source_urls
 from lib.store.urls import normalise_url
 
@@ -275,7 +276,7 @@ def grade1_share(share_without_gold: float) -> str:
     was printed "100.0%" beside "not all"); "undefined" for NaN (no claim)."""
     if share_without_gold != share_without_gold:
         return "undefined"
-    return apart(share_without_gold, ".1%", 0.5 if share_without_gold < 0.75 else 1.0)
+    return apart(share_without_gold, ".1%", (0.0, 0.5, 1.0))
 
 
 def grade1_reach(share_without_gold: float) -> str:
@@ -283,6 +284,10 @@ def grade1_reach(share_without_gold: float) -> str:
     relevant document when gold answers are not documents."""
     if share_without_gold != share_without_gold:  # NaN "speaks for every claim"
         return "How many claims results resting on grade 1 alone speak for is undefined here (no claim)."
+    if noise_equal(share_without_gold, 0.0):  # 0% was "a minority of claims"
+        return "Results that rest on grade 1 alone speak for no claim."
+    if noise_equal(share_without_gold, 0.5):  # exactly half was "most claims"
+        return "Results that rest on grade 1 alone speak for half of the claims."
     if share_without_gold < 0.5:
         return "Results that rest on grade 1 alone speak for a minority of claims."
     if share_without_gold < 1:
@@ -295,7 +300,8 @@ def _leaders(shares: pd.Series) -> tuple[list[str], str] | None:
     share is defined or the largest is 0. A largest share under 0.05% is no tie with 0: its systems compared as
     numbers and the share printed apart from 0 (0.04% was "0.0%", or "no system retrieved one")."""
     top = highest(shares, ".1%")
-    if not top or (value := float(pd.to_numeric(shares, errors="coerce").max())) == 0:
+    value = float(pd.to_numeric(shares, errors="coerce").max()) if top else 0.0
+    if not top or noise_equal(value, 0.0):  # 1e-17 was a leader "for 0.0%"; noise at 0 is 0, as it prints
         return None
     if printed(value, ".1%") == 0:
         top = highest(shares)
@@ -318,8 +324,8 @@ def best_coverage_phrase(coverage: pd.Series) -> str:
 def leakiest_phrase(leakage: pd.Series) -> str:
     """Notebook 01's most leaky system (`fact_check_leakage`'s share of claims, one row per system): tied
     systems named together; where no system's evidence comes from a fact-checking site, none is named."""
-    if len(leakage) and leakage.dropna().empty:  # NaN everywhere: no finding ("no ... site" was read from it)
-        return "no system's fact-checking leakage is defined (no claim)"
+    if leakage.dropna().empty:  # NaN everywhere, or no system: no finding ("no ... site" was read from it)
+        return "no system's fact-checking leakage is defined (no claim)" if len(leakage) else "no system to compare"
     if (leaders := _leaders(leakage)) is None:
         return "no single system's evidence comes from a fact-checking site"
     top, value = leaders

@@ -58,7 +58,7 @@ class NLISettings(Section):
     learning_rate: PosFloat = 2e-5
     weight_decay: NonNegFloat = 0.01
     warmup: Annotated[float, Field(ge=0, lt=1)] = 0.06
-    epochs: PosInt = 2
+    epochs: TR.Epochs = 2
     patience: PosInt = 2  # evaluations without a better validation macro-F1
     eval_every: PosFloat = 0.5  # epochs between validation evaluations
     validation_fraction: OpenShare = 0.1  # held out of the training claims, stratified

@@ -58,6 +58,7 @@ from lib.params import PosInt, Seed, flag, flag_of, section
 from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR
 from lib.retrieval.bm25 import BM25Params
 from lib.store.build import load_store
+from lib.training import MAX_EPOCHS
 from lib.verifier import nli as N
 from lib.verifier import veracity as V
 from lib.verifier.averitec import TRAINING_EVIDENCE, claims_of, examples, gold_evidence, training_evidence
@@ -71,7 +72,7 @@ VALIDATION_RETRIEVED = "validation_retrieved"  # a run's macro-F1 on the validat
 def config_id(c: Mapping[str, Any]) -> str:
     """A configuration's key in the sweep file, e.g. `lr=0.0001,epochs=2,evidence=gold,seed=0` (`,k=5` when the
     run records its k)."""
-    key = f"lr={c['learning_rate']:g},epochs={c['epochs']},evidence={c['training_evidence']},seed={c['seed']}"
+    key = f"lr={rate_text(c['learning_rate'])},epochs={c['epochs']},evidence={c['training_evidence']},seed={c['seed']}"
     return key + (f",k={c['k']}" if "k" in c else "")
 
 
@@ -101,7 +102,7 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
         # epochs 2.5 trained 2 epochs (`int`), a learning rate of -1 was refused only after the store had loaded
         for key, ok, expected in (
             ("learning_rate", lambda v: finite_real(v) and v > 0, "a number above 0"),
-            ("epochs", lambda v: _whole(v, 1), "a whole number of at least 1"),
+            ("epochs", lambda v: _whole(v, 1) and v <= MAX_EPOCHS, f"a whole number from 1 to {MAX_EPOCHS}"),
             ("seed", lambda v: _whole(v, 0), "a whole number of at least 0"),
             ("k", lambda v: _whole(v, 1), "a whole number of at least 1"),
         ):
@@ -148,15 +149,22 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
 def _each_once(data: Mapping[str, Any], path: Path) -> None:
     """Refuse a configuration recorded twice (two sweep files merged): its seed counted as two in the seed
     spread, and `pick` took whichever copy scored higher."""
-    seen: dict[tuple, int] = {}
+    by_rest: dict[tuple, list[tuple[float, int]]] = {}
     for i, run in enumerate(data["runs"]):
         k = run["k"] if "k" in run else data.get("k")
-        key = (f"{run['learning_rate']:.12g}", run["epochs"], run["training_evidence"], run["seed"], k and int(k))
-        if key in seen:
-            raise ValueError(
-                f"{path}: runs {seen[key]} and {i} are one configuration ({config_id(run)}); a sweep records each once"
-            )
-        seen[key] = i
+        rest = (run["epochs"], run["training_evidence"], run["seed"], k and int(k))
+        by_rest.setdefault(rest, []).append((float(run["learning_rate"]), i))
+    # learning rates are one as `same_rate` reads them (a key printed at 12 figures kept 2e-05 and 2e-05 * (1 +
+    # 1e-11) apart); sorted, any two that are one sit side by side
+    for rates in by_rest.values():
+        rates.sort()
+        for (a, i), (b, j) in zip(rates, rates[1:]):
+            if same_rate(a, b):
+                first, second = sorted((i, j))
+                raise ValueError(
+                    f"{path}: runs {first} and {second} are one configuration ({config_id(data['runs'][second])}); "
+                    "a sweep records each once"
+                )
 
 
 def _whole(value: Any, least: int) -> bool:
@@ -186,6 +194,13 @@ def matches_pick(sweep: Mapping[str, Any], nli_params: Mapping[str, Any]) -> boo
     chosen = pick(sweep, "gold")
     c = N.NLISettings.model_validate(nli_params["classifier"])
     return bool(same_rate(c.learning_rate, chosen["learning_rate"])) and c.epochs == chosen["epochs"]
+
+
+def rate_text(rate: float) -> str:
+    """A learning rate as printed: short ("2e-05"), with the ten significant figures that keep apart any two
+    rates `same_rate` tells apart (at `:g` 2e-05 and 2.0000001e-05 printed alike beside "params.yaml and the
+    sweep disagree", and named one configuration)."""
+    return f"{rate:.10g}"
 
 
 def same_rate(a: Any, b: Any) -> Any:
