@@ -62,15 +62,77 @@ def _imported(tree: ast.AST, package: str, root: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
+                if not package or node.level > len(package.split(".")):  # Python refuses it (skipped before)
+                    raise ImportError(
+                        f"line {node.lineno}: `from {'.' * node.level}{base} import ...` reaches above the "
+                        f"package {LIB}"
+                    )
                 parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parts, base] if base else parts)
             if base.split(".")[0] != LIB:
                 continue
             out.add(base)
             for alias in node.names:  # `from lib.retrieval import runs`: a submodule, not a name
+                if alias.name == "*":  # every name the module has
+                    continue
                 if module_path(f"{base}.{alias.name}", root) is not None:
                     out.add(f"{base}.{alias.name}")
+                elif (where := module_path(base, root)) is not None and alias.name not in _names_or_any(where):
+                    # neither a submodule nor a name of the module: the import fails, and the check passed it
+                    raise ImportError(
+                        f"line {node.lineno}: `from {base} import {alias.name}`: {where.relative_to(root)} has no "
+                        f"name {alias.name!r} and {base} no module of that name"
+                    )
     return out
+
+
+class _AnyName(frozenset):
+    """Every name: a module whose names cannot all be read (`import *`, a module `__getattr__`)."""
+
+    def __contains__(self, name: object) -> bool:
+        return True
+
+
+def _names_or_any(path: Path) -> frozenset[str]:
+    """The names a module binds at its top level, or every name where it may bind some unseen."""
+    return _top_names(path, path.stat().st_mtime_ns)
+
+
+@functools.cache
+def _top_names(path: Path, mtime_ns: int) -> frozenset[str]:
+    """`_names_or_any`, parsed once per version of the file: what the module's own scope binds (not a class's
+    attributes or a function's locals, not a bare annotation `x: int`), with the names a function declares
+    `global`; a `TYPE_CHECKING` import is counted, as a reader of the file would."""
+    tree = _python_tree(path)
+    names: set[str] = {"__name__", "__file__", "__doc__", "__path__", "__all__"}
+    names |= {n for node in ast.walk(tree) if isinstance(node, ast.Global) for n in node.names}
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if node.name == "__getattr__":
+                return _AnyName()
+            names.add(node.name)
+            todo += [*node.decorator_list, *getattr(node, "bases", [])]  # run in the module's scope
+            continue
+        if isinstance(node, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+            continue  # their own scope (a walrus inside binds out, rarely: counted as not bound)
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                if alias.name == "*":
+                    return _AnyName()
+                names.add(alias.asname or alias.name.split(".")[0])
+            continue
+        if isinstance(node, ast.AnnAssign) and node.value is None:
+            continue  # `x: int` binds nothing
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+        todo.extend(ast.iter_child_nodes(node))
+    return frozenset(names)
 
 
 def with_packages(module: str) -> set[str]:
@@ -99,7 +161,10 @@ def closure(modules: Iterable[str], root: Path = ROOT) -> set[str]:
 @functools.cache
 def _file_imports(path: Path, mtime_ns: int, package: str, root: Path) -> frozenset[str]:
     """The `lib` imports of one file, parsed once per version of the file (`mtime_ns` is the cache key)."""
-    return frozenset(_imported(_python_tree(path), package, root))
+    try:
+        return frozenset(_imported(_python_tree(path), package, root))
+    except ImportError as err:  # the file named: `lib.closure check` reads many
+        raise ImportError(f"{path}, {err}") from None
 
 
 @functools.cache
@@ -134,27 +199,34 @@ def _python_tree(path: Path, code: str | None = None, what: str = "Python") -> a
 
 
 def _notebook_tree(path: Path | str) -> ast.Module:
-    """The syntax tree of a notebook's code cells (IPython magics and shell lines left out)."""
+    """The syntax tree of a notebook's code cells, each read as IPython reads it (`%%bash` and `%%writefile`
+    bodies are text, `files = !ls` and `obj?` calls: a line filter left `if True:` without its `!echo` body
+    and parsed a `%%writefile` body as imports); a cell that is not valid Python is named by its number."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
     path = Path(path)
     try:
         nb = json.loads(path.read_text(encoding="utf-8"))
-        cells = [c for c in nb["cells"] if c["cell_type"] == "code"]
+        cells = [(i, c) for i, c in enumerate(nb["cells"], 1) if c["cell_type"] == "code"]
     except UnicodeDecodeError as err:
         raise NamedError(f"{path}: not UTF-8 text (byte {err.start:,}: {err.reason})") from None
     except (json.JSONDecodeError, KeyError, TypeError) as err:
         raise NamedError(f"{path}: not a notebook ({type(err).__name__}: {err})") from None
-    code = "\n".join(
-        line
-        for cell in cells
-        for line in "".join(cell.get("source", "")).splitlines()
-        if not line.lstrip().startswith(("%", "!"))
-    )
-    return _python_tree(path, code, "its code cells joined")
+    ipython = TransformerManager()
+    body: list[ast.stmt] = []
+    for number, cell in cells:
+        source = "".join(cell.get("source", ""))
+        try:
+            code = ipython.transform_cell(source)
+        except SyntaxError as err:
+            raise NamedError(f"{path}, cell {number}: not valid IPython ({err.msg})") from None
+        body += _python_tree(path, code, f"cell {number}").body
+    return ast.Module(body=body, type_ignores=[])
 
 
 def notebook_imports(path: Path | str, root: Path = ROOT) -> set[str]:
     """`lib` modules imported by a notebook's code cells."""
-    return _imported(_notebook_tree(path), LIB, root)
+    return _imported(_notebook_tree(path), "", root)  # a notebook has no package: `from . import x` fails
 
 
 def notebook_sections(path: Path | str) -> set[str]:

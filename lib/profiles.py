@@ -285,7 +285,10 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
     yaml.preserve_quotes = True
     yaml.representer.add_representer(type(None), lambda r, _: r.represent_scalar("tag:yaml.org,2002:null", "null"))
     params = yaml.load((root / "params.yaml").read_text())
-    merge(params, profile["params"])
+    try:
+        merge(params, profile["params"])
+    except ProfileError as err:  # "params.qgen.epochz: no such key" named no file (the forty-third pass)
+        raise ProfileError(f"{profile['path']}: {err}") from None
     params["profile"]["name"] = name
     params["profile"]["note"] = profile["note"]
     text = StringIO()

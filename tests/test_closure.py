@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lib import closure as CL
+from lib.cli import NamedError
 from lib.paths import ROOT
 
 TRAINING_STAGES = ("qgen", "nli_averitec", "nli_quantemp")
@@ -113,9 +114,37 @@ def test_the_files_a_module_names_in_module_files_are_deps_of_its_stages(mini):
 
 
 def test_an_import_of_a_missing_module_is_named(mini):
-    (mini / "lib" / "d.py").write_text("from lib import gone\nimport lib.gone2\n")
+    (mini / "lib" / "d.py").write_text("import lib.gone2\n")
     with pytest.raises(ModuleNotFoundError, match="lib.gone2"):
         CL.closure(["lib.d"], mini)
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("from lib import gone", r"line 2: `from lib import gone`: lib/__init__.py has no name 'gone'"),
+        ("from lib.pkg.c import OTHER", r"`from lib.pkg.c import OTHER`: lib/pkg/c.py has no name 'OTHER'"),
+        ("from .pkg.c import OTHER", r"`from lib.pkg.c import OTHER`"),
+        ("from .. import x", r"`from \.\. import \.\.\.` reaches above the package lib"),
+    ],
+)
+def test_an_import_of_a_name_no_module_defines_is_named(mini, line, message):
+    """The forty-third pass: `from lib.evaluation import zz_missing` (and a relative import above lib) passed
+    `lib.closure check`, where `import lib.zz_missing` was an error; the import fails when the module runs."""
+    (mini / "lib" / "d.py").write_text(f"import os\n{line}\n")
+    with pytest.raises(ImportError, match=message) as err:
+        CL.closure(["lib.d"], mini)
+    assert str(mini / "lib" / "d.py") in str(err.value)
+    # names a module binds anyhow: defs, classes, assignments, imports, under if/try too; `import *` binds any
+    (mini / "lib" / "pkg" / "c.py").write_text(
+        "import os as OS\nNAME = 1\nif OS:\n    def f(): pass\ntry:\n    from json import loads\nexcept ImportError:\n"
+        "    loads = None\nclass K: pass\n"
+    )
+    (mini / "lib" / "d.py").write_text("from lib.pkg.c import NAME, OS, f, loads, K\nfrom lib.pkg import helpers\n")
+    assert "lib.pkg.c" in CL.closure(["lib.d"], mini)
+    (mini / "lib" / "pkg" / "c.py").write_text("from json import *\n")
+    (mini / "lib" / "d.py").write_text("from lib.pkg.c import anything\n")
+    assert "lib.pkg.c" in CL.closure(["lib.d"], mini)
 
 
 def test_a_missing_or_superfluous_dep_is_reported_and_write_fixes_it(mini, capsys):
@@ -206,7 +235,7 @@ def test_a_broken_module_or_notebook_is_one_line_naming_it(tmp_path):
     with pytest.raises(NamedError, match=r"n.ipynb: not a notebook \(JSONDecodeError"):
         CL.notebook_imports(nb)
     nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "import lib\nx = (1,"}]}))
-    with pytest.raises(NamedError, match=r"n.ipynb, line 2 of its code cells joined: not valid Python"):
+    with pytest.raises(NamedError, match=r"n.ipynb, line 2 of cell 1: not valid Python"):
         CL.notebook_imports(nb)
 
 
@@ -227,3 +256,44 @@ def test_a_damaged_dvc_yaml_is_one_named_error(tmp_path, monkeypatch, text, prob
     monkeypatch.setattr(CL, "differences", lambda: original(tmp_path / "dvc.yaml"))
     with pytest.raises(CL.NamedError, match=re.escape(problem)):
         CL.main(["check"])
+
+
+@pytest.mark.parametrize(
+    "module, name, binds",
+    [
+        ("def _init():\n    global X\n    X = 1\n_init()\n", "X", True),  # the forty-fourth pass: refused
+        ("match 1:\n    case y:\n        pass\n", "y", True),  # refused
+        ("from os import *\n", "anything", True),
+        ("x: int = 1\n", "x", True),
+        ("x: int\n", "x", False),  # accepted, and the import fails
+        ("if True:\n    class C:\n        attr = 1\n", "attr", False),
+        ("if True:\n    def f():\n        local = 1\n", "local", False),
+    ],
+)
+def test_the_names_a_module_binds_are_read_by_scope(mini, module, name, binds):
+    (mini / "lib" / "pkg" / "c.py").write_text(module)
+    (mini / "lib" / "d.py").write_text(f"from lib.pkg.c import {name}\n")
+    if binds:
+        assert "lib.pkg.c" in CL.closure(["lib.d"], mini)
+    else:
+        with pytest.raises(ImportError, match=f"has no name '{name}'"):
+            CL.closure(["lib.d"], mini)
+
+
+def test_a_star_import_and_ipython_cells_are_read_as_python_reads_them(mini):
+    """The forty-fourth pass: `from lib.x import *` was "no name '*'", a `%%bash` cell or `files = !ls` made
+    the notebook "not valid Python", a `%%writefile` body was read as imports, and `from . import x` in a
+    notebook was read as lib."""
+    (mini / "lib" / "d.py").write_text("from lib.pkg.c import *\n")
+    assert "lib.pkg.c" in CL.closure(["lib.d"], mini)
+    cells = ["%%bash\nls\n", "files = !ls\nfrom lib import d\n", "if True:\n    !echo hi\n", "obj?",
+             "%%writefile a.py\nfrom lib.nope import x\n"]  # fmt: skip
+    nb = mini / "notebooks" / "m.ipynb"
+    nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": c, "metadata": {}} for c in cells]}))
+    assert CL.notebook_imports(nb, mini) == {"lib", "lib.d"}
+    nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "x = (", "metadata": {}}]}))
+    with pytest.raises(NamedError, match=r"m\.ipynb, line 1 of cell 1: not valid Python"):
+        CL.notebook_imports(nb, mini)
+    nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "from . import d", "metadata": {}}]}))
+    with pytest.raises(ImportError, match="reaches above the package lib"):
+        CL.notebook_imports(nb, mini)

@@ -208,3 +208,18 @@ def test_the_duplication_and_copies_sentences_say_when_a_score_is_missing():
         "POST-HOC planners cannot be compared with the systems they copy: no Q+A for n."
     )
     assert CN.copies_sentence(qa, [], str) == "No POST-HOC planner ran beside the system it copies."
+
+
+def test_small_differences_and_correlations_print_no_minus_zero():
+    """The forty-fourth pass: "left Q+A (a -0.000, ...) unchanged", "τ = -0.00", "ranges from -0.00"."""
+    dup = pd.DataFrame(
+        {"Q+A": [0.3, 0.4], "Q+A (dup)": [0.2999, 0.4], "x": [0.2, 0.1], "x (dup)": [0.2, 0.1]}, index=["a", "b"]
+    )
+    assert CN.duplication_sentence(dup, "x", 0.25).startswith("Duplicating QA pairs left Q+A (a +0.000, b +0.000)")
+    agree = {"runs": 5, "tau": -0.004, "claims": 100, "undefined_resamples": 0, "low": -0.004, "high": 0.3}
+    assert CN.rank_agreement_sentence(agree, 1000).endswith(
+        "Kendall's τ = 0.00 (95% bootstrap interval over claims -0.004 to 0.30)."
+    )
+    systems = pd.DataFrame({"Q+A": [0.3, 0.2, 0.1, 0.4], "accuracy": [0.5, 0.6, 0.4, 0.45]}, index=list("abcd"))
+    within = pd.Series([-0.004, 0.1, 0.05, 0.02], index=list("abcd"))
+    assert "correctness ranges from 0.00 to 0.10" in CN.correlation_sentence(systems, within)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import lib.data as D
+from lib.cli import NamedError
 from lib.data import (
     PUBLISHED_EMPTY_TEXTS,
     DataError,
@@ -1490,3 +1491,16 @@ def test_a_listed_name_ending_in_a_space_is_read_as_written(tmp_path, capsys):
     (root / "notes.txt ").write_text("data\n")
     (root / "SHA256SUMS").write_text(f"{sha256(b'data' + bytes([10])).hexdigest()}  notes.txt \n")
     assert checksums.verify_checksums(root) == 1
+
+
+def test_claim_by_id_names_the_setting_of_a_claim_the_data_lacks(fixture_data):
+    """The forty-third pass: `query_planning.example_claim: 100000` passed the params check and stopped notebook
+    02 with a bare StopIteration."""
+    claims = averitec.load_averitec("dev", fixture_data / "averitec" / "dev.json")
+    assert averitec.claim_by_id(claims, claims[1].claim_id, "x") is claims[1]
+    with pytest.raises(
+        NamedError, match=r"^query_planning\.example_claim = 100000: no claim of the data has that id \(ids "
+    ):
+        averitec.claim_by_id(claims, 100000, "query_planning.example_claim")
+    with pytest.raises(NamedError, match=r"no claims\)$"):
+        averitec.claim_by_id([], 0, "x")

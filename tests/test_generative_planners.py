@@ -308,7 +308,7 @@ def test_undefined_figures_are_no_finding_in_notebook_06s_lines():
         {"ndcg@10": [0.3, np.nan]},
         index=pd.MultiIndex.from_tuples([("claim_only", "bm25", "global"), ("qgen", "bm25", "global")]),
     )
-    assert "undefined (nan against 0.300; no run to score)" in GP.target_sentence(
+    assert "undefined (undefined against 0.300; no run to score)" in GP.target_sentence(
         f, "qgen", "claim_only", "bm25", "global", label
     )
     line = GP.pursuit_line(
@@ -382,4 +382,15 @@ def test_an_untested_comparison_is_said_to_be_so():
     assert (
         line
         == "- Significance against CLAIM-ONLY (paired bootstrap, Holm): QGEN not tested (too few claims), PURSUIT p = 0.01."
+    )
+
+
+def test_the_target_sentence_of_an_undefined_score_prints_no_nan():
+    """The forty-fourth pass: "undefined (nan against 0.300; no run to score)"."""
+    idx = pd.MultiIndex.from_tuples(
+        [("qgen", "bm25", "global"), ("claim_only", "bm25", "global")], names=["plan", "retriever", "scope"]
+    )
+    table = pd.DataFrame({"ndcg@10": [float("nan"), 0.3]}, index=idx)
+    assert GP.target_sentence(table, "qgen", "claim_only", "bm25", "global", {"qgen": "Q", "claim_only": "C"}) == (
+        "Q against C's NDCG@10 with bm25 in the global scope: undefined (undefined against 0.300; no run to score)."
     )

@@ -244,3 +244,21 @@ def test_a_leader_at_0_but_for_noise_is_no_leader_and_no_system_is_no_finding():
     assert LK.best_coverage_phrase(noise) == "no single system retrieved one"
     assert LK.leakiest_phrase(pd.Series(dtype=float)) == "no system to compare"
     assert LK.best_coverage_phrase(pd.Series({"bm25": 4e-4, "dense": 0.0})) == "the best single system, bm25, for 0.04%"
+
+
+def test_the_temporal_sentence_keeps_shares_off_0_and_100_and_refuses_no_share():
+    """The forty-third pass: 0.04% of hits printed "0.0% ... published after the claim", and inf and -0.2
+    printed "inf%" and "-20.0%"."""
+    assert LK.temporal_sentence(0.0004, 0.9996).startswith(
+        "0.04% of hits dated by their URL path were published after the claim, against 99.96% of hits"
+    )
+    assert LK.temporal_sentence(0.017, 0.983).startswith("1.7% of hits dated by their URL path")
+    for bad in (float("inf"), -0.2):
+        with pytest.raises(ValueError, match="post_claim_hits_url_path is .*, expected a share from 0 to 1"):
+            LK.temporal_sentence(bad, 0.2)
+
+
+def test_grade1_reach_at_1_but_for_noise_is_every_claim():
+    """The forty-fourth pass: 1 - 1e-16 printed "100.0%" beside "most claims, not all"."""
+    assert LK.grade1_share(1 - 1e-16) == "100.0%"
+    assert LK.grade1_reach(1 - 1e-16) == "Results that rest on grade 1 alone speak for every claim."

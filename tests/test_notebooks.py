@@ -549,6 +549,38 @@ def test_summaries_headline_metrics_and_banner(tmp_path):
     assert banner({"name": "study", "note": None}) is None and banner_html(None) == ""
 
 
+def test_the_store_setting_line_keeps_a_share_off_100_percent(tmp_path):
+    """The forty-third pass: 0.99951 of dev claims read "100.0% of dev claims have a relevant document" (and
+    its headline 1.000)."""
+    from lib.site.catalogue import format_value, store_setting
+
+    store = {
+        "settings": {"source": "pooled", "include_gold": True},
+        "claims_with_relevant_share": 0.99951,
+        "claims_with_relevant_without_gold_share": 0.0004,
+    }
+    (tmp_path / "store.json").write_text(json.dumps(store))
+    assert "so 99.95% of dev claims have a relevant document (an estimated 0.04% without them)" in store_setting(
+        tmp_path
+    )
+    assert [format_value(v) for v in (0.99951, 1.0, -0.0, 0.994, -0.9996)] == [
+        "0.9995", "1.000", "0.000", "0.994", "-0.9996"  # the forty-fourth pass: -0.9996 read "-1.000"
+    ]  # fmt: skip
+
+
+def test_rebuilt_store_counts_outside_their_range_are_named(tmp_path):
+    """The forty-fourth pass: 600 of 500 claims read "120.0% in the store rebuilt without them"."""
+    from lib.cli import NamedError
+    from lib.site.catalogue import store_setting
+
+    store = {"settings": {"source": "pooled", "include_gold": True}, "claims_with_relevant_share": 0.9}
+    (tmp_path / "store.json").write_text(json.dumps(store))
+    for bad in (600, -5):
+        (tmp_path / "without_gold.json").write_text(json.dumps({"store": {"claims_with_relevant": bad, "claims": 500}}))
+        with pytest.raises(NamedError, match=r"without_gold.json store counts are \[-?[0-9]+, 500\]: claims_with_"):
+            store_setting(tmp_path)
+
+
 def test_the_store_setting_line_reads_the_metrics_on_each_side(tmp_path):
     import pytest
 
@@ -1076,3 +1108,11 @@ def test_two_runs_of_one_notebook_at_once_are_refused(tmp_path):
             pass
     with EX._one_run("03_aggregation", tmp_path):  # the first ended: free again
         pass
+
+
+def test_an_empty_object_in_a_metrics_file_is_a_leaf_not_dropped():
+    """The forty-fourth pass: `render metrics` showed `y: []` but nothing for `x: {}`."""
+    from lib.site.catalogue import flatten
+
+    assert flatten({"x": {}, "y": [], "z": {"a": 1, "b": {}}}) == {"x": {}, "y": [], "z.a": 1, "z.b": {}}
+    assert flatten({}) == {}

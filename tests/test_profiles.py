@@ -735,3 +735,14 @@ def test_subset_reads_a_file_as_the_study_reads_it(tmp_path):
     separator = tmp_path / "ls.jsonl"
     separator.write_text('{"claim_id": 0, "claim": "a\u2028b"}\n{"claim_id": 1, "claim": "b"}\n', encoding="utf-8")
     assert PR.subset(separator, 1) == '{"claim_id": 0, "claim": "a\u2028b"}\n'
+
+
+def test_an_unknown_params_key_names_the_profile_file(tmp_path, monkeypatch):
+    """The forty-third pass: "error: params.qgen.epochz: no such key in params.yaml" named no file."""
+    root = tmp_path / "repo"
+    (root / "profiles").mkdir(parents=True)
+    (root / "data").mkdir()
+    (root / "params.yaml").write_text("qgen:\n  epochs: 2\nprofile:\n  name: study\n  note: ''\n")
+    (root / "profiles" / "zz.yaml").write_text("note: x\nparams:\n  qgen: {epochz: 2}\n")
+    with pytest.raises(PR.ProfileError, match=r"zz\.yaml: params\.qgen\.epochz: no such key in params\.yaml"):
+        PR.prepare("zz", root)

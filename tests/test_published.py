@@ -325,3 +325,14 @@ def test_the_tolerance_keeps_a_float_slack_at_large_magnitudes():
     assert PB.level_verdict(1e6, 1000000.01, 0.01) == PB.level_verdict(0.50, 0.51, 0.01) == "reproduced"
     assert PB.level_verdict(1e6, 1000000.0101, 0.01) == "higher here"
     assert PB.contrast_verdict(1e6, 1000000.01, 0.01) == "reproduced"
+
+
+def test_two_differences_each_within_the_tolerance_of_zero_are_none_either_side():
+    """The forty-fourth pass: -0.009 against a published +0.009 within 0.01 read "a difference here, none
+    published", though -0.009 is as much "none" as +0.009."""
+    assert PB.contrast_verdict(0.009, -0.009, 0.01) == "none here, none published"
+    assert PB.contrast_verdict(0.009, -0.02, 0.01) == "a difference here, none published"
+    assert PB.contrast_verdict(0.009, 0.0, 0.01) == "reproduced"
+    assert PB.verdict_sentence("none here, none published", 0.009, -0.009, 0.01, None, PB.contrast_verdict) == (
+        "none here, none published (-0.009 here, +0.009 published)"
+    )

@@ -1316,3 +1316,17 @@ def test_a_verdict_no_spelling_reaches_is_named_without_a_hint(tmp_path):
     with pytest.raises(DataError) as err:
         SC.load_predictions(tmp_path / "p.jsonl", claims)
     assert str(err.value).endswith("record 2: field 'pred_label': 'Mostly; True' is not one of the four verdicts")
+
+
+def test_an_empty_references_file_is_named_as_references(tmp_path):
+    """The forty-third pass: an empty `--references` file read "empty file: no predictions"."""
+    (tmp_path / "refs.json").write_text("")
+    with pytest.raises(DataError, match=r"refs\.json.*empty file: expected a reference file \(the dev set or a 2025"):
+        SC.edition(tmp_path / "refs.json")
+
+
+def test_a_short_file_that_is_not_utf8_is_named_so_not_empty(tmp_path, fixture_claims):
+    """The forty-fourth pass: a one-byte file "\\xe9" read "empty file: no predictions"."""
+    (tmp_path / "e9.json").write_bytes(b"\xe9")
+    with pytest.raises(DataError, match=r"e9\.json.*not UTF-8 text"):
+        SC.read_predictions(tmp_path / "e9.json", fixture_claims)

@@ -3,6 +3,7 @@
 import json
 import re
 
+import pandas as pd
 import pytest
 
 from lib.analysis import synthesis as SY
@@ -381,3 +382,18 @@ def test_compare_of_an_undefined_figure_reads_no_direction_and_limits_keep_share
     key = "averitec.retrieval_vs_verdict_spearman"
     nli = {f"{key}.rho": -1e-17, f"{key}.low": -0.5, f"{key}.high": 0.5, f"{key}.permutation_p": 0.5}
     assert "ρ = 0.00 over notebook 07's planners" in SY.retrieval_verdict_sentence({**nli, f"{key}.planners": None})
+
+
+def test_the_store_sentence_keeps_shares_off_0_and_100_and_limits_read_noise_as_equal():
+    """The forty-fourth pass: 0.9996 and 0.0004 printed "100.0%" and "0.0%" in notebook 10's store sentence, and
+    0.1 + 0.2 against 0.3 printed "30.000000000000%"."""
+    col = "AVeriTeC@0.25"
+    table = pd.DataFrame({(col, SY.WITH_GOLD): [0.4, 0.3], (col, SY.WITHOUT_GOLD): [0.35, 0.3]}, index=["a", "b"])
+    assert SY.store_sentence(table, 0.9996, 0.0004).startswith(
+        "With the gold answers in the store 99.96% of dev claims have a relevant document; without them 0.04%."
+    )
+    metrics = SY.load_metrics()
+    metrics["store"].update({"claims_with_relevant_share": 0.1 + 0.2, "claims_with_relevant_without_gold_share": 0.3})
+    assert SY.limits(metrics)[0].sentence.startswith("30.0% of the dev claims") and "for 0.0% of the claims" in (
+        SY.limits(metrics)[0].sentence
+    )

@@ -679,7 +679,8 @@ def test_the_protocol_gap_is_the_gap_between_the_printed_means():
     chosen = {"training_evidence": "gold", "validation_macro_f1": {"gold": 0.5004, "retrieved": 0.4996},
               "seeds": {"gold": 3, "retrieved": 3}}  # fmt: skip
     level = VD.protocol_sentence(chosen, "gold", _protocol_table(0.0, 0.0))
-    assert "The gap over `retrieved` is 0.000: the two protocols are level" in level
+    # the forty-fourth pass: level as printed, yet not a tie-break (which keeps gold): said so, with the digits
+    assert "level as printed at three decimals; `gold` leads `retrieved` only in further digits (0.5004" in level
     apart = chosen | {"validation_macro_f1": {"gold": 0.5006, "retrieved": 0.4994}}  # 0.501 and 0.499
     assert "The gap over `retrieved`, 0.002, is larger" in VD.protocol_sentence(apart, "gold", _protocol_table(0, 0))
 
@@ -860,3 +861,24 @@ def test_retrieval_line_reads_no_direction_of_a_rho_at_0_but_for_noise():
     )
     assert "bootstrap [0.00, 0.50]" in VD.retrieval_line(g, "ndcg@10", (-1e-17, -1e-17, 0.5), 0.2)
     assert VD.retrieval_line(g, "ndcg@10", (0.3, 0.1, 0.5), 0.01).endswith("permutation p = 0.010): positive.")
+
+
+def test_a_protocol_pick_below_the_printed_precision_is_said_so_and_gaps_print_no_minus_zero():
+    """The forty-fourth pass: 0.5004 over 0.4996 read "level and the pick is the tie-break" (which keeps gold),
+    and a gap of -0.0001 printed "-0.000 macro-F1: no gap"."""
+    chosen = {"validation_macro_f1": {"gold": 0.4996, "mixed": 0.5004}, "training_evidence": "mixed",
+              "seeds": {"gold": 3, "mixed": 3}}  # fmt: skip
+    assert (
+        "The two protocols are level as printed at three decimals; `mixed` leads `gold` only in further digits "
+        "(0.5004 against 0.4996), and the pick rests on them."
+    ) in VD.protocol_sentence(chosen, "mixed", pd.DataFrame())
+    level = chosen | {"validation_macro_f1": {"gold": 0.5, "mixed": 0.5}, "training_evidence": "gold"}
+    assert "the two protocols are level and the pick is the tie-break" in VD.protocol_sentence(
+        level, "gold", pd.DataFrame()
+    )
+    t = pd.DataFrame(
+        {"kind": ["gold", "planner", "justification"], "macro_f1_mean": [0.5, 0.5004, 0.5003]},
+        index=["gold", "a", "gold_justification"],
+    )
+    assert VD.gold_gap_line(t).startswith("- Gold evidence vs the best retrieved evidence: +0.000 macro-F1")
+    assert "+0.000 against the best planner's retrieved evidence" in VD.justification_line(t, 100)

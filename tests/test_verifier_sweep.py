@@ -1,12 +1,14 @@
 """The verifier sweep's file, its pick (validation only), and the seed-range check."""
 
 import json
+import os
 import re
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from lib.cli import NamedError
 from lib.verifier import sweep as VS
 
 
@@ -431,3 +433,28 @@ def test_a_sweep_file_with_one_configuration_twice_by_same_rate_is_refused(tmp_p
         VS.read_sweep(path)
     path.write_text(json.dumps({"runs": [run, run | {"learning_rate": 2e-5 * (1 + 1e-8)}]}))
     assert len(VS.read_sweep(path)["runs"]) == 2  # apart to `same_rate`: two configurations
+
+
+def test_pick_ties_within_noise_not_by_rounding_and_a_pipe_is_named(tmp_path):
+    """The forty-fourth pass: 0.4999996 and 0.5000004 both rounded to 0.5, a tie, and the lower score was
+    picked (while 0.5000004 and 0.5000006 were not tied); `--pick-from` called a pipe "no such file"; a k of 5.0
+    named its configuration "k=5.0"."""
+
+    def run(lr, f1, **more):
+        return {
+            "learning_rate": lr,
+            "epochs": 2,
+            "training_evidence": "gold",
+            "seed": 0,
+            "best": {"macro_f1": f1, "step": 1},
+        } | more
+
+    assert VS.pick({"runs": [run(1e-5, 0.4999996), run(2e-5, 0.5000004)]})["learning_rate"] == 2e-5
+    assert VS.pick({"runs": [run(1e-5, 0.3 + 1e-17), run(2e-5, 0.3)]})["learning_rate"] == 1e-5  # noise: a tie
+    fifo = tmp_path / "sweep.fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(NamedError, match="not a regular file"):
+        VS.main(["--pick-from", str(fifo), "--out", str(tmp_path / "o.json")])
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"runs": [run(1e-5, 0.5, k=5.0, curve=[], dev={})]}))
+    assert VS.config_id(VS.read_sweep(path)["runs"][0]).endswith(",k=5")

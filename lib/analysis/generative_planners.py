@@ -200,7 +200,7 @@ def target_sentence(
     if a != a or b != b:  # NaN "stays below" any value
         return (
             f"{label[planner]} against {label[baseline]}'s NDCG@10 with {retriever} in the {scope} scope: undefined "
-            f"({a:.3f} against {b:.3f}; no run to score)."
+            f"({_score_text(a)} against {_score_text(b)}; no run to score)."  # "nan against 0.300"
         )
     verdict = "reaches" if _shown(a) >= _shown(b) else "stays below"  # as printed
     return (

@@ -13,7 +13,8 @@ each comparison a verdict from a checked function:
   else `higher here` or `lower here`;
 - a contrast (a - b): `reproduced` when the two differences agree within the tolerance, else `same
   direction, smaller`, `same direction, larger`, `opposite`, `no difference here` (the study's difference
-  within the tolerance of zero while the work's is not) or `a difference here, none published`;
+  within the tolerance of zero while the work's is not), `a difference here, none published` or `none here, none
+  published` (both within the tolerance of zero, yet further apart than it);
 - a figure without a metric: `not comparable`, with its reason.
 
 The tolerance is in the study's units (fractions): 0.01 unless an entry gives its own, about the rounding
@@ -49,6 +50,7 @@ CONTRAST_VERDICTS = (
     "opposite",
     "no difference here",
     "a difference here, none published",
+    "none here, none published",
 )
 NOT_COMPARABLE = "not comparable"
 NOT_IN_THIS_RUN = "not in this run's metrics (another profile or setting leaves it out)"
@@ -211,7 +213,8 @@ def contrast_verdict(published: float, study: float, tol: float = TOLERANCE) -> 
     if _apart_within(study, published, tol):
         return "reproduced"
     if _apart_within(published, 0.0, tol):
-        return "a difference here, none published"
+        # -0.009 against +0.009 within 0.01: neither is a difference (it read "a difference here")
+        return "none here, none published" if _apart_within(study, 0.0, tol) else "a difference here, none published"
     if _apart_within(study, 0.0, tol):
         return "no difference here"
     if (study > 0) != (published > 0):

@@ -353,7 +353,7 @@ def limits(m: Mapping[str, Mapping[str, Any]]) -> list[Finding]:
     # the gap is the printed shares' difference (12.3% and 10.1% were "2.3%" apart), at the decimals that tell
     # the two shares apart, and each from none and all (99.96% printed "100.0%", and the gap with it)
     def clash(v: float, others: tuple[float, ...], d: int) -> bool:
-        return any(v != o and f"{v:.{d}%}" == f"{o:.{d}%}" for o in others)
+        return any(not noise_equal(v, o) and f"{v:.{d}%}" == f"{o:.{d}%}" for o in others)
 
     d = 1
     while d < 12 and (clash(with_gold, (0.0, 1.0, without), d) or clash(without, (0.0, 1.0), d)):
@@ -446,8 +446,8 @@ def store_sentence(table: pd.DataFrame, share_with: float, share_without: float)
         raise ValueError("store_sentence: no plan has an AVeriTeC score with the gold answers in the store")
     if len(top) > 1:  # idxmax named the first of a tie as the leader
         return (
-            f"With the gold answers in the store {share_with:.1%} of dev claims have a relevant document; without "
-            f"them {share_without:.1%}. Without them, {col} falls for {fell} of {len(before)} plans; with them "
+            f"With the gold answers in the store {apart(share_with, '.1%', (0.0, 1.0))} of dev claims have a relevant document; without "
+            f"them {apart(share_without, '.1%', (0.0, 1.0))}. Without them, {col} falls for {fell} of {len(before)} plans; with them "
             f"{and_list(top)} tie as the best ({before[top[0]]:.3f}), so no plan has a lead to keep or lose."
         )
     best = top[0]
@@ -464,7 +464,7 @@ def store_sentence(table: pd.DataFrame, share_with: float, share_without: float)
         verb = "shrinks" if gap_after < gap_before else "grows" if gap_after > gap_before else "stays"
         lead = f"its lead over the next plan {verb} ({gap_before:+.3f} to {gap_after:+.3f})"
     return (
-        f"With the gold answers in the store {share_with:.1%} of dev claims have a relevant document; without "
-        f"them {share_without:.1%}. Without them, {col} falls for {fell} of {len(before)} plans; "
+        f"With the gold answers in the store {apart(share_with, '.1%', (0.0, 1.0))} of dev claims have a relevant document; without "
+        f"them {apart(share_without, '.1%', (0.0, 1.0))}. Without them, {col} falls for {fell} of {len(before)} plans; "
         f"{best}, the best with them ({before[best]:.3f}), scores {after[best]:.3f}, and {lead}."
     )

@@ -23,7 +23,7 @@ from lib.data import labels as LB
 from lib.evaluation import calibration as CAL
 from lib.evaluation import comparisons as CMP
 from lib.evaluation import significance as SIG
-from lib.evaluation.printing import noise_equal
+from lib.evaluation.printing import noise_equal, unsigned_zero
 from lib.retrieval import runs as RU
 from lib.verifier import nli as N
 from lib.verifier import sweep as VS
@@ -285,9 +285,15 @@ def protocol_sentence(chosen: Mapping[str, Any], trained_on: str, table: pd.Data
         other = tied[0]
         # the gap between the means as printed: 0.5004 and 0.4996 both print 0.500, a gap of 0.000, not 0.001
         gap = CMP.printed(means[best], ".3f") - CMP.printed(means[other], ".3f")
-        if round(gap, 3) == 0:  # equal means: the pick is the tie-break, not a better mean
+        if round(gap, 3) == 0 and noise_equal(means[best], means[other]):  # equal: the pick is the tie-break
             out.append(
                 f"The gap over `{other}` is {gap:.3f}: the two protocols are level and the pick is the tie-break."
+            )
+        elif round(gap, 3) == 0:  # 0.5004 over 0.4996 was "level ... the tie-break", which keeps gold
+            a, b = CMP.apart(means[best], ".3f", means[other]), CMP.apart(means[other], ".3f", means[best])
+            out.append(
+                f"The two protocols are level as printed at three decimals; `{best}` leads `{other}` only in further digits "
+                f"({a} against {b}), and the pick rests on them."
             )
         elif min(chosen["seeds"][ev] for ev in (best, other)) < 2:
             out.append(
@@ -330,7 +336,7 @@ def retrain_sentence(k_table: pd.DataFrame, base_k: int) -> str:
     if d.empty:
         return "The protocol sweep has no retrained-per-k runs to compare."
     sizes = d.abs().map(lambda v: CMP.printed(v, ".3f"))  # as printed (not numpy's round): a tie named whole
-    largest = "; ".join(f"{d[i]:+.3f}, {i[0]} at k = {i[1]}" for i in sizes.index[sizes == sizes.max()])
+    largest = "; ".join(f"{_signed3(d[i])}, {i[0]} at k = {i[1]}" for i in sizes.index[sizes == sizes.max()])
     return (
         f"Retraining at each k instead of reading the k = {base_k} model changes dev macro-F1 by {d.abs().mean():.3f} "
         f"on average (largest: {largest}); {_positive(d)} of {len(d)} differences are "
@@ -693,13 +699,18 @@ def against_none(tests: pd.DataFrame, planners: Sequence[str], k: int) -> dict[s
     return {"higher": higher, "lower": lower, "tie": len(planners) - higher - lower}
 
 
+def _signed3(value: float) -> str:
+    """A signed difference at three decimals, "+0.000" where it rounds to 0 ("-0.000" beside "no gap")."""
+    return unsigned_zero(f"{value:+.3f}", "+")
+
+
 def gold_gap_line(t: pd.DataFrame) -> str:
     """Gold evidence against the best planner's retrieved evidence, in macro-F1 (`t`: the comparison table
     indexed by setting); a gap within 0.0005 of 0 is none."""
     gap = t.loc["gold", "macro_f1_mean"] - t.loc[t["kind"] == "planner", "macro_f1_mean"].max()
     if gap != gap:  # an undefined gold score or no planner row: "+nan ... no gap"
         return "- Gold evidence vs the best retrieved evidence: undefined (no gold score or no planner to compare)."
-    text = f"- Gold evidence vs the best retrieved evidence: {gap:+.3f} macro-F1"
+    text = f"- Gold evidence vs the best retrieved evidence: {_signed3(gap)} macro-F1"
     gap = CMP.printed(gap, "+.3f")  # decided as printed: +0.001 was "no gap" beside it
     if gap > 0.0005:
         return (
@@ -724,7 +735,7 @@ def justification_line(t: pd.DataFrame, n_claims: int) -> str:
     j, g = CMP.printed(just, ".3f"), CMP.printed(gold, ".3f")  # as printed (numpy's round(0.2005, 3) is 0.2)
     order = "above" if j > g else "below" if j < g else "level with"
     against = (  # no planner row: "+nan against the best planner"
-        f"{just - best:+.3f} against the best planner's retrieved evidence"
+        f"{_signed3(just - best)} against the best planner's retrieved evidence"
         if best == best
         else "no planner to compare with"
     )
@@ -777,7 +788,7 @@ def scope_sentence(comparison: pd.DataFrame, main_scope: str, n_claims: int) -> 
         )
         out.append(
             f"From the {scope} scope, {_positive(g['difference'])} of {len(g)} planners score a higher "
-            f"macro-F1 than from the {main_scope} scope (mean difference {g['difference'].mean():+.3f}); {spread}"
+            f"macro-F1 than from the {main_scope} scope (mean difference {_signed3(g['difference'].mean())}); {spread}"
             + (f" ({CMP.and_list(missing)} without a figure in both scopes, left out)." if missing else ".")
         )
     return " ".join(out) + f" (Point estimates on {n_claims} dev claims, not tested.)"

@@ -8,7 +8,8 @@ import math
 
 import pandas as pd
 
-from lib.evaluation.comparisons import MIN_RANKED, and_list, highest, printed
+from lib.evaluation.comparisons import MIN_RANKED, and_list, end_text, highest, printed
+from lib.evaluation.printing import unsigned_zero
 from lib.evaluation.significance import MIN_CLUSTERS
 
 GOLD_QUESTIONS = frozenset({"oracle"})  # planners whose questions are the annotators' own (lib.planning.planners)
@@ -69,7 +70,7 @@ def correlation_sentence(systems: pd.DataFrame, within: pd.Series, weak: float =
     elif math.isnan(rho):
         across = f"across the {n} systems, mean Q+A or accuracy is constant: their rank correlation is undefined"
     else:
-        across = f"across the {n} systems, mean Q+A and accuracy correlate with Spearman ρ = {rho:.2f}"
+        across = f"across the {n} systems, mean Q+A and accuracy correlate with Spearman ρ = {unsigned_zero(format(rho, '.2f'))}"
     if missing:
         across += f" ({missing} more without a mean Q+A or an accuracy left out)"
     defined = within.dropna()
@@ -78,7 +79,7 @@ def correlation_sentence(systems: pd.DataFrame, within: pd.Series, weak: float =
     undefined = len(within) - len(defined)
     out = (
         f"{across[0].upper()}{across[1:]}; within a system, the per-claim correlation of Q+A score and "
-        f"correctness ranges from {defined.min():.2f} to {defined.max():.2f}"
+        f"correctness ranges from {unsigned_zero(format(defined.min(), '.2f'))} to {unsigned_zero(format(defined.max(), '.2f'))}"
         + (f" ({undefined} of {len(within)} systems undefined: constant scores or verdicts)" if undefined else "")
     )
     if printed(defined.abs().max(), ".2f") < weak:  # as printed: -0.199 shows as -0.20, not below 0.2
@@ -134,13 +135,13 @@ def rank_agreement_sentence(agree: dict[str, float], resamples: int) -> str:
     head = f"Rank agreement of the old and the new score over {agree['runs']} runs"
     if agree["tau"] != agree["tau"]:
         return f"{head}: Kendall's τ is undefined (one score is the same for every run), so there is no interval."
-    tau = f"{head}: Kendall's τ = {agree['tau']:.2f}"
+    tau = f"{head}: Kendall's τ = {unsigned_zero(format(agree['tau'], '.2f'))}"
     if agree["claims"] < MIN_CLUSTERS:
         return f"{tau}, with no interval: {agree['claims']} claims are too few to resample (at least {MIN_CLUSTERS})."
     left = int(agree["undefined_resamples"])
     if left == resamples:
         return f"{tau}, with no interval: none of the {resamples} resamples of claims ranks the runs on both scores."
-    out = f"{tau} (95% bootstrap interval over claims {agree['low']:.2f} to {agree['high']:.2f})"
+    out = f"{tau} (95% bootstrap interval over claims {end_text(agree['low'], '.2f')} to {end_text(agree['high'], '.2f')})"
     if left:
         out += f"; {left} of the {resamples} resamples leave a score the same for every run and are left out"
     return out + "."
@@ -160,7 +161,7 @@ def duplication_sentence(dup: pd.DataFrame, col: str, level: float) -> str:
         return f"Duplicating QA pairs cannot be read for {and_list(undefined)}: a score is missing (NaN)."
     shown = [printed(v, "+.3f") for g in gains.values() for v in g.values()]
     verb = "raised" if all(v > 0 for v in shown) else "left" if all(v == 0 for v in shown) else "changed"
-    by = {m: ", ".join(f"{p} {v:+.3f}" for p, v in g.items()) for m, g in gains.items()}
+    by = {m: ", ".join(f"{p} {unsigned_zero(format(v, '+.3f'), '+')}" for p, v in g.items()) for m, g in gains.items()}
     if verb == "left":
         return f"Duplicating QA pairs left Q+A ({by['Q+A']}) and AVeriTeC@{level:g} ({by[f'AVeriTeC@{level:g}']}) unchanged."
     return (

@@ -349,12 +349,19 @@ def _parse_records(path: Path, role: str = "a prediction file") -> tuple[str, It
     try:
         head = head_bytes.decode("utf-8")
     except UnicodeDecodeError as err:
-        if err.start < len(head_bytes) - 3:  # not a multi-byte character cut by the 4096-byte read
+        # not a multi-byte character cut by the 4096-byte read (a 1-byte file "\xe9" read as "empty file")
+        if err.start < len(head_bytes) - 3 or len(head_bytes) < 4096:
             raise not_utf8(path, err.reason) from None
         head = head_bytes[: err.start].decode("utf-8")
     head = head.lstrip("\ufeff \t\r\n")
     if not head:
-        raise DataError(path, "-", None, "empty file: no predictions")
+        # the role named: an empty references file read "no predictions" (the forty-third pass)
+        raise DataError(
+            path,
+            "-",
+            None,
+            "empty file: no predictions" if role == "a prediction file" else f"empty file: expected {role}",
+        )
     if head[0] not in "[{":
         header = next(csv.reader([head.splitlines()[0]]))
         if not all(c in header for c in averitec.LEADERBOARD_COLUMNS):

@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from lib.cli import shown
+from lib.cli import NamedError, shown
 from lib.data import (
     DataError,
     LoadLog,
@@ -133,6 +133,17 @@ def load_averitec(
     path = Path(path) if path else DATA_DIR / "averitec" / f"{split}.json"
     rows = read_json_records(path)
     return collect_records(path, iter(rows), lambda r, raw: _averitec_claim(path, split, r, raw), strict, log)
+
+
+def claim_by_id(claims: Sequence[Claim], claim_id: int, setting: str) -> Claim:
+    """The claim with `claim_id`, or a named error for the parameter `setting` that chose it (notebook 02's
+    `query_planning.example_claim` of a claim the data lacks stopped the notebook with a bare StopIteration)."""
+    found = next((c for c in claims if c.claim_id == claim_id), None)
+    if found is None:
+        ids = sorted(c.claim_id for c in claims)
+        have = f"ids {ids[0]} to {ids[-1]}, {len(ids):,} claims" if ids else "no claims"
+        raise NamedError(f"{setting} = {shown(claim_id, 40)}: no claim of the data has that id ({have})")
+    return found
 
 
 def load_generated_questions(

@@ -14,6 +14,7 @@ import nbformat
 from lib import outputs as OUT
 from lib.cli import NamedError, first_line, shown
 from lib.data import not_utf8, parse_json, within_size
+from lib.evaluation.printing import apart
 from lib.paths import METRICS_DIR, NOTEBOOKS_DIR
 
 
@@ -205,20 +206,28 @@ def _store_sentence(store: Any, rebuilt: Any) -> str:
         f"Every headline rests on the {s['source']} store with `store.include_gold: {str(s['include_gold']).lower()}`: "
     )
     if not s["include_gold"]:
-        return head + f"only retrieved documents are in it, and {share:.1%} of dev claims have a relevant document."
+        return (
+            head + f"only retrieved documents are in it, and {apart(share, '.1%', (0.0, 1.0))} of dev claims have a "
+            "relevant document."
+        )
     if rebuilt is not None:
         r = rebuilt["store"]
         counts = [r[k] for k in ("claims_with_relevant", "claims")]
         if not all(isinstance(c, int) and not isinstance(c, bool) for c in counts) or not counts[1]:
             raise TypeError(f"without_gold.json store counts are {shown(counts, 40)}, expected whole numbers")
-        without = f"{counts[0] / counts[1]:.1%} in the store rebuilt without them"
+        if not 0 <= counts[0] <= counts[1]:  # 600 of 500 claims printed "120.0% in the store rebuilt without them"
+            raise ValueError(
+                f"without_gold.json store counts are {shown(counts, 40)}: claims_with_relevant must lie from 0 to claims"
+            )
+        without = f"{apart(counts[0] / counts[1], '.1%', (0.0, 1.0))} in the store rebuilt without them"
         more = "; notebook 10, section 5, sets the main figures beside those of that store."
     else:
         estimate = _share(store["claims_with_relevant_without_gold_share"], "claims_with_relevant_without_gold_share")
-        without = f"an estimated {estimate:.1%} without them"
+        without = f"an estimated {apart(estimate, '.1%', (0.0, 1.0))} without them"
         more = "."
     return (
-        head + f"the dev annotators' gold answers are documents in it, so {share:.1%} of dev claims have a relevant "
+        head + f"the dev annotators' gold answers are documents in it, so {apart(share, '.1%', (0.0, 1.0))} of dev "
+        "claims have a relevant "
         f"document ({without}){more}"
     )
 
@@ -233,7 +242,8 @@ def format_value(value: Any) -> str:
         return f"undefined ({'-' if value < 0 else ''}infinite)"  # `1e999` was shown as "inf"
     if isinstance(value, float) and 0 < abs(value) < 0.0005:
         return f"{value:.2g}"  # a share of 0.0004 is not "0.000"
-    return f"{value:.3f}" if isinstance(value, float) else str(value)
+    # kept off 1 and 0 as printed (a share of 0.99951 was "1.000"), never "-0.000"
+    return apart(value, ".3f", (-1.0, 0.0, 1.0)) if isinstance(value, float) else str(value)
 
 
 def headline_lines(
@@ -254,7 +264,7 @@ def headline_lines(
 def flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
     """Nested dicts as {"a.b.c": leaf} (the keys `dvc metrics show` uses). Two leaves that flatten to one key
     (`{"e.f": 1, "e": {"f": 2}}`) are a `ValueError`: the second replaced the first, which was never shown."""
-    if not isinstance(tree, dict):
+    if not isinstance(tree, dict) or (not tree and prefix):  # an empty object is a leaf: `render metrics` dropped it
         return {prefix: tree}
     out: dict[str, Any] = {}
     for key, value in tree.items():

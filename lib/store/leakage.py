@@ -290,7 +290,7 @@ def grade1_reach(share_without_gold: float) -> str:
         return "Results that rest on grade 1 alone speak for half of the claims."
     if share_without_gold < 0.5:
         return "Results that rest on grade 1 alone speak for a minority of claims."
-    if share_without_gold < 1:
+    if share_without_gold < 1 and not noise_equal(share_without_gold, 1.0):  # 1 - 1e-16 printed 100.0% beside "not all"
         return "Results that rest on grade 1 alone speak for most claims, not all."
     return "Results that rest on grade 1 alone speak for every claim."
 
@@ -339,19 +339,24 @@ def temporal_sentence(url_path: float | None, wayback: float | None) -> str:
     (`store_metrics`' `post_claim_hits_url_path` and `post_claim_hits_wayback`; None where no hit is dated
     that way, which a store without archive.org URLs gives)."""
     url_path, wayback = (None if v is None or v != v else v for v in (url_path, wayback))  # NaN: "nan% of hits"
+    for key, v in (("post_claim_hits_url_path", url_path), ("post_claim_hits_wayback", wayback)):
+        if v is not None and not 0 <= v <= 1:  # "inf%" and "-20.0%" of hits were printed
+            raise ValueError(f"{key} is {v!r}, expected a share from 0 to 1 (or none)")
+    # kept off 0% and 100% as printed: 0.04% of hits read "0.0% ... published after the claim" (the forty-third pass)
+    url_path, wayback = (None if v is None else apart(v, ".1%", (0.0, 1.0)) for v in (url_path, wayback))
     if url_path is not None and wayback is not None:
         return (
-            f"{url_path:.1%} of hits dated by their URL path were published after the claim, against {wayback:.1%} "
+            f"{url_path} of hits dated by their URL path were published after the claim, against {wayback} "
             "of hits dated only by a Wayback capture, which mostly measures when annotators archived pages, not "
             "leakage."
         )
     by_path = (
-        f"{url_path:.1%} of hits dated by their URL path were published after the claim"
+        f"{url_path} of hits dated by their URL path were published after the claim"
         if url_path is not None
         else "no hit is dated by its URL path"
     )
     by_capture = (
-        f"{wayback:.1%} of hits dated only by a Wayback capture were published after the claim (which mostly "
+        f"{wayback} of hits dated only by a Wayback capture were published after the claim (which mostly "
         "measures when annotators archived pages)"
         if wayback is not None
         else "no hit is dated only by a Wayback capture"

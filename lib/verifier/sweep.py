@@ -53,7 +53,7 @@ from lib.cli import (
     shown,
 )
 from lib.data import labels as LB
-from lib.evaluation.printing import printed
+from lib.evaluation.printing import noise_equal, printed
 from lib.params import PosInt, Seed, flag, flag_of, section
 from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR
 from lib.retrieval.bm25 import BM25Params
@@ -109,6 +109,8 @@ def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
             if (key in run or key != "k") and not ok(run[key]):  # a run's own k is optional
                 raise ValueError(f"{path}: run {i}: {key} = {shown(run[key], 40)}; expected {expected}")
         run["epochs"], run["seed"] = int(run["epochs"]), int(run["seed"])  # 2.0 named its configuration "epochs=2.0"
+        if "k" in run:  # k 5.0 named the configuration "k=5.0" beside a k of 5
+            run["k"] = int(run["k"])
         if not isinstance(run["curve"], list) or not all(isinstance(pt, dict) for pt in run["curve"]):
             raise ValueError(f"{path}: run {i}: curve = {shown(run['curve'], 40)}; expected a list of points (objects)")
         if (
@@ -185,7 +187,11 @@ def pick(sweep: Mapping[str, Any], training_evidence: str = "gold") -> dict[str,
         raise ValueError(f"the sweep has no run with training evidence {training_evidence!r}")
     first_seed = min(r["seed"] for r in runs)
     runs = [r for r in runs if r["seed"] == first_seed]
-    best = max(runs, key=lambda r: (round(r["best"]["macro_f1"], 6), -r["learning_rate"], -r["epochs"]))
+    # ties within floating-point noise, not by rounding buckets (0.4999996 and 0.5000004 were tied at 0.5, and
+    # the lower score picked, while 0.5000004 and 0.5000006 were not)
+    top = max(r["best"]["macro_f1"] for r in runs)
+    tied = [r for r in runs if noise_equal(r["best"]["macro_f1"], top)]
+    best = min(tied, key=lambda r: (r["learning_rate"], r["epochs"]))
     return {k: best[k] for k in SWEPT} | {"validation_macro_f1": best["best"]["macro_f1"]}
 
 
@@ -551,7 +557,8 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     OUT.refuse_targets([args.out], [args.params, args.pick_from])  # the sweep file grows: never data/ or an input
     learning_rates, epochs = args.learning_rates or [2e-5, 5e-5, 1e-4, 2e-4], args.epochs or [2, 3]
-    if args.pick_from and not Path(args.pick_from).is_file():  # read as an empty sweep: "no run with ... 'gold'"
+    # read as an empty sweep: "no run with ... 'gold'"; a pipe or a folder is named by `read_sweep` (it was "no such file")
+    if args.pick_from and not Path(args.pick_from).exists():
         raise NamedError(
             f"--pick-from {args.pick_from}: no such file (expected a sweep file, e.g. sweeps/verifier.json)"
         )
