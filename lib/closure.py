@@ -31,7 +31,7 @@ import yaml
 from ruamel.yaml import YAML
 
 from lib import outputs as OUT
-from lib.cli import NamedError, first_line, run_main
+from lib.cli import NamedError, first_line, run_main, shown
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository (lib.paths.ROOT, without importing anything)
 DVC_YAML = ROOT / "dvc.yaml"
@@ -77,6 +77,8 @@ def _imported(tree: ast.AST, package: str, root: Path) -> set[str]:
                     continue
                 if module_path(f"{base}.{alias.name}", root) is not None:
                     out.add(f"{base}.{alias.name}")
+                elif root.joinpath(*base.split("."), alias.name).is_dir():  # a namespace subpackage: no file
+                    continue
                 elif (where := module_path(base, root)) is not None and alias.name not in _names_or_any(where):
                     # neither a submodule nor a name of the module: the import fails, and the check passed it
                     raise ImportError(
@@ -104,7 +106,9 @@ def _top_names(path: Path, mtime_ns: int) -> frozenset[str]:
     attributes or a function's locals, not a bare annotation `x: int`), with the names a function declares
     `global`; a `TYPE_CHECKING` import is counted, as a reader of the file would."""
     tree = _python_tree(path)
-    names: set[str] = {"__name__", "__file__", "__doc__", "__path__", "__all__"}
+    # what every module has, and a package its __path__ (`__all__` only where it is assigned)
+    names: set[str] = {"__name__", "__file__", "__doc__", "__spec__", "__loader__", "__package__", "__builtins__"}
+    names |= {"__cached__"} | ({"__path__"} if path.name == "__init__.py" else set())
     names |= {n for node in ast.walk(tree) if isinstance(node, ast.Global) for n in node.names}
     todo: list[ast.AST] = list(tree.body)
     while todo:
@@ -113,19 +117,30 @@ def _top_names(path: Path, mtime_ns: int) -> frozenset[str]:
             if node.name == "__getattr__":
                 return _AnyName()
             names.add(node.name)
-            todo += [*node.decorator_list, *getattr(node, "bases", [])]  # run in the module's scope
+            # what runs in the module's scope: decorators, defaults, bases, keywords (a walrus there binds)
+            args = getattr(node, "args", None)
+            todo += [*node.decorator_list, *getattr(node, "bases", []), *getattr(node, "keywords", [])]
+            todo += [*args.defaults, *[d for d in args.kw_defaults if d is not None]] if args else []
             continue
-        if isinstance(node, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
-            continue  # their own scope (a walrus inside binds out, rarely: counted as not bound)
+        if isinstance(node, ast.Lambda):  # its defaults run here, its body does not
+            todo += [*node.args.defaults, *[d for d in node.args.kw_defaults if d is not None]]
+            continue
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+            # its own scope, but a walrus inside binds in the module
+            names |= {n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr)}
+            continue
         if isinstance(node, ast.Import | ast.ImportFrom):
             for alias in node.names:
-                if alias.name == "*":
+                bound = alias.asname or alias.name.split(".")[0]
+                if alias.name == "*" or bound == "__getattr__":
                     return _AnyName()
-                names.add(alias.asname or alias.name.split(".")[0])
+                names.add(bound)
             continue
         if isinstance(node, ast.AnnAssign) and node.value is None:
             continue  # `x: int` binds nothing
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            if node.id == "__getattr__":  # `__getattr__ = ...`: any name may be served
+                return _AnyName()
             names.add(node.id)
         elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
             names.add(node.name)
@@ -194,14 +209,21 @@ def _python_tree(path: Path, code: str | None = None, what: str = "Python") -> a
         return ast.parse(path.read_text(encoding="utf-8") if code is None else code, str(path))
     except UnicodeDecodeError as err:
         raise NamedError(f"{path}: not UTF-8 text (byte {err.start:,}: {err.reason})") from None
-    except SyntaxError as err:
-        raise NamedError(f"{path}, line {err.lineno} of {what}: not valid Python ({err.msg})") from None
+    except SyntaxError as err:  # a NUL byte has no line ("line None")
+        where = f", line {err.lineno} of {what}" if err.lineno else f", {what}"
+        raise NamedError(f"{path}{where}: not valid Python ({err.msg})") from None
+    except ValueError as err:  # "source code string cannot contain null bytes" (older Pythons)
+        raise NamedError(f"{path}, {what}: not valid Python ({err})") from None
 
 
-def _notebook_tree(path: Path | str) -> ast.Module:
-    """The syntax tree of a notebook's code cells, each read as IPython reads it (`%%bash` and `%%writefile`
-    bodies are text, `files = !ls` and `obj?` calls: a line filter left `if True:` without its `!echo` body
-    and parsed a `%%writefile` body as imports); a cell that is not valid Python is named by its number."""
+# cell and line magics whose body or argument is Python that runs (`%%time` imports count; `%%bash` is text)
+PYTHON_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
+
+
+def _notebook_cells(path: Path | str) -> list[tuple[int, ast.Module]]:
+    """Each code cell of a notebook (numbered from 1 over all cells) as a syntax tree, read as IPython reads it
+    (`%%bash` and `%%writefile` bodies are text, `files = !ls` and `obj?` calls) with the Python bodies of
+    `%%time`, `%%capture` and the like parsed too; a cell that cannot be read is named by its number."""
     from IPython.core.inputtransformer2 import TransformerManager
 
     path = Path(path)
@@ -212,21 +234,52 @@ def _notebook_tree(path: Path | str) -> ast.Module:
         raise NamedError(f"{path}: not UTF-8 text (byte {err.start:,}: {err.reason})") from None
     except (json.JSONDecodeError, KeyError, TypeError) as err:
         raise NamedError(f"{path}: not a notebook ({type(err).__name__}: {err})") from None
-    ipython = TransformerManager()
-    body: list[ast.stmt] = []
+    ipython, out = TransformerManager(), []
     for number, cell in cells:
-        source = "".join(cell.get("source", ""))
-        try:
-            code = ipython.transform_cell(source)
-        except SyntaxError as err:
-            raise NamedError(f"{path}, cell {number}: not valid IPython ({err.msg})") from None
-        body += _python_tree(path, code, f"cell {number}").body
-    return ast.Module(body=body, type_ignores=[])
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            raise NamedError(f"{path}, cell {number}: its source is {shown(source, 40)}, not text")
+        out.append((number, _ipython_tree(path, number, source, ipython)))
+    return out
+
+
+def _ipython_tree(path: Path, number: int, source: str, ipython: Any) -> ast.Module:
+    """One cell's syntax tree, the Python bodies of `PYTHON_MAGICS` included."""
+    try:
+        code = ipython.transform_cell(source)
+    except SyntaxError as err:
+        raise NamedError(f"{path}, cell {number}: not valid IPython ({err.msg})") from None
+    tree = _python_tree(path, code, f"cell {number}")
+    for node in list(ast.walk(tree)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("run_cell_magic", "run_line_magic")
+            and node.args
+            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args)
+            and node.args[0].value in PYTHON_MAGICS
+            and (node.func.attr == "run_cell_magic" or node.args[0].value != "capture")
+        ):  # a cell magic's body, or a line magic's statement
+            tree.body += _ipython_tree(path, number, node.args[-1].value, ipython).body
+    return tree
+
+
+def _notebook_tree(path: Path | str) -> ast.Module:
+    """All code cells of a notebook as one syntax tree (`_notebook_cells`)."""
+    return ast.Module(body=[stmt for _, tree in _notebook_cells(path) for stmt in tree.body], type_ignores=[])
 
 
 def notebook_imports(path: Path | str, root: Path = ROOT) -> set[str]:
-    """`lib` modules imported by a notebook's code cells."""
-    return _imported(_notebook_tree(path), "", root)  # a notebook has no package: `from . import x` fails
+    """`lib` modules imported by a notebook's code cells; a bad import is named with its notebook and cell."""
+    out: set[str] = set()
+    for number, tree in _notebook_cells(path):
+        try:  # a notebook has no package: `from . import x` fails
+            out |= _imported(tree, "", root)
+        except ImportError as err:
+            raise ImportError(f"{path}, cell {number}, {err}") from None
+    return out
 
 
 def notebook_sections(path: Path | str) -> set[str]:

@@ -87,8 +87,11 @@ def profile_name(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"{text!r}: expected a profile's name (lower-case letters, digits, _ or -), e.g. classroom"
         )
-    if not (PROFILES_DIR / f"{text}.yaml").is_file():  # `estimate nosuch` said "run make all PROFILE=nosuch"
-        known = sorted(p.stem for p in PROFILES_DIR.glob("*.yaml"))
+    path = PROFILES_DIR / f"{text}.yaml"
+    if path.exists() and not path.is_file():  # a folder or a pipe was "no profile ... (there: [..., 'zdir'])"
+        raise argparse.ArgumentTypeError(f"{text!r}: {PROFILES_DIR.name}/{text}.yaml is not a regular file")
+    if not path.is_file():  # `estimate nosuch` said "run make all PROFILE=nosuch"
+        known = sorted(p.stem for p in PROFILES_DIR.glob("*.yaml") if p.is_file())
         raise argparse.ArgumentTypeError(f"{text!r}: no profile {PROFILES_DIR.name}/{text}.yaml (there: {known})")
     return text
 

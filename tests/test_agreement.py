@@ -40,3 +40,15 @@ def test_a_nan_code_is_an_error_not_a_kappa():
         AG.cohen_kappa([nan] * 3, [nan] * 3)
     with pytest.raises(ValueError, match="kappa: a code is NaN"):
         AG.cohen_kappa(["a", "b", "a"], ["a", float("nan"), "a"])
+
+
+def test_a_blank_or_mixed_code_is_named():
+    """The forty-fifth pass: a None code was "'<' not supported between NoneType and str", and 1 and True one
+    code."""
+    for a, b, message in (
+        (["a", None], ["a", "b"], "a code is None"),
+        ([1, True], [True, 1], "mix true/false"),
+        (["a", 1], ["a", "b"], r"codes of several kinds \(int, str\)"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            AG.cohen_kappa(a, b)

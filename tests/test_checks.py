@@ -48,7 +48,10 @@ def test_an_expected_value_within_the_tolerance_of_0_is_checked_to_its_size():
     assert CO.known_mistake(0.0, 1e-6, one_sided, 2e-7) == "forget the correction"
     assert CO.known_mistake(5e-7, 1e-6, one_sided, 2e-7) is None  # was "the one-sided p-value"
     assert CO.known_mistake(5e-7, 1e-6, one_sided) == "use the one-sided p-value"  # no expected value: tol itself
-    assert CO.known_mistake(3.0000000001, 0, {"count twice": 3}, 4) == "count twice"  # exact counts: a float's bits
+    assert CO.known_mistake(3 * (1 + 2**-52), 0, {"count twice": 3}, 4) == "count twice"  # exact: a float's bits
+    assert (
+        CO.known_mistake(3.0000000001, 0, {"count twice": 3}, 4) is None
+    )  # the forty-fifth pass: as `verdict` reads 0
     assert CO.known_mistake(3.1, 0, {"count twice": 3}, 4) is None
 
 
@@ -170,3 +173,11 @@ def test_a_tolerance_never_prints_as_the_failed_answer():
         "the task"
     )
     assert CO.verdict(0.2, 0.1235, 0.0005).endswith("(tolerance 0.0005); recheck the steps in the task")
+
+
+def test_an_exact_check_takes_a_floats_last_bits():
+    """The forty-fifth pass: 0.1 + 0.2 against 0.3 at tolerance 0 failed "off by +5.55e-17", where the mistakes
+    at the same bound took float noise."""
+    assert CO.verdict(0.1 + 0.2, 0.3, 0.0) is None
+    assert CO.verdict(0.31, 0.3, 0.0).startswith("0.31 is off by +0.01")
+    assert CO.indistinct(0.3, 0.0, {"sum": 0.1 + 0.2, "other": 0.31}) == ["sum"]

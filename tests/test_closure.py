@@ -268,6 +268,16 @@ def test_a_damaged_dvc_yaml_is_one_named_error(tmp_path, monkeypatch, text, prob
         ("x: int\n", "x", False),  # accepted, and the import fails
         ("if True:\n    class C:\n        attr = 1\n", "attr", False),
         ("if True:\n    def f():\n        local = 1\n", "local", False),
+        ("def h(a=(w := 3)):\n    pass\n", "w", True),  # the forty-fifth pass: refused
+        ("lam = lambda d=(v := 4): d\n", "v", True),
+        ("class K(metaclass=(mm := type)):\n    pass\n", "mm", True),
+        ("[q := 1 for _ in range(1)]\n", "q", True),
+        ("x = 1\n", "__spec__", True),
+        ("__getattr__ = lambda n: n\n", "anything", True),
+        ("from os import path as __getattr__\n", "anything", True),
+        ("x = 1\n", "__path__", False),  # a module, not a package: accepted, and Python refuses it
+        ("x = 1\n", "__all__", False),
+        ("__all__ = ['x']\nx = 1\n", "__all__", True),
     ],
 )
 def test_the_names_a_module_binds_are_read_by_scope(mini, module, name, binds):
@@ -296,4 +306,27 @@ def test_a_star_import_and_ipython_cells_are_read_as_python_reads_them(mini):
         CL.notebook_imports(nb, mini)
     nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "from . import d", "metadata": {}}]}))
     with pytest.raises(ImportError, match="reaches above the package lib"):
+        CL.notebook_imports(nb, mini)
+
+
+def test_python_magics_count_and_a_bad_cell_is_named(mini):
+    """The forty-fifth pass: imports under `%%time`, `%time` or `%%capture` were left out of the closure (the
+    check passed with a dep missing); a bad import, a source that is not text and a NUL byte named no cell."""
+    nb = mini / "notebooks" / "m.ipynb"
+
+    def cells(*sources):
+        nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": s, "metadata": {}} for s in sources]}))
+
+    for magic in ("%%time\nfrom lib import d\n", "%time from lib import d\n", "%%capture out\nfrom lib import d\n"):
+        cells(magic)
+        assert CL.notebook_imports(nb, mini) == {"lib", "lib.d"}, magic
+    (mini / "lib" / "ns").mkdir()  # a namespace subpackage: no file to depend on
+    cells("x = 1", "from lib import ns\nfrom lib.pkg.c import nope\n")
+    with pytest.raises(ImportError, match=r"m\.ipynb, cell 2, line 2: `from lib\.pkg\.c import nope`"):
+        CL.notebook_imports(nb, mini)
+    cells(5)
+    with pytest.raises(NamedError, match=r"m\.ipynb, cell 1: its source is 5, not text"):
+        CL.notebook_imports(nb, mini)
+    cells("x = 1\x00")
+    with pytest.raises(NamedError, match=r"m\.ipynb, cell 1: not valid Python"):
         CL.notebook_imports(nb, mini)

@@ -223,3 +223,13 @@ def test_small_differences_and_correlations_print_no_minus_zero():
     systems = pd.DataFrame({"Q+A": [0.3, 0.2, 0.1, 0.4], "accuracy": [0.5, 0.6, 0.4, 0.45]}, index=list("abcd"))
     within = pd.Series([-0.004, 0.1, 0.05, 0.02], index=list("abcd"))
     assert "correctness ranges from 0.00 to 0.10" in CN.correlation_sentence(systems, within)
+
+
+def test_a_side_equal_but_for_noise_has_no_rank_correlation():
+    """The forty-fifth pass: mean Q+A 0.3, 0.1 + 0.2 and 0.30000000000000010 were ranked: "ρ = 1.00"."""
+    systems = pd.DataFrame(
+        {"Q+A": [0.3, 0.1 + 0.2, 0.30000000000000010], "accuracy": [0.5, 0.6, 0.7]}, index=list("abc")
+    )
+    assert "mean Q+A or accuracy is constant: their rank correlation is undefined" in CN.correlation_sentence(
+        systems, pd.Series([0.1, -0.1, 0.05], index=list("abc"))
+    )

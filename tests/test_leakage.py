@@ -262,3 +262,16 @@ def test_grade1_reach_at_1_but_for_noise_is_every_claim():
     """The forty-fourth pass: 1 - 1e-16 printed "100.0%" beside "most claims, not all"."""
     assert LK.grade1_share(1 - 1e-16) == "100.0%"
     assert LK.grade1_reach(1 - 1e-16) == "Results that rest on grade 1 alone speak for every claim."
+
+
+def test_a_share_just_under_100_percent_is_no_tie_with_100():
+    """The forty-fifth pass: 1.0 and 0.9996 were "tied at 100.0%"."""
+    assert LK.leakiest_phrase(pd.Series({"a": 1.0, "b": 0.9996})) == "the most leaky system is a (100.0%)"
+    assert LK.best_coverage_phrase(pd.Series({"a": 0.9996, "b": 0.9997})) == "the best single system, b, for 99.97%"
+
+
+def test_grade1_reach_refuses_a_share_outside_0_to_1():
+    """The forty-fifth pass: 1.0000000001 and True read "every claim"."""
+    for bad in (1.0000000001, True, -0.1):
+        with pytest.raises(ValueError, match="expected 0 to 1"):
+            LK.grade1_reach(bad)

@@ -577,8 +577,13 @@ def test_rebuilt_store_counts_outside_their_range_are_named(tmp_path):
     (tmp_path / "store.json").write_text(json.dumps(store))
     for bad in (600, -5):
         (tmp_path / "without_gold.json").write_text(json.dumps({"store": {"claims_with_relevant": bad, "claims": 500}}))
-        with pytest.raises(NamedError, match=r"without_gold.json store counts are \[-?[0-9]+, 500\]: claims_with_"):
+        with pytest.raises(
+            NamedError, match=r"store counts are \[-?[0-9]+, 500\]: claims_with_relevant must lie from 0"
+        ):
             store_setting(tmp_path)
+    (tmp_path / "without_gold.json").write_text(json.dumps({"store": {"claims_with_relevant": 0, "claims": 0}}))
+    with pytest.raises(NamedError, match=r"without_gold.json: store.claims is 0, expected at least 1"):
+        store_setting(tmp_path)  # the forty-fifth pass: "expected whole n... (67 characters)"
 
 
 def test_the_store_setting_line_reads_the_metrics_on_each_side(tmp_path):

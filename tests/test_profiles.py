@@ -746,3 +746,15 @@ def test_an_unknown_params_key_names_the_profile_file(tmp_path, monkeypatch):
     (root / "profiles" / "zz.yaml").write_text("note: x\nparams:\n  qgen: {epochz: 2}\n")
     with pytest.raises(PR.ProfileError, match=r"zz\.yaml: params\.qgen\.epochz: no such key in params\.yaml"):
         PR.prepare("zz", root)
+
+
+def test_a_profile_that_is_a_folder_is_named_so(tmp_path, monkeypatch):
+    """The forty-fifth pass: a folder `profiles/zdir.yaml` read "no profile ... (there: [..., 'zdir'])"."""
+    import argparse
+
+    monkeypatch.setattr(PR, "PROFILES_DIR", tmp_path)
+    (tmp_path / "zdir.yaml").mkdir()
+    with pytest.raises(argparse.ArgumentTypeError, match=r"'zdir': .*zdir\.yaml is not a regular file"):
+        PR.profile_name("zdir")
+    with pytest.raises(argparse.ArgumentTypeError, match=r"no profile .*\(there: \[\]\)"):
+        PR.profile_name("other")

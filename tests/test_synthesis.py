@@ -277,7 +277,10 @@ def test_an_undefined_interval_in_the_metrics_is_said_to_be_so_and_a_small_diffe
     systems = section("averitec")["systems"]
     c = "spearman.official|ndcg@10|correct"
     metrics["utility"].update({f"{c}.low": float("nan"), f"{c}.high": float("nan")})
-    metrics["errors"].update({"baseline.retrieval.difference": 0.004, "baseline.retrieval.call": "positive"})
+    metrics["errors"].update(
+        {"baseline.retrieval.wrong verdicts": 0.584, "baseline.retrieval.right verdicts": 0.58,
+         "baseline.retrieval.call": "positive"}
+    )  # fmt: skip
     found = {f.topic: f.sentence for f in SY.findings(metrics, systems)}
     assert found["utility"].endswith(
         "with no 95% interval (too few claims, or a constant side): nothing to read of its sign"
@@ -396,4 +399,16 @@ def test_the_store_sentence_keeps_shares_off_0_and_100_and_limits_read_noise_as_
     metrics["store"].update({"claims_with_relevant_share": 0.1 + 0.2, "claims_with_relevant_without_gold_share": 0.3})
     assert SY.limits(metrics)[0].sentence.startswith("30.0% of the dev claims") and "for 0.0% of the claims" in (
         SY.limits(metrics)[0].sentence
+    )
+
+
+def test_the_errors_finding_prints_both_shares_as_their_difference_reads():
+    """The forty-fifth pass: 29.5% of the wrong verdicts against "29%" of the right ones beside "+0.02%"."""
+    metrics = SY.load_metrics()
+    e = metrics["errors"]
+    e["baseline.retrieval.wrong verdicts"], e["baseline.retrieval.right verdicts"] = 0.2951, 0.2949
+    systems = [k.split(".")[1] for k in metrics["averitec"] if k.startswith("runs.") and k.endswith(".averitec@0.25")]
+    sentence = next(f.sentence for f in SY.findings(metrics, systems) if f.topic == "errors")
+    assert "code 29.49% of the right verdicts as retrieval, against 29.51% of the wrong ones (difference +0.02%" in (
+        sentence
     )

@@ -474,3 +474,9 @@ def test_noise_at_0_reads_no_sign_and_prints_no_minus_zero():
     assert "-0.0100 [-0.0200, +0.0000] read together" in together
     assert together.endswith("read together, no gain is shown, so its gain per document does not carry over.")
     assert "*less* useful" in U.together_sentence("S", nearly, {**nearly, "high": -1e-6})
+
+
+def test_a_negative_grade_1_interval_reads_as_a_negative_relation():
+    """The forty-fifth pass: "(negative): ... no relation between relevance and utility is shown"."""
+    sentence = U.grade_sentence({"rho": 0.5, "low": 0.4, "high": 0.6}, {"rho": -0.1, "low": -0.2, "high": -0.05})
+    assert sentence.endswith("(negative): beyond the circular part, more relevant documents are *less* useful here.")

@@ -57,7 +57,7 @@ from lib import sheets as SH
 from lib.data import averitec
 from lib.evaluation.agreement import cohen_kappa
 from lib.evaluation.comparisons import apart, end_text, printed
-from lib.evaluation.printing import noise_equal
+from lib.evaluation.printing import noise_equal, shares_apart
 from lib.evaluation.significance import MIN_CLUSTERS, sign_of
 from lib.params import PosInt, Section, Share, Threshold
 from lib.retrieval import runs as RU
@@ -606,20 +606,6 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
             "them, no correction), so these two differ in it."
         )
     return f"{head}: the intervals overlap, so no difference between the groups is shown."
-
-
-def shares_apart(wrong: float, right: float) -> tuple[str, str, str]:
-    """Two shares and their difference as a sentence prints them: the difference to a tenth of a percent (apart
-    from 0), the shares in whole percents, or with the decimals whose difference reads as that difference (30%
-    and 30% stood beside "+0.8%", 30% and 28% beside "+1.0%": the printed shares then read +2)."""
-    diff = apart(wrong - right, "+.1%", 0.0)
-    for d in range(7):
-        fmt = f".{d}%"
-        shown_wrong, shown_right = printed(wrong, fmt), printed(right, fmt)
-        apart_if_unequal = shown_wrong != shown_right or noise_equal(wrong, right)
-        if apart_if_unequal and printed(shown_wrong - shown_right, "+.1%") == printed(wrong - right, "+.1%"):
-            return f"{wrong:{fmt}}", f"{right:{fmt}}", diff
-    return f"{wrong:.8%}", f"{right:.8%}", diff
 
 
 def baseline_sentence(row: pd.Series, what: str) -> str:

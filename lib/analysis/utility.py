@@ -696,6 +696,8 @@ def grade_sentence(answers: Mapping[str, float], urls: Mapping[str, float]) -> s
     )
     if call == "positive":
         return head + ": relevance predicts utility beyond the circular part."
+    if call == "negative":  # it read "no relation ... is shown" beside "(negative)" (the forty-fifth pass)
+        return head + ": beyond the circular part, more relevant documents are *less* useful here."
     return head + ": beyond the circular part, no relation between relevance and utility is shown."
 
 

@@ -9,7 +9,7 @@ import math
 import pandas as pd
 
 from lib.evaluation.comparisons import MIN_RANKED, and_list, end_text, highest, printed
-from lib.evaluation.printing import unsigned_zero
+from lib.evaluation.printing import noise_equal, unsigned_zero
 from lib.evaluation.significance import MIN_CLUSTERS
 
 GOLD_QUESTIONS = frozenset({"oracle"})  # planners whose questions are the annotators' own (lib.planning.planners)
@@ -63,7 +63,8 @@ def correlation_sentence(systems: pd.DataFrame, within: pd.Series, weak: float =
     complete = systems.dropna(subset=["Q+A", "accuracy"])  # a system without one figure counted: 3 systems, 2 pairs
     missing, systems = len(systems) - len(complete), complete
     n = len(systems)
-    constant = systems["Q+A"].nunique() < 2 or systems["accuracy"].nunique() < 2  # no ρ (and no SciPy warning)
+    # no ρ (and no SciPy warning) of a side equal but for noise: 0.3 and 0.1 + 0.2 were ranked (ρ = 1.00)
+    constant = any(all(noise_equal(v, systems[c].iloc[0]) for v in systems[c]) for c in ("Q+A", "accuracy"))
     rho = math.nan if constant or n < MIN_RANKED else systems["Q+A"].corr(systems["accuracy"], method="spearman")
     if n < MIN_RANKED:
         across = f"{n} systems are too few for a rank correlation of mean Q+A and accuracy"

@@ -16,7 +16,16 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
         return float("nan")
     if any(x != x for x in (*a, *b)):  # NaN: equal to itself or not by object identity, kappa 1.0 or 0.0
         raise ValueError("kappa: a code is NaN (a blank cell?); every item needs a code from both raters")
-    cats = sorted(set(a) | set(b))
+    if any(x is None for x in (*a, *b)):  # "'<' not supported between NoneType and str"
+        raise ValueError("kappa: a code is None (a blank cell?); every item needs a code from both raters")
+    flags = {isinstance(x, bool | np.bool_) for x in (*a, *b)}
+    if len(flags) > 1:  # 1 and True were counted as one code
+        raise ValueError("kappa: codes mix true/false with other values; give every code as text")
+    try:
+        cats = sorted(set(a) | set(b))
+    except TypeError:  # "'<' not supported between instances of 'int' and 'str'"
+        kinds = sorted({type(x).__name__ for x in (*a, *b)})
+        raise ValueError(f"kappa: codes of several kinds ({', '.join(kinds)}); give every code as text") from None
     idx = {c: i for i, c in enumerate(cats)}
     m = np.zeros((len(cats), len(cats)))
     for x, y in zip(a, b):

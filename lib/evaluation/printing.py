@@ -59,3 +59,19 @@ def unsigned_zero(text: str, fmt: str = "") -> str:
 def end_text(value: float, fmt: str) -> str:
     """An interval's end as `fmt` prints it, apart from 0 where it is not 0 (`apart`)."""
     return apart(value, fmt, 0.0)
+
+
+def shares_apart(a: float, b: float) -> tuple[str, str, str]:
+    """Two shares and their difference a - b as a sentence prints them: the difference to a tenth of a percent
+    (apart from 0); the shares in whole percents, or with the decimals whose difference reads as that difference
+    and that keep a share off 0% and 100% unless it is one (30% and 30% stood beside "+0.8%", 30% and 28% beside
+    "+1.0%", 0.99951 read "100%")."""
+    diff = apart(a - b, "+.1%", 0.0)
+    for d in range(7):
+        fmt = f".{d}%"
+        shown_a, shown_b = printed(a, fmt), printed(b, fmt)
+        apart_if_unequal = shown_a != shown_b or noise_equal(a, b)
+        off_ends = all(noise_equal(v, shown) or shown not in (0.0, 1.0) for v, shown in ((a, shown_a), (b, shown_b)))
+        if apart_if_unequal and off_ends and printed(shown_a - shown_b, "+.1%") == printed(a - b, "+.1%"):
+            return f"{a:{fmt}}", f"{b:{fmt}}", diff
+    return f"{a:.8%}", f"{b:.8%}", diff

@@ -186,7 +186,7 @@ def store_setting(metrics_dir: Path | str = METRICS_DIR) -> str | None:
             raise
         raise NamedError(
             f"{path} (or {rebuilt.name}): not the metrics the store's notebooks write ({type(err).__name__}: "
-            f"{shown(str(err), 60)}); rerun `dvc repro`"
+            f"{shown(str(err), 200)}); rerun `dvc repro`"
         ) from None
 
 
@@ -213,8 +213,10 @@ def _store_sentence(store: Any, rebuilt: Any) -> str:
     if rebuilt is not None:
         r = rebuilt["store"]
         counts = [r[k] for k in ("claims_with_relevant", "claims")]
-        if not all(isinstance(c, int) and not isinstance(c, bool) for c in counts) or not counts[1]:
+        if not all(isinstance(c, int) and not isinstance(c, bool) for c in counts):
             raise TypeError(f"without_gold.json store counts are {shown(counts, 40)}, expected whole numbers")
+        if not counts[1]:  # it read "expected whole numbers" of [0, 0]
+            raise ValueError("without_gold.json: store.claims is 0, expected at least 1")
         if not 0 <= counts[0] <= counts[1]:  # 600 of 500 claims printed "120.0% in the store rebuilt without them"
             raise ValueError(
                 f"without_gold.json store counts are {shown(counts, 40)}: claims_with_relevant must lie from 0 to claims"

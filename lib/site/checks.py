@@ -140,12 +140,14 @@ def _within_bound(distance: float, expected: float, tol: float) -> bool:
     """Whether an answer `distance` from `expected` passes: within the bound, the bound itself included (0.124
     against 0.1235 is 0.0005000000000000004 apart in floats). The one reading of the bound: the check, the
     digits a failed answer is printed with, and the mistakes it cannot tell from the right answer."""
-    return _within(distance, within(expected, tol))
+    return _within(distance, within(expected, tol), expected)
 
 
-def _within(distance: float, bound: float) -> bool:
-    """`distance` within `bound`, the bound included with a float's slack (see `_within_bound`)."""
-    return abs(distance) <= bound * (1 + 1e-9)
+def _within(distance: float, bound: float, near: float) -> bool:
+    """`distance` within `bound`, the bound included with a float's slack (see `_within_bound`); an exact check
+    (bound 0) still takes a float's last bits, four units in the last place of `near` (0.1 + 0.2 against 0.3
+    failed "off by +5.55e-17 ... (tolerance 0)")."""
+    return abs(distance) <= max(bound * (1 + 1e-9), 4 * math.ulp(near))
 
 
 def within(expected: float, tol: float) -> float:
@@ -182,8 +184,10 @@ def known_mistake(
     """The first of the exercise's typical wrong steps whose value `value` equals, within the bound the check
     passes answers by (`within(expected, tol)`: a tiny p-value's raw tolerance named every answer near it as a
     mistake), if any; an exact check (bound 0) still takes a float's last bits."""
-    bound = (within(float(expected), tol) if expected is not None else tol) or 1e-9
-    return next((what for what, wrong in (mistakes or {}).items() if _within(value - float(wrong), bound)), None)
+    bound = within(float(expected), tol) if expected is not None else tol
+    return next(
+        (w for w, wrong in (mistakes or {}).items() if _within(value - float(wrong), bound, float(wrong))), None
+    )
 
 
 def indistinct(expected: float, tol: float, mistakes: Mapping[str, float] | None) -> list[str]:

@@ -284,6 +284,8 @@ def grade1_reach(share_without_gold: float) -> str:
     relevant document when gold answers are not documents."""
     if share_without_gold != share_without_gold:  # NaN "speaks for every claim"
         return "How many claims results resting on grade 1 alone speak for is undefined here (no claim)."
+    if isinstance(share_without_gold, bool) or not 0 <= share_without_gold <= 1:  # 1.0000000001 was "every claim"
+        raise ValueError(f"the share of claims with a relevant document is {share_without_gold!r}, expected 0 to 1")
     if noise_equal(share_without_gold, 0.0):  # 0% was "a minority of claims"
         return "Results that rest on grade 1 alone speak for no claim."
     if noise_equal(share_without_gold, 0.5):  # exactly half was "most claims"
@@ -303,9 +305,9 @@ def _leaders(shares: pd.Series) -> tuple[list[str], str] | None:
     value = float(pd.to_numeric(shares, errors="coerce").max()) if top else 0.0
     if not top or noise_equal(value, 0.0):  # 1e-17 was a leader "for 0.0%"; noise at 0 is 0, as it prints
         return None
-    if printed(value, ".1%") == 0:
+    if printed(value, ".1%") in (0.0, 1.0):  # 0.04% is no tie with 0, 99.96% none with 100% (the forty-fifth pass)
         top = highest(shares)
-    return top, apart(value, ".1%", 0.0)
+    return top, apart(value, ".1%", (0.0, 1.0))
 
 
 def best_coverage_phrase(coverage: pd.Series) -> str:
