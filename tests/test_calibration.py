@@ -124,7 +124,7 @@ def test_uncalibrated_handles_a_probability_of_zero_without_warnings():
 def test_no_example_leaves_the_calibration_error_undefined_and_bins_must_exist():
     """An empty input and `bins=0` ended in ZeroDivisionError."""
     assert np.isnan(CAL.expected_calibration_error(np.zeros((0, 3)), []))
-    with pytest.raises(ValueError, match="bins must be at least 1, got 0"):
+    with pytest.raises(ValueError, match="bins must be a whole number of at least 1, got 0"):
         CAL.expected_calibration_error(np.full((2, 2), 0.5), [0, 1], bins=0)
 
 
@@ -188,3 +188,34 @@ def test_a_probability_on_a_bin_edge_falls_in_the_bin_it_opens():
         assert table["bin"].tolist() == [b], (top, bins)
         assert table["low"].iloc[0] <= top and (top < table["high"].iloc[0] or top == 1.0)
     assert CAL.reliability(np.array([[0.5999999999999999, 0.4000000000000001]]), [0])["bin"].tolist() == [5]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_logits_that_are_not_finite_fit_no_temperature(bad):
+    """A NaN or infinite logit made every NLL NaN, and the search returned T = 0.493 with no error."""
+    logits = np.array([[2.0, 0.1, -1.0], [0.3, 1.2, 0.0], [bad, 0.0, 1.0], [1.0, 1.0, 1.0]])
+    with pytest.raises(ValueError, match=r"^1 row\(s\) of logits are not finite \(row 2\)"):
+        CAL.fit_temperature(logits, [0, 1, 2, 0])
+
+
+def test_one_class_fits_no_temperature():
+    """Every temperature gives one class probability 1: the search returned its upper bound, 20."""
+    with pytest.raises(ValueError, match="2 or more classes"):
+        CAL.fit_temperature(np.ones((3, 1)), [0, 0, 0])
+
+
+@pytest.mark.parametrize("bad", [0, 0.0, -2.0, np.nan, np.inf, "warm", None, True])
+def test_a_temperature_that_is_none_is_named(bad):
+    """0 was a ZeroDivisionError in `uncalibrated`, -2 was named as its reciprocal (-0.5), an infinite one
+    gave every class the same probability."""
+    with pytest.raises(ValueError, match=r"^the calibration temperature must be a (finite )?number above 0, got "):
+        CAL.uncalibrated(np.array([[0.5, 0.5]]), bad)
+    with pytest.raises(ValueError, match=r"^temperature must be a"):
+        CAL.softmax(np.zeros((1, 2)), bad)
+
+
+@pytest.mark.parametrize("bins", [2.5, True, "10"])
+def test_bins_must_be_a_whole_number(bins):
+    with pytest.raises(ValueError, match=r"^reliability: bins must be a whole number of at least 1, got "):
+        CAL.reliability(np.array([[0.5, 0.5]]), [0], bins=bins)
+    assert CAL.check_temperature(np.float32(2.0)) == 2.0

@@ -835,3 +835,18 @@ def test_rank_agreement_has_no_interval_below_five_claims():
     one = pd.DataFrame({"run": ["a", "b", "c"], "claim_id": ["x"] * 3, "old": [0.1, 0.2, 0.3], "new": [0.2, 0.3, 0.4]})
     out = EV.rank_agreement(one, 1000)
     assert out["tau"] == 1.0 and out["claims"] == 1 and out["low"] != out["low"] and out["high"] != out["high"]
+
+
+def test_rank_agreement_leaves_out_a_claim_a_run_has_no_row_for_and_names_a_repeat():
+    """A claim missing from one run made every run's mean NaN: tau "undefined"; a repeated row was pandas'
+    'Index contains duplicate entries'."""
+    runs = {"a": [1.0, 0.9, 0.8, 0.7, 0.6], "b": [0.5, 0.4, 0.3, 0.2, 0.1], "c": [0.0, 0.1, 0.0, 0.1, 0.0]}
+    rows = [
+        {"run": r, "claim_id": i, "old": v, "new": v / 2} for r, values in runs.items() for i, v in enumerate(values)
+    ]
+    full = EV.rank_agreement(pd.DataFrame(rows), n_resamples=50)
+    without = [r for r in rows if not (r["run"] == "b" and r["claim_id"] == 4)]
+    out = EV.rank_agreement(pd.DataFrame(without), n_resamples=50)
+    assert full["tau"] == out["tau"] == 1.0 and full["claims"] == 5 and out["claims"] == 4
+    with pytest.raises(ValueError, match=r"^rank agreement: run 'a' scores claim 2 twice; each once$"):
+        EV.rank_agreement(pd.DataFrame(rows + [rows[2]]), n_resamples=50)

@@ -210,3 +210,38 @@ def test_training_calibrates_and_the_saved_model_keeps_the_temperature(tiny_bert
         progress=False,
     )
     assert off[2]["calibration"] is None and N.temperature_of(off[0]) == 1.0
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, "warm", float("nan")])
+def test_a_saved_temperature_that_is_none_names_the_model(bad):
+    """A hand-edited config.json: 0 was read as 1.0 (not calibrated), -1 and text failed unnamed."""
+    from types import SimpleNamespace
+
+    model = SimpleNamespace(config=SimpleNamespace(name_or_path="models/mine", calibration_temperature=bad))
+    with pytest.raises(ValueError, match=r"^calibration_temperature in the config.json of models/mine must be a"):
+        N.temperature_of(model)
+    assert N.temperature_of(SimpleNamespace(config=SimpleNamespace(calibration_temperature=None))) == 1.0
+    assert N.temperature_of(SimpleNamespace(config=SimpleNamespace(calibration_temperature=1.7))) == 1.7
+
+
+def test_a_diverging_training_is_named_not_saved(tiny_bert, tmp_path):
+    """A learning rate of 1e6 saved a classifier of NaN weights, 'best validation macro-F1 0.333', exit 0."""
+    from lib import training as TR
+
+    s = N.NLISettings(model=tiny_bert, max_length=32, batch_size=8, learning_rate=1e6, epochs=2, eval_every=1)
+    with pytest.raises(TR.DivergedError, match="the training diverged; lower the learning rate"):
+        N.train(_toy(24), _toy(8, 100), ["Supported", "Refuted"], s, tmp_path / "m", progress=False)
+    assert not (tmp_path / "m").exists()
+
+
+def test_a_classifier_of_nan_weights_is_named_when_it_predicts(tiny_bert):
+    import torch
+
+    s = N.NLISettings(model=tiny_bert, max_length=32, batch_size=8, epochs=1, eval_every=1, calibrate=False)
+    model, tok, _ = N.train(_toy(8), _toy(4, 100), ["Supported", "Refuted"], s, None, progress=False)
+    with torch.no_grad():
+        next(model.parameters()).fill_(float("nan"))
+    from lib import training as TR
+
+    with pytest.raises(TR.DivergedError, match=r"gives logits that are not finite for 3 of 3 distinct input"):
+        N.predict_logits(model, tok, _toy(3, 300), 32)

@@ -353,3 +353,68 @@ def test_render_metrics_prints_one_line_per_metric(tmp_path, capsys):
         "  'k\\nj': 'x\\n  z: 9'",
         "  b: 0.5",
     ]
+
+
+@pytest.mark.parametrize(
+    ("history", "unknown"),
+    [
+        (
+            ["", "# Parameters (papermill overrides)\nrules = {}\nk = 3", "# Parameters\nfound_share = 1.0\n"],
+            ["found_share"],
+        ),
+        (["", "# Parameters (papermill overrides)\nrules = {}\nk = 3", "# Parameters\nrules = {'a': 1}\nk = 5\n"], []),
+        (["", "# Parameters (x)\nk: int = 3\nn = m = 1", "# Parameters\nk = 1\nm = 2\nz = 0\n"], ["z"]),
+        (["", "# Parameters (x)\nk = 3", "# Parameters\nk = 1\n", "x = 1"], []),  # a later cell is no parameter
+        (["", "k = 3", "# Parameters\nq = 1\n"], []),  # no parameters cell of ours to compare with
+        (["", "# Parameters (x)\nk = 3"], []),  # run by hand: nothing injected
+        (["", "# Parameters (x)\nk = (", "# Parameters\nk = 1\n"], ["k"]),  # a parameters cell that is no Python
+    ],
+)
+def test_unknown_parameters_are_those_the_injected_cell_adds(history, unknown):
+    assert RP.unknown_parameters(history) == unknown
+
+
+def test_a_parameter_the_notebook_does_not_define_stops_papermill(tmp_path):
+    """`papermill nb.ipynb out.ipynb -f my.yaml` with a key at the wrong level warned "Passed unknown
+    parameter" and ran the notebook on its defaults, exit 0; a defined one runs."""
+    import papermill as pm
+
+    from lib.paths import ROOT
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("# Parameters (papermill overrides these)\nrules = {'found_share': 0.5}"),
+        nbformat.v4.new_code_cell("from lib.site import reports as RP\n\nRP.setup()\nprint(rules)"),
+    ]
+    nb.cells[0].metadata["tags"] = ["parameters"]
+    nb.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "Python 3"}
+    src, out = tmp_path / "in.ipynb", tmp_path / "out.ipynb"
+    nbformat.write(nb, src)
+    with pytest.raises(pm.PapermillExecutionError, match=r"ParameterError.*\['found_share'\].*defined: \['rules'\]"):
+        pm.execute_notebook(
+            str(src),
+            str(out),
+            parameters={"found_share": 1.0},
+            cwd=str(ROOT),
+            kernel_name="python3",
+            progress_bar=False,
+        )
+    pm.execute_notebook(
+        str(src),
+        str(out),
+        parameters={"rules": {"found_share": 1.0}},
+        cwd=str(ROOT),
+        kernel_name="python3",
+        progress_bar=False,
+    )
+    assert "{'found_share': 1.0}" in "".join(nbformat.read(out, 4).cells[2].outputs[0]["text"])
+
+
+def test_every_notebook_parameters_cell_begins_as_the_check_reads_it():
+    """Else the injected-parameters check would find no parameters cell and pass everything."""
+    from lib.paths import ROOT
+
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        cells = [c for c in nbformat.read(path, 4).cells if "parameters" in c.metadata.get("tags", [])]
+        assert len(cells) == 1 and cells[0].source.startswith(RP.PARAMETERS_HEADER), path.name
+        assert "RP.setup()" in "".join(c.source for c in nbformat.read(path, 4).cells), path.name

@@ -504,3 +504,41 @@ def test_sign_of_reads_an_end_at_0_but_for_noise_as_0():
     assert SIG.sign_of(1e-17, 0.2) == SIG.sign_of(-0.2, -1e-17) == "indistinguishable from 0"
     assert SIG.sign_of(1e-9, 0.2) == "positive" and SIG.sign_of(-0.2, -1e-9) == "negative"
     assert SIG.sign_of(0.0, 0.2) == "indistinguishable from 0"
+
+
+@pytest.mark.parametrize("where", ["x", "y"])
+def test_a_correlation_over_nan_is_named_not_significant(where):
+    """spearman_permutation returned its floor, p = 1/(B+1), for one NaN in x."""
+    x, y = [1.0, 2.0, 3.0, 4.0, 5.0], [2.0, 1.0, 4.0, 3.0, 5.0]
+    (x if where == "x" else y)[3] = float("nan")
+    message = (
+        r"^a correlation needs a value on both sides of every pair; 1 of 5 pairs hold NaN \(the first at position 3\)$"
+    )
+    with pytest.raises(ValueError, match=message):
+        SIG.spearman_permutation(x, y, n_resamples=200)
+    with pytest.raises(ValueError, match=message):
+        SIG.spearman_ci(x, y, n_resamples=200)
+
+
+def test_an_infinite_value_ranks_as_the_largest():
+    finite = SIG.spearman_permutation([1.0, 2.0, 3.0, 4.0, 9.0], [2.0, 1.0, 4.0, 3.0, 5.0], n_resamples=200)
+    assert (
+        SIG.spearman_permutation([1.0, 2.0, 3.0, 4.0, float("inf")], [2.0, 1.0, 4.0, 3.0, 5.0], n_resamples=200)
+        == finite
+    )
+
+
+@pytest.mark.parametrize("bad", [float("nan"), "yes"])
+def test_mcnemar_outcomes_are_true_or_false(bad):
+    """NaN was read as a right answer, text was NumPy's ValueError."""
+    with pytest.raises(ValueError, match=r"^correct_a: outcomes are True/False \(or 1/0\), got .* at position 1$"):
+        SIG.mcnemar([True, bad, False], [False, True, True])
+    assert SIG.mcnemar([1, 0, 1], [0, 0, 1]) == SIG.mcnemar([True, False, True], [False, False, True]) == 1.0
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5])
+def test_holm_refuses_p_values_outside_0_and_1_and_keeps_undefined_ones(bad):
+    with pytest.raises(ValueError, match=r"^Holm's adjustment needs p-values in \[0, 1\], got "):
+        SIG.holm([0.01, bad])
+    out = SIG.holm([0.01, float("nan"), 0.04])
+    assert out[0] == pytest.approx(0.03) and np.isnan(out[1]) and out[2] == pytest.approx(0.08)

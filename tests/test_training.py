@@ -64,3 +64,16 @@ def test_adamw_is_fused_and_steps_as_the_reference_implementation():
             opt.zero_grad()
     for p, q in zip(a.parameters(), b.parameters()):
         torch.testing.assert_close(p, q)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_a_loss_that_is_not_finite_stops_the_training_before_it_touches_the_weights(bad):
+    """A learning rate of 1e6 trained on into NaN weights, and the run reported a one-class macro-F1, exit 0."""
+    w = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+    opt = torch.optim.SGD([w], lr=0.5)
+    sched = TR.warmup_decay(opt, warmup=0.0, total_steps=10)
+    loss = (w * torch.tensor(bad)).sum()
+    with pytest.raises(TR.DivergedError, match=r"^the training loss is (nan|inf) at a learning rate of 0\.5 "):
+        TR.step(loss, [w], opt, sched)
+    assert w.tolist() == [1.0, 2.0] and w.grad is None
+    assert TR.step((w * 1.0).sum(), [w], opt, sched) == 3.0

@@ -614,8 +614,17 @@ def rank_agreement(per_claim: pd.DataFrame, n_resamples: int = 1000, seed: int =
     per_claim = per_claim[~per_claim["claim_id"].isin(set(undefined))]
     if per_claim.empty:
         raise ValueError("rank agreement: no claim has both scores for every run")
+    twice = per_claim.duplicated(["run", "claim_id"])
+    if twice.any():  # pandas' "Index contains duplicate entries, cannot reshape"
+        first = per_claim[twice].iloc[0]
+        raise ValueError(f"rank agreement: run {first['run']!r} scores claim {first['claim_id']} twice; each once")
     wide_old = per_claim.pivot(index="claim_id", columns="run", values="old")
     wide_new = per_claim.pivot(index="claim_id", columns="run", values="new")[wide_old.columns]
+    # a claim a run has no row for has no score either: left out for every run (it made every tau NaN, "undefined")
+    complete = wide_old.notna().all(axis=1) & wide_new.notna().all(axis=1)
+    wide_old, wide_new = wide_old[complete], wide_new[complete]
+    if wide_old.empty:
+        raise ValueError("rank agreement: no claim has both scores for every run")
     if wide_old.shape[1] < 3:
         raise ValueError(f"rank agreement needs at least 3 runs, got {wide_old.shape[1]}")
     old, new = wide_old.to_numpy(), wide_new.to_numpy()

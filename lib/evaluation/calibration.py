@@ -20,11 +20,21 @@ import pandas as pd
 T_BOUNDS = (0.05, 20.0)  # the search range of the temperature
 
 
+def check_temperature(temperature: float, what: str = "temperature") -> float:
+    """`temperature` as a float when it is finite and above 0, else a ValueError naming `what` (an infinite
+    temperature gave every class the same probability; 0 a division by zero)."""
+    try:
+        t = float(temperature)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a number above 0, got {temperature!r}") from None
+    if isinstance(temperature, bool) or not (np.isfinite(t) and t > 0):
+        raise ValueError(f"{what} must be a finite number above 0, got {temperature!r}")
+    return t
+
+
 def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     """Row-wise softmax of `logits / temperature`, numerically stable."""
-    if not temperature > 0:
-        raise ValueError(f"temperature must be > 0, got {temperature}")
-    z = np.asarray(logits, dtype=float) / temperature
+    z = np.asarray(logits, dtype=float) / check_temperature(temperature)
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)
@@ -54,8 +64,15 @@ def fit_temperature(logits: np.ndarray, gold: Sequence[int]) -> float:
     from scipy.optimize import minimize_scalar
 
     logits = np.asarray(logits, dtype=float)
-    if logits.ndim != 2 or len(logits) != len(gold) or not len(gold):
-        raise ValueError(f"need (n, classes) logits and n gold labels, got {logits.shape} and {len(gold)}")
+    if logits.ndim != 2 or len(logits) != len(gold) or not len(gold) or logits.shape[1] < 2:
+        raise ValueError(
+            f"need (n, classes) logits of 2 or more classes and n gold labels, got {logits.shape} and {len(gold)}"
+        )
+    bad = ~np.isfinite(logits).all(axis=1)
+    if bad.any():  # a NaN logit made every NLL NaN, and the search returned a temperature all the same
+        raise ValueError(
+            f"{int(bad.sum())} row(s) of logits are not finite (row {int(np.flatnonzero(bad)[0])}): no temperature fits them"
+        )
     lo, hi = np.log(T_BOUNDS)
     res = minimize_scalar(lambda t: nll(logits, gold, float(np.exp(t))), bounds=(lo, hi), method="bounded")
     return float(np.exp(res.x))
@@ -66,8 +83,8 @@ def reliability(probs: np.ndarray, gold: Sequence[int], bins: int = 10) -> pd.Da
 
     Bins without examples are left out; the top probability p falls in the bin b with b / bins <= p < (b + 1) /
     bins (the last bin also takes 1), compared with the edges as the table prints them."""
-    if bins < 1:
-        raise ValueError(f"reliability: bins must be at least 1, got {bins}")
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise ValueError(f"reliability: bins must be a whole number of at least 1, got {bins!r}")
     probs = np.asarray(probs, dtype=float)
     if len(probs) == 0:  # no example: no accuracy, no confidence (ECE undefined)
         return pd.DataFrame(columns=["bin", "low", "high", "n", "confidence", "accuracy", "gap"])
@@ -120,4 +137,5 @@ def expected_calibration_error(probs: np.ndarray, gold: Sequence[int], bins: int
 def uncalibrated(probs: np.ndarray, temperature: float) -> np.ndarray:
     """The probabilities before temperature scaling, recovered from calibrated ones: the softmax of
     `temperature * log p` is the softmax of the original logits."""
-    return softmax(np.log(np.clip(np.asarray(probs, dtype=float), 1e-300, None)), 1.0 / temperature)
+    t = check_temperature(temperature, "the calibration temperature")
+    return softmax(np.log(np.clip(np.asarray(probs, dtype=float), 1e-300, None)), 1.0 / t)

@@ -78,6 +78,21 @@ def bootstrap_ci(
 MAX_SKIPPED = 0.01  # share of resamples without a correlation above which a Spearman interval is undefined
 
 
+def _correlated(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """x and y as aligned float arrays without NaN (a NaN has no rank: the permutation test returned its floor,
+    p = 1/(B+1), for a NaN in x); infinities rank as the largest or smallest values."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.shape != y.shape:
+        raise ValueError(f"a correlation needs aligned values, got {x.shape} and {y.shape}")
+    missing = np.isnan(x) | np.isnan(y)
+    if missing.any():
+        raise ValueError(
+            f"a correlation needs a value on both sides of every pair; {int(missing.sum())} of {len(x)} pairs hold "
+            f"NaN (the first at position {int(np.flatnonzero(missing)[0])})"
+        )
+    return x, y
+
+
 def spearman_ci(
     x: Sequence[float],
     y: Sequence[float],
@@ -97,9 +112,7 @@ def spearman_ci(
     from scipy.stats import spearmanr
 
     _enough(n_resamples, confidence)
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if x.shape != y.shape:
-        raise ValueError(f"a correlation needs aligned values, got {x.shape} and {y.shape}")
+    x, y = _correlated(x, y)
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return (float("nan"),) * 3
     if clusters is None:
@@ -135,9 +148,7 @@ def spearman_permutation(x: Sequence[float], y: Sequence[float], n_resamples: in
     least as far from 0 (NaN when x or y is constant or there are fewer than 3 pairs)."""
     from scipy.stats import spearmanr
 
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if x.shape != y.shape:
-        raise ValueError(f"a correlation needs aligned values, got {x.shape} and {y.shape}")
+    x, y = _correlated(x, y)
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return float("nan")
     observed = abs(spearmanr(x, y).statistic)
@@ -309,7 +320,7 @@ def mcnemar(correct_a: Sequence[bool], correct_b: Sequence[bool]) -> float:
     No claims at all is no test: NaN (as `bootstrap_ci` of nothing), where 1.0 would read "no difference"."""
     from scipy.stats import binomtest
 
-    a, b = np.asarray(correct_a, dtype=bool), np.asarray(correct_b, dtype=bool)
+    a, b = _outcomes(correct_a, "correct_a"), _outcomes(correct_b, "correct_b")
     if a.shape != b.shape:
         raise ValueError(f"paired tests need aligned outcomes, got {a.shape} and {b.shape}")
     if a.size == 0:
@@ -320,9 +331,24 @@ def mcnemar(correct_a: Sequence[bool], correct_b: Sequence[bool]) -> float:
     return float(binomtest(only_a, only_a + only_b, 0.5).pvalue)
 
 
+def _outcomes(values: Sequence[bool], what: str) -> np.ndarray:
+    """Right-or-wrong outcomes as booleans: True/False, or numbers with any non-zero right; NaN (read as right)
+    and anything else (text, None) are named."""
+    for i, v in enumerate(np.ravel(np.asarray(values, dtype=object))):
+        if not isinstance(v, (bool, int, float, np.bool_, np.number)) or v != v:
+            shown = v.item() if isinstance(v, np.generic) else v
+            raise ValueError(f"{what}: outcomes are True/False (or 1/0), got {shown!r} at position {i}")
+    return np.asarray(values, dtype=bool)
+
+
 def holm(pvalues: Sequence[float]) -> np.ndarray:
-    """Holm-Bonferroni adjusted p-values (monotone, capped at 1), in the input order."""
+    """Holm-Bonferroni adjusted p-values (monotone, capped at 1), in the input order. An undefined test (NaN)
+    stays undefined and counts among the tests; a p-value outside [0, 1] is a ValueError (-0.1 was adjusted to
+    -0.2)."""
     p = np.asarray(pvalues, dtype=float)
+    off = (p < 0) | (p > 1)
+    if off.any():
+        raise ValueError(f"Holm's adjustment needs p-values in [0, 1], got {p[off][0]:g}")
     order = np.argsort(p, kind="stable")
     m = len(p)
     adjusted = np.maximum.accumulate((m - np.arange(m)) * p[order])

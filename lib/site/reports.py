@@ -23,6 +23,7 @@ exits 1 when there is one; the test suite runs it on the notebooks of the fixtur
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import re
 import warnings
@@ -128,6 +129,74 @@ def setup(precision: int = 3) -> None:
     sns.set_theme(style="whitegrid", context="notebook")
     pd.set_option("display.precision", precision)
     figures.install()
+    check_injected_parameters()
+
+
+PARAMETERS_HEADER = "# Parameters ("  # how every notebook's own `parameters` cell begins (a test checks it)
+INJECTED_HEADER = "# Parameters\n"  # how the cell papermill injects after it begins (its Python translator)
+
+
+class ParameterError(NamedError, ValueError):
+    """Papermill passed a parameter the notebook does not define: it only warns, and the notebook ran on its
+    own default."""
+
+
+def _assigned(source: str) -> set[str]:
+    """The names a cell's top-level assignments bind (a cell that is no Python binds none)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        else:
+            continue
+        names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def unknown_parameters(history: Sequence[str]) -> list[str]:
+    """The names papermill's injected cell (the last in `history`, the kernel's `In`) sets that no parameters
+    cell run before it defines; [] without an injected cell, or without a parameters cell to compare with."""
+    injected = [i for i, cell in enumerate(history) if isinstance(cell, str) and cell.startswith(INJECTED_HEADER)]
+    if not injected:
+        return []
+    known = [
+        _assigned(cell)
+        for cell in history[: injected[-1]]
+        if isinstance(cell, str) and cell.startswith(PARAMETERS_HEADER)
+    ]
+    if not known:
+        return []
+    return sorted(_assigned(history[injected[-1]]) - set().union(*known))
+
+
+def check_injected_parameters() -> None:
+    """A ParameterError naming every parameter papermill passed that the notebook's parameters cell does not
+    define (`papermill nb.ipynb out.ipynb -f my.yaml` with a misspelt or misplaced key warned "Passed unknown
+    parameter" and ran on the defaults, exit 0). Outside IPython, nothing to check."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with Jupyter
+        return
+    shell = get_ipython()
+    history = getattr(shell, "user_ns", {}).get("In") if shell is not None else None
+    if not isinstance(history, list):
+        return
+    unknown = unknown_parameters(history)
+    if unknown:
+        known = sorted(
+            set().union(*(_assigned(c) for c in history if isinstance(c, str) and c.startswith(PARAMETERS_HEADER)))
+        )
+        raise ParameterError(
+            f"papermill passed parameter(s) {unknown} that this notebook's parameters cell does not define, so the "
+            f"notebook would run on its own values; check the names and nesting of your parameters file (defined: "
+            f"{known})"
+        )
 
 
 @dataclass(frozen=True)

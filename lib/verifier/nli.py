@@ -162,8 +162,13 @@ TEMPERATURE_KEY = "calibration_temperature"  # in the saved model's config.json
 
 
 def temperature_of(model) -> float:
-    """The calibration temperature saved with a classifier (1.0: not calibrated)."""
-    return float(getattr(model.config, TEMPERATURE_KEY, None) or 1.0)
+    """The calibration temperature saved with a classifier (1.0: not calibrated, the key absent or null); a
+    value that is no temperature is a ValueError naming the model (0 was read as 1.0, -1 failed unnamed)."""
+    value = getattr(model.config, TEMPERATURE_KEY, None)
+    if value is None:
+        return 1.0
+    name = getattr(model.config, "name_or_path", "") or "the classifier"
+    return CAL.check_temperature(value, f"{TEMPERATURE_KEY} in the config.json of {name}")
 
 
 def predict_logits(
@@ -196,6 +201,13 @@ def predict_logits(
         for s in tqdm(range(0, len(unique), batch_size), desc="predict", disable=not progress, leave=False):
             idx = unique[s : s + batch_size]
             out[idx] = model(**_pad(tokenizer, enc, idx, device)).logits.float().cpu().numpy()
+    bad = ~np.isfinite(out[unique]).all(axis=1)
+    if bad.any():  # NaN weights gave NaN logits, read as the first class by argmax: a one-class macro-F1
+        name = getattr(model.config, "name_or_path", "") or "the classifier"
+        raise TR.DivergedError(
+            f"{name} gives logits that are not finite for {int(bad.sum())} of {len(unique)} distinct input(s): its "
+            "weights hold NaN or infinity (a training that diverged); retrain it with a lower learning rate"
+        )
     return out[source]
 
 
