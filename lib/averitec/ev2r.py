@@ -612,15 +612,14 @@ def rank_agreement(per_claim: pd.DataFrame, n_resamples: int = 1000, seed: int =
 
     undefined = per_claim.loc[per_claim[["old", "new"]].isna().any(axis=1), "claim_id"]
     per_claim = per_claim[~per_claim["claim_id"].isin(set(undefined))]
-    if per_claim.empty:
-        raise ValueError("rank agreement: no claim has both scores for every run")
     twice = per_claim.duplicated(["run", "claim_id"])
     if twice.any():  # pandas' "Index contains duplicate entries, cannot reshape"
         first = per_claim[twice].iloc[0]
         raise ValueError(f"rank agreement: run {first['run']!r} scores claim {first['claim_id']} twice; each once")
     wide_old = per_claim.pivot(index="claim_id", columns="run", values="old")
     wide_new = per_claim.pivot(index="claim_id", columns="run", values="new")[wide_old.columns]
-    # a claim a run has no row for has no score either: left out for every run (it made every tau NaN, "undefined")
+    # a claim a run has no row for has no score either: left out for every run (it made every tau NaN, "undefined");
+    # with the undefined ones gone too, no claim may be left
     complete = wide_old.notna().all(axis=1) & wide_new.notna().all(axis=1)
     wide_old, wide_new = wide_old[complete], wide_new[complete]
     if wide_old.empty:

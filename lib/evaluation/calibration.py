@@ -17,19 +17,18 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from lib.cli import finite_real, shown
+
 T_BOUNDS = (0.05, 20.0)  # the search range of the temperature
 
 
 def check_temperature(temperature: float, what: str = "temperature") -> float:
-    """`temperature` as a float when it is finite and above 0, else a ValueError naming `what` (an infinite
-    temperature gave every class the same probability; 0 a division by zero)."""
-    try:
-        t = float(temperature)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a number above 0, got {temperature!r}") from None
-    if isinstance(temperature, bool) or not (np.isfinite(t) and t > 0):
-        raise ValueError(f"{what} must be a finite number above 0, got {temperature!r}")
-    return t
+    """`temperature` as a float when it is a finite real number above 0 (`lib.cli.finite_real`), else a
+    ValueError naming `what` (an infinite temperature gave every class the same probability; 0 a division by
+    zero)."""
+    if not (finite_real(temperature) and temperature > 0):
+        raise ValueError(f"{what} must be a finite number above 0, got {shown(temperature)}")
+    return float(temperature)
 
 
 def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:

@@ -159,20 +159,22 @@ def _assigned(source: str) -> set[str]:
     return names
 
 
+def _injected_and_defined(history: Sequence[str]) -> tuple[set[str], set[str] | None]:
+    """(the names papermill's injected cell, the last in `history`, sets; the names the parameters cells run
+    before it define, None when none ran); (set(), None) without an injected cell."""
+    injected = [i for i, cell in enumerate(history) if isinstance(cell, str) and cell.startswith(INJECTED_HEADER)]
+    if not injected:
+        return set(), None
+    before = history[: injected[-1]]
+    defined = [_assigned(cell) for cell in before if isinstance(cell, str) and cell.startswith(PARAMETERS_HEADER)]
+    return _assigned(history[injected[-1]]), set().union(*defined) if defined else None
+
+
 def unknown_parameters(history: Sequence[str]) -> list[str]:
     """The names papermill's injected cell (the last in `history`, the kernel's `In`) sets that no parameters
     cell run before it defines; [] without an injected cell, or without a parameters cell to compare with."""
-    injected = [i for i, cell in enumerate(history) if isinstance(cell, str) and cell.startswith(INJECTED_HEADER)]
-    if not injected:
-        return []
-    known = [
-        _assigned(cell)
-        for cell in history[: injected[-1]]
-        if isinstance(cell, str) and cell.startswith(PARAMETERS_HEADER)
-    ]
-    if not known:
-        return []
-    return sorted(_assigned(history[injected[-1]]) - set().union(*known))
+    injected, defined = _injected_and_defined(history)
+    return [] if defined is None else sorted(injected - defined)
 
 
 def check_injected_parameters() -> None:
@@ -189,13 +191,10 @@ def check_injected_parameters() -> None:
         return
     unknown = unknown_parameters(history)
     if unknown:
-        known = sorted(
-            set().union(*(_assigned(c) for c in history if isinstance(c, str) and c.startswith(PARAMETERS_HEADER)))
-        )
         raise ParameterError(
             f"papermill passed parameter(s) {unknown} that this notebook's parameters cell does not define, so the "
             f"notebook would run on its own values; check the names and nesting of your parameters file (defined: "
-            f"{known})"
+            f"{sorted(_injected_and_defined(history)[1] or ())})"
         )
 
 

@@ -161,14 +161,18 @@ def _pad(tokenizer, enc: Mapping[str, list], idx: Sequence[int], device: str):
 TEMPERATURE_KEY = "calibration_temperature"  # in the saved model's config.json
 
 
+def _model_name(model) -> str:
+    """How messages name a classifier: the path or hub name it was loaded from."""
+    return getattr(model.config, "name_or_path", "") or "the classifier"
+
+
 def temperature_of(model) -> float:
     """The calibration temperature saved with a classifier (1.0: not calibrated, the key absent or null); a
     value that is no temperature is a ValueError naming the model (0 was read as 1.0, -1 failed unnamed)."""
     value = getattr(model.config, TEMPERATURE_KEY, None)
     if value is None:
         return 1.0
-    name = getattr(model.config, "name_or_path", "") or "the classifier"
-    return CAL.check_temperature(value, f"{TEMPERATURE_KEY} in the config.json of {name}")
+    return CAL.check_temperature(value, f"{TEMPERATURE_KEY} in the config.json of {_model_name(model)}")
 
 
 def predict_logits(
@@ -203,9 +207,8 @@ def predict_logits(
             out[idx] = model(**_pad(tokenizer, enc, idx, device)).logits.float().cpu().numpy()
     bad = ~np.isfinite(out[unique]).all(axis=1)
     if bad.any():  # NaN weights gave NaN logits, read as the first class by argmax: a one-class macro-F1
-        name = getattr(model.config, "name_or_path", "") or "the classifier"
         raise TR.DivergedError(
-            f"{name} gives logits that are not finite for {int(bad.sum())} of {len(unique)} distinct input(s): its "
+            f"{_model_name(model)} gives logits that are not finite for {int(bad.sum())} of {len(unique)} distinct input(s): its "
             "weights hold NaN or infinity (a training that diverged); retrain it with a lower learning rate"
         )
     return out[source]
