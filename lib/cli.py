@@ -55,6 +55,13 @@ def process_gone(pid: int) -> bool:
     return False
 
 
+def writer_gone(pid: str) -> bool:
+    """Whether the process id in a file's name (`.<name>.<pid>.…`, a writer's temporary or scratch file) is a
+    process that is gone: ASCII digits, at most 10 ('²' is a digit that `int` refuses, and a name's 200 digits
+    are past any pid_max)."""
+    return pid.isascii() and pid.isdigit() and len(pid) <= 10 and process_gone(int(pid))
+
+
 def die_with(parent: int, sig: int = signal.SIGKILL) -> None:
     """Make this process get `sig` when `parent` dies (Linux: PR_SET_PDEATHSIG): a command killed with SIGKILL
     (the out-of-memory killer) runs no clean-up, and its workers waited for work forever, or a stage the

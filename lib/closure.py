@@ -56,7 +56,10 @@ def module_path(module: str, root: Path = ROOT) -> Path | None:
 def _imported(tree: ast.AST, package: str, root: Path) -> set[str]:
     """Dotted `lib` modules that a syntax tree imports (`package`: the module's package, for relative imports)."""
     out: set[str] = set()
+    optional = _guarded_imports(tree)
     for node in ast.walk(tree):
+        if node in optional and not _exists(node, package, root):
+            continue  # `try: import lib.x` / `except ImportError:`: runs without the module, no dep
         if isinstance(node, ast.Import):
             out |= {a.name for a in node.names if a.name.split(".")[0] == LIB}
         elif isinstance(node, ast.ImportFrom):
@@ -73,19 +76,88 @@ def _imported(tree: ast.AST, package: str, root: Path) -> set[str]:
                 continue
             out.add(base)
             for alias in node.names:  # `from lib.retrieval import runs`: a submodule, not a name
-                if alias.name == "*":  # every name the module has
+                if alias.name == "*":  # every name the module has, or those its literal `__all__` lists
+                    missing = [n for n in _star_names(base, root) if not _binds_or_has(base, n, root)]
+                    if missing:
+                        raise ImportError(
+                            f"line {node.lineno}: `from {base} import *`: its __all__ lists {missing[:5]}, which "
+                            f"it does not bind"
+                        )
                     continue
                 if module_path(f"{base}.{alias.name}", root) is not None:
                     out.add(f"{base}.{alias.name}")
                 elif root.joinpath(*base.split("."), alias.name).is_dir():  # a namespace subpackage: no file
                     continue
-                elif (where := module_path(base, root)) is not None and alias.name not in _names_or_any(where):
+                elif not _binds_or_has(base, alias.name, root):
+                    where = module_path(base, root)
                     # neither a submodule nor a name of the module: the import fails, and the check passed it
                     raise ImportError(
                         f"line {node.lineno}: `from {base} import {alias.name}`: {where.relative_to(root)} has no "
                         f"name {alias.name!r} and {base} no module of that name"
                     )
     return out
+
+
+def _binds_or_has(module: str, name: str, root: Path) -> bool:
+    """Whether `from module import name` finds it: a submodule, a namespace subpackage, or a name the module
+    binds (a module without a file, a namespace package, is not read: Python finds its submodules only)."""
+    where = module_path(module, root)
+    return (
+        module_path(f"{module}.{name}", root) is not None
+        or root.joinpath(*module.split("."), name).is_dir()
+        or where is None
+        or name in _names_or_any(where)
+    )
+
+
+def _star_names(module: str, root: Path) -> list[str]:
+    """The names a module's literal `__all__` (a list or tuple of text, assigned at its top level) lists."""
+    where = module_path(module, root)
+    for node in _python_tree(where).body if where is not None else []:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            try:
+                names = ast.literal_eval(node.value)
+            except ValueError:  # computed: not read
+                return []
+            return [n for n in names if isinstance(n, str)] if isinstance(names, list | tuple) else []
+    return []
+
+
+IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+
+
+def _guarded_imports(tree: ast.AST) -> set[ast.AST]:
+    """Import statements inside a `try:` that catches ImportError (or a base of it, or everything): the code
+    runs whether or not the module exists."""
+    out: set[ast.AST] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Try | ast.TryStar):
+            continue
+        caught = set()
+        for handler in node.handlers:
+            kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+            caught |= {"Exception" if k is None else getattr(k, "id", getattr(k, "attr", "")) for k in kinds}
+        if caught & IMPORT_ERRORS:
+            out |= {n for stmt in node.body for n in ast.walk(stmt) if isinstance(n, ast.Import | ast.ImportFrom)}
+    return out
+
+
+def _exists(node: ast.AST, package: str, root: Path) -> bool:
+    """Whether every `lib` module a guarded import names is there (a file or a namespace folder)."""
+    if isinstance(node, ast.Import):
+        names = [a.name for a in node.names]
+    else:
+        base = node.module or ""
+        if node.level:
+            parts = package.split(".")[: max(len(package.split(".")) - node.level + 1, 0)]
+            base = ".".join([*parts, base] if base else parts)
+        names = [base]
+    return all(
+        module_path(n, root) is not None or root.joinpath(*n.split(".")).is_dir()
+        for n in names
+        if n.split(".")[0] == LIB
+    )
 
 
 class _AnyName(frozenset):
@@ -110,12 +182,44 @@ def _top_names(path: Path, mtime_ns: int) -> frozenset[str]:
     names: set[str] = {"__name__", "__file__", "__doc__", "__spec__", "__loader__", "__package__", "__builtins__"}
     names |= {"__cached__"} | ({"__path__"} if path.name == "__init__.py" else set())
     names |= {n for node in ast.walk(tree) if isinstance(node, ast.Global) for n in node.names}
-    todo: list[ast.AST] = list(tree.body)
+    for stmt in tree.body:  # in order: a top-level `del x` unbinds what the statements before it bound
+        if isinstance(stmt, ast.Delete):
+            names -= {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+            continue
+        bound = _scope_binds(stmt)
+        if bound is None:
+            return _AnyName()
+        names |= bound
+    return frozenset(names)
+
+
+def _writes_globals(node: ast.AST) -> bool:
+    """`globals()[name] = ...`, `globals().update(...)` or `.setdefault(...)`: a name bound unseen."""
+
+    def is_globals(n: ast.AST) -> bool:
+        return isinstance(n, ast.Call) and getattr(n.func, "id", None) in ("globals", "vars") and not n.args
+
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and is_globals(node.value):
+        return True
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("update", "setdefault", "__setitem__")
+        and is_globals(node.func.value)
+    )
+
+
+def _scope_binds(stmt: ast.AST) -> set[str] | None:
+    """The names one top-level statement binds in the module's scope; None where it may bind any name."""
+    names: set[str] = set()
+    todo: list[ast.AST] = [stmt]
     while todo:
         node = todo.pop()
+        if _writes_globals(node):
+            return None
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             if node.name == "__getattr__":
-                return _AnyName()
+                return None
             names.add(node.name)
             # what runs in the module's scope: decorators, defaults, bases, keywords (a walrus there binds)
             args = getattr(node, "args", None)
@@ -133,21 +237,21 @@ def _top_names(path: Path, mtime_ns: int) -> frozenset[str]:
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".")[0]
                 if alias.name == "*" or bound == "__getattr__":
-                    return _AnyName()
+                    return None
                 names.add(bound)
             continue
         if isinstance(node, ast.AnnAssign) and node.value is None:
             continue  # `x: int` binds nothing
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             if node.id == "__getattr__":  # `__getattr__ = ...`: any name may be served
-                return _AnyName()
+                return None
             names.add(node.id)
         elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
             names.add(node.name)
         elif isinstance(node, ast.MatchMapping) and node.rest:
             names.add(node.rest)
         todo.extend(ast.iter_child_nodes(node))
-    return frozenset(names)
+    return names
 
 
 def with_packages(module: str) -> set[str]:
@@ -164,6 +268,9 @@ def closure(modules: Iterable[str], root: Path = ROOT) -> set[str]:
         if mod in seen or mod in NOT_DEPS:
             continue
         path = module_path(mod, root)
+        if path is None and root.joinpath(*mod.split(".")).is_dir():  # a namespace package: no file, no dep
+            seen.add(mod)
+            continue
         if path is None:
             raise ModuleNotFoundError(f"{mod} is imported but {root / mod.replace('.', '/')}(.py) does not exist")
         seen.add(mod)
@@ -216,8 +323,9 @@ def _python_tree(path: Path, code: str | None = None, what: str = "Python") -> a
         raise NamedError(f"{path}, {what}: not valid Python ({err})") from None
 
 
-# cell and line magics whose body or argument is Python that runs (`%%time` imports count; `%%bash` is text)
-PYTHON_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
+# cell and line magics whose body or argument is Python that runs (`%%time` imports count; `%%bash` is text),
+# with how each reads its options (IPython's own parsers): what is left of the line is the statement
+PYTHON_MAGICS = {"time", "timeit", "capture", "prun", "debug", "run"}
 
 
 def _notebook_cells(path: Path | str) -> list[tuple[int, ast.Module]]:
@@ -246,7 +354,7 @@ def _notebook_cells(path: Path | str) -> list[tuple[int, ast.Module]]:
 
 
 def _ipython_tree(path: Path, number: int, source: str, ipython: Any) -> ast.Module:
-    """One cell's syntax tree, the Python bodies of `PYTHON_MAGICS` included."""
+    """One cell's syntax tree, the Python that `PYTHON_MAGICS` run included."""
     try:
         code = ipython.transform_cell(source)
     except SyntaxError as err:
@@ -257,13 +365,47 @@ def _ipython_tree(path: Path, number: int, source: str, ipython: Any) -> ast.Mod
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr in ("run_cell_magic", "run_line_magic")
-            and node.args
+            and len(node.args) in (2, 3)
             and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args)
             and node.args[0].value in PYTHON_MAGICS
-            and (node.func.attr == "run_cell_magic" or node.args[0].value != "capture")
-        ):  # a cell magic's body, or a line magic's statement
-            tree.body += _ipython_tree(path, number, node.args[-1].value, ipython).body
+        ):
+            name, line, *cell = (a.value for a in node.args)
+            try:
+                codes = _magic_code(name, line, cell[0] if cell else None)
+            except Exception as err:  # IPython's UsageError, getopt's: the magic itself would refuse the line
+                magic = f"{'%%' if cell else '%'}{name}"
+                raise NamedError(
+                    f"{path}, cell {number}: {magic} {shown(line, 60)}: {first_line(str(err), 120)}"
+                ) from None
+            for code in codes:
+                tree.body += _ipython_tree(path, number, code, ipython).body
     return tree
+
+
+def _magic_code(name: str, line: str, cell: str | None) -> list[str]:
+    """The Python a magic runs: a cell magic's body, `%%timeit`'s setup line, a line magic's statement after its
+    options (read by the magic's own parser), `%run -m lib.x` as `import lib.x`."""
+    from IPython.core.magic_arguments import parse_argstring
+    from IPython.core.magics.execution import ExecutionMagics
+
+    magics = ExecutionMagics(shell=None)
+    if name == "capture":  # `%%capture out`: the line names a variable; a line magic runs nothing
+        return [cell] if cell is not None else []
+    if name == "run":  # `%run script.py` runs a file outside lib; `-m lib.x` a module
+        if cell is not None:
+            return []
+        opts, _ = magics.parse_options(line, "nidtN:b:pD:l:rs:T:em:G", mode="list", list_all=1)
+        return [f"import {m}" for m in opts.get("m", []) if re.fullmatch(r"[\w.]+", m)]
+    if name == "timeit":  # `%%timeit setup`: the line runs before the body
+        _, statement = magics.parse_options(line, "n:r:tcp:qov:", posix=False, strict=False, preserve_non_opts=True)
+    elif name == "prun":  # `%%prun`: the line's statement and the body run as one
+        _, statement = magics.parse_options(line, "D:l:rs:T:q", list_all=True, posix=False)
+    else:  # time, debug: argparse options, then the statement (rejoined by spaces, as the magic does)
+        args, extra = parse_argstring(getattr(magics, name), line, partial=True)
+        statement = line if name == "debug" and not args.breakpoint else " ".join(extra)
+        if name == "time" and cell is not None and statement.strip():
+            raise ValueError("Can't use statement directly after '%%time'!")  # IPython's UsageError
+    return [statement] if cell is None else [s for s in (statement, cell) if s.strip()]
 
 
 def _notebook_tree(path: Path | str) -> ast.Module:
@@ -351,7 +493,7 @@ def stage_closure(cmd: str | list[str], root: Path = ROOT, params: Iterable[Any]
         for key in entry if isinstance(entry, dict) else [entry]:  # `- file.yaml: [keys]` entries name other files
             if isinstance(key, str) and key.split(".")[0] in homes:
                 modules.add(homes[key.split(".")[0]])
-    files = [module_path(m, root) for m in closure(modules, root)]
+    files = [f for m in closure(modules, root) if (f := module_path(m, root)) is not None]  # namespace: no file
     files += [r for f in list(files) for r in _module_files(f, f.stat().st_mtime_ns)]
     return sorted(str(f.relative_to(root)) for f in files)
 
@@ -363,11 +505,28 @@ def stages(dvc_yaml: Path | str = DVC_YAML) -> dict:
     ]
 
 
+def _stage_closure_named(dvc_yaml: Path | str, name: str, stage: Any, root: Path) -> list[str]:
+    """`stage_closure` of one stage of dvc.yaml; what stops it is one NamedError naming the stage (a templated
+    `foreach` or `matrix` stage, a stage without `cmd`, code that cannot be read)."""
+    where = f"{dvc_yaml}: stage {name}"
+    if isinstance(stage, dict) and ({"foreach", "matrix"} & set(stage)):
+        kind = "foreach" if "foreach" in stage else "matrix"
+        raise NamedError(f"{where}: a `{kind}` stage; lib.closure reads plain stages (one `cmd` each): write it out")
+    if not isinstance(stage, dict) or not isinstance(stage.get("cmd"), str | list):
+        raise NamedError(f"{where}: expected a mapping with a `cmd` (text or a list of commands)")
+    try:
+        return stage_closure(stage["cmd"], root, stage.get("params", []))
+    except NamedError as err:
+        raise NamedError(f"{where}: {err}") from None
+    except (ImportError, ValueError, TypeError, OSError) as err:  # an unreadable cmd, import or MODULE_FILES
+        raise NamedError(f"{where}: its code cannot be read: {first_line(str(err), 300)}") from None
+
+
 def differences(dvc_yaml: Path | str = DVC_YAML, root: Path = ROOT) -> dict[str, dict[str, list[str]]]:
     """{stage: {"missing": [...], "extra": [...]}} for every stage whose `lib/` deps differ from its closure."""
     out = {}
     for name, stage in stages(dvc_yaml).items():
-        want = set(stage_closure(stage["cmd"], root, stage.get("params", [])))
+        want = set(_stage_closure_named(dvc_yaml, name, stage, root))
         have = {str(d) for d in stage.get("deps", []) if re.match(rf"{LIB}/", str(d))}
         if want != have:
             out[name] = {"missing": sorted(want - have), "extra": sorted(have - want)}
@@ -383,8 +542,8 @@ def write(dvc_yaml: Path | str = DVC_YAML, root: Path = ROOT) -> list[str]:
     doc = round_trip.load(path.read_text(encoding="utf-8"))
     changed = []
     for name, stage in doc["stages"].items():
+        want = _stage_closure_named(path, name, stage, root)
         deps = stage.setdefault("deps", [])
-        want = stage_closure(stage["cmd"], root, stage.get("params", []))
         if sorted(str(d) for d in deps if str(d).startswith(f"{LIB}/")) != want:
             for i in reversed(range(len(deps))):  # in place, so the other deps keep their comments
                 if str(deps[i]).startswith(f"{LIB}/"):

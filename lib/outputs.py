@@ -7,6 +7,9 @@ or is interrupted removes its temporary file. `atomic_dir` does the same for a f
 
 `together()` groups a stage's several outputs: their temporary files are renamed only when the whole group
 has been written, so a killed stage leaves its previous outputs (or none), never some new and some old.
+SIGTERM and SIGINT wait until the renames are done; SIGKILL cannot be waited for, so a journal written into
+each of the group's folders before the first rename lets the next reader or writer there finish them
+(`finish_groups`), and a folder output moved aside by a writer killed between its two renames goes back.
 
 `refuse_targets(outputs, inputs)` runs before any work: an output that is also an input of the same
 command, lies inside an input folder, lies inside `data/` (the study's data, kept by DVC) or is a folder
@@ -30,7 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from lib.cli import CLEANUPS, NamedError, first_line, made_by, not_a_file, process_gone, stages_of, study_part
+from lib.cli import CLEANUPS, NamedError, first_line, made_by, not_a_file, stages_of, study_part, writer_gone
 from lib.paths import DATA_DIR, ROOT
 
 # The group `together()` opened, if any: (temporary, target) pairs waiting to be renamed.
@@ -81,7 +84,7 @@ def _place(tmp: Path, path: Path) -> None:
     old = None
     with _held():
         if tmp.is_dir() and path.is_dir():
-            old = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".old"))
+            old = Path(tempfile.mkdtemp(dir=path.parent, prefix=_temporary_prefix(path), suffix=".old"))
             _LIVE.add(old)  # a signal while it is removed below removes the rest
             os.replace(path, old / path.name)
         os.replace(tmp, path)
@@ -227,6 +230,7 @@ def sweep_temporaries(path: Path | str) -> list[Path]:
     clean-up: each kill of a store build left its half-written tables, and the folder grew from 7 to 20 MB),
     known by the dead process id in their names; a live writer's are left alone. Returns those removed."""
     path = Path(path)
+    finish_groups(path.parent)  # a group's temporaries are placed, not removed
     prefix, removed = f".{path.name[:200]}.", []
     try:
         entries = [e for e in path.parent.iterdir() if e.name.startswith(prefix) and ".tmp" in e.name]
@@ -235,13 +239,7 @@ def sweep_temporaries(path: Path | str) -> list[Path]:
     for entry in entries:  # `<pid>.<random>.tmp[.<suffix>]` after the prefix, and only that: `.res.30000.<pid>...`
         parts = entry.name[len(prefix) :].split(".")  # is the temporary of `res.30000`, not a dead writer's of `res`
         pid = parts[0]
-        if (
-            len(parts) in (3, 4)
-            and parts[2] == "tmp"
-            and pid.isdigit()
-            and not entry.is_symlink()
-            and process_gone(int(pid))
-        ):
+        if len(parts) in (3, 4) and parts[2] == "tmp" and not entry.is_symlink() and writer_gone(pid):
             _discard(entry)
             removed.append(entry)
     return removed
@@ -282,11 +280,107 @@ def together() -> Iterator[None]:
     finally:
         _GROUP.reset(token)
     with _held():  # all renamed (and removed) before a signal is taken
-        for tmp, path in pending:
-            if tmp is None:
-                path.unlink(missing_ok=True)
-            else:
-                _place(tmp, path)
+        journals = _write_journals(pending) if len(pending) > 1 else []
+        _apply(pending)
+        for journal in journals:
+            journal.unlink(missing_ok=True)
+
+
+def _apply(pending: list[tuple[Path | None, Path]]) -> None:
+    """Place (or remove) each output of a group, in order."""
+    for tmp, path in pending:
+        if tmp is None:
+            path.unlink(missing_ok=True)
+        else:
+            _place(tmp, path)
+
+
+# A group's journal: written (whole, fsynced) into every folder the group writes before its first rename, and
+# removed after its last. Every temporary it lists is complete by then, so a full set of journals left by a
+# writer killed outright (SIGKILL runs no clean-up; SIGTERM waits for the renames) means "finish these
+# renames": the next writer or reader of any of those folders does (`finish_groups`), and the outputs are all
+# new, never half; an incomplete set means no rename began (or all were done), and is removed.
+JOURNAL = ".outputs.{pid}.{token}.group"
+
+
+def _write_journals(pending: list[tuple[Path | None, Path]]) -> list[Path]:
+    folders = list(dict.fromkeys(path.parent for _, path in pending))
+    token = os.urandom(4).hex()  # two groups of one process (threads) never share a journal
+    journals = [folder / JOURNAL.format(pid=os.getpid(), token=token) for folder in folders]
+    text = json.dumps(  # absolute paths: a reader may name the folder another way
+        {
+            "pairs": [[_absolute(t) if t else None, _absolute(p)] for t, p in pending],
+            "journals": list(map(_absolute, journals)),
+        }
+    )
+    for journal in journals:
+        tmp = journal.with_name(journal.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        _fsync(tmp)
+        os.replace(tmp, journal)
+        _fsync(journal.parent)
+    return journals
+
+
+def _absolute(path: Path) -> str:
+    return os.path.abspath(path)
+
+
+def finish_groups(folder: Path | str) -> list[Path]:
+    """Finish the renames of every group whose writer died in them (its journal in `folder`, its process gone),
+    and put back a folder output a writer moved aside and never replaced. Returns the outputs placed."""
+    folder, placed = Path(folder), []
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return placed
+    for journal in entries:
+        pid = journal.name.split(".")[2] if journal.name.startswith(".outputs.") else ""
+        if not (journal.name.endswith((".group", ".group.tmp")) and writer_gone(pid)):
+            continue
+        if journal.name.endswith(".tmp"):  # killed while writing the journal: no rename began
+            journal.unlink(missing_ok=True)
+            continue
+        try:
+            record = json.loads(journal.read_text(encoding="utf-8"))
+            pairs = [(Path(t) if t else None, Path(p)) for t, p in record["pairs"]]
+            others = [Path(j) for j in record["journals"]]
+            if (
+                Path(_absolute(journal)) not in others
+                or not all(
+                    t is None or (t.parent == p.parent and t.name.startswith(f".{p.name[:200]}.{pid}."))
+                    for t, p in pairs
+                )
+                or not all(o.name == journal.name and o.parent in {p.parent for _, p in pairs} for o in others)
+            ):
+                raise ValueError("its entries are not this writer's temporaries beside their outputs")
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            raise NamedError(
+                f"{journal}: an unreadable journal of outputs half renamed ({first_line(err)}); "
+                "remove it and rerun the stage that writes this folder"
+            ) from None
+        if not all(other.exists() for other in others):  # killed before the last journal: no rename began
+            for tmp in [t for t, _ in pairs if t is not None] + others:  # (or after the renames, removing them):
+                _discard(tmp)  # nothing to finish either way, and the dead writer's temporaries go
+            continue
+        with _held():
+            todo = [(t, p) for t, p in pairs if t is None or t.exists()]
+            _apply(todo)
+            placed += [p for _, p in todo]
+            for other in others:
+                other.unlink(missing_ok=True)
+    for aside in entries:  # `.<name>.<pid>.<random>.old/<name>`: the old folder, moved aside before the rename
+        pid = aside.name.split(".")[-3] if aside.name.count(".") >= 4 else ""
+        if not (aside.name.startswith(".") and aside.name.endswith(".old") and aside.is_dir() and writer_gone(pid)):
+            continue  # not an aside folder, or its writer is still at work
+        inside = [e for e in aside.iterdir() if e.is_dir()]
+        if len(inside) == 1 and aside.name.startswith(f".{inside[0].name[:200]}.{pid}."):
+            target = folder / inside[0].name
+            if not target.exists():  # killed between the two renames: the old folder goes back
+                os.replace(inside[0], target)
+                placed.append(target)
+        shutil.rmtree(aside, ignore_errors=True)
+    return placed
 
 
 def remove(path: Path | str) -> None:
@@ -347,6 +441,7 @@ def _remake(path: Path) -> str:
 
 
 def _readable(path: Path, what: str) -> None:
+    finish_groups(path.parent)  # a stage killed while renaming its outputs: finished before they are read
     if not path.exists():
         raise NamedError(f"{path}: missing; {_remake(path)}")
     if not path.is_file():

@@ -288,6 +288,10 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
     yaml.preserve_quotes = True
     yaml.representer.add_representer(type(None), lambda r, _: r.represent_scalar("tag:yaml.org,2002:null", "null"))
     params = yaml.load((root / "params.yaml").read_text())
+    if isinstance(profile["params"], dict) and "profile" in profile["params"]:  # set from the profile's own
+        raise ProfileError(  # name and note below: a value given here was replaced without a word
+            f"{profile['path']}: params.profile: set by the profile's file name and its `note`; leave it out"
+        )
     try:
         merge(params, profile["params"])
     except ProfileError as err:  # "params.qgen.epochz: no such key" named no file (the forty-third pass)

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from lib import outputs as OUT
-from lib.cli import NamedError, die_with, first_line, not_a_file, outs_of, process_gone, run_main, shown
+from lib.cli import NamedError, die_with, first_line, not_a_file, outs_of, run_main, shown, writer_gone
 from lib.closure import ROOT, stages
 
 TIMINGS_DIR = ROOT / "outputs" / "timings"
@@ -287,7 +287,7 @@ def sweep_costs(out_dir: Path | str) -> list[Path]:
     removed = []
     for path in Path(out_dir).glob(".*.costs.tmp"):
         pid = path.name.removesuffix(".costs.tmp").rsplit(".", 2)[-2]
-        if pid.isdigit() and path.is_file() and process_gone(int(pid)):
+        if writer_gone(pid) and path.is_file():
             path.unlink(missing_ok=True)
             removed.append(path)
     return removed

@@ -244,9 +244,15 @@ def test_a_broken_module_or_notebook_is_one_line_naming_it(tmp_path):
     [
         ("stages:\n  x: [\n", "not valid YAML"),
         ("stagez: {}\n", "missing key 'stages'"),
-        ("stages:\n  a:\n    deps: [x]\n", "missing key 'cmd'"),
-        ('stages:\n  a:\n    cmd: python -m lib.store.build "x\n', "its code cannot be read: No closing quotation"),
-        ("stages:\n  a:\n    cmd: python -m lib.nonexistent_probe\n", "its code cannot be read: lib.nonexistent_probe"),
+        ("stages:\n  a:\n    deps: [x]\n", "stage a: expected a mapping with a `cmd`"),
+        (
+            'stages:\n  a:\n    cmd: python -m lib.store.build "x\n',
+            "stage a: its code cannot be read: No closing quotation",
+        ),
+        (
+            "stages:\n  a:\n    cmd: python -m lib.nonexistent_probe\n",
+            "stage a: its code cannot be read: lib.nonexistent",
+        ),
     ],
 )
 def test_a_damaged_dvc_yaml_is_one_named_error(tmp_path, monkeypatch, text, problem):
@@ -330,3 +336,70 @@ def test_python_magics_count_and_a_bad_cell_is_named(mini):
     cells("x = 1\x00")
     with pytest.raises(NamedError, match=r"m\.ipynb, cell 1: not valid Python"):
         CL.notebook_imports(nb, mini)
+
+
+def test_magic_options_setup_lines_and_run_m_are_read_as_ipython_runs_them(mini):
+    """The forty-seventh pass: `%timeit -n1 -r1 import lib.x` was "not valid Python", `%%timeit`'s setup line
+    and `%run -m lib.x` were not read (a missing module passed, a real one was no dep)."""
+    nb = mini / "notebooks" / "m.ipynb"
+
+    def imports(source):
+        nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": source, "metadata": {}}]}))
+        return CL.notebook_imports(nb, mini)
+
+    for cell in ("%timeit -n1 -r1 from lib import d", "%prun -s cumulative from lib import d",
+                 "%%timeit -n1 from lib import d\npass", "%%prun -s time\nfrom lib import d",
+                 "%time --no-raise-error from lib import d", "%run -m lib.d"):  # fmt: skip
+        assert CL.closure(imports(cell), mini) == {"lib", "lib.d"}, cell
+    assert imports("%run script.py") == set()
+    for cell in ("%%timeit -n1 -r1 import lib.nope\npass", "%run -m lib.nope"):
+        with pytest.raises(ModuleNotFoundError, match="lib.nope is imported"):
+            CL.closure(imports(cell), mini)
+    with pytest.raises(NamedError, match=r"cell 1: %timeit '-z import lib.d': option -z not recognized"):
+        imports("%timeit -z import lib.d")
+    with pytest.raises(NamedError, match=r"cell 1: %%time 'import os': Can't use statement directly after"):
+        imports("%%time import os\nfrom lib import d")
+
+
+def test_namespace_levels_deletions_globals_all_and_guarded_imports(mini):
+    """The forty-seventh pass: a module inside a namespace subpackage was refused, a name bound and then
+    deleted was accepted, `globals()[...] =` refused, a star import of a missing `__all__` name accepted, an
+    import guarded by `except ImportError` refused."""
+    lib = mini / "lib"
+    (lib / "ns" / "inner").mkdir(parents=True)
+    (lib / "ns" / "inner" / "mod.py").write_text("from lib import d\nX = 1\n")
+    (lib / "a.py").write_text("from lib.ns.inner.mod import X\n")
+    assert CL.closure(["lib.a"], mini) == {"lib", "lib.a", "lib.ns", "lib.ns.inner", "lib.ns.inner.mod", "lib.d"}
+    assert CL.stage_closure("python -m lib.a", mini) == ["lib/__init__.py", "lib/a.py", "lib/d.py",
+                                                          "lib/ns/inner/mod.py"]  # fmt: skip
+    (lib / "pkg" / "c.py").write_text("BAR = 2\ndel BAR\nBAZ = 1\ndel BAZ\nBAZ = 3\n")
+    (lib / "a.py").write_text("from lib.pkg.c import BAZ\n")
+    assert "lib.pkg.c" in CL.closure(["lib.a"], mini)
+    (lib / "a.py").write_text("from lib.pkg.c import BAR\n")
+    with pytest.raises(ImportError, match="has no name 'BAR'"):
+        CL.closure(["lib.a"], mini)
+    (lib / "pkg" / "c.py").write_text('globals()["FOO"] = 1\n')
+    (lib / "a.py").write_text("from lib.pkg.c import FOO\n")
+    assert "lib.pkg.c" in CL.closure(["lib.a"], mini)
+    (lib / "pkg" / "c.py").write_text('__all__ = ["MISSING", "Y"]\nY = 1\n')
+    (lib / "a.py").write_text("from lib.pkg.c import *\n")
+    with pytest.raises(ImportError, match=r"its __all__ lists \['MISSING'\], which it does not bind"):
+        CL.closure(["lib.a"], mini)
+    (lib / "a.py").write_text("try:\n    from lib.nope import x\nexcept ImportError:\n    x = None\n")
+    assert CL.closure(["lib.a"], mini) == {"lib", "lib.a"}
+    (lib / "a.py").write_text("try:\n    from lib import d\nexcept (OSError, ImportError):\n    d = None\n")
+    assert CL.closure(["lib.a"], mini) == {"lib", "lib.a", "lib.d"}
+    (lib / "a.py").write_text("try:\n    from lib.nope import x\nexcept OSError:\n    x = None\n")
+    with pytest.raises(ModuleNotFoundError, match="lib.nope is imported"):
+        CL.closure(["lib.a"], mini)
+
+
+def test_a_templated_stage_is_refused_by_its_name(tmp_path):
+    """The forty-seventh pass: a `foreach` stage was "missing key 'cmd'" and a `matrix` stage "No such file
+    ... ${item.nb}.ipynb", neither naming the stage."""
+    for kind, body in (("foreach", "foreach: [a]\n    do:\n      cmd: python -m lib.data verify"),
+                       ("matrix", "matrix:\n      nb: [x]\n    cmd: python -m lib.site.execute ${item.nb}")):  # fmt: skip
+        dvc = tmp_path / "dvc.yaml"
+        dvc.write_text(f"stages:\n  many:\n    {body}\n")
+        with pytest.raises(NamedError, match=rf"dvc.yaml: stage many: a `{kind}` stage; lib.closure reads plain"):
+            CL.differences(dvc)

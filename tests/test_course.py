@@ -378,6 +378,26 @@ def test_headline_values_read_as_printed_once():
     ]  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    "key, value, problem",
+    [
+        ("documents", -5, "a count"), ("documents", 23382.7, "a count"), ("documents", 1e300, "a count"),
+        ("documents", 10**400, "a count"), ("documents", 23382, None), ("documents", 23382.0, None),
+        ("ndcg@10.bm25/claim.bloom_qg", 1.7, "a measure from 0 to 1"), ("ndcg@10.bm25/claim.oracle", -0.0004, "a measure"),
+        ("ndcg@10.bm25/claim.oracle", 1.0, None), ("runs.hero_70b.averitec@0.25", 0.0, None),
+        ("family_share.NLI", 1.01, "a measure"), ("spearman.x|ndcg@10|utility (-KL).rho", -0.3, None),
+        ("spearman.x.rho", 1.2, "a correlation"), ("runs.oracle.qa", float("nan"), None),
+        ("fact_check_leak_claims_strict", 0.524, None), ("gain.ratio", float("inf"), None), ("llm_mode", "off", None),
+    ],
+)  # fmt: skip
+def test_a_headline_outside_what_its_metric_can_be_is_named(key, value, problem):
+    """The forty-seventh pass: `render headlines` printed "documents in the store -5" and an NDCG of 1.700."""
+    from lib.site.catalogue import headline_problem
+
+    found = headline_problem(key, value)
+    assert found is None if problem is None else found.startswith(problem)
+
+
 def test_every_headline_names_the_retriever_and_scope_it_rests_on():
     from lib.site.catalogue import unnamed_settings
 
@@ -708,3 +728,13 @@ def test_exercises_are_written_all_or_none_and_a_failure_names_its_notebook(tmp_
     assert not (tmp_path / "out" / "01_a.ipynb").exists()
     (tmp_path / "out" / "02_b.ipynb").unlink()
     assert [p.name for p in CO.write_exercises(tmp_path / "out", notebooks_dir=src)] == ["01_a.ipynb", "02_b.ipynb"]
+
+
+def test_headlines_refuse_an_impossible_value_by_label(tmp_path):
+    from lib.cli import NamedError
+    from lib.site.catalogue import headlines
+
+    (tmp_path / "store.json").write_text('{"documents": -5, "share": 0.5}')
+    assert headlines({"share": "store.json:share"}, tmp_path) == {"share": 0.5}
+    with pytest.raises(NamedError, match=r"report.headlines.docs: store.json's 'documents' is -5, expected a count"):
+        headlines({"docs": "store.json:documents"}, tmp_path)

@@ -850,3 +850,23 @@ def test_rank_agreement_leaves_out_a_claim_a_run_has_no_row_for_and_names_a_repe
     assert full["tau"] == out["tau"] == 1.0 and full["claims"] == 5 and out["claims"] == 4
     with pytest.raises(ValueError, match=r"^rank agreement: run 'a' scores claim 2 twice; each once$"):
         EV.rank_agreement(pd.DataFrame(rows + [rows[2]]), n_resamples=50)
+
+
+@pytest.mark.parametrize(
+    "suffix", ["without_support", "no_support", "with_no_support", "lacking_support", "that_lack_support",
+               "missing_support", "supported_false", "unsupported", "not_supported", "refuted", "contradicted"]
+)  # fmt: skip
+def test_a_count_of_facts_lacking_support_is_none_of_the_four(suffix):
+    """Forty-seventh pass: "predicted_facts_without_support": 3 was read as the supported count, so a judge's
+    1 of 4 supported facts scored precision 0.75 (and the answer was cached as usable)."""
+    assert EV._count_name(f"predicted_facts_{suffix}") is None
+    answer = (
+        f'{{"predicted_facts": 4, "predicted_facts_{suffix}": 3, "reference_facts": 5, "reference_facts_{suffix}": 1}}'
+    )
+    assert EV.claim_result(answer)[2] == "missing_counts"
+
+
+def test_count_keys_in_other_spellings_are_still_read():
+    assert EV._count_name("predictedFactsSupported") == "predicted_facts_supported"
+    assert EV._count_name("n_predicted_facts") == "predicted_facts"
+    assert EV._count_name("number of reference facts that are supported") == "reference_facts_supported"

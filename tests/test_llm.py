@@ -343,6 +343,7 @@ def test_an_answer_resets_the_count_of_unreachable_prompts(tmp_path):
         ("html", "not_a_completion"),
         ("empty_choices", "no_choices"),
         ("null_content", "null_content"),
+        ("length", "cut_at_max_tokens"),  # the forty-seventh pass: a cut answer was cached as a whole one
         ("deep", "RecursionError"),  # a body nested past the recursion limit: a traceback from the SDK's parser
     ],
 )
@@ -837,3 +838,12 @@ def test_an_answer_cut_off_mid_body_is_a_failed_answer_of_a_reached_endpoint(tmp
         with pytest.raises(LM.LLMFailingError, match=r"is failing: \d+ prompts in a row failed.*answer_cut"):
             for i in range(20):
                 assert client.chat([{"role": "user", "content": f"prompt {i}"}]) is None
+
+
+def test_answers_cut_at_max_tokens_stop_the_stage_naming_the_setting(tmp_path):
+    with StubLLM(canned) as stub:
+        stub.faults += ["length"] * 10
+        client = LM.LLM(settings(stub, tmp_path))
+        with pytest.raises(LM.LLMFailingError, match=r"prompts in a row were cut at llm.max_tokens \(raise it\)"):
+            for i in range(10):
+                client.chat([{"role": "user", "content": str(i)}])

@@ -321,3 +321,69 @@ def test_a_signal_removes_the_temporaries_being_written(tmp_path):
         OUT.discard_live()  # what lib.cli runs on SIGTERM before it exits
         assert not tmp.exists()
         tmp.write_text("again")  # the block itself still ends normally in this test
+
+
+KILLED_WRITER = """
+import os, signal, sys
+from pathlib import Path
+from lib import outputs as OUT
+d, at = Path(sys.argv[1]), int(sys.argv[2])
+OUT.write_text(d / "a.txt", "old a"); OUT.write_text(d / "sub" / "b.txt", "old b")
+with OUT.atomic_dir(d / "folder") as t:
+    (t / "x").write_text("old")
+real, n = os.replace, [0]
+def replace(src, dst):  # SIGKILL, which no program can catch, right after the at-th rename
+    real(src, dst); n[0] += 1
+    if n[0] == at:
+        os.kill(os.getpid(), signal.SIGKILL)
+os.replace = replace
+with OUT.together():
+    OUT.write_text(d / "a.txt", "new a"); OUT.write_text(d / "sub" / "b.txt", "new b")
+    with OUT.atomic_dir(d / "folder") as t:
+        (t / "x").write_text("new")
+"""
+
+
+@pytest.mark.parametrize("at", range(1, 7))
+def test_a_group_killed_outright_mid_renames_is_finished_by_the_next_reader(tmp_path, at):
+    """The forty-seventh pass: SIGKILL between a group's renames left a.txt new and b.txt old (nothing marked
+    the pair), or a folder output missing, moved aside where no run looked. A journal written before the first
+    rename lets the next reader (or writer) of any of the group's folders finish the renames."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "writer.py"
+    script.write_text(KILLED_WRITER)
+    d = tmp_path / "out"
+    done = subprocess.run([sys.executable, str(script), str(d), str(at)], cwd=ROOT, check=False)
+    assert done.returncode == -9
+    OUT.write_text(d / "sub" / "c.txt", "c")  # the next writer of either folder: finishes, then sweeps
+    OUT.write_text(d / "c.txt", "c")
+    state = [(d / "a.txt").read_text(), (d / "sub" / "b.txt").read_text(), (d / "folder" / "x").read_text()]
+    # renames 1 and 2 place the journals (one per folder): killed before both are there, no output moved
+    assert state == (["old a", "old b", "old"] if at < 2 else ["new a", "new b", "new"])
+    assert leftovers(d) == [] and leftovers(d / "sub") == []
+
+
+def test_a_folder_moved_aside_by_a_killed_writer_goes_back(tmp_path):
+    target = tmp_path / "model"
+    aside = tmp_path / ".model.999999999.ab12.old"  # its writer (past any pid_max) died between the renames
+    (aside / "model").mkdir(parents=True)
+    (aside / "model" / "w").write_text("old")
+    assert OUT.finish_groups(tmp_path) == [target] and (target / "w").read_text() == "old"
+    assert leftovers(tmp_path) == []
+    live = tmp_path / f".model.{os.getpid()}.cd34.old"  # a live writer's: left alone
+    (live / "model").mkdir(parents=True)
+    assert OUT.finish_groups(tmp_path) == [] and live.exists()
+
+
+def test_a_name_with_a_pid_past_any_process_is_no_dead_writer(tmp_path):
+    """A pid of 200 digits (past any pid_max; `os.kill` overflows) or a digit `int` refuses is no dead writer."""
+    from lib.cli import writer_gone
+
+    assert writer_gone("999999999") and not writer_gone(str(os.getpid()))
+    assert not writer_gone("9" * 200) and not writer_gone("\u00b2") and not writer_gone("")
+    (tmp_path / f".outputs.{'9' * 200}.ab.group").write_text("{}")
+    (tmp_path / f".x.txt.{'9' * 200}.ab.tmp").write_text("")
+    OUT.write_text(tmp_path / "x.txt", "x")
+    assert OUT.read_json(OUT.write_json(tmp_path / "y.json", [1])) == [1]

@@ -737,14 +737,22 @@ def test_subset_reads_a_file_as_the_study_reads_it(tmp_path):
     assert PR.subset(separator, 1) == '{"claim_id": 0, "claim": "a\u2028b"}\n'
 
 
-def test_an_unknown_params_key_names_the_profile_file(tmp_path, monkeypatch):
-    """The forty-third pass: "error: params.qgen.epochz: no such key in params.yaml" named no file."""
+@pytest.mark.parametrize(
+    "given, problem",
+    [
+        # the forty-third pass: "error: params.qgen.epochz: no such key in params.yaml" named no file
+        ("qgen: {epochz: 2}", r"params\.qgen\.epochz: no such key in params\.yaml"),
+        # the forty-seventh pass: a profile's own `profile` was replaced by the file's name and note, exit 0
+        ("profile: {name: other, note: mine}", r"params\.profile: set by the profile's file name and its `note`"),
+    ],
+)
+def test_an_unknown_or_reserved_params_key_names_the_profile_file(tmp_path, given, problem):
     root = tmp_path / "repo"
     (root / "profiles").mkdir(parents=True)
     (root / "data").mkdir()
     (root / "params.yaml").write_text("qgen:\n  epochs: 2\nprofile:\n  name: study\n  note: ''\n")
-    (root / "profiles" / "zz.yaml").write_text("note: x\nparams:\n  qgen: {epochz: 2}\n")
-    with pytest.raises(PR.ProfileError, match=r"zz\.yaml: params\.qgen\.epochz: no such key in params\.yaml"):
+    (root / "profiles" / "zz.yaml").write_text(f"note: x\nparams:\n  {given}\n")
+    with pytest.raises(PR.ProfileError, match=r"zz\.yaml: " + problem):
         PR.prepare("zz", root)
 
 

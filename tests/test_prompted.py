@@ -55,6 +55,10 @@ def test_parse_next():
     # JSON where text is expected: `{"verdict": ...}` was no verdict, a question object a query of JSON
     assert PR.parse_next('{"verdict": "Refuted"}') == ("verdict", "Refuted")
     assert PR.parse_next('{"next_question": "Did the WHO confirm it?"}') == ("question", "Did the WHO confirm it?")
+    # the forty-seventh pass: a verdict that names no label dropped the question beside it (null kept it)
+    for said in ('""', '"undecided"', "null"):
+        assert PR.parse_next(f'{{"verdict": {said}, "next_question": "Who?"}}') == ("question", "Who?"), said
+    assert PR.parse_next('{"verdict": "undecided"}') is None
 
 
 def test_nearest_examples_by_cosine_with_ties_to_the_lower_index():

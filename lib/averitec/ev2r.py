@@ -214,10 +214,23 @@ class Counts:
         return self.reference_facts_supported / self.reference_facts
 
 
+# Every word a key naming one of the four counts may hold. A key with any other word is none of the four: a
+# list of negations ("unsupported", "not supported") let "predicted_facts_without_support", "_no_support",
+# "_lacking_support" ... through as the supported count (precision 0.75 for a judge's 1 of 4).
+COUNT_WORDS = frozenset(
+    "predicted prediction predictions predict reference references fact facts count counts number num n total "
+    "of the in from with by that which are is were supported support supports evidence question questions "
+    "answer answers qa".split()
+)
+
+
 def _count_name(key: str) -> str | None:
     """Which of the four counts a key names, in this project's words or the organisers'
-    ("facts count predicted evidence", "support reference questions"); None for any other key."""
-    k = key.lower()
+    ("facts count predicted evidence", "support reference questions"); None for any other key, and for a key
+    holding any word outside `COUNT_WORDS` (a negation, a qualifier: a count of something else)."""
+    k = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", key).lower()  # predictedFactsSupported: its words
+    if not set(re.findall(r"[a-z]+", k)) <= COUNT_WORDS or re.search(r"\d", k):
+        return None
     by = re.search(r"(?:^|[^a-z])by[ _-]*(?:the[ _-]*)?(predict|reference)", k)  # the supporting side
     rest = k[: by.start()] + k[by.end() :] if by else k
     named = {s for s, word in (("predicted", "predict"), ("reference", "reference")) if word in rest}
@@ -225,8 +238,8 @@ def _count_name(key: str) -> str | None:
         other = "reference" if by.group(1) == "predict" else "predicted"
         named = {other} if named <= {other} else {"predicted", "reference"}
     side = named.pop() if len(named) == 1 else None  # none, or both sides named: not one of the four
-    if side is None or re.search(r"un_?support|not[ _]?support|non[ _-]?support|contradict|refut", k):
-        return None  # a count of facts against the evidence is none of the four
+    if side is None:
+        return None
     if "support" in k:
         return f"{side}_facts_supported"
     if "fact" in k or "count" in k:

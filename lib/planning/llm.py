@@ -551,7 +551,12 @@ def _answer_text(resp: Any) -> tuple[str | None, str | None]:
         content.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate (`\ud800` in the JSON): no text to cache or parse
         return None, "not_utf8"
+    if getattr(choices[0], "finish_reason", None) == "length":  # stopped at max_tokens: a list of questions cut
+        return None, CUT  # mid-way parsed as a shorter one, and was cached as a whole answer
     return content, None
+
+
+CUT = "cut_at_max_tokens"
 
 
 def _bounded_client() -> Any:
@@ -896,9 +901,8 @@ class LLM:
         self.counters.malformed += 1
         self.counters.failures += 1
         self._unreachable, self._reached = 0, True
-        self._one_more_failing(
-            "got no usable answer"
-        )  # an endpoint that answers nothing usable, forever, is failing too
+        # an endpoint that answers nothing usable, forever, is failing too
+        self._one_more_failing("were cut at llm.max_tokens (raise it)" if problem == CUT else "got no usable answer")
         return None
 
     def _one_more_failing(self, how: str, tail: str = "") -> None:

@@ -169,8 +169,10 @@ def parse_next(text: str | None, verdicts: Sequence[str] = AVERITEC_LABELS) -> t
     for value in json_values(text):  # `{"verdict": "Refuted"}` was no verdict, `{"next_question": ...}` a query of JSON
         if isinstance(value, dict):
             said = value.get("verdict")
-            if isinstance(said, str):
-                return next((("verdict", v) for v in _labels_said(said, verdicts)), None)
+            if isinstance(said, str) and (label := next(iter(_labels_said(said, verdicts)), None)):
+                return "verdict", label
+            # no label said ("", "undecided", null): the reply's question, as the text form reads it; the
+            # next question of `{"verdict": "", "next_question": ...}` was dropped and the pursuit got nothing
             q = next((value[k] for k in ("next_question", "question", "query") if isinstance(value.get(k), str)), None)
             if q:
                 return "question", q.strip()

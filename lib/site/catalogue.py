@@ -149,8 +149,39 @@ def headlines(spec: Mapping[str, str], metrics_dir: Path | str = METRICS_DIR) ->
             raise NamedError(
                 f"report.headlines.{label}: {file}'s {key!r} is {shown(value, 60)}, expected a number, a flag or a name"
             )
+        if problem := headline_problem(key, value):  # -5 documents or an NDCG of 1.7 was printed as it stood
+            raise NamedError(f"report.headlines.{label}: {file}'s {key!r} is {shown(value, 60)}, expected {problem}")
         out[label] = value
     return out
+
+
+# What a headline's metric can be, by the name of a part of its key: measures of retrieval and verdicts lie in
+# [0, 1], correlations in [-1, 1], counts are whole numbers >= 0 (NaN, an undefined measure, is shown so).
+BOUNDED = re.compile(
+    r"(condensed_)?(ndcg|p|recall|precision|map|mrr|bpref|judged|success)(@\d+)?|macro_f1|accuracy|averitec@\d+|qa"
+    r"|(.*_)?share"
+)
+CORRELATION = re.compile(r"rho|tau")
+COUNTS = frozenset({"documents", "claims", "queries", "passages", "wrong_verdicts"})
+
+
+def headline_problem(key: str, value: Any) -> str | None:
+    """What a headline's value should be and is not (None where it is, or where its key names no known kind)."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or (isinstance(value, float) and math.isnan(value))
+    ):
+        return None
+    parts = re.split(r"[.|/]", key)
+    if any(part in COUNTS for part in parts):
+        whole = isinstance(value, int) or value.is_integer()  # (float(10**400) overflows: not asked)
+        return None if whole and 0 <= value <= 2**53 else "a count (a whole number from 0 to 2**53)"
+    if any(CORRELATION.fullmatch(part) for part in parts):
+        return None if -1 <= value <= 1 else "a correlation from -1 to 1"
+    if any(BOUNDED.fullmatch(part) for part in parts):
+        return None if 0 <= value <= 1 else "a measure from 0 to 1"
+    return None  # another kind (a difference, a ratio): shown as it is, an infinity as "undefined"
 
 
 RETRIEVER_NAMES = {"bm25": "BM25", "dense": "dense", "hybrid": "hybrid"}
