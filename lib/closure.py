@@ -20,6 +20,7 @@ import ast
 import functools
 import io
 import json
+import os
 import re
 import shlex
 import sys
@@ -88,7 +89,7 @@ def _imported(tree: ast.AST, package: str, root: Path) -> set[str]:
                     out.add(f"{base}.{alias.name}")
                 elif root.joinpath(*base.split("."), alias.name).is_dir():  # a namespace subpackage: no file
                     continue
-                elif not _binds_or_has(base, alias.name, root):
+                elif not _binds_or_has(base, alias.name, root) and node not in optional:  # guarded: runs without
                     where = module_path(base, root)
                     # neither a submodule nor a name of the module: the import fails, and the check passed it
                     raise ImportError(
@@ -114,8 +115,10 @@ def _star_names(module: str, root: Path) -> list[str]:
     """The names a module's literal `__all__` (a list or tuple of text, assigned at its top level) lists."""
     where = module_path(module, root)
     for node in _python_tree(where).body if where is not None else []:
-        targets = node.targets if isinstance(node, ast.Assign) else []
-        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        )
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and node.value is not None:
             try:
                 names = ast.literal_eval(node.value)
             except ValueError:  # computed: not read
@@ -128,14 +131,16 @@ IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseExcepti
 
 
 def _guarded_imports(tree: ast.AST) -> set[ast.AST]:
-    """Import statements inside a `try:` that catches ImportError (or a base of it, or everything): the code
-    runs whether or not the module exists."""
+    """Import statements inside a `try:` that catches ImportError (or a base of it, or everything) in a
+    handler that does not raise: the code runs whether or not the module (or the name) exists."""
     out: set[ast.AST] = set()
     for node in ast.walk(tree):
         if not isinstance(node, ast.Try | ast.TryStar):
             continue
         caught = set()
         for handler in node.handlers:
+            if any(isinstance(stmt, ast.Raise) for stmt in handler.body):  # it fails anyway: no guard
+                continue
             kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
             caught |= {"Exception" if k is None else getattr(k, "id", getattr(k, "attr", "")) for k in kinds}
         if caught & IMPORT_ERRORS:
@@ -182,15 +187,25 @@ def _top_names(path: Path, mtime_ns: int) -> frozenset[str]:
     names: set[str] = {"__name__", "__file__", "__doc__", "__spec__", "__loader__", "__package__", "__builtins__"}
     names |= {"__cached__"} | ({"__path__"} if path.name == "__init__.py" else set())
     names |= {n for node in ast.walk(tree) if isinstance(node, ast.Global) for n in node.names}
-    for stmt in tree.body:  # in order: a top-level `del x` unbinds what the statements before it bound
-        if isinstance(stmt, ast.Delete):
-            names -= {t.id for t in stmt.targets if isinstance(t, ast.Name)}
-            continue
-        bound = _scope_binds(stmt)
+    for stmt in tree.body:  # in order: a `del x` in the module's scope unbinds what the statements before it
+        bound = _scope_binds(stmt)  # bound; one under an `if` or a `try` may run: the name may be gone
         if bound is None:
             return _AnyName()
-        names |= bound
+        names = (names | bound) - (_scope_deletes(stmt) - bound)
     return frozenset(names)
+
+
+def _scope_deletes(stmt: ast.AST) -> set[str]:
+    """The names a top-level statement may `del` in the module's scope (not in a function or class body)."""
+    out, todo = set(), [stmt]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        if isinstance(node, ast.Delete):
+            out |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        todo.extend(ast.iter_child_nodes(node))
+    return out
 
 
 def _writes_globals(node: ast.AST) -> bool:
@@ -391,11 +406,17 @@ def _magic_code(name: str, line: str, cell: str | None) -> list[str]:
     magics = ExecutionMagics(shell=None)
     if name == "capture":  # `%%capture out`: the line names a variable; a line magic runs nothing
         return [cell] if cell is not None else []
-    if name == "run":  # `%run script.py` runs a file outside lib; `-m lib.x` a module
+    if name == "run":  # `-m lib.x` runs a module, `lib/x.py` (from the repository root, where notebooks run) too
         if cell is not None:
             return []
-        opts, _ = magics.parse_options(line, "nidtN:b:pD:l:rs:T:em:G", mode="list", list_all=1)
-        return [f"import {m}" for m in opts.get("m", []) if re.fullmatch(r"[\w.]+", m)]
+        opts, args = magics.parse_options(line, "nidtN:b:pD:l:rs:T:em:G", mode="list", list_all=1)
+        if "m" in opts:
+            return [f"import {m}" for m in opts["m"] if re.fullmatch(r"[\w.]+", m)]
+        script = os.path.normpath(args[0]) if args else ""
+        parts = script.removesuffix(".py").split(os.sep)
+        if script.endswith(".py") and parts[0] == LIB and all(p.isidentifier() for p in parts):
+            return [f"import {'.'.join(parts)}"]  # a missing file is then a missing module, named
+        return []  # a script outside lib
     if name == "timeit":  # `%%timeit setup`: the line runs before the body
         _, statement = magics.parse_options(line, "n:r:tcp:qov:", posix=False, strict=False, preserve_non_opts=True)
     elif name == "prun":  # `%%prun`: the line's statement and the body run as one

@@ -403,3 +403,33 @@ def test_a_templated_stage_is_refused_by_its_name(tmp_path):
         dvc.write_text(f"stages:\n  many:\n    {body}\n")
         with pytest.raises(NamedError, match=rf"dvc.yaml: stage many: a `{kind}` stage; lib.closure reads plain"):
             CL.differences(dvc)
+
+
+def test_guards_that_reraise_deletes_under_if_annotated_all_and_run_of_a_path(mini):
+    """The forty-seventh pass, second round: a guarded import of a missing name was refused and one whose
+    handler re-raises accepted; `del` under a top-level `if` and `__all__: list[str] = [...]` were not read;
+    `%run lib/x.py` was no dep (a missing file passed)."""
+    lib = mini / "lib"
+    (lib / "pkg" / "c.py").write_text('BAR = 1\nif True:\n    del BAR\nFOO = 2\n__all__: list[str] = ["MISSING"]\n')
+    for source, fails in (
+        ("try:\n    from lib.pkg.c import NOPE\nexcept ImportError:\n    NOPE = None\n", None),
+        ("try:\n    from lib.nope import x\nexcept ImportError as err:\n    raise SystemExit('need') from err\n",
+         "lib.nope is imported"),
+        ("from lib.pkg.c import BAR\n", "has no name 'BAR'"),
+        ("from lib.pkg.c import FOO\n", None),
+        ("from lib.pkg.c import *\n", r"its __all__ lists \['MISSING'\]"),
+    ):  # fmt: skip
+        (lib / "a.py").write_text(source)
+        if fails is None:
+            assert "lib.pkg.c" in CL.closure(["lib.a"], mini), source
+        else:
+            with pytest.raises(ImportError, match=fails):
+                CL.closure(["lib.a"], mini)
+    nb = mini / "notebooks" / "m.ipynb"
+    for cell, want in (("%run lib/d.py", {"lib", "lib.d"}), ("%run ./lib/pkg/c.py arg", {"lib", "lib.pkg", "lib.pkg.c",
+                       "lib.pkg.helpers"}), ("%run script.py", set())):  # fmt: skip
+        nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": cell, "metadata": {}}]}))
+        assert CL.closure(CL.notebook_imports(nb, mini), mini) == want, cell
+    nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "%run lib/nope.py", "metadata": {}}]}))
+    with pytest.raises(ModuleNotFoundError, match="lib.nope is imported"):
+        CL.closure(CL.notebook_imports(nb, mini), mini)

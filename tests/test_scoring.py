@@ -705,6 +705,9 @@ def test_the_check_figures_sentence_says_reproduced_only_when_all_agree():
         "The scorer does not reproduce the organisers' check figures here: 5 of 6"
     )
     assert check_figures_sentence(0, 0) == "No check figure applies to these runs: the organisers scored none of them."
+    for agree, total in ((5, 3), (-1, 3), (1.5, 3), (True, 3), (1, -1)):  # "5 of 3 agree" was printed
+        with pytest.raises(ValueError, match=r"check figures: .* agree; expected whole numbers, 0 <= agree <= total"):
+            check_figures_sentence(agree, total)
 
 
 def test_the_edition_sentence_prints_any_tolerance_whole():

@@ -590,6 +590,10 @@ def check_figures_sentence(agree: int, total: int) -> str:
     """Whether this scorer reproduces the organisers' check figures (`agree` of `total` equal to 4 decimals).
     The figures are the organisers' scores of published systems on the whole dev split, so a run on fewer
     claims (a profile) cannot reproduce them."""
+    if not all(isinstance(n, int | np.integer) and not isinstance(n, bool) for n in (agree, total)) or not (
+        0 <= agree <= total
+    ):  # "5 of 3 agree" and "-1 of 3 agree" were printed
+        raise ValueError(f"check figures: {agree!r} of {total!r} agree; expected whole numbers, 0 <= agree <= total")
     if not total:  # "0 of 0 agree" read as a failure to reproduce figures there were none of
         return "No check figure applies to these runs: the organisers scored none of them."
     if agree == total:
