@@ -561,10 +561,16 @@ def write(dvc_yaml: Path | str = DVC_YAML, root: Path = ROOT) -> list[str]:
     round_trip.indent(mapping=2, sequence=4, offset=2)
     path = Path(dvc_yaml)
     doc = round_trip.load(path.read_text(encoding="utf-8"))
-    changed = []
+    changed, owners = [], {}
     for name, stage in doc["stages"].items():
         want = _stage_closure_named(path, name, stage, root)
         deps = stage.setdefault("deps", [])
+        if id(deps) in owners:  # one list behind a YAML anchor: rewritten for one stage, it changed the other's
+            raise NamedError(
+                f"{path}: stages {owners[id(deps)]} and {name} share one deps list (a YAML anchor and alias); "
+                "write each stage's deps out, then run `python -m lib.closure write` again"
+            )
+        owners[id(deps)] = name
         if sorted(str(d) for d in deps if str(d).startswith(f"{LIB}/")) != want:
             for i in reversed(range(len(deps))):  # in place, so the other deps keep their comments
                 if str(deps[i]).startswith(f"{LIB}/"):

@@ -161,8 +161,10 @@ def forget_weights(weights_dir: Path | str) -> None:
 
 
 def holds_weights(weights_dir: Path | str, record: Path | str) -> bool:
-    """Whether `weights_dir` holds the weights saved with `record` as it is now, every file as it was saved."""
+    """Whether `weights_dir` holds the weights saved with `record` as it is now, every file as it was saved (a
+    folder its writer, killed outright, left moved aside is put back first: `lib.outputs.finish_groups`)."""
     d = Path(weights_dir)
+    OUT.finish_groups(d.parent)
     try:
         saved = json.loads((d / WEIGHTS_RECORD).read_text(encoding="utf-8"))
         files = saved["files"]

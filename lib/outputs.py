@@ -311,6 +311,7 @@ def _write_journals(pending: list[tuple[Path | None, Path]]) -> list[Path]:
         {
             "pairs": [[_absolute(t) if t else None, _absolute(p)] for t, p in pending],
             "journals": list(map(_absolute, journals)),
+            "writer": _writer_id(os.getpid()),
         }
     )
     for journal in journals:
@@ -326,8 +327,45 @@ def _absolute(path: Path) -> str:
     return os.path.abspath(path)
 
 
+def _writer_id(pid: int) -> str | None:
+    """Which process holds `pid`: this boot and the process's start time (Linux's /proc), so that a pid taken
+    by another process since the journal was written is told apart; None where it cannot be read."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return f"{boot}:{stat.rsplit(')', 1)[1].split()[19]}"  # field 22, after the command's name
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _read_journal(journal: Path, pid: str) -> tuple[list[tuple[Path | None, Path]], list[Path], str | None]:
+    """(pairs, journals, writer) of a group's journal, checked to list only its writer's temporaries beside
+    their outputs (a journal names what to rename, so one that lists anything else is refused)."""
+    try:
+        record = json.loads(journal.read_text(encoding="utf-8"))
+        pairs = [(Path(t) if t else None, Path(p)) for t, p in record["pairs"]]
+        others = [Path(j) for j in record["journals"]]
+        writer = record.get("writer")
+        if (
+            Path(_absolute(journal)) not in others
+            or not all(
+                t is None or (t.parent == p.parent and t.name.startswith(f".{p.name[:200]}.{pid}.")) for t, p in pairs
+            )
+            or not all(o.name == journal.name and o.parent in {p.parent for _, p in pairs} for o in others)
+            or not (writer is None or isinstance(writer, str))
+        ):
+            raise ValueError("its entries are not this writer's temporaries beside their outputs")
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise NamedError(
+            f"{journal}: an unreadable journal of outputs half renamed ({first_line(err)}); "
+            "remove it and rerun the stage that writes this folder"
+        ) from None
+    return pairs, others, writer
+
+
 def finish_groups(folder: Path | str) -> list[Path]:
-    """Finish the renames of every group whose writer died in them (its journal in `folder`, its process gone),
+    """Finish the renames of every group whose writer died in them (its journal in `folder`, its process gone or
+    its pid another process's),
     and put back a folder output a writer moved aside and never replaced. Returns the outputs placed."""
     folder, placed = Path(folder), []
     try:
@@ -336,29 +374,18 @@ def finish_groups(folder: Path | str) -> list[Path]:
         return placed
     for journal in entries:
         pid = journal.name.split(".")[2] if journal.name.startswith(".outputs.") else ""
-        if not (journal.name.endswith((".group", ".group.tmp")) and writer_gone(pid)):
-            continue
+        if not journal.name.endswith((".group", ".group.tmp")) or not (
+            pid.isascii() and pid.isdigit() and len(pid) <= 10
+        ):
+            continue  # (a pid of more digits is past any pid_max: no writer's)
         if journal.name.endswith(".tmp"):  # killed while writing the journal: no rename began
-            journal.unlink(missing_ok=True)
+            if writer_gone(pid):
+                journal.unlink(missing_ok=True)
             continue
-        try:
-            record = json.loads(journal.read_text(encoding="utf-8"))
-            pairs = [(Path(t) if t else None, Path(p)) for t, p in record["pairs"]]
-            others = [Path(j) for j in record["journals"]]
-            if (
-                Path(_absolute(journal)) not in others
-                or not all(
-                    t is None or (t.parent == p.parent and t.name.startswith(f".{p.name[:200]}.{pid}."))
-                    for t, p in pairs
-                )
-                or not all(o.name == journal.name and o.parent in {p.parent for _, p in pairs} for o in others)
-            ):
-                raise ValueError("its entries are not this writer's temporaries beside their outputs")
-        except (OSError, ValueError, KeyError, TypeError) as err:
-            raise NamedError(
-                f"{journal}: an unreadable journal of outputs half renamed ({first_line(err)}); "
-                "remove it and rerun the stage that writes this folder"
-            ) from None
+        pairs, others, writer = _read_journal(journal, pid)
+        now = _writer_id(int(pid))
+        if not writer_gone(pid) and not (writer and now and writer != now):  # alive, and the same process
+            continue  # (its pid taken by another process since, after a reboot or a wrap, is no writer)
         if not all(other.exists() for other in others):  # killed before the last journal: no rename began
             for tmp in [t for t, _ in pairs if t is not None] + others:  # (or after the renames, removing them):
                 _discard(tmp)  # nothing to finish either way, and the dead writer's temporaries go
@@ -449,8 +476,10 @@ def _readable(path: Path, what: str) -> None:
 
 
 def inputs_exist(paths: Iterable[Path | str]) -> None:
-    """Refuse, before any long work (a training), an input that is missing, naming the stage that makes it."""
+    """Refuse, before any long work (a training), an input that is missing, naming the stage that makes it (a
+    group or a folder its writer, killed outright, left half placed is finished first)."""
     for path in paths:
+        finish_groups(Path(path).parent)
         if not Path(path).exists():
             raise NamedError(f"{path}: missing; {_remake(Path(path))}")
 

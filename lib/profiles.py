@@ -730,6 +730,15 @@ def compare_sentence(diff: pd.DataFrame, total: int, name: str) -> str:
     return f"{len(diff)} of {total} calls differ from the study's ({parts}).{tail}"
 
 
+def profile_lacks(study_dir: Path | str, profile_dir: Path | str) -> list[str]:
+    """The study's metrics files that hold calls and that the profile's workspace does not have."""
+    return [
+        p.name
+        for p in sorted(Path(study_dir).glob("*.json"))
+        if not (Path(profile_dir) / p.name).exists() and next(calls(read_json_file(p)), None) is not None
+    ]
+
+
 def undirected_calls(study_dir: Path | str, profile_dir: Path | str) -> int:
     """How many shared calls are significance flags without a direction on both sides (`True`: notebook 04's
     `significant_vs_baseline`): they agree on significance, and a reversed sign cannot be seen in them."""
@@ -800,6 +809,11 @@ def main(argv: list[str] | None = None) -> int | None:
             )
         if silent := files_without_calls(study):
             print(f"Not compared (no tested call in them; compare their numbers yourself): {', '.join(silent)}")
+        if missing := profile_lacks(study, profile):  # their calls were left out of "all N calls agree"
+            print(
+                f"Not compared (the {args.name} workspace has no such metrics file: a stage it did not run? run "
+                f"`make all PROFILE={args.name}`): {', '.join(missing)}"
+            )
         return
     try:
         work = prepare(args.name)

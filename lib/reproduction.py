@@ -288,10 +288,16 @@ def committed_files(patterns: Sequence[str] = CHECKED, root: Path = ROOT, rev: s
     if out.returncode != 0:
         raise ReproductionError(f"{root}: git ls-tree {rev} failed: {out.stderr.strip()}")
     paths = [p for p in out.stdout.splitlines() if any(fnmatch.fnmatchcase(p, pat) for pat in patterns)]
-    return {
-        p: subprocess.run(["git", "show", f"{rev}:{p}"], cwd=root, capture_output=True, text=True, check=True).stdout
-        for p in paths
-    }
+    files = {}
+    for p in paths:
+        data = subprocess.run(["git", "show", f"{rev}:{p}"], cwd=root, capture_output=True, check=True).stdout
+        try:
+            files[p] = data.decode("utf-8")
+        except UnicodeDecodeError as err:  # a traceback named no file
+            raise ReproductionError(
+                f"{p} (committed, {rev}): not UTF-8 text (byte {err.start:,}: {err.reason})"
+            ) from None
+    return files
 
 
 def differing(committed: Mapping[str, str], produced: Mapping[str, str]) -> list[str]:

@@ -9,7 +9,7 @@ Faults, one per request in order: "429" (rate limit), "500" (server error), "tim
 "drop" (the connection is closed without an answer), "400" (a request the server refuses), "401" and "403" (the key is refused), "404" (no
 such model), "html" (status 200 with an HTML page, as a proxy's login page), "empty_choices" (200 with
 `choices: []`), "null_content" (200 with `content: null`), "length" (200, the answer cut at max_tokens:
-`finish_reason: "length"`), "trickle" (200, then one byte of the body every
+`finish_reason: "length"`), "content_filter" (200, stopped by a filter), "trickle" (200, then one byte of the body every
 `delay / 20` seconds, never finished: no read waits long enough to time out), "gzip" (200 with the answer
 gzip-compressed, `Content-Encoding: gzip`, whatever the client asked for), "deep" (200 with a JSON body
 nested 100,000 arrays deep).
@@ -135,7 +135,7 @@ class StubLLM:
                     else [
                         {
                             "index": 0,
-                            "finish_reason": "length" if fault == "length" else "stop",
+                            "finish_reason": fault if fault in ("length", "content_filter") else "stop",
                             "message": {"role": "assistant", "content": content},
                         }
                     ]

@@ -433,3 +433,17 @@ def test_guards_that_reraise_deletes_under_if_annotated_all_and_run_of_a_path(mi
     nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "%run lib/nope.py", "metadata": {}}]}))
     with pytest.raises(ModuleNotFoundError, match="lib.nope is imported"):
         CL.closure(CL.notebook_imports(nb, mini), mini)
+
+
+def test_write_refuses_stages_that_share_one_deps_list(tmp_path):
+    """The forty-seventh pass: deps shared through a YAML anchor were rewritten for one stage and changed the
+    other's ("rewritten for 2 stages", then `check` failed and `write` could not mend it)."""
+    dvc = tmp_path / "dvc.yaml"
+    text = (
+        "stages:\n  a:\n    cmd: python -m lib.data verify\n    deps: &shared [data/SHA256SUMS]\n"
+        "  b:\n    cmd: python -m lib.reproduction check\n    deps: *shared\n"
+    )
+    dvc.write_text(text)
+    with pytest.raises(NamedError, match="stages a and b share one deps list"):
+        CL.write(dvc)
+    assert dvc.read_text() == text

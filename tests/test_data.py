@@ -1504,3 +1504,19 @@ def test_claim_by_id_names_the_setting_of_a_claim_the_data_lacks(fixture_data):
         averitec.claim_by_id(claims, 100000, "query_planning.example_claim")
     with pytest.raises(NamedError, match=r"no claims\)$"):
         averitec.claim_by_id([], 0, "x")
+
+
+def test_remote_check_names_config_local_and_a_url_that_is_a_file(tmp_path):
+    """The forty-seventh pass: a remote set in .dvc/config.local was blamed on .dvc/config, and a url that is a
+    file read "not found: put the shared data folder beside the clone"."""
+    from lib.data.checksums import RemoteError, check_dvc_remote
+
+    (tmp_path / ".dvc").mkdir()
+    (tmp_path / ".dvc" / "config").write_text("[core]\n    remote = shared\n['remote \"shared\"']\n    url = ../r\n")
+    (tmp_path / ".dvc" / "config.local").write_text("[core]\n    remote = other\n")
+    with pytest.raises(RemoteError, match=r"config and .*config.local: default remote 'other' has no url"):
+        check_dvc_remote(tmp_path)
+    (tmp_path / ".dvc" / "config.local").unlink()
+    (tmp_path / "r").write_text("a file")
+    with pytest.raises(RemoteError, match="DVC remote r is a file, not a folder"):
+        check_dvc_remote(tmp_path)

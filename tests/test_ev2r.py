@@ -91,7 +91,7 @@ def test_a_count_supported_by_one_side_is_the_other_sides():
         (OWN.replace(": 3", ": true"), "bad_count"),
         (OWN.replace(": 3", ': "\u00b2"'), "bad_count"),  # '²' passed isdigit() and failed int(): a traceback
         (OWN.replace('"reference_facts": 5', '"reference_facts": 0').replace(": 2}", ": 0}"), "zero_facts"),
-        (OWN.replace('"predicted_facts": 4', '"predicted_facts": 0').replace(": 3", ": 0"), "zero_facts"),
+        (OWN.replace('"predicted_facts": 4', '"predicted_facts": 0').replace(": 3", ": 0"), "supported_above_facts"),
         (OWN.replace(": 2}", ": 7}"), "supported_above_facts"),
         (OWN.replace("}", ', "predicted_supported_facts": 1}'), "ambiguous_counts"),  # which of two is meant?
     ],
@@ -327,7 +327,7 @@ def test_unusable_answers_say_what_was_wrong():
             EV.parse_counts(answer)
         assert str(err.value) == message
     zero = OWN.replace('"reference_facts": 5', '"reference_facts": 0').replace(": 2}", ": 0}")
-    with pytest.raises(EV.JudgeAnswerError, match="reference_facts=0.*: a side without facts"):
+    with pytest.raises(EV.JudgeAnswerError, match="reference_facts=0.*: reference evidence without facts"):
         EV.parse_counts(zero)
     with pytest.raises(EV.JudgeAnswerError, match="reference_facts_supported=7.*: more supported facts than facts"):
         EV.parse_counts(OWN.replace(": 2}", ": 7}"))
@@ -870,3 +870,13 @@ def test_count_keys_in_other_spellings_are_still_read():
     assert EV._count_name("predictedFactsSupported") == "predicted_facts_supported"
     assert EV._count_name("n_predicted_facts") == "predicted_facts"
     assert EV._count_name("number of reference facts that are supported") == "reference_facts_supported"
+
+
+def test_a_prediction_without_facts_has_recall_0_and_no_precision():
+    """The forty-seventh pass: predicted_facts 0 was `zero_facts`, the claim undefined and, with --lenient, left
+    out of the new AVeriTeC score's mean (a run without evidence on hard claims scored higher)."""
+    empty = (
+        '{"predicted_facts": 0, "predicted_facts_supported": 0, "reference_facts": 5, "reference_facts_supported": 0}'
+    )
+    precision, recall, error = EV.claim_result(empty)
+    assert precision != precision and (recall, error) == (0.0, None)

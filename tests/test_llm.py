@@ -344,6 +344,7 @@ def test_an_answer_resets_the_count_of_unreachable_prompts(tmp_path):
         ("empty_choices", "no_choices"),
         ("null_content", "null_content"),
         ("length", "cut_at_max_tokens"),  # the forty-seventh pass: a cut answer was cached as a whole one
+        ("content_filter", "cut_by_content_filter"),
         ("deep", "RecursionError"),  # a body nested past the recursion limit: a traceback from the SDK's parser
     ],
 )
@@ -575,6 +576,12 @@ def test_killing_a_writer_never_corrupts_the_cache(tmp_path):
         ("No questions here.", []),
         ("[broken, json", []),
         (None, []),
+        # the forty-seventh pass: a list as Python writes it, a trailing comma and a cut list gave queries that
+        # carried the brackets, quotes and commas (`["['Who said it first?", ", 'When was it said?"]`)
+        ("['Who said it first?', 'When was it said?']", ["Who said it first?", "When was it said?"]),
+        ('["Who said it first?", "When was it said?",]', ["Who said it first?", "When was it said?"]),
+        ('["Who said it?", "When was it said?", "Wher', ["Who said it?", "When was it said?"]),
+        ("Here: ['covid deaths', 'pfizer trial'] to search.", ["covid deaths", "pfizer trial"]),
     ],
 )
 def test_parse_list(text, expected):

@@ -36,6 +36,16 @@ def test_weights_are_taken_with_their_record_only(tmp_path):
     assert not MD.holds_weights(weights, record)
 
 
+def test_weights_a_killed_writer_left_moved_aside_are_put_back_not_trained_again(tmp_path):
+    """The forty-seventh pass: a model folder moved aside by a writer killed between its two renames read as
+    "holds no weights" and was trained again, the old weights beside it in `.m.<pid>.<random>.old/`."""
+    weights, record = trained(tmp_path)
+    aside = tmp_path / ".m.999999999.ab12.old"  # its writer's pid past any pid_max: gone
+    aside.mkdir()
+    weights.rename(aside / "m")
+    assert MD.holds_weights(weights, record) and not aside.exists()
+
+
 @pytest.mark.parametrize(
     "damage",
     [

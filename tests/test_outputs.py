@@ -387,3 +387,33 @@ def test_a_name_with_a_pid_past_any_process_is_no_dead_writer(tmp_path):
     (tmp_path / f".x.txt.{'9' * 200}.ab.tmp").write_text("")
     OUT.write_text(tmp_path / "x.txt", "x")
     assert OUT.read_json(OUT.write_json(tmp_path / "y.json", [1])) == [1]
+
+
+def test_a_journal_whose_pid_another_process_took_since_is_finished(tmp_path):
+    """The forty-seventh pass, second round: a journal whose writer's pid a live process had taken since (a
+    reboot, a wrap) was skipped as a live writer's, and readers read a half-renamed group as whole."""
+    import json
+    import subprocess
+
+    other = subprocess.Popen(["sleep", "30"])  # a live process, not the journal's writer
+    try:
+        pid = str(other.pid)
+        OUT.write_text(tmp_path / "a.txt", "new a")  # placed before the kill
+        OUT.write_text(tmp_path / "b.txt", "old b")
+        tmp = tmp_path / f".b.txt.{pid}.ab12.tmp"
+        tmp.write_text("new b")
+        journal = tmp_path / f".outputs.{pid}.cd34.group"
+        pairs = [
+            [str(tmp_path / f".a.txt.{pid}.ef56.tmp"), str(tmp_path / "a.txt")],
+            [str(tmp), str(tmp_path / "b.txt")],
+        ]
+        record = {"pairs": pairs, "journals": [str(journal)], "writer": "another-boot:12345"}
+        journal.write_text(json.dumps(record))
+        assert OUT.read_json(OUT.write_json(tmp_path / "c.json", 1)) == 1  # any reader or writer there
+        assert (tmp_path / "b.txt").read_text() == "new b" and not journal.exists()
+        journal.write_text(json.dumps(record | {"writer": OUT._writer_id(other.pid)}))  # the same process: alive
+        OUT.finish_groups(tmp_path)
+        assert journal.exists()
+    finally:
+        other.kill()
+        other.wait()

@@ -330,6 +330,9 @@ def test_compare_calls_sorts_differences_by_kind_and_says_what_they_mean(tmp_pat
         "1 is a call the c profile's notebooks print that the study does not support."
     )
     assert PR.compare_sentence(diff.iloc[:0], 6, "c") == "All 6 calls that both the study and the c profile make agree."
+    # the forty-seventh pass: a metrics file the workspace lacks was left out of "All N calls ... agree" unsaid
+    _metrics(tmp_path, "s2", {"m.json": study, "gone.json": {"e": {"a": "positive"}}, "quiet.json": {"x": 1}})
+    assert PR.profile_lacks(tmp_path / "s2", tmp_path / "p") == ["gone.json"]
 
 
 def test_compare_without_a_run_workspace_is_a_named_error(capsys, tmp_path, monkeypatch):

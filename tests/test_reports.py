@@ -418,3 +418,49 @@ def test_every_notebook_parameters_cell_begins_as_the_check_reads_it():
         cells = [c for c in nbformat.read(path, 4).cells if "parameters" in c.metadata.get("tags", [])]
         assert len(cells) == 1 and cells[0].source.startswith(RP.PARAMETERS_HEADER), path.name
         assert "RP.setup()" in "".join(c.source for c in nbformat.read(path, 4).cells), path.name
+
+
+@pytest.mark.parametrize(
+    "injected, problem",
+    [
+        ("without_gold = {'plans': [], 'scopes': ['claim', 'global']}", "synthesis.without_gold.plans: List should"),
+        (
+            "without_gold = {'plans': ['oracle'], 'scopes': ['claim'], 'bogus': 1}",
+            "synthesis.without_gold.bogus: unknown",
+        ),
+        ("averitec = {'plans': ['oracle', 'claim_only']}", "averitec.systems: required key is missing"),
+        ("focus = 'BM25/claim'", "synthesis.focus: expected retriever/scope"),
+        ("focus = 'bm25/claim'", None),
+        ("x = 1", None),  # not a parameter: the names check's matter
+    ],
+)
+def test_values_papermill_passes_are_checked_as_params_yaml_is(injected, problem):
+    """The forty-seventh pass, second round: `-y 'without_gold: {plans: []}'` ended in a KeyError cells later,
+    `-y '... bogus: 1'` ran with the key ignored, `-p focus BM25/claim` blamed a metric; params.yaml's checks
+    name each."""
+    from lib.paths import ROOT
+
+    cells = nbformat.read(ROOT / "notebooks" / "10_synthesis.ipynb", 4).cells
+    parameters = next(c.source for c in cells if "parameters" in c.metadata.get("tags", []))
+    namespace: dict = {}
+    exec(parameters, namespace)
+    exec(injected, namespace)
+    found = RP.injected_value_problems([parameters, RP.INJECTED_HEADER + injected], namespace)
+    if problem is None:
+        assert found == []
+    else:
+        assert any(p.startswith(problem) for p in found), found
+
+
+def test_a_shared_section_left_at_none_is_no_problem():
+    """The second round's first version validated `generative = None` (notebook 06: "None: params section") as a
+    section and stopped the pipeline's own run."""
+    from lib.paths import ROOT
+
+    cells = nbformat.read(ROOT / "notebooks" / "06_generative_planners.ipynb", 4).cells
+    parameters = next(c.source for c in cells if "parameters" in c.metadata.get("tags", []))
+    for injected in ("generative = None", "retrieval = None\ngenerative = None", "verification_report = None"):
+        namespace: dict = {}
+        exec(parameters, namespace)
+        exec(injected, namespace)
+        assert RP.injected_value_problems([parameters, RP.INJECTED_HEADER + injected], namespace) == [], injected

@@ -142,6 +142,16 @@ def test_check_is_exact_on_the_recorded_kind_and_tolerant_elsewhere(tmp_path, ca
         R.check(tmp_path, ref, kind={"cpu": "Other CPU", "flags": []})
 
 
+def test_a_committed_file_that_is_not_utf8_is_named(tmp_path):
+    """The forty-seventh pass: a committed metrics file holding byte 0xff ended `check` in a traceback."""
+    (tmp_path / "outputs" / "metrics").mkdir(parents=True)
+    (tmp_path / "outputs" / "metrics" / "m.json").write_bytes(b'{"a": "\xff"}')
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"]):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True)
+    with pytest.raises(R.ReproductionError, match=r"outputs/metrics/m.json \(committed, HEAD\): not UTF-8 text"):
+        R.committed_files(root=tmp_path)
+
+
 def test_executed_notebooks_are_exact_on_the_recorded_kind_but_the_measured_ones(tmp_path, capsys):
     ref = _repo(tmp_path, _metrics(), _metrics())
     nbs = tmp_path / "outputs" / "notebooks"

@@ -56,8 +56,8 @@ from lib import outputs as OUT
 from lib import sheets as SH
 from lib.data import averitec
 from lib.evaluation.agreement import cohen_kappa
-from lib.evaluation.comparisons import apart, end_text, printed
-from lib.evaluation.printing import noise_equal, shares_apart
+from lib.evaluation.comparisons import apart, end_text
+from lib.evaluation.printing import noise_equal, share_shown, share_text, shares_apart
 from lib.evaluation.significance import MIN_CLUSTERS, sign_of
 from lib.params import PosInt, Section, Share, Threshold
 from lib.retrieval import runs as RU
@@ -380,7 +380,7 @@ def main_source_sentence(
 
     def leader(row: Mapping[str, float]) -> str | None:  # as printed (whole percents), at the defaults and in a row
         first = largest_family(row)
-        shown = sorted((printed(v, ".0%") for v in row.values()), reverse=True)
+        shown = sorted((share_shown(v) for v in row.values()), reverse=True)
         return None if len(shown) > 1 and shown[0] == shown[1] else first  # 50.4% and 49.6% both print 50%
 
     at_default = leader(shares)
@@ -391,13 +391,13 @@ def main_source_sentence(
     if at_default is None:
         return (
             "No single family of codes is the largest at the default thresholds: "
-            + ", ".join(f"{f} {v:.0%}" for f, v in shares.items())
+            + ", ".join(f"{f} {share_text(v)}" for f, v in shares.items())
             + "."
         )
     undefined = sum(any(v != v for v in row.values()) for row in sweep)  # a NaN row was counted as "lost"
     sweep = [row for row in sweep if not any(v != v for v in row.values())]
     held = sum(leader(row) == at_default for row in sweep)
-    head = f"The rules code {at_default} as the largest family ({shares[at_default]:.0%})"
+    head = f"The rules code {at_default} as the largest family ({share_text(shares[at_default])})"
     tail = f" ({undefined} more without every share left out)" if undefined else ""
     if not sweep:  # "it stays the largest in all 0 settings"
         return f"{head}; with no {settings} to vary the thresholds, its stability is not tested{tail}."
@@ -566,10 +566,13 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
         shares = shares[shares["share"].notna()]
         if shares.empty:
             return f"The {what} is undefined in every group ({', '.join(missing)}): no share to compare."
-    share = shares["share"].map(lambda v: printed(v, ".0%"))
+    share = shares["share"].map(share_shown)  # as printed, kept off 0% and 100% (99.6% is not 100%)
     if share.min() == share.max():  # idxmin and idxmax named one group as both ends
         others = f" ({', '.join(missing)} without a share)" if missing else ""
-        return f"The {what} is {share.iloc[0]:.0%} in every one of the {len(shares)} groups{others}: no difference to show."
+        return (
+            f"The {what} is {share_text(shares['share'].iloc[0])} in every one of the {len(shares)} groups{others}: "
+            "no difference to show."
+        )
     lows, highs = list(shares.index[share == share.min()]), list(shares.index[share == share.max()])
 
     # a share of 0 has a zero-width bootstrap interval: its upper end is a floor, so the rule of three (3 / claims,
@@ -583,15 +586,16 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
 
     def show(groups: list) -> str:
         if len(groups) > 1:  # tied at an end: every group there named, and the widest of their intervals tested
-            return f"{shares.loc[groups[0], 'share']:.0%} ({', '.join(str(name(g)) for g in groups)}, tied)"
+            return f"{share_text(shares.loc[groups[0], 'share'])} ({', '.join(str(name(g)) for g in groups)}, tied)"
         g = groups[0]
         if shares.loc[g, "low"] != shares.loc[g, "low"]:  # too few claims for an interval
-            return f"{shares.loc[g, 'share']:.0%} (no interval; {name(g)}, {shares.loc[g, 'claims']} claims)"
+            return f"{share_text(shares.loc[g, 'share'])} (no interval; {name(g)}, {shares.loc[g, 'claims']} claims)"
         # the ends the test reads: "0% [0%, 0%]" stood beside "the intervals overlap" of a rule-of-three end
         low, high = bound(g, "low", 1), bound(g, "high", 0)
         rule = ", an end by the rule of three" if (low, high) != (shares.loc[g, "low"], shares.loc[g, "high"]) else ""
         return (
-            f"{shares.loc[g, 'share']:.0%} [{low:.0%}, {high:.0%}] ({name(g)}, {shares.loc[g, 'claims']} claims{rule})"
+            f"{share_text(shares.loc[g, 'share'])} [{share_text(low)}, {share_text(high)}] ({name(g)}, "
+            f"{shares.loc[g, 'claims']} claims{rule})"
         )
 
     head = f"The {what} ranges from {show(lows)} to {show(highs)}"
@@ -600,7 +604,7 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
     upper, lower = [bound(g, "high", 0) for g in lows], [bound(g, "low", 1) for g in highs]
     if any(v != v for v in upper + lower):
         return f"{head}: an end rests on fewer than {MIN_CLUSTERS} claims, too few for an interval, so no difference between the groups is shown."
-    if printed(max(upper), ".0%") < printed(min(lower), ".0%"):  # disjoint as the printed ends show it
+    if share_shown(max(upper)) < share_shown(min(lower)):  # disjoint as the printed ends show it
         return (
             f"{head}: the two intervals are disjoint (the extremes of {len(shares)} groups, picked after seeing "
             "them, no correction), so these two differ in it."

@@ -136,7 +136,7 @@ def generic_share_sentence(quality: pd.DataFrame, name: str, threshold: float = 
     if row["questions per claim"] == 0:
         return f"{name} wrote no question at all: every plan is empty."
     # the share with the decimals that show its side of the threshold (19.6% printed "20%" beside "no single")
-    share = f'"{row["most common question"]}" is asked for {CMP.apart(row["claims asking it"], ".0%", threshold)} of the claims'
+    share = f'"{row["most common question"]}" is asked for {CMP.apart(row["claims asking it"], ".0%", (0.0, threshold, 1.0))} of the claims'
     if row["claims asking it"] >= threshold:
         return f"{name} has collapsed onto a generic question: {share}."
     return f"No single question dominates {name}'s plans: its most common one, {share}."
@@ -149,9 +149,7 @@ def repeat_stop_sentence(stops: Mapping[str, int], name: str, alternatives: int)
     repeat = stops.get("repeat", 0)
     if not total:
         return f"{name} pursued no claim."
-    text = (
-        f"{name}: {repeat} of {total} pursuits ({CMP.apart(repeat / total, '.0%', 0.5)}) stopped on a repeated question"
-    )
+    text = f"{name}: {repeat} of {total} pursuits ({CMP.apart(repeat / total, '.0%', (0.0, 0.5, 1.0))}) stopped on a repeated question"
     if repeat * 2 >= total:
         return (
             text + f", at least half: at those steps all {alternatives} candidate questions the generator offered "

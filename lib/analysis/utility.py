@@ -44,7 +44,7 @@ from lib.data import labels as LB
 from lib.data.climate_fever import SENTENCES
 from lib.evaluation.comparisons import MIN_RANKED, apart, end_text, printed, rho_text
 from lib.evaluation.metrics import evaluate
-from lib.evaluation.printing import noise_equal, unsigned_zero
+from lib.evaluation.printing import noise_equal, share_shown, share_text, unsigned_zero
 from lib.evaluation.significance import paired_bootstrap, sign_of
 from lib.params import Device, PosFloat, PosInt, Section, Seed, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, from_repo
@@ -634,27 +634,27 @@ def selector_sentence(
             f"The predicted utility ranks a claim's candidates with a mean within-claim Spearman of {within:.3f}."
         )
     # the shares compared as printed (whole percents): 30.51% against 25.50% print 31% and 26%, within 5 points
-    us, rs, gs = (printed(v, ".0%") for v in (u["share"], r["share"], gold_share))
+    us, rs, gs = (share_shown(v) for v in (u["share"], r["share"], gold_share))  # kept off 0% and 100
     gap = round(us - rs, 9)
     if gap > shift + 1e-9 and us > gs:
         out.append(
-            f'It predicts "{label}" for {u["share"]:.0%} of claims (relevance ranking {r["share"]:.0%}, gold labels '
-            f"{gold_share:.0%}): read a verdict gain as a shift towards that label rather than as better evidence."
+            f'It predicts "{label}" for {share_text(u["share"])} of claims (relevance ranking {share_text(r["share"])}, gold labels '
+            f"{share_text(gold_share)}): read a verdict gain as a shift towards that label rather than as better evidence."
         )
     elif abs(gap) <= shift + 1e-9:
         out.append(
-            f'Its share of "{label}" verdicts, {u["share"]:.0%}, is within {shift:.0%} of the relevance '
-            f"ranking's ({r['share']:.0%}): no shift towards that label."
+            f'Its share of "{label}" verdicts, {share_text(u["share"])}, is within {shift:.0%} of the relevance '
+            f"ranking's ({share_text(r['share'])}): no shift towards that label."
         )
     elif gap < 0:  # far below: a shift away from the label, which "within" hid
         out.append(
-            f'Its share of "{label}" verdicts falls to {u["share"]:.0%} (relevance ranking {r["share"]:.0%}, gold '
-            f"labels {gold_share:.0%}): a shift away from that label."
+            f'Its share of "{label}" verdicts falls to {share_text(u["share"])} (relevance ranking {share_text(r["share"])}, gold '
+            f"labels {share_text(gold_share)}): a shift away from that label."
         )
     else:
         out.append(
-            f'Its share of "{label}" verdicts rises to {u["share"]:.0%} (relevance ranking {r["share"]:.0%}) but '
-            f"stays at or below the gold share ({gold_share:.0%})."
+            f'Its share of "{label}" verdicts rises to {share_text(u["share"])} (relevance ranking {share_text(r["share"])}) but '
+            f"stays at or below the gold share ({share_text(gold_share)})."
         )
     return " ".join(out)
 

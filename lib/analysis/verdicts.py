@@ -23,7 +23,7 @@ from lib.data import labels as LB
 from lib.evaluation import calibration as CAL
 from lib.evaluation import comparisons as CMP
 from lib.evaluation import significance as SIG
-from lib.evaluation.printing import noise_equal, unsigned_zero
+from lib.evaluation.printing import noise_equal, share_shown, share_text, unsigned_zero
 from lib.retrieval import runs as RU
 from lib.verifier import nli as N
 from lib.verifier import sweep as VS
@@ -534,9 +534,10 @@ def merged_class_sentence(av: pd.DataFrame, setting: str, k: int, label_set: str
         )
     gold, pred = V.read_labels(rows, label_set, "averitec3")
     p_share, g_share = np.mean(np.array(pred) == LB.OTHER), np.mean(np.array(gold) == LB.OTHER)
-    favours = int(f"{p_share:.0%}"[:-1]) > int(f"{g_share:.0%}"[:-1])  # as printed: 50.1% against 49.9% is level
+    favours = share_shown(p_share) > share_shown(g_share)  # as printed: 50.1% against 49.9% is level
     return (
-        f"In the 3-way reading, {p_share:.0%} of the {name(setting)} claims go to the merged class (gold: {g_share:.0%}). "
+        f"In the 3-way reading, {share_text(p_share)} of the {name(setting)} claims go to the merged class (gold: "
+        f"{share_text(g_share)}). "
         + (
             "Summing two probabilities that the class-weighted loss has pushed up favours the merged class, so this "
             "reading says more about the collapse rule than about the evidence; "

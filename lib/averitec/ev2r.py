@@ -25,8 +25,8 @@ is never answered from the cache of another.
 Answers are parsed leniently (`parse_counts`): the last JSON object in the text that holds the four
 counts, under this project's keys or the organisers' ("facts count predicted evidence", "support
 reference questions", ...). A claim whose answer cannot be used (no answer after the retries, no JSON,
-a missing or negative count, zero facts on a side, more supported facts than facts) leaves its precision
-and recall undefined (NaN), where the organisers' script gives recall 0 to an answer it cannot parse: a
+a missing or negative count, reference evidence without facts, more supported facts than facts) leaves its
+precision and recall undefined (NaN); a prediction without facts has recall 0 and no precision, where the organisers' script gives recall 0 to an answer it cannot parse: a
 judge that failed is no evidence that the evidence was poor. The stage then stops, unless `--lenient`.
 """
 
@@ -206,8 +206,8 @@ class Counts:
     reference_facts_supported: int
 
     @property
-    def precision(self) -> float:
-        return self.predicted_facts_supported / self.predicted_facts
+    def precision(self) -> float:  # undefined for a prediction without facts (its recall is 0, and defined)
+        return self.predicted_facts_supported / self.predicted_facts if self.predicted_facts else math.nan
 
     @property
     def recall(self) -> float:
@@ -314,8 +314,10 @@ def parse_counts(text: str | None) -> Counts:
                 raise JudgeAnswerError("bad_count", f"{name} is {found[name]!r}, expected a count >= 0")
             counts[name] = v
         c = Counts(**counts)
-        if c.predicted_facts == 0 or c.reference_facts == 0:
-            raise JudgeAnswerError("zero_facts", f"{c}: a side without facts has no precision or recall")
+        if c.reference_facts == 0:  # no recall; a prediction without facts has recall 0 (it was left out of the
+            raise JudgeAnswerError("zero_facts", f"{c}: reference evidence without facts has no recall")  # means)
+        if c.predicted_facts == 0 and c.reference_facts_supported:
+            raise JudgeAnswerError("supported_above_facts", f"{c}: reference facts supported by no predicted fact")
         if c.predicted_facts_supported > c.predicted_facts or c.reference_facts_supported > c.reference_facts:
             raise JudgeAnswerError("supported_above_facts", f"{c}: more supported facts than facts")
         return c

@@ -153,18 +153,20 @@ def dvc_remote(root: Path | str = ROOT) -> tuple[str, str, Path | None]:
     except (configparser.Error, UnicodeDecodeError) as err:
         raise RemoteError(f"{dvc_dir}: unreadable DVC config ({' '.join(str(err).split())})") from None
     name = config.get("core", "remote", fallback=None)
+    files = [f for f in (dvc_dir / "config", dvc_dir / "config.local") if f.is_file()]
+    named = " and ".join(str(f) for f in files)  # config.local may set what config does not
     if not name:
-        raise RemoteError(f"{dvc_dir / 'config'}: no default remote ([core] remote = <name>)")
+        raise RemoteError(f"{named}: no default remote ([core] remote = <name>)")
     sections = {m["name"]: s for s in config.sections() if (m := re.fullmatch(r"""'?remote\s+"(?P<name>.+)"'?""", s))}
     url = config.get(sections[name], "url", fallback=None) if name in sections else None
     if not url:
-        raise RemoteError(f"{dvc_dir / 'config'}: default remote {name!r} has no url")
+        raise RemoteError(f"{named}: default remote {name!r} has no url")
     if re.match(r"[A-Za-z][A-Za-z0-9+.-]+://", url):
         return name, url, None
     try:
         where = Path(url).expanduser()
     except RuntimeError:  # `~someone/...` for a user this machine does not have
-        raise RemoteError(f"{dvc_dir / 'config'}: remote {name!r} url {url!r}: no such home folder") from None
+        raise RemoteError(f"{named}: remote {name!r} url {url!r}: no such home folder") from None
     return name, url, Path(os.path.normpath(dvc_dir.resolve() / where))
 
 
@@ -177,6 +179,8 @@ def check_dvc_remote(root: Path | str = ROOT) -> str:
     if folder is None:
         return f"DVC remote {name!r} is {url} (not a local folder: dvc checks it)"
     shown = os.path.relpath(folder, Path(root).resolve())
+    if folder.exists() and not folder.is_dir():  # a file there was "not found: put the shared data folder"
+        raise RemoteError(f"DVC remote {shown} is a file, not a folder (remote {name!r}, url {url!r}): fix the url")
     if not folder.is_dir():
         raise RemoteError(
             f"DVC remote {shown} not found: put the shared data folder beside the clone "

@@ -61,12 +61,23 @@ def end_text(value: float, fmt: str) -> str:
     return apart(value, fmt, 0.0)
 
 
+def share_text(value: float, fmt: str = ".0%") -> str:
+    """A share as a sentence prints it: `fmt`, with the decimals that keep it off 0% and 100% unless it is one
+    (0.996 printed "100%" beside "in every group", 0.003 "0%" beside a code that fired)."""
+    return apart(value, fmt, (0.0, 1.0))
+
+
+def share_shown(value: float, fmt: str = ".0%") -> float:
+    """`share_text` read back: what a reader compares (30.1% and 30.4% are one share; 99.6% is not 100%)."""
+    return _read(share_text(value, fmt)) if value == value else value
+
+
 def shares_apart(a: float, b: float) -> tuple[str, str, str]:
     """Two shares and their difference a - b as a sentence prints them: the difference to a tenth of a percent
     (apart from 0); the shares in whole percents, or with the decimals whose difference reads as that difference
     and that keep a share off 0% and 100% unless it is one (30% and 30% stood beside "+0.8%", 30% and 28% beside
     "+1.0%", 0.99951 read "100%")."""
-    diff = apart(a - b, "+.1%", 0.0)
+    diff = apart(0.0 if noise_equal(a, b) else a - b, "+.1%", 0.0)  # equal but for noise: no sign to read
     for d in range(7):
         fmt = f".{d}%"
         shown_a, shown_b = printed(a, fmt), printed(b, fmt)

@@ -49,6 +49,7 @@ JSON list, or else the numbered/question lines, or the first question.
 
 from __future__ import annotations
 
+import ast
 import fcntl
 import hashlib
 import ipaddress
@@ -551,12 +552,15 @@ def _answer_text(resp: Any) -> tuple[str | None, str | None]:
         content.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate (`\ud800` in the JSON): no text to cache or parse
         return None, "not_utf8"
-    if getattr(choices[0], "finish_reason", None) == "length":  # stopped at max_tokens: a list of questions cut
-        return None, CUT  # mid-way parsed as a shorter one, and was cached as a whole answer
+    reason = getattr(choices[0], "finish_reason", None)
+    if reason in STOPPED_EARLY:  # a list of questions cut mid-way parsed as a shorter one, cached as a whole answer
+        return None, STOPPED_EARLY[reason]
     return content, None
 
 
 CUT = "cut_at_max_tokens"
+# finish reasons of an answer the server stopped before its end: at llm.max_tokens, or by its content filter
+STOPPED_EARLY = {"length": CUT, "content_filter": "cut_by_content_filter"}
 
 
 def _bounded_client() -> Any:
@@ -991,14 +995,32 @@ def parse_list(text: str | None) -> list[str]:
     when none."""
     if not text:
         return []
-    for value in json_values(text):
+    for value in itertools.chain(json_values(text), _python_list(text)):
         items = [q for i in _json_questions(value) if (q := _query(i))]
         if items:
             return items
     lines = [m.group(1) or "" for m in map(_LIST_ITEM.match, text.splitlines()) if m]
     if lines:
         return [q for line in lines if (q := _query(line))]
-    return [q for found in _QUESTION.findall(text) if len(found.split()) >= 2 and (q := _query(found))]
+    # a list cut mid-way (`["Who said it?", "When was it sa`): its questions without the list's punctuation
+    found = (f.lstrip(" \t,[\"'") for f in _QUESTION.findall(text))
+    return [q for f in found if len(f.split()) >= 2 and (q := _query(f))]
+
+
+PYTHON_LIST_CHARS = 200_000  # the longest list read as a Python literal (`ast.literal_eval` parses it whole)
+
+
+def _python_list(text: str) -> list[Any]:
+    """The answer's list written as Python writes one (`['Who?', 'When?']`, a trailing comma), which JSON
+    refuses: the questions were kept with the brackets, quotes and commas around them. [] when there is none."""
+    start, end = text.find("["), text.rfind("]")
+    if start < 0 or end <= start or end - start > PYTHON_LIST_CHARS:
+        return []
+    try:
+        value = ast.literal_eval(text[start : end + 1])
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return []
+    return [value] if isinstance(value, list) else []
 
 
 def first_question(text: str | None) -> str | None:

@@ -196,6 +196,47 @@ def check_injected_parameters() -> None:
             f"notebook would run on its own values; check the names and nesting of your parameters file (defined: "
             f"{sorted(_injected_and_defined(history)[1] or ())})"
         )
+    problems = injected_value_problems(history, shell.user_ns)
+    if problems:
+        raise ParameterError(
+            f"papermill passed value(s) that params.yaml would refuse: {'; '.join(problems)} (the same checks as "
+            "`python -m lib.schema check`; a mapping you pass replaces the notebook's whole)"
+        )
+
+
+SECTION_OF_CELL = re.compile(r"section `(\w+)`")  # the section a parameters cell's header names
+
+
+def injected_value_problems(history: Sequence[str], namespace: dict[str, Any]) -> list[str]:
+    """What the section models (`lib.params`) refuse in the values papermill injected, with the notebook's own
+    for the rest: its section's (named in its parameters cell's header) and each shared section passed whole
+    (`judgements`, `averitec`). `-y 'without_gold: {plans: []}'` ended in a KeyError cells later, an unknown
+    nested key was ignored; params.yaml's checks name both."""
+    from lib.params import SECTIONS, ParamsError, check_section, section_model, settings
+
+    injected, defined = _injected_and_defined(history)
+    header = next((c for c in history if isinstance(c, str) and c.startswith(PARAMETERS_HEADER)), "")
+    own = SECTION_OF_CELL.search(header.partition("\n")[0])
+    if not injected or defined is None or own is None or own.group(1) not in SECTIONS:
+        return []
+    name = own.group(1)
+    fields = set(section_model(name).model_fields)
+    shared = {k for k in defined - fields if k in SECTIONS}
+    checks = [(name, {k: namespace[k] for k in defined & fields if k in namespace})] if injected & fields else []
+    # a shared section passed whole; None (where a notebook takes one) reads params.yaml's own
+    given = {k for k in shared & injected if namespace.get(k) is not None}
+    checks += [(k, namespace[k]) for k in sorted(given)]
+    problems: list[str] = []
+    for section_name, raw in checks:
+        try:
+            check_section(section_name, raw, "papermill's parameters")
+        except ParamsError as err:
+            problems += err.problems
+    check = getattr(section_model(name), "cross_check", None)
+    if not problems and check and injected & fields:  # against the other sections: passed ones, else params.yaml's
+        passed = {k: section_model(k).model_validate(namespace[k]) for k in given}
+        problems += check(checks[0][1], lambda other: passed[other] if other in passed else settings(other))
+    return problems
 
 
 @dataclass(frozen=True)

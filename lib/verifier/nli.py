@@ -380,6 +380,7 @@ def load(model_dir: Path | str, device: str = "auto"):
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     model_dir = Path(model_dir)
+    OUT.finish_groups(model_dir.parent)  # a model folder its writer, killed outright, left moved aside goes back
     dev, _ = device_of(device)
     model = AutoModelForSequenceClassification.from_pretrained(model_dir).to(dev)
     return model, AutoTokenizer.from_pretrained(model_dir), json.loads((model_dir / "training.json").read_text())
