@@ -22,7 +22,7 @@ from lib.evaluation.comparisons import and_list, apart, end_text, highest, print
 from lib.evaluation.printing import noise_equal, shares_apart, unsigned_zero
 from lib.evaluation.significance import sign_of
 from lib.paths import METRICS_DIR
-from lib.site.catalogue import flatten
+from lib.site.catalogue import RETRIEVER_NAMES, SCOPE_NAMES, flatten
 from lib.site.display import planner
 from lib.site.display import setting as setting_name
 from lib.store.judgements import judgement_limit
@@ -176,8 +176,6 @@ MEASURE_NAMES = {"ndcg@10": "NDCG@10", "mrr": "MRR", "recall@100": "Recall@100",
 
 def setting_words(setting: str) -> str:
     """`bm25/global` as the notebooks name it: "BM25, open collection" (an unknown one as it is)."""
-    from lib.site.catalogue import RETRIEVER_NAMES, SCOPE_NAMES
-
     retriever, _, scope = setting.partition("/")
     return f"{RETRIEVER_NAMES.get(retriever, retriever)}, {SCOPE_NAMES.get(scope, scope)}"
 

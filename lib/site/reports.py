@@ -33,10 +33,12 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from pydantic import ValidationError
 
 from lib import outputs as OUT
 from lib.cli import ArgumentParser, NamedError, run_main
 from lib.models import quiet_transformers
+from lib.params import SECTIONS, problems, section_model
 from lib.paths import ROOT
 from lib.site import figures
 from lib.site.catalogue import read_notebook
@@ -211,9 +213,9 @@ def injected_value_problems(history: Sequence[str], namespace: dict[str, Any]) -
     """What the section models (`lib.params`) refuse in the values papermill injected, with the notebook's own
     for the rest: its section's (named in its parameters cell's header) and each shared section passed whole
     (`judgements`, `averitec`). `-y 'without_gold: {plans: []}'` ended in a KeyError cells later, an unknown
-    nested key was ignored; params.yaml's checks name both."""
-    from lib.params import SECTIONS, ParamsError, check_section, section_model, settings
-
+    nested key was ignored; the models name both. A key left out of a mapping takes the model's default, as the
+    README says of papermill files (params.yaml itself must write every key), and a shared section may leave
+    out keys (the notebook reads what it needs); other sections are not read."""
     injected, defined = _injected_and_defined(history)
     header = next((c for c in history if isinstance(c, str) and c.startswith(PARAMETERS_HEADER)), "")
     own = SECTION_OF_CELL.search(header.partition("\n")[0])
@@ -224,19 +226,15 @@ def injected_value_problems(history: Sequence[str], namespace: dict[str, Any]) -
     shared = {k for k in defined - fields if k in SECTIONS}
     checks = [(name, {k: namespace[k] for k in defined & fields if k in namespace})] if injected & fields else []
     # a shared section passed whole; None (where a notebook takes one) reads params.yaml's own
-    given = {k for k in shared & injected if namespace.get(k) is not None}
-    checks += [(k, namespace[k]) for k in sorted(given)]
-    problems: list[str] = []
+    checks += [(k, namespace[k]) for k in sorted(shared & injected) if namespace.get(k) is not None]
+    found: list[str] = []
     for section_name, raw in checks:
         try:
-            check_section(section_name, raw, "papermill's parameters")
-        except ParamsError as err:
-            problems += err.problems
-    check = getattr(section_model(name), "cross_check", None)
-    if not problems and check and injected & fields:  # against the other sections: passed ones, else params.yaml's
-        passed = {k: section_model(k).model_validate(namespace[k]) for k in given}
-        problems += check(checks[0][1], lambda other: passed[other] if other in passed else settings(other))
-    return problems
+            section_model(section_name).model_validate(raw)
+        except ValidationError as err:
+            # a shared section's mapping may leave out keys the notebook does not read (the fixture study's do)
+            found += [p for p in problems(err, (section_name,)) if section_name == name or "required key" not in p]
+    return found
 
 
 @dataclass(frozen=True)
