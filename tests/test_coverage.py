@@ -47,3 +47,14 @@ def test_judged_grid_gives_one_row_per_configuration():
     grid = COV.judged_grid(pd.DataFrame(rows), {"q1": QRELS["q1"]}, k=2)
     assert grid.set_index("plan")["judged@2"].to_dict() == {"a": 0.5, "b": 0.0}
     assert list(grid.columns) == ["plan", "retriever", "scope", "temporal", "fusion", "judged@2"]
+
+
+def test_a_run_keyed_by_ids_of_other_types_is_named():
+    """The forty-seventh pass, third round: a run keyed by int against text qrels gave NaN, one keyed partly by
+    int a mean without those queries (0.5 for 0.75); `evaluate` already refused the first."""
+    qrels = {"1": {"d1": 1, "d2": 0}, "2": {"d3": 1}}
+    assert COV.judged_share(qrels, {"1": {"d1": 0.5, "d9": 0.4}, "2": {"d3": 1.0}}, 10) == 0.75
+    with pytest.raises(TypeError, match=r"judged_share: the qrels' query ids are str \('1'\), the run's int"):
+        COV.judged_share(qrels, {1: {"d1": 0.5}, 2: {"d3": 1.0}}, 10)
+    with pytest.raises(TypeError, match=r"judged_share: the run's query ids are of 2 types"):
+        COV.judged_share(qrels, {"1": {"d1": 0.5, "d9": 0.4}, 2: {"d3": 1.0}}, 10)

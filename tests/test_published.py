@@ -140,14 +140,14 @@ def test_metric_values_are_read_or_named(tmp_path):
     assert PB.metric_value(["m.json", "x", "a"], d) == 0.4
     with pytest.raises(KeyError, match=r"no key 'x/zz' \(metric \['m.json', 'x', 'zz'\]; there: \['a', 'b', 'n'\]\)"):
         PB.metric_value(["m.json", "x", "zz"], d)
-    with pytest.raises(TypeError, match="x/n is 'text', expected a number"):
+    with pytest.raises(TypeError, match="x/n is 'text', expected a finite number"):
         PB.metric_value(["m.json", "x", "n"], d)
-    with pytest.raises(TypeError, match="flag is True, expected a number"):
+    with pytest.raises(TypeError, match="flag is True, expected a finite number"):
         PB.metric_value(["m.json", "flag"], d)
     with pytest.raises(FileNotFoundError, match="no such metrics file"):
         PB.metric_value(["other.json", "x"], d)
     (d / "nan.json").write_text('{"x": NaN}')  # an undefined figure read "lower here (+nan here, ...)"
-    with pytest.raises(TypeError, match="x is nan, expected a number"):
+    with pytest.raises(TypeError, match="x is nan, expected a finite number"):
         PB.metric_value(["nan.json", "x"], d)
 
 
@@ -336,3 +336,23 @@ def test_two_differences_each_within_the_tolerance_of_zero_are_none_either_side(
     assert PB.verdict_sentence("none here, none published", 0.009, -0.009, 0.01, None, PB.contrast_verdict) == (
         "none here, none published (-0.009 here, +0.009 published)"
     )
+
+
+def test_a_figure_or_metric_that_is_not_finite_is_named():
+    """The forty-seventh pass, third round: an infinite published value was "reproduced within 0.01 (+inf
+    published)", a NaN one "lower here"; `contrast_verdict(0.05, inf)` was "reproduced"."""
+    for bad in (float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="expected finite numbers"):
+            PB.contrast_verdict(0.05, bad)
+        with pytest.raises(ValueError, match="expected finite numbers"):
+            PB.level_verdict(bad, 0.05)
+
+
+def test_a_key_written_twice_in_the_reference_file_is_named(tmp_path):
+    """The forty-seventh pass, third round: `value: 57.03` then `value: 5.703` kept the second silently."""
+    src = PB.PUBLISHED_FILE.read_text()
+    assert "    value: 57.03\n" in src
+    dup = tmp_path / "published.yaml"
+    dup.write_text(src.replace("    value: 57.03\n", "    value: 57.03\n    value: 5.703\n", 1))
+    with pytest.raises(PB.PublishedError, match="key 'value' written twice"):
+        PB.load(dup)

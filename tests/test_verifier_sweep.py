@@ -137,6 +137,18 @@ def test_sweep_skips_finished_configurations_and_writes_after_each(tmp_path, tin
     VS.sweep([1e-4], [1], ["retrieved"], [0], [], params, out, data, ks=[1, 2])
     assert VS.config_id(VS.read_sweep(out)["runs"][-1]).endswith("evidence=retrieved,seed=0,k=2")
     assert [c[1] for c in calls[-2:]] == [calls[0][1]] * 2  # every fit claim has retrieved evidence
+    # the forty-seventh pass, third round: a run stored without k under the file's k is that run (`--ks 2` under
+    # `k: 2` trained it again and wrote a file its reader refused) ...
+    trained = len(calls)
+    VS.sweep([1e-4], [1], ["gold"], [0], [], params, out, data, ks=[2])
+    assert len(calls) == trained
+    # ... a value given twice is named before any training (it trained twice, a file its reader refused) ...
+    with pytest.raises(VS.NamedError, match=r"lr=0.0003,epochs=1,evidence=gold,seed=0: given twice"):
+        VS.sweep([3e-4, 3e-4], [1], ["gold"], [0], [], params, out, data)
+    # ... and the file's runs are never put under other settings (k=2 runs were recorded as k=3, unsaid)
+    with pytest.raises(VS.NamedError, match=r"its runs were trained with other settings \(k differ"):
+        VS.sweep([3e-4], [1], ["gold"], [0], [], {**params, "k": 3}, out, data)
+    assert len(calls) == trained and VS.read_sweep(out)["k"] == 2
 
 
 def test_at_pick_trains_at_the_picked_learning_rate_and_epochs(tmp_path, monkeypatch):

@@ -24,18 +24,19 @@ of a figure printed to two decimals plus the run-to-run noise of the study's CPU
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import pandas as pd
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from lib.cli import NamedError
 from lib.evaluation.comparisons import printed
 from lib.evaluation.printing import unsigned_zero
+from lib.params import ParamsError, read_yaml
 from lib.paths import METRICS_DIR, ROOT
 
 PUBLISHED_FILE = ROOT / "references" / "published.yaml"
@@ -73,7 +74,7 @@ class Figure(BaseModel):
     table: str
     row: str
     column: str
-    value: float
+    value: Annotated[float, Field(allow_inf_nan=False)]  # `.inf` was "reproduced within 0.01"
     scale: Literal["fraction", "percent", "count", "ratio"]
     measured_on: str | None = None
     metric: list[str] | None = None
@@ -81,7 +82,7 @@ class Figure(BaseModel):
     reason: str | None = None
     tolerance: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None  # -0.01 called equal values "lower"
     note: str | None = None
-    corrected: float | None = None
+    corrected: Annotated[float, Field(allow_inf_nan=False)] | None = None
     quote_line: int | None = None
 
     @model_validator(mode="after")
@@ -146,7 +147,10 @@ def load(path: Path | str = PUBLISHED_FILE) -> Reference:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file (the published figures, references/published.yaml)")
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    try:  # as params.yaml is read: a key written twice, a byte that is not UTF-8 or an alias bomb is named
+        raw = read_yaml(path)  # (`yaml.safe_load` kept the last of two `value:` lines silently)
+    except ParamsError as err:
+        raise PublishedError(path, "file", str(err).removeprefix(f"{path}: ")) from None
     if not isinstance(raw, dict):
         raise PublishedError(
             path, "file", f"expected a mapping with works, figures, contrasts; got {type(raw).__name__}"
@@ -191,13 +195,17 @@ def metric_value(key: Sequence[str], metrics_dir: Path | str = METRICS_DIR) -> f
             have = sorted(node)[:12] if isinstance(node, Mapping) else type(node).__name__
             raise KeyError(f"{path}: no key {'/'.join(keys[: i + 1])!r} (metric {list(key)}; there: {have})")
         node = node[k]
-    if isinstance(node, bool) or not isinstance(node, int | float) or node != node:  # NaN: "lower here (+nan)"
-        raise TypeError(f"{path}: {'/'.join(keys)} is {node!r}, expected a number (metric {list(key)})")
+    if isinstance(node, bool) or not isinstance(node, int | float) or not math.isfinite(node):
+        # NaN read "lower here (+nan)", Infinity "reproduced within 0.01 (+inf here)"
+        raise TypeError(f"{path}: {'/'.join(keys)} is {node!r}, expected a finite number (metric {list(key)})")
     return float(node)
 
 
 def _apart_within(a: float, b: float, tol: float) -> bool:
-    """`a` and `b` at most `tol` apart, with a float's slack (`EPS`, times the larger size above 1)."""
+    """`a` and `b` at most `tol` apart, with a float's slack (`EPS`, times the larger size above 1); a figure that
+    is not finite is no figure to compare (inf was within inf's slack, NaN fell through to the last verdict)."""
+    if not all(math.isfinite(v) for v in (a, b, tol)):
+        raise ValueError(f"published figures: {a!r} against {b!r} (tolerance {tol!r}): expected finite numbers")
     return abs(a - b) <= tol + EPS * max(1.0, abs(a), abs(b))
 
 

@@ -164,7 +164,8 @@ def evaluate(
 
 def _same_id_types(qrels: Qrels, run: Run, caller: str = "evaluate") -> None:
     """A TypeError when the qrels and the run name queries or documents with ids of other types (an int claim
-    id never meets its text form: every measure was 0, unsaid)."""
+    id never meets its text form: every measure was 0, unsaid), or one of them with ids of two types (a run
+    keyed partly by int lost those queries from the mean)."""
     for what, a, b in (
         ("query", next(iter(qrels), None), next(iter(run), None)),
         (
@@ -178,6 +179,11 @@ def _same_id_types(qrels: Qrels, run: Run, caller: str = "evaluate") -> None:
                 f"{caller}: the qrels' {what} ids are {type(a).__name__} ({a!r}), the run's {type(b).__name__} ({b!r}); "
                 "give both as text"
             )
+    for side, ids in (("qrels'", list(qrels)), ("run's", list(run))):
+        kinds = {type(i): i for i in reversed(ids)}
+        if len(kinds) > 1:
+            shown_ = ", ".join(f"{t.__name__} ({v!r})" for t, v in kinds.items())
+            raise TypeError(f"{caller}: the {side} query ids are of {len(kinds)} types, {shown_}; give all as text")
 
 
 def metric_curves(qrels: Qrels, run: Run, max_k: int = 100, per_query: bool = False) -> pd.DataFrame:

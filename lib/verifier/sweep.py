@@ -76,6 +76,12 @@ def config_id(c: Mapping[str, Any]) -> str:
     return key + (f",k={c['k']}" if "k" in c else "")
 
 
+def _run_key(c: Mapping[str, Any], file_k: Any) -> tuple:
+    """A configuration as the sweep file holds it once: its k is the file's where it records none."""
+    k = c.get("k", file_k)
+    return (rate_text(c["learning_rate"]), int(c["epochs"]), c["training_evidence"], int(c["seed"]), k and int(k))
+
+
 def read_sweep(path: Path | str = SWEEP_FILE) -> dict[str, Any]:
     """The sweep file, or an empty sweep when there is none; a file without `runs` is refused by name."""
     path = Path(path)
@@ -465,28 +471,34 @@ def sweep(
     k (default: params' k, and the run records no k); `ablation_ks`: also score the dev planners at these k."""
     out = Path(out)
     data = read_sweep(out)
-    done = {config_id(r) for r in data["runs"]}
     p = dict(params)
+    k = int(p["k"])
+    # a run stored without `k` was trained at the file's k (as `_each_once` reads it): `--ks 3` under `k: 3` retrained
+    done = {_run_key(r, data.get("k", k)) for r in data["runs"]}
     _, fit, val, dev = claims_of(p, data_dir)
     labels = LB.LABEL_SETS[p["label_set"]]
-    k = int(p["k"])
+    header = {
+        "what": "gold-evidence verifier of stage nli_averitec; picked on validation macro-F1 (lib.verifier.sweep.pick)",
+        "base_classifier": dict(p["classifier"]),
+        "k": k,
+        "label_set": p["label_set"],
+        "mixed": dict(p["mixed"]),
+        "retrieval": dict(p["retrieval"]),
+        "training_retrieval": {"retriever": "bm25", "scope": "global", "query": "claim", "own_gold": "excluded"}
+        | bm25.model_dump(),
+        "fit_claims": len(fit),
+        "validation_claims": len(val),
+        "dev_claims": len(dev),
+    }
+    if changed := [k_ for k_, v in header.items() if data["runs"] and k_ != "what" and k_ in data and data[k_] != v]:
+        raise NamedError(  # the old runs were kept under the new header: k=3 runs read as k=10, label sets mixed
+            f"{out}: its runs were trained with other settings ({', '.join(changed)} differ from params.yaml's "
+            "nli_averitec now); resuming would record them as trained with these. Move the file aside (or give "
+            "--out) to start a new sweep, or set params back"
+        )
     docs = load_store(store_dir).docs
     retrieved = retrieved_evidence(fit + val, docs, max([k, *(ks or [])]), bm25)
-    data.update(
-        {
-            "what": "gold-evidence verifier of stage nli_averitec; picked on validation macro-F1 (lib.verifier.sweep.pick)",
-            "base_classifier": dict(p["classifier"]),
-            "k": k,
-            "label_set": p["label_set"],
-            "mixed": dict(p["mixed"]),
-            "retrieval": dict(p["retrieval"]),
-            "training_retrieval": {"retriever": "bm25", "scope": "global", "query": "claim", "own_gold": "excluded"}
-            | bm25.model_dump(),
-            "fit_claims": len(fit),
-            "validation_claims": len(val),
-            "dev_claims": len(dev),
-        }
-    )
+    data.update(header)
     grid = [
         {"learning_rate": float(lr), "epochs": int(e), "training_evidence": ev, "seed": int(sd)}
         | ({"k": int(kk)} if kk is not None else {})
@@ -496,8 +508,17 @@ def sweep(
         for e in epochs
         for lr in learning_rates
     ]
+    seen: dict[tuple, str] = {}
+    for (
+        c
+    ) in grid:  # a value given twice (`--seeds 0 0`, 1e-4 and 0.0001) trained one run twice, a file its reader refused
+        if (key := _run_key(c, k)) in seen:
+            raise NamedError(
+                f"{config_id(c)}: given twice (as {seen[key]}); give each learning rate, epoch count, seed and k once"
+            )
+        seen[key] = config_id(c)
     for c in grid:
-        if config_id(c) in done:
+        if _run_key(c, k) in done:
             print(f"{config_id(c)}: in {out} already")
             continue
         s = N.NLISettings.model_validate(
