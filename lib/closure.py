@@ -30,6 +30,7 @@ from typing import Any
 
 import yaml
 from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError as RuamelYAMLError
 
 from lib import outputs as OUT
 from lib.cli import NamedError, first_line, run_main, shown
@@ -57,7 +58,9 @@ def module_path(module: str, root: Path = ROOT) -> Path | None:
 def _imported(tree: ast.AST, package: str, root: Path) -> set[str]:
     """Dotted `lib` modules that a syntax tree imports (`package`: the module's package, for relative imports)."""
     out: set[str] = set()
-    optional = _guarded_imports(tree)
+    optional: dict[ast.AST, bool] = {}  # guarded import -> whether only a missing module is caught
+    for n, modules_only in _guarded_imports(tree):
+        optional[n] = optional.get(n, True) and modules_only
     for node in ast.walk(tree):
         if node in optional and not _exists(node, package, root):
             continue  # `try: import lib.x` / `except ImportError:`: runs without the module, no dep
@@ -89,7 +92,7 @@ def _imported(tree: ast.AST, package: str, root: Path) -> set[str]:
                     out.add(f"{base}.{alias.name}")
                 elif root.joinpath(*base.split("."), alias.name).is_dir():  # a namespace subpackage: no file
                     continue
-                elif not _binds_or_has(base, alias.name, root) and node not in optional:  # guarded: runs without
+                elif not _binds_or_has(base, alias.name, root) and optional.get(node, True):  # guarded: runs without
                     where = module_path(base, root)
                     # neither a submodule nor a name of the module: the import fails, and the check passed it
                     raise ImportError(
@@ -127,25 +130,54 @@ def _star_names(module: str, root: Path) -> list[str]:
     return []
 
 
-IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+IMPORT_ERRORS = {"ImportError", "Exception", "BaseException"}  # a missing *name* raises ImportError, which
+# `except ModuleNotFoundError` does not catch: only a missing module is guarded by that
 
 
-def _guarded_imports(tree: ast.AST) -> set[ast.AST]:
+def _guarded_imports(tree: ast.AST) -> set[tuple[ast.AST, bool]]:
     """Import statements inside a `try:` that catches ImportError (or a base of it, or everything) in a
     handler that does not raise: the code runs whether or not the module (or the name) exists."""
-    out: set[ast.AST] = set()
+    out: set[tuple[ast.AST, bool]] = set()
     for node in ast.walk(tree):
         if not isinstance(node, ast.Try | ast.TryStar):
             continue
         caught = set()
         for handler in node.handlers:
-            if any(isinstance(stmt, ast.Raise) for stmt in handler.body):  # it fails anyway: no guard
+            if _stops(handler.body):  # it fails anyway (a raise or an exit anywhere in it): no guard
                 continue
             kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
             caught |= {"Exception" if k is None else getattr(k, "id", getattr(k, "attr", "")) for k in kinds}
-        if caught & IMPORT_ERRORS:
-            out |= {n for stmt in node.body for n in ast.walk(stmt) if isinstance(n, ast.Import | ast.ImportFrom)}
+        if caught & (IMPORT_ERRORS | {"ModuleNotFoundError"}):
+            modules_only = not caught & IMPORT_ERRORS  # `except ModuleNotFoundError`: a missing name is not caught
+            out |= {(n, modules_only) for n in _run_in_try(node.body)}
     return out
+
+
+def _run_in_try(body: list[ast.stmt]) -> list[ast.AST]:
+    """The imports a `try` body runs itself: not those inside a function, class or lambda it defines (they run
+    when called, outside the `try`)."""
+    out, todo = [], list(body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            out.append(node)
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _stops(body: list[ast.stmt]) -> bool:
+    """Whether a handler raises or exits anywhere in it (not in a function it defines)."""
+    for node in (n for stmt in body for n in ast.walk(stmt)):
+        if isinstance(node, ast.Raise):
+            return True
+        func = node.func if isinstance(node, ast.Call) else None
+        if func is not None and (
+            getattr(func, "id", None) in ("exit", "quit") or getattr(func, "attr", None) == "exit"
+        ):
+            return True
+    return False
 
 
 def _exists(node: ast.AST, package: str, root: Path) -> bool:
@@ -188,11 +220,24 @@ def _top_names(path: Path, mtime_ns: int) -> frozenset[str]:
     names |= {"__cached__"} | ({"__path__"} if path.name == "__init__.py" else set())
     names |= {n for node in ast.walk(tree) if isinstance(node, ast.Global) for n in node.names}
     for stmt in tree.body:  # in order: a `del x` in the module's scope unbinds what the statements before it
+        if _main_guard(stmt):  # `if __name__ == "__main__":` never runs on import: its names are none
+            stmt = ast.If(test=stmt.test, body=[ast.Pass()], orelse=stmt.orelse)
         bound = _scope_binds(stmt)  # bound; one under an `if` or a `try` may run: the name may be gone
         if bound is None:
             return _AnyName()
         names = (names | bound) - (_scope_deletes(stmt) - bound)
     return frozenset(names)
+
+
+def _main_guard(stmt: ast.AST) -> bool:
+    """`if __name__ == "__main__":` (either side)."""
+    t = stmt.test if isinstance(stmt, ast.If) else None
+    if not (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.Eq)):
+        return False
+    sides = [t.left, t.comparators[0]]
+    return {getattr(x, "id", None) for x in sides} & {"__name__"} != set() and any(
+        isinstance(x, ast.Constant) and x.value == "__main__" for x in sides
+    )
 
 
 def _scope_deletes(stmt: ast.AST) -> set[str]:
@@ -413,8 +458,8 @@ def _magic_code(name: str, line: str, cell: str | None) -> list[str]:
         if "m" in opts:
             return [f"import {m}" for m in opts["m"] if re.fullmatch(r"[\w.]+", m)]
         script = os.path.normpath(args[0]) if args else ""
-        parts = script.removesuffix(".py").split(os.sep)
-        if script.endswith(".py") and parts[0] == LIB and all(p.isidentifier() for p in parts):
+        parts = script.removesuffix(".py").split(os.sep)  # `%run lib/x` runs lib/x.py, as IPython adds `.py`
+        if parts[0] == LIB and len(parts) > 1 and all(p.isidentifier() for p in parts):
             return [f"import {'.'.join(parts)}"]  # a missing file is then a missing module, named
         return []  # a script outside lib
     if name == "timeit":  # `%%timeit setup`: the line runs before the body
@@ -511,7 +556,10 @@ def stage_closure(cmd: str | list[str], root: Path = ROOT, params: Iterable[Any]
         modules |= notebook_imports(nb, root)
     homes = section_modules(root) if params else {}
     for entry in params:
-        for key in entry if isinstance(entry, dict) else [entry]:  # `- file.yaml: [keys]` entries name other files
+        # `- params.yaml: [keys]` is DVC's long form of the default file's keys (it was read as a key itself, and
+        # `write` then dropped the sections' models from the deps); `- other.yaml: [keys]` names another file
+        keys = entry.get("params.yaml") or [] if isinstance(entry, dict) else [entry]
+        for key in keys if isinstance(keys, list) else []:
             if isinstance(key, str) and key.split(".")[0] in homes:
                 modules.add(homes[key.split(".")[0]])
     files = [f for m in closure(modules, root) if (f := module_path(m, root)) is not None]  # namespace: no file
@@ -602,7 +650,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 0
         diff = differences()
-    except yaml.YAMLError as err:
+    except (yaml.YAMLError, RuamelYAMLError) as err:  # `write` reads with ruamel (a traceback)
         raise NamedError(f"{DVC_YAML}: not valid YAML: {' '.join(str(err).split())[:300]}") from None
     except KeyError as err:  # no `stages`, or a stage without `cmd`
         raise NamedError(f"{DVC_YAML}: missing key {err}: expected `stages:` with a `cmd` in each stage") from None

@@ -320,7 +320,11 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
                     "JSON files inside a folder their own counts)"
                 ) from None
     if subsets and (data / "SHA256SUMS").is_file():  # `lib.data verify` in the workspace checks its own files
-        subsets["SHA256SUMS"] = cut_checksums((data / "SHA256SUMS").read_text(encoding="utf-8"), subsets)
+        try:
+            sums = (data / "SHA256SUMS").read_text(encoding="utf-8")
+        except UnicodeDecodeError as err:  # a traceback; `lib.data verify` names it
+            raise ProfileError(f"{data / 'SHA256SUMS'}: not UTF-8 text (byte {err.start:,}: {err.reason})") from None
+        subsets["SHA256SUMS"] = cut_checksums(sums, subsets)
 
     def fill(target: Path) -> None:
         files = checkout_files(root)

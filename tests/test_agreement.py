@@ -52,3 +52,11 @@ def test_a_blank_or_mixed_code_is_named():
     ):
         with pytest.raises(ValueError, match=message):
             AG.cohen_kappa(a, b)
+
+
+def test_a_pandas_na_code_is_named():
+    """The forty-seventh pass, third round: pd.NA ended in "boolean value of NA is ambiguous"."""
+    import pandas as pd
+
+    with pytest.raises(ValueError, match="a code is None or NA"):
+        AG.cohen_kappa(pd.array([1, None, 0], dtype="Int64"), [1, 0, 0])

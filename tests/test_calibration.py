@@ -219,3 +219,13 @@ def test_bins_must_be_a_whole_number(bins):
     with pytest.raises(ValueError, match=r"^reliability: bins must be a whole number of at least 1, got "):
         CAL.reliability(np.array([[0.5, 0.5]]), [0], bins=bins)
     assert CAL.check_temperature(np.float32(2.0)) == 2.0
+
+
+def test_nll_needs_one_gold_label_per_row_and_a_temperature_above_0():
+    """The forty-seventh pass, third round: fewer gold labels gave a negative NLL; 0, -1 and inf gave numbers."""
+    logits = np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 0.0]])
+    with pytest.raises(ValueError, match=r"nll: 1 gold labels for logits of shape \(3, 2\)"):
+        CAL.nll(logits, [0])
+    for t in (0, -1, float("inf")):
+        with pytest.raises(ValueError, match="temperature must be a finite number above 0"):
+            CAL.nll(logits, [0, 1, 0], t)

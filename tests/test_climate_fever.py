@@ -132,3 +132,5 @@ def test_relevance_rows_take_one_similarity_per_sentence():
     for sims in ([0.2, 0.9], [0.2, 0.9, 0.2, 0.1]):
         with pytest.raises(ValueError, match=rf"^claim 0: {len(sims)} similarities for its 3 evidence sentences"):
             CF.relevance_rows(CLAIMS, {0: sims, 4: [0.5, 0.5]})
+    with pytest.raises(ValueError, match="claim 0: similarities .* hold a value that is not finite"):  # ranked last
+        CF.relevance_rows(CLAIMS, {0: [float("nan"), 0.9, 0.2], 4: [0.5, 0.5]})

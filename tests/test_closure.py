@@ -447,3 +447,41 @@ def test_write_refuses_stages_that_share_one_deps_list(tmp_path):
     with pytest.raises(NamedError, match="stages a and b share one deps list"):
         CL.write(dvc)
     assert dvc.read_text() == text
+
+
+def test_write_names_a_dvc_yaml_that_is_not_yaml(tmp_path, monkeypatch):
+    """The forty-seventh pass, third round: `write` ended in ruamel's ParserError where `check` named the file."""
+    (tmp_path / "dvc.yaml").write_text("stages:\n  a: [\n")
+    original = CL.write
+    monkeypatch.setattr(CL, "write", lambda: original(tmp_path / "dvc.yaml"))
+    with pytest.raises(NamedError, match="not valid YAML"):
+        CL.main(["write"])
+
+
+def test_guards_main_blocks_run_without_py_and_the_long_params_form(mini, tmp_path):
+    """The forty-seventh pass, third round: `except ModuleNotFoundError` guarded a missing *name*, a handler that
+    raised inside an `if` or exited was a guard, an import in a function defined in a `try` was guarded; a name
+    bound only under `if __name__ == "__main__":` was a module name; `%run lib/x` was no dep; `- params.yaml:
+    [sections]` was read as a section named params.yaml (and `write` dropped the models from the deps)."""
+    lib = mini / "lib"
+    (lib / "pkg" / "c.py").write_text('X = 1\nif __name__ == "__main__":\n    MAINONLY = 1\n')
+    for source, fails in (
+        ("try:\n    from lib.pkg.c import NOPE\nexcept ModuleNotFoundError:\n    NOPE = None\n", "has no name 'NOPE'"),
+        ("try:\n    from lib.pkg.c import NOPE\nexcept ImportError:\n    if True:\n        raise\n", "has no name"),
+        ("import sys\ntry:\n    from lib.pkg.c import NOPE\nexcept ImportError:\n    sys.exit('need it')\n", "has no name"),
+        ("try:\n    def f():\n        from lib.pkg.c import NOPE\nexcept ImportError:\n    pass\n", "has no name"),
+        ("from lib.pkg.c import MAINONLY\n", "has no name 'MAINONLY'"),
+        ("try:\n    from lib.nope import x\nexcept ModuleNotFoundError:\n    x = None\n", None),
+    ):  # fmt: skip
+        (lib / "a.py").write_text(source)
+        if fails is None:
+            assert CL.closure(["lib.a"], mini) == {"lib", "lib.a"}
+        else:
+            with pytest.raises(ImportError, match=fails):
+                CL.closure(["lib.a"], mini)
+    nb = mini / "notebooks" / "m.ipynb"
+    nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "%run lib/d", "metadata": {}}]}))
+    assert CL.closure(CL.notebook_imports(nb, mini), mini) == {"lib", "lib.d"}
+    short = CL.stage_closure("python -m lib.a", mini, ["y.some_key"])
+    assert CL.stage_closure("python -m lib.a", mini, [{"params.yaml": ["y.some_key"]}]) == short
+    assert "lib/d.py" in short

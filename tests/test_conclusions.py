@@ -233,3 +233,12 @@ def test_a_side_equal_but_for_noise_has_no_rank_correlation():
     assert "mean Q+A or accuracy is constant: their rank correlation is undefined" in CN.correlation_sentence(
         systems, pd.Series([0.1, -0.1, 0.05], index=list("abc"))
     )
+
+
+def test_rank_agreement_prints_tau_apart_from_0_beside_an_interval_without_0_and_refuses_impossible_counts():
+    """The forty-seventh pass, third round: tau -0.004 printed "0.00" beside "-0.02 to -0.001", and "1001 of the
+    1000 resamples" was printed."""
+    agree = {"runs": 10, "tau": -0.004, "claims": 100, "undefined_resamples": 0, "low": -0.02, "high": -0.001}
+    assert "τ = -0.004 (95% bootstrap interval over claims -0.02 to -0.001)" in CN.rank_agreement_sentence(agree, 1000)
+    with pytest.raises(ValueError, match="1001 of 1000 resamples undefined"):
+        CN.rank_agreement_sentence({**agree, "undefined_resamples": 1001}, 1000)

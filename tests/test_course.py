@@ -706,6 +706,10 @@ def test_a_mathjax_file_that_is_a_pipe_is_named_before_it_is_read(tmp_path):
     os.mkfifo(out)  # it hung the render
     with pytest.raises(NamedError, match="not the MathJax file the site writes"):
         RE.write_mathjax(tmp_path)
+    out.unlink()
+    out.write_bytes(b"\xff\xfe garbage")  # a damaged copy (the forty-seventh pass: a UnicodeDecodeError)
+    RE.write_mathjax(tmp_path)
+    assert out.read_bytes().startswith(b"") and b"\xff\xfe garbage" not in out.read_bytes()
 
 
 def test_exercises_are_written_all_or_none_and_a_failure_names_its_notebook(tmp_path):

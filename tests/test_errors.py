@@ -622,3 +622,23 @@ def test_the_largest_family_is_a_tie_only_within_noise():
     assert ER.main_source_sentence({"retrieval": 0.475002, "NLI": 0.474998, "coverage": 0.05}, []).startswith(
         "The rules code retrieval as the largest family (48%)"
     )
+
+
+def test_the_baseline_and_share_intervals_need_enough_resamples():
+    """The forty-seventh pass, third round: 1 resample gave a zero-width "95% interval" excluding its own
+    estimate, and a call; 0 an IndexError."""
+    table = pd.DataFrame(
+        [{"claim_id": c, "correct": c % 2 == 0, "rule_family": "retrieval", "code": "x", "family": "retrieval"}
+         for c in range(10)]
+    )  # fmt: skip
+    for n in (0, 1):
+        with pytest.raises(ValueError, match=f"n_resamples={n}: a 95% percentile interval needs at least"):
+            ER.baseline(table, n_resamples=n)
+        with pytest.raises(ValueError, match=f"n_resamples={n}"):
+            ER.share_intervals(table, "claim_id", n_resamples=n)
+
+
+def test_shares_closer_than_the_last_fixed_decimal_print_apart():
+    """The forty-seventh pass, third round: 0.5 and 0.5 - 1e-11 printed "50.00000000%" twice beside a difference."""
+    a, b, diff = ER.shares_apart(0.5, 0.5 - 1e-11)
+    assert a != b and diff == "+0.000000001%"

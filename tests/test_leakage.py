@@ -275,3 +275,9 @@ def test_grade1_reach_refuses_a_share_outside_0_to_1():
     for bad in (1.0000000001, True, -0.1):
         with pytest.raises(ValueError, match="expected 0 to 1"):
             LK.grade1_reach(bad)
+
+
+def test_the_median_of_no_pools_is_named():
+    """The forty-seventh pass, third round: `median_text([])` was the text 'nan'."""
+    with pytest.raises(ValueError, match="no pool sizes"):
+        LK.median_text([])

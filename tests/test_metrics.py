@@ -190,8 +190,8 @@ def test_ids_of_other_types_in_qrels_and_run_are_an_error():
     with pytest.raises(TypeError, match=r"the run's int \(7\); give both as text$"):
         MET.evaluate({"1": {"7": 2}}, {"1": {7: 1.0}}, ["ndcg@10"])
     # an empty qrels or run has no id to compare: no error from the check itself
-    MET._same_id_types({}, {"1": {"d1": 1.0}})
-    MET._same_id_types({"1": {}}, {})
+    MET.same_id_types({}, {"1": {"d1": 1.0}})
+    MET.same_id_types({"1": {}}, {})
 
 
 def test_a_nan_score_is_no_rank():

@@ -575,6 +575,11 @@ def test_data_keys_are_read_as_paths_and_one_file_has_one_count(tmp_path):
     profile.write_text("note: x\ndata: {SHA256SUMS: 1}\n")
     with pytest.raises(PR.ProfileError, match=r"data.SHA256SUMS: the checksums are no records to keep"):
         PR.prepare("p", root)
+    (root / "data" / "SHA256SUMS").write_bytes(sums.encode() + b"\xe9 latin-1\n")  # the forty-seventh pass: a traceback
+    profile.write_text("note: x\ndata: {averitec/dev.json: 1}\n")
+    with pytest.raises(PR.ProfileError, match=r"SHA256SUMS: not UTF-8 text"):
+        PR.prepare("p", root)
+    (root / "data" / "SHA256SUMS").write_text(sums)
     profile.write_text("note: x\ndata: {averitec: 2, averitec/dev.json: 1}\n")
     with pytest.raises(PR.ProfileError, match=r"data.averitec/dev.json and data.averitec name the same files"):
         PR.prepare("p", root)

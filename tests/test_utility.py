@@ -480,3 +480,9 @@ def test_a_negative_grade_1_interval_reads_as_a_negative_relation():
     """The forty-fifth pass: "(negative): ... no relation between relevance and utility is shown"."""
     sentence = U.grade_sentence({"rho": 0.5, "low": 0.4, "high": 0.6}, {"rho": -0.1, "low": -0.2, "high": -0.05})
     assert sentence.endswith("(negative): beyond the circular part, more relevant documents are *less* useful here.")
+
+
+def test_grade_2s_rho_is_printed_apart_from_0_beside_an_interval_without_0():
+    """The forty-seventh pass, third round: rho -0.0004 printed "0.000 [-0.001, -0.0001]" (grade 1 was mended)."""
+    said = U.grade_sentence({"rho": -0.0004, "low": -0.001, "high": -0.0001}, {"rho": 0.2, "low": 0.1, "high": 0.3})
+    assert "rho = -0.0004 [-0.001, -0.0001]" in said

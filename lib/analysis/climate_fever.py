@@ -79,6 +79,8 @@ def relevance_rows(claims: Mapping[int, ClimateClaim], similarity: Mapping[int, 
             raise ValueError(
                 f"claim {i}: {len(sims)} similarities for its {len(c.evidences)} evidence sentences; one per sentence"
             )
+        if not np.isfinite(sims).all():  # a NaN was ranked last without a word (as `lib.store.trec.rank` refuses)
+            raise ValueError(f"claim {i}: similarities {sims.tolist()} hold a value that is not finite")
         order = np.argsort(-sims, kind="stable")
         for rank, j in enumerate(order, start=1):
             rows.append(

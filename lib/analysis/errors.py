@@ -58,7 +58,7 @@ from lib.data import averitec
 from lib.evaluation.agreement import cohen_kappa
 from lib.evaluation.comparisons import apart, end_text
 from lib.evaluation.printing import noise_equal, share_shown, share_text, shares_apart
-from lib.evaluation.significance import MIN_CLUSTERS, sign_of
+from lib.evaluation.significance import MIN_CLUSTERS, enough_resamples, sign_of
 from lib.params import PosInt, Section, Share, Threshold
 from lib.retrieval import runs as RU
 from lib.retrieval.bm25 import tokenize
@@ -479,6 +479,7 @@ def baseline(
     (all of a claim's verdicts go together: they share its store and its gold questions), and the claims
     behind each side. `call`: `lib.evaluation.significance.sign_of` of the interval, or `NO_INTERVAL` for fewer
     than `MIN_CLUSTERS` claims (one claim gave a zero-width "95%" interval and a call)."""
+    enough_resamples(n_resamples, confidence)  # 1 resample gave a zero-width "95%" interval and a call; 0 an IndexError
     values = list(FAMILIES if by == "rule_family" else ERROR_CODES)
     wrong = (~table["correct"]).to_numpy()
     if wrong.all() or not wrong.any():
@@ -525,6 +526,7 @@ def share_intervals(
     its percentile interval from resampling the group's claims (a claim's verdicts go together), and the
     claims behind the group. One row per (group, value); a group of fewer than `MIN_CLUSTERS` claims has no
     interval (NaN ends: one claim gave a zero-width interval)."""
+    enough_resamples(n_resamples, confidence)
     values = list(FAMILIES if column == "family" else ERROR_CODES)
     errors = table[table["code"] != CORRECT]
     if errors.empty:

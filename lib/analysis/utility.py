@@ -673,9 +673,11 @@ def grade_sentence(answers: Mapping[str, float], urls: Mapping[str, float]) -> s
             return None
         return f"[{end_text(r['low'], '.3f')}, {end_text(r['high'], '.3f')}]"
 
-    if defined(answers):
+    if defined(answers):  # apart from 0 where its interval excludes 0 ("0.000 [-0.001, -0.0001]", as grade 1 was)
+        excludes_0 = ends(answers) is not None and (answers["low"] > 0 or answers["high"] < 0)
+        rho2 = end_text(answers["rho"], ".3f") if excludes_0 else unsigned_zero(format(answers["rho"], ".3f"))
         grade2 = (
-            f"the annotators' answers (grade 2) give rho = {unsigned_zero(format(answers['rho'], '.3f'))} {ends(answers) or '(no interval)'}, "
+            f"the annotators' answers (grade 2) give rho = {rho2} {ends(answers) or '(no interval)'}, "
             "but they are the texts the gold distribution is computed from, so that correlation is partly built in"
         )
     else:  # NaN: nothing judged at grade 2, or a constant side ("nan [nan, nan]" was printed)

@@ -136,10 +136,19 @@ def rank_agreement_sentence(agree: dict[str, float], resamples: int) -> str:
     head = f"Rank agreement of the old and the new score over {agree['runs']} runs"
     if agree["tau"] != agree["tau"]:
         return f"{head}: Kendall's τ is undefined (one score is the same for every run), so there is no interval."
-    tau = f"{head}: Kendall's τ = {unsigned_zero(format(agree['tau'], '.2f'))}"
+    left = agree["undefined_resamples"]
+    whole = isinstance(left, int | float) and not isinstance(left, bool) and float(left).is_integer()
+    if not (whole and 0 <= left <= resamples):  # "1001 of the 1000 resamples" was printed
+        raise ValueError(f"rank agreement: {left!r} of {resamples} resamples undefined; expected 0 to {resamples}")
+    left = int(left)
+    interval = agree["claims"] >= MIN_CLUSTERS and left < resamples
+    # the estimate with the decimals that keep it apart from 0 where its interval excludes 0 ("0.00" beside -0.02
+    # to -0.001 read as outside its own interval)
+    excludes_0 = interval and (agree["high"] < 0 or agree["low"] > 0)
+    shown_tau = end_text(agree["tau"], ".2f") if excludes_0 else unsigned_zero(format(agree["tau"], ".2f"))
+    tau = f"{head}: Kendall's τ = {shown_tau}"
     if agree["claims"] < MIN_CLUSTERS:
         return f"{tau}, with no interval: {agree['claims']} claims are too few to resample (at least {MIN_CLUSTERS})."
-    left = int(agree["undefined_resamples"])
     if left == resamples:
         return f"{tau}, with no interval: none of the {resamples} resamples of claims ranks the runs on both scores."
     out = f"{tau} (95% bootstrap interval over claims {end_text(agree['low'], '.2f')} to {end_text(agree['high'], '.2f')})"

@@ -14,10 +14,13 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
         raise ValueError(f"kappa needs the same items from both raters, got {len(a)} and {len(b)}")
     if not len(a):
         return float("nan")
+    if any(
+        x is None or type(x).__name__ in ("NAType", "NaTType") for x in (*a, *b)
+    ):  # "'<' not supported between NoneType and
+        # str"; pd.NA: "boolean value of NA is ambiguous"
+        raise ValueError("kappa: a code is None or NA (a blank cell?); every item needs a code from both raters")
     if any(x != x for x in (*a, *b)):  # NaN: equal to itself or not by object identity, kappa 1.0 or 0.0
         raise ValueError("kappa: a code is NaN (a blank cell?); every item needs a code from both raters")
-    if any(x is None for x in (*a, *b)):  # "'<' not supported between NoneType and str"
-        raise ValueError("kappa: a code is None (a blank cell?); every item needs a code from both raters")
     flags = {isinstance(x, bool | np.bool_) for x in (*a, *b)}
     if len(flags) > 1:  # 1 and True were counted as one code
         raise ValueError("kappa: codes mix true/false with other values; give every code as text")

@@ -50,8 +50,11 @@ def _gold(gold: Sequence[int], classes: int) -> np.ndarray:
 
 
 def nll(logits: np.ndarray, gold: Sequence[int], temperature: float = 1.0) -> float:
-    """Mean negative log-likelihood of the gold classes under `softmax(logits / temperature)`."""
-    z = np.asarray(logits, dtype=float) / temperature
+    """Mean negative log-likelihood of the gold classes under `softmax(logits / temperature)` (one gold label per
+    row: fewer gave a negative NLL, and a temperature of 0, -1 or inf a number, as `check_temperature` refuses)."""
+    z = np.asarray(logits, dtype=float) / check_temperature(temperature)
+    if z.ndim != 2 or len(z) != len(gold):
+        raise ValueError(f"nll: {len(gold)} gold labels for logits of shape {z.shape}; expected one per row")
     g = _gold(gold, z.shape[1])
     m = z.max(axis=1, keepdims=True)
     log_norm = (m + np.log(np.exp(z - m).sum(axis=1, keepdims=True)))[:, 0]

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib.evaluation.metrics import _same_id_types, relevant_queries
+from lib.evaluation.metrics import relevant_queries, same_id_types
 from lib.retrieval.runs import CONFIG_COLUMNS, runs_dict, select
 from lib.store.trec import Qrels, Run, rank
 
@@ -38,7 +38,7 @@ def judged_share(qrels: Qrels, run: Run, k: int = 10, per_query: bool = False) -
     """Mean judged share of the top k over the queries the measures average (those with a relevant
     document, `lib.evaluation.metrics.relevant_queries`), or per query. Queries without any retrieved
     document are left out of the mean."""
-    _same_id_types(qrels, run, "judged_share")  # an int-keyed run read as retrieving nothing: NaN, or a mean short
+    same_id_types(qrels, run, "judged_share")  # an int-keyed run read as retrieving nothing: NaN, or a mean short
     per = {q: judged_at_k(qrels[q], run.get(q, {}), k) for q in relevant_queries(qrels)}
     if per_query:
         return per

@@ -151,7 +151,7 @@ def evaluate(
     measures = list(measures)
     for m in measures:
         parse_measure(m)
-    _same_id_types(qrels, run)
+    same_id_types(qrels, run)
     queries = relevant_queries(qrels)
     n_excluded = len(qrels) - len(queries)
     if n_excluded:
@@ -162,7 +162,7 @@ def evaluate(
     return {m: (float(np.mean([v[m] for v in per.values()])) if per else math.nan) for m in measures}
 
 
-def _same_id_types(qrels: Qrels, run: Run, caller: str = "evaluate") -> None:
+def same_id_types(qrels: Qrels, run: Run, caller: str = "evaluate") -> None:
     """A TypeError when the qrels and the run name queries or documents with ids of other types (an int claim
     id never meets its text form: every measure was 0, unsaid), or one of them with ids of two types (a run
     keyed partly by int lost those queries from the mean)."""
@@ -191,7 +191,7 @@ def metric_curves(qrels: Qrels, run: Run, max_k: int = 100, per_query: bool = Fa
 
     Returns a frame indexed by k with columns ndcg, recall, p (means over the relevant queries), or with
     `per_query=True` a frame indexed by (qid, k)."""
-    _same_id_types(
+    same_id_types(
         qrels, run, "metric_curves"
     )  # as `evaluate`: int run ids beside text qrels ids gave all-zero curves, unsaid
     ks = np.arange(1, max_k + 1)

@@ -85,4 +85,8 @@ def shares_apart(a: float, b: float) -> tuple[str, str, str]:
         off_ends = all(noise_equal(v, shown) or shown not in (0.0, 1.0) for v, shown in ((a, shown_a), (b, shown_b)))
         if apart_if_unequal and off_ends and printed(shown_a - shown_b, "+.1%") == printed(a - b, "+.1%"):
             return f"{a:{fmt}}", f"{b:{fmt}}", diff
-    return f"{a:.8%}", f"{b:.8%}", diff
+    for digits in range(2, 18):  # closer than 6 decimals of a percent: scientific, with the digits that part them
+        shown_a, shown_b = f"{a * 100:.{digits}e}%", f"{b * 100:.{digits}e}%"
+        if shown_a != shown_b or noise_equal(a, b):
+            return shown_a, shown_b, diff
+    return f"{a * 100:.17e}%", f"{b * 100:.17e}%", diff

@@ -46,7 +46,7 @@ MAX_RESAMPLES = 100_000
 Resamples = Annotated[int, Field(ge=MIN_RESAMPLES, le=MAX_RESAMPLES)]  # a params setting: resamples of a test
 
 
-def _enough(n_resamples: int, confidence: float) -> None:
+def enough_resamples(n_resamples: int, confidence: float) -> None:
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     if n_resamples < min_resamples(confidence):
@@ -65,7 +65,7 @@ def bootstrap_ci(
     """(mean, low, high) of the percentile bootstrap interval (at least `min_resamples` resamples); with
     fewer than `MIN_CLUSTERS` values no interval (NaN): one value gave a "95%" interval of zero width, read
     as a positive effect."""
-    _enough(n_resamples, confidence)
+    enough_resamples(n_resamples, confidence)
     x = np.asarray(values, dtype=float)
     if len(x) < MIN_CLUSTERS:
         return (float(x.mean()) if len(x) else float("nan"), float("nan"), float("nan"))
@@ -111,7 +111,7 @@ def spearman_ci(
     them one by one gives intervals that are too narrow."""
     from scipy.stats import spearmanr
 
-    _enough(n_resamples, confidence)
+    enough_resamples(n_resamples, confidence)
     x, y = _correlated(x, y)
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return (float("nan"),) * 3

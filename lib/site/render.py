@@ -95,7 +95,7 @@ def write_mathjax(reports_dir: Path | str = REPORTS_DIR) -> Path:
         raise NamedError(
             f"{out}: not the MathJax file the site writes ({not_a_file('a file this command writes')}, or too large)"
         )
-    if not out.exists() or out.read_text(encoding="utf-8") != text:
+    if not out.exists() or out.read_bytes() != text.encode("utf-8"):  # a damaged (non-UTF-8) copy is rewritten
         OUT.write_text(out, text)
     return out
 

@@ -130,6 +130,8 @@ def pool_sizes(store: Store) -> pd.DataFrame:
 def median_text(sizes: Sequence[int]) -> str:
     """The median pool size as sentences print it: whole, or to a tenth when it falls between two sizes
     (`int()` printed 12 for 12.5)."""
+    if not len(sizes):  # the text 'nan' for no pools
+        raise ValueError("median_text: no pool sizes (no claim has a pool)")
     median = float(np.median(np.asarray(sizes, dtype=np.int64)))
     return f"{median:,.0f}" if median.is_integer() else f"{median:,.1f}"
 
