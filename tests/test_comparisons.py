@@ -129,6 +129,9 @@ def test_spread_growth_finds_a_real_growth():
     assert table["spread"].tolist() == [0.0, 1.0]
     assert p == pytest.approx(1 / 201)
     assert CMP.spread_sentence(table, p, "NDCG@10").endswith("grows more than the group sizes explain.")
+    # the forty-seventh pass, third round: a claim without a group, or groups keyed by text, were a bare KeyError
+    with pytest.raises(ValueError, match=r"39 claims have no group, e.g. 1 \(int; the groups' ids are int, str\)"):
+        CMP.spread_growth(scores, {str(i): g for i, g in groups.items()} | {0: "1"}, ["1", "2"], n_permutations=200)
 
 
 def test_spread_growth_reads_columns_by_setting_in_any_order():

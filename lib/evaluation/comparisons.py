@@ -296,6 +296,12 @@ def spread_growth(
     methods = {s: tuple(scores[s].columns) for s in scores.columns.get_level_values(0).unique()}
     if len(set(methods.values())) != 1:
         raise ValueError(f"spread_growth: every setting needs the same methods, got {methods}")
+    if missing := [q for q in scores.index if q not in groups]:  # a KeyError of the first (ids of another type?)
+        kinds = sorted({type(g).__name__ for g in groups}) or ["none"]
+        raise ValueError(
+            f"spread_growth: {len(missing)} claims have no group, e.g. {missing[0]!r} ({type(missing[0]).__name__}; "
+            f"the groups' ids are {', '.join(kinds)})"
+        )
     labels = np.array([groups[q] for q in scores.index], dtype=object)
     present = [g for g in order if (labels == g).any()]
     if len(present) < 2:
