@@ -420,3 +420,17 @@ def test_the_errors_finding_prints_both_shares_as_their_difference_reads():
     assert "code 29.49% of the right verdicts as retrieval, against 29.51% of the wrong ones (difference +0.02%" in (
         sentence
     )
+
+
+def test_the_planners_finding_names_notebook_04s_setting_and_each_direction():
+    """The forty-seventh pass: "significantly different" stood beside "BLOOM-QG higher" from another setting."""
+    metrics = SY.load_metrics()
+    r = metrics["retrieval"]
+    where = f"{r['setting.retriever']}/{r['setting.scope']}"
+    base = r[f"ablation.{where}/claim_only.ndcg@10"]
+    planners = next(f for f in SY.findings(metrics, section("averitec")["systems"]) if "notebook 04's" in f.sentence)
+    assert "(BM25, open collection, NDCG@10)" in planners.sentence
+    for value, word in ((base + 0.1, "higher"), (base - 0.05, "lower")):
+        r[f"ablation.{where}/bloom_qg.ndcg@10"] = value
+        found = next(f for f in SY.findings(metrics, section("averitec")["systems"]) if "notebook 04's" in f.sentence)
+        assert f"BLOOM-QG ({word}, " in found.sentence
