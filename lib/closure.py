@@ -46,13 +46,37 @@ LIB = "lib"
 NOT_DEPS = {"lib.timing"}
 
 
+def _found(module: str, root: Path = ROOT) -> Path | bool | None:
+    """Where Python finds a dotted module under `lib`: its file (a package's `__init__.py`), True for a
+    namespace package (a folder without `__init__.py`), None where the import fails. As Python does, a package
+    wins over a module of the same name and a module over a namespace folder; below a plain module nothing is
+    found (`lib/zz.py` beside a folder `lib/zz/`: `lib.zz` is no package, `import lib.zz.sub` fails)."""
+    parts, here, found = module.split("."), root, None
+    for i, part in enumerate(parts):
+        base = here / part
+        if (base / "__init__.py").is_file():
+            found = base / "__init__.py"
+        elif base.with_suffix(".py").is_file():
+            found = base.with_suffix(".py")
+            if i < len(parts) - 1:
+                return None
+        elif base.is_dir():
+            found = True
+        else:
+            return None
+        here = base
+    return found
+
+
 def module_path(module: str, root: Path = ROOT) -> Path | None:
     """The file of a dotted module under `lib` (a package's `__init__.py`); None if there is none."""
-    base = root.joinpath(*module.split("."))
-    for path in (base / "__init__.py", base.with_suffix(".py")):  # a package wins, as in Python
-        if path.is_file():
-            return path
-    return None
+    found = _found(module, root)
+    return found if isinstance(found, Path) else None
+
+
+def _namespace(module: str, root: Path = ROOT) -> bool:
+    """Whether a dotted module is a namespace package (a folder without `__init__.py` that Python imports)."""
+    return _found(module, root) is True
 
 
 def _imported(tree: ast.AST, package: str, root: Path) -> set[str]:
@@ -90,13 +114,14 @@ def _imported(tree: ast.AST, package: str, root: Path) -> set[str]:
                     continue
                 if module_path(f"{base}.{alias.name}", root) is not None:
                     out.add(f"{base}.{alias.name}")
-                elif root.joinpath(*base.split("."), alias.name).is_dir():  # a namespace subpackage: no file
+                elif _namespace(f"{base}.{alias.name}", root):  # a namespace subpackage: no file
                     continue
                 elif not _binds_or_has(base, alias.name, root) and optional.get(node, True):  # guarded: runs without
                     where = module_path(base, root)
                     # neither a submodule nor a name of the module: the import fails, and the check passed it
                     raise ImportError(
-                        f"line {node.lineno}: `from {base} import {alias.name}`: {where.relative_to(root)} has no "
+                        f"line {node.lineno}: `from {base} import {alias.name}`: "
+                        f"{where.relative_to(root) if where else f'the namespace package {base}'} has no "
                         f"name {alias.name!r} and {base} no module of that name"
                     )
     return out
@@ -104,13 +129,13 @@ def _imported(tree: ast.AST, package: str, root: Path) -> set[str]:
 
 def _binds_or_has(module: str, name: str, root: Path) -> bool:
     """Whether `from module import name` finds it: a submodule, a namespace subpackage, or a name the module
-    binds (a module without a file, a namespace package, is not read: Python finds its submodules only)."""
+    binds (a namespace package, a folder without a file, has its submodules only)."""
     where = module_path(module, root)
     return (
         module_path(f"{module}.{name}", root) is not None
-        or root.joinpath(*module.split("."), name).is_dir()
-        or where is None
-        or name in _names_or_any(where)
+        or _namespace(f"{module}.{name}", root)
+        or (where is None and not _namespace(module, root))  # no module at all: `closure` names it
+        or (where is not None and name in _names_or_any(where))
     )
 
 
@@ -190,11 +215,7 @@ def _exists(node: ast.AST, package: str, root: Path) -> bool:
             parts = package.split(".")[: max(len(package.split(".")) - node.level + 1, 0)]
             base = ".".join([*parts, base] if base else parts)
         names = [base]
-    return all(
-        module_path(n, root) is not None or root.joinpath(*n.split(".")).is_dir()
-        for n in names
-        if n.split(".")[0] == LIB
-    )
+    return all(_found(n, root) is not None for n in names if n.split(".")[0] == LIB)
 
 
 class _AnyName(frozenset):
@@ -328,7 +349,7 @@ def closure(modules: Iterable[str], root: Path = ROOT) -> set[str]:
         if mod in seen or mod in NOT_DEPS:
             continue
         path = module_path(mod, root)
-        if path is None and root.joinpath(*mod.split(".")).is_dir():  # a namespace package: no file, no dep
+        if path is None and _namespace(mod, root):  # a namespace package: no file, no dep
             seen.add(mod)
             continue
         if path is None:

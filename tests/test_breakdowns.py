@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 
 from lib.averitec.breakdowns import averitec_by, gold_groups, qa_by
+from lib.cli import NamedError
 from lib.data import averitec
 
 
@@ -49,6 +50,10 @@ def test_gold_groups_read_the_media_and_the_number_of_gold_pairs():
     assert g["claim_id"].tolist() == [0, 1, 2]
     assert g["medium"].tolist() == [["PDF", "Text"], ["Audio", "Image", "Metadata"], []]
     assert g["gold_pairs"].iloc[:2].tolist() == ["2", "3+"] and pd.isna(g["gold_pairs"].iloc[2])  # no gold pair
+    # the forty-seventh pass, third round: another spelling of a medium dropped the answer unseen
+    assert gold_groups([claim(3, [["web  TEXT"], [" pdf"], [None]])])["medium"].tolist() == [["PDF", "Text"]]
+    with pytest.raises(NamedError, match=r"claim 4: a gold answer's source_medium 'Webpage' is none of the"):
+        gold_groups([claim(4, [["Web text"], ["Webpage"]])])
 
 
 def test_a_missing_verdict_is_not_counted_right():

@@ -485,3 +485,25 @@ def test_guards_main_blocks_run_without_py_and_the_long_params_form(mini, tmp_pa
     short = CL.stage_closure("python -m lib.a", mini, ["y.some_key"])
     assert CL.stage_closure("python -m lib.a", mini, [{"params.yaml": ["y.some_key"]}]) == short
     assert "lib/d.py" in short
+
+
+def test_a_module_beside_a_folder_of_its_name_is_no_package(mini):
+    """The forty-seventh pass, third round: `lib/zz.py` beside a folder `lib/zz/` without `__init__.py` made
+    `import lib.zz.sub` pass, which Python refuses (the module wins and is no package); a name a namespace
+    package does not have as a submodule passed."""
+    lib = mini / "lib"
+    (lib / "zz").mkdir()
+    (lib / "zz" / "sub.py").write_text("X = 1\n")
+    (lib / "zz.py").write_text("Y = 2\n")
+    for source in ("import lib.zz.sub\n", "from lib.zz.sub import X\n", "from lib.zz import sub\n"):
+        (lib / "a.py").write_text(source)
+        with pytest.raises(ImportError, match=r"lib.zz.sub is imported|lib/zz.py has no name 'sub'"):
+            CL.closure(["lib.a"], mini)
+    (lib / "a.py").write_text("from lib.zz import Y\n")
+    assert CL.closure(["lib.a"], mini) == {"lib", "lib.a", "lib.zz"}
+    (lib / "zz.py").unlink()  # now a namespace package: its submodules only
+    (lib / "a.py").write_text("from lib.zz import sub\n")
+    assert CL.closure(["lib.a"], mini) == {"lib", "lib.a", "lib.zz", "lib.zz.sub"}
+    (lib / "a.py").write_text("from lib.zz import Y\n")
+    with pytest.raises(ImportError, match="the namespace package lib.zz has no name 'Y'"):
+        CL.closure(["lib.a"], mini)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from lib.cli import NamedError
 from lib.data import averitec
 
 # The overview's Table 4 columns and the dev split's `source_medium` values they stand for ("Audio" has none
@@ -30,12 +31,30 @@ def gold_groups(claims: Sequence[averitec.Claim]) -> pd.DataFrame:
     and `gold_pairs`, its number of gold QA pairs as a Table 4 group ("1", "2", "3+")."""
     rows = []
     for c in claims:
-        media = {MEDIA[a.source_medium] for q in c.questions for a in q.answers if a.source_medium in MEDIA}
+        media = {_medium(a.source_medium, c.claim_id) for q in c.questions for a in q.answers}
+        media.discard(None)
         n = len(c.questions)
         rows.append(
             {"claim_id": c.claim_id, "medium": sorted(media), "gold_pairs": PAIR_GROUPS[min(n, 3) - 1] if n else None}
         )
     return pd.DataFrame(rows, columns=["claim_id", "medium", "gold_pairs"])
+
+
+_MEDIA_FOLDED = {" ".join(k.split()).casefold(): v for k, v in MEDIA.items()}
+
+
+def _medium(source_medium: str | None, claim_id: object) -> str | None:
+    """The Table 4 column of a gold answer's `source_medium`, matched ignoring case and spacing; None for an
+    empty medium. Another spelling is named: a dropped answer would move its claim out of a column unseen."""
+    if source_medium is None or not source_medium.strip():
+        return None
+    medium = _MEDIA_FOLDED.get(" ".join(source_medium.split()).casefold())
+    if medium is None:
+        raise NamedError(
+            f"claim {claim_id}: a gold answer's source_medium {source_medium[:80]!r} is none of the overview's "
+            f"Table 4 media {sorted(MEDIA)}"
+        )
+    return medium
 
 
 def _mean_by(scores: pd.DataFrame, column: str, value: str) -> dict[str, dict[str, float]]:
