@@ -111,6 +111,8 @@ def test_surviving_calls_need_the_same_significant_sign_under_every_other_measur
     assert CMP.surviving_calls(calls, "ndcg@10") == {"a": True, "b": False, "c": False}
     with pytest.raises(ValueError, match="primary"):
         CMP.surviving_calls(calls, "mrr")
+    with pytest.raises(ValueError, match=r"the measures \['bpref'\] have no call for 'a'"):  # a bare KeyError
+        CMP.surviving_calls({"ndcg@10": {"a": (0.1, True)}, "bpref": {}}, "ndcg@10")
 
 
 def _scores(values: dict) -> pd.DataFrame:

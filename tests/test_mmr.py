@@ -45,7 +45,7 @@ def literal(queries, claim, just, p: MMRParams):
     while left:
 
         def s(i):
-            red = max((float(queries[i] @ queries[k]) for k in kept), default=0.0)
+            red = max([0.0, *(float(queries[i] @ queries[k]) for k in kept)])  # floored at 0
             mmr_c = w_rel * float(queries[i] @ claim) - w_div * red
             mmr_j = w_rel * float(queries[i] @ just) - w_div * red
             return p.alpha * mmr_c + (1 - p.alpha) * mmr_j
@@ -70,6 +70,27 @@ def test_equals_the_literal_formula(seed):
     ref_kept, ref_scores = literal(v[2:], v[0], v[1], p)
     assert kept == ref_kept and len(kept) >= 2
     assert scores == pytest.approx(ref_scores, abs=1e-12)
+
+
+def test_a_negative_redundancy_counts_as_zero():
+    """The forty-eighth pass: the docstring's max had no floor, the code one; the floor is the documented
+    choice. q2 points away from the kept q1 (cosine -0.15): unfloored it would score 0.36 + 0.06 = 0.42 > 0.4."""
+    c = np.array([1.0, 0, 0])
+    q1 = np.array([0.7, np.sqrt(0.51), 0])
+    y = (-0.15 - 0.42) / np.sqrt(0.51)
+    q2 = np.array([0.6, y, np.sqrt(1 - 0.36 - y * y)])
+    assert float(q1 @ q2) == pytest.approx(-0.15)
+    kept, scores = mmr_filter(np.stack([q1, q2]), c, None, MMRParams())
+    assert kept == [0] and scores == pytest.approx([0.42])  # q2: 0.6 * 0.6 - 0.4 * 0 = 0.36 <= 0.4
+    assert mmr_filter(np.stack([q1, q2]), c, None, MMRParams(gamma=0.35)) == ([0, 1], pytest.approx([0.42, 0.36]))
+    rng = np.random.default_rng(0)  # spread vectors: negative cosines among them (unfloored: [4, 9, 8, 1, 7, 5, 2])
+    v = rng.normal(size=(12, 6))
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    p = MMRParams(gamma=-0.2)
+    assert (v[2:] @ v[2:].T).min() < 0
+    kept, scores = mmr_filter(v[2:], v[0], v[1], p)
+    assert (kept, scores) == (literal(v[2:], v[0], v[1], p)[0], pytest.approx(literal(v[2:], v[0], v[1], p)[1]))
+    assert kept == [4, 6, 8, 1, 7]
 
 
 def test_edge_cases():

@@ -58,6 +58,10 @@ def test_utility_table_kl_and_gold_label_drop():
     assert second["kl"] == pytest.approx(0.0) and second["drop"] == pytest.approx(0.0)
     with pytest.raises(ValueError, match="no 'oracle' rows"):
         U.utility_table(_preds(), LABELS, "oracle", ["planner:a"])
+    # the forty-eighth pass: two seeds' rows were paired by claim alone (a KL between different seeds)
+    two_seeds = pd.concat([_preds().assign(seed=0), _preds().assign(seed=1)], ignore_index=True)
+    with pytest.raises(ValueError, match=r"8 rows share a \(setting, claim\), e.g. setting 'gold' claim 0: pass one k"):
+        U.utility_table(two_seeds, LABELS, "gold", ["planner:a"])
     bad = _preds().assign(label="Conflicting")
     with pytest.raises(ValueError, match="labels outside"):
         U.gold_label_probability(bad, LABELS)

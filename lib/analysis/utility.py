@@ -141,6 +141,13 @@ def utility_table(preds: pd.DataFrame, labels: Sequence[str], reference: str, se
     """Per (setting, claim): `kl` and `drop` against the `reference` rows (same claims, one k and seed),
     with both rows' correctness. `preds` holds notebook 07's predictions for one k and seed."""
     cols = probability_columns(labels)
+    twice = preds[preds.duplicated(["setting", "claim_id"], keep=False)]
+    if len(twice):  # several seeds or k: rows paired by claim alone mixed them (KL between two seeds' rows)
+        first = twice.iloc[0]
+        raise ValueError(
+            f"utility_table: {len(twice)} rows share a (setting, claim), e.g. setting {first['setting']!r} claim "
+            f"{first['claim_id']}: pass one k and seed"
+        )
     ref = preds[preds["setting"] == reference].set_index("claim_id").sort_index()
     if ref.empty:
         raise ValueError(f"no {reference!r} rows to compare with")

@@ -266,6 +266,9 @@ def surviving_calls(calls: Mapping[str, Mapping[str, tuple[float, bool]]], prima
     for method, (delta, significant) in calls[primary].items():
         if not significant:
             continue
+        lacking = [measure for measure, other in calls.items() if method not in other]
+        if lacking:
+            raise ValueError(f"surviving_calls: the measures {lacking} have no call for {method!r}")
         out[method] = all(
             other[method][1] and np.sign(other[method][0]) == np.sign(delta)
             for measure, other in calls.items()
