@@ -18,6 +18,11 @@ from lib.data import labels as LB
         ("I think so. VERDICT - supported", "supported"),
         ("who said it?", None),
         ("verdicts are hard", None),
+        # the forty-eighth pass: inside a question it is no verdict; at a sentence's start it is
+        ("what was the court verdict: refuted or upheld?", None),
+        ("was the verdict - guilty in the trial?", None),
+        ("Final verdict: refuted", "refuted"),
+        ("Was it said?\nVerdict: supported", "supported"),
     ],
 )
 def test_said_verdict(text, said):

@@ -8,6 +8,7 @@ import pytest
 
 from lib.data import averitec
 from lib.planning import pursuit as PU
+from lib.planning.qgen_text import parse_next as qgen_parse_next
 from lib.retrieval import bm25 as BM
 from lib.retrieval import retrievers as R
 from lib.store.build import claim_pools
@@ -53,6 +54,17 @@ def test_stops_at_a_verdict_a_repeat_or_the_limit(claims):
     # the next question sees the claim's QA pairs so far
     assert (0, [("A?", "answer to A?"), ("B?", "answer to B?")]) in src.seen
     assert PU.stop_counts(traces) == {"verdict": 1, "repeat": 1, "max_questions": 1}
+
+
+def test_empty_generated_texts_are_no_question_not_a_repeat(claims):
+    """The forty-eighth pass: QGEN's empty outputs parse as empty questions, and the stop read "repeat"
+    though nothing had been asked; a repeat needs a question asked before."""
+    script = {c.claim_id: [[qgen_parse_next(t) for t in ("", " ", "")]] for c in claims}
+    traces = PU.pursue(claims, Scripted(script), Scripted(script), fake_answer, max_questions=3, progress=False)
+    assert [(t.stop, t.hops) for t in traces] == [("no_question", [])] * len(claims)
+    script = {c.claim_id: [[("question", "A?")], [("question", ""), ("question", "a?")]] for c in claims}
+    traces = PU.pursue(claims, Scripted(script), Scripted(script), fake_answer, max_questions=3, progress=False)
+    assert [t.stop for t in traces] == ["repeat"] * len(claims)
 
 
 def test_fill_up_uses_other_beam_outputs(claims):

@@ -100,12 +100,15 @@ def collapse(probs: np.ndarray, source: str, target: str) -> np.ndarray:
 
 # --------------------------------------------------------------------------- verdicts written as text
 
-_VERDICT = re.compile(r"\bverdict\s*[:\-]\s*", re.IGNORECASE)
+# `verdict:` where a sentence starts (the text's start, after . ! ? ; a bracket or a line break), as QGEN is
+# trained to write it: anywhere, "what was the court verdict: refuted or upheld?" was a stop with a verdict
+_VERDICT = re.compile(r"(?:^|(?<=[.!?;(\[\n]))\s*(?:final\s+)?verdict\s*[:\-]\s*", re.IGNORECASE)
 
 
 def said_verdict(text: str) -> str | None:
-    """What follows `verdict:` (or `verdict -`) in a generated text; None when the text gives no verdict.
-    Decoded BERT text spaces its punctuation ("verdict : refuted"), so spaces around the colon are allowed."""
+    """What follows `verdict:` (or `verdict -`) at a sentence's start in a generated text; None when the text
+    gives no verdict. Decoded BERT text spaces its punctuation ("verdict : refuted"), so spaces around the
+    colon are allowed."""
     m = _VERDICT.search(text)
     return " ".join(text[m.end() :].split()) if m else None
 

@@ -226,7 +226,8 @@ def pursue(
             choice = _pick(options, asked, verdict_allowed=hop > 0)  # no verdict before any evidence
             spare[c.claim_id].extend(q for k, q in options if k == "question" and q and q.lower() not in asked)
             if choice is None:
-                t.stop = "repeat" if any(k == "question" for k, _ in options) else "no_question"
+                # an empty generated text parses as an empty question: none was asked, so no repeat
+                t.stop = "repeat" if any(k == "question" and q for k, q in options) else "no_question"
                 continue
             if choice[0] == "verdict":
                 t.stop, t.stop_verdict = "verdict", choice[1]
