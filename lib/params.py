@@ -302,6 +302,10 @@ Text = Annotated[str, Field(pattern=r"\S")]  # something besides whitespace
 # a file's name in the folder the code names (data/averitec/systems/): no folder part, so never a file elsewhere
 FILE_NAME_PATTERN = r"^(?:[^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+)$"
 FileName = Annotated[str, Field(pattern=FILE_NAME_PATTERN)]
+# a name that becomes part of a file name and a planner's name (`post_hoc_<name>.jsonl`): "x/../../data/y"
+# wrote a plan outside the plans folder
+PLAN_NAME_PATTERN = r"^[a-z0-9][a-z0-9_]*$"
+PlanName = Annotated[str, Field(pattern=PLAN_NAME_PATTERN)]
 DEVICE_PATTERN = r"auto|cpu|mps|cuda(:\d+)?"  # what `lib.models.pick_device` takes
 Device = Annotated[str, Field(pattern=rf"^({DEVICE_PATTERN})$")]
 # a web domain as URLs are matched against it: lower case, no scheme, path, `www.` or space (`https://www.snopes.com/`
@@ -374,7 +378,10 @@ def member(value: Any, allowed: list[Any], name: str, where: str) -> None:
 
 
 def _key(loc: tuple[Any, ...]) -> str:
-    """('retrieval', 'bm25', 'k1') -> 'retrieval.bm25.k1'; list positions as [i]."""
+    """('retrieval', 'bm25', 'k1') -> 'retrieval.bm25.k1'; list positions as [i]; a mapping's bad key (pydantic's
+    (..., key, '[key]')) as 'planners.post_hoc: the key'."""
+    if len(loc) >= 2 and loc[-1] == "[key]":
+        return f"{_key(loc[:-2])}: the key"
     out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
@@ -401,6 +408,11 @@ def problems(err: ValidationError, prefix: tuple[Any, ...] = ()) -> list[str]:
             )
         elif e["type"] == "string_pattern_mismatch" and e.get("ctx", {}).get("pattern") == FILE_NAME_PATTERN:
             lines.append(f"{key}: expected a file's name alone (no folder part), got {shown(e['input'])}")
+        elif e["type"] == "string_pattern_mismatch" and e.get("ctx", {}).get("pattern") == PLAN_NAME_PATTERN:
+            lines.append(
+                f"{key}: expected a plan name of lower-case letters, digits and _ (a file's name is made of it), "
+                f"got {shown(e['input'])}"
+            )
         elif e["type"] == "value_error":
             lines.append(f"{key}: {e['msg'].removeprefix('Value error, ')}")
         else:

@@ -223,6 +223,12 @@ def _is_number(v: Any) -> bool:
     return True
 
 
+def _typed(value: Any) -> str:
+    """A value with its kind, where two of different kinds would print alike: `number 0.994`, `text '0.994'`."""
+    kinds = {bool: "flag", int: "number", float: "number", str: "text", list: "list", dict: "mapping"}
+    return f"{kinds.get(type(value), type(value).__name__)} {value!r}" if value is not None else "null"
+
+
 def compare(committed: Mapping[str, str], produced: Mapping[str, str], ref: Mapping[str, Any]) -> pd.DataFrame:
     """Every leaf of the produced files against the committed ones ({file name: text} each): one row per
     number that differs (status OK, OKish or FAIL against its tolerance) and per categorical value that
@@ -256,6 +262,8 @@ def compare(committed: Mapping[str, str], produced: Mapping[str, str], ref: Mapp
                     status = BORDERLINE
                 else:
                     status = "changed"
+                if type(old[key]) is not type(new[key]):  # 0.994 against "0.994" printed alike beside "changed"
+                    row |= {"committed": _typed(old[key]), "produced": _typed(new[key])}
                 rows.append(row | {"status": status})
     columns = ["file", "key", "committed", "produced", "difference", "tolerance", "status"]
     return pd.DataFrame(rows, columns=columns)

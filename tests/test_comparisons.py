@@ -307,3 +307,14 @@ def test_leaders_and_the_best_method_print_no_minus_zero():
     assert CMP.leader_phrase(pd.Series({"a": -1e-17, "b": -2e-17})) == "a and b (tied at 0.000)"
     group = CMP.TopGroup("s", {"a": -1e-17, "b": -0.2}, {"b": 0.001}, 10)
     assert CMP.top_sentence(group) == "a (0.000), ahead of every other"
+
+
+def test_a_difference_is_the_printed_figures_difference():
+    """The forty-seventh pass, third round (F 3): notebook 02 printed "0.582 and 0.503 (+0.080)", the exact
+    difference beside two figures whose difference reads 0.079."""
+    from lib.evaluation.printing import difference_text
+
+    assert difference_text(0.58234, 0.50254) == "+0.079" and f"{0.58234 - 0.50254:+.3f}" == "+0.080"
+    assert difference_text(0.2159, 0.1011) == "+0.115" and difference_text(0.123, 0.5) == "-0.377"
+    assert difference_text(0.0996, 0.1004) == "+0.000"  # both print 0.100: no sign read of them
+    assert difference_text(0.1004, 0.1005, ".4f") == "-0.0001" and difference_text(0.25, 0.5, "+.1%") == "-25.0%"

@@ -484,6 +484,9 @@ def test_the_largest_family_and_small_differences_as_printed():
         "The rules code retrieval as the largest family (60%); with no rows to vary the thresholds, its stability "
         "is not tested."
     )
+    # printed with a decimal (notebook 08 prints its family shares so), read with it: 50.2% leads 49.8%
+    s = ER.main_source_sentence({"retrieval": 0.502, "NLI": 0.498}, [{"retrieval": 0.504, "NLI": 0.496}], "rows", ".1%")
+    assert s == "The rules code retrieval as the largest family (50.2%), and it stays the largest in all 1 rows."
     base = pd.DataFrame({"call": ["positive"], "difference": [0.004]}, index=["retrieval"])
     assert "coded retrieval (+0.4%) more often" in ER.source_sentence(base)
     assert "coded retrieval (+6%) more often" in ER.source_sentence(base.assign(difference=0.06))
@@ -642,3 +645,24 @@ def test_shares_closer_than_the_last_fixed_decimal_print_apart():
     """The forty-seventh pass, third round: 0.5 and 0.5 - 1e-11 printed "50.00000000%" twice beside a difference."""
     a, b, diff = ER.shares_apart(0.5, 0.5 - 1e-11)
     assert a != b and diff == "+0.000000001%"
+
+
+def test_the_most_frequent_code_prints_apart_from_the_runner_up():
+    """The forty-seventh pass (D 7): "*noisy retrieval* (33%)" was named most frequent beside unjudged evidence,
+    also printed 33% (0.3328 and 0.3290)."""
+    shares = {"unjudged evidence": 0.3290, "noisy retrieval": 0.3328, "NLI error": 0.02}
+    assert ER.top_code_sentence(shares) == (
+        "The most frequent code is *noisy retrieval* (33.3%), ahead of *unjudged evidence* (32.9%)."
+    )
+    assert ER.top_code_sentence({"a": 0.6, "b": 0.4}) == "The most frequent code is *a* (60%), ahead of *b* (40%)."
+    tie = {"a": 0.1 + 0.2, "b": 0.3, "c": 0.4}
+    assert ER.top_code_sentence(tie) == "The most frequent code is *c* (40%), ahead of *a* (30%)."
+    assert ER.top_code_sentence({"a": 0.1 + 0.2, "b": 0.3}) == "The most frequent codes are *a* and *b* (30% each)."
+    assert ER.top_code_sentence({"a": 1.0}) == "Every wrong verdict has the code *a* (100%)."
+    assert ER.top_code_sentence({"a": 0.999, "b": 0.001}) == (
+        "The most frequent code is *a* (99.9%), ahead of *b* (0.1%)."
+    )
+    assert (
+        ER.top_code_sentence({"a": float("nan"), "b": 0.5}) == "The most frequent code is undefined (no share for a)."
+    )
+    assert ER.top_code_sentence({}) == "No wrong verdict was coded."

@@ -85,7 +85,9 @@ def test_candidates_per_claim_counts_distinct_questions():
 def test_pursuit_line_on_both_one_and_neither_count():
     f = pd.DataFrame({"ndcg@10": [0.2, 0.1]}, index=["pursuit_seq_seq", "qgen"])
     ev = pd.DataFrame({"Q+A": [0.3, 0.2]}, index=["PURSUIT", "QGEN"])
-    assert GP.pursuit_line(f, ev, LABEL).endswith("ahead on both, as Papelo found with GPT-4o.")
+    assert GP.pursuit_line(f, ev, LABEL).endswith(  # the forty-eighth pass: "as Papelo found" from untested figures
+        "ahead on both as printed (point estimates, not tested), the direction Papelo found with GPT-4o."
+    )
     assert "ahead on Q+A only" in GP.pursuit_line(f.iloc[::-1].set_axis(f.index), ev, LABEL)
     assert "ahead on neither" in GP.pursuit_line(
         f.iloc[::-1].set_axis(f.index), ev.iloc[::-1].set_axis(ev.index), LABEL
@@ -170,12 +172,12 @@ def test_focus_lines_name_the_planners_that_beat_the_baseline_or_none():
     lines = GP.focus_lines(f, ["qgen", "pursuit_seq_seq"], "claim_only", "bm25, global scope", tests, LABEL)
     assert lines[0] == (
         "- Setting in focus (bm25, global scope): the best generative planner by NDCG@10 is QGEN (0.120), against "
-        "CLAIM-ONLY 0.100, BLOOM-QG 0.050 and ORACLE-QUERIES 0.300. 1 of 2 generative planners beat CLAIM-ONLY (QGEN)."
+        "CLAIM-ONLY 0.100, BLOOM-QG 0.050 and ORACLE-QUERIES 0.300. 1 of 2 generative planners score above CLAIM-ONLY as printed (QGEN)."
     )
     assert lines[1] == "- Significance against CLAIM-ONLY (paired bootstrap, Holm): QGEN p = 0.04, PURSUIT p = 0.5."
     f.loc["qgen", "ndcg@10"] = 0.1  # a tie does not beat the baseline
     assert GP.focus_lines(f, ["qgen", "pursuit_seq_seq"], "claim_only", "s", tests, LABEL)[0].endswith(
-        "0 of 2 generative planners beat CLAIM-ONLY."
+        "0 of 2 generative planners score above CLAIM-ONLY as printed."
     )
 
 
@@ -286,7 +288,7 @@ def test_notebook_06_compares_the_baseline_as_printed():
     f = pd.DataFrame({"ndcg@10": [0.3004, 0.2, 0.3001]}, index=["qgen", "pursuit_seq_seq", "claim_only"])
     tests = pd.DataFrame({"Holm-adjusted p": [0.5, 0.6]}, index=["QGEN", "PURSUIT"])
     assert (
-        "0 of 2 generative planners beat CLAIM-ONLY."
+        "0 of 2 generative planners score above CLAIM-ONLY as printed."
         in GP.focus_lines(f, ["qgen", "pursuit_seq_seq"], "claim_only", "s", tests, LABEL)[0]
     )
     assert GP.claim_scope_line(f, "claim_only", "bm25", "Q.", ["x?"], LABEL, focus_winners=[]).startswith(
@@ -335,7 +337,7 @@ def test_an_undefined_ndcg_is_beaten_by_none_and_beats_none():
         "undefined (no run to score)."
     )
     assert focus(nan, 0.3, 0.2).endswith(
-        "is PROMPTED (0.300), against CLAIM-ONLY 0.200. 1 of 2 generative planners beat CLAIM-ONLY (PROMPTED). "
+        "is PROMPTED (0.300), against CLAIM-ONLY 0.200. 1 of 2 generative planners score above CLAIM-ONLY as printed (PROMPTED). "
         "QGEN has no NDCG@10 (no run to score)."
     )
     assert "no generative planner has a NDCG@10 (no run to score)" in focus(nan, nan, 0.2)
@@ -365,7 +367,7 @@ def test_numpy_scores_are_compared_as_they_print():
     assert format(f.loc["qgen", "ndcg@10"], ".3f") == "0.201" and GP.beats(f.loc["qgen", "ndcg@10"], 0.2)
     tests = pd.DataFrame({"Holm-adjusted p": [0.5, 0.5]}, index=["QGEN", "PURSUIT"])
     assert (
-        "1 of 2 generative planners beat CLAIM-ONLY (QGEN)"
+        "1 of 2 generative planners score above CLAIM-ONLY as printed (QGEN)"
         in GP.focus_lines(f, ["qgen", "pursuit_seq_seq"], "claim_only", "bm25/global", tests, label)[0]
     )
     idx = pd.MultiIndex.from_tuples([("qgen", "bm25", "global"), ("claim_only", "bm25", "global")])

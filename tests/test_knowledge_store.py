@@ -873,6 +873,24 @@ def test_a_device_this_machine_lacks_is_refused_at_the_flag_for_bm25_too(tmp_pat
         RU.main(["--device", "cuda:7", "retrieve"])
 
 
+def test_another_store_or_data_folder_writes_only_where_named(tmp_path):
+    """The forty-eighth pass: `lib.retrieval.runs --store-dir OTHER` wrote the study's outputs/embeddings and
+    outputs/runs (which the notebooks read) with another store's numbers."""
+    from lib.paths import DATA_DIR, OUTPUTS_DIR, STORE_DIR
+    from lib.retrieval import runs as RU
+
+    with pytest.raises(NamedError, match=rf"--store-dir {tmp_path}: not the study's own; its outputs/embeddings and "):
+        RU.main(["retrieve", "--store-dir", str(tmp_path)])
+    with pytest.raises(NamedError, match=rf"--store-dir {tmp_path} and --data-dir {tmp_path}: not the study's own"):
+        RU.main(["embed-documents", "--store-dir", str(tmp_path), "--data-dir", str(tmp_path)])
+    with pytest.raises(NamedError, match="lies inside data/, the study's data kept by DVC"):
+        RU.output_root(str(DATA_DIR / "x"), str(tmp_path), str(tmp_path / "d"))
+    with pytest.raises(NamedError, match="is also an input of this command"):
+        RU.output_root(str(tmp_path / "store"), str(tmp_path), str(DATA_DIR))
+    assert RU.output_root(None, str(STORE_DIR), str(DATA_DIR)) == OUTPUTS_DIR
+    assert RU.output_root(str(tmp_path / "o"), str(tmp_path / "s"), str(DATA_DIR)) == tmp_path / "o"
+
+
 def test_a_pipe_or_a_folder_at_a_cache_address_is_named_never_opened(tmp_path):
     """A FIFO at a saved index's address hung `per_claim retrieve` at 0 of 5 claims."""
     os.mkfifo(tmp_path / "index.npz")

@@ -281,3 +281,12 @@ def test_the_median_of_no_pools_is_named():
     """The forty-seventh pass, third round: `median_text([])` was the text 'nan'."""
     with pytest.raises(ValueError, match="no pool sizes"):
         LK.median_text([])
+
+
+def test_a_share_metric_keeps_four_places_or_the_digits_off_0_and_1():
+    """The forty-seventh pass, third round (F 1): `store_metrics` rounded 1 post-claim hit in 30,000 to 0.0, and the
+    sentence read from the file said "0.0% of hits ... were published after the claim"."""
+    assert LK.share_metric(0.01654321) == 0.0165 and LK.share_metric(0.0) == 0.0 and LK.share_metric(1.0) == 1.0
+    assert LK.share_metric(1 / 30000) == 0.00003 and LK.share_metric(1 - 1 / 30000) == 0.99997
+    assert LK.temporal_sentence(LK.share_metric(1 / 30000), 0.5).startswith("0.003% of hits dated by their URL path")
+    assert LK.share_metric(1e-30) == 1e-30  # past 17 places: the value itself

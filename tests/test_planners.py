@@ -270,3 +270,20 @@ def test_save_plan_names_missing_texts_and_stops_an_endless_iterator(tmp_path):
     with pytest.raises(NamedError, match=r"claim 1 has more than 1,000 queries, the bound for one claim"):
         P.save_plan({1: itertools.repeat("q")}, path)
     assert not path.exists()
+
+
+def test_a_post_hoc_name_is_a_plan_name_and_names_one_file():
+    """The forty-eighth pass: a `post_hoc` key became a file name unchecked (`x/../../data/zz` wrote a plan into
+    data/, `HERO_QA` and `hero qa` plans of their own), and two keys of one file made one system two."""
+    from lib.params import ParamsError, validate
+
+    good = {"bloom_file": "b.jsonl", "heuristic": {"window": 4, "max_queries": 8}}
+    for key in ("x/../../data/zz", "HERO_QA", "hero qa", "", "_x"):
+        with pytest.raises(ParamsError, match=rf"planners.post_hoc: the key: expected a plan name of lower-case letters, "
+                           rf"digits and _ \(a file's name is made of it\), got '{key}'"):  # fmt: skip
+            validate(P.PlannersSection, {**good, "post_hoc": {key: "a.jsonl"}}, "params.yaml", ("planners",), [])
+    with pytest.raises(ParamsError, match="post_hoc: 'a' and 'b' both read a.jsonl; name each system once"):
+        validate(
+            P.PlannersSection, {**good, "post_hoc": {"a": "a.jsonl", "b": "a.jsonl"}}, "params.yaml", ("planners",), []
+        )
+    assert validate(P.PlannersSection, {**good, "post_hoc": {"hero_qa2": "a.jsonl"}}, "p", ("planners",), [])

@@ -61,6 +61,10 @@ def test_a_flag_that_became_a_number_is_a_change():
     """`"check_figures_agree": true` edited to `1` was "every number and every categorical result equals"."""
     table = R.compare({"m.json": '{"agree": true, "n": 1}'}, {"m.json": '{"agree": 1, "n": 1.0}'}, REF)
     assert table[["key", "status"]].values.tolist() == [["agree", "changed"]]
+    # the forty-eighth pass: a number turned text printed as two equal figures beside "changed"
+    assert table[["committed", "produced"]].values.tolist() == [["flag True", "number 1"]]
+    text = R.compare({"m.json": '{"share": 0.994}'}, {"m.json": '{"share": "0.994"}'}, REF)
+    assert text[["committed", "produced", "status"]].values.tolist() == [["number 0.994", "text '0.994'", "changed"]]
 
 
 def test_equal_files_missing_files_and_plot_data():

@@ -330,7 +330,12 @@ def test_together_sentence_on_each_side():
     )
     assert only_together.endswith("no gain alone is shown, and read together they gain.")
     misleads = U.together_sentence("X", alone, {"mean": -0.02, "low": -0.03, "high": -0.01}, rho)
-    assert "*less* useful" in misleads
+    assert "*less* useful, so utility measured per document misleads here" in misleads
+    # the forty-eighth pass: a loss on both sides is agreement, not "misleads"
+    loss = {"mean": -0.1, "low": -0.2, "high": -0.05}
+    assert U.together_sentence("S", loss, loss).endswith(
+        "read alone and read together they are *less* useful; both measures show the loss."
+    )
 
 
 def test_climate_fever_k_must_leave_a_selection_of_the_five_sentences():
@@ -363,7 +368,13 @@ def test_selector_sentence_reads_a_share_far_below_and_an_undefined_spearman():
     assert "within 5%" not in s and "Spearman of nan" not in s
     assert "The predicted utility's within-claim Spearman is undefined" in s
     near_below = U.selector_sentence({**selected, "share": 0.57}, ranked, {"evidence_f1": 0.5}, 0.3, "Refuted", 0.5)
-    assert "within 5% of the relevance ranking's (60%): no shift towards that label" in near_below
+    # the forty-eighth pass: a clear ranking in reverse (-0.6) was "barely ranks"; -0.099 is barely one
+    reverse = U.selector_sentence(selected, ranked, {"evidence_f1": 0.5}, -0.6, "Refuted", 0.5)
+    assert "ranks a claim's candidates against their true utility (mean within-claim Spearman -0.600)" in reverse
+    assert "barely" not in reverse
+    assert "barely ranks" in U.selector_sentence(selected, ranked, {"evidence_f1": 0.5}, -0.099, "Refuted", 0.5)
+    assert "against their true" in U.selector_sentence(selected, ranked, {"evidence_f1": 0.5}, -0.1, "Refuted", 0.5)
+    assert "within 5 percentage points of the relevance ranking's (60%): no shift towards that label" in near_below
 
 
 def test_an_undefined_interval_and_too_few_planners_are_said_to_be_so():
@@ -408,7 +419,9 @@ def test_p_values_ends_and_shares_beside_their_thresholds_read_as_printed():
     sel = {"macro_f1": 0.4, "p": 0.5, "evidence_f1": 0.3, "evidence_p": 0.5, "share": 0.3051}
     ranked = {"macro_f1": 0.4, "evidence_f1": 0.3, "share": 0.2550}
     text = U.selector_sentence(sel, ranked, {"evidence_f1": 0.5}, 0.3, "Refuted", 0.2)
-    assert 'Its share of "Refuted" verdicts, 31%, is within 5% of the relevance ranking\'s (26%)' in text
+    assert (
+        'Its share of "Refuted" verdicts, 31%, is within 5 percentage points of the relevance ranking\'s (26%)' in text
+    )
     far = U.selector_sentence({**sel, "share": 0.3151}, ranked, {"evidence_f1": 0.5}, 0.3, "Refuted", 0.2)
     assert "read a verdict gain as a shift towards that label" in far
     barely = U.selector_sentence(sel, ranked, {"evidence_f1": 0.5}, 0.0996, "Refuted", 0.2)

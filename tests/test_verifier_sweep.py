@@ -52,6 +52,11 @@ def test_pick_uses_validation_only_first_seed_and_breaks_ties_low():
     assert VS.pick(SWEEP, "mixed")["validation_macro_f1"] == 0.6
     with pytest.raises(ValueError, match="no run with training evidence"):
         VS.pick({"runs": [_run(1e-4)]}, "mixed")
+    # the forty-eighth pass: a run trained at another k (`--ks 3 10`) was picked as the recipe for the file's k
+    mixed_k = {"k": 3, "runs": [_run(1e-4, val=0.5), {**_run(2e-5, val=0.9), "k": 10}, {**_run(3e-5, val=0.6), "k": 3}]}
+    assert VS.pick(mixed_k)["learning_rate"] == 3e-5
+    with pytest.raises(ValueError, match="no run with training evidence 'gold' at its k = 5"):
+        VS.pick({"k": 5, "runs": [{**_run(1e-4), "k": 3}]})
 
 
 def test_matches_pick_on_both_sides():
@@ -149,6 +154,15 @@ def test_sweep_skips_finished_configurations_and_writes_after_each(tmp_path, tin
     with pytest.raises(VS.NamedError, match=r"its runs were trained with other settings \(k differ"):
         VS.sweep([3e-4], [1], ["gold"], [0], [], {**params, "k": 3}, out, data)
     assert len(calls) == trained and VS.read_sweep(out)["k"] == 2
+
+    # the forty-eighth pass: an unknown planner was refused only after the first configuration had trained
+    def no_runs(paths, planners, retrieval):
+        raise ValueError(f"no runs for planners {list(planners)}")
+
+    monkeypatch.setattr(VS.V, "planner_runs", no_runs)
+    with pytest.raises(VS.NamedError, match=r"--planners bogus: no runs for planners \['bogus'\]"):
+        VS.sweep([3e-4], [1], ["gold"], [0], ["bogus"], {**params, "runs": []}, out, data)
+    assert len(calls) == trained
 
 
 def test_at_pick_trains_at_the_picked_learning_rate_and_epochs(tmp_path, monkeypatch):

@@ -372,15 +372,39 @@ def largest_family(shares: Mapping[str, float]) -> str | None:
     return leaders[0] if len(leaders) == 1 else None
 
 
+def top_code_sentence(shares: Mapping[str, float]) -> str:
+    """The most frequent code of the wrong verdicts and its share, printed apart from the runner-up's (33.3%
+    ahead of 32.9%, not "33%" beside another 33%); codes tied but for noise are named together, an undefined
+    share is said to be one."""
+    if undefined := [c for c, v in shares.items() if v != v]:
+        return f"The most frequent code is undefined (no share for {', '.join(undefined)})."
+    ranked = sorted(shares.items(), key=lambda kv: -kv[1])  # stable: a tie keeps the table's order
+    if not ranked:
+        return "No wrong verdict was coded."
+    (top, v_top), rest = ranked[0], ranked[1:]
+    leaders = [f"*{c}*" for c, v in ranked if noise_equal(v, v_top)]
+    if len(leaders) > 1:
+        return f"The most frequent codes are {', '.join(leaders[:-1])} and {leaders[-1]} ({share_text(v_top)} each)."
+    if not rest:
+        return f"Every wrong verdict has the code *{top}* ({share_text(v_top)})."
+    second, v_second = rest[0]
+    shown_top, shown_second, _ = shares_apart(v_top, v_second)
+    return f"The most frequent code is *{top}* ({shown_top}), ahead of *{second}* ({shown_second})."
+
+
 def main_source_sentence(
-    shares: Mapping[str, float], sweep: Sequence[Mapping[str, float]], settings: str = "settings of the threshold sweep"
+    shares: Mapping[str, float],
+    sweep: Sequence[Mapping[str, float]],
+    settings: str = "settings of the threshold sweep",
+    fmt: str = ".0%",
 ) -> str:
     """Which family of codes is the largest, at the defaults and in how many rows of a sensitivity table
-    (each a {family: share}, described by `settings`), as a sentence from the checked condition."""
+    (each a {family: share}, described by `settings`), as a sentence from the checked condition; shares
+    printed (and compared) as `fmt` prints them."""
 
-    def leader(row: Mapping[str, float]) -> str | None:  # as printed (whole percents), at the defaults and in a row
+    def leader(row: Mapping[str, float]) -> str | None:  # as printed, at the defaults and in a row
         first = largest_family(row)
-        shown = sorted((share_shown(v) for v in row.values()), reverse=True)
+        shown = sorted((share_shown(v, fmt) for v in row.values()), reverse=True)
         return None if len(shown) > 1 and shown[0] == shown[1] else first  # 50.4% and 49.6% both print 50%
 
     at_default = leader(shares)
@@ -391,13 +415,13 @@ def main_source_sentence(
     if at_default is None:
         return (
             "No single family of codes is the largest at the default thresholds: "
-            + ", ".join(f"{f} {share_text(v)}" for f, v in shares.items())
+            + ", ".join(f"{f} {share_text(v, fmt)}" for f, v in shares.items())
             + "."
         )
     undefined = sum(any(v != v for v in row.values()) for row in sweep)  # a NaN row was counted as "lost"
     sweep = [row for row in sweep if not any(v != v for v in row.values())]
     held = sum(leader(row) == at_default for row in sweep)
-    head = f"The rules code {at_default} as the largest family ({share_text(shares[at_default])})"
+    head = f"The rules code {at_default} as the largest family ({share_text(shares[at_default], fmt)})"
     tail = f" ({undefined} more without every share left out)" if undefined else ""
     if not sweep:  # "it stays the largest in all 0 settings"
         return f"{head}; with no {settings} to vary the thresholds, its stability is not tested{tail}."

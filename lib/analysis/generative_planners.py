@@ -509,7 +509,8 @@ def focus_lines(
     if ndcg[baseline] != ndcg[baseline]:  # NaN is beaten by none: "0 of 2 beat it" was read from no number
         beat = f"No generative planner can be said to beat {label[baseline]}, whose NDCG@10 is undefined (no run to score)."
     else:
-        beat = f"{len(better)} of {len(generative)} generative planners beat {label[baseline]}" + (
+        # as printed: the tests of the next line say which lead is more than the claims' noise
+        beat = f"{len(better)} of {len(generative)} generative planners score above {label[baseline]} as printed" + (
             f" ({', '.join(label[p] for p in better)})." if better else "."
         )
         if unscored:
@@ -532,7 +533,7 @@ def pursuit_line(
     f: pd.DataFrame, evidence: pd.DataFrame, label: Mapping[str, str], pursuit: str = "pursuit_seq_seq"
 ) -> str:
     """Multi-hop pursuit against QGEN (the same model, all questions at once) on NDCG@10 and on Q+A: ahead
-    on both, on one (named), or on neither."""
+    on both, on one (named), or on neither, as printed; no paired test is made here, and the sentence says so."""
     ndcg = {p: f.loc[p, "ndcg@10"] for p in (pursuit, "qgen")}
     qa = {p: evidence.loc[label[p], "Q+A"] for p in (pursuit, "qgen")}
     undefined = [m for m, v in (("NDCG@10", ndcg), ("Q+A", qa)) if any(x != x for x in v.values())]
@@ -543,14 +544,18 @@ def pursuit_line(
         verdict = f" — undefined on {' and '.join(undefined)} (no run to score): nothing can be said of the pursuit."
     elif len(level) == 2:
         verdict = " — level on both as printed: neither is ahead (point estimates, not tested)."
-    elif len(ahead) == 2:
-        verdict = " — pursuit is ahead on both, as Papelo found with GPT-4o."
+    elif len(ahead) == 2:  # no paired test between the two here: a direction, not a finding
+        verdict = " — pursuit is ahead on both as printed (point estimates, not tested), the direction Papelo found with GPT-4o."
     elif ahead:
         verdict = (
-            f" — pursuit is ahead on {ahead[0]} only: Papelo's advantage carries over to this small model on one count."
+            f" — pursuit is ahead on {ahead[0]} only as printed (point estimates, not tested): Papelo's direction on "
+            "one count with this small model."
         )
     else:
-        verdict = " — pursuit is ahead on neither: Papelo's advantage does not carry over to this small model."
+        verdict = (
+            " — pursuit is ahead on neither as printed (point estimates, not tested): no sign of Papelo's advantage "
+            "with this small model."
+        )
     return (
         f"- Multi-hop pursuit vs all at once (same model): {label[pursuit]} NDCG@10 {ndcg[pursuit]:.3f} and Q+A "
         f"{qa[pursuit]:.3f}; QGEN {ndcg['qgen']:.3f} and {qa['qgen']:.3f}" + verdict

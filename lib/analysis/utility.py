@@ -631,6 +631,11 @@ def selector_sentence(
         )
     if np.isnan(within):  # no candidate set with a defined rank correlation: no ranking to read
         out.append("The predicted utility's within-claim Spearman is undefined (no claim with varied utilities).")
+    elif printed(within, ".3f") <= -within_floor:  # a clear ranking in reverse is no "barely ranks"
+        out.append(
+            f"The predicted utility ranks a claim's candidates against their true utility (mean within-claim "
+            f"Spearman {within:.3f}): the selector prefers the candidates that help least."
+        )
     elif printed(within, ".3f") < within_floor:  # as printed: 0.0996 shows as 0.100
         out.append(
             f"The predicted utility barely ranks a claim's candidates (mean within-claim Spearman {unsigned_zero(format(within, '.3f'))} "
@@ -650,7 +655,7 @@ def selector_sentence(
         )
     elif abs(gap) <= shift + 1e-9:
         out.append(
-            f'Its share of "{label}" verdicts, {share_text(u["share"])}, is within {shift:.0%} of the relevance '
+            f'Its share of "{label}" verdicts, {share_text(u["share"])}, is within {shift * 100:g} percentage points of the relevance '
             f"ranking's ({share_text(r['share'])}): no shift towards that label."
         )
     elif gap < 0:  # far below: a shift away from the label, which "within" hid
@@ -765,6 +770,8 @@ def together_sentence(
     alone_call, call = sign_of(alone["low"], alone["high"]), sign_of(together["low"], together["high"])
     if not defined(alone) or not defined(together):  # too few claims: nothing to read
         out = f"{head}: with no interval on one side, nothing can be read of either gain."
+    elif call == "negative" and alone_call == "negative":  # both measures agree: "misleads" said they did not
+        out = f"{head}: read alone and read together they are *less* useful; both measures show the loss."
     elif call == "negative":
         out = f"{head}: read together they are *less* useful, so utility measured per document misleads here."
     elif alone_call != "positive":

@@ -56,6 +56,13 @@ def unsigned_zero(text: str, fmt: str = "") -> str:
     return text
 
 
+def difference_text(a: float, b: float, fmt: str = ".3f") -> str:
+    """a - b, signed, as a reader subtracts the two figures printed with `fmt` (0.582 and 0.503 differ by "+0.079";
+    the exact 0.0798 printed "+0.080" beside them); two figures printed alike differ by "+0.000"."""
+    signed = fmt if fmt.startswith("+") else "+" + fmt
+    return unsigned_zero(format(printed(a, fmt.lstrip("+")) - printed(b, fmt.lstrip("+")), signed), signed)
+
+
 def end_text(value: float, fmt: str) -> str:
     """An interval's end as `fmt` prints it, apart from 0 where it is not 0 (`apart`)."""
     return apart(value, fmt, 0.0)

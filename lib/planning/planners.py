@@ -26,12 +26,13 @@ from itertools import accumulate, combinations, islice, pairwise
 from pathlib import Path
 
 import numpy as np
+from pydantic import model_validator
 
 from lib import outputs as OUT
 from lib import timing as TM
 from lib.cli import ArgumentParser, NamedError, env_bound, nonempty_path, run_main, shown
 from lib.data import DataError, as_id, averitec, bounded, bounded_lines, not_utf8, parse_json, within_size
-from lib.params import FileName, PosInt, Section, section
+from lib.params import FileName, PlanName, PosInt, Section, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE
 from lib.retrieval.bm25 import tokenize
 
@@ -49,8 +50,17 @@ class HeuristicSection(Section):
 
 class PlannersSection(Section):
     bloom_file: FileName  # in data/averitec/systems/
-    post_hoc: dict[str, FileName]
+    post_hoc: dict[PlanName, FileName]  # {name: file}: the plan post_hoc_<name>
     heuristic: HeuristicSection
+
+    @model_validator(mode="after")
+    def _one_name_per_file(self) -> PlannersSection:
+        files: dict[str, str] = {}
+        for name, file in self.post_hoc.items():  # two names of one file: the same system twice, as two
+            if file in files:
+                raise ValueError(f"post_hoc: {files[file]!r} and {name!r} both read {file}; name each system once")
+            files[file] = name
+        return self
 
 
 Plan = dict[int, list[str]]

@@ -436,6 +436,27 @@ def load_runs(runs_dir: Path | str = RUNS_DIR) -> tuple[pd.DataFrame, dict]:
 # --------------------------------------------------------------------------- stages
 
 
+def output_root(out_dir: str | None, store_dir: str, data_dir: str) -> Path:
+    """Where the embeddings and runs go: the study's `outputs/` for its own store and data; for another store or
+    data folder only a named `--out-dir` (the study's outputs, which notebooks 02-10 read, held another store's
+    numbers unseen), refused where it would overwrite an input or a stage's output."""
+    if out_dir is None:
+        other = [
+            f"{flag} {given}"
+            for flag, given, study in (("--store-dir", store_dir, STORE_DIR), ("--data-dir", data_dir, DATA_DIR))
+            if Path(given).resolve() != Path(study).resolve()
+        ]
+        if other:
+            raise NamedError(
+                f"{' and '.join(other)}: not the study's own; its outputs/embeddings and outputs/runs, which the "
+                "notebooks read, would hold their numbers: give --out-dir a folder of its own"
+            )
+        return OUTPUTS_DIR
+    OUT.refuse_targets([out_dir], [store_dir, data_dir], folders=True)
+    OUT.refuse_stage_outputs([out_dir])
+    return Path(out_dir)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = ArgumentParser(
         prog="python -m lib.retrieval.runs", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -450,7 +471,19 @@ def main(argv: list[str] | None = None) -> None:
         default=None,
         help="encoder device (default: CUDA when present, else CPU)",
     )
+    ap.add_argument(
+        "--out-dir",
+        type=nonempty_path,
+        default=None,
+        help="folder for embeddings/ and runs/ (default: the study's outputs/, for the study's own store and data only)",
+    )
     args = ap.parse_args(argv)
+    out_root = output_root(args.out_dir, args.store_dir, args.data_dir)
+    runs_dir, docs_dir, queries_dir = (
+        out_root / "runs",
+        out_root / "embeddings" / "documents",
+        out_root / "embeddings" / "queries",
+    )
     if getattr(args, "device", None) not in (None, "auto", "cpu"):
         MD.pick_device(args.device)  # a device this machine lacks: refused before any work, whatever runs
     grid = settings("retrieval", args.params, RunGrid)
@@ -463,10 +496,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.command in ("embed-documents", "embed-queries"):
         encoder = MD.load_encoder(grid.model, args.device, grid.max_seq_length)
         if args.command == "embed-documents":
-            keys, out = docs["doc_id"].tolist(), EMB_DOCS_DIR / slug
+            keys, out = docs["doc_id"].tolist(), docs_dir / slug
             emb = MD.encode(encoder, docs["text"].tolist(), grid.batch_size)
         else:
-            keys, out = queries_needed(grid, load_plans(grid.plans), claims), EMB_QUERIES_DIR / slug
+            keys, out = queries_needed(grid, load_plans(grid.plans), claims), queries_dir / slug
             emb = MD.encode(encoder, keys, grid.batch_size)
         DN.save_embeddings(out, keys, emb, grid.model)
         took = time.perf_counter() - start
@@ -476,18 +509,18 @@ def main(argv: list[str] | None = None) -> None:
         )
         return
     plans = load_plans(grid.plans)
-    doc_emb = document_embeddings(grid.model, docs["doc_id"].tolist()) if grid.needs_dense else None
-    q_emb = query_embeddings(grid.model) if grid.needs_dense else None
+    doc_emb = document_embeddings(grid.model, docs["doc_id"].tolist(), docs_dir) if grid.needs_dense else None
+    q_emb = query_embeddings(grid.model, queries_dir) if grid.needs_dense else None
     runs, report, answers = retrieve(
         grid, docs, claims, plans, retrievers(grid, docs, doc_emb, q_emb), workers=grid.workers
     )
     took = time.perf_counter() - start  # printed and in the timing file (lib.timing), never in the report
     with OUT.together():
-        OUT.write_parquet(runs, RUNS_DIR / "runs.parquet", index=False)
-        OUT.write_parquet(answers, RUNS_DIR / "answers.parquet", index=False)
-        OUT.write_json(RUNS_DIR / "report.json", report)
+        OUT.write_parquet(runs, runs_dir / "runs.parquet", index=False)
+        OUT.write_parquet(answers, runs_dir / "answers.parquet", index=False)
+        OUT.write_json(runs_dir / "report.json", report)
     n_cfg = len(runs.groupby(CONFIG_COLUMNS, observed=True))
-    print(f"retrieve: {n_cfg} configurations, {len(runs):,} ranked rows in {took:.1f} s -> {RUNS_DIR}")
+    print(f"retrieve: {n_cfg} configurations, {len(runs):,} ranked rows in {took:.1f} s -> {runs_dir}")
 
 
 if __name__ == "__main__":

@@ -368,6 +368,16 @@ def temporal_sentence(url_path: float | None, wayback: float | None) -> str:
     return f"{by_path}; {by_capture}."
 
 
+def share_metric(value: float, places: int = 4) -> float:
+    """A share as the metrics file keeps it: `places` decimals, or as many more as keep it off 0 and 1 where it
+    is neither (1 hit in 30,000 rounded to 0.0 and the sentence read from the file said "0.0% of hits")."""
+    for d in range(places, 18):
+        shown = round(value, d)
+        if shown not in (0.0, 1.0) or shown == value:
+            return shown
+    return value
+
+
 def store_metrics(store: Store, claims: pd.DataFrame) -> dict:
     """The headline numbers of notebook 01, for `outputs/metrics/store.json`."""
     docs = store.docs
@@ -379,7 +389,7 @@ def store_metrics(store: Store, claims: pd.DataFrame) -> dict:
 
     def tl_get(source: str, col: str) -> float | None:
         key = (ALL_SYSTEMS, source)
-        return round(float(tl.loc[key, col]), 4) if key in tl.index else None
+        return share_metric(float(tl.loc[key, col])) if key in tl.index else None
 
     return {
         "settings": {
@@ -389,15 +399,15 @@ def store_metrics(store: Store, claims: pd.DataFrame) -> dict:
         "documents": int(len(docs)),
         "documents_from_systems": int(retrieved_by_systems(store).sum()),
         "judgements": int(len(store.qrels)),
-        "claims_with_relevant_share": round(rel["with_any_relevant"] / n, 4),
-        "claims_with_relevant_without_gold_share": round(rel["without_gold_answers"] / n, 4),
-        "gold_coverage_all_systems": round(float(cov.loc[ALL_SYSTEMS, "gold_coverage"]), 4),
-        "fact_check_leak_claims_strict": round(float(fc.loc[ALL_SYSTEMS, "claims_fact_check_site"]), 4),
-        "fact_check_leak_claims_loose": round(float(fc.loc[ALL_SYSTEMS, "claims_fact_check_domain"]), 4),
-        "own_article_leak_claims": round(float(fc.loc[ALL_SYSTEMS, "claims_own_article"]), 4),
+        "claims_with_relevant_share": share_metric(rel["with_any_relevant"] / n),
+        "claims_with_relevant_without_gold_share": share_metric(rel["without_gold_answers"] / n),
+        "gold_coverage_all_systems": share_metric(float(cov.loc[ALL_SYSTEMS, "gold_coverage"])),
+        "fact_check_leak_claims_strict": share_metric(float(fc.loc[ALL_SYSTEMS, "claims_fact_check_site"])),
+        "fact_check_leak_claims_loose": share_metric(float(fc.loc[ALL_SYSTEMS, "claims_fact_check_domain"])),
+        "own_article_leak_claims": share_metric(float(fc.loc[ALL_SYSTEMS, "claims_own_article"])),
         "post_claim_hits_url_path": tl_get("url_path", "share_after_claim"),
         "post_claim_hits_wayback": tl_get("wayback", "share_after_claim"),
-        "misinfo_hits_share": round(float(misinfo_share(store)[ALL_SYSTEMS]), 4),
+        "misinfo_hits_share": share_metric(float(misinfo_share(store)[ALL_SYSTEMS])),
     }
 
 

@@ -187,10 +187,15 @@ def _write(data: Mapping[str, Any], path: Path) -> None:
 
 def pick(sweep: Mapping[str, Any], training_evidence: str = "gold") -> dict[str, Any]:
     """The configuration with the best validation macro-F1 among the first seed's runs with this training
-    evidence (ties: the lower learning rate, then fewer epochs). Dev numbers play no part."""
-    runs = [r for r in sweep["runs"] if r["training_evidence"] == training_evidence]
+    evidence at the sweep's k (ties: the lower learning rate, then fewer epochs). Dev numbers play no part; a
+    run trained at another k (`--ks 3 10`) is no recipe for this k."""
+    k = sweep.get("k")
+    runs = [
+        r for r in sweep["runs"] if r["training_evidence"] == training_evidence and (k is None or r.get("k", k) == k)
+    ]
     if not runs:
-        raise ValueError(f"the sweep has no run with training evidence {training_evidence!r}")
+        at = f" at its k = {k}" if k is not None else ""
+        raise ValueError(f"the sweep has no run with training evidence {training_evidence!r}{at}")
     first_seed = min(r["seed"] for r in runs)
     runs = [r for r in runs if r["seed"] == first_seed]
     # ties within floating-point noise, not by rounding buckets (0.4999996 and 0.5000004 were tied at 0.5, and
@@ -496,6 +501,11 @@ def sweep(
             "nli_averitec now); resuming would record them as trained with these. Move the file aside (or give "
             "--out) to start a new sweep, or set params back"
         )
+    if planners:  # an unknown one was refused only after the first configuration had trained, and the run lost
+        try:
+            V.planner_runs(p["runs"], planners, p["retrieval"])
+        except (ValueError, FileNotFoundError) as err:
+            raise NamedError(f"--planners {' '.join(planners)}: {err}") from err
     docs = load_store(store_dir).docs
     retrieved = retrieved_evidence(fit + val, docs, max([k, *(ks or [])]), bm25)
     data.update(header)
