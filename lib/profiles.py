@@ -115,16 +115,18 @@ def load_profile(name: str, profiles_dir: Path | str = PROFILES_DIR) -> dict[str
         raise ProfileError(f"{path}: unknown keys {unknown} (expected note, data, params, synthetic_store)")
     if not isinstance(raw.get("note"), str) or not raw["note"].strip():
         raise ProfileError(f"{path}: note: expected a sentence saying how the profile differs from the study")
-    data = raw.get("data") or {}
+    # only null or absent is "none": `data: false`, `0`, `''` or `[]` was read as no cut, the whole study's data
+    data = {} if raw.get("data") is None else raw["data"]
     if not isinstance(data, dict):
-        raise ProfileError(f"{path}: data: expected a mapping of data files to numbers of records")
+        raise ProfileError(f"{path}: data: expected a mapping of data files to numbers of records, got {data!r}")
     for file, n in data.items():
         if not isinstance(file, str) or not file.strip():  # `2025:` or `null:` reached Path() as a traceback
             raise ProfileError(f"{path}: data.{file}: expected a path under data/ (text), got {file!r}")
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ProfileError(f"{path}: data.{file}: expected a number of records >= 1, got {n!r}")
-    if not isinstance(raw.get("params") or {}, dict):
-        raise ProfileError(f"{path}: params: expected a mapping of params.yaml sections")
+    params = {} if raw.get("params") is None else raw["params"]
+    if not isinstance(params, dict):
+        raise ProfileError(f"{path}: params: expected a mapping of params.yaml sections, got {params!r}")
     synthetic = raw.get("synthetic_store")
     if synthetic is not None:
         keys = {"claims": 1, "pages": 1, "sentences": 1, "seed": 0}
@@ -144,7 +146,7 @@ def load_profile(name: str, profiles_dir: Path | str = PROFILES_DIR) -> dict[str
         "path": path,
         "note": " ".join(raw["note"].split()),
         "data": data,
-        "params": raw.get("params") or {},
+        "params": params,
         "synthetic_store": synthetic,
     }
 
@@ -269,7 +271,7 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
     data = root / "data"
     if not data.is_dir():
         raise ProfileError(f"{data} is missing: run `make data` first")
-    counts = {}
+    counts, spelt = {}, {}  # normalised key -> the profile's own spelling, for the messages
     for given, n in profile["data"].items():  # `averitec/../averitec/dev.json` is dev.json: checked, then never applied
         key = os.path.normpath(Path(given).as_posix().strip("/")).replace(os.sep, "/")
         if key in (".", "..") or key.startswith("../") or not (data / key).exists():
@@ -280,9 +282,9 @@ def prepare(name: str, root: Path = ROOT, profiles_dir: Path | str | None = None
             (k for k in counts if key == k or (key + "/").startswith(k + "/") or k.startswith(key + "/")), None
         ):
             raise ProfileError(  # the first key would win over the file's own: say which one is meant
-                f"{profile['path']}: data.{given} and data.{other} name the same files; give each file one count"
+                f"{profile['path']}: data.{spelt[other]} and data.{given} name the same files; give each file one count"
             )
-        counts[key] = n
+        counts[key], spelt[key] = n, given
     yaml = YAML()  # round trip: comments, quotes ("off" stays a string) and null kept as written
     yaml.width = 4096
     yaml.preserve_quotes = True
@@ -530,6 +532,7 @@ def try_variations(
         return f"the workspace {work} is restored as committed"
 
     CLEANUPS.append(stopped)
+    restored = True  # a failed restore keeps the copy, as a signal does: it is the only one left
     try:
         variations = list(enumerate(try_it_variations(work / "notebooks"), 1))
         variations.sort(key=lambda iv: len(stages_to_rerun(iv[1].sets, work / "dvc.yaml")))
@@ -551,7 +554,12 @@ def try_variations(
             text = log.read_text(errors="replace")
             stages = re.findall(r"^Running stage '([^']+)'", text, re.M)
             results.append({**row, "outcome": outcome(rc, text), "seconds": seconds, "stages": stages, "log": log.name})
-            restore(work, backup)
+            restored = False
+            try:
+                restore(work, backup)
+            except (ProfileError, OSError) as err:
+                raise ProfileError(f"{err}; the committed reports and timings are kept in {backup}") from err
+            restored = True
             print(
                 f"{v.notebook}: {v.command}: {results[-1]['outcome']} in {seconds:.0f} s ({len(stages)} stages)",
                 flush=True,
@@ -559,7 +567,8 @@ def try_variations(
             _record(work, name, results)
     finally:
         CLEANUPS.remove(stopped)
-        shutil.rmtree(backup, ignore_errors=True)
+        if restored:
+            shutil.rmtree(backup, ignore_errors=True)
     return _record(work, name, results)
 
 

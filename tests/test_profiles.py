@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 import yaml
@@ -92,6 +93,11 @@ def test_merge_replaces_leaves_and_rejects_unknown_keys():
         ("note: x\nextra: 1\n", "unknown keys ['extra']"),
         ("- 1\n", "expected a mapping"),
         ("note: x\ndata: [a.json]\n", "data: expected a mapping of data files"),
+        # the forty-eighth pass: a falsy value was read as no cut / no override
+        ("note: x\ndata: false\n", "data: expected a mapping of data files to numbers of records, got False"),
+        ("note: x\ndata: 0\n", "data: expected a mapping of data files to numbers of records, got 0"),
+        ("note: x\nparams: ''\n", "params: expected a mapping of params.yaml sections, got ''"),
+        ("note: x\nparams: []\n", "params: expected a mapping of params.yaml sections, got []"),
         ("note: x\nsynthetic_store: {claims: 2}\n", "synthetic_store: expected exactly the keys"),
         (
             "note: x\nsynthetic_store: {claims: 0, pages: 1, sentences: 1, seed: 0, gold: true}\n",
@@ -446,6 +452,26 @@ def test_a_try_it_stopped_mid_variation_leaves_the_workspace_as_committed(tmp_pa
     assert (work / "reports" / "index.html").read_text() == "front page"
 
 
+def test_a_failed_restore_keeps_the_only_copy_and_names_it(tmp_path, monkeypatch):
+    """The forty-eighth pass: a restore that failed between variations let the `finally` delete the copy of the
+    workspace's reports and timings, which a signal keeps."""
+    work = _try_it_workspace(tmp_path)
+
+    def broken(where, kept):
+        raise PR.ProfileError(
+            f"{where}: could not restore the workspace after an experiment (git checkout, dvc checkout)"
+        )
+
+    monkeypatch.setattr(PR, "restore", broken)
+    with pytest.raises(
+        PR.ProfileError, match=r"could not restore .*; the committed reports and timings are kept in (\S+)"
+    ) as err:
+        PR.try_variations("tiny", only=["a=2"], root=tmp_path)
+    kept = Path(str(err.value).rsplit(" kept in ", 1)[1])
+    assert (kept / "reports" / "index.html").read_text() == "front page"
+    assert work.exists()
+
+
 def test_try_it_needs_a_built_and_current_workspace(tmp_path):
     with pytest.raises(PR.ProfileError, match="no built workspace; run `make all PROFILE=tiny` first"):
         PR.try_variations("tiny", root=tmp_path)
@@ -581,7 +607,11 @@ def test_data_keys_are_read_as_paths_and_one_file_has_one_count(tmp_path):
         PR.prepare("p", root)
     (root / "data" / "SHA256SUMS").write_text(sums)
     profile.write_text("note: x\ndata: {averitec: 2, averitec/dev.json: 1}\n")
-    with pytest.raises(PR.ProfileError, match=r"data.averitec/dev.json and data.averitec name the same files"):
+    with pytest.raises(PR.ProfileError, match=r"data.averitec and data.averitec/dev.json name the same files"):
+        PR.prepare("p", root)
+    # the forty-eighth pass: the message gave the normalised spelling twice, not the profile's own
+    profile.write_text("note: x\ndata: {./averitec//dev.json: 2, averitec/dev.json: 1}\n")
+    with pytest.raises(PR.ProfileError, match=r"data\../averitec//dev.json and data.averitec/dev.json name the same"):
         PR.prepare("p", root)
     shutil.rmtree(work)
     profile.write_text("note: x\ndata: {averitec: 2}\n")  # dev.json can be cut, sol.csv cannot
