@@ -666,3 +666,8 @@ def test_the_most_frequent_code_prints_apart_from_the_runner_up():
         ER.top_code_sentence({"a": float("nan"), "b": 0.5}) == "The most frequent code is undefined (no share for a)."
     )
     assert ER.top_code_sentence({}) == "No wrong verdict was coded."
+    # the forty-eighth pass: with no wrong verdict every share is 0, and seven codes were "the most frequent"
+    assert ER.top_code_sentence({c: 0.0 for c in ER.ERROR_CODES}) == "No wrong verdict was coded."
+    assert ER.main_source_sentence({f: 0.0 for f in ER.FAMILIES}, []) == (
+        "No wrong verdict was coded, so no family of codes is the largest."
+    )

@@ -434,3 +434,12 @@ def test_the_planners_finding_names_notebook_04s_setting_and_each_direction():
         r[f"ablation.{where}/bloom_qg.ndcg@10"] = value
         found = next(f for f in SY.findings(metrics, section("averitec")["systems"]) if "notebook 04's" in f.sentence)
         assert f"BLOOM-QG ({word}, " in found.sentence
+
+
+def test_compare_keeps_a_share_of_the_difference_off_100_and_prints_shares_as_shares():
+    """The forty-eighth pass: a ratio of 1.996 read "higher by 100%", and notebook 10 printed notebook 08's
+    family shares 0.9996 and 0.0004 as "1.000" and "0.000" where notebook 08 prints them off 0% and 100%."""
+    assert SY.compare("A", 0.499, "B", 0.25, "X") == "X: A 0.499 against B 0.250, A higher by 99.6%"
+    assert SY.compare("r", 0.5882, "n", 0.0212, "Share", fmt=".1%") == "Share: r 58.8% against n 2.1%, r higher (28.0×)"
+    assert SY.compare("r", 0.9996, "n", 0.0004, "Share", fmt=".1%") == "Share: r 99.96% against n 0.04%, r higher"
+    assert SY.compare("r", 0.5, "n", 0.5, "Share", fmt=".1%") == "Share: r and n are level at 50.0%"

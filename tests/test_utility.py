@@ -336,6 +336,14 @@ def test_together_sentence_on_each_side():
     assert U.together_sentence("S", loss, loss).endswith(
         "read alone and read together they are *less* useful; both measures show the loss."
     )
+    gain = {"mean": 0.05, "low": 0.01, "high": 0.1}
+    assert U.together_sentence("S", loss, gain).endswith(  # the mirror of "misleads": a loss alone was "no gain"
+        "read alone they are *less* useful and read together they gain, so utility measured per document misleads here."
+    )
+    level = {"mean": 0.0, "low": -0.01, "high": 0.01}
+    assert U.together_sentence("S", loss, level).endswith("a loss alone is shown, and read together none either.")
+    near_one = U.together_sentence("S", gain, gain, {"rho": 0.9999, "low": 0.999, "high": 0.99995})
+    assert near_one.endswith("correlate at rho = 0.9999 [0.999, 0.99995].")  # "1.000 [0.999, 1.000]"
 
 
 def test_climate_fever_k_must_leave_a_selection_of_the_five_sentences():

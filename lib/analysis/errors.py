@@ -379,7 +379,7 @@ def top_code_sentence(shares: Mapping[str, float]) -> str:
     if undefined := [c for c, v in shares.items() if v != v]:
         return f"The most frequent code is undefined (no share for {', '.join(undefined)})."
     ranked = sorted(shares.items(), key=lambda kv: -kv[1])  # stable: a tie keeps the table's order
-    if not ranked:
+    if not ranked or all(v == 0 for _, v in ranked):  # shares of no wrong verdict: seven codes "tied" at 0%
         return "No wrong verdict was coded."
     (top, v_top), rest = ranked[0], ranked[1:]
     leaders = [f"*{c}*" for c, v in ranked if noise_equal(v, v_top)]
@@ -408,6 +408,8 @@ def main_source_sentence(
         return None if len(shown) > 1 and shown[0] == shown[1] else first  # 50.4% and 49.6% both print 50%
 
     at_default = leader(shares)
+    if shares and all(v == 0 for v in shares.values()):  # no wrong verdict: no family is any share of them
+        return "No wrong verdict was coded, so no family of codes is the largest."
     if undefined := [f for f, v in shares.items() if v != v]:  # "b nan%" beside "no single family is the largest"
         return (
             f"The largest family of codes is undefined at the default thresholds (no share for {', '.join(undefined)})."

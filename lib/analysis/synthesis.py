@@ -19,7 +19,7 @@ import pandas as pd
 from lib import outputs as OUT
 from lib.cli import NamedError, shown
 from lib.evaluation.comparisons import and_list, apart, end_text, highest, printed, rho_text
-from lib.evaluation.printing import noise_equal, shares_apart, unsigned_zero
+from lib.evaluation.printing import noise_equal, share_text, shares_apart, unsigned_zero
 from lib.evaluation.significance import sign_of
 from lib.paths import METRICS_DIR
 from lib.site.catalogue import RETRIEVER_NAMES, SCOPE_NAMES, flatten
@@ -98,17 +98,24 @@ def flag(metrics: Mapping[str, Mapping[str, Any]], ref: str) -> bool | None:
     return found
 
 
-def compare(a_name: str, a: float, b_name: str, b: float, measure: str, lower_is_better: bool = False) -> str:
+def compare(
+    a_name: str, a: float, b_name: str, b: float, measure: str, lower_is_better: bool = False, fmt: str = ".3f"
+) -> str:
     """ "NDCG@10: A 0.384 against B 0.153, A higher by 151%", with the right word: higher or lower (better or
     worse where `lower_is_better`, e.g. a rank), or level when equal as printed (3 decimals: "higher by 0%" of
     two figures printed alike, or "4.0×" of two printed 0.000, said more than the figures show). The ratio is
     that of the printed figures (0.0015 against 0.0010 print 0.002 and 0.001: 2.0×, not "higher by 50%"), and
-    a ratio under 0.1 gets the digits that keep it from reading 0.0×."""
+    a ratio under 0.1 gets the digits that keep it from reading 0.0×. `fmt` ".1%" prints shares, kept off 0% and
+    100% unless they are (a share of 0.9996 read "1.000" beside another notebook's 99.96%)."""
     if a != a or b != b:  # NaN: "A nan against B 0.300, A lower"
         return f"{measure}: {a_name} {_shown3(a)} against {b_name} {_shown3(b)}: no comparison of an undefined figure"
-    a_shown, b_shown = printed(a, ".3f"), printed(b, ".3f")
+
+    def text(v: float) -> str:
+        return share_text(v, fmt) if fmt.endswith("%") else unsigned_zero(format(v, fmt))
+
+    a_shown, b_shown = printed(a, fmt), printed(b, fmt)
     if a_shown == b_shown:
-        return f"{measure}: {a_name} and {b_name} are level at {unsigned_zero(f'{a:.3f}')}"
+        return f"{measure}: {a_name} and {b_name} are level at {text(a)}"
     if lower_is_better:
         word = "better" if a < b else "worse"
     else:
@@ -120,10 +127,9 @@ def compare(a_name: str, a: float, b_name: str, b: float, measure: str, lower_is
     elif ratio >= 2 or ratio <= 0.5:
         by = f" ({ratio:.1f}×)" if ratio >= 0.1 else f" ({ratio:.2g}×)"
     else:
-        share = abs(a_shown - b_shown) / abs(b_shown)
-        by = f" by {share:.0%}" if share >= 0.005 else " by less than 1%"
-    a_text, b_text = unsigned_zero(f"{a:.3f}"), unsigned_zero(f"{b:.3f}")
-    return f"{measure}: {a_name} {a_text} against {b_name} {b_text}, {a_name} {word}{by}"
+        share = abs(a_shown - b_shown) / abs(b_shown)  # under 1 here: 0.996 is "by 99.6%", not "by 100%"
+        by = f" by {share_text(share)}" if share >= 0.005 else " by less than 1%"
+    return f"{measure}: {a_name} {text(a)} against {b_name} {text(b)}, {a_name} {word}{by}"
 
 
 def _shown3(v: float) -> str:
@@ -345,6 +351,7 @@ def findings(m: Mapping[str, Mapping[str, Any]], systems: Sequence[str], focus: 
                 "verifier (NLI) errors",
                 v(f"{f}.NLI"),
                 "Share of wrong verdicts",
+                fmt=".1%",  # as notebook 08 prints the family shares
             )
             + "; the same rules code {1} of the right verdicts as retrieval, against {0} of the wrong ones "
             "(difference {2}, ".format(  # as printed together: 29.5% against 29% stood beside "+0.02%"

@@ -774,20 +774,26 @@ def together_sentence(
         out = f"{head}: read alone and read together they are *less* useful; both measures show the loss."
     elif call == "negative":
         out = f"{head}: read together they are *less* useful, so utility measured per document misleads here."
-    elif alone_call != "positive":
-        out = f"{head}: no gain alone is shown, and read together " + (
-            "they gain." if call == "positive" else "none either."
+    elif alone_call == "negative" and call == "positive":  # the measures disagree in sign, the mirror of "misleads"
+        out = (
+            f"{head}: read alone they are *less* useful and read together they gain, so utility measured per "
+            "document misleads here."
         )
+    elif alone_call != "positive":
+        lost = "a loss alone is shown" if alone_call == "negative" else "no gain alone is shown"
+        out = f"{head}: {lost}, and read together " + ("they gain." if call == "positive" else "none either.")
     elif call == "positive":
         out = f"{head}: the gain carries over to the documents read together."
     else:
         out = f"{head}: read together, no gain is shown, so its gain per document does not carry over."
     if rho is not None and rho["rho"] == rho["rho"]:
         ends = (
-            f"[{end_text(rho['low'], '.3f')}, {end_text(rho['high'], '.3f')}]"
+            f"[{apart(rho['low'], '.3f', (-1.0, 0.0, 1.0))}, {apart(rho['high'], '.3f', (-1.0, 0.0, 1.0))}]"
             if rho["low"] == rho["low"] and rho["high"] == rho["high"]
             else "(no interval)"
         )
-        shown = end_text(rho["rho"], ".3f") if ends != "(no interval)" else unsigned_zero(f"{rho['rho']:.3f}")
+        # apart from 0 beside an interval, and from ±1 always (0.9999 read "1.000")
+        shown = apart(rho["rho"], ".3f", (-1.0, 0.0, 1.0) if ends != "(no interval)" else (-1.0, 1.0))
+        shown = unsigned_zero(shown)
         out += f" Per selection and claim, the two measures correlate at rho = {shown} {ends}."
     return out
