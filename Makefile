@@ -112,5 +112,5 @@ lock: env ## regenerate requirements.lock from the current environment
 	  $(VENV)/bin/python -m pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; } > requirements.lock.tmp \
 	  && mv requirements.lock.tmp requirements.lock || { rm -f requirements.lock.tmp; exit 1; }  # a failed freeze keeps the lock
 
-clean: ## remove pipeline outputs (not the data or the environment)
-	rm -rf outputs reports
+clean: ## remove the rebuildable outputs (git-ignored); committed results, the LLM answer cache, data and environment stay
+	git clean -q -f -d -X -- outputs reports

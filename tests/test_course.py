@@ -757,3 +757,16 @@ def test_headlines_refuse_an_impossible_value_by_label(tmp_path):
     assert headlines({"share": "store.json:share"}, tmp_path) == {"share": 0.5}
     with pytest.raises(NamedError, match=r"report.headlines.docs: store.json's 'documents' is -5, expected a count"):
         headlines({"docs": "store.json:documents"}, tmp_path)
+    # the forty-eighth pass: the notebook level was left out of the key ("report.headlines.documents in the store")
+    with pytest.raises(NamedError, match=r"report.headlines.01_knowledge_store.docs: store.json's 'documents' is -5"):
+        headlines({"docs": "store.json:documents"}, tmp_path, "01_knowledge_store")
+
+
+def test_a_notebook_without_conclusion_points_is_refused_by_the_params_check():
+    """The forty-eighth pass: `conclusion_points: {04_retrieval_metrics: []}` passed and the site build ended in
+    "max() arg is an empty sequence"."""
+    from lib.params import ParamsError, validate
+    from lib.site.course import ReportSection
+
+    with pytest.raises(ParamsError, match=r"report.conclusion_points.04_retrieval_metrics: .*at least 1 item"):
+        validate(ReportSection, {"conclusion_points": {"04_retrieval_metrics": []}}, "params.yaml", ("report",), [])

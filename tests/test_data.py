@@ -1520,3 +1520,22 @@ def test_remote_check_names_config_local_and_a_url_that_is_a_file(tmp_path):
     (tmp_path / "r").write_text("a file")
     with pytest.raises(RemoteError, match="DVC remote r is a file, not a folder"):
         check_dvc_remote(tmp_path)
+
+
+def test_make_clean_removes_only_what_git_ignores(tmp_path):
+    """The forty-eighth pass: `make clean` ran `rm -rf outputs reports`, deleting the committed results and the
+    LLM answer cache (kept between runs, with no copy in DVC's cache) along with the rebuildable outputs."""
+    import subprocess
+
+    repo = tmp_path / "r"
+    (repo / "outputs" / "llm").mkdir(parents=True)
+    (repo / "outputs" / "store").mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / ".gitignore").write_text("/outputs/store\n")
+    (repo / "outputs" / "llm" / "cache.jsonl").write_text("{}\n")
+    (repo / "outputs" / "store" / "documents.parquet").write_text("x")
+    subprocess.run(["git", "-C", str(repo), "add", ".gitignore", "outputs/llm/cache.jsonl"], check=True)
+    root = Path(__file__).resolve().parent.parent
+    recipe = subprocess.run(["make", "-n", "clean"], cwd=root, capture_output=True, text=True, check=True).stdout
+    subprocess.run(recipe, shell=True, cwd=repo, check=True)
+    assert (repo / "outputs" / "llm" / "cache.jsonl").exists() and not (repo / "outputs" / "store").exists()

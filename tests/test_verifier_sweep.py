@@ -57,6 +57,16 @@ def test_pick_uses_validation_only_first_seed_and_breaks_ties_low():
     assert VS.pick(mixed_k)["learning_rate"] == 3e-5
     with pytest.raises(ValueError, match="no run with training evidence 'gold' at its k = 5"):
         VS.pick({"k": 5, "runs": [{**_run(1e-4), "k": 3}]})
+    # ... and every reader of notebook 07 reads the runs at the file's k only (own_k)
+    from lib.analysis import verdicts as VD
+
+    assert [r["learning_rate"] for r in VS.own_k(mixed_k)["runs"]] == [1e-4, 3e-5]
+    assert VS.own_k({"runs": mixed_k["runs"]})["runs"] == mixed_k["runs"]  # no k: every run
+    table = VS.runs_table(VS.own_k(mixed_k))
+    assert VD.learning_rate_sentence(table, {"seed": 0, "epochs": 2}).count("2e-05") == 0
+    assert len(VD.at_pick(table, {"learning_rate": 1e-4, "epochs": 2, "seed": 0})) == 1
+    curves, _ = VD.sweep_curves(mixed_k)
+    assert set(curves["learning_rate"]) == {1e-4, 3e-5}
 
 
 def test_matches_pick_on_both_sides():

@@ -202,6 +202,7 @@ def learning_rate_sentence(sweep_table: pd.DataFrame, chosen: Mapping[str, Any])
 def sweep_curves(sweep: Mapping[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(validation curves, loss points over full intervals) of the gold-evidence runs of the first seed,
     each with the display columns `learning rate` and `epochs planned`."""
+    sweep = VS.own_k(sweep)  # a run at another k drew its points into the recipe's line
     cur = VS.curves(sweep)
     cur = cur[(cur["training_evidence"] == "gold") & (cur["seed"] == cur["seed"].min())].copy()
     cur["learning rate"] = cur["learning_rate"].map(VS.rate_text)
@@ -231,7 +232,7 @@ def predicted_classes(sweep: Mapping[str, Any], chosen: Mapping[str, Any]) -> pd
     return pd.DataFrame(
         {
             (r["training_evidence"], where): r["dev"][where]["predicted"]
-            for r in sweep["runs"]
+            for r in VS.own_k(sweep)["runs"]  # at another k, the last run's counts replaced the recipe's
             if VS.same_rate(r["learning_rate"], chosen["learning_rate"])
             and r["epochs"] == chosen["epochs"]
             and r["seed"] == chosen["seed"]

@@ -129,10 +129,14 @@ def read_metrics(path: Path | str) -> dict[str, Any]:
         raise NamedError(f"{path}: {err}") from None
 
 
-def headlines(spec: Mapping[str, str], metrics_dir: Path | str = METRICS_DIR) -> dict[str, Any]:
-    """{label: value} for `{label: "file.json:flattened.key"}`; a missing file or key is an error, so a
-    renamed metric cannot silently vanish from the index."""
+def headlines(
+    spec: Mapping[str, str], metrics_dir: Path | str = METRICS_DIR, notebook: str | None = None
+) -> dict[str, Any]:
+    """{label: value} for `{label: "file.json:flattened.key"}` (one notebook's `report.headlines`); a missing file
+    or key is an error naming `report.headlines.<notebook>.<label>`, so a renamed metric cannot silently vanish
+    from the index."""
     out, cache = {}, {}
+    where = f"report.headlines.{notebook}" if notebook else "report.headlines"  # a label may recur per notebook
     for label, ref in spec.items():
         file, _, key = ref.partition(":")
         path = Path(metrics_dir) / file
@@ -141,16 +145,14 @@ def headlines(spec: Mapping[str, str], metrics_dir: Path | str = METRICS_DIR) ->
                 raise FileNotFoundError(f"{path} is missing: run `dvc repro` first")
             cache[path] = read_metrics(path)
         if key not in cache[path]:
-            raise NamedError(
-                f"report.headlines.{label}: {file} has no metric {key!r} (see `python -m lib.site.render metrics`)"
-            )
+            raise NamedError(f"{where}.{label}: {file} has no metric {key!r} (see `python -m lib.site.render metrics`)")
         value = cache[path][key]
         if not isinstance(value, int | float | str):  # a number, a flag or a setting's name; a list or null is none
             raise NamedError(
-                f"report.headlines.{label}: {file}'s {key!r} is {shown(value, 60)}, expected a number, a flag or a name"
+                f"{where}.{label}: {file}'s {key!r} is {shown(value, 60)}, expected a number, a flag or a name"
             )
         if problem := headline_problem(key, value):  # -5 documents or an NDCG of 1.7 was printed as it stood
-            raise NamedError(f"report.headlines.{label}: {file}'s {key!r} is {shown(value, 60)}, expected {problem}")
+            raise NamedError(f"{where}.{label}: {file}'s {key!r} is {shown(value, 60)}, expected {problem}")
         out[label] = value
     return out
 
@@ -303,7 +305,7 @@ def headline_lines(
     """The index page's headline numbers as text, one line per notebook (what `make all` ends with)."""
     lines = []
     for name in numbered(notebooks_dir):
-        values = headlines(spec.get(name, {}), metrics_dir)
+        values = headlines(spec.get(name, {}), metrics_dir, name)
         if values:
             title, _ = summary(Path(notebooks_dir) / f"{name}.ipynb")
             lines.append(f"{name[:2]} {title}: " + "; ".join(f"{k} {format_value(v)}" for k, v in values.items()))

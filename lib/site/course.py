@@ -56,7 +56,10 @@ class ReportSection(Section):
     reports_dir: Text
     headlines: dict[Annotated[str, Field(pattern=r"^\d\d_\w+$")], dict[Text, Headline]]
     # the points of each notebook's computed conclusion its front-page card shows (from 1; default: the first)
-    conclusion_points: dict[Annotated[str, Field(pattern=r"^\d\d_\w+$")], list[PositiveInt]] = {}
+    # at least one point: an empty list passed the check and ended in "max() arg is an empty sequence"
+    conclusion_points: dict[
+        Annotated[str, Field(pattern=r"^\d\d_\w+$")], Annotated[list[PositiveInt], Field(min_length=1)]
+    ] = {}
 
     @model_validator(mode="after")
     def _known_notebooks(self) -> ReportSection:
@@ -469,7 +472,7 @@ def write_site(
         info[name] = {
             "title": title,
             "question": question,
-            "values": headlines(spec.get(name, {}), metrics_dir),
+            "values": headlines(spec.get(name, {}), metrics_dir, name),
             "conclusion": conclusion(by_name[name], conclusion_points.get(name, (1,))) if name in by_name else [],
             "thumbs": thumbs,
             "exercises": exercises(src),

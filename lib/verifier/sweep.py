@@ -185,14 +185,20 @@ def _write(data: Mapping[str, Any], path: Path) -> None:
     OUT.write_json(path, data, indent=1)
 
 
+def own_k(sweep: Mapping[str, Any]) -> dict[str, Any]:
+    """The sweep with only the runs trained at its own k (a run stored without k was trained at it): the runs
+    of its recipes. A run retrained at another k (`--ks 3 10`) is another experiment: read with these it was a
+    second figure for the picked rate, a second line in the curves and a second row of the pick."""
+    k = sweep.get("k")
+    return dict(sweep) if k is None else {**sweep, "runs": [r for r in sweep["runs"] if r.get("k", k) == k]}
+
+
 def pick(sweep: Mapping[str, Any], training_evidence: str = "gold") -> dict[str, Any]:
     """The configuration with the best validation macro-F1 among the first seed's runs with this training
     evidence at the sweep's k (ties: the lower learning rate, then fewer epochs). Dev numbers play no part; a
     run trained at another k (`--ks 3 10`) is no recipe for this k."""
     k = sweep.get("k")
-    runs = [
-        r for r in sweep["runs"] if r["training_evidence"] == training_evidence and (k is None or r.get("k", k) == k)
-    ]
+    runs = [r for r in own_k(sweep)["runs"] if r["training_evidence"] == training_evidence]
     if not runs:
         at = f" at its k = {k}" if k is not None else ""
         raise ValueError(f"the sweep has no run with training evidence {training_evidence!r}{at}")
