@@ -427,8 +427,25 @@ def test_a_published_system_named_like_another_run_is_refused(name):
         "repeat_systems": [],
         "duplicate_for": ["oracle"],
     }
-    with pytest.raises(ValueError, match="names another run"):
+    with pytest.raises(ValueError, match="names another run|should match pattern"):  # " ": no plan name at all
         AveritecSection.model_validate(raw)
+
+
+def test_a_system_name_is_a_file_name_and_names_one_file():
+    """The forty-eighth pass: `averitec.systems: {../../zz: ...}` wrote its submission CSV outside the stage's
+    folder, and two names of one file scored one system twice (the across-systems rho moved)."""
+    from lib.averitec.section import AveritecSection
+    from lib.params import ParamsError, section, validate
+
+    base = {**section("averitec"), "plans": ["oracle"], "repeat_systems": [], "duplicate_for": ["oracle"]}
+    for key, raw in (
+        ("averitec.systems: the key", {**base, "systems": {"../../zz": "x.json"}}),
+        (r"averitec.plans\[0\]", {**base, "plans": ["../x"], "duplicate_for": ["../x"]}),
+    ):
+        with pytest.raises(ParamsError, match=rf"{key}: expected a plan name of lower-case letters, digits and _"):
+            validate(AveritecSection, raw, "params.yaml", ("averitec",), [])
+    with pytest.raises(ParamsError, match="averitec.systems: 'a' and 'b' both read x.json; name each system once"):
+        validate(AveritecSection, {**base, "systems": {"a": "x.json", "b": "x.json"}}, "params.yaml", ("averitec",), [])
 
 
 def test_a_system_file_cut_short_is_said(tmp_path, capsys):

@@ -8,7 +8,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import Field, model_validator
 
-from lib.params import FileName, PosInt, Section, Text, subset
+from lib.params import FileName, PlanName, PosInt, Section, Text, subset
 from lib.retrieval.vocabulary import RetrieverKind
 from lib.store.scopes import Scope
 
@@ -19,13 +19,15 @@ class AveritecSection(Section):
     retriever: RetrieverKind
     scope: Scope
     temporal: bool
-    plans: Annotated[list[Text], Field(min_length=1)]
+    plans: Annotated[list[PlanName], Field(min_length=1)]  # each a file name too: predictions/<plan>.json
     verdict_source: VerdictSource
     max_pairs: PosInt
     # notebook 05's duplication experiment and its comparison with the published systems need one of each: an
     # empty list or mapping stopped it midway (a KeyError, a plot with no legend), and notebook 10 after it
     duplicate_for: Annotated[list[Text], Field(min_length=1)]
-    systems: Annotated[dict[str, FileName], Field(min_length=1)]  # in data/averitec/systems/
+    # {run name: file in data/averitec/systems/}; the name becomes a file name (submissions/<name>.csv: `../../zz`
+    # wrote outside the stage's folder)
+    systems: Annotated[dict[PlanName, FileName], Field(min_length=1)]
     repeat_systems: list[Text]
     repeats: PosInt
     jobs: PosInt
@@ -46,6 +48,10 @@ class AveritecSection(Section):
                     f"averitec.systems: {name!r} names another run (a plan of averitec.plans, a name with `__`, which "
                     "the derived runs have, or one starting with `reference_`); give the system a name of its own"
                 )
+        files = list(self.systems.values())  # one system scored twice, as two, moved the across-systems rho
+        if twice := next((f for f in files if files.count(f) > 1), None):
+            first, second = [n for n, f in self.systems.items() if f == twice][:2]
+            raise ValueError(f"averitec.systems: {first!r} and {second!r} both read {twice}; name each system once")
         return self
 
 

@@ -17,14 +17,14 @@ from typing import Annotated, Any
 
 import numpy as np
 import pandas as pd
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from lib import models as MD
 from lib import outputs as OUT
 from lib.cli import ArgumentParser, nonempty_path, run_main, shown
 from lib.data import labels as LB
 from lib.data import quantemp
-from lib.params import OpenShare, PosInt, Section, Seed, Text, section
+from lib.params import FileName, OpenShare, PlanName, PosInt, Section, Seed, Text, section
 from lib.paths import DATA_DIR, PARAMS_FILE
 from lib.verifier import nli as N
 from lib.verifier.nli import NLISettings
@@ -56,7 +56,15 @@ class NLIQuanTempSection(Section):
     split_seed: Seed
     max_claims: PosInt | None
     taxonomy: TaxonomySection
-    published: dict[str, Text]
+    published: dict[PlanName, FileName]  # {system: its test predictions in data/quantemp/}
+
+    @model_validator(mode="after")
+    def _one_name_per_file(self) -> NLIQuanTempSection:
+        files = list(self.published.values())  # one system's predictions twice, as two systems
+        if twice := next((f for f in files if files.count(f) > 1), None):
+            first, second = [n for n, f in self.published.items() if f == twice][:2]
+            raise ValueError(f"published: {first!r} and {second!r} both read {twice}; name each system once")
+        return self
 
 
 def norm_claim(text: str) -> str:
