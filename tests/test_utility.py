@@ -245,6 +245,12 @@ def test_selector_sentence_checks_each_clause():
         0.61,
     )
     assert "not significantly different" in same and "no direction between" in same
+    # the forty-eighth pass: "no direction can be read here" stood beside the oracle's figure, which its own test
+    # found apart from the relevance ranking's: the clause speaks of the selector only, before the oracle's figure
+    assert (
+        "the selector shows no direction between what the verifier finds useful and what the qrels call relevant;"
+        in same
+    )
     assert "mean within-claim Spearman of 0.300" in same and "no shift towards that label" in same
     below_gold = U.selector_sentence(
         {"macro_f1": 0.25, "evidence_f1": 0.25, "share": 0.70, "p": 0.01, "evidence_p": 0.01},

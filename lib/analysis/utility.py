@@ -625,9 +625,9 @@ def selector_sentence(
     elif u["evidence_p"] < alpha and u["evidence_f1"] > r["evidence_f1"]:
         out.append(f"Its evidence F1 against the qrels is significantly higher ({evidence}){oracle}.")
     else:
-        out.append(
-            f"Its evidence F1 against the qrels is not significantly different ({evidence}){oracle}: no direction "
-            "between what the verifier finds useful and what the qrels call relevant can be read here."
+        out.append(  # the selector's test alone: the oracle's own difference is tested elsewhere (utility.json)
+            f"Its evidence F1 against the qrels is not significantly different ({evidence}): the selector shows no "
+            f"direction between what the verifier finds useful and what the qrels call relevant{oracle}."
         )
     if np.isnan(within):  # no candidate set with a defined rank correlation: no ranking to read
         out.append("The predicted utility's within-claim Spearman is undefined (no claim with varied utilities).")
