@@ -1536,6 +1536,9 @@ def test_make_clean_removes_only_what_git_ignores(tmp_path):
     (repo / "outputs" / "store" / "documents.parquet").write_text("x")
     subprocess.run(["git", "-C", str(repo), "add", ".gitignore", "outputs/llm/cache.jsonl"], check=True)
     root = Path(__file__).resolve().parent.parent
-    recipe = subprocess.run(["make", "-n", "clean"], cwd=root, capture_output=True, text=True, check=True).stdout
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}  # under `make test`
+    recipe = subprocess.run(
+        ["make", "--no-print-directory", "-n", "clean"], cwd=root, env=env, capture_output=True, text=True, check=True
+    ).stdout
     subprocess.run(recipe, shell=True, cwd=repo, check=True)
     assert (repo / "outputs" / "llm" / "cache.jsonl").exists() and not (repo / "outputs" / "store").exists()
