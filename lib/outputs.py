@@ -576,6 +576,31 @@ def refuse_stage_outputs(
             raise NamedError(f"{out}: {part}; write elsewhere")
 
 
+def own_output(
+    out_dir: Path | str | None,
+    study_out: Path,
+    given: Iterable[tuple[str, Path | str | None, Path]],
+    what: str,
+    own: str | None = None,
+) -> Path:
+    """Where a command writes: the study's `study_out` when every input is the study's own (`given`: flag, the
+    path given or None for the default, the study's path); for another input only a named `--out-dir` (the
+    study's outputs, which the notebooks read, held another input's numbers unseen), refused where it would
+    overwrite an input, `data/` or a stage's output (`own`: the stage whose output `study_out` is)."""
+    inputs = [(flag, path, study) for flag, path, study in given if path is not None]
+    if out_dir is None:
+        other = [f"{flag} {path}" for flag, path, study in inputs if Path(path).resolve() != Path(study).resolve()]
+        if other:
+            raise NamedError(
+                f"{' and '.join(other)}: not the study's own; {what}, which the notebooks read, would hold its "
+                "numbers: give --out-dir a folder of its own"
+            )
+        return study_out
+    refuse_targets([out_dir], [path for _, path, _ in inputs], folders=True)
+    refuse_stage_outputs([out_dir], own=own)
+    return Path(out_dir)
+
+
 def refuse_cache_target(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml", owner: str | None = None) -> None:
     """Refuse, before any work, a cache (a file appended to across runs) where a stage writes: a cache is
     either an output `dvc.yaml` keeps between runs (`persist: true`) or a file outside every stage's

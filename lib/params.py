@@ -25,7 +25,7 @@ import importlib
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
@@ -372,6 +372,16 @@ def member(value: Any, allowed: list[Any], name: str, where: str) -> None:
     """A model check: `value` is one of `allowed`."""
     if value not in allowed:
         raise ValueError(f"{name} = {shown(value)} is not one of {where} {allowed}")
+
+
+def one_name_per_file(files: Mapping[str, str], name: str) -> None:
+    """A model check: no two names of `files` ({name: file}) read one file. One system's file under two
+    names was counted as two systems (scored twice, a rank correlation over systems moved)."""
+    seen: dict[str, str] = {}
+    for each, file in files.items():
+        if file in seen:
+            raise ValueError(f"{name}: {seen[file]!r} and {each!r} both read {file}; name each system once")
+        seen[file] = each
 
 
 # --------------------------------------------------------------------------- checking

@@ -318,3 +318,4 @@ def test_a_difference_is_the_printed_figures_difference():
     assert difference_text(0.2159, 0.1011) == "+0.115" and difference_text(0.123, 0.5) == "-0.377"
     assert difference_text(0.0996, 0.1004) == "+0.000"  # both print 0.100: no sign read of them
     assert difference_text(0.1004, 0.1005, ".4f") == "-0.0001" and difference_text(0.25, 0.5, "+.1%") == "-25.0%"
+    assert difference_text(float("nan"), 0.5) == "undefined" == difference_text(0.5, float("nan"))  # was "+nan"

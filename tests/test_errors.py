@@ -671,3 +671,10 @@ def test_the_most_frequent_code_prints_apart_from_the_runner_up():
     assert ER.main_source_sentence({f: 0.0 for f in ER.FAMILIES}, []) == (
         "No wrong verdict was coded, so no family of codes is the largest."
     )
+
+
+def test_leaders_are_the_names_tied_for_the_largest_share_but_for_noise():
+    """One home for "which codes (families) lead": `largest_family` and `top_code_sentence` each had their own."""
+    assert ER.leaders({"a": 0.2, "b": 0.4750, "c": 0.4749}) == ["b"]  # np.isclose tied these; noise does not
+    assert ER.leaders({"a": 0.3, "b": 0.3 + 1e-15, "c": 0.1}) == ["b", "a"]
+    assert ER.leaders({"a": 0.1, "b": 0.5}) == ["b"] and ER.leaders({}) == []

@@ -1,5 +1,7 @@
 """Leakage and coverage on the tiny fixture store, computed by hand (see test_store.py's docstring)."""
 
+import shutil
+
 import pandas as pd
 import pytest
 from conftest import FIXTURE_DATA, fixture_settings
@@ -144,20 +146,23 @@ def test_document_source_and_retrieved_by_systems(tiny_store):
     assert int(LK.retrieved_by_systems(tiny_store).sum()) == 8
 
 
-def test_identical_systems_are_merged_into_one_and_distinct_ones_kept(tiny_store, claims):
+def test_identical_systems_are_merged_into_one_and_distinct_ones_kept(tiny_store, claims, tmp_path):
     assert LK.identical_systems(tiny_store) == [] and LK.merge_identical_systems(tiny_store) is tiny_store
+    data = tmp_path / "data"  # two files with one system's output (one file under two names is refused)
+    shutil.copytree(FIXTURE_DATA, data)
+    shutil.copy(data / "averitec" / "systems" / "sys_a.jsonl", data / "averitec" / "systems" / "sys_a_copy.jsonl")
     twice = build_store(
-        fixture_settings(systems={"sys_a": "sys_a.jsonl", "sys_b": "sys_b.json", "sys_a_again": "sys_a.jsonl"}),
-        FIXTURE_DATA,
+        fixture_settings(systems={"sys_a": "sys_a.jsonl", "sys_b": "sys_b.json", "sys_a_again": "sys_a_copy.jsonl"}),
+        data,
     )
     assert LK.identical_systems(twice) == [["sys_a", "sys_a_again"]]
     merged = LK.merge_identical_systems(twice)
     assert LK.system_names(merged) == ["sys_a = sys_a_again", "sys_b"]
-    assert merged.report["systems"]["sys_a = sys_a_again"] == "sys_a.jsonl = sys_a.jsonl"
+    assert merged.report["systems"]["sys_a = sys_a_again"] == "sys_a.jsonl = sys_a_copy.jsonl"
     assert twice.report["systems"] == {
         "sys_a": "sys_a.jsonl",
         "sys_b": "sys_b.json",
-        "sys_a_again": "sys_a.jsonl",
+        "sys_a_again": "sys_a_copy.jsonl",
     }
     a = twice.hits[twice.hits["origin"] == "sys_a"]
     m = merged.hits[merged.hits["origin"] == "sys_a = sys_a_again"]

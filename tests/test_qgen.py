@@ -182,3 +182,15 @@ def test_a_failed_training_is_named(tmp_path):
     params.write_text("qgen: {epochs: 0}\n")
     with pytest.raises(NamedError, match="qgen_training.*exited 1"):
         Q.ensure_weights(params, FIXTURE_DATA, tmp_path / "qgen")
+
+
+def test_another_data_folder_or_parameter_file_trains_only_into_a_named_folder(tmp_path):
+    """The forty-eighth pass: `--data-dir OTHER` without `--out-dir` replaced the study's QGEN model with one
+    trained on another data folder, which stage generative_plans then used."""
+    from lib.paths import PARAMS_FILE
+
+    other = tmp_path / "params.yaml"
+    other.write_text(PARAMS_FILE.read_text())
+    for argv in (["--data-dir", str(tmp_path)], ["--params", str(other)]):
+        with pytest.raises(NamedError, match=rf"^{argv[0]} {tmp_path}.*: not the study's own; the study's QGEN model"):
+            QT.main(argv)

@@ -8,6 +8,7 @@ sys_b B1 cheese@cheese.example.com, B2 hoax@fakenews; distractors T1 train@nasa.
 
 import json
 import os
+import re
 import shutil
 from datetime import date
 
@@ -15,6 +16,7 @@ import pandas as pd
 import pytest
 from conftest import FIXTURE_DATA, fixture_settings
 
+from lib import outputs as OUT
 from lib.cli import NamedError
 from lib.data import DataError, averitec
 from lib.params import ParamsError, validate
@@ -390,6 +392,37 @@ def test_the_store_is_never_built_into_another_stages_output():
 
     with pytest.raises(NamedError, match=r"plans/x: lies inside the output of stage `plans`"):
         build.main(["--out-dir", str(OUTPUTS_DIR / "plans" / "x")])
+
+
+def test_another_data_folder_or_parameter_file_builds_only_into_a_named_folder(tmp_path):
+    """The forty-eighth pass: `--data-dir OTHER` (or `--params OTHER`) without `--out-dir` rebuilt the study's
+    outputs/store from another data folder, which every notebook then read."""
+    from lib.cli import NamedError
+    from lib.paths import DATA_DIR, PARAMS_FILE, STORE_DIR
+    from lib.store import build
+
+    other = tmp_path / "params.yaml"
+    other.write_text(PARAMS_FILE.read_text())
+    for argv, named in (
+        (["--data-dir", str(FIXTURE_DATA)], f"--data-dir {FIXTURE_DATA}"),
+        (["--params", str(other)], f"--params {other}"),
+    ):
+        with pytest.raises(NamedError, match=rf"^{re.escape(named)}: not the study's own; the study's outputs/store"):
+            build.main(argv)
+    given = (("--data-dir", str(DATA_DIR), DATA_DIR), ("--params", None, PARAMS_FILE))
+    assert OUT.own_output(None, STORE_DIR, given, "x", own="store") == STORE_DIR
+    assert OUT.own_output(str(tmp_path / "s"), STORE_DIR, given, "x", own="store") == tmp_path / "s"
+    with pytest.raises(NamedError, match="is also an input of this command"):
+        OUT.own_output(str(FIXTURE_DATA), STORE_DIR, (("--data-dir", str(FIXTURE_DATA), DATA_DIR),), "x")
+
+
+def test_two_names_of_one_system_file_are_refused():
+    """`store.systems: {a: x.json, b: x.json}` pooled one system's documents as two origins."""
+    from lib.store.build import StoreSettings
+
+    with pytest.raises(ValueError, match="store.systems: 'a' and 'b' both read x.json; name each system once"):
+        StoreSettings.model_validate({"systems": {"a": "x.json", "b": "x.json"}})
+    assert list(StoreSettings.model_validate({"systems": {"a": "x.json", "b": "y.json"}}).systems) == ["a", "b"]
 
 
 def test_fact_check_domains_are_bare_domains():

@@ -443,3 +443,21 @@ def test_compare_keeps_a_share_of_the_difference_off_100_and_prints_shares_as_sh
     assert SY.compare("r", 0.5882, "n", 0.0212, "Share", fmt=".1%") == "Share: r 58.8% against n 2.1%, r higher (28.0×)"
     assert SY.compare("r", 0.9996, "n", 0.0004, "Share", fmt=".1%") == "Share: r 99.96% against n 0.04%, r higher"
     assert SY.compare("r", 0.5, "n", 0.5, "Share", fmt=".1%") == "Share: r and n are level at 50.0%"
+
+
+def test_table_1_reads_the_retrieval_figure_of_the_runs_the_verifier_read():
+    """The forty-eighth pass: Table 1 set NDCG@10 of bm25/claim (the focus) beside verdicts from bm25/global,
+    and ORACLE's retrieval gain read +151% where notebook 07 measured +114%."""
+    qp = {"fusion": "combmax_norm", "ndcg@10.bm25/claim.oracle": 0.3, "ndcg@10.bm25/global.oracle": 0.2}
+    nli = {f"averitec.retrieval.{k}": v for k, v in
+           {"retriever": "bm25", "scope": "global", "temporal": False, "fusion": "combmax_norm"}.items()}  # fmt: skip
+    assert SY.verdict_retrieval(nli, qp) == "bm25/global"
+    assert SY.verdict_retrieval(nli | {"averitec.retrieval.scope": "claim"}, qp) == "bm25/claim"
+    with pytest.raises(NamedError, match=r"nli.json: averitec.retrieval has no fusion: rerun stage nli_veracity"):
+        SY.verdict_retrieval({k: v for k, v in nli.items() if not k.endswith("fusion")}, qp)
+    with pytest.raises(NamedError, match="read bm25/global with temporal=True.*no retrieval figure here pairs"):
+        SY.verdict_retrieval(nli | {"averitec.retrieval.temporal": True}, qp)
+    with pytest.raises(NamedError, match="fusion rrf; query_planning.json scores temporal=False and fusion combmax"):
+        SY.verdict_retrieval(nli | {"averitec.retrieval.fusion": "rrf"}, qp)
+    with pytest.raises(NamedError, match=r"query_planning.json: no ndcg@10.dense/global, the setting the verifier"):
+        SY.verdict_retrieval(nli | {"averitec.retrieval.retriever": "dense"}, qp)

@@ -713,6 +713,12 @@ def test_the_learning_sentence_prints_its_figures_apart_from_what_they_are_read_
     )
     assert "macro-F1 0.450 against 0.200 for always answering the most frequent label (difference +0.250, " in learned
     assert "paired bootstrap p 0.0001)" in learned
+    # the forty-eighth pass: "0.521 against 0.189 (difference +0.331)" of the stored difference 0.3314
+    read = VD.learning_sentence(
+        dict(gold_macro_f1=0.5214, majority_macro_f1=0.1894, difference=0.3314, p_bootstrap=0.0005, alpha=0.05,
+             learned=True)
+    )  # fmt: skip
+    assert "macro-F1 0.521 against 0.189 for always answering the most frequent label (difference +0.332, " in read
 
 
 def test_counts_of_positive_differences_read_them_as_printed():

@@ -367,9 +367,15 @@ def largest_family(shares: Mapping[str, float]) -> str | None:
     is undefined: `max` over NaN answered by the order of the keys)."""
     if any(v != v for v in shares.values()):
         return None
-    top = max(shares.values())
-    leaders = [f for f, v in shares.items() if noise_equal(v, top)]  # np.isclose's 1e-5 tied 47.50% and 47.49%
-    return leaders[0] if len(leaders) == 1 else None
+    first = leaders(shares)
+    return first[0] if len(first) == 1 else None
+
+
+def leaders(shares: Mapping[str, float]) -> list[str]:
+    """The names tied for the largest (defined) share but for noise, largest first; a tie keeps the mapping's
+    order (np.isclose's 1e-5 tied 47.50% and 47.49%; `noise_equal` does not)."""
+    ranked = sorted(shares.items(), key=lambda kv: -kv[1])  # stable
+    return [name for name, v in ranked if noise_equal(v, ranked[0][1])]
 
 
 def top_code_sentence(shares: Mapping[str, float]) -> str:
@@ -382,9 +388,9 @@ def top_code_sentence(shares: Mapping[str, float]) -> str:
     if not ranked or all(v == 0 for _, v in ranked):  # shares of no wrong verdict: seven codes "tied" at 0%
         return "No wrong verdict was coded."
     (top, v_top), rest = ranked[0], ranked[1:]
-    leaders = [f"*{c}*" for c, v in ranked if noise_equal(v, v_top)]
-    if len(leaders) > 1:
-        return f"The most frequent codes are {', '.join(leaders[:-1])} and {leaders[-1]} ({share_text(v_top)} each)."
+    tied = [f"*{c}*" for c in leaders(shares)]
+    if len(tied) > 1:
+        return f"The most frequent codes are {', '.join(tied[:-1])} and {tied[-1]} ({share_text(v_top)} each)."
     if not rest:
         return f"Every wrong verdict has the code *{top}* ({share_text(v_top)})."
     second, v_second = rest[0]

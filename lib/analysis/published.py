@@ -34,8 +34,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from lib.cli import NamedError
-from lib.evaluation.comparisons import printed
-from lib.evaluation.printing import unsigned_zero
+from lib.evaluation.printing import printed, printed_difference, unsigned_zero
 from lib.params import ParamsError, read_yaml
 from lib.paths import METRICS_DIR, ROOT
 
@@ -259,7 +258,9 @@ def as_shown(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     for col in columns:
         if col == "difference":  # the printed study minus the printed published value: the row agrees with itself
             out[col] = [
-                v if v is None or v != v else unsigned_zero(f"{_printed_difference(s, p, d):.{max(d)}f}")
+                v
+                if v is None or v != v
+                else unsigned_zero(f"{printed_difference(s, p, f'.{d[0]}f', f'.{d[1]}f'):.{max(d)}f}")
                 for v, s, p, d in zip(table[col], table["study"], table["published"], table["decimals"], strict=True)
             ]
             continue
@@ -268,12 +269,6 @@ def as_shown(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
             for v, d in zip(table[col], table["decimals"], strict=True)
         ]
     return out.drop(columns=["decimals"])
-
-
-def _printed_difference(study: float, published: float, decimals: tuple[int, int]) -> float:
-    """The study's value minus the published one, each as printed (0.123 - 0.101 is 0.022, where the exact
-    difference 0.02298 printed 0.023 beside them); `shown_decimals` makes the verdict read from these two."""
-    return printed(study, f".{decimals[0]}f") - printed(published, f".{decimals[1]}f")
 
 
 def verdict_sentence(

@@ -162,6 +162,28 @@ def retrieval_verdict_sentence(nli: Mapping[str, Any], alpha: float = 0.05) -> s
     return f"{head}, no evidence of a rank relation at the {alpha:g} level"
 
 
+def verdict_retrieval(nli: Mapping[str, Any], query_planning: Mapping[str, Any]) -> str:
+    """The retriever/scope whose NDCG@10 (in `query_planning.json`) scores the runs the verifier read its evidence
+    from (notebook 07's `averitec.retrieval`, flattened), so that a planner's retrieval figure and its verdicts
+    come from one run: Table 1 paired the synthesis focus (bm25/claim) with verdicts from bm25/global, and
+    ORACLE's retrieval gain read +151% where notebook 07 measured +114%. A setting query_planning.json does not
+    score (the temporal filter, another fusion) is a named error, not another setting's figure."""
+    key = "averitec.retrieval"
+    missing = [part for part in ("retriever", "scope", "temporal", "fusion") if f"{key}.{part}" not in nli]
+    if missing:
+        raise NamedError(f"nli.json: {key} has no {', '.join(missing)}: rerun stage nli_veracity (notebook 07)")
+    setting = f"{nli[f'{key}.retriever']}/{nli[f'{key}.scope']}"
+    if nli[f"{key}.temporal"] or nli[f"{key}.fusion"] != query_planning.get("fusion"):
+        raise NamedError(
+            f"nli.json: the verifier read {setting} with temporal={nli[f'{key}.temporal']} and fusion "
+            f"{nli[f'{key}.fusion']}; query_planning.json scores temporal=False and fusion "
+            f"{query_planning.get('fusion')}: no retrieval figure here pairs with its verdicts"
+        )
+    if not any(k.startswith(f"ndcg@10.{setting}.") for k in query_planning):
+        raise NamedError(f"query_planning.json: no ndcg@10.{setting}, the setting the verifier read (nli.json {key})")
+    return setting
+
+
 def interval(what: str, estimate: float, low: float, high: float) -> str:
     """A correlation or difference with its 95% interval, and what the interval says about its sign; an
     undefined one is said to be undefined (NaN read as "indistinguishable from 0")."""

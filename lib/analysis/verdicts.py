@@ -23,7 +23,7 @@ from lib.data import labels as LB
 from lib.evaluation import calibration as CAL
 from lib.evaluation import comparisons as CMP
 from lib.evaluation import significance as SIG
-from lib.evaluation.printing import noise_equal, share_shown, share_text, unsigned_zero
+from lib.evaluation.printing import difference_text, noise_equal, share_shown, share_text, unsigned_zero
 from lib.retrieval import runs as RU
 from lib.verifier import nli as N
 from lib.verifier import sweep as VS
@@ -104,10 +104,14 @@ def learning_sentence(check: Mapping[str, Any]) -> str:
     gold, major, p = check["gold_macro_f1"], check["majority_macro_f1"], check["p_bootstrap"]
     # each figure with the decimals that keep it apart from what it is read against ("0.300 against 0.300
     # (difference +0.000, ... p 0.05), significantly below ... at alpha 0.05" of 0.3 - 0.3004 at p = 0.04996)
+    # and their difference as the two printed figures subtract ("0.521 against 0.189 (difference +0.331)" of the
+    # exact 0.3314 read as a slip beside them)
+    shown = CMP.apart(gold, ".3f", major), CMP.apart(major, ".3f", gold)
+    decimals = max(len(t.partition(".")[2]) for t in shown)
     figures = (
-        f"with the gold answers as evidence it reaches macro-F1 {CMP.apart(gold, '.3f', major)} against "
-        f"{CMP.apart(major, '.3f', gold)} for always answering the most frequent label (difference "
-        f"{CMP.end_text(check['difference'], '+.3f')}, paired bootstrap p {CMP.apart(p, '.3g', check['alpha'])})"
+        f"with the gold answers as evidence it reaches macro-F1 {shown[0]} against {shown[1]} for always answering "
+        f"the most frequent label (difference {difference_text(gold, major, f'.{decimals}f')}, paired bootstrap p "
+        f"{CMP.apart(p, '.3g', check['alpha'])})"
     )
     if check["learned"]:
         return f"**The verifier has learned:** {figures}, so its verdicts depend on the evidence it reads."

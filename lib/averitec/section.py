@@ -8,7 +8,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import Field, model_validator
 
-from lib.params import FileName, PlanName, PosInt, Section, Text, subset
+from lib.params import FileName, PlanName, PosInt, Section, Text, one_name_per_file, subset
 from lib.retrieval.vocabulary import RetrieverKind
 from lib.store.scopes import Scope
 
@@ -48,10 +48,7 @@ class AveritecSection(Section):
                     f"averitec.systems: {name!r} names another run (a plan of averitec.plans, a name with `__`, which "
                     "the derived runs have, or one starting with `reference_`); give the system a name of its own"
                 )
-        files = list(self.systems.values())  # one system scored twice, as two, moved the across-systems rho
-        if twice := next((f for f in files if files.count(f) > 1), None):
-            first, second = [n for n, f in self.systems.items() if f == twice][:2]
-            raise ValueError(f"averitec.systems: {first!r} and {second!r} both read {twice}; name each system once")
+        one_name_per_file(self.systems, "averitec.systems")  # one system twice moved the across-systems rho
         return self
 
 

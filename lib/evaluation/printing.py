@@ -56,11 +56,21 @@ def unsigned_zero(text: str, fmt: str = "") -> str:
     return text
 
 
+def printed_difference(a: float, b: float, fmt: str = ".3f", fmt_b: str | None = None) -> float:
+    """a - b as a reader subtracts the figures printed with `fmt` (and `fmt_b` for b, default `fmt`): 0.123 - 0.101
+    is 0.022 where the exact difference 0.02298 printed 0.023 beside them; NaN where either is undefined."""
+    return printed(a, fmt.lstrip("+")) - printed(b, (fmt_b or fmt).lstrip("+"))
+
+
 def difference_text(a: float, b: float, fmt: str = ".3f") -> str:
     """a - b, signed, as a reader subtracts the two figures printed with `fmt` (0.582 and 0.503 differ by "+0.079";
-    the exact 0.0798 printed "+0.080" beside them); two figures printed alike differ by "+0.000"."""
+    the exact 0.0798 printed "+0.080" beside them); two figures printed alike differ by "+0.000"; "undefined"
+    where either figure is (it printed "+nan")."""
+    difference = printed_difference(a, b, fmt)
+    if difference != difference:
+        return "undefined"
     signed = fmt if fmt.startswith("+") else "+" + fmt
-    return unsigned_zero(format(printed(a, fmt.lstrip("+")) - printed(b, fmt.lstrip("+")), signed), signed)
+    return unsigned_zero(format(difference, signed), signed)
 
 
 def end_text(value: float, fmt: str) -> str:

@@ -32,7 +32,7 @@ from lib import outputs as OUT
 from lib import timing as TM
 from lib.cli import ArgumentParser, NamedError, env_bound, nonempty_path, run_main, shown
 from lib.data import DataError, as_id, averitec, bounded, bounded_lines, not_utf8, parse_json, within_size
-from lib.params import FileName, PlanName, PosInt, Section, section
+from lib.params import FileName, PlanName, PosInt, Section, one_name_per_file, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE
 from lib.retrieval.bm25 import tokenize
 
@@ -55,11 +55,7 @@ class PlannersSection(Section):
 
     @model_validator(mode="after")
     def _one_name_per_file(self) -> PlannersSection:
-        files: dict[str, str] = {}
-        for name, file in self.post_hoc.items():  # two names of one file: the same system twice, as two
-            if file in files:
-                raise ValueError(f"post_hoc: {files[file]!r} and {name!r} both read {file}; name each system once")
-            files[file] = name
+        one_name_per_file(self.post_hoc, "post_hoc")  # the same system twice, as two planners
         return self
 
 

@@ -352,14 +352,15 @@ def main(argv: list[str] | None = None) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
+    ap.add_argument("--params", type=nonempty_path, default=None, help="parameter file (default: params.yaml)")
     ap.add_argument("--data-dir", type=data_folder, default=str(DATA_DIR))
-    ap.add_argument("--out-dir", type=nonempty_path, default=str(MODEL_DIR))
+    ap.add_argument("--out-dir", type=nonempty_path, default=None, help="default: the study's model folder")
     args = ap.parse_args(argv)
-    # the model folder replaces what is there: never data/, an input, the code or another stage's output
-    OUT.refuse_targets([args.out_dir], [args.data_dir, args.params], folders=True)
-    OUT.refuse_stage_outputs([args.out_dir], own="qgen")
-    report = build(settings("qgen", args.params, QGenSettings), args.data_dir, args.out_dir)
+    # the model folder replaces what is there: another data folder or parameter file only into a named folder,
+    # never data/, an input, the code or another stage's output
+    given = (("--data-dir", args.data_dir, DATA_DIR), ("--params", args.params, PARAMS_FILE))
+    args.out_dir = OUT.own_output(args.out_dir, MODEL_DIR, given, "the study's QGEN model", own="qgen")
+    report = build(settings("qgen", args.params or PARAMS_FILE, QGenSettings), args.data_dir, args.out_dir)
     print(
         f"qgen: {report['examples']:,} examples from {report['fit_claims']:,} train claims"
         f" ({report['decomposition_examples']} ClaimDecomp), {report['steps_run']} of {report['steps']} steps on"

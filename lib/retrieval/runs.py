@@ -437,24 +437,10 @@ def load_runs(runs_dir: Path | str = RUNS_DIR) -> tuple[pd.DataFrame, dict]:
 
 
 def output_root(out_dir: str | None, store_dir: str, data_dir: str) -> Path:
-    """Where the embeddings and runs go: the study's `outputs/` for its own store and data; for another store or
-    data folder only a named `--out-dir` (the study's outputs, which notebooks 02-10 read, held another store's
-    numbers unseen), refused where it would overwrite an input or a stage's output."""
-    if out_dir is None:
-        other = [
-            f"{flag} {given}"
-            for flag, given, study in (("--store-dir", store_dir, STORE_DIR), ("--data-dir", data_dir, DATA_DIR))
-            if Path(given).resolve() != Path(study).resolve()
-        ]
-        if other:
-            raise NamedError(
-                f"{' and '.join(other)}: not the study's own; its outputs/embeddings and outputs/runs, which the "
-                "notebooks read, would hold their numbers: give --out-dir a folder of its own"
-            )
-        return OUTPUTS_DIR
-    OUT.refuse_targets([out_dir], [store_dir, data_dir], folders=True)
-    OUT.refuse_stage_outputs([out_dir])
-    return Path(out_dir)
+    """Where the embeddings and runs go: the study's `outputs/` for its own store and data, else a named
+    `--out-dir` (`lib.outputs.own_output`)."""
+    given = (("--store-dir", store_dir, STORE_DIR), ("--data-dir", data_dir, DATA_DIR))
+    return OUT.own_output(out_dir, OUTPUTS_DIR, given, "its outputs/embeddings and outputs/runs")
 
 
 def main(argv: list[str] | None = None) -> None:

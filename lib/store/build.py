@@ -41,7 +41,7 @@ from lib.cli import ArgumentParser, NamedError, data_folder, made_by, nonempty_p
 from lib.data import DataError, averitec
 from lib.data import knowledge_store as KS
 from lib.params import Domain, FileName, NonNegInt, PosInt, Section
-from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR
+from lib.paths import DATA_DIR, PARAMS_FILE, ROOT, STORE_DIR, repo_path
 from lib.store import passages as PS
 from lib.store import trec
 from lib.store.passages import PassageSettings, clean_text
@@ -113,6 +113,7 @@ class StoreSettings(Section):
                     f"store.systems: {name!r}: a system's name is letters, digits, '_', '.', '-' and is not one the "
                     f"store gives its own documents ({GOLD!r}, '{GOLD}_<split>', {KNOWLEDGE_STORE!r})"
                 )
+        PR.one_name_per_file(self.systems, "store.systems")  # one system's documents twice, as two origins
         return self
 
     @model_validator(mode="after")
@@ -517,10 +518,11 @@ def main(argv: list[str] | None = None) -> None:
     ap = ArgumentParser(description=main.__doc__)
     ap.add_argument("--params", type=nonempty_path, default=None, help="parameter file (default: params.yaml)")
     ap.add_argument("--data-dir", type=data_folder, default=str(DATA_DIR))
-    ap.add_argument("--out-dir", type=nonempty_path, default=str(STORE_DIR))
+    ap.add_argument("--out-dir", type=nonempty_path, default=None, help=f"default: {repo_path(STORE_DIR)}")
     args = ap.parse_args(argv)
-    OUT.refuse_targets([args.out_dir], [args.data_dir, args.params], folders=True)  # never into data/ or an input
-    OUT.refuse_stage_outputs([args.out_dir], own="store")  # any other stage's output DVC would delete
+    # another data folder or parameter file only into a named folder: never data/, an input or another output
+    given = (("--data-dir", args.data_dir, DATA_DIR), ("--params", args.params, PARAMS_FILE))
+    args.out_dir = OUT.own_output(args.out_dir, STORE_DIR, given, "the study's outputs/store", own="store")
 
     params = args.params or PARAMS_FILE
     settings = PR.settings("store", params, StoreSettings)

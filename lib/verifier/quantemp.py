@@ -24,7 +24,7 @@ from lib import outputs as OUT
 from lib.cli import ArgumentParser, nonempty_path, run_main, shown
 from lib.data import labels as LB
 from lib.data import quantemp
-from lib.params import FileName, OpenShare, PlanName, PosInt, Section, Seed, Text, section
+from lib.params import FileName, OpenShare, PlanName, PosInt, Section, Seed, Text, one_name_per_file, section
 from lib.paths import DATA_DIR, PARAMS_FILE
 from lib.verifier import nli as N
 from lib.verifier.nli import NLISettings
@@ -60,10 +60,7 @@ class NLIQuanTempSection(Section):
 
     @model_validator(mode="after")
     def _one_name_per_file(self) -> NLIQuanTempSection:
-        files = list(self.published.values())  # one system's predictions twice, as two systems
-        if twice := next((f for f in files if files.count(f) > 1), None):
-            first, second = [n for n, f in self.published.items() if f == twice][:2]
-            raise ValueError(f"published: {first!r} and {second!r} both read {twice}; name each system once")
+        one_name_per_file(self.published, "published")  # one system's predictions twice, as two systems
         return self
 
 

@@ -276,13 +276,13 @@ def seed_spread(sweep: Mapping[str, Any], chosen: Mapping[str, Any]) -> pd.DataF
     (learning rate, epochs, training evidence) at the sweep's k; `seeds` counts the seeds with a value in each
     row's column. Runs retrained at another k (the protocol sweep's k ablation) are not seeds of the recipe:
     they widened its range, and each was counted as a seed."""
-    table = runs_table(sweep) if sweep.get("k") is None else _runs_at_k(sweep, None)[0]
+    table = runs_table(own_k(sweep))
     sel = table[
         same_rate(table["learning_rate"], chosen["learning_rate"])
         & (table["epochs"] == chosen["epochs"])
         & (table["training_evidence"] == chosen["training_evidence"])
     ] if len(table) else table  # fmt: skip
-    if len(sel) and sel["k"].nunique(dropna=False) > 1:
+    if len(sel) and sweep.get("k") is None and sel["k"].nunique(dropna=False) > 1:
         ks = sorted(int(k) for k in sel["k"].dropna().unique())
         raise ValueError(f"the recipe's runs were trained at several k ({ks}) and the sweep names none")
     if len(sel) and sel["seed"].duplicated().any():
@@ -432,26 +432,23 @@ def _dev_scores(
     s: N.NLISettings,
     dev,
     p: Mapping[str, Any],
-    planners: Sequence[str],
+    runs: Mapping[str, pd.DataFrame],
     k: int,
     ablation_ks: Sequence[int] = (),
     docs: pd.DataFrame | None = None,
 ) -> dict[str, Any]:
-    """Macro-F1 on dev with gold evidence and with each planner's retrieved top-k (when the runs exist); with
-    `ablation_ks`, also each planner's top-k' for every k' there (`planner:<name>@k=<k'>`: this model read at
-    another k, as the pipeline's k ablation reads the k = 3 model)."""
+    """Macro-F1 on dev with gold evidence and with each planner's retrieved top-k (`runs`: {planner: its run},
+    read once by the sweep); with `ablation_ks`, also each planner's top-k' for every k' there
+    (`planner:<name>@k=<k'>`: this model read at another k, as the pipeline's k ablation reads the k = 3 model)."""
     labels = LB.LABEL_SETS[p["label_set"]]
     sets = {"gold": examples(dev, {c.claim_id: gold_evidence(c, k) for c in dev}, p["label_set"])}
-    if planners:
+    if runs:
         docs = load_store(STORE_DIR).docs if docs is None else docs
-        runs = V.planner_runs(p["runs"], planners, p["retrieval"])
-        for name in planners:
-            sets[f"planner:{name}"] = examples(dev, V.top_k_evidence(runs[name], docs, k), p["label_set"])
+        for name, run in runs.items():
+            sets[f"planner:{name}"] = examples(dev, V.top_k_evidence(run, docs, k), p["label_set"])
             for kk in ablation_ks:
                 if kk != k:
-                    sets[f"planner:{name}@k={kk}"] = examples(
-                        dev, V.top_k_evidence(runs[name], docs, kk), p["label_set"]
-                    )
+                    sets[f"planner:{name}@k={kk}"] = examples(dev, V.top_k_evidence(run, docs, kk), p["label_set"])
     return _scores(model, tok, s, sets, labels)
 
 
@@ -507,9 +504,11 @@ def sweep(
             "nli_averitec now); resuming would record them as trained with these. Move the file aside (or give "
             "--out) to start a new sweep, or set params back"
         )
-    if planners:  # an unknown one was refused only after the first configuration had trained, and the run lost
+    runs = {}  # read before training: an unknown planner was refused only after the first configuration trained
+    if planners:
         try:
-            V.planner_runs(p["runs"], planners, p["retrieval"])
+            found = V.planner_runs(p["runs"], planners, p["retrieval"])
+            runs = {name: found[name] for name in planners}  # in the order given, as the dev scores are stored
         except (ValueError, FileNotFoundError) as err:
             raise NamedError(f"--planners {' '.join(planners)}: {err}") from err
     docs = load_store(store_dir).docs
@@ -556,7 +555,7 @@ def sweep(
             "calibration": rep["calibration"],
             "train_seconds": TM.measurements()["training"]["train_seconds"],
             VALIDATION_RETRIEVED: _scores(model, tok, s, {"v": val_retrieved}, labels)["v"]["macro_f1"],
-            "dev": _dev_scores(model, tok, s, dev, p, planners, kc, ablation_ks, docs),
+            "dev": _dev_scores(model, tok, s, dev, p, runs, kc, ablation_ks, docs),
         }
         data["runs"].append(run)
         _write(data, out)
