@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -159,3 +160,20 @@ def test_mmr_inputs_embed_the_candidates_as_mmr_plan_reads_them(tmp_path):
     pool, emb = G.mmr_inputs(["a"], claims, tmp_path, Encoder())
     plan = G.mmr_plan(pool, claims, emb, MMR.MMRParams(gamma=-1.0))
     assert all(sorted(plan[c.claim_id]) == ["Who said it?", "where"] for c in claims)
+
+
+def test_an_answer_setting_the_stage_does_not_run_is_refused():
+    """The forty-ninth pass: `temporal: [true]` (or answers from a retriever not run) scored every plan's evidence
+    0.0 from empty answer lists, exit 0."""
+    from lib.params import ParamsError, section, validate
+    from lib.planning.generative import GenerativeRunsSection
+
+    g = section("generative_runs")
+    for bad, named in (
+        ({"temporal": [True]}, "the answers' temporal False is not in temporal [True]"),
+        ({"answers": {"retriever": "hybrid", "scope": "claim"}}, "answers.retriever 'hybrid' is not in retrievers"),
+        ({"scopes": ["global"]}, "answers.scope 'claim' is not in scopes ['global']"),
+    ):
+        with pytest.raises(ParamsError, match=re.escape(named)):
+            validate(GenerativeRunsSection, {**g, **bad}, "p", ("generative_runs",), [])
+    assert validate(GenerativeRunsSection, g, "p", ("generative_runs",), []).answers.scope == g["answers"]["scope"]

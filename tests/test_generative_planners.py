@@ -154,6 +154,18 @@ def test_planner_minus_baseline_and_the_target_sentence():
         "QGEN reaches CLAIM-ONLY's NDCG@10 with bm25 in the global scope (0.300 against 0.250)."
     )
     assert GP.target_sentence(table, "qgen", "claim_only", "dense", "global", LABEL).startswith("QGEN stays below")
+    # the forty-ninth pass: as the printed figures subtract (0.583 - 0.502), never "-0.000"
+    table.loc[("qgen", "bm25", "global"), "ndcg@10"], table.loc[("claim_only", "bm25", "global"), "ndcg@10"] = (
+        0.5826,
+        0.5024,
+    )
+    table.loc[("qgen", "dense", "global"), "ndcg@10"], table.loc[("claim_only", "dense", "global"), "ndcg@10"] = (
+        0.3001,
+        0.3004,
+    )
+    diff = GP.planner_minus_baseline(table, "qgen", "claim_only", ["ndcg@10"], LABEL)
+    assert diff.loc[("bm25", "global"), ("ndcg@10", "difference")] == pytest.approx(0.081)
+    assert f"{diff.loc[('dense', 'global'), ('ndcg@10', 'difference')]:+.3f}" == "+0.000"
 
 
 def test_claim_scope_line_tells_another_or_the_same_story():

@@ -1121,3 +1121,14 @@ def test_an_empty_object_in_a_metrics_file_is_a_leaf_not_dropped():
 
     assert flatten({"x": {}, "y": [], "z": {"a": 1, "b": {}}}) == {"x": {}, "y": [], "z.a": 1, "z.b": {}}
     assert flatten({}) == {}
+
+
+def test_a_notebook_named_with_its_suffix_or_not_at_all_is_named_with_the_names_it_takes():
+    """The forty-ninth pass: `01_knowledge_store.ipynb` ended in errno text about '01_knowledge_store.ipynb.ipynb'."""
+    from lib.site import execute as E
+
+    for name in ("01_knowledge_store.ipynb", "99_nothing"):
+        with pytest.raises(SystemExit) as err:
+            E.main([name, "--section", "knowledge_store", "--with", "judgements"])
+        assert str(err.value).startswith(f"error: {name}: no notebook notebooks/{name}.ipynb; give a name without")
+        assert "01_knowledge_store, 02_query_planning" in str(err.value)

@@ -549,7 +549,10 @@ def test_a_model_with_defaults_for_callers_still_needs_every_key_in_params():
         ("generative_planning.baseline", "qgen", "generative_planning.baseline: 'qgen' is not run beside the"),
         ("synthesis.focus", "hybrid/global", "synthesis.focus: retriever 'hybrid' is not run for the generative"),
         ("query_planning.measures", ["ndcg@10", "recall@0100"], "write the measure 'recall@0100' as 'recall@100'"),
-        ("nli_veracity.alpha", 0.0001, "the smallest p-value it gives, 0.0005, is above alpha = 0.0001, so no test"),
+        ("nli_veracity.alpha", 0.0001, "the smallest p-value it gives, 0.0005, is not below alpha = 0.0001, so no"),
+        # the forty-ninth pass: a floor at alpha passes no test either (p < alpha): 99 resamples at 0.01
+        ("nli_veracity.alpha", 1 / 2001, "the smallest p-value it gives, 0.0005, is not below alpha = 0.00049975"),
+        ("nli_veracity.baseline", "naive", "nli_veracity.baseline: expected a planner's setting, planner:<plan>, got"),
     ],
 )
 def test_a_setting_another_section_cannot_serve_is_refused_with_what_to_set(key, value, expected):

@@ -114,8 +114,9 @@ def test_the_completeness_limit_states_the_share_that_rests_on_gold_answers():
 def test_store_table_sets_both_store_settings_side_by_side():
     m = {
         "query_planning": {"ndcg@10.bm25/claim.oracle": 0.4, "recall@100.bm25/global.oracle": 0.8},
-        "averitec": {"runs.oracle.qa": 0.5, "runs.oracle.averitec@0.25": 0.54},
+        "averitec": {"runs.oracle.qa": 0.5, "runs.oracle.averitec@0.25": 0.54, **MAIN_ANSWERS},
         "without_gold": {
+            **REBUILT_ANSWERS,
             "retrieval.bm25/claim.ndcg@10.oracle": 0.2,
             "retrieval.bm25/global.recall@100.oracle": 0.6,
             "evidence.oracle.qa": 0.37,
@@ -128,6 +129,16 @@ def test_store_table_sets_both_store_settings_side_by_side():
     assert t.loc["oracle", ("NDCG@10 (BM25, claim pool)", SY.WITHOUT_GOLD)] == 0.2
     with pytest.raises(KeyError, match="has no metric 'ndcg@10.bm25/claim.claim_only'"):
         SY.store_table(m, ["claim_only"])
+    # the forty-ninth pass: a dense main run beside the rebuilt store's BM25 read as what the gold answers did
+    m["averitec"]["setting.retriever"] = "dense"
+    with pytest.raises(NamedError, match=r"averitec.json answers with \{'retriever': 'dense'.*not comparable"):
+        SY.store_table(m, ["oracle"])
+
+
+MAIN_ANSWERS = {"setting.retriever": "bm25", "setting.scope": "claim", "setting.temporal": False,
+                "setting.verdict_source": "majority"}  # fmt: skip
+REBUILT_ANSWERS = {"answers.retriever": "bm25", "answers.scope": "claim", "answers.temporal": False,
+                   "answers.verdict": "majority"}  # fmt: skip
 
 
 def test_store_sentence_counts_falls_and_reads_the_lead_on_both_sides():
@@ -427,13 +438,26 @@ def test_the_planners_finding_names_notebook_04s_setting_and_each_direction():
     metrics = SY.load_metrics()
     r = metrics["retrieval"]
     where = f"{r['setting.retriever']}/{r['setting.scope']}"
-    base = r[f"ablation.{where}/claim_only.ndcg@10"]
+    assert where == "bm25/global"
+    base = r["bootstrap_ci.CLAIM-ONLY"][0]
     planners = next(f for f in SY.findings(metrics, section("averitec")["systems"]) if "notebook 04's" in f.sentence)
     assert "(BM25, open collection, NDCG@10)" in planners.sentence
+    # the forty-ninth pass: a direction for every significant call (the curves' four planners had one), read from
+    # the means it tested, against the baseline it tested against
+    r["significant_vs_baseline.BLOOM-QG"] = r["significant_vs_baseline.POST-HOC (fever8)"] = True
     for value, word in ((base + 0.1, "higher"), (base - 0.05, "lower")):
-        r[f"ablation.{where}/bloom_qg.ndcg@10"] = value
+        r["bootstrap_ci.BLOOM-QG"] = [value, value - 0.01, value + 0.01]
         found = next(f for f in SY.findings(metrics, section("averitec")["systems"]) if "notebook 04's" in f.sentence)
-        assert f"BLOOM-QG ({word}, " in found.sentence
+        assert f"BLOOM-QG ({word}, " in found.sentence and "POST-HOC (fever8) (higher, 0.087 against 0.101" not in (
+            found.sentence
+        )
+        assert "POST-HOC (fever8) (lower, 0.087 against 0.101)" in found.sentence
+    r["setting.baseline"] = "oracle"  # the tests against ORACLE-QUERIES were printed as CLAIM-ONLY's
+    found = next(f for f in SY.findings(metrics, section("averitec")["systems"]) if "notebook 04's" in f.sentence)
+    assert "significantly different from ORACLE-QUERIES: " in found.sentence
+    del r["bootstrap_ci.BLOOM-QG"]
+    with pytest.raises(NamedError, match="retrieval.json: no bootstrap_ci mean for BLOOM-QG or for the baseline"):
+        SY.findings(metrics, section("averitec")["systems"])
 
 
 def test_compare_keeps_a_share_of_the_difference_off_100_and_prints_shares_as_shares():
@@ -455,9 +479,34 @@ def test_table_1_reads_the_retrieval_figure_of_the_runs_the_verifier_read():
     assert SY.verdict_retrieval(nli | {"averitec.retrieval.scope": "claim"}, qp) == "bm25/claim"
     with pytest.raises(NamedError, match=r"nli.json: averitec.retrieval has no fusion: rerun stage nli_veracity"):
         SY.verdict_retrieval({k: v for k, v in nli.items() if not k.endswith("fusion")}, qp)
-    with pytest.raises(NamedError, match="read bm25/global with temporal=True.*no retrieval figure here pairs"):
-        SY.verdict_retrieval(nli | {"averitec.retrieval.temporal": True}, qp)
-    with pytest.raises(NamedError, match="fusion rrf; query_planning.json scores temporal=False and fusion combmax"):
+    for temporal in (True, None, 0.0, "false"):  # the forty-ninth pass: None and 0.0 were read as False
+        with pytest.raises(NamedError, match=f"read bm25/global with temporal={temporal!r}.*no retrieval figure here"):
+            SY.verdict_retrieval(nli | {"averitec.retrieval.temporal": temporal}, qp)
+    with pytest.raises(NamedError, match="fusion 'rrf'; query_planning.json scores temporal=False and fusion 'combmax"):
         SY.verdict_retrieval(nli | {"averitec.retrieval.fusion": "rrf"}, qp)
+    with pytest.raises(NamedError, match="fusion None; query_planning.json scores temporal=False and fusion None"):
+        SY.verdict_retrieval(nli | {"averitec.retrieval.fusion": None}, {k: v for k, v in qp.items() if k != "fusion"})
     with pytest.raises(NamedError, match=r"query_planning.json: no ndcg@10.dense/global, the setting the verifier"):
         SY.verdict_retrieval(nli | {"averitec.retrieval.retriever": "dense"}, qp)
+
+
+def test_shares_are_level_only_where_both_print_alike_and_the_verdict_tests_are_named():
+    """The forty-ninth pass: "level at 100.0%" of 100% and 99.96%; notebook 10 printed every verdict test as
+    "against CLAIM-ONLY, p < 0.05" whatever nli_veracity.baseline and .alpha were."""
+    assert (
+        SY.compare("A", 1.0, "B", 0.9996, "share", fmt=".1%")
+        == "share: A 100.0% against B 99.96%, A higher by less than 1%"
+    )
+    assert SY.compare("A", 0.0004, "B", 0.0001, "share", fmt=".1%") == "share: A 0.04% against B 0.01%, A higher"
+    assert SY.compare("A", 0.3001, "B", 0.3004, "share", fmt=".1%") == "share: A and B are level at 30.0%"
+    metrics = SY.load_metrics()
+    assert SY.verdict_tests(metrics) == ("planner:claim_only", "CLAIM-ONLY", 0.05)
+    metrics["nli"] |= {"averitec.baseline": "planner:heuristic", "averitec.alpha": 0.01}
+    found = [f.sentence for f in SY.findings(metrics, section("averitec")["systems"]) if f.topic == "verdicts"]
+    assert any(
+        s.startswith("Planners' top-k evidence against the HEURISTIC evidence (paired bootstrap on macro-F1, p < 0.01")
+        for s in found
+    )
+    del metrics["nli"]["averitec.alpha"]
+    with pytest.raises(KeyError, match="nli.json has no metric 'averitec.alpha'"):
+        SY.verdict_tests(metrics)

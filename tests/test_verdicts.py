@@ -1,5 +1,7 @@
 """Notebook 07's tables and sentences (lib.analysis.verdicts) on small frames whose answers are known."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -552,7 +554,10 @@ def test_retrieval_and_rescored_lines_name_a_tie_whole():
         index=["ORACLE", "HEURISTIC", "BLOOM"],
     )  # fmt: skip
     line = VD.retrieval_line(gains, "ndcg@10", (0.5, float("nan"), float("nan")), 0.4)
-    assert "the planners with the largest ndcg@10 gain, ORACLE and HEURISTIC (tied), gain 50% in retrieval and " in line
+    assert (
+        "the planners with the largest ndcg@10 gain, ORACLE and HEURISTIC (tied), each gain 50% in retrieval (whole percents) and "
+        in line
+    )
     assert "1.0% and 3.0% in macro-F1" in line
     table = pd.DataFrame(
         {"AVeriTeC@0.25 (classifier)": [0.3, 0.3], "AVeriTeC@0.25 (majority)": [0.4, 0.1],
@@ -627,8 +632,9 @@ def test_leaders_are_read_as_printed_and_an_undefined_mde_is_counted_apart():
         },
         index=["A", "B"],
     )
-    assert "the planners with the largest ndcg@10 gain, A and B (tied), gain 100% in retrieval" in VD.retrieval_line(
-        gains, "ndcg@10", (0.5, -0.2, 0.9), 0.2
+    assert (
+        "the planners with the largest ndcg@10 gain, A and B (tied), each gain 100% in retrieval"
+        in VD.retrieval_line(gains, "ndcg@10", (0.5, -0.2, 0.9), 0.2)
     )
     nan = float("nan")
     assert VD.power_sentence({"A": 0.05, "B": 0.0}, {"A": nan, "B": nan}, "BASE") == (
@@ -888,3 +894,48 @@ def test_a_protocol_pick_below_the_printed_precision_is_said_so_and_gaps_print_n
     )
     assert VD.gold_gap_line(t).startswith("- Gold evidence vs the best retrieved evidence: +0.000 macro-F1")
     assert "+0.000 against the best planner's retrieved evidence" in VD.justification_line(t, 100)
+
+
+def test_tied_leaders_power_and_seed_ranges_print_what_they_are():
+    """The forty-ninth pass: "A, B and C (tied), gain 0.4% in retrieval" of +0.4%, +0.3% and -0.2%; "detects with
+    100% power" of 0.996; "nan–nan" for a column no seed scored."""
+    g = pd.DataFrame(
+        {"ndcg@10": [0.301, 0.3005, 0.3], "retrieval gain %": [0.4, 0.3, -0.2], "verdict gain %": [1.0, 2.0, 0.0],
+         "macro_f1": [0.5, 0.51, 0.49]},
+        index=["A", "B", "C"],
+    )  # fmt: skip
+    line = VD.retrieval_line(g, "ndcg@10", (0.5, 0.1, 0.9), 0.2)
+    assert "A, B and C (tied), each gain 0% in retrieval (whole percents) and 1.0%, 2.0% and 0.0% in macro-F1" in line
+    assert "with 99.6% power" in VD.power_sentence({"a": 0.01, "b": 0.05}, {"a": 0.03, "b": 0.04}, "BASE", power=0.996)
+    assert "with 80% power" in VD.power_sentence({"a": 0.01, "b": 0.05}, {"a": 0.03, "b": 0.04}, "BASE", power=0.8)
+    nan = float("nan")
+    spread = pd.DataFrame(
+        {"mean": [0.5, nan, 0.4], "std": [0.01, nan, nan], "min": [0.49, nan, 0.4], "max": [0.51, nan, 0.4],
+         "seeds": [3, 0, 1]},
+        index=["dev macro-F1, gold", "dev macro-F1, retrieved", "dev macro-F1, mixed"],
+    )  # fmt: skip
+    text = VD.seed_spread_sentence(spread)
+    assert "macro-F1, gold 0.490–0.510; macro-F1, retrieved no seed scored it; macro-F1, mixed 0.400 (one seed" in text
+    assert "nan" not in text
+
+
+def test_notebooks_08_and_09_read_notebook_07s_learning_check(tmp_path):
+    """The forty-ninth pass: notebooks 08 and 09 tested again with their own resamples and alpha 0.05, and could
+    say "has learned" beside notebook 07's "has not learned" (alpha 0.01) of one verifier."""
+    from lib.cli import NamedError
+
+    check = dict(
+        gold_macro_f1=0.41, majority_macro_f1=0.3, difference=0.11, p_bootstrap=0.02, alpha=0.01, learned=False
+    )
+    path = tmp_path / "nli.json"
+    path.write_text(json.dumps({"averitec": {"learning_check": check}}))
+    assert VD.stored_learning_check(path) == check
+    assert VD.learning_sentence(VD.stored_learning_check(path)).startswith("**Warning: the verifier has not learned.**")
+    with pytest.raises(NamedError, match="nli.json.gone: missing; run stage nli_veracity"):
+        VD.stored_learning_check(tmp_path / "nli.json.gone")
+    path.write_text(json.dumps({"averitec": {}}))
+    with pytest.raises(NamedError, match="nli.json: no averitec.learning_check"):
+        VD.stored_learning_check(path)
+    path.write_text(json.dumps({"averitec": {"learning_check": {"learned": True}}}))
+    with pytest.raises(NamedError, match=r"learning_check lacks \['gold_macro_f1', 'majority_macro_f1', 'difference'"):
+        VD.stored_learning_check(path)

@@ -66,3 +66,23 @@ def test_a_stop_while_scoring_leaves_every_previous_output(tiny_study, tmp_path,
         WG.run(params, FIXTURE_DATA, tiny_study / "plans", out, tmp_path / "m.json", progress=False)
     assert all(p.read_text() == "OLD" for p in old) and len(calls) == 2
     assert sorted(p.name for p in (out / "predictions").iterdir()) == ["claim_only.json", "oracle.json"]  # no temporary
+
+
+def test_the_main_runs_answering_setting_must_be_one_this_stage_answers_in():
+    """The forty-ninth pass: `synthesis.without_gold.scopes: [global]` beside `averitec.scope: claim` scored every
+    plan's evidence 0.0 from empty answers, and a dense main run was set beside the rebuilt store's BM25."""
+    import pytest
+
+    from lib.cli import NamedError
+    from lib.params import section
+
+    av = section("averitec")
+    WG.answering_setting(av, ["claim", "global"])
+    with pytest.raises(
+        NamedError, match=r"averitec.scope = 'claim' is not in synthesis.without_gold.scopes \['global'\]"
+    ):
+        WG.answering_setting(av, ["global"])
+    with pytest.raises(
+        NamedError, match=r"averitec.retriever = 'dense' \(this stage: 'bm25'\); averitec.temporal = True"
+    ):
+        WG.answering_setting({**av, "retriever": "dense", "temporal": True}, ["claim"])

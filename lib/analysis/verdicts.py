@@ -11,7 +11,9 @@ the sentences of the conclusion, each from a function that checks what it states
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,7 @@ import pandas as pd
 
 from lib.averitec import evidence as E
 from lib.averitec import scoring as SC
+from lib.cli import NamedError
 from lib.data import labels as LB
 from lib.evaluation import calibration as CAL
 from lib.evaluation import comparisons as CMP
@@ -96,6 +99,24 @@ def learning_check(
         "alpha": alpha,
         "learned": bool(float(CMP.end_text(delta, ".4f")) > 0 and float(CMP.apart(p, ".4f", alpha)) < alpha),
     }
+
+
+def stored_learning_check(nli_metrics: Path | str) -> dict[str, Any]:
+    """Notebook 07's learning check as nli.json records it: notebooks 08 and 09 reread it rather than test again
+    with their own resamples and alpha (the banners could disagree about one verifier: "has learned" under 0.05
+    in 08 and 09, "has not learned" under `nli_veracity.alpha` 0.01 in 07 and 10)."""
+    try:
+        check = json.loads(Path(nli_metrics).read_text())["averitec"]["learning_check"]
+    except FileNotFoundError:
+        raise NamedError(f"{nli_metrics}: missing; run stage nli_veracity (notebook 07) first") from None
+    except (KeyError, TypeError, ValueError) as err:
+        raise NamedError(f"{nli_metrics}: no averitec.learning_check ({err}); rerun stage nli_veracity") from None
+    wanted = ("gold_macro_f1", "majority_macro_f1", "difference", "p_bootstrap", "alpha", "learned")
+    if not isinstance(check, dict) or (missing := [k for k in wanted if k not in check]):
+        raise NamedError(
+            f"{nli_metrics}: averitec.learning_check lacks {missing if isinstance(check, dict) else wanted}"
+        )
+    return check
 
 
 def learning_sentence(check: Mapping[str, Any]) -> str:
@@ -353,10 +374,18 @@ def seed_spread_sentence(spread: pd.DataFrame) -> str:
     """The range of the gold recipe's dev macro-F1 over the sweep's seeds (empty with one seed)."""
     if spread["seeds"].max() <= 1:
         return ""
+
+    def spread_text(r: pd.Series) -> str:  # a column no seed (or one) scored has no range ("nan–nan", "0.500–0.500")
+        if r["seeds"] == 0:
+            return "no seed scored it"
+        if r["seeds"] == 1:
+            return f"{r['min']:.3f} (one seed: no range)"
+        return f"{r['min']:.3f}–{r['max']:.3f}"
+
     return (
         f"**Seed spread.** The pipeline trains one seed; the sweep trained this recipe with {int(spread['seeds'].max())} "
         "seeds (Table 4), and their dev macro-F1 ranged: "
-        + "; ".join(f"{idx[4:]} {r['min']:.3f}–{r['max']:.3f}" for idx, r in spread.iterrows())
+        + "; ".join(f"{idx[4:]} {spread_text(r)}" for idx, r in spread.iterrows())
         + ". A difference between settings smaller than these ranges is within what a change of seed does."
     )
 
@@ -470,14 +499,14 @@ def power_sentence(
         rest = "other " if identical or untestable or found else ""
         parts.append(
             f"{which} {rest}differences from {baseline} ({span}) are each smaller than the smallest difference "
-            f"their own paired test detects with {power:.0%} power ({mdes}): their non-significance says the test "
+            f"their own paired test detects with {share_text(power)} power ({mdes}): their non-significance says the test "
             "cannot see differences this small, not that the settings are equal."
         )
     if reach:
         mdes = f"{min(mde[s] for s in reach):.3f} to {max(mde[s] for s in reach):.3f} macro-F1"
         parts.append(
             f"{len(reach)} of {len(tested)} differences from {baseline} reach the smallest difference their own test "
-            f"detects with {power:.0%} power ({mdes})."
+            f"detects with {share_text(power)} power ({mdes})."
         )
     return " ".join(parts)
 
@@ -896,9 +925,12 @@ def _largest_gain(gains: pd.DataFrame, measure: str, top: Sequence[str]) -> str:
             f"{_verdict_gain(gains.loc[top[0], 'verdict gain %'])} in macro-F1"
         )
     verdict = CMP.and_list([_verdict_gain(gains.loc[t, "verdict gain %"]) for t in top])
+    # tied as whole percents print, so their gain is said at that precision ("tied, gain 0.4%" of +0.4%, +0.3%
+    # and -0.2%: the first one's figure with the decimals that told them apart)
+    tied = f"{unsigned_zero(format(gains.loc[top[0], 'retrieval gain %'], '.0f'))}%"
     return (
-        f"the planners with the largest {measure} gain, {CMP.and_list(top)} (tied), gain {retrieval} in retrieval "
-        f"and {verdict} in macro-F1"
+        f"the planners with the largest {measure} gain, {CMP.and_list(top)} (tied), each gain {tied} in retrieval "
+        f"(whole percents) and {verdict} in macro-F1"
     )
 
 

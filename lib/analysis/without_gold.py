@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from lib import compute as C
 from lib import outputs as OUT
 from lib.averitec import evidence as E
 from lib.averitec import scoring as SC
-from lib.cli import ArgumentParser, nonempty_path, run_main
+from lib.cli import ArgumentParser, NamedError, nonempty_path, run_main
 from lib.data import averitec
 from lib.params import section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE
@@ -38,6 +38,25 @@ OUT_DIR = OUTPUTS_DIR / "without_gold"
 METRICS_PATH = OUTPUTS_DIR / "metrics" / "without_gold.json"
 MEASURES = ["ndcg@10", "recall@10", "recall@100", "p@10", "mrr"]
 RETRIEVER = "bm25"  # the study's focus retriever, and the one whose best sentence answers a question
+VERDICT = "majority"  # the verdict its evidence is scored with (params averitec.verdict_source must match)
+
+
+def answering_setting(averitec: Mapping[str, Any], scopes: Sequence[str]) -> None:
+    """The main run's evidence setting (params `averitec`) must be one this stage answers in, so that notebook 10
+    sets like beside like: BM25 without the temporal filter, the majority verdict, a scope of
+    `synthesis.without_gold.scopes` (a scope left out scored every plan's evidence 0.0 from empty answers)."""
+    differ = [
+        f"averitec.{key} = {averitec[key]!r} (this stage: {want!r})"
+        for key, want in (("retriever", RETRIEVER), ("temporal", False), ("verdict_source", VERDICT))
+        if averitec[key] != want
+    ]
+    if averitec["scope"] not in scopes:
+        differ.append(f"averitec.scope = {averitec['scope']!r} is not in synthesis.without_gold.scopes {list(scopes)}")
+    if differ:
+        raise NamedError(
+            "without_gold answers as the main run does, so that the two are compared like for like: "
+            + "; ".join(differ)
+        )
 
 
 def run(
@@ -53,6 +72,7 @@ def run(
     start = time.perf_counter()
     wg, av = params["synthesis"]["without_gold"], params["averitec"]
     data_dir, out_dir = Path(data_dir), Path(out_dir)
+    answering_setting(av, wg["scopes"])
     store_settings = StoreSettings.model_validate({**params["store"], "include_gold": False})
     store = build_store(store_settings, data_dir, C.ComputeSettings.model_validate(params["compute"]))
     claims = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
@@ -81,8 +101,10 @@ def run(
         for scope, g in table.groupby("scope", sort=False)
     }
     sel = RU.select(answers, retriever=RETRIEVER, scope=av["scope"], temporal=False)
+    if sel.empty:  # every plan's evidence scored 0.0 from empty answer lists, exit 0
+        raise NamedError(f"without_gold: no answers for {RETRIEVER}/{av['scope']} in the rebuilt store's runs")
     train = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
-    labels = E.verdicts("majority", claims, train)
+    labels = E.verdicts(VERDICT, claims, train)
     refs = [SC.reference_evidence(c) for c in claims]
     tables, evidence = [], {}
     (out_dir / "predictions").mkdir(parents=True, exist_ok=True)
@@ -112,7 +134,7 @@ def run(
             "fusion": grid.main_fusion,
             "retrieval": retrieval,
             "evidence": evidence,
-            "answers": {"retriever": RETRIEVER, "scope": av["scope"], "verdict": "majority"},
+            "answers": {"retriever": RETRIEVER, "scope": av["scope"], "temporal": False, "verdict": VERDICT},
         }
         OUT.write_json(metrics_path, metrics)
     if progress:

@@ -26,14 +26,14 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from lib import models as MD
 from lib import outputs as OUT
 from lib import timing as TM
 from lib.averitec import evidence as E
 from lib.averitec import scoring as SC
-from lib.cli import ArgumentParser, nonempty_path, run_main
+from lib.cli import ArgumentParser, NamedError, nonempty_path, run_main
 from lib.data import averitec, claimdecomp
 from lib.params import NonNegInt, PosInt, Section, Share, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR
@@ -88,6 +88,23 @@ class GenerativeRunsSection(Section):
     scopes: Annotated[list[Scope], Field(min_length=1)]
     temporal: Annotated[list[bool], Field(min_length=1)]
     answers: AnswersSection
+
+    @model_validator(mode="after")
+    def _answers_are_run(self) -> GenerativeRunsSection:
+        """The evidence is answered from runs this stage makes (without the temporal filter): an answer setting
+        outside the grid scored every plan's evidence 0.0 from empty answer lists, exit 0."""
+        missing = [
+            f"answers.{key} {value!r} is not in {where} {list(grid)}"
+            for key, value, where, grid in (
+                ("retriever", self.answers.retriever, "retrievers", self.retrievers),
+                ("scope", self.answers.scope, "scopes", self.scopes),
+                ("temporal", False, "temporal", self.temporal),
+            )
+            if value not in grid
+        ]
+        if missing:
+            raise ValueError("; ".join(missing).replace("answers.temporal False", "the answers' temporal False"))
+        return self
 
 
 GEN_DIR = OUTPUTS_DIR / "generative"
@@ -345,6 +362,8 @@ def runs_and_scores(
         for name, plan in plans.items()
     }
     sel = RU.select(answers, retriever=gr["answers"]["retriever"], scope=gr["answers"]["scope"], temporal=False)
+    if sel.empty:  # every plan's evidence scored 0.0 from empty answer lists
+        raise NamedError(f"generative_runs.answers: no answers for {gr['answers']} in this stage's runs")
     train = averitec.load_averitec("train", data_dir / "averitec" / "train.json")
     labels = E.verdicts(av["verdict_source"], claims, train)
     refs = [SC.reference_evidence(c) for c in claims]

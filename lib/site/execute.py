@@ -338,6 +338,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     ap.add_argument("--timeout", type=flag_of(PosInt), default=DEFAULT_TIMEOUT_S, help="seconds per cell")
     args = ap.parse_args(argv)
+    if not (NOTEBOOKS_DIR / f"{args.name}.ipynb").is_file():  # "01_x.ipynb" read as "01_x.ipynb.ipynb", errno text
+        known = sorted(nb.stem for nb in NOTEBOOKS_DIR.glob("[0-9]*.ipynb"))
+        raise SystemExit(f"error: {args.name}: no notebook notebooks/{args.name}.ipynb; give a name without .ipynb, "
+                         f"one of {', '.join(known)}")  # fmt: skip
     try:
         parameters = stage_parameters(args.section, args.shared, args.params)
         cross_check(args.section, args.params)

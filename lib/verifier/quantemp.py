@@ -48,6 +48,9 @@ class TaxonomySection(Section):
     seed: Seed
 
 
+GPT4O = "gpt4o_gold_article"  # the system whose predictions come with the gold-labelled test subset
+
+
 class NLIQuanTempSection(Section):
     classifier: NLISettings
     seeds: Annotated[list[Seed], Field(min_length=1)]
@@ -61,6 +64,9 @@ class NLIQuanTempSection(Section):
     @model_validator(mode="after")
     def _one_name_per_file(self) -> NLIQuanTempSection:
         one_name_per_file(self.published, "published")  # one system's predictions twice, as two systems
+        if GPT4O in self.published:  # its rows were pooled with GPT-4o's, which come with the gold subset
+            raise ValueError(f"published: {GPT4O!r} is the name of GPT-4o's predictions (the gold subset's); "
+                             "give the system a name of its own")  # fmt: skip
         return self
 
 
@@ -120,14 +126,14 @@ def published_systems(
         duplicates += key in by_text
         by_text.setdefault(key, g)
     rows = [
-        {"system": "gpt4o_gold_article", "row_id": g.row_id, "claim": g.text, "label": g.label, "pred": g.gpt4o_label}
+        {"system": GPT4O, "row_id": g.row_id, "claim": g.text, "label": g.label, "pred": g.gpt4o_label}
         for g in by_text.values()
     ]
     counts = {
         "gold_subset": len(gold),
         "distinct_gold_claims": len(by_text),
         "duplicate_gold_claims": duplicates,
-        "matched": {"gpt4o_gold_article": len(by_text)},
+        "matched": {GPT4O: len(by_text)},
     }
     for name, file in systems.items():
         preds = quantemp.load_quantemp_predictions(data_dir / "quantemp" / file)

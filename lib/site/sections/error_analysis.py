@@ -19,7 +19,10 @@ class SensitivitySection(Section):
 
 
 class ErrorAnalysisSection(Section):
-    nli_dir: Text  # the verifier's reference settings: whether it learned (lib.analysis.verdicts.learning_check)
+    nli_dir: Text  # the verifier's reference settings
+    nli_metrics: (
+        Text  # notebook 07's metrics: whether the verifier learned (lib.analysis.verdicts.stored_learning_check)
+    )
     planners_dir: Text
     runs: Annotated[list[Text], Field(min_length=1)]
     quantemp_dir: Text

@@ -14,6 +14,9 @@ from lib.site.sections import Reader, depth_problems, kept_measures
 
 class RelevanceUtilitySection(Section):
     nli_dir: Text
+    nli_metrics: (
+        Text  # notebook 07's metrics: whether the verifier learned (lib.analysis.verdicts.stored_learning_check)
+    )
     planners_dir: Text
     utility_dir: Text
     climate_dir: Text
