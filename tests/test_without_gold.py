@@ -11,6 +11,8 @@ from lib.analysis import without_gold as WG
 from lib.store.build import build_store
 from tests.conftest import FIXTURE_DATA, fixture_settings, interrupt_at_call
 
+ANSWERING = {"retriever": "bm25", "temporal": False, "verdict_source": "majority"}  # as the main run answers
+
 
 def test_the_store_without_gold_answers_is_rebuilt_run_and_scored(tiny_study, tmp_path):
     params = {
@@ -18,7 +20,7 @@ def test_the_store_without_gold_answers_is_rebuilt_run_and_scored(tiny_study, tm
         "store": fixture_settings().model_dump(),
         "compute": {"backend": "local", "workers": 1},
         "retrieval": {"model": MD.BUNDLED_MINILM, "bm25": {}, "workers": 1, "depth": 10},
-        "averitec": {"scope": "claim", "max_pairs": 10, "jobs": 1},
+        "averitec": {"scope": "claim", "max_pairs": 10, "jobs": 1, **ANSWERING},
     }
     (tmp_path / "out" / "predictions").mkdir(parents=True)
     (tmp_path / "out" / "predictions" / "bloom_qg.json").write_text("[]")  # a plan of an earlier run's params
@@ -55,7 +57,7 @@ def test_a_stop_while_scoring_leaves_every_previous_output(tiny_study, tmp_path,
         "store": fixture_settings().model_dump(),
         "compute": {"backend": "local", "workers": 1},
         "retrieval": {"model": MD.BUNDLED_MINILM, "bm25": {}, "workers": 1, "depth": 10},
-        "averitec": {"scope": "claim", "max_pairs": 10, "jobs": 1},
+        "averitec": {"scope": "claim", "max_pairs": 10, "jobs": 1, **ANSWERING},
     }
     out = tmp_path / "out"
     (out / "predictions").mkdir(parents=True)
