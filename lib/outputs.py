@@ -26,6 +26,7 @@ import os
 import shutil
 import signal
 import stat
+import subprocess
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator
@@ -33,7 +34,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from lib.cli import CLEANUPS, NamedError, first_line, made_by, not_a_file, stages_of, study_part, writer_gone
+from lib.cli import (
+    CLEANUPS,
+    NamedError,
+    first_line,
+    made_by,
+    not_a_file,
+    outs_of,
+    stages_of,
+    study_part,
+    writer_gone,
+)
 from lib.paths import DATA_DIR, ROOT
 
 # The group `together()` opened, if any: (temporary, target) pairs waiting to be renamed.
@@ -582,23 +593,63 @@ def own_output(
     given: Iterable[tuple[str, Path | str | None, Path]],
     what: str,
     own: str | None = None,
+    dvc_yaml: Path = ROOT / "dvc.yaml",
 ) -> Path:
     """Where a command writes: the study's `study_out` when every input is the study's own (`given`: flag, the
-    path given or None for the default, the study's path); for another input only a named `--out-dir` (the
-    study's outputs, which the notebooks read, held another input's numbers unseen), refused where it would
-    overwrite an input, `data/` or a stage's output (`own`: the stage whose output `study_out` is)."""
+    path given or None for the default, the study's path); for another input only a named `--out-dir` of its
+    own (the study's outputs, which the notebooks read, held another input's numbers unseen: `--out-dir
+    outputs/store` named the study's folder itself). Refused too where it would overwrite an input, `data/`, a
+    stage's output (`own`: the stage whose output `study_out` is) or a folder holding another stage's output
+    or a file git keeps (a model folder replaced whole took the committed sweeps with it)."""
     inputs = [(flag, path, study) for flag, path, study in given if path is not None]
+    other = [f"{flag} {path}" for flag, path, study in inputs if Path(path).resolve() != Path(study).resolve()]
     if out_dir is None:
-        other = [f"{flag} {path}" for flag, path, study in inputs if Path(path).resolve() != Path(study).resolve()]
         if other:
             raise NamedError(
                 f"{' and '.join(other)}: not the study's own; {what}, which the notebooks read, would hold its "
                 "numbers: give --out-dir a folder of its own"
             )
         return study_out
+    target, study = Path(out_dir).resolve(), study_out.resolve()
+    if other and (target == study or target.is_relative_to(study) or study.is_relative_to(target)):
+        raise NamedError(
+            f"--out-dir {out_dir}: {what} (or a folder holding it), which the notebooks read, with "
+            f"{' and '.join(other)}: give --out-dir a folder of its own"
+        )
     refuse_targets([out_dir], [path for _, path, _ in inputs], folders=True)
-    refuse_stage_outputs([out_dir], own=own)
+    refuse_stage_outputs([out_dir], own=own, dvc_yaml=dvc_yaml)
+    if held := _study_files_in(target, own, dvc_yaml):
+        raise NamedError(f"--out-dir {out_dir}: holds {held}, which writing there would replace; write elsewhere")
     return Path(out_dir)
+
+
+def _study_files_in(folder: Path, own: str | None, dvc_yaml: Path) -> str | None:
+    """A stage output (other than stage `own`'s) or a file git keeps (other than `own`'s committed outputs)
+    inside `folder`, named; None where it holds neither."""
+    root = dvc_yaml.parent.resolve()
+    owned = []
+    for name, stage in stages_of(dvc_yaml).items():
+        for out in outs_of(stage):
+            made = (dvc_yaml.parent / out).resolve()
+            if name == own:
+                owned.append(made)
+            elif made.is_relative_to(folder) and made != folder:
+                return f"{out}, the output of stage `{name}`"
+    if not (folder.is_dir() and folder.is_relative_to(root) and (root / ".git").exists()):
+        return None
+    try:
+        listed = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", "--", folder.relative_to(root).as_posix() or "."],
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):  # no git here: the stage outputs above are still checked
+        return None
+    for rel in filter(None, listed.decode("utf-8", "replace").split("\0")):
+        kept = (root / rel).resolve()
+        if not any(kept == o or kept.is_relative_to(o) for o in owned):
+            return f"{rel}, a file git keeps"
+    return None
 
 
 def refuse_cache_target(path: Path | str, dvc_yaml: Path = ROOT / "dvc.yaml", owner: str | None = None) -> None:

@@ -300,7 +300,7 @@ ScoreLevel = Annotated[float, Field(ge=0, lt=1)]
 Threshold = Annotated[float, Field(gt=0, le=1)]  # a share above 0, 1 included
 Text = Annotated[str, Field(pattern=r"\S")]  # something besides whitespace
 # a file's name in the folder the code names (data/averitec/systems/): no folder part, so never a file elsewhere
-FILE_NAME_PATTERN = r"^(?:[^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+)$"
+FILE_NAME_PATTERN = r"^(?:[^/\\.\x00-\x1f][^/\\\x00-\x1f]*|\.[^/\\.\x00-\x1f][^/\\\x00-\x1f]*|\.\.[^/\\\x00-\x1f]+)$"
 FileName = Annotated[str, Field(pattern=FILE_NAME_PATTERN)]
 # a name that becomes part of a file name and a planner's name (`post_hoc_<name>.jsonl`): "x/../../data/y"
 # wrote a plan outside the plans folder
@@ -417,7 +417,9 @@ def problems(err: ValidationError, prefix: tuple[Any, ...] = ()) -> list[str]:
                 f"{key}: expected a bare lower-case domain (snopes.com: no scheme, path or www.), got {shown(e['input'])}"
             )
         elif e["type"] == "string_pattern_mismatch" and e.get("ctx", {}).get("pattern") == FILE_NAME_PATTERN:
-            lines.append(f"{key}: expected a file's name alone (no folder part), got {shown(e['input'])}")
+            lines.append(
+                f"{key}: expected a file's name alone (no folder part, no control character), got {shown(e['input'])}"
+            )
         elif e["type"] == "string_pattern_mismatch" and e.get("ctx", {}).get("pattern") == PLAN_NAME_PATTERN:
             lines.append(
                 f"{key}: expected a plan name of lower-case letters, digits and _ (a file's name is made of it), "

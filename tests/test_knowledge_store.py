@@ -907,3 +907,19 @@ def test_per_claim_top_k_keeps_scores_too_large_to_round():
     assert K.top_k(np.array([1e300, 5.0]), 1).tolist() == [0]
     assert K.top_k(np.array([1e300, 1e300, 5.0]), 3).tolist() == [0, 1, 2]
     assert K.top_k(np.array([0.3000000000001, 0.3, 0.1]), 2).tolist() == [0, 1]  # noise still ties: lower row first
+
+
+def test_runs_from_another_parameter_file_go_only_into_a_named_folder(tmp_path):
+    """The forty-ninth pass: `lib.retrieval.runs retrieve --params OTHER` replaced the study's runs (k1 = 0.1)."""
+    import re
+
+    from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR
+    from lib.retrieval import runs as RU
+
+    other = tmp_path / "p.yaml"
+    other.write_text(PARAMS_FILE.read_text())
+    with pytest.raises(
+        NamedError, match=rf"--params {re.escape(str(other))}: not the study's own; its outputs/embeddings"
+    ):
+        RU.main(["retrieve", "--params", str(other)])
+    assert RU.output_root(None, str(STORE_DIR), str(DATA_DIR), None) == OUTPUTS_DIR

@@ -287,3 +287,33 @@ def test_a_post_hoc_name_is_a_plan_name_and_names_one_file():
             P.PlannersSection, {**good, "post_hoc": {"a": "a.jsonl", "b": "a.jsonl"}}, "params.yaml", ("planners",), []
         )
     assert validate(P.PlannersSection, {**good, "post_hoc": {"hero_qa2": "a.jsonl"}}, "p", ("planners",), [])
+
+
+def test_another_parameter_file_plans_only_into_a_named_folder_and_stale_post_hoc_plans_go(tmp_path):
+    """The forty-ninth pass: `--params OTHER` rewrote the study's outputs/plans, and a POST-HOC plan dropped from
+    params kept its old file, read as current."""
+    import re
+    import shutil
+
+    import yaml
+
+    from lib.cli import NamedError
+    from lib.paths import PARAMS_FILE
+    from lib.planning import planners as PL
+
+    other = tmp_path / "params.yaml"
+    shutil.copy(PARAMS_FILE, other)
+    with pytest.raises(
+        NamedError, match=rf"^--params {re.escape(str(other))}: not the study's own; the study's outputs/plans"
+    ):
+        PL.main(["--params", str(other)])
+    params = yaml.safe_load(other.read_text())
+    params["planners"]["post_hoc"] = {}
+    other.write_text(yaml.safe_dump(params))
+    out = tmp_path / "plans"
+    out.mkdir()
+    (out / "post_hoc_gone.jsonl").write_text("")
+    (out / "notes.jsonl").write_text("")
+    PL.main(["--params", str(other), "--out-dir", str(out)])
+    assert not (out / "post_hoc_gone.jsonl").exists() and (out / "notes.jsonl").exists()
+    assert (out / "claim_only.jsonl").exists()

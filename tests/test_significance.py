@@ -267,6 +267,14 @@ def test_p_floor_and_its_note():
         "With B = 2,000 resamples the smallest p-value these tests can give is 1/(B+1) = 0.0005: a p-value at that "
         "floor means *at most* that, and more resamples would only lower the floor, not change a decision at 0.05."
     )
+    # the forty-ninth pass: said whatever the floor, alpha and the Holm family were
+    assert SIG.p_floor_note(40, family=3).endswith(
+        "Holm over 3 tests multiplies the smallest by 3, which is not below 0.05: no test here can be significant at "
+        "this B, and more resamples could change a decision."
+    )
+    assert SIG.p_floor_note(99, alpha=0.01).endswith("which is not below 0.01: no test here can be significant at this "
+                                                     "B, and more resamples could change a decision.")  # fmt: skip
+    assert SIG.p_floor_note(2000, alpha=0.01, family=3).endswith("not change a decision at 0.01.")
 
 
 def test_paired_bootstrap_is_the_shift_method_on_the_seeded_resample():

@@ -226,7 +226,8 @@ def test_a_misinfo_list_that_is_a_pipe_is_refused_unread(tmp_path):
 
 def test_a_system_file_is_named_alone_never_a_path_out_of_the_systems_folder():
     with pytest.raises(
-        ParamsError, match=r"store.systems.a: expected a file's name alone \(no folder part\), got '../dev.json'"
+        ParamsError,
+        match=r"store.systems.a: expected a file's name alone \(no folder part, no control character\), got '../dev.json'",
     ):
         validate(StoreSettings, {"systems": {"a": "../dev.json"}}, "params.yaml", ("store",), [])
 
@@ -573,3 +574,33 @@ def test_the_qrels_writer_refuses_ids_that_print_alike():
         T.write_trec_qrels({1: {"a": 1}, "1": {"a": 0}}, path)
     with pytest.raises(ValueError, match=r"^query q: document ids 1 and '1' are one id in a TREC file$"):
         T.write_trec_qrels({"q": {1: 1, "1": 0}}, path)
+
+
+def test_a_named_out_dir_is_a_folder_of_its_own(tmp_path):
+    """The forty-ninth pass: `--data-dir OTHER --out-dir outputs/store` rebuilt the study's store from another data
+    folder (the study's folder named as the command's own), and `qgen_training --out-dir sweeps` replaced the
+    committed sweeps with a model."""
+    from lib.paths import DATA_DIR, OUTPUTS_DIR, ROOT, STORE_DIR
+    from lib.store import build
+
+    other = (("--data-dir", str(FIXTURE_DATA), DATA_DIR),)
+    for named in (STORE_DIR, f"{STORE_DIR}/", STORE_DIR / "alt", OUTPUTS_DIR):
+        with pytest.raises(NamedError, match=r"the study's outputs/store \(or a folder holding it\), which the"):
+            OUT.own_output(str(named), STORE_DIR, other, "the study's outputs/store", own="store")
+    with pytest.raises(NamedError, match="not the study's own|or a folder holding it"):
+        build.main(["--data-dir", str(FIXTURE_DATA), "--out-dir", "outputs/store"])
+    for folder, held in (("sweeps", "sweeps/"), ("outputs/models", "outputs/models/qgen/training.json")):
+        with pytest.raises(NamedError, match=rf"--out-dir {ROOT / folder}: holds {re.escape(held)}"):
+            OUT.own_output(str(ROOT / folder), STORE_DIR, (), "x", own="store")
+    with pytest.raises(NamedError, match=r"holds outputs/\S+, the output of stage"):
+        OUT.own_output(str(OUTPUTS_DIR), STORE_DIR, (), "x", own="store")
+    assert OUT.own_output(str(STORE_DIR), STORE_DIR, (), "x", own="store") == STORE_DIR  # its own folder, named
+    assert OUT.own_output(str(tmp_path / "s"), STORE_DIR, other, "x", own="store") == tmp_path / "s"
+
+
+def test_a_control_character_in_a_file_name_is_refused():
+    """The forty-ninth pass: `store.systems.x: "a\\0b.json"` passed the schema and ended in "embedded null byte"."""
+    with pytest.raises(
+        ParamsError, match=r"store.systems.a: expected a file's name alone \(no folder part, no control"
+    ):
+        validate(StoreSettings, {"systems": {"a": "a\0b.json"}}, "p", ("store",), [])

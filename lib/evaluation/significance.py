@@ -177,12 +177,21 @@ def p_floor(n_resamples: int) -> float:
     return 1 / (n_resamples + 1)
 
 
-def p_floor_note(n_resamples: int) -> str:
-    """The sentence notebooks print under a table of resampling p-values."""
+def p_floor_note(n_resamples: int, alpha: float = 0.05, family: int = 1) -> str:
+    """The sentence notebooks print under a table of resampling p-values, from the check it states: whether the
+    floor 1/(B+1), times the `family` of tests Holm adjusts together, is below `alpha` (40 resamples over three
+    Holm-adjusted planners cannot reach 0.05: "more resamples would not change a decision" was false there)."""
+    floor = p_floor(n_resamples)
+    head = (
+        f"With B = {n_resamples:,} resamples the smallest p-value these tests can give is 1/(B+1) = {floor:.2g}: a "
+        "p-value at that floor means *at most* that"
+    )
+    adjusted = f"; Holm over {family} tests multiplies the smallest by {family}" if family > 1 else ""
+    if floor * family < alpha:
+        return f"{head}{adjusted}, and more resamples would only lower the floor, not change a decision at {alpha:g}."
     return (
-        f"With B = {n_resamples:,} resamples the smallest p-value these tests can give is 1/(B+1) = "
-        f"{p_floor(n_resamples):.2g}: a p-value at that floor means *at most* that, and more resamples would "
-        "only lower the floor, not change a decision at 0.05."
+        f"{head}{adjusted}, which is not below {alpha:g}: no test here can be significant at this B, and more "
+        "resamples could change a decision."
     )
 
 

@@ -457,13 +457,20 @@ def main(argv: list[str] | None = None) -> None:
     """`python -m lib.planning.planners`: write every plan to outputs/plans/<name>.jsonl."""
 
     ap = ArgumentParser(description=main.__doc__)
-    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
-    ap.add_argument("--out-dir", type=nonempty_path, default=str(PLANS_DIR))
+    ap.add_argument("--params", type=nonempty_path, default=None, help="parameter file (default: params.yaml)")
+    ap.add_argument("--out-dir", type=nonempty_path, default=None, help="default: the study's outputs/plans")
     args = ap.parse_args(argv)
-    OUT.refuse_targets([args.out_dir], [args.params], folders=True)  # never into data/ or over the params file
-    OUT.refuse_stage_outputs([args.out_dir], own="plans")  # nor lib/, .git/ or another stage's output
-    plans = build_plans(section("planners", args.params))
+    # another parameter file only into a named folder (it rewrote the study's plans, which every stage reads);
+    # never data/, over the params file, lib/, .git/ or another stage's output
+    given = (("--params", args.params, PARAMS_FILE),)
+    args.out_dir = OUT.own_output(args.out_dir, PLANS_DIR, given, "the study's outputs/plans", own="plans")
+    plans = build_plans(section("planners", args.params or PARAMS_FILE))
     with OUT.together():  # the plans are replaced together: a stopped run leaves the old set whole
+        # a POST-HOC plan no longer in params goes with the others (its old file was read as current)
+        for stale in sorted(Path(args.out_dir).glob(f"{POST_HOC_PREFIX}*.jsonl")):
+            if stale.stem not in plans:
+                OUT.remove(stale)
+                print(f"removed {stale.name}: planners.post_hoc no longer names it")
         for name, plan in plans.items():
             save_plan(plan, Path(args.out_dir) / f"{name}.jsonl")
             s = plan_stats(plan)

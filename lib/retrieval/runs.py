@@ -436,10 +436,14 @@ def load_runs(runs_dir: Path | str = RUNS_DIR) -> tuple[pd.DataFrame, dict]:
 # --------------------------------------------------------------------------- stages
 
 
-def output_root(out_dir: str | None, store_dir: str, data_dir: str) -> Path:
-    """Where the embeddings and runs go: the study's `outputs/` for its own store and data, else a named
-    `--out-dir` (`lib.outputs.own_output`)."""
-    given = (("--store-dir", store_dir, STORE_DIR), ("--data-dir", data_dir, DATA_DIR))
+def output_root(out_dir: str | None, store_dir: str, data_dir: str, params: str | None = None) -> Path:
+    """Where the embeddings and runs go: the study's `outputs/` for its own store, data and parameter file,
+    else a named `--out-dir` (`lib.outputs.own_output`)."""
+    given = (
+        ("--store-dir", store_dir, STORE_DIR),
+        ("--data-dir", data_dir, DATA_DIR),
+        ("--params", params, PARAMS_FILE),
+    )
     return OUT.own_output(out_dir, OUTPUTS_DIR, given, "its outputs/embeddings and outputs/runs")
 
 
@@ -448,7 +452,7 @@ def main(argv: list[str] | None = None) -> None:
         prog="python -m lib.retrieval.runs", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("command", choices=["embed-documents", "embed-queries", "retrieve"])
-    ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
+    ap.add_argument("--params", type=nonempty_path, default=None, help="parameter file (default: params.yaml)")
     ap.add_argument("--store-dir", default=str(STORE_DIR))
     ap.add_argument("--data-dir", type=data_folder, default=str(DATA_DIR))
     ap.add_argument(
@@ -464,7 +468,8 @@ def main(argv: list[str] | None = None) -> None:
         help="folder for embeddings/ and runs/ (default: the study's outputs/, for the study's own store and data only)",
     )
     args = ap.parse_args(argv)
-    out_root = output_root(args.out_dir, args.store_dir, args.data_dir)
+    out_root = output_root(args.out_dir, args.store_dir, args.data_dir, args.params)
+    args.params = args.params or str(PARAMS_FILE)
     runs_dir, docs_dir, queries_dir = (
         out_root / "runs",
         out_root / "embeddings" / "documents",
