@@ -425,8 +425,9 @@ def problems(err: ValidationError, prefix: tuple[Any, ...] = ()) -> list[str]:
                 f"{key}: expected a plan name of lower-case letters, digits and _ (a file's name is made of it), "
                 f"got {shown(e['input'])}"
             )
-        elif e["type"] == "value_error":
-            lines.append(f"{key}: {e['msg'].removeprefix('Value error, ')}")
+        elif e["type"] == "value_error":  # a model's check that names its field ("store.systems: ...") once
+            message = e["msg"].removeprefix("Value error, ")
+            lines.append(message if message.startswith(f"{key}.") else f"{key}: {message}")
         else:
             hint = " (write true or false, without quotes)" if e["type"] == "bool_type" else ""
             lines.append(f"{key}: {e['msg']}{hint}, got {shown(e['input'])}")

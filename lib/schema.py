@@ -19,6 +19,7 @@ from pydantic import create_model
 from lib.cli import run_main, shown
 from lib.params import SECTIONS, ParamsError, Section, missing_keys, read_params, read_yaml, section_model, validate
 from lib.paths import PARAMS_FILE
+from lib.planning.planners import POST_HOC_PREFIX
 
 
 def params_model() -> type[Section]:
@@ -39,9 +40,35 @@ def check(raw: Any, path: Path | str = PARAMS_FILE) -> dict[str, Any]:
         if (cross := getattr(section_model(name), "cross_check", None))
         for problem in cross(raw[name], read)
     ]
+    crossed += undefined_post_hoc(raw)
     if crossed:
         raise ParamsError(path, crossed)
     return raw
+
+
+def undefined_post_hoc(raw: dict[str, Any]) -> list[str]:
+    """Each entry `post_hoc_<name>` of a list in any section that `planners.post_hoc` does not define: no stage
+    makes that plan (the planners command removes a file params no longer name), so a stage reading the list
+    would fail on a missing plan late, or, before that removal, read a stale one as current."""
+    defined = sorted(POST_HOC_PREFIX + name for name in (raw.get("planners") or {}).get("post_hoc") or {})
+    problems: list[str] = []
+
+    def walk(value: Any, key: str) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, f"{key}.{k}")
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, str) and item.startswith(POST_HOC_PREFIX) and item not in defined:
+                    problems.append(
+                        f"{key}[{i}]: {shown(item)} is not a plan planners.post_hoc defines (expected one of {defined})"
+                    )
+                else:
+                    walk(item, f"{key}[{i}]")
+
+    for name in SECTIONS:
+        walk(raw.get(name), name)
+    return problems
 
 
 def load_params(path: Path | str = PARAMS_FILE) -> dict[str, Any]:

@@ -319,3 +319,34 @@ def test_a_difference_is_the_printed_figures_difference():
     assert difference_text(0.0996, 0.1004) == "+0.000"  # both print 0.100: no sign read of them
     assert difference_text(0.1004, 0.1005, ".4f") == "-0.0001" and difference_text(0.25, 0.5, "+.1%") == "-25.0%"
     assert difference_text(float("nan"), 0.5) == "undefined" == difference_text(0.5, float("nan"))  # was "+nan"
+
+
+def test_a_tests_difference_reads_as_its_printed_levels_subtract():
+    """The fiftieth pass (N 2, N 7): 0.367 against 0.338 stood beside a difference of 0.028 (the exact 0.0284)."""
+    from lib.evaluation.printing import difference_as_printed
+
+    assert difference_as_printed(0.3667 - 0.3383, 0.3667, 0.3383) == pytest.approx(0.029)  # exact 0.0284
+    assert difference_as_printed(0.05, 0.3667, 0.3383) == 0.05  # not the two levels' difference: as tested
+    nan = float("nan")
+    assert difference_as_printed(nan, 0.3, 0.2) != difference_as_printed(nan, 0.3, 0.2)  # undefined stays so
+
+
+def test_a_p_value_prints_its_floor_and_its_side_of_alpha():
+    """The fiftieth pass (N 4, N 9): 0.0005 printed "0.000" in one table and "0.0" in another."""
+    from lib.evaluation.printing import p_text
+
+    assert p_text(0.0004998) == "0.0005"
+    assert p_text(0.0025) == "0.0025"
+    assert p_text(0.04996) == "0.04996"  # 0.05 as .3g, beside alpha 0.05: the side shown
+    assert p_text(0.04996, alpha=0.01) == "0.05"
+    assert p_text(float("nan")) == "nan"
+
+
+def test_a_difference_of_shares_is_in_percentage_points():
+    """The fiftieth pass (N 5): "+1.9%" beside "higher by 46%" read as a relative change."""
+    from lib.evaluation.printing import points_text, shares_apart
+
+    assert points_text(0.5936 - 0.5742) == "+1.9 percentage points"
+    assert points_text(0.06, "+.0%") == "+6 percentage points"
+    assert points_text(0.0004, "+.0%") == "+0.04 percentage points"  # apart from 0
+    assert shares_apart(0.5936, 0.5742) == ("59.36%", "57.42%", "+1.9 percentage points")

@@ -55,3 +55,18 @@ def test_every_concept_palette_gives_its_names_distinct_colours():
 
     for names, colours in DS.CONCEPT_PALETTES:
         assert len(set(sns.color_palette(colours, len(names)))) == len(names), colours
+
+
+def test_a_tested_table_prints_p_values_at_their_floor_and_differences_signed():
+    """The fiftieth pass (N 4, N 9): p = 0.0005 printed "0.000" and "0.0"; a difference as 1.153e-01."""
+    import pandas as pd
+
+    table = pd.DataFrame(
+        {"mean": [0.21649], "difference": [0.1153], "p_bootstrap": [0.0004998], "Holm-adjusted p": [0.0025],
+         "claims": [500]},
+        index=["ORACLE"],
+    )  # fmt: skip
+    html = DS.tested(table, "t", signed=["difference"]).to_html()
+    for cell in (">0.216<", ">+0.115<", ">0.0005<", ">0.0025<", ">500<"):
+        assert cell in html, cell
+    assert 'id="T_t' in html  # a fixed id: a rerun writes the same bytes

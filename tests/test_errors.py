@@ -309,8 +309,8 @@ def test_baseline_calls_a_code_that_fits_right_verdicts_as_often_uninformative()
     b = ER.baseline(_coded(rows), n_resamples=200)
     assert b.loc["retrieval", "difference"] == 0.0 and b.loc["retrieval", "call"] == "indistinguishable from 0"
     assert ER.baseline_sentence(b.loc["retrieval"], "A retrieval code") == (
-        "A retrieval code fits 100% of the wrong verdicts and 100% of the right ones (+0.0%, 95% interval "
-        "[+0.0%, +0.0%], claims resampled): the rules find it as often behind right verdicts, so it does not "
+        "A retrieval code fits 100% of the wrong verdicts and 100% of the right ones (+0.0 percentage points, 95% interval "
+        "[+0.0, +0.0], claims resampled): the rules find it as often behind right verdicts, so it does not "
         "locate the errors."
     )
     with pytest.raises(ValueError, match="both wrong and right"):
@@ -367,7 +367,7 @@ def test_source_sentence_on_both_sides():
     rows = [(c, False, "NLI") for c in range(10)] + [(c, True, "retrieval") for c in range(10, 20)]
     base = ER.baseline(_coded(rows), n_resamples=200)
     assert ER.source_sentence(base) == (
-        "Wrong verdicts read evidence coded NLI (+100%) more often than right verdicts do (95% interval over "
+        "Wrong verdicts read evidence coded NLI (+100 percentage points) more often than right verdicts do (95% interval over "
         "claims): that is where the rules locate the errors."
     )
     same = ER.baseline(_coded([(c, c % 2 == 0, "retrieval") for c in range(20)]), n_resamples=200)
@@ -488,8 +488,8 @@ def test_the_largest_family_and_small_differences_as_printed():
     s = ER.main_source_sentence({"retrieval": 0.502, "NLI": 0.498}, [{"retrieval": 0.504, "NLI": 0.496}], "rows", ".1%")
     assert s == "The rules code retrieval as the largest family (50.2%), and it stays the largest in all 1 rows."
     base = pd.DataFrame({"call": ["positive"], "difference": [0.004]}, index=["retrieval"])
-    assert "coded retrieval (+0.4%) more often" in ER.source_sentence(base)
-    assert "coded retrieval (+6%) more often" in ER.source_sentence(base.assign(difference=0.06))
+    assert "coded retrieval (+0.4 percentage points) more often" in ER.source_sentence(base)
+    assert "coded retrieval (+6 percentage points) more often" in ER.source_sentence(base.assign(difference=0.06))
 
 
 def test_too_few_claims_give_no_interval_and_a_share_of_one_its_rule_of_three():
@@ -498,7 +498,7 @@ def test_too_few_claims_give_no_interval_and_a_share_of_one_its_rule_of_three():
     two = ER.baseline(_coded([(1, False, "retrieval"), (1, True, "NLI")]), n_resamples=200)
     assert two.loc["retrieval", "call"] == ER.NO_INTERVAL and np.isnan(two.loc["retrieval", "low"])
     assert ER.baseline_sentence(two.loc["retrieval"], "a retrieval code") == (
-        "a retrieval code fits 100% of the wrong verdicts and 0% of the right ones (+100.0%; no interval: fewer "
+        "a retrieval code fits 100% of the wrong verdicts and 0% of the right ones (+100.0 percentage points; no interval: fewer "
         "than 5 claims): too few claims to say whether it locates the errors."
     )
     assert ER.source_sentence(two) == (
@@ -544,10 +544,10 @@ def test_a_small_share_difference_shows_its_side_of_zero():
     """The thirtieth pass: "+0.0%" beside "more common behind wrong verdicts"."""
     row = pd.Series({"wrong verdicts": 0.3003, "right verdicts": 0.3, "difference": 0.0003, "low": 0.0001,
                      "high": 0.0006, "call": "positive"})  # fmt: skip
-    assert "(+0.03%, 95% interval [+0.01%, +0.1%]" in ER.baseline_sentence(row, "retrieval")
+    assert "(+0.03 percentage points, 95% interval [+0.01, +0.1]" in ER.baseline_sentence(row, "retrieval")
     base = pd.DataFrame([{"difference": 4e-5, "call": "positive"}], index=["retrieval"])
-    assert "coded retrieval (+0.004%) more often" in ER.source_sentence(base)
-    assert "(+6%)" in ER.source_sentence(base.assign(difference=0.06))
+    assert "coded retrieval (+0.004 percentage points) more often" in ER.source_sentence(base)
+    assert "(+6 percentage points)" in ER.source_sentence(base.assign(difference=0.06))
 
 
 def test_an_undefined_share_leaves_the_largest_family_undefined_in_any_order():
@@ -594,17 +594,17 @@ def test_extremes_print_the_rule_of_three_end_they_test():
 @pytest.mark.parametrize(
     "wrong, right, shown",
     [
-        (0.304, 0.296, ("30.4%", "29.6%", "+0.8%")),  # the forty-third pass: "30% and 30% (+0.8%)"
-        (0.305, 0.294, ("30.5%", "29.4%", "+1.1%")),  # "30% and 29% (+1.1%)"
+        (0.304, 0.296, ("30.4%", "29.6%", "+0.8 percentage points")),  # the forty-third pass: "30% and 30% (+0.8%)"
+        (0.305, 0.294, ("30.5%", "29.4%", "+1.1 percentage points")),  # "30% and 29% (+1.1%)"
         (
             59 / 200,
             57 / 200,
-            ("29.5%", "28.5%", "+1.0%"),
+            ("29.5%", "28.5%", "+1.0 percentage points"),
         ),  # the forty-fourth: "30% and 28% (+2.0%)" beside [+0.5%, +1.5%]
-        (0.5912, 0.5812, ("59%", "58%", "+1.0%")),  # whole percents where they read as the difference
-        (0.59363, 0.57416, ("59.36%", "57.42%", "+1.9%")),
-        (0.3004, 0.3001, ("30.04%", "30.01%", "+0.03%")),
-        (0.3, 0.3, ("30%", "30%", "+0.0%")),
+        (0.5912, 0.5812, ("59%", "58%", "+1.0 percentage points")),  # whole percents where they read as the difference
+        (0.59363, 0.57416, ("59.36%", "57.42%", "+1.9 percentage points")),
+        (0.3004, 0.3001, ("30.04%", "30.01%", "+0.03 percentage points")),
+        (0.3, 0.3, ("30%", "30%", "+0.0 percentage points")),
     ],
 )
 def test_baseline_shares_print_with_the_difference_they_make(wrong, right, shown):
@@ -644,7 +644,7 @@ def test_the_baseline_and_share_intervals_need_enough_resamples():
 def test_shares_closer_than_the_last_fixed_decimal_print_apart():
     """The forty-seventh pass, third round: 0.5 and 0.5 - 1e-11 printed "50.00000000%" twice beside a difference."""
     a, b, diff = ER.shares_apart(0.5, 0.5 - 1e-11)
-    assert a != b and diff == "+0.000000001%"
+    assert a != b and diff == "+0.000000001 percentage points"
 
 
 def test_the_most_frequent_code_prints_apart_from_the_runner_up():

@@ -47,8 +47,12 @@ def test_against_baseline_tests_every_other_planner_with_holm():
     per_claim = pd.DataFrame({"claim_only": scores, "qgen": scores, "oracle": [1.0] * 5})
     tests = GP.against_baseline(per_claim, "claim_only", LABEL, 200, 0)
     assert tests.index.tolist() == ["QGEN", "ORACLE"]
-    assert tests.loc["QGEN", "difference to CLAIM-ONLY"] == 0
-    assert tests.loc["ORACLE", "difference to CLAIM-ONLY"] == pytest.approx(0.7)
+    assert tests.loc["QGEN", "difference to CLAIM-ONLY (0.300)"] == 0
+    assert tests.loc["ORACLE", "difference to CLAIM-ONLY (0.300)"] == pytest.approx(0.7)
+    rounded = GP.against_baseline(
+        pd.DataFrame({"claim_only": [0.1004] * 5, "qgen": [0.1226] * 5}), "claim_only", LABEL, 200, 0
+    )
+    assert rounded.iloc[0, 1] == pytest.approx(0.023)  # 0.123 - 0.100 as printed, not the exact 0.0222
     assert tests.loc["QGEN", "paired bootstrap p"] == 1.0
     assert (tests["Holm-adjusted p"] >= tests["paired bootstrap p"]).all()
     few = GP.against_baseline(per_claim.head(4), "claim_only", LABEL, 200, 0)  # four claims: no test, not p = 1e-4

@@ -467,3 +467,11 @@ def test_a_correct_sheet_reads_to_its_last_row_and_pairs_given_as_text(tmp_path)
     # the pairs' claim ids read from a file as text are the same claims
     as_text = J.read_judging_sheet(path, pairs=PAIRS.astype({"claim_id": str}))
     assert as_text[["claim_id", "doc_id", "relevant"]].values.tolist() == [[1, "a", 1], [2, "c", 0]]
+
+
+def test_an_unjudged_document_is_not_printed_as_grade_0():
+    """The fiftieth pass (N 6): notebook 08's examples printed unjudged documents as "(grade 0)", judged
+    non-relevant."""
+    assert J.grade_text(2) == "grade 2"
+    assert J.grade_text(0, judged=True) == "grade 0"
+    assert J.grade_text(0, judged=False) == "unjudged"

@@ -732,3 +732,39 @@ def test_an_explicit_tag_on_a_value_it_does_not_read_is_named(tmp_path, text, pr
     path.write_text(text)
     with pytest.raises(P.ParamsError, match=re.escape(problem) + r".* line 1"):
         P.read_yaml(path)
+
+
+def test_a_plan_list_naming_an_undefined_post_hoc_plan_is_refused():
+    """The forty-ninth pass (L 7): `post_hoc_fever9` in a plan list passed the schema although planners.post_hoc
+    defines no such plan; the planners command now removes stale POST-HOC files, so a stage failed late on it."""
+    raw = copy.deepcopy(DEFAULT)
+    assert SCH.undefined_post_hoc(raw) == []
+    raw["averitec"]["plans"] = [*raw["averitec"]["plans"], "post_hoc_fever9"]
+    raw["synthesis"]["without_gold"]["plans"] = ["claim_only", "post_hoc_x"]
+    problems = SCH.undefined_post_hoc(raw)
+    defined = sorted("post_hoc_" + n for n in DEFAULT["planners"]["post_hoc"])
+    assert problems == [
+        f"averitec.plans[{len(DEFAULT['averitec']['plans'])}]: 'post_hoc_fever9' is not a plan planners.post_hoc "
+        f"defines (expected one of {defined})",
+        f"synthesis.without_gold.plans[1]: 'post_hoc_x' is not a plan planners.post_hoc defines (expected one of {defined})",
+    ]
+    with pytest.raises(P.ParamsError, match=r"averitec\.plans\[8\]: 'post_hoc_fever9'"):
+        SCH.check(raw)
+    raw["planners"]["post_hoc"]["fever9"] = "fever9.json"  # defined now: that list entry passes
+    raw["synthesis"]["without_gold"]["plans"] = ["claim_only"]
+    assert SCH.undefined_post_hoc(raw) == []
+
+
+def test_a_model_check_naming_its_field_is_not_prefixed_with_the_section_again():
+    """The forty-ninth pass (L 10b): "store: store.systems: 'a' and 'b' both read x.json" named the section twice."""
+    raw = copy.deepcopy(DEFAULT)
+    raw["averitec"]["systems"] = {**raw["averitec"]["systems"], "a": "x.json", "b": "x.json"}
+    with pytest.raises(P.ParamsError) as err:
+        SCH.check(raw)
+    assert "averitec.systems: 'a' and 'b' both read x.json; name each system once" in str(err.value)
+    assert "averitec: averitec.systems" not in str(err.value) and "s: averitec.systems" not in str(err.value)
+    raw = copy.deepcopy(DEFAULT)
+    raw["planners"]["post_hoc"] = {"a": "x.json", "b": "x.json"}
+    with pytest.raises(P.ParamsError) as err:
+        SCH.check(raw)
+    assert "planners.post_hoc: 'a' and 'b' both read x.json; name each system once" in str(err.value)

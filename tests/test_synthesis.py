@@ -302,7 +302,7 @@ def test_an_undefined_interval_in_the_metrics_is_said_to_be_so_and_a_small_diffe
     assert found["utility"].endswith(
         "with no 95% interval (too few claims, or a constant side): nothing to read of its sign"
     )
-    assert "(difference +0.4%, positive over claims)" in found["errors"]
+    assert "(difference +0.4 percentage points, positive over claims)" in found["errors"]
     metrics["utility"][f"{c}.low"] = float("inf")  # an undefined value is NaN; anything else is still refused
     with pytest.raises(NamedError, match=r"utility.json: metric '.*correct.low' is inf, expected a finite number"):
         SY.findings(metrics, systems)
@@ -428,8 +428,9 @@ def test_the_errors_finding_prints_both_shares_as_their_difference_reads():
     e["baseline.retrieval.wrong verdicts"], e["baseline.retrieval.right verdicts"] = 0.2951, 0.2949
     systems = [k.split(".")[1] for k in metrics["averitec"] if k.startswith("runs.") and k.endswith(".averitec@0.25")]
     sentence = next(f.sentence for f in SY.findings(metrics, systems) if f.topic == "errors")
-    assert "code 29.49% of the right verdicts as retrieval, against 29.51% of the wrong ones (difference +0.02%" in (
-        sentence
+    assert (
+        "code 29.49% of the right verdicts as retrieval, against 29.51% of the wrong ones (difference +0.02 percentage points"
+        in (sentence)
     )
 
 

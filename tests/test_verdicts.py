@@ -939,3 +939,29 @@ def test_notebooks_08_and_09_read_notebook_07s_learning_check(tmp_path):
     path.write_text(json.dumps({"averitec": {"learning_check": {"learned": True}}}))
     with pytest.raises(NamedError, match=r"learning_check lacks \['gold_macro_f1', 'majority_macro_f1', 'difference'"):
         VD.stored_learning_check(path)
+
+
+def test_test_differences_are_shown_as_the_printed_levels_subtract():
+    """The fiftieth pass (N 2): notebook 07's table printed 0.367 and 0.338 beside a delta of 0.028."""
+    table = pd.DataFrame(
+        {"macro_f1_mean": [0.3383, 0.3667, 0.40], "delta_macro_f1": [0.0, 0.3667 - 0.3383, 0.05]},
+        index=["base", "a", "b"],
+    )
+    shown = VD.deltas_as_printed(table, table.loc["base"], {"delta_macro_f1": "macro_f1_mean"})
+    assert shown["delta_macro_f1"].tolist() == pytest.approx([0.0, 0.029, 0.05])  # b: another subset, as tested
+    assert table.loc["a", "delta_macro_f1"] == pytest.approx(0.0284)  # the frame itself keeps the exact test
+
+
+def test_the_seed_spread_keeps_planner_ranges_only_for_the_tables_retrieval():
+    """The fiftieth pass (N 3): the sweep's claim-scope ranges stood beside a global-scope table."""
+    spread = pd.DataFrame(
+        {"min": [0.44, 0.358], "max": [0.52, 0.367], "seeds": [3, 3]}, index=["dev gold", "dev planner:claim_only"]
+    )
+    claim = {"retriever": "bm25", "scope": "claim", "temporal": False, "fusion": "combmax_norm"}
+    same = VD.seed_spread_sentence(spread, claim, dict(claim))
+    assert "gold 0.440–0.520; planner:claim_only 0.358–0.367." in same and "left out" not in same
+    other = VD.seed_spread_sentence(spread, claim, {**claim, "scope": "global"})
+    assert "gold 0.440–0.520 (the planners' ranges are left out: the sweep read bm25/claim top-k, no temporal " in other
+    assert "this table bm25/global top-k, no temporal filter)." in other and "0.358" not in other
+    unknown = VD.seed_spread_sentence(spread, None, claim)
+    assert "the sweep records no retrieval setting" in unknown and "0.358" not in unknown

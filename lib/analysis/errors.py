@@ -56,8 +56,8 @@ from lib import outputs as OUT
 from lib import sheets as SH
 from lib.data import averitec
 from lib.evaluation.agreement import cohen_kappa
-from lib.evaluation.comparisons import apart, end_text
-from lib.evaluation.printing import noise_equal, share_shown, share_text, shares_apart
+from lib.evaluation.comparisons import end_text
+from lib.evaluation.printing import noise_equal, points_text, share_shown, share_text, shares_apart
 from lib.evaluation.significance import MIN_CLUSTERS, enough_resamples, sign_of
 from lib.params import PosInt, Section, Share, Threshold
 from lib.retrieval import runs as RU
@@ -657,7 +657,7 @@ def baseline_sentence(row: pd.Series, what: str) -> str:
         )
     head = (
         f"{what} fits {wrong} of the wrong verdicts and {right} of the right ones ({gap}, 95% interval "
-        f"[{end_text(row['low'], '+.1%')}, {end_text(row['high'], '+.1%')}], claims resampled)"
+        f"[{end_text(row['low'], '+.1%')[:-1]}, {end_text(row['high'], '+.1%')[:-1]}], claims resampled)"
     )
     if row["call"] == "positive":
         return head + ": more common behind wrong verdicts."
@@ -833,9 +833,9 @@ def agreement(filled: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _share_change(d: float) -> str:
-    """A difference of shares in whole percents, with more decimals where a whole percent would print +0% (a
-    tenth printed +0.0% beside "more often")."""
-    return apart(d, "+.0%", 0.0)
+    """A difference of shares in whole percentage points, with more decimals where a whole point would print +0
+    (a tenth printed +0.0 beside "more often")."""
+    return points_text(d, "+.0%")
 
 
 def source_sentence(base: pd.DataFrame, alpha_note: str = "95% interval over claims") -> str:

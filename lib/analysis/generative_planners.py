@@ -22,7 +22,7 @@ from lib.averitec import scoring as SC
 from lib.data.averitec import Claim
 from lib.evaluation import comparisons as CMP
 from lib.evaluation import significance as SIG
-from lib.evaluation.printing import printed_difference
+from lib.evaluation.printing import p_text, printed, printed_difference
 from lib.params import section
 from lib.planning import generative as G
 from lib.planning import mmr as MMR
@@ -186,7 +186,8 @@ def planner_minus_baseline(
     (0.5826 and 0.5024 beside "+0.080", and "-0.000" beside "reaches ... (0.300 against 0.300)")."""
     a = focus_table.xs(planner, level="plan")[list(measures)]
     b = focus_table.xs(baseline, level="plan")[list(measures)]
-    difference = a.combine(b, lambda x, y: pd.Series(map(printed_difference, x, y), index=x.index))
+    shown = lambda v: printed(v, ".3f")  # noqa: E731
+    difference = a.map(shown) - b.map(shown)
     out = pd.concat({label[planner]: a, label[baseline]: b, "difference": difference}, axis=1)
     return out.swaplevel(axis=1).sort_index(axis=1, level=0, sort_remaining=False)
 
@@ -257,14 +258,18 @@ def by_judgements(runs: pd.DataFrame, variants: Mapping[str, Mapping], label: Ma
 def against_baseline(
     per_claim: pd.DataFrame, baseline: str, label: Mapping[str, str], n_resamples: int, seed: int
 ) -> pd.DataFrame:
-    """Each planner's mean NDCG@10 (`per_claim`: claims x plans), its difference to `baseline`, the paired
-    bootstrap p-value and Holm's adjustment over the planners."""
+    """Each planner's mean NDCG@10 (`per_claim`: claims x plans), its difference to `baseline` as the printed
+    means subtract (the baseline's mean in the column's name), the paired bootstrap p-value and Holm's adjustment
+    over the planners."""
     others = [p for p in per_claim.columns if p != baseline]
+    base = per_claim[baseline].mean()
     tests = pd.DataFrame(
         {
             "planner": [label[p] for p in others],
             "mean NDCG@10": [per_claim[p].mean() for p in others],
-            f"difference to {label[baseline]}": [per_claim[p].mean() - per_claim[baseline].mean() for p in others],
+            f"difference to {label[baseline]} ({base:.3f})": [
+                printed_difference(per_claim[p].mean(), base) for p in others
+            ],
             "paired bootstrap p": [
                 SIG.paired_bootstrap(per_claim[p], per_claim[baseline], n_resamples, seed) for p in others
             ],
@@ -523,7 +528,7 @@ def focus_lines(
         f"against {CMP.and_list(against)}. {beat}",
         f"- Significance against {label[baseline]} (paired bootstrap, Holm): "
         + ", ".join(
-            f"{i} p = {CMP.apart(r['Holm-adjusted p'], '.3g', 0.05)}"  # its side of 0.05 shown
+            f"{i} p = {p_text(r['Holm-adjusted p'])}"  # its side of 0.05 shown, as the table prints it
             if r["Holm-adjusted p"] == r["Holm-adjusted p"]
             else f"{i} not tested (too few claims)"  # "p = nan"
             for i, r in tests.loc[[label[p] for p in generative]].iterrows()

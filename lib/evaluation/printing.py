@@ -73,6 +73,28 @@ def difference_text(a: float, b: float, fmt: str = ".3f") -> str:
     return unsigned_zero(format(difference, signed), signed)
 
 
+def difference_as_printed(delta: float, a: float, b: float, fmt: str = ".3f") -> float:
+    """A test's difference `delta` as the printed `a` and `b` subtract where it is `a - b` (0.367 and 0.338 differ
+    by 0.029, where the exact 0.0284 printed 0.028 beside them); `delta` itself where it is not their difference (a
+    test on the claims two systems share, or on one seed of several)."""
+    if delta == delta and math.isclose(delta, a - b, rel_tol=1e-9, abs_tol=1e-12):
+        return printed_difference(a, b, fmt)
+    return delta
+
+
+def p_text(p: float, alpha: float = 0.05) -> str:
+    """A p-value as the study prints it: three significant digits, with the decimals that keep it apart from
+    `alpha` (0.0005, the floor of 2,000 resamples, is "0.0005", never "0.000" or "5e-04" beside a sentence's
+    "p = 0.0005")."""
+    return "nan" if p != p else apart(p, ".3g", alpha)
+
+
+def points_text(value: float, fmt: str = "+.1%") -> str:
+    """A difference of two shares in percentage points, apart from 0 (59.4% against 57.4% is "+1.9 percentage
+    points"; "+1.9%" beside "higher by 46%" read as a relative change)."""
+    return apart(value, fmt, 0.0).removesuffix("%") + " percentage points"
+
+
 def end_text(value: float, fmt: str) -> str:
     """An interval's end as `fmt` prints it, apart from 0 where it is not 0 (`apart`)."""
     return apart(value, fmt, 0.0)
@@ -90,11 +112,11 @@ def share_shown(value: float, fmt: str = ".0%") -> float:
 
 
 def shares_apart(a: float, b: float) -> tuple[str, str, str]:
-    """Two shares and their difference a - b as a sentence prints them: the difference to a tenth of a percent
-    (apart from 0); the shares in whole percents, or with the decimals whose difference reads as that difference
+    """Two shares and their difference a - b as a sentence prints them: the difference in percentage points to a
+    tenth (apart from 0, `points_text`); the shares in whole percents, or with the decimals whose difference reads as that difference
     and that keep a share off 0% and 100% unless it is one (30% and 30% stood beside "+0.8%", 30% and 28% beside
     "+1.0%", 0.99951 read "100%")."""
-    diff = apart(0.0 if noise_equal(a, b) else a - b, "+.1%", 0.0)  # equal but for noise: no sign to read
+    diff = points_text(0.0 if noise_equal(a, b) else a - b)  # equal but for noise: no sign to read
     for d in range(7):
         fmt = f".{d}%"
         shown_a, shown_b = printed(a, fmt), printed(b, fmt)

@@ -55,7 +55,7 @@ class PlannersSection(Section):
 
     @model_validator(mode="after")
     def _one_name_per_file(self) -> PlannersSection:
-        one_name_per_file(self.post_hoc, "post_hoc")  # the same system twice, as two planners
+        one_name_per_file(self.post_hoc, "planners.post_hoc")  # the same system twice, as two planners
         return self
 
 

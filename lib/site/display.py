@@ -6,8 +6,14 @@ Presentation only: no stage imports this module, so renaming a label reruns note
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from lib.evaluation.printing import p_text
 from lib.retrieval.vocabulary import RETRIEVERS
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from pandas.io.formats.style import Styler
 
 # The plan-name prefix of the post-hoc references (`lib.planning.planners.POST_HOC_PREFIX`; a test keeps them equal).
 POST_HOC = "post_hoc_"
@@ -113,3 +119,18 @@ def colours(shown) -> dict[str, tuple[float, float, float]]:
     others = [n for n in shown if n not in fixed]
     extra = dict(zip(others, sns.color_palette(OTHERS_PALETTE, len(others)))) if others else {}
     return {n: fixed.get(n) or extra[n] for n in shown}
+
+
+def tested(table: pd.DataFrame, uuid: str, signed: Sequence[str] = (), alpha: float = 0.05) -> Styler:
+    """`table` as the study prints figures beside their tests: floats to three decimals, the `signed` columns
+    (differences) with a sign, and each p-value column (named `p_…` or `… p`) by `printing.p_text` (0.0005, the
+    floor of 2,000 resamples, never "0.000" or "4.998e-04" beside a sentence's "p = 0.0005"). The fixed `uuid`
+    keeps an executed notebook the same bytes on a rerun."""
+    p_columns = [c for c in table.columns if str(c).startswith("p_") or str(c).endswith(" p")]
+    floats = [c for c in table.select_dtypes("floating").columns if c not in p_columns and c not in signed]
+    return (
+        table.style.set_uuid(uuid)
+        .format("{:.3f}", subset=floats)
+        .format("{:+.3f}", subset=list(signed))
+        .format(lambda p: p_text(p, alpha), subset=p_columns)
+    )

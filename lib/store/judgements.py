@@ -62,6 +62,12 @@ SOURCES = ("annotators", "systems")
 _TOKEN = re.compile(r"\w+")
 
 
+def grade_text(grade: int, judged: bool = True) -> str:
+    """A retrieved document's relevance as the worked examples print it: "grade 2", "grade 0" (judged
+    non-relevant) or "unjudged" (no judgement covers it: trec_eval counts it non-relevant, but nobody judged it)."""
+    return f"grade {int(grade)}" if judged else "unjudged"
+
+
 def tokens(text: str) -> frozenset[str]:
     """The distinct lower-cased word tokens of a text."""
     return frozenset(_TOKEN.findall(text.lower()))

@@ -63,9 +63,9 @@ class NLIQuanTempSection(Section):
 
     @model_validator(mode="after")
     def _one_name_per_file(self) -> NLIQuanTempSection:
-        one_name_per_file(self.published, "published")  # one system's predictions twice, as two systems
+        one_name_per_file(self.published, "nli_quantemp.published")  # one system's predictions twice, as two systems
         if GPT4O in self.published:  # its rows were pooled with GPT-4o's, which come with the gold subset
-            raise ValueError(f"published: {GPT4O!r} is the name of GPT-4o's predictions (the gold subset's); "
+            raise ValueError(f"nli_quantemp.published: {GPT4O!r} is the name of GPT-4o's predictions (the gold subset's); "
                              "give the system a name of its own")  # fmt: skip
         return self
 
