@@ -350,3 +350,14 @@ def test_a_difference_of_shares_is_in_percentage_points():
     assert points_text(0.06, "+.0%") == "+6 percentage points"
     assert points_text(0.0004, "+.0%") == "+0.04 percentage points"  # apart from 0
     assert shares_apart(0.5936, 0.5742) == ("59.36%", "57.42%", "+1.9 percentage points")
+
+
+def test_a_percent_below_every_fixed_decimal_prints_in_percent():
+    """The fiftieth pass, second round (P 1): 5e-15 at "+.1%" printed "5.00e-15" (a fraction, no "%"), and the
+    interval end cut to "5.00e-1" read as 0.5 points."""
+    from lib.evaluation.printing import apart, p_text, points_text
+
+    assert apart(5e-15, "+.1%", 0.0) == "+5.00e-13%"
+    assert points_text(5e-15) == "+5.00e-13 percentage points"
+    assert apart(5e-15, ".3f", 0.0) == "5.00e-15"
+    assert p_text(None) == "nan"  # a test that was not made (P 5)

@@ -70,3 +70,13 @@ def test_a_tested_table_prints_p_values_at_their_floor_and_differences_signed():
     for cell in (">0.216<", ">+0.115<", ">0.0005<", ">0.0025<", ">500<"):
         assert cell in html, cell
     assert 'id="T_t' in html  # a fixed id: a rerun writes the same bytes
+
+
+def test_a_tested_table_never_prints_minus_zero_or_plus_nan():
+    """The fiftieth pass, second round (P 4, P 5)."""
+    import pandas as pd
+
+    table = pd.DataFrame({"macro_f1": [0.3671, 0.3674], "delta": [float("nan"), -0.0003], "p_x": [None, 0.5]})
+    html = DS.tested(table.astype({"p_x": object}), "u", signed=["delta"]).to_html()
+    assert ">+0.000<" in html and "-0.000" not in html and "+nan" not in html
+    assert ">undefined<" in html and ">not tested<" in html and ">0.5<" in html

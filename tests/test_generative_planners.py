@@ -190,7 +190,10 @@ def test_focus_lines_name_the_planners_that_beat_the_baseline_or_none():
         "- Setting in focus (bm25, global scope): the best generative planner by NDCG@10 is QGEN (0.120), against "
         "CLAIM-ONLY 0.100, BLOOM-QG 0.050 and ORACLE-QUERIES 0.300. 1 of 2 generative planners score above CLAIM-ONLY as printed (QGEN)."
     )
-    assert lines[1] == "- Significance against CLAIM-ONLY (paired bootstrap, Holm): QGEN p = 0.04, PURSUIT p = 0.5."
+    assert (
+        lines[1]
+        == "- Significance against CLAIM-ONLY (paired bootstrap, Holm): QGEN p = 0.04 (above), PURSUIT p = 0.5."
+    )
     f.loc["qgen", "ndcg@10"] = 0.1  # a tie does not beat the baseline
     assert GP.focus_lines(f, ["qgen", "pursuit_seq_seq"], "claim_only", "s", tests, LABEL)[0].endswith(
         "0 of 2 generative planners score above CLAIM-ONLY as printed."
@@ -399,7 +402,7 @@ def test_an_untested_comparison_is_said_to_be_so():
     line = GP.focus_lines(f, ["qgen", "pursuit_seq_seq"], "claim_only", "bm25/global", tests, label)[1]
     assert (
         line
-        == "- Significance against CLAIM-ONLY (paired bootstrap, Holm): QGEN not tested (too few claims), PURSUIT p = 0.01."
+        == "- Significance against CLAIM-ONLY (paired bootstrap, Holm): QGEN not tested (too few claims), PURSUIT p = 0.01 (below)."
     )
 
 
@@ -412,3 +415,11 @@ def test_the_target_sentence_of_an_undefined_score_prints_no_nan():
     assert GP.target_sentence(table, "qgen", "claim_only", "bm25", "global", {"qgen": "Q", "claim_only": "C"}) == (
         "Q against C's NDCG@10 with bm25 in the global scope: undefined (undefined against 0.300; no run to score)."
     )
+
+
+def test_a_significant_test_names_its_direction():
+    """The fiftieth pass, second round (P 9): "QGEN p = 0.00995" beside a difference printed +0.000."""
+    assert GP._significance_text("QGEN", 0.00995, 0.0004) == "QGEN p = 0.00995 (above)"
+    assert GP._significance_text("QGEN", 0.00995, -0.0004) == "QGEN p = 0.00995 (below)"
+    assert GP._significance_text("QGEN", 0.2, 0.0004) == "QGEN p = 0.2"
+    assert GP._significance_text("QGEN", float("nan"), 0.1) == "QGEN not tested (too few claims)"

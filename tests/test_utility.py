@@ -233,7 +233,7 @@ def test_selector_sentence_checks_each_clause():
         0.61,
     )
     assert "higher than the relevance ranking's, significantly" in gains
-    assert "significantly lower (0.100 vs 0.200, p = 0.0010); the utility oracle's" in gains
+    assert "significantly lower (0.100 vs 0.200, p = 0.001); the utility oracle's" in gains
     assert "is 0.110" in gains and "learned little" in gains
     assert 'predicts "Refuted" for 80% of claims' in gains
     same = U.selector_sentence(
@@ -396,9 +396,9 @@ def test_an_undefined_interval_and_too_few_planners_are_said_to_be_so():
     assert U.interval_call(-0.1, 0.3) == "indistinguishable from 0"
     assert U.interval_call(float("nan"), float("nan")).startswith("undefined: no interval")
     assert U.between_sentence(0.456, 0.2, 11) == (
-        "mean NDCG@10 and mean -KL correlate at 0.46 over 11 planners (permutation p = 0.200: no evidence of a relation)"
+        "mean NDCG@10 and mean -KL correlate at 0.46 over 11 planners (permutation p = 0.2: no evidence of a relation)"
     )
-    assert U.between_sentence(0.9, 0.01, 11).endswith("(permutation p = 0.010)")
+    assert U.between_sentence(0.9, 0.01, 11).endswith("(permutation p = 0.01)")
     two = U.between_sentence(1.0, float("nan"), 2)
     assert two == "mean NDCG@10 and mean -KL have no rank correlation to read over 2 planners (undefined (2 items))"
 
@@ -456,15 +456,15 @@ def test_undefined_scales_p_values_and_interval_ends_are_no_finding():
     assert "macro-F1 0.40004 against 0.40000" in close and "higher than the relevance ranking's" in close
     # equal figures beside p < alpha were "not significantly different" (the thirty-first pass)
     equal = U.selector_sentence(dict(r, p=0.01, evidence_p=0.01), r, {"evidence_f1": 0.5}, 0.3, "R", 0.5)
-    assert "macro-F1 0.400 against 0.400 (bootstrap p = 0.0100): equal to the relevance ranking's: no" in equal
-    assert "Its evidence F1 against the qrels is the relevance ranking's (0.300 vs 0.300, p = 0.0100)" in equal
+    assert "macro-F1 0.400 against 0.400 (bootstrap p = 0.01): equal to the relevance ranking's: no" in equal
+    assert "Its evidence F1 against the qrels is the relevance ranking's (0.300 vs 0.300, p = 0.01)" in equal
     assert "significantly" not in equal.replace("no difference to call significant", "")
     # equal but for floating-point noise, as `apart` prints them (the thirty-fifth pass: "0.300 against 0.300 ...
     # higher ..., significantly")
     noise = U.selector_sentence(
         dict(r, macro_f1=0.1 + 0.2, p=0.01, evidence_p=0.5), dict(r, macro_f1=0.3), {"evidence_f1": 0.5}, 0.3, "R", 0.5
     )
-    assert "macro-F1 0.300 against 0.300 (bootstrap p = 0.0100): equal to the relevance ranking's" in noise
+    assert "macro-F1 0.300 against 0.300 (bootstrap p = 0.01): equal to the relevance ranking's" in noise
     m = lambda a, b, c: dict(mean=a, low=b, high=c)  # noqa: E731
     rho = U.together_sentence(
         "X", m(0.1, 0.05, 0.2), m(0.1, 0.05, 0.2), {"rho": 0.5, "low": math.nan, "high": math.nan}

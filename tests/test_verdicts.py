@@ -312,17 +312,17 @@ def test_retrieval_and_rescored_lines_name_the_best():
     assert "gain, B, gains 100% in retrieval and 10.0% in macro-F1" in line
     # two planners: a rank correlation of two is +1 or -1 whatever they are
     assert line.endswith(
-        "undefined (2 items) (bootstrap [-0.20, 0.90]; permutation p = 0.200): no direction can be read of an "
+        "undefined (2 items) (bootstrap [-0.20, 0.90]; permutation p = 0.2): no direction can be read of an "
         "undefined correlation."
     )
     three = pd.concat([gains, gains.rename(index={"A": "C"}).iloc[:1]])
     line = VD.retrieval_line(three, "ndcg@10", (0.5, -0.2, 0.9), 0.2)
-    assert line.endswith("0.50 (bootstrap [-0.20, 0.90]; permutation p = 0.200): no evidence of a relation.")
+    assert line.endswith("0.50 (bootstrap [-0.20, 0.90]; permutation p = 0.2): no evidence of a relation.")
     assert VD.retrieval_line(three, "ndcg@10", (0.5, 0.1, 0.9), 0.01).endswith(": positive.")
     assert VD.retrieval_line(three, "ndcg@10", (-0.5, -0.9, -0.1), 0.01).endswith(": negative.")
     # two planners, p < 0.05: "positive" of a ρ printed "undefined (2 items)" (the thirty-second pass)
     assert VD.retrieval_line(gains, "ndcg@10", (1.0, 0.1, 0.9), 0.01).endswith(
-        "undefined (2 items) (bootstrap [0.10, 0.90]; permutation p = 0.010): no direction can be read of an "
+        "undefined (2 items) (bootstrap [0.10, 0.90]; permutation p = 0.01): no direction can be read of an "
         "undefined correlation."
     )
     undefined = VD.retrieval_line(gains, "ndcg@10", (0.5, float("nan"), float("nan")), float("nan"))
@@ -833,7 +833,7 @@ def test_undefined_figures_in_the_verdict_sentences_are_said_to_be_so():
     g = pd.DataFrame({"retrieval gain %": [10.0, 5, 3, 1, 2], "ndcg@10": [0.5, 0.4, 0.3, 0.2, 0.1],
                       "macro_f1": [0.3, 0.3, 0.3, 0.3, 0.31], "verdict gain %": [1.0] * 5}, index=list("ABCDE"))  # fmt: skip
     assert VD.retrieval_line(g, "ndcg@10", (0.004, -0.1, 0.2), 0.01).endswith(
-        ": 0.004 (bootstrap [-0.10, 0.20]; permutation p = 0.010): positive."
+        ": 0.004 (bootstrap [-0.10, 0.20]; permutation p = 0.01): positive."
     )
 
 
@@ -869,10 +869,10 @@ def test_retrieval_line_reads_no_direction_of_a_rho_at_0_but_for_noise():
          "macro_f1": [0.40, 0.38, 0.36]}, index=list("abc"),
     )  # fmt: skip
     assert VD.retrieval_line(g, "ndcg@10", (1e-17, -0.5, 0.5), 0.01).endswith(
-        ": 0.00 (bootstrap [-0.50, 0.50]; permutation p = 0.010): no evidence of a relation."
+        ": 0.00 (bootstrap [-0.50, 0.50]; permutation p = 0.01): no evidence of a relation."
     )
     assert "bootstrap [0.00, 0.50]" in VD.retrieval_line(g, "ndcg@10", (-1e-17, -1e-17, 0.5), 0.2)
-    assert VD.retrieval_line(g, "ndcg@10", (0.3, 0.1, 0.5), 0.01).endswith("permutation p = 0.010): positive.")
+    assert VD.retrieval_line(g, "ndcg@10", (0.3, 0.1, 0.5), 0.01).endswith("permutation p = 0.01): positive.")
 
 
 def test_a_protocol_pick_below_the_printed_precision_is_said_so_and_gaps_print_no_minus_zero():
@@ -961,7 +961,39 @@ def test_the_seed_spread_keeps_planner_ranges_only_for_the_tables_retrieval():
     same = VD.seed_spread_sentence(spread, claim, dict(claim))
     assert "gold 0.440–0.520; planner:claim_only 0.358–0.367." in same and "left out" not in same
     other = VD.seed_spread_sentence(spread, claim, {**claim, "scope": "global"})
-    assert "gold 0.440–0.520 (the planners' ranges are left out: the sweep read bm25/claim top-k, no temporal " in other
-    assert "this table bm25/global top-k, no temporal filter)." in other and "0.358" not in other
+    assert (
+        "gold 0.440–0.520 (the planners' ranges are left out: the sweep's scope 'claim' against this table's " in other
+    )
+    assert "scope 'global')." in other and "0.358" not in other
     unknown = VD.seed_spread_sentence(spread, None, claim)
     assert "the sweep records no retrieval setting" in unknown and "0.358" not in unknown
+
+
+def test_the_seed_spread_names_what_differs_and_drops_every_range_at_another_k():
+    """The fiftieth pass, second round (P 2, P 3): top-3 ranges stood beside a top-5 table; a fusion that differs
+    was not named; with no range left the sentence still said "these ranges"."""
+    spread = pd.DataFrame(
+        {"min": [0.44, 0.358], "max": [0.52, 0.367], "seeds": [3, 3]}, index=["dev gold", "dev planner:claim_only"]
+    )
+    claim = {"retriever": "bm25", "scope": "claim", "temporal": False, "fusion": "combmax_norm", "k": 3}
+    other_k = VD.seed_spread_sentence(spread, claim, {**claim, "k": 5})
+    assert "0.440" not in other_k and "these ranges" not in other_k
+    assert "(the sweep's k 3 against this table's k 5), so no seed range is shown for it." in other_k
+    fusion = VD.seed_spread_sentence(spread, claim, {**claim, "fusion": "combsum"})
+    assert (
+        "gold 0.440–0.520 (the planners' ranges are left out: the sweep's fusion 'combmax_norm' against this " in fusion
+    )
+    only_planners = VD.seed_spread_sentence(spread.iloc[1:], claim, {**claim, "scope": "global"})
+    assert "no seed range is shown" in only_planners and "ranged" not in only_planners
+
+
+def test_test_differences_against_each_groups_own_baseline():
+    """The fiftieth pass, second round (P 4): notebook 09's selections are tested against each planner's own
+    relevance selection."""
+    table = pd.DataFrame(
+        {"planner": ["a", "a", "b"], "selection": ["relevance", "utility", "utility"], "accuracy": [0.6773, 0.6733, 0.5],
+         "delta_accuracy": [0.0, 0.6733 - 0.6773, 0.5 - 0.4]},
+    )  # fmt: skip
+    base = pd.DataFrame({"accuracy": [0.6773, 0.4]}, index=["a", "b"])
+    shown = VD.deltas_as_printed(table, base, {"delta_accuracy": "accuracy"}, by="planner")
+    assert shown["delta_accuracy"].tolist() == pytest.approx([0.0, -0.004, 0.1])  # 0.673 - 0.677, not -0.003

@@ -657,7 +657,8 @@ def baseline_sentence(row: pd.Series, what: str) -> str:
         )
     head = (
         f"{what} fits {wrong} of the wrong verdicts and {right} of the right ones ({gap}, 95% interval "
-        f"[{end_text(row['low'], '+.1%')[:-1]}, {end_text(row['high'], '+.1%')[:-1]}], claims resampled)"
+        f"[{end_text(row['low'], '+.1%').removesuffix('%')}, {end_text(row['high'], '+.1%').removesuffix('%')}], claims "
+        "resampled)"
     )
     if row["call"] == "positive":
         return head + ": more common behind wrong verdicts."

@@ -528,13 +528,22 @@ def focus_lines(
         f"against {CMP.and_list(against)}. {beat}",
         f"- Significance against {label[baseline]} (paired bootstrap, Holm): "
         + ", ".join(
-            f"{i} p = {p_text(r['Holm-adjusted p'])}"  # its side of 0.05 shown, as the table prints it
-            if r["Holm-adjusted p"] == r["Holm-adjusted p"]
-            else f"{i} not tested (too few claims)"  # "p = nan"
-            for i, r in tests.loc[[label[p] for p in generative]].iterrows()
+            _significance_text(label[p], tests.loc[label[p], "Holm-adjusted p"], ndcg[p] - ndcg[baseline])
+            for p in generative
         )
         + ".",
     ]
+
+
+def _significance_text(name: str, p: float, difference: float, alpha: float = 0.05) -> str:
+    """One planner's Holm-adjusted test as the focus lines print it: its p (its side of `alpha` shown, as the table
+    prints it) and, where significant, the direction of the difference, which the table's three decimals may print
+    as +0.000; "not tested" where too few claims allowed none ("p = nan")."""
+    if p != p:
+        return f"{name} not tested (too few claims)"
+    if p < alpha and difference == difference and difference != 0:
+        return f"{name} p = {p_text(p, alpha)} ({'above' if difference > 0 else 'below'})"
+    return f"{name} p = {p_text(p, alpha)}"
 
 
 def pursuit_line(

@@ -19,7 +19,7 @@ import pandas as pd
 from lib import outputs as OUT
 from lib.cli import NamedError, shown
 from lib.evaluation.comparisons import and_list, apart, end_text, highest, printed, rho_text
-from lib.evaluation.printing import noise_equal, share_shown, share_text, shares_apart, unsigned_zero
+from lib.evaluation.printing import noise_equal, p_text, share_shown, share_text, shares_apart, unsigned_zero
 from lib.evaluation.significance import sign_of
 from lib.paths import METRICS_DIR
 from lib.site.catalogue import RETRIEVER_NAMES, SCOPE_NAMES, flatten
@@ -152,9 +152,7 @@ def retrieval_verdict_sentence(nli: Mapping[str, Any], alpha: float = 0.05) -> s
     over = f" over notebook 07's {planners} planners" if planners else " over notebook 07's planners"
     interval = "" if low != low else f", bootstrap [{end_text(low, '.2f')}, {end_text(high, '.2f')}]"  # NaN: none
     shown = rho_text(rho, planners) if planners else ("undefined" if rho != rho else unsigned_zero(f"{rho:.2f}"))
-    head = (
-        f"Retrieval against verdicts: Spearman's ρ = {shown}{over}{interval} (permutation p = {apart(p, '.3f', alpha)})"
-    )
+    head = f"Retrieval against verdicts: Spearman's ρ = {shown}{over}{interval} (permutation p = {p_text(p, alpha)})"
     if p != p:
         return head + ": no correlation can be read (one side is the same for every planner)"
     if shown.startswith("undefined"):  # a direction read from a ρ printed "undefined" (an inconsistent metrics file)
@@ -403,8 +401,8 @@ def findings(m: Mapping[str, Mapping[str, Any]], systems: Sequence[str], focus: 
                 "Share of wrong verdicts",
                 fmt=".1%",  # as notebook 08 prints the family shares
             )
-            + "; the same rules code {1} of the right verdicts as retrieval, against {0} of the wrong ones "
-            "(difference {2}, ".format(  # as printed together: 29.5% against 29% stood beside "+0.02%"
+            + "; the same rules code {} of the wrong verdicts as retrieval, against {} of the right ones "
+            "(difference {}, ".format(  # as printed together: 29.5% against 29% stood beside "+0.02%"
                 *shares_apart(
                     v("errors.json:baseline.retrieval.wrong verdicts"),
                     v("errors.json:baseline.retrieval.right verdicts"),

@@ -44,7 +44,7 @@ from lib.data import labels as LB
 from lib.data.climate_fever import SENTENCES
 from lib.evaluation.comparisons import MIN_RANKED, apart, end_text, printed, rho_text
 from lib.evaluation.metrics import evaluate
-from lib.evaluation.printing import noise_equal, share_shown, share_text, unsigned_zero
+from lib.evaluation.printing import noise_equal, p_text, share_shown, share_text, unsigned_zero
 from lib.evaluation.significance import paired_bootstrap, sign_of
 from lib.params import Device, PosFloat, PosInt, Section, Seed, Text, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, from_repo
@@ -574,7 +574,7 @@ def between_sentence(rho: float, p: float, n: int) -> str:
     if n < MIN_RANKED or rho != rho or p != p:
         return f"mean NDCG@10 and mean -KL have no rank correlation to read over {n} planners ({rho_text(rho, n)})"
     return (
-        f"mean NDCG@10 and mean -KL correlate at {rho_text(rho, n)} over {n} planners (permutation p = {apart(p, '.3f', 0.05)}"
+        f"mean NDCG@10 and mean -KL correlate at {rho_text(rho, n)} over {n} planners (permutation p = {p_text(p)}"
         f"{'' if p < 0.05 else ': no evidence of a relation'})"
     )
 
@@ -611,10 +611,10 @@ def selector_sentence(
         verdicts = "not significantly different from the relevance ranking's"
     out = [
         f"Reranking by predicted utility gives macro-F1 {uf} against {rf} "
-        f"(bootstrap p = {apart(u['p'], '.4f', alpha)}): {verdicts}."
+        f"(bootstrap p = {p_text(u['p'], alpha)}): {verdicts}."
     ]
     ue, re_ = apart(u["evidence_f1"], ".3f", r["evidence_f1"]), apart(r["evidence_f1"], ".3f", u["evidence_f1"])
-    evidence = f"{ue} vs {re_}, p = {apart(u['evidence_p'], '.4f', alpha)}"
+    evidence = f"{ue} vs {re_}, p = {p_text(u['evidence_p'], alpha)}"
     oracle = f"; the utility oracle's, choosing by the true utility, is {o['evidence_f1']:.3f}"
     if u["evidence_p"] != u["evidence_p"]:
         out.append(f"Its evidence F1 against the qrels could not be tested ({evidence}: p undefined){oracle}.")

@@ -379,12 +379,13 @@ def retrain_sentence(k_table: pd.DataFrame, base_k: int) -> str:
 
 
 def seed_spread_sentence(
-    spread: pd.DataFrame, sweep_retrieval: Mapping[str, Any] | None = None, retrieval: Mapping[str, Any] | None = None
+    spread: pd.DataFrame, sweep_evidence: Mapping[str, Any] | None = None, evidence: Mapping[str, Any] | None = None
 ) -> str:
     """The range of the gold recipe's dev macro-F1 over the sweep's seeds (empty with one seed). The planners'
-    ranges are of the top-k the sweep read (`sweep_retrieval`); where that is not the retrieval setting of the
-    table the sentence qualifies (`retrieval`), they are left out and the sentence says why (the sweep's
-    claim-scope CLAIM-ONLY ranged 0.358-0.367 beside a global-scope table whose CLAIM-ONLY read 0.338)."""
+    ranges are of the top-k the sweep read (`sweep_evidence`: its retrieval setting and `k`); where that is not the
+    evidence of the table the sentence qualifies (`evidence`, the same keys), they are left out (every range, gold's
+    too, where k differs: k gold answers are read) and the sentence names what differs (the sweep's claim-scope CLAIM-ONLY ranged 0.358-0.367 beside a global-scope table whose
+    CLAIM-ONLY read 0.338)."""
     if spread["seeds"].max() <= 1:
         return ""
 
@@ -395,17 +396,21 @@ def seed_spread_sentence(
             return f"{r['min']:.3f} (one seed: no range)"
         return f"{r['min']:.3f}–{r['max']:.3f}"
 
-    same = sweep_retrieval is not None and retrieval is not None and dict(sweep_retrieval) == dict(retrieval)
-    planner_rows = spread.index.str.startswith(f"dev {V.PLANNER}")
-    shown = spread if same or retrieval is None else spread[~planner_rows]
-    left_out = ""
-    if len(shown) < len(spread):
-        read = "records no retrieval setting" if sweep_retrieval is None else f"read {_retrieval_text(sweep_retrieval)}"
-        left_out = (
-            f" (the planners' ranges are left out: the sweep {read}, this table {_retrieval_text(retrieval or {})})"
+    seeds = int(spread["seeds"].max())
+    differ = evidence_differences(sweep_evidence, evidence)
+    other_k = sweep_evidence is not None and evidence is not None and sweep_evidence.get("k") != evidence.get("k")
+    if other_k:  # k gold answers too: every range is of other evidence
+        shown = spread.iloc[:0]
+    else:
+        shown = spread[~spread.index.str.startswith(f"dev {V.PLANNER}")] if differ else spread
+    if shown.empty:
+        return (
+            f"**Seed spread.** The pipeline trains one seed; the sweep trained this recipe with {seeds} seeds (Table 4), "
+            f"but on other evidence than this table's ({differ}), so no seed range is shown for it."
         )
+    left_out = f" (the planners' ranges are left out: {differ})" if differ else ""
     return (
-        f"**Seed spread.** The pipeline trains one seed; the sweep trained this recipe with {int(spread['seeds'].max())} "
+        f"**Seed spread.** The pipeline trains one seed; the sweep trained this recipe with {seeds} "
         "seeds (Table 4), and their dev macro-F1 ranged: "
         + "; ".join(f"{idx[4:]} {spread_text(r)}" for idx, r in shown.iterrows())
         + left_out
@@ -413,10 +418,19 @@ def seed_spread_sentence(
     )
 
 
-def _retrieval_text(retrieval: Mapping[str, Any]) -> str:
-    """A retrieval setting as the sentences name it: "bm25/claim top-k, no temporal filter"."""
-    temporal = "with the temporal filter" if retrieval.get("temporal") else "no temporal filter"
-    return f"{retrieval.get('retriever')}/{retrieval.get('scope')} top-k, {temporal}"
+def evidence_differences(sweep_evidence: Mapping[str, Any] | None, evidence: Mapping[str, Any] | None) -> str:
+    """What differs between the retrieved evidence the sweep read and a table's (retriever, scope, temporal filter,
+    fusion, k), as a clause; "" where nothing does or no table's evidence is given."""
+    if evidence is None:
+        return ""
+    if sweep_evidence is None:
+        return "the sweep records no retrieval setting"
+    keys = sorted(set(sweep_evidence) | set(evidence), key=lambda k: (k != "k", k))
+    differ = [k for k in keys if sweep_evidence.get(k) != evidence.get(k)]
+    if not differ:
+        return ""
+    side = lambda setting: ", ".join(f"{k} {setting.get(k)!r}" for k in differ)  # noqa: E731
+    return f"the sweep's {side(sweep_evidence)} against this table's {side(evidence)}"
 
 
 # --- 3. calibration ------------------------------------------------------------------------------------
@@ -478,13 +492,17 @@ def comparison_table(main: pd.DataFrame, tests: pd.DataFrame, label_set: str, na
     return table
 
 
-def deltas_as_printed(table: pd.DataFrame, base: pd.Series, columns: Mapping[str, str]) -> pd.DataFrame:
+def deltas_as_printed(
+    table: pd.DataFrame, base: pd.Series | pd.DataFrame, columns: Mapping[str, str], by: str | None = None
+) -> pd.DataFrame:
     """`table` with each test's difference column (a key of `columns`) as its level column (the value) subtracts
-    once printed, against the baseline's row `base`: a reader of the table sees 0.367 - 0.338 = 0.029, not the
-    exact 0.028 (`difference_as_printed`; a difference that is not of the two levels stays as tested)."""
+    once printed, against the baseline's row `base` (with `by`: `base` holds one baseline row per value of that
+    column, e.g. each planner's own relevance selection): a reader sees 0.367 - 0.338 = 0.029, not the exact 0.028
+    (`difference_as_printed`; a difference that is not of the two levels stays as tested)."""
     out = table.copy()
+    rows = [base] * len(table) if by is None else [base.loc[key] for key in table[by]]
     for delta, level in columns.items():
-        out[delta] = [difference_as_printed(d, a, float(base[level])) for d, a in zip(table[delta], table[level])]
+        out[delta] = [difference_as_printed(d, a, float(b[level])) for d, a, b in zip(table[delta], table[level], rows)]
     return out
 
 
@@ -1003,7 +1021,7 @@ def retrieval_line(gains: pd.DataFrame, measure: str, rho: tuple[float, float, f
     interval = (
         "no bootstrap interval" if np.isnan(lo) else f"bootstrap [{CMP.end_text(lo, '.2f')}, {CMP.end_text(hi, '.2f')}]"
     )
-    test = "no permutation test" if np.isnan(p) else f"permutation p = {CMP.apart(p, '.3f', 0.05)}"
+    test = "no permutation test" if np.isnan(p) else f"permutation p = {p_text(p)}"
     if np.isnan(p):
         call = "no correlation can be read (one side is the same for every planner)"
     elif CMP.rho_text(r, len(gains)).startswith("undefined"):  # no direction of a ρ printed "undefined"
@@ -1050,7 +1068,7 @@ def quantemp_lines(qt_t: pd.DataFrame, report: Mapping[str, Any], published: pd.
     return [
         f"- QuanTemp: macro-F1 NAIVE {qt_t.loc['naive', 'macro_f1_mean']:.3f}, claim only "
         f"{qt_t.loc['claim_only_no_evidence', 'macro_f1_mean']:.3f}, with BM25 snippets "
-        f"{qt_t.loc['bm25_snippets', 'macro_f1_mean']:.3f} (p = {qt_t.loc['bm25_snippets', 'p_bootstrap']:.3g}); the "
+        f"{qt_t.loc['bm25_snippets', 'macro_f1_mean']:.3f} (p = {p_text(qt_t.loc['bm25_snippets', 'p_bootstrap'])}); the "
         f"taxonomy classifier's cross-validated accuracy is {report['taxonomy']['cv_accuracy']:.3f}.",
         f"- Published QuanTemp systems on {counts['gold_subset']} gold claims: macro-F1 "
         + ", ".join(f"{s} {r['macro_f1']:.3f}" for s, r in published.iterrows())

@@ -30,8 +30,8 @@ from lib.evaluation import significance as SIG
 from lib.evaluation.printing import TIE_TOLERANCE as TIE_TOLERANCE
 from lib.evaluation.printing import apart as apart
 from lib.evaluation.printing import end_text as end_text
+from lib.evaluation.printing import p_text, unsigned_zero
 from lib.evaluation.printing import printed as printed
-from lib.evaluation.printing import unsigned_zero
 
 ALPHA = 0.05
 
@@ -343,7 +343,7 @@ def spread_sentence(table: pd.DataFrame, p: float, what: str, alpha: float = ALP
         f"({table.loc[first, 'claims']} claims) and {table.loc[last, 'spread']:.3f} for group {last} "
         f"({table.loc[last, 'claims']} claims); groups of those sizes drawn at random give "
         f"{table.loc[first, 'spread under permutation']:.3f} and {table.loc[last, 'spread under permutation']:.3f} "
-        f"(permutation p = {apart(p, '.4f', alpha)})"
+        f"(permutation p = {p_text(p, alpha)})"
     )
     grows = printed(table.loc[last, "spread"], ".3f") > printed(table.loc[first, "spread"], ".3f")  # as shown
     if p < alpha and grows:

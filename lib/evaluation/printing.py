@@ -42,7 +42,8 @@ def apart(value: float, fmt: str, other: float | Sequence[float] = 0.0) -> str:
             digits = 2
             while digits < 17 and printed(value, f".{digits}e") in {printed(o, f".{digits}e") for o in others}:
                 digits += 1
-            return f"{value:.{digits}e}"
+            sign = "+" if "+" in fmt else ""  # a percent format: the figure in percent (5e-15 is "5.00e-13%")
+            return f"{value * 100:{sign}.{digits}e}%" if fmt.endswith("%") else f"{value:{sign}.{digits}e}"
         fmt = fmt.replace(decimals[0], f".{int(decimals[1]) + 1}", 1)
         decimals = re.search(r"\.(\d+)", fmt)
     return unsigned_zero(format(value, fmt), fmt)
@@ -82,11 +83,11 @@ def difference_as_printed(delta: float, a: float, b: float, fmt: str = ".3f") ->
     return delta
 
 
-def p_text(p: float, alpha: float = 0.05) -> str:
+def p_text(p: float | None, alpha: float = 0.05) -> str:
     """A p-value as the study prints it: three significant digits, with the decimals that keep it apart from
     `alpha` (0.0005, the floor of 2,000 resamples, is "0.0005", never "0.000" or "5e-04" beside a sentence's
     "p = 0.0005")."""
-    return "nan" if p != p else apart(p, ".3g", alpha)
+    return "nan" if p is None or p != p else apart(p, ".3g", alpha)  # None: a test that was not made
 
 
 def points_text(value: float, fmt: str = "+.1%") -> str:

@@ -29,7 +29,7 @@ from typing import Annotated, Any
 import numpy as np
 from pydantic import Field
 
-from lib.evaluation.printing import TIE_TOLERANCE, noise_equal
+from lib.evaluation.printing import TIE_TOLERANCE, noise_equal, p_text
 
 
 def min_resamples(confidence: float = 0.95) -> int:
@@ -183,7 +183,8 @@ def p_floor_note(n_resamples: int, alpha: float = 0.05, family: int = 1) -> str:
     Holm-adjusted planners cannot reach 0.05: "more resamples would not change a decision" was false there)."""
     floor = p_floor(n_resamples)
     head = (
-        f"With B = {n_resamples:,} resamples the smallest p-value these tests can give is 1/(B+1) = {floor:.2g}: a "
+        f"With B = {n_resamples:,} resamples the smallest p-value these tests can give is 1/(B+1) = "
+        f"{p_text(floor, alpha)}: a "
         "p-value at that floor means *at most* that"
     )
     adjusted = f"; Holm over {family} tests multiplies the smallest by {family}" if family > 1 else ""
