@@ -678,3 +678,14 @@ def test_leaders_are_the_names_tied_for_the_largest_share_but_for_noise():
     assert ER.leaders({"a": 0.2, "b": 0.4750, "c": 0.4749}) == ["b"]  # np.isclose tied these; noise does not
     assert ER.leaders({"a": 0.3, "b": 0.3 + 1e-15, "c": 0.1}) == ["b", "a"]
     assert ER.leaders({"a": 0.1, "b": 0.5}) == ["b"] and ER.leaders({}) == []
+
+
+def test_the_baseline_table_shows_differences_as_its_printed_shares_subtract():
+    """The fiftieth pass (R 2): 0.594 and 0.574 beside a difference of 0.019."""
+    base = pd.DataFrame(
+        {"wrong verdicts": [0.5936, 0.3], "right verdicts": [0.5741, 0.2], "difference": [0.5936 - 0.5741, 0.5]},
+        index=["retrieval", "other"],
+    )
+    shown = ER.baseline_shown(base)
+    assert shown["difference"].tolist() == pytest.approx([0.020, 0.5])  # the second is no difference of the two
+    assert base.loc["retrieval", "difference"] == pytest.approx(0.0195)  # the table itself keeps the exact one

@@ -997,3 +997,10 @@ def test_test_differences_against_each_groups_own_baseline():
     base = pd.DataFrame({"accuracy": [0.6773, 0.4]}, index=["a", "b"])
     shown = VD.deltas_as_printed(table, base, {"delta_accuracy": "accuracy"}, by="planner")
     assert shown["delta_accuracy"].tolist() == pytest.approx([0.0, -0.004, 0.1])  # 0.673 - 0.677, not -0.003
+
+
+def test_mixed_minus_gold_reads_as_the_printed_levels_subtract():
+    """The fiftieth pass (R 5): "gold -0.233" under a table of 0.521 and 0.287 (-0.234 as printed)."""
+    first = pd.DataFrame({"dev gold": [0.5214, 0.2874]}, index=["gold", "mixed"])
+    spread = pd.DataFrame({"min": [0.44], "max": [0.52], "seeds": [3]}, index=["dev gold"])
+    assert "gold -0.234 (beyond the range over 3 seed(s)" in VD.mixed_sentence(first, spread)

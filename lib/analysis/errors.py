@@ -57,7 +57,14 @@ from lib import sheets as SH
 from lib.data import averitec
 from lib.evaluation.agreement import cohen_kappa
 from lib.evaluation.comparisons import end_text
-from lib.evaluation.printing import noise_equal, points_text, share_shown, share_text, shares_apart
+from lib.evaluation.printing import (
+    difference_as_printed,
+    noise_equal,
+    points_text,
+    share_shown,
+    share_text,
+    shares_apart,
+)
 from lib.evaluation.significance import MIN_CLUSTERS, enough_resamples, sign_of
 from lib.params import PosInt, Section, Share, Threshold
 from lib.retrieval import runs as RU
@@ -644,6 +651,17 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
             "them, no correction), so these two differ in it."
         )
     return f"{head}: the intervals overlap, so no difference between the groups is shown."
+
+
+def baseline_shown(base: pd.DataFrame) -> pd.DataFrame:
+    """A `baseline` table with each difference as its printed shares subtract (0.594 - 0.574 = 0.020, where the
+    exact 0.0195 printed 0.019 beside them)."""
+    return base.assign(
+        difference=[
+            difference_as_printed(d, w, r)
+            for d, w, r in zip(base["difference"], base["wrong verdicts"], base["right verdicts"])
+        ]
+    )
 
 
 def baseline_sentence(row: pd.Series, what: str) -> str:

@@ -31,6 +31,7 @@ from lib.evaluation.printing import (
     difference_text,
     noise_equal,
     p_text,
+    printed_difference,
     share_shown,
     share_text,
     unsigned_zero,
@@ -281,7 +282,9 @@ def mixed_sentence(first_seed: pd.DataFrame, spread: pd.DataFrame) -> str:
         return "The sweep has no run with mixed training evidence at the chosen learning rate."
     effect = []
     for col in dev_columns(first_seed):
-        d = first_seed.loc["mixed", col] - first_seed.loc["gold", col]
+        mixed, gold = first_seed.loc["mixed", col], first_seed.loc["gold", col]
+        shown = printed_difference(mixed, gold)  # as the table's printed levels subtract (0.287 - 0.521: -0.234)
+        d = shown if shown != 0 else mixed - gold  # levels printed alike: the exact one, apart from 0 (below)
         seeds = int(spread.loc[col, "seeds"])
         if d != d:  # "+nan (beyond the range ...)"
             effect.append(f"{col[4:]} undefined (no dev score of the mixed or the gold run)")
