@@ -29,7 +29,7 @@ import stat
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -290,6 +290,14 @@ def together() -> Iterator[None]:
         raise
     finally:
         _GROUP.reset(token)
+    if folder := next(
+        (path for _, path in pending if path.is_dir() and not path.is_symlink()), None
+    ):  # a folder where a file goes, or is removed: refused before the first rename, nothing left behind
+        for tmp, _ in pending:
+            if tmp is not None:
+                _discard(tmp)
+                _LIVE.discard(tmp)
+        raise NamedError(f"{folder}: is a folder; expected a file there (nothing of this group was written)")
     with _held():  # all renamed (and removed) before a signal is taken
         journals = _write_journals(pending) if len(pending) > 1 else []
         _apply(pending)
@@ -587,6 +595,35 @@ def refuse_stage_outputs(
             raise NamedError(f"{out}: {part}; write elsewhere")
 
 
+def replaceable_folder(path: Path | str, marker: str, what: str, marker_keys: Sequence[str] = ()) -> None:
+    """Refuse, before any work, a folder that a writer replaces whole (`atomic_dir`) where it holds anything but
+    an earlier `what`: files only (a model folder holds no folder), with its `marker` file a JSON object holding
+    `marker_keys` (`qgen_training --out-dir` a user's folder, `.venv` or a home folder took every file in it; a
+    user's own `training.json` beside a thesis made it look like a model folder)."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise NamedError(f"{path}: is a file; expected the folder of {what}")
+    held = sorted(p.name for p in path.iterdir()) if path.is_dir() else []
+    if not held:
+        return
+    why = None
+    if not (path / marker).is_file():
+        why = f"holds {held[0]!r}{f' and {len(held) - 1} more' if len(held) > 1 else ''} and no {marker}"
+    elif folder := next((name for name in held if (path / name).is_dir()), None):
+        why = f"holds the folder {folder!r}, which {what} has not"
+    else:
+        try:
+            record = json.loads((path / marker).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            record = None
+        if not isinstance(record, dict) or any(k not in record for k in marker_keys):
+            why = f"its {marker} is not the record {what} writes"
+    if why:
+        raise NamedError(
+            f"{path}: {why}, so it is not an earlier {what}, which writing there replaces whole: write to a new folder"
+        )
+
+
 def own_output(
     out_dir: Path | str | None,
     study_out: Path,
@@ -618,22 +655,23 @@ def own_output(
         )
     refuse_targets([out_dir], [path for _, path, _ in inputs], folders=True)
     refuse_stage_outputs([out_dir], own=own, dvc_yaml=dvc_yaml)
-    if held := _study_files_in(target, own, dvc_yaml):
+    if held := _study_files_in(target, own, dvc_yaml, study):
         raise NamedError(f"--out-dir {out_dir}: holds {held}, which writing there would replace; write elsewhere")
     return Path(out_dir)
 
 
-def _study_files_in(folder: Path, own: str | None, dvc_yaml: Path) -> str | None:
-    """A stage output (other than stage `own`'s) or a file git keeps (other than `own`'s committed outputs)
-    inside `folder`, named; None where it holds neither."""
+def _study_files_in(folder: Path, own: str | None, dvc_yaml: Path, own_folder: Path | None = None) -> str | None:
+    """A stage output or a file git keeps inside `folder`, named; None where it holds neither. Stage `own`'s
+    outputs are excused only where `folder` is that stage's folder `own_folder` (or inside it): a folder above it
+    (`qgen_training --out-dir outputs/models`) held the study's model, which writing there replaced."""
     root = dvc_yaml.parent.resolve()
     owned = []
     for name, stage in stages_of(dvc_yaml).items():
         for out in outs_of(stage):
             made = (dvc_yaml.parent / out).resolve()
-            if name == own:
-                owned.append(made)
-            elif made.is_relative_to(folder) and made != folder:
+            if name == own and own_folder is not None and (folder == own_folder or folder.is_relative_to(own_folder)):
+                owned.append(made)  # the stage's own folder named: its files are the stage's to replace
+            elif made.is_relative_to(folder) and made != folder:  # a folder above it: `outputs/models` held qgen's
                 return f"{out}, the output of stage `{name}`"
     if not (folder.is_dir() and folder.is_relative_to(root) and (root / ".git").exists()):
         return None

@@ -298,8 +298,13 @@ Level = Share  # a threshold on a score between 0 and 1
 # notebook 05 then named a "best planner" among all-zero ties
 ScoreLevel = Annotated[float, Field(ge=0, lt=1)]
 Threshold = Annotated[float, Field(gt=0, le=1)]  # a share above 0, 1 included
-Text = Annotated[str, Field(pattern=r"\S")]  # something besides whitespace
+# something besides whitespace, without control characters but tab and line ends (a NUL in a folder's name passed
+# the schema and ended in "embedded null byte")
+TEXT_PATTERN = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$"
+Text = Annotated[str, Field(pattern=TEXT_PATTERN)]
 # a file's name in the folder the code names (data/averitec/systems/): no folder part, so never a file elsewhere
+SEPARATOR_PATTERN = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+$"  # "" ran query and sub-queries together ("2020who")
+Separator = Annotated[str, Field(pattern=SEPARATOR_PATTERN)]
 FILE_NAME_PATTERN = r"^(?:[^/\\.\x00-\x1f][^/\\\x00-\x1f]*|\.[^/\\.\x00-\x1f][^/\\\x00-\x1f]*|\.\.[^/\\\x00-\x1f]+)$"
 FileName = Annotated[str, Field(pattern=FILE_NAME_PATTERN)]
 # a name that becomes part of a file name and a planner's name (`post_hoc_<name>.jsonl`): "x/../../data/y"
@@ -324,7 +329,8 @@ def _not_home(text: str) -> str:
     return text
 
 
-FilePath = Annotated[str, Field(pattern=r"\S"), AfterValidator(_not_home)]  # a cache's path
+PATH_PATTERN = r"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*$"  # no control character at all
+FilePath = Annotated[str, Field(pattern=PATH_PATTERN), AfterValidator(_not_home)]  # a cache's path
 
 
 class Section(BaseModel):
@@ -410,8 +416,12 @@ def problems(err: ValidationError, prefix: tuple[Any, ...] = ()) -> list[str]:
             lines.append(f"{key}: unknown key (a typo? remove it or see the section's model, lib.params.SECTIONS)")
         elif e["type"] == "missing":
             lines.append(f"{key}: required key is missing")
-        elif e["type"] == "string_pattern_mismatch" and e.get("ctx", {}).get("pattern") == r"\S":
-            lines.append(f"{key}: expected some text, got {shown(e['input'])}")
+        elif e["type"] == "string_pattern_mismatch" and e.get("ctx", {}).get("pattern") in (TEXT_PATTERN, PATH_PATTERN):
+            lines.append(f"{key}: expected some text (no control character), got {shown(e['input'])}")
+        elif e["type"] == "string_pattern_mismatch" and e.get("ctx", {}).get("pattern") == SEPARATOR_PATTERN:
+            lines.append(
+                f"{key}: expected a separator of one character or more (no control character), got {shown(e['input'])}"
+            )
         elif e["type"] == "string_pattern_mismatch" and e.get("ctx", {}).get("pattern") == DOMAIN_PATTERN:
             lines.append(
                 f"{key}: expected a bare lower-case domain (snopes.com: no scheme, path or www.), got {shown(e['input'])}"
@@ -491,6 +501,29 @@ def _file(path: Path | str) -> Path | str:
     """`path`; the default parameter file is the kernel's (`KERNEL_PARAMS_ENV`) where one is set."""
     given = os.environ.get(KERNEL_PARAMS_ENV)
     return Path(given) if given and Path(path) == PARAMS_FILE else path
+
+
+def params_given(path: Path | str | None) -> tuple[str, Path | None, Path]:
+    """The parameter file a command reads, as `lib.outputs.own_output` compares it with the study's: `--params`,
+    or the kernel's file (`KERNEL_PARAMS_ENV`) where a notebook's kernel set one (a stage started from that
+    kernel read the other file and wrote the study's outputs, where `--params` of that file was refused)."""
+    asked = Path(path if path is not None else PARAMS_FILE)
+    read = Path(_file(asked))
+    if path is None and read == PARAMS_FILE:
+        return ("--params", None, PARAMS_FILE)
+    return ("--params" if read == asked else f"${KERNEL_PARAMS_ENV}", read, PARAMS_FILE)  # the file's source named
+
+
+def study_params_only(path: Path | str | None, what: str) -> None:
+    """Refuse, before any work, another parameter file for a stage command that writes only the study's own
+    outputs (`what`), which the notebooks read as the study's: a copy of params.yaml with one setting changed
+    rewrote them from it, exit 0, where `lib.planning.planners` and `lib.retrieval.runs` asked for a folder."""
+    flag, read, study = params_given(path)
+    if read is not None and Path(read).resolve() != Path(study).resolve():
+        raise NamedError(
+            f"{flag} {read}: not the study's own; this command writes {what}, which the notebooks read as the "
+            "study's: change params.yaml instead (or try a setting with `dvc exp run -S key=value`)"
+        )
 
 
 def _raw_section(name: str, path: Path | str) -> Any:

@@ -47,7 +47,8 @@ def check(raw: Any, path: Path | str = PARAMS_FILE) -> dict[str, Any]:
 
 
 def undefined_post_hoc(raw: dict[str, Any]) -> list[str]:
-    """Each entry `post_hoc_<name>` of a list in any section that `planners.post_hoc` does not define: no stage
+    """Each entry `post_hoc_<name>` of a list in any section (but lists of systems) that `planners.post_hoc` does
+    not define: no stage
     makes that plan (the planners command removes a file params no longer name), so a stage reading the list
     would fail on a missing plan late, or, before that removal, read a stale one as current."""
     defined = sorted(POST_HOC_PREFIX + name for name in (raw.get("planners") or {}).get("post_hoc") or {})
@@ -56,7 +57,8 @@ def undefined_post_hoc(raw: dict[str, Any]) -> list[str]:
     def walk(value: Any, key: str) -> None:
         if isinstance(value, dict):
             for k, v in value.items():
-                walk(v, f"{key}.{k}")
+                if "systems" not in str(k):  # published systems' names (`repeat_systems`), not plans
+                    walk(v, f"{key}.{k}")
         elif isinstance(value, list):
             for i, item in enumerate(value):
                 if isinstance(item, str) and item.startswith(POST_HOC_PREFIX) and item not in defined:

@@ -770,3 +770,16 @@ def test_a_notebook_without_conclusion_points_is_refused_by_the_params_check():
 
     with pytest.raises(ParamsError, match=r"report.conclusion_points.04_retrieval_metrics: .*at least 1 item"):
         validate(ReportSection, {"conclusion_points": {"04_retrieval_metrics": []}}, "params.yaml", ("report",), [])
+
+
+def test_a_conclusion_point_named_twice_is_refused():
+    """The fiftieth pass (O 11): `conclusion_points: {04_retrieval_metrics: [3, 3]}` quoted point 3 twice."""
+    import copy
+
+    from lib import schema as SCH
+    from lib.params import ParamsError
+
+    raw = copy.deepcopy(SCH.load_params())
+    raw["report"]["conclusion_points"] = {"04_retrieval_metrics": [3, 3]}
+    with pytest.raises(ParamsError, match=r"conclusion_points\.04_retrieval_metrics: point 3 is named twice"):
+        SCH.check(raw)

@@ -511,6 +511,7 @@ def test_main_scores_the_sections_of_the_params_file(tmp_path, monkeypatch):
     path.write_text(yaml.safe_dump(raw))
     seen = []
     monkeypatch.setattr(EV, "stage", lambda *a, lenient: seen.append((*a, lenient)))
+    monkeypatch.setattr(EV, "study_params_only", lambda *a: None)  # another file is refused at once (test_params)
     EV.main(["--params", str(path)])
     ((p, llm, av, data_dir, averitec_dir, lenient),) = seen
     assert lenient is False

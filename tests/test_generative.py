@@ -109,6 +109,8 @@ def test_runs_and_scores(tiny_study, tiny_qgen, tmp_path, monkeypatch):
             )
     assert len(calls) == 3 and not any((gen / "predictions").iterdir()) and not (gen / "scores.parquet").exists()
     (gen / "predictions" / "dropped_plan.json").write_text("[]")  # a run of earlier params: removed with the rest
+    # the fiftieth pass (O 9): a plan an earlier run made (llm.mode on) was scored as current and cut the claims
+    (gen / "plans" / "agq.jsonl").write_text('{"claim_id": 0, "queries": ["q"]}\n')
     runs, scores = G.runs_and_scores(
         params("off"), FIXTURE_DATA, tiny_study / "store", tiny_study / "plans", gen, progress=False
     )
@@ -177,3 +179,26 @@ def test_an_answer_setting_the_stage_does_not_run_is_refused():
         with pytest.raises(ParamsError, match=re.escape(named)):
             validate(GenerativeRunsSection, {**g, **bad}, "p", ("generative_runs",), [])
     assert validate(GenerativeRunsSection, g, "p", ("generative_runs",), []).answers.scope == g["answers"]["scope"]
+
+
+def test_the_runs_read_the_plans_the_last_plans_run_made(tmp_path):
+    """The fiftieth pass (O 9): `generative runs` scored every plan file in the folder as current."""
+    from lib.cli import NamedError
+
+    with pytest.raises(NamedError, match=r"report\.json: missing; run stage generative_plans"):
+        G.made_plans(tmp_path)
+    (tmp_path / "report.json").write_text('{"plans": {"qgen": {}, "mmr_pool": {}}}')
+    assert G.made_plans(tmp_path) == ["qgen", "mmr_pool"]
+    (tmp_path / "report.json").write_text('{"plans": ["qgen"]}')
+    with pytest.raises(NamedError, match="no `plans` mapping"):
+        G.made_plans(tmp_path)
+
+
+def test_a_report_that_is_no_object_is_named(tmp_path):
+    """The fiftieth pass, Q 3: `[1, 2]` or `null` as report.json ended in AttributeError."""
+    from lib.cli import NamedError
+
+    for text in ("[1, 2]", "null"):
+        (tmp_path / "report.json").write_text(text)
+        with pytest.raises(NamedError, match="no `plans` mapping"):
+            G.made_plans(tmp_path)

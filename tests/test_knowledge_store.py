@@ -923,3 +923,62 @@ def test_runs_from_another_parameter_file_go_only_into_a_named_folder(tmp_path):
     ):
         RU.main(["retrieve", "--params", str(other)])
     assert RU.output_root(None, str(STORE_DIR), str(DATA_DIR), None) == OUTPUTS_DIR
+
+
+def test_runs_from_another_params_file_need_its_own_plans(tmp_path, monkeypatch):
+    """The fiftieth pass (O 8, O 3): `runs --params OTHER --out-dir X` read the study's plans whatever OTHER's
+    `planners` section said; the kernel's parameter file passed as the study's own."""
+    from lib.cli import NamedError
+    from lib.params import KERNEL_PARAMS_ENV
+    from lib.paths import DATA_DIR, PARAMS_FILE, STORE_DIR
+    from lib.retrieval import runs as RU
+
+    same, other = tmp_path / "same.yaml", tmp_path / "other.yaml"
+    same.write_text(PARAMS_FILE.read_text())
+    other.write_text(PARAMS_FILE.read_text().replace("    max_queries: 8 ", "    max_queries: 2 ", 1))
+    assert RU.output_root(str(tmp_path / "o"), str(STORE_DIR), str(DATA_DIR), str(same)) == tmp_path / "o"
+    with pytest.raises(NamedError, match=r"its `planners` section is not the study's.*give --plans-dir FOLDER"):
+        RU.output_root(str(tmp_path / "o"), str(STORE_DIR), str(DATA_DIR), str(other))
+    plans = tmp_path / "plans"
+    plans.mkdir()
+    assert RU.output_root(str(tmp_path / "o"), str(STORE_DIR), str(DATA_DIR), str(other), str(plans)) == tmp_path / "o"
+    monkeypatch.setenv(KERNEL_PARAMS_ENV, str(same))
+    with pytest.raises(NamedError, match=r"\$STUDY_KERNEL_PARAMS .*same\.yaml: not the study's own"):
+        RU.output_root(None, str(STORE_DIR), str(DATA_DIR), None)
+
+
+def test_runs_name_a_bad_params_file_and_another_data_folders_plans(tmp_path):
+    """The fiftieth pass, Q 4, Q 6, Q 7, Q 9."""
+    from conftest import FIXTURE_DATA
+
+    from lib.cli import NamedError
+    from lib.params import ParamsError
+    from lib.paths import DATA_DIR, STORE_DIR
+    from lib.retrieval import runs as RU
+
+    (tmp_path / "list.yaml").write_text("- a\n")
+    (tmp_path / "empty.yaml").write_text("")
+    for name in ("list.yaml", "empty.yaml"):
+        with pytest.raises(ParamsError):
+            RU.output_root(str(tmp_path / "o"), str(STORE_DIR), str(DATA_DIR), str(tmp_path / name))
+    with pytest.raises(
+        NamedError, match=r"--data-dir \S+: the study's plans \(outputs/plans\) are of the claims in data/"
+    ):
+        RU.output_root(str(tmp_path / "o"), str(STORE_DIR), str(FIXTURE_DATA), None)
+    (tmp_path / "plans").mkdir()
+    assert RU.output_root(str(tmp_path / "o"), str(STORE_DIR), str(FIXTURE_DATA), None, str(tmp_path / "plans"))
+    with pytest.raises(
+        FileNotFoundError, match=r"make it with `python -m lib.planning.planners --params FILE --out-dir"
+    ):
+        RU.load_plans(["claim_only"], tmp_path / "plans")
+    with pytest.raises(FileNotFoundError, match="rerun stage generative_plans"):
+        RU.load_plans(["qgen"], tmp_path / "plans", "rerun stage generative_plans")
+
+
+def test_runs_take_their_default_folder_named():
+    """The fiftieth pass (O 6): `runs --out-dir outputs` with the study's inputs was refused as "also an input"."""
+    from lib.paths import DATA_DIR, OUTPUTS_DIR, STORE_DIR
+    from lib.retrieval import runs as RU
+
+    assert RU.output_root(str(OUTPUTS_DIR), str(STORE_DIR), str(DATA_DIR)) == OUTPUTS_DIR
+    assert RU.output_root("outputs", str(STORE_DIR), str(DATA_DIR)) == OUTPUTS_DIR

@@ -417,3 +417,50 @@ def test_a_journal_whose_pid_another_process_took_since_is_finished(tmp_path):
     finally:
         other.kill()
         other.wait()
+
+
+def test_a_folder_where_a_group_writes_a_file_is_refused_with_nothing_left(tmp_path):
+    """The fiftieth pass (O 1): a folder named like an output stopped a group midway and left its journal and
+    temporaries, which every later reader of the folder tripped over."""
+    (tmp_path / "b.txt").mkdir()
+    with pytest.raises(NamedError, match=r"b\.txt: is a folder; expected a file there \(nothing of this group"):
+        with OUT.together():
+            OUT.write_text(tmp_path / "a.txt", "a")
+            OUT.remove(tmp_path / "b.txt")  # a folder removed in a group was raised midway, after the journal
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.txt"]  # a.txt not placed, no journal, no temporary
+
+
+def test_a_folder_replaced_whole_must_be_new_empty_or_an_earlier_one(tmp_path):
+    """The fiftieth pass (O 2): `qgen_training --out-dir` a user's folder replaced it whole, its files gone."""
+    OUT.replaceable_folder(tmp_path / "new", "training.json", "QGEN model")
+    (tmp_path / "empty").mkdir()
+    OUT.replaceable_folder(tmp_path / "empty", "training.json", "QGEN model")
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "training.json").write_text("{}")
+    (tmp_path / "model" / "config.json").write_text("{}")
+    OUT.replaceable_folder(tmp_path / "model", "training.json", "QGEN model")
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "keep.txt").write_text("precious")
+    with pytest.raises(
+        NamedError, match=r"mine: holds 'keep\.txt' and no training\.json, so it is not an earlier QGEN"
+    ):
+        OUT.replaceable_folder(tmp_path / "mine", "training.json", "QGEN model")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(NamedError, match="file: is a file; expected the folder of QGEN model"):
+        OUT.replaceable_folder(tmp_path / "file", "training.json", "QGEN model")
+
+
+def test_a_marker_file_alone_does_not_make_a_folder_replaceable(tmp_path):
+    """The fiftieth pass, Q 5: a user's own `training.json` beside a thesis folder passed as a QGEN model."""
+    keys = ("settings", "steps_run")
+    mine = tmp_path / "m1"
+    (mine / "thesis").mkdir(parents=True)
+    (mine / "training.json").write_text('{"settings": {}, "steps_run": 3}')
+    with pytest.raises(NamedError, match=r"m1: holds the folder 'thesis', which QGEN model has not"):
+        OUT.replaceable_folder(mine, "training.json", "QGEN model", keys)
+    (mine / "thesis").rmdir()
+    (mine / "training.json").write_text('{"my": "log"}')
+    with pytest.raises(NamedError, match=r"m1: its training\.json is not the record QGEN model writes"):
+        OUT.replaceable_folder(mine, "training.json", "QGEN model", keys)
+    (mine / "training.json").write_text('{"settings": {}, "steps_run": 3, "loss": []}')
+    OUT.replaceable_folder(mine, "training.json", "QGEN model", keys)

@@ -422,7 +422,7 @@ def test_a_section_written_twice_in_params_is_an_error(tmp_path):
             True,
             "error_analysis.rules.min_grade: Input should be a valid integer, got True",
         ),
-        ("retrieval.model", "  ", "retrieval.model: expected some text, got '  '"),
+        ("retrieval.model", "  ", "retrieval.model: expected some text (no control character), got '  '"),
     ],
 )
 def test_infinities_and_blank_texts_are_refused(key, value, expected):
@@ -482,8 +482,8 @@ def test_a_model_with_defaults_for_callers_still_needs_every_key_in_params():
     [
         ("aggregation.plan", "claim_only", "aggregation.plan: 'claim_only' has runs of the main fusion only"),
         ("query_planning.fusion", "rrf", "query_planning.fusion: fusion 'rrf' is run only for the plans of"),
-        ("retrieval_metrics.baseline", "qgen", "retrieval_metrics.baseline: ['qgen'] are not run"),
-        ("retrieval_metrics.curve_plans", ["oracle", "x"], "retrieval_metrics.curve_plans: ['x'] are not run"),
+        ("retrieval_metrics.baseline", "qgen", "retrieval_metrics.baseline: 'qgen' is not run"),
+        ("retrieval_metrics.curve_plans", ["oracle", "x"], "retrieval_metrics.curve_plans: 'x' is not run"),
         ("relevance_utility.measures", ["ndcg@5"], "measures must keep ['ndcg@10', 'ndcg@3']"),
         # passed the check, then stopped notebooks 02 and 03 midway (`KeyError: 'ndcg@10'`, a legend error)
         ("query_planning.measures", ["recall@10"], "measures must keep ['ndcg@10', 'recall@100']: notebook 02"),
@@ -768,3 +768,97 @@ def test_a_model_check_naming_its_field_is_not_prefixed_with_the_section_again()
     with pytest.raises(P.ParamsError) as err:
         SCH.check(raw)
     assert "planners.post_hoc: 'a' and 'b' both read x.json; name each system once" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("averitec_score.metrics_path", "outputs/metrics/averitec\x00.json"),
+        ("llm.cache", "outputs/llm/cache\x1b.jsonl"),
+        ("retrieval.model", "sentence-transformers/x\x00"),
+    ],
+)
+def test_a_control_character_in_any_path_or_text_is_refused_by_name(key, value):
+    """The fiftieth pass (O 4): a NUL in 66 path-like values passed the schema and ended in "embedded null byte"."""
+    raw = copy.deepcopy(DEFAULT)
+    section_, _, field = key.partition(".")
+    raw[section_][field] = value
+    with pytest.raises(P.ParamsError, match=re.escape(f"{key}: expected some text (no control character)")):
+        SCH.check(raw)
+
+
+def test_a_note_keeps_its_line_ends_and_tabs():
+    raw = copy.deepcopy(DEFAULT)
+    raw["retrieval"]["model"] = "a\tb"  # a tab or a line end is text; a NUL or an escape is not
+    SCH.check(raw)
+
+
+def test_the_kernels_parameter_file_counts_as_another_file(monkeypatch, tmp_path):
+    """The fiftieth pass (O 3): STUDY_KERNEL_PARAMS made a stage read another file while `own_output` saw the
+    study's own, and the study's plans were rewritten from it."""
+    assert P.params_given(None) == ("--params", None, paths.PARAMS_FILE)
+    other = tmp_path / "other.yaml"
+    monkeypatch.setenv(P.KERNEL_PARAMS_ENV, str(other))
+    assert P.params_given(None) == (f"${P.KERNEL_PARAMS_ENV}", other, paths.PARAMS_FILE)
+    assert P.params_given(str(other))[1] == other
+    # Q 2: a default given as the study's path, redirected by the kernel's variable, is named by the variable
+    assert P.params_given(str(paths.PARAMS_FILE))[0] == f"${P.KERNEL_PARAMS_ENV}"
+
+
+def test_a_systems_list_is_not_read_as_plans():
+    """The fiftieth pass (O 7): `repeat_systems: [post_hoc_hero]` was refused as an undefined plan."""
+    raw = copy.deepcopy(DEFAULT)
+    raw["averitec"]["systems"]["post_hoc_hero"] = raw["averitec"]["systems"].pop("hero_8b")
+    raw["averitec"]["repeat_systems"] = ["post_hoc_hero"]
+    assert SCH.undefined_post_hoc(raw) == []
+
+
+@pytest.mark.parametrize(
+    "module, args",
+    [
+        ("lib.analysis.climate_fever", []),
+        ("lib.analysis.utility", []),
+        ("lib.analysis.without_gold", []),
+        ("lib.averitec.ev2r", []),
+        ("lib.averitec.evidence", []),
+        ("lib.planning.generative", ["plans"]),
+        ("lib.planning.generative", ["runs"]),
+        ("lib.verifier.averitec", []),
+        ("lib.verifier.quantemp", []),
+        ("lib.verifier.retrieved_training", []),
+        ("lib.verifier.veracity", ["planners"]),
+        ("lib.site.execute", ["05_averitec_score", "--section", "averitec_score"]),  # Q 1: notebook and metrics
+    ],
+)
+def test_a_stage_command_writing_the_studys_outputs_takes_only_the_studys_params(module, args, tmp_path):
+    """The fiftieth pass (O 5): `python -m lib.verifier.quantemp --params COPY` trained from the copy and would have
+    replaced the study's committed outputs, where planners and runs asked for a folder of their own."""
+    from lib.cli import NamedError
+
+    copy_ = tmp_path / "p.yaml"
+    copy_.write_text(paths.PARAMS_FILE.read_text())
+    main = __import__(module, fromlist=["main"]).main
+    with pytest.raises(
+        NamedError, match=rf"--params {re.escape(str(copy_))}: not the study's own; this command writes"
+    ):
+        main([*args, "--params", str(copy_)])
+    P.study_params_only(str(paths.PARAMS_FILE), "x")  # the study's own file, named: taken
+
+
+@pytest.mark.parametrize(
+    "key, value, expected",
+    [
+        ("retrieval.concat_separator", "", "expected a separator of one character or more"),
+        ("retrieval.concat_separator", "\x00", "expected a separator of one character or more"),
+        ("aggregation.metrics_path", "outputs/metrics/aggregation.json\n", "expected some text (no control character)"),
+        ("report.reports_dir", "reports\t", "expected some text (no control character)"),
+    ],
+)
+def test_separators_and_notebook_paths_refuse_control_characters(key, value, expected):
+    """The fiftieth pass, Q 8 and Q 11: an empty separator ran CONCAT's queries together ("2020who"); a path
+    ending in a line end wrote a second metrics file beside the one notebook 10 reads."""
+    raw = copy.deepcopy(DEFAULT)
+    section_, _, field = key.partition(".")
+    raw[section_][field] = value
+    with pytest.raises(P.ParamsError, match=re.escape(f"{key}: {expected}")):
+        SCH.check(raw)

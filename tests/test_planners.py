@@ -312,8 +312,27 @@ def test_another_parameter_file_plans_only_into_a_named_folder_and_stale_post_ho
     other.write_text(yaml.safe_dump(params))
     out = tmp_path / "plans"
     out.mkdir()
-    (out / "post_hoc_gone.jsonl").write_text("")
+    (out / "post_hoc_gone.jsonl").write_text('{"claim_id": 0, "queries": ["q"]}\n')
     (out / "notes.jsonl").write_text("")
     PL.main(["--params", str(other), "--out-dir", str(out)])
     assert not (out / "post_hoc_gone.jsonl").exists() and (out / "notes.jsonl").exists()
     assert (out / "claim_only.jsonl").exists()
+
+
+def test_only_stale_plan_files_are_removed(tmp_path):
+    """The fiftieth pass (O 1): a user's own `post_hoc_notes.jsonl` and a link were removed as "no longer named"."""
+    P.save_plan({1: ["q"]}, tmp_path / "post_hoc_gone.jsonl")
+    P.save_plan({1: ["q"]}, tmp_path / "post_hoc_kept.jsonl")
+    (tmp_path / "post_hoc_notes.jsonl").write_text('{"my": "notes"}\n')
+    (tmp_path / "post_hoc_link.jsonl").symlink_to(tmp_path / "post_hoc_gone.jsonl")
+    (tmp_path / "post_hoc_dir.jsonl").mkdir()
+    stale = P.stale_post_hoc(tmp_path, {"post_hoc_kept": {}})
+    assert [p.name for p in stale] == ["post_hoc_gone.jsonl"]
+
+
+def test_an_empty_post_hoc_file_is_no_stale_plan(tmp_path):
+    """The fiftieth pass, Q 10: empty, blank and BOM-only `post_hoc_*.jsonl` files were removed as stale plans."""
+    (tmp_path / "post_hoc_empty.jsonl").write_text("")
+    (tmp_path / "post_hoc_blank.jsonl").write_text("\n\n")
+    (tmp_path / "post_hoc_bom.jsonl").write_bytes(b"\xef\xbb\xbf")
+    assert P.stale_post_hoc(tmp_path, {}) == []

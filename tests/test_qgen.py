@@ -194,3 +194,16 @@ def test_another_data_folder_or_parameter_file_trains_only_into_a_named_folder(t
     for argv in (["--data-dir", str(tmp_path)], ["--params", str(other)]):
         with pytest.raises(NamedError, match=rf"^{argv[0]} {tmp_path}.*: not the study's own; the study's QGEN model"):
             QT.main(argv)
+
+
+def test_missing_study_weights_with_another_params_file_say_what_to_do(tmp_path, monkeypatch):
+    """The fiftieth pass (O 10): `generative plans --params OTHER` without the weights ended in advice for an
+    `--out-dir` the command does not have."""
+    from lib.planning.qgen_text import MODEL_DIR
+
+    monkeypatch.setattr(MD, "holds_weights", lambda *a: False)
+    monkeypatch.setattr(MD.subprocess, "run", lambda *a, **k: pytest.fail("trained"))
+    other = tmp_path / "p.yaml"
+    other.write_text("qgen: {}\n")
+    with pytest.raises(NamedError, match=r"no QGEN weights, and they are trained from the study's params\.yaml"):
+        Q.ensure_weights(other, FIXTURE_DATA, MODEL_DIR)

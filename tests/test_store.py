@@ -595,6 +595,15 @@ def test_a_named_out_dir_is_a_folder_of_its_own(tmp_path):
     with pytest.raises(NamedError, match=r"holds outputs/\S+, the output of stage"):
         OUT.own_output(str(OUTPUTS_DIR), STORE_DIR, (), "x", own="store")
     assert OUT.own_output(str(STORE_DIR), STORE_DIR, (), "x", own="store") == STORE_DIR  # its own folder, named
+    # the fiftieth pass (O 2): a folder above the stage's own output held it, and was excused as the stage's own
+    from lib.planning.qgen_text import MODEL_DIR
+
+    with pytest.raises(
+        NamedError,
+        match=r"--out-dir \S+/outputs/models: holds outputs/models/qgen/training.json, the output of stage `qgen`",
+    ):
+        OUT.own_output(str(MODEL_DIR.parent), MODEL_DIR, (), "x", own="qgen")
+    assert OUT.own_output(str(MODEL_DIR), MODEL_DIR, (), "x", own="qgen") == MODEL_DIR
     assert OUT.own_output(str(tmp_path / "s"), STORE_DIR, other, "x", own="store") == tmp_path / "s"
 
 

@@ -40,7 +40,7 @@ from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import DataError
 from lib.data import labels as LB
 from lib.data.climate_fever import SENTENCES, TO_AVERITEC, ClimateClaim, load_climate_fever
-from lib.params import section
+from lib.params import section, study_params_only
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, from_repo
 from lib.verifier import nli as N
 from lib.verifier import veracity as V
@@ -212,6 +212,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
+    study_params_only(
+        args.params, "the outputs of stage `climate_fever`"
+    )  # the study's folders: another file only through params.yaml
     settings = section("utility", args.params)["climate_fever"]  # checked before a training of minutes
     V.ensure_verifier(args.params)  # a fresh clone has stage nli_averitec's record, not its weights
     print(json.dumps(stage(settings), indent=2))

@@ -46,7 +46,7 @@ from lib.evaluation.comparisons import MIN_RANKED, apart, end_text, printed, rho
 from lib.evaluation.metrics import evaluate
 from lib.evaluation.printing import noise_equal, p_text, share_shown, share_text, unsigned_zero
 from lib.evaluation.significance import paired_bootstrap, sign_of
-from lib.params import Device, PosFloat, PosInt, Section, Seed, Text, section
+from lib.params import Device, PosFloat, PosInt, Section, Seed, Text, section, study_params_only
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR, from_repo
 from lib.retrieval.runs import runs_dict
 from lib.store.build import load_store, qrels_dict
@@ -512,6 +512,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
+    study_params_only(
+        args.params, "the outputs of stage `utility`"
+    )  # the study's folders: another file only through params.yaml
     settings = section("utility", args.params)  # checked before a training that may take minutes
     OUT.inputs_exist([V.PLANNERS_DIR / "report.json", *map(Path, settings["runs"])])  # so are the inputs
     V.ensure_verifier(args.params)  # a fresh clone has stage nli_averitec's record, not its weights

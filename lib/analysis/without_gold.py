@@ -28,7 +28,7 @@ from lib.averitec import evidence as E
 from lib.averitec import scoring as SC
 from lib.cli import ArgumentParser, NamedError, nonempty_path, run_main
 from lib.data import averitec
-from lib.params import section
+from lib.params import section, study_params_only
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE
 from lib.planning import planners as P
 from lib.retrieval import runs as RU
@@ -154,6 +154,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
+    study_params_only(
+        args.params, "the outputs of stage `without_gold`"
+    )  # the study's folders: another file only through params.yaml
     run({name: section(name, args.params) for name in READS})
 
 

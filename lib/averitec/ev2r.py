@@ -59,7 +59,7 @@ from lib.averitec import scoring as SC
 from lib.cli import CLEANUPS, ArgumentParser, NamedError, first_line, nonempty_path, not_a_file, run_main, shown
 from lib.data import averitec, within_size
 from lib.evaluation.significance import MIN_CLUSTERS
-from lib.params import FilePath, Level, PosInt, Section, Text, section
+from lib.params import FilePath, Level, PosInt, Section, Text, section, study_params_only
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, ROOT
 from lib.planning.llm import LLM, LLMSettings
 
@@ -78,7 +78,7 @@ class Averitec2025Section(Section):
     judge: Ev2RJudgeSection
     threshold: Level
     comparison: Comparison
-    prompt_file: Text | None
+    prompt_file: FilePath | None
     cache: FilePath
     max_claims: PosInt | None
     jobs: PosInt
@@ -597,6 +597,9 @@ def main(argv: list[str] | None = None) -> None:
         help="when the judge fails on some claims, score the rest and list what was skipped (default: stop)",
     )
     args = ap.parse_args(argv)
+    study_params_only(
+        args.params, "the outputs of stage `averitec_2025`"
+    )  # the study's folders: another file only through params.yaml
     stage(
         section("averitec_2025", args.params),
         section("llm", args.params),

@@ -38,7 +38,7 @@ from lib.averitec.section import VERDICT_SOURCES  # noqa: F401 (the verdict sour
 from lib.cli import ArgumentParser, NamedError, nonempty_path, run_main
 from lib.data import averitec
 from lib.data import labels as LB
-from lib.params import section
+from lib.params import section, study_params_only
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR
 from lib.planning import planners as P
 from lib.retrieval.runs import RUNS_DIR, load_plans, select
@@ -270,6 +270,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
+    study_params_only(
+        args.params, "the outputs of stage `averitec`"
+    )  # the study's folders: another file only through params.yaml
     score_all(section("averitec", args.params))
 
 

@@ -35,7 +35,7 @@ from lib.averitec import evidence as E
 from lib.averitec import scoring as SC
 from lib.cli import ArgumentParser, NamedError, nonempty_path, run_main
 from lib.data import averitec, claimdecomp
-from lib.params import NonNegInt, PosInt, Section, Share, Text, section
+from lib.params import NonNegInt, PosInt, Section, Share, Text, section, study_params_only
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR
 from lib.planning import mmr as MMR
 from lib.planning import planners as P
@@ -297,14 +297,33 @@ def build(
 
     (out_dir / "plans").mkdir(parents=True, exist_ok=True)
     (out_dir / "traces").mkdir(parents=True, exist_ok=True)
-    for name, plan in plans.items():
-        P.save_plan(plan, out_dir / "plans" / f"{name}.jsonl")
-    for name, ts in traces.items():
-        OUT.write_lines(out_dir / "traces" / f"{name}.jsonl", (json.dumps(t.to_json(), ensure_ascii=False) for t in ts))
     report["plans"] = {name: P.plan_stats(plan) for name, plan in plans.items()}
     report["llm"] = llm.report()
-    OUT.write_json(out_dir / "report.json", report)
+    with OUT.together():  # plans, traces and report replaced together; a plan or trace this run did not make goes
+        for kind, made in (("plans", plans), ("traces", traces)):  # (it was read as current by the runs stage)
+            for old in sorted((out_dir / kind).glob("*.jsonl")):
+                if old.stem not in made and old.is_file() and not old.is_symlink():
+                    OUT.remove(old)
+        for name, plan in plans.items():
+            P.save_plan(plan, out_dir / "plans" / f"{name}.jsonl")
+        for name, ts in traces.items():
+            lines = (json.dumps(t.to_json(), ensure_ascii=False) for t in ts)
+            OUT.write_lines(out_dir / "traces" / f"{name}.jsonl", lines)
+        OUT.write_json(out_dir / "report.json", report)
     return report
+
+
+def made_plans(gen_dir: Path | str) -> list[str]:
+    """The generative plans the last `generative plans` run made, as its report names them (a plan file left by an
+    earlier run with `llm.mode` on was scored beside the new ones, and cut the claims to its coverage)."""
+    path = Path(gen_dir) / "report.json"
+    if not path.is_file():
+        raise NamedError(f"{path}: missing; run stage generative_plans (`dvc repro generative_plans`) first")
+    report = OUT.read_json(path)
+    plans = report.get("plans") if isinstance(report, dict) else None
+    if not isinstance(plans, dict):
+        raise NamedError(f"{path}: no `plans` mapping; rerun stage generative_plans")
+    return list(plans)
 
 
 def load_traces(path: Path | str) -> list[PU.Trace]:
@@ -337,8 +356,11 @@ def runs_and_scores(
     gr, av = params["generative_runs"], params["averitec"]
     data_dir, gen_dir = Path(data_dir), Path(gen_dir)
     claims = averitec.load_averitec("dev", data_dir / "averitec" / "dev.json")
-    generated = sorted(p.stem for p in (gen_dir / "plans").glob("*.jsonl"))
-    plans = {**RU.load_plans(gr["baselines"], plans_dir), **RU.load_plans(generated, gen_dir / "plans")}
+    generated = sorted(made_plans(gen_dir))  # the plans the last `generative plans` made, not every file there
+    plans = {
+        **RU.load_plans(gr["baselines"], plans_dir),
+        **RU.load_plans(generated, gen_dir / "plans", "rerun stage generative_plans"),
+    }
     claims = [c for c in claims if all(c.claim_id in plans[g] for g in generated)] if generated else claims
     grid = run_grid(params, list(plans))
     start = time.perf_counter()
@@ -440,6 +462,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("command", choices=["plans", "runs"])
     ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
+    study_params_only(
+        args.params, f"the outputs of stage `generative_{args.command}`"
+    )  # the study's folders: another file only through params.yaml
     params = {name: section(name, args.params) for name in READS[args.command]}
     if args.command == "plans":
         # its key and cache checked before a training of minutes

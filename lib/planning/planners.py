@@ -30,9 +30,9 @@ from pydantic import model_validator
 
 from lib import outputs as OUT
 from lib import timing as TM
-from lib.cli import ArgumentParser, NamedError, env_bound, nonempty_path, run_main, shown
+from lib.cli import ArgumentParser, NamedError, data_folder, env_bound, nonempty_path, run_main, shown
 from lib.data import DataError, as_id, averitec, bounded, bounded_lines, not_utf8, parse_json, within_size
-from lib.params import FileName, PlanName, PosInt, Section, one_name_per_file, section
+from lib.params import FileName, PlanName, PosInt, Section, one_name_per_file, params_given, section
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE
 from lib.retrieval.bm25 import tokenize
 
@@ -453,24 +453,40 @@ def build_plans(settings: Mapping, data_dir: Path | str = DATA_DIR) -> dict[str,
     return plans
 
 
+def stale_post_hoc(folder: Path, current: Mapping[str, object]) -> list[Path]:
+    """The POST-HOC plan files in `folder` that params no longer name: regular files `load_plan` reads, never a
+    link, a folder or a user's own `post_hoc_*.jsonl` that is no plan (each was removed with "no longer names it")."""
+    stale = []
+    for path in sorted(folder.glob(f"{POST_HOC_PREFIX}*.jsonl")):
+        if path.stem in current or path.is_symlink() or not path.is_file():
+            continue
+        try:
+            plan = load_plan(path)
+        except (NamedError, OSError, ValueError):
+            continue  # not a plan this command wrote: left where it is
+        if plan:  # an empty or blank file is no plan this command wrote (it writes a line per claim)
+            stale.append(path)
+    return stale
+
+
 def main(argv: list[str] | None = None) -> None:
     """`python -m lib.planning.planners`: write every plan to outputs/plans/<name>.jsonl."""
 
     ap = ArgumentParser(description=main.__doc__)
     ap.add_argument("--params", type=nonempty_path, default=None, help="parameter file (default: params.yaml)")
+    ap.add_argument("--data-dir", type=data_folder, default=str(DATA_DIR), help="default: the study's data/")
     ap.add_argument("--out-dir", type=nonempty_path, default=None, help="default: the study's outputs/plans")
     args = ap.parse_args(argv)
     # another parameter file only into a named folder (it rewrote the study's plans, which every stage reads);
     # never data/, over the params file, lib/, .git/ or another stage's output
-    given = (("--params", args.params, PARAMS_FILE),)
+    given = (params_given(args.params), ("--data-dir", args.data_dir, DATA_DIR))
     args.out_dir = OUT.own_output(args.out_dir, PLANS_DIR, given, "the study's outputs/plans", own="plans")
-    plans = build_plans(section("planners", args.params or PARAMS_FILE))
+    plans = build_plans(section("planners", args.params or PARAMS_FILE), args.data_dir)
     with OUT.together():  # the plans are replaced together: a stopped run leaves the old set whole
         # a POST-HOC plan no longer in params goes with the others (its old file was read as current)
-        for stale in sorted(Path(args.out_dir).glob(f"{POST_HOC_PREFIX}*.jsonl")):
-            if stale.stem not in plans:
-                OUT.remove(stale)
-                print(f"removed {stale.name}: planners.post_hoc no longer names it")
+        for stale in stale_post_hoc(Path(args.out_dir), plans):
+            OUT.remove(stale)
+            print(f"removed {stale.name}: planners.post_hoc no longer names it")
         for name, plan in plans.items():
             save_plan(plan, Path(args.out_dir) / f"{name}.jsonl")
             s = plan_stats(plan)

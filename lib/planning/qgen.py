@@ -17,7 +17,7 @@ from lib.cli import NamedError
 from lib.data import averitec
 from lib.models import pick_device, quiet_transformers
 from lib.params import Device, NonNegInt, PosInt, Section
-from lib.paths import DATA_DIR
+from lib.paths import DATA_DIR, PARAMS_FILE
 from lib.planning.qgen_text import MODEL_DIR, VERDICT, next_source, plan_questions, plan_source
 
 # --------------------------------------------------------------------------- params
@@ -40,6 +40,14 @@ class Decoding(Section):
 def ensure_weights(params: Path | str, data_dir: Path | str = DATA_DIR, model_dir: Path | str = MODEL_DIR) -> None:
     """Train QGEN as stage `qgen` does where `model_dir` holds no weights for its `training.json` (a fresh
     clone: the stage commits its record, not its weights)."""
+    study_model = Path(model_dir).resolve() == Path(MODEL_DIR).resolve()
+    other = Path(params).resolve() != PARAMS_FILE.resolve() or Path(data_dir).resolve() != DATA_DIR.resolve()
+    if study_model and other and not MD.holds_weights(model_dir, Path(model_dir) / "training.json"):
+        # qgen_training refuses the study's model folder for another input, with advice for a flag callers lack
+        raise NamedError(
+            f"{model_dir}: no QGEN weights, and they are trained from the study's params.yaml and data/ only: run "
+            "`dvc repro qgen` (or `python -m lib.planning.qgen_training`) first, then this command"
+        )
     cmd = ["-m", "lib.planning.qgen_training", "--params", str(params), "--data-dir", str(data_dir)]
     MD.ensure_weights(model_dir, Path(model_dir) / "training.json", [*cmd, "--out-dir", str(model_dir)])
 

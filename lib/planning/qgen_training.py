@@ -34,7 +34,7 @@ from lib import training as TR
 from lib.cli import ArgumentParser, data_folder, nonempty_path, run_main
 from lib.data import averitec, claimdecomp
 from lib.models import named_model, pick_device, quiet_transformers, record_weights, resolve_model
-from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Seed, Text, settings
+from lib.params import Device, NonNegInt, PosFloat, PosInt, Section, Seed, Text, params_given, settings
 from lib.paths import DATA_DIR, PARAMS_FILE
 from lib.planning.qgen_text import (
     MODEL_DIR,
@@ -358,8 +358,10 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     # the model folder replaces what is there: another data folder or parameter file only into a named folder,
     # never data/, an input, the code or another stage's output
-    given = (("--data-dir", args.data_dir, DATA_DIR), ("--params", args.params, PARAMS_FILE))
+    given = (("--data-dir", args.data_dir, DATA_DIR), params_given(args.params))
     args.out_dir = OUT.own_output(args.out_dir, MODEL_DIR, given, "the study's QGEN model", own="qgen")
+    # replaced whole once trained: a new or empty folder, or an earlier QGEN model (its training record)
+    OUT.replaceable_folder(args.out_dir, "training.json", "QGEN model", ("settings", "steps_run", "loss_curve"))
     report = build(settings("qgen", args.params or PARAMS_FILE, QGenSettings), args.data_dir, args.out_dir)
     print(
         f"qgen: {report['examples']:,} examples from {report['fit_claims']:,} train claims"

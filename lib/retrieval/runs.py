@@ -33,7 +33,21 @@ from lib import timing as TM
 from lib.cli import ArgumentParser, NamedError, data_folder, nonempty_path, run_main
 from lib.data import averitec
 from lib.evaluation.metrics import evaluate
-from lib.params import Device, NonNegInt, ParamsError, PosInt, Section, Text, flag_of, settings, subset
+from lib.params import (
+    Device,
+    NonNegInt,
+    ParamsError,
+    PosInt,
+    Section,
+    Separator,
+    Text,
+    flag_of,
+    params_given,
+    read_yaml,
+    section,
+    settings,
+    subset,
+)
 from lib.paths import DATA_DIR, OUTPUTS_DIR, PARAMS_FILE, STORE_DIR
 from lib.planning import planners as P
 from lib.retrieval import bm25 as BM
@@ -73,7 +87,7 @@ class RunGrid(Section):
     fusions: list[Fusion] = list(F.FUSIONS)
     depth: PosInt = 100
     rrf_k: NonNegInt = 60
-    concat_separator: str = " "
+    concat_separator: Separator = " "
     bm25: BM.BM25Params = BM.BM25Params()
     model: Text = MD.BUNDLED_MINILM
     max_seq_length: PosInt = 128
@@ -103,12 +117,18 @@ class RunGrid(Section):
         return any(R.KINDS[r].needs_bm25 for r in self.retrievers)
 
 
-def load_plans(names: list[str], plans_dir: Path | str = P.PLANS_DIR) -> dict[str, P.Plan]:
+def load_plans(names: list[str], plans_dir: Path | str = P.PLANS_DIR, make: str | None = None) -> dict[str, P.Plan]:
+    """The plans `names` from `plans_dir`; a missing one named with what makes it (`make`; by default the stage
+    `plans` for the study's folder, the planners command into any other)."""
     plans = {}
     for name in names:
         path = Path(plans_dir) / f"{name}.jsonl"
         if not path.exists():
-            raise FileNotFoundError(f"{path} is missing: run `dvc repro plans` (or add {name} to params `planners`)")
+            if make is None and Path(plans_dir).resolve() == Path(P.PLANS_DIR).resolve():
+                make = f"run `dvc repro plans` (or add {name} to params `planners`)"
+            elif make is None:
+                make = f"make it with `python -m lib.planning.planners --params FILE --out-dir {plans_dir}`"
+            raise FileNotFoundError(f"{path} is missing: {make}")
         plans[name] = P.load_plan(path)
     return plans
 
@@ -436,15 +456,44 @@ def load_runs(runs_dir: Path | str = RUNS_DIR) -> tuple[pd.DataFrame, dict]:
 # --------------------------------------------------------------------------- stages
 
 
-def output_root(out_dir: str | None, store_dir: str, data_dir: str, params: str | None = None) -> Path:
-    """Where the embeddings and runs go: the study's `outputs/` for its own store, data and parameter file,
-    else a named `--out-dir` (`lib.outputs.own_output`)."""
+def output_root(
+    out_dir: str | None,
+    store_dir: str,
+    data_dir: str,
+    params: str | None = None,
+    plans_dir: str | None = None,
+    needs_plans: bool = True,
+) -> Path:
+    """Where the embeddings and runs go: the study's `outputs/` for its own store, data, plans and parameter
+    file, else a named `--out-dir` (`lib.outputs.own_output`). Another data folder, or another parameter file whose
+    `planners` section differs, needs the plans made from it (`--plans-dir`): the study's plans, made from the
+    study's claims and settings, were read as the other input's."""
     given = (
         ("--store-dir", store_dir, STORE_DIR),
         ("--data-dir", data_dir, DATA_DIR),
-        ("--params", params, PARAMS_FILE),
+        ("--plans-dir", plans_dir, P.PLANS_DIR),
+        params_given(params),
     )
-    return OUT.own_output(out_dir, OUTPUTS_DIR, given, "its outputs/embeddings and outputs/runs")
+    own = all(path is None or Path(path).resolve() == Path(study).resolve() for _, path, study in given)
+    if own and out_dir is not None and Path(out_dir).resolve() == OUTPUTS_DIR.resolve():
+        out_dir = None  # the default folder named, with the study's own inputs: the default (it was refused)
+    root = OUT.own_output(out_dir, OUTPUTS_DIR, given, "its outputs/embeddings and outputs/runs")
+    if not needs_plans:  # the documents' embeddings read no plan
+        return root
+    flag, read, _ = given[-1]
+    make = "make its plans (python -m lib.planning.planners {} --out-dir FOLDER) and give --plans-dir FOLDER"
+    if plans_dir is None and Path(data_dir).resolve() != DATA_DIR.resolve():
+        raise NamedError(
+            f"--data-dir {data_dir}: the study's plans (outputs/plans) are of the claims in data/: "
+            + make.format(f"--data-dir {data_dir}")
+        )
+    # the other file checked first (a list or an empty file is named, not compared); the study's as written
+    if read is not None and plans_dir is None and section("planners", read) != read_yaml(PARAMS_FILE)["planners"]:
+        raise NamedError(
+            f"{flag} {read}: its `planners` section is not the study's, whose plans outputs/plans holds: "
+            + make.format(f"--params {read}")
+        )
+    return root
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -455,6 +504,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--params", type=nonempty_path, default=None, help="parameter file (default: params.yaml)")
     ap.add_argument("--store-dir", default=str(STORE_DIR))
     ap.add_argument("--data-dir", type=data_folder, default=str(DATA_DIR))
+    ap.add_argument("--plans-dir", type=nonempty_path, default=None, help="default: the study's outputs/plans")
     ap.add_argument(
         "--device",
         type=flag_of(Device, "auto, cpu, mps, cuda or cuda:N"),
@@ -468,7 +518,10 @@ def main(argv: list[str] | None = None) -> None:
         help="folder for embeddings/ and runs/ (default: the study's outputs/, for the study's own store and data only)",
     )
     args = ap.parse_args(argv)
-    out_root = output_root(args.out_dir, args.store_dir, args.data_dir, args.params)
+    out_root = output_root(
+        args.out_dir, args.store_dir, args.data_dir, args.params, args.plans_dir, args.command != "embed-documents"
+    )
+    plans_dir = args.plans_dir or P.PLANS_DIR
     args.params = args.params or str(PARAMS_FILE)
     runs_dir, docs_dir, queries_dir = (
         out_root / "runs",
@@ -490,7 +543,7 @@ def main(argv: list[str] | None = None) -> None:
             keys, out = docs["doc_id"].tolist(), docs_dir / slug
             emb = MD.encode(encoder, docs["text"].tolist(), grid.batch_size)
         else:
-            keys, out = queries_needed(grid, load_plans(grid.plans), claims), queries_dir / slug
+            keys, out = queries_needed(grid, load_plans(grid.plans, plans_dir), claims), queries_dir / slug
             emb = MD.encode(encoder, keys, grid.batch_size)
         DN.save_embeddings(out, keys, emb, grid.model)
         took = time.perf_counter() - start
@@ -499,7 +552,7 @@ def main(argv: list[str] | None = None) -> None:
             f"({len(keys) / max(took, 1e-9):.0f}/s) -> {out}.npy"
         )
         return
-    plans = load_plans(grid.plans)
+    plans = load_plans(grid.plans, plans_dir)
     doc_emb = document_embeddings(grid.model, docs["doc_id"].tolist(), docs_dir) if grid.needs_dense else None
     q_emb = query_embeddings(grid.model, queries_dir) if grid.needs_dense else None
     runs, report, answers = retrieve(

@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError,
 
 from lib import outputs as OUT
 from lib.cli import ArgumentParser, NamedError, nonempty_path, run_main
-from lib.params import Section, Text, read_yaml
+from lib.params import FilePath, Section, Text, read_yaml
 from lib.paths import METRICS_DIR, NOTEBOOKS_DIR, REPORTS_DIR, ROOT
 from lib.site.banner import banner_html, inline_markdown
 from lib.site.catalogue import conclusion, format_value, headlines, numbered, read_notebook, store_setting, summary
@@ -53,7 +53,7 @@ Headline = Annotated[str, Field(pattern=r"^[\w.-]+\.json:\S.*$")]  # "file.json:
 
 
 class ReportSection(Section):
-    reports_dir: Text
+    reports_dir: FilePath
     headlines: dict[Annotated[str, Field(pattern=r"^\d\d_\w+$")], dict[Text, Headline]]
     # the points of each notebook's computed conclusion its front-page card shows (from 1; default: the first)
     # at least one point: an empty list passed the check and ended in "max() arg is an empty sequence"
@@ -69,6 +69,10 @@ class ReportSection(Section):
             unknown = sorted(set(getattr(self, field)) - known)
             if unknown:
                 raise ValueError(f"{field}: no notebook {unknown} (the notebooks: {sorted(known)})")
+        for name, points in self.conclusion_points.items():  # [3, 3] quoted one point twice on the card
+            if len(set(points)) < len(points):
+                twice = next(p for p in points if points.count(p) > 1)
+                raise ValueError(f"conclusion_points.{name}: point {twice} is named twice; name each point once")
         return self
 
 

@@ -44,7 +44,17 @@ from lib.cli import (
     run_main,
     stages_of,
 )
-from lib.params import KERNEL_PARAMS_ENV, SECTIONS, ParamsError, PosInt, flag_of, section, section_model, settings
+from lib.params import (
+    KERNEL_PARAMS_ENV,
+    SECTIONS,
+    ParamsError,
+    PosInt,
+    flag_of,
+    section,
+    section_model,
+    settings,
+    study_params_only,
+)
 from lib.paths import EXECUTED_DIR, NOTEBOOKS_DIR, PARAMS_FILE, ROOT
 from lib.site.banner import params_banner
 from lib.site.catalogue import read_notebook
@@ -345,6 +355,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         parameters = stage_parameters(args.section, args.shared, args.params)
         cross_check(args.section, args.params)
+        study_params_only(args.params, "the study's executed notebook and its metrics file")  # checked, then refused
         check_parameters(NOTEBOOKS_DIR / f"{args.name}.ipynb", parameters)
         check_sections(NOTEBOOKS_DIR / f"{args.name}.ipynb", parameters)
     except (ValueError, KeyError, FileNotFoundError) as err:  # ParamsError is a ValueError

@@ -521,7 +521,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out-dir", type=nonempty_path, default=None, help=f"default: {repo_path(STORE_DIR)}")
     args = ap.parse_args(argv)
     # another data folder or parameter file only into a named folder: never data/, an input or another output
-    given = (("--data-dir", args.data_dir, DATA_DIR), ("--params", args.params, PARAMS_FILE))
+    given = (("--data-dir", args.data_dir, DATA_DIR), PR.params_given(args.params))
     args.out_dir = OUT.own_output(args.out_dir, STORE_DIR, given, "the study's outputs/store", own="store")
 
     params = args.params or PARAMS_FILE

@@ -31,7 +31,7 @@ from lib.data import averitec
 from lib.data import labels as LB
 from lib.data.labels import AveritecLabelSet
 from lib.models import forget_weights, record_weights
-from lib.params import PosInt, Section, Seed, Text, section
+from lib.params import PosInt, Section, Seed, Text, section, study_params_only
 from lib.paths import DATA_DIR, PARAMS_FILE, repo_path
 from lib.retrieval.vocabulary import Fusion, RetrieverKind
 from lib.store.scopes import Scope
@@ -315,6 +315,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
+    study_params_only(
+        args.params, "the outputs of stage `nli_averitec`"
+    )  # the study's folders: another file only through params.yaml
     averitec_stage(section("nli_averitec", args.params))
 
 

@@ -24,7 +24,18 @@ from lib import outputs as OUT
 from lib.cli import ArgumentParser, nonempty_path, run_main, shown
 from lib.data import labels as LB
 from lib.data import quantemp
-from lib.params import FileName, OpenShare, PlanName, PosInt, Section, Seed, Text, one_name_per_file, section
+from lib.params import (
+    FileName,
+    OpenShare,
+    PlanName,
+    PosInt,
+    Section,
+    Seed,
+    Text,
+    one_name_per_file,
+    section,
+    study_params_only,
+)
 from lib.paths import DATA_DIR, PARAMS_FILE
 from lib.verifier import nli as N
 from lib.verifier.nli import NLISettings
@@ -248,6 +259,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
+    study_params_only(
+        args.params, "the outputs of stage `nli_quantemp`"
+    )  # the study's folders: another file only through params.yaml
     quantemp_stage(section("nli_quantemp", args.params))
 
 

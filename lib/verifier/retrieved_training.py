@@ -21,7 +21,7 @@ import pandas as pd
 
 from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import averitec
-from lib.params import section
+from lib.params import section, study_params_only
 from lib.paths import DATA_DIR, PARAMS_FILE, STORE_DIR
 from lib.retrieval.bm25 import BM25, BM25Params
 from lib.store.build import doc_id_for, load_store
@@ -94,6 +94,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
+    study_params_only(
+        args.params, "the outputs of stage `training_evidence`"
+    )  # the study's folders: another file only through params.yaml
     evidence = stage(section("nli_averitec", args.params), BM25Params(**section("retrieval", args.params)["bm25"]))
     print(f"{len(evidence)} train claims' retrieved evidence -> {RETRIEVED_FILE}")
 

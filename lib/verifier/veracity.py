@@ -28,7 +28,7 @@ from lib.cli import ArgumentParser, nonempty_path, run_main
 from lib.data import averitec
 from lib.data import labels as LB
 from lib.evaluation import significance as SIG
-from lib.params import section
+from lib.params import section, study_params_only
 from lib.paths import DATA_DIR, PARAMS_FILE, STORE_DIR, repo_path
 from lib.retrieval import runs as RU
 from lib.store.build import load_store
@@ -338,6 +338,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("command", choices=["planners"])
     ap.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
     args = ap.parse_args(argv)
+    study_params_only(
+        args.params, "the outputs of stage `nli_planners`"
+    )  # the study's folders: another file only through params.yaml
     settings = section("nli_averitec", args.params)  # checked before a training that may take minutes
     ensure_verifier(args.params)  # a fresh clone has stage nli_averitec's record, not its weights
     planners_stage(settings)

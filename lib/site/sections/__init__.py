@@ -65,7 +65,10 @@ def generative_grid_problems(key: str, retriever: str, scope: str, runs: Any) ->
 def plans_problems(key: str, plans: Sequence[str], grid: Any) -> list[str]:
     """Whether the plans of notebook setting `key` are plans the stage `runs` ran (`retrieval.plans`)."""
     unknown = [p for p in plans if p not in grid.plans]
-    return [f"{key}: {unknown} are not run (retrieval.plans: {list(grid.plans)})"] if unknown else []
+    if not unknown:
+        return []
+    named = repr(unknown[0]) + " is" if len(unknown) == 1 else f"{unknown} are"  # one plan, one verb
+    return [f"{key}: {named} not run (retrieval.plans: {list(grid.plans)})"]
 
 
 def depth_problems(key: str, cutoffs: Sequence[int | None], grid: Any) -> list[str]:

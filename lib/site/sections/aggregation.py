@@ -7,18 +7,18 @@ from typing import Annotated
 from pydantic import AfterValidator, Field
 
 from lib.evaluation.metrics import Measure, parse_measure
-from lib.params import Section, Text
-from lib.site.sections import Reader, depth_problems, kept_measures
+from lib.params import FilePath, Section, Text
+from lib.site.sections import Reader, depth_problems, kept_measures, plans_problems
 
 NEEDED = ["ndcg@10", "recall@100"]  # the measures notebook 03 reads by name
 
 
 class AggregationSection(Section):
-    runs_dir: Text
-    store_dir: Text
-    plans_dir: Text
-    data_dir: Text
-    metrics_path: Text
+    runs_dir: FilePath
+    store_dir: FilePath
+    plans_dir: FilePath
+    data_dir: FilePath
+    metrics_path: FilePath
     plan: Text
     measures: Annotated[list[Measure], Field(min_length=1), AfterValidator(lambda m: kept_measures(m, NEEDED, "03"))]
 
@@ -31,6 +31,8 @@ class AggregationSection(Section):
         cutoffs = depth_problems("aggregation.measures", [parse_measure(m)[1] for m in values["measures"]], grid)
         if values["plan"] in fused:
             return cutoffs
+        if values["plan"] not in grid.plans:  # adding it to all_fusions_for alone is refused in turn
+            return [*plans_problems("aggregation.plan", [values["plan"]], grid), *cutoffs]
         return [
             f"aggregation.plan: {values['plan']!r} has runs of the main fusion only (every fusion is run for "
             f"retrieval.all_fusions_for = {fused}): set aggregation.plan to one of those, or add the plan there, "

@@ -6,14 +6,14 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from lib.params import ScoreLevel, Section, Text, member
+from lib.params import FilePath, ScoreLevel, Section, member
 
 
 class AveritecScoreSection(Section):
-    scores_path: Text
-    averitec_2025_dir: Text  # stage averitec_2025: the 2025 METEOR path and Ev2R
-    metrics_path: Text
-    data_dir: Text  # the dev claims' gold evidence: the groups of the overview's Table 4
+    scores_path: FilePath
+    averitec_2025_dir: FilePath  # stage averitec_2025: the 2025 METEOR path and Ev2R
+    metrics_path: FilePath
+    data_dir: FilePath  # the dev claims' gold evidence: the groups of the overview's Table 4
     levels: Annotated[list[ScoreLevel], Field(min_length=1)]
     main_level: ScoreLevel
 

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from lib.analysis.errors import Rules
 from lib.evaluation.significance import Resamples
-from lib.params import NonNegInt, PosInt, Section, Seed, Share, Text
+from lib.params import FilePath, NonNegInt, PosInt, Section, Seed, Share, Text
 from lib.site.sections import Reader
 
 
@@ -19,20 +19,20 @@ class SensitivitySection(Section):
 
 
 class ErrorAnalysisSection(Section):
-    nli_dir: Text  # the verifier's reference settings
+    nli_dir: FilePath  # the verifier's reference settings
     nli_metrics: (
         Text  # notebook 07's metrics: whether the verifier learned (lib.analysis.verdicts.stored_learning_check)
     )
-    planners_dir: Text
+    planners_dir: FilePath
     runs: Annotated[list[Text], Field(min_length=1)]
-    quantemp_dir: Text
-    store_dir: Text
-    data_dir: Text
+    quantemp_dir: FilePath
+    store_dir: FilePath
+    data_dir: FilePath
     embeddings_model: Text
-    embeddings_dir: Text
+    embeddings_dir: FilePath
     systems_from: Literal["averitec"]  # the section whose `systems` flag possible label errors
-    out_dir: Text
-    metrics_path: Text
+    out_dir: FilePath
+    metrics_path: FilePath
     rules: Rules
     sensitivity: SensitivitySection
     min_claims: PosInt  # rows of a table resting on fewer claims are merged into one

@@ -8,20 +8,20 @@ from pydantic import Field
 
 from lib.evaluation.metrics import Measure, parse_measure
 from lib.evaluation.significance import Resamples
-from lib.params import NonNegInt, ScoreLevel, Section, Seed, Text
+from lib.params import FilePath, NonNegInt, ScoreLevel, Section, Seed, Text
 from lib.retrieval.runs import FocusSection
 from lib.retrieval.vocabulary import Fusion
 from lib.site.sections import Reader, depth_problems, fusion_problems, generative_grid_problems
 
 
 class GenerativePlanningSection(Section):
-    gen_dir: Text
-    plans_dir: Text
-    store_dir: Text
-    data_dir: Text
-    model_dir: Text
-    embeddings_dir: Text
-    metrics_path: Text
+    gen_dir: FilePath
+    plans_dir: FilePath
+    store_dir: FilePath
+    data_dir: FilePath
+    model_dir: FilePath
+    embeddings_dir: FilePath
+    metrics_path: FilePath
     fusion: Fusion
     measures: Annotated[list[Measure], Field(min_length=1)]
     focus: FocusSection
@@ -31,7 +31,7 @@ class GenerativePlanningSection(Section):
     main_level: ScoreLevel
     mmr_gammas: Annotated[list[Annotated[float, Field(ge=-1, le=1)]], Field(min_length=1)]
     examples: NonNegInt
-    timings_dir: Text
+    timings_dir: FilePath
 
     @classmethod
     def cross_check(cls, values: dict, read: Reader) -> list[str]:

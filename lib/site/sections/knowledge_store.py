@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from lib.params import PosInt, Section, Text
+from lib.params import FilePath, PosInt, Section
 
 
 class KnowledgeStoreNotebookSection(Section):
-    store_dir: Text
-    data_dir: Text
-    metrics_path: Text
+    store_dir: FilePath
+    data_dir: FilePath
+    metrics_path: FilePath
     top_domains: PosInt

@@ -9,21 +9,21 @@ from pydantic import Field, field_validator, model_validator
 
 from lib.evaluation.metrics import Measure, parse_measure
 from lib.evaluation.significance import Resamples, p_floor
-from lib.params import OpenShare, ScoreLevel, Section, Seed, Text
+from lib.params import FilePath, OpenShare, ScoreLevel, Section, Seed, Text
 from lib.site.sections import Reader, depth_problems
 
 
 class NLIVeracitySection(Section):
-    averitec_dir: Text
-    planners_dir: Text
-    quantemp_dir: Text
-    runs_dir: Text
-    gen_dir: Text
-    store_dir: Text
-    data_dir: Text
+    averitec_dir: FilePath
+    planners_dir: FilePath
+    quantemp_dir: FilePath
+    runs_dir: FilePath
+    gen_dir: FilePath
+    store_dir: FilePath
+    data_dir: FilePath
     averitec_scores: Annotated[list[Text], Field(min_length=1)]
-    metrics_path: Text
-    timings_dir: Text
+    metrics_path: FilePath
+    timings_dir: FilePath
     baseline: Text
     n_resamples: Resamples
     seed: Seed
@@ -31,8 +31,8 @@ class NLIVeracitySection(Section):
     main_level: ScoreLevel
     retrieval_measure: Measure
     power: OpenShare  # of the minimum detectable difference (lib.evaluation.significance.minimum_detectable_difference)
-    sweep_path: Text  # the committed verifier sweep (lib.verifier.sweep, `make sweep-verifier`)
-    protocol_path: Text  # the committed training-protocol sweep (`make sweep-protocol`)
+    sweep_path: FilePath  # the committed verifier sweep (lib.verifier.sweep, `make sweep-verifier`)
+    protocol_path: FilePath  # the committed training-protocol sweep (`make sweep-protocol`)
 
     @field_validator("baseline")
     @classmethod

@@ -8,7 +8,7 @@ from pydantic import AfterValidator, Field
 
 from lib.evaluation.metrics import Measure, parse_measure
 from lib.evaluation.significance import Resamples
-from lib.params import NonNegInt, Section, Seed, Text
+from lib.params import FilePath, NonNegInt, Section, Seed
 from lib.retrieval.runs import FocusSection
 from lib.retrieval.vocabulary import Fusion
 from lib.site.sections import Reader, depth_problems, fusion_problems, grid_problems, kept_measures
@@ -17,12 +17,12 @@ NEEDED = ["ndcg@10", "recall@100"]  # the measures notebook 02 reads by name
 
 
 class QueryPlanningSection(Section):
-    runs_dir: Text
-    store_dir: Text
-    plans_dir: Text
-    embeddings_dir: Text
-    data_dir: Text
-    metrics_path: Text
+    runs_dir: FilePath
+    store_dir: FilePath
+    plans_dir: FilePath
+    embeddings_dir: FilePath
+    data_dir: FilePath
+    metrics_path: FilePath
     fusion: Fusion
     measures: Annotated[list[Measure], Field(min_length=1), AfterValidator(lambda m: kept_measures(m, NEEDED, "02"))]
     focus: FocusSection

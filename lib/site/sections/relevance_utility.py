@@ -8,22 +8,22 @@ from pydantic import Field, model_validator
 
 from lib.evaluation.metrics import Measure, parse_measure
 from lib.evaluation.significance import Resamples
-from lib.params import PosInt, Section, Seed, Text
+from lib.params import FilePath, PosInt, Section, Seed, Text
 from lib.site.sections import Reader, depth_problems, kept_measures
 
 
 class RelevanceUtilitySection(Section):
-    nli_dir: Text
+    nli_dir: FilePath
     nli_metrics: (
         Text  # notebook 07's metrics: whether the verifier learned (lib.analysis.verdicts.stored_learning_check)
     )
-    planners_dir: Text
-    utility_dir: Text
-    climate_dir: Text
-    store_dir: Text
-    data_dir: Text
-    metrics_path: Text
-    timings_dir: Text
+    planners_dir: FilePath
+    utility_dir: FilePath
+    climate_dir: FilePath
+    store_dir: FilePath
+    data_dir: FilePath
+    metrics_path: FilePath
+    timings_dir: FilePath
     k: PosInt
     measures: Annotated[list[Measure], Field(min_length=1)]
     n_resamples: Resamples

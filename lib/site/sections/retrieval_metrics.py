@@ -8,7 +8,7 @@ from pydantic import Field, model_validator
 
 from lib.evaluation.metrics import Measure, parse_measure
 from lib.evaluation.significance import Resamples
-from lib.params import PosInt, Section, Seed, Text
+from lib.params import FilePath, PosInt, Section, Seed, Text
 from lib.retrieval.runs import FocusSection
 from lib.retrieval.vocabulary import Fusion
 from lib.site.sections import Reader, depth_problems, fusion_problems, grid_problems, plans_problems
@@ -17,7 +17,7 @@ from lib.site.sections import Reader, depth_problems, fusion_problems, grid_prob
 class JudgingKitSection(Section):
     """Notebook 04's manual judging kit (lib.store.judgements): a blind sheet sampled per stratum, read back filled."""
 
-    sheet_path: Text
+    sheet_path: FilePath
     filled_sheet: Text
     per_stratum: PosInt
     unjudged_depth: PosInt  # unjudged pairs come from the focus runs' top documents
@@ -25,10 +25,10 @@ class JudgingKitSection(Section):
 
 
 class RetrievalMetricsSection(Section):
-    runs_dir: Text
-    store_dir: Text
-    metrics_path: Text
-    plots_dir: Text
+    runs_dir: FilePath
+    store_dir: FilePath
+    metrics_path: FilePath
+    plots_dir: FilePath
     fusion: Fusion
     focus: FocusSection
     curve_plans: Annotated[list[Text], Field(min_length=1)]
@@ -37,7 +37,7 @@ class RetrievalMetricsSection(Section):
     measure: Measure
     n_resamples: Resamples
     seed: Seed
-    data_dir: Text
+    data_dir: FilePath
     incomplete_measures: Annotated[list[Measure], Field(min_length=1)]
     judging: JudgingKitSection
 

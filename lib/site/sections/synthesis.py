@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
-from lib.params import Section, Text
+from lib.params import FilePath, Section, Text
 from lib.retrieval.vocabulary import RETRIEVERS
 from lib.site.sections import Reader, generative_grid_problems, grid_problems
 from lib.store.scopes import SCOPES, Scope
@@ -28,7 +28,7 @@ class WithoutGold(Section):
 
 
 class SynthesisSection(Section):
-    metrics_dir: Text
+    metrics_dir: FilePath
     focus: Annotated[str, AfterValidator(_focus)]  # the setting whose findings lead, e.g. bm25/claim
     without_gold: WithoutGold
 
