@@ -648,6 +648,8 @@ def own_output(
             )
         return study_out
     target, study = Path(out_dir).resolve(), study_out.resolve()
+    if not other and target == study:  # the default folder named, with the study's own inputs: the default
+        return study_out  # (`runs --out-dir outputs` was refused as holding its own input, outputs/store)
     if other and (target == study or target.is_relative_to(study) or study.is_relative_to(target)):
         raise NamedError(
             f"--out-dir {out_dir}: {what} (or a folder holding it), which the notebooks read, with "

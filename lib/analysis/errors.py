@@ -56,7 +56,6 @@ from lib import outputs as OUT
 from lib import sheets as SH
 from lib.data import averitec
 from lib.evaluation.agreement import cohen_kappa
-from lib.evaluation.comparisons import end_text
 from lib.evaluation.printing import (
     difference_as_printed,
     noise_equal,
@@ -675,8 +674,7 @@ def baseline_sentence(row: pd.Series, what: str) -> str:
         )
     head = (
         f"{what} fits {wrong} of the wrong verdicts and {right} of the right ones ({gap}, 95% interval "
-        f"[{end_text(row['low'], '+.1%').removesuffix('%')}, {end_text(row['high'], '+.1%').removesuffix('%')}], claims "
-        "resampled)"
+        f"[{points_text(row['low'], unit='')}, {points_text(row['high'], unit='')}], claims resampled)"
     )
     if row["call"] == "positive":
         return head + ": more common behind wrong verdicts."

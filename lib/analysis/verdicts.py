@@ -387,8 +387,8 @@ def seed_spread_sentence(
     """The range of the gold recipe's dev macro-F1 over the sweep's seeds (empty with one seed). The planners'
     ranges are of the top-k the sweep read (`sweep_evidence`: its retrieval setting and `k`); where that is not the
     evidence of the table the sentence qualifies (`evidence`, the same keys), they are left out (every range, gold's
-    too, where k differs: k gold answers are read) and the sentence names what differs (the sweep's claim-scope CLAIM-ONLY ranged 0.358-0.367 beside a global-scope table whose
-    CLAIM-ONLY read 0.338)."""
+    too, where k differs: k gold answers are read) and the sentence names what differs (the sweep's claim-scope
+    CLAIM-ONLY ranged 0.358-0.367 beside a global-scope table whose CLAIM-ONLY read 0.338)."""
     if spread["seeds"].max() <= 1:
         return ""
 
@@ -400,9 +400,8 @@ def seed_spread_sentence(
         return f"{r['min']:.3f}–{r['max']:.3f}"
 
     seeds = int(spread["seeds"].max())
-    differ = evidence_differences(sweep_evidence, evidence)
-    other_k = sweep_evidence is not None and evidence is not None and sweep_evidence.get("k") != evidence.get("k")
-    if other_k:  # k gold answers too: every range is of other evidence
+    keys, differ = evidence_differences(sweep_evidence, evidence)
+    if "k" in keys:  # k gold answers too: every range is of other evidence
         shown = spread.iloc[:0]
     else:
         shown = spread[~spread.index.str.startswith(f"dev {V.PLANNER}")] if differ else spread
@@ -421,19 +420,22 @@ def seed_spread_sentence(
     )
 
 
-def evidence_differences(sweep_evidence: Mapping[str, Any] | None, evidence: Mapping[str, Any] | None) -> str:
-    """What differs between the retrieved evidence the sweep read and a table's (retriever, scope, temporal filter,
-    fusion, k), as a clause; "" where nothing does or no table's evidence is given."""
+def evidence_differences(
+    sweep_evidence: Mapping[str, Any] | None, evidence: Mapping[str, Any] | None
+) -> tuple[list[str], str]:
+    """The keys in which the retrieved evidence the sweep read differs from a table's (retriever, scope, temporal
+    filter, fusion, k), and the clause that says so; none and "" where nothing does or no table's evidence is
+    given."""
     if evidence is None:
-        return ""
+        return [], ""
     if sweep_evidence is None:
-        return "the sweep records no retrieval setting"
+        return [], "the sweep records no retrieval setting"
     keys = sorted(set(sweep_evidence) | set(evidence), key=lambda k: (k != "k", k))
     differ = [k for k in keys if sweep_evidence.get(k) != evidence.get(k)]
     if not differ:
-        return ""
+        return [], ""
     side = lambda setting: ", ".join(f"{k} {setting.get(k)!r}" for k in differ)  # noqa: E731
-    return f"the sweep's {side(sweep_evidence)} against this table's {side(evidence)}"
+    return differ, f"the sweep's {side(sweep_evidence)} against this table's {side(evidence)}"
 
 
 # --- 3. calibration ------------------------------------------------------------------------------------

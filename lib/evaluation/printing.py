@@ -90,10 +90,11 @@ def p_text(p: float | None, alpha: float = 0.05) -> str:
     return "nan" if p is None or p != p else apart(p, ".3g", alpha)  # None: a test that was not made
 
 
-def points_text(value: float, fmt: str = "+.1%") -> str:
+def points_text(value: float, fmt: str = "+.1%", unit: str = " percentage points") -> str:
     """A difference of two shares in percentage points, apart from 0 (59.4% against 57.4% is "+1.9 percentage
-    points"; "+1.9%" beside "higher by 46%" read as a relative change)."""
-    return apart(value, fmt, 0.0).removesuffix("%") + " percentage points"
+    points"; "+1.9%" beside "higher by 46%" read as a relative change); `unit=""` for the bare figure, as an
+    interval's ends print after their difference has named the unit."""
+    return apart(value, fmt, 0.0).removesuffix("%") + unit
 
 
 def end_text(value: float, fmt: str) -> str:
@@ -114,9 +115,9 @@ def share_shown(value: float, fmt: str = ".0%") -> float:
 
 def shares_apart(a: float, b: float) -> tuple[str, str, str]:
     """Two shares and their difference a - b as a sentence prints them: the difference in percentage points to a
-    tenth (apart from 0, `points_text`); the shares in whole percents, or with the decimals whose difference reads as that difference
-    and that keep a share off 0% and 100% unless it is one (30% and 30% stood beside "+0.8%", 30% and 28% beside
-    "+1.0%", 0.99951 read "100%")."""
+    tenth (apart from 0, `points_text`); the shares in whole percents, or with the decimals whose difference reads
+    as that difference and that keep a share off 0% and 100% unless it is one (30% and 30% stood beside "+0.8%",
+    30% and 28% beside "+1.0%", 0.99951 read "100%")."""
     diff = points_text(0.0 if noise_equal(a, b) else a - b)  # equal but for noise: no sign to read
     for d in range(7):
         fmt = f".{d}%"

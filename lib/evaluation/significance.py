@@ -184,8 +184,7 @@ def p_floor_note(n_resamples: int, alpha: float = 0.05, family: int = 1) -> str:
     floor = p_floor(n_resamples)
     head = (
         f"With B = {n_resamples:,} resamples the smallest p-value these tests can give is 1/(B+1) = "
-        f"{p_text(floor, alpha)}: a "
-        "p-value at that floor means *at most* that"
+        f"{p_text(floor, alpha)}: a p-value at that floor means *at most* that"
     )
     adjusted = f"; Holm over {family} tests multiplies the smallest by {family}" if family > 1 else ""
     if floor * family < alpha:

@@ -474,9 +474,6 @@ def output_root(
         ("--plans-dir", plans_dir, P.PLANS_DIR),
         params_given(params),
     )
-    own = all(path is None or Path(path).resolve() == Path(study).resolve() for _, path, study in given)
-    if own and out_dir is not None and Path(out_dir).resolve() == OUTPUTS_DIR.resolve():
-        out_dir = None  # the default folder named, with the study's own inputs: the default (it was refused)
     root = OUT.own_output(out_dir, OUTPUTS_DIR, given, "its outputs/embeddings and outputs/runs")
     if not needs_plans:  # the documents' embeddings read no plan
         return root
