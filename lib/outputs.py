@@ -291,8 +291,10 @@ def together() -> Iterator[None]:
     finally:
         _GROUP.reset(token)
     if folder := next(
-        (path for _, path in pending if path.is_dir() and not path.is_symlink()), None
-    ):  # a folder where a file goes, or is removed: refused before the first rename, nothing left behind
+        (path for tmp, path in pending if path.is_dir() and not path.is_symlink() and not (tmp and tmp.is_dir())),
+        None,
+    ):  # a folder where a file goes, or is removed: refused before the first rename, nothing left behind (a
+        # folder written whole, `atomic_dir`, replaces its earlier self)
         for tmp, _ in pending:
             if tmp is not None:
                 _discard(tmp)

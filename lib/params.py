@@ -393,25 +393,37 @@ def one_name_per_file(files: Mapping[str, str], name: str) -> None:
 # --------------------------------------------------------------------------- checking
 
 
-def _key(loc: tuple[Any, ...]) -> str:
+def _key(loc: tuple[Any, ...], raw: Any = None, skip: int = 0) -> str:
     """('retrieval', 'bm25', 'k1') -> 'retrieval.bm25.k1'; list positions as [i]; a mapping's bad key (pydantic's
-    (..., key, '[key]')) as 'planners.post_hoc: the key'."""
+    (..., key, '[key]')) as 'planners.post_hoc: the key'. `raw` (what was validated, reached after the first `skip`
+    parts of `loc`) tells a mapping's integer key (`aggregation.1`) from a list position (`aggregation[1]`)."""
     if len(loc) >= 2 and loc[-1] == "[key]":
-        return f"{_key(loc[:-2])}: the key"
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        return f"{_key(loc[:-2], raw, skip)}: the key"
+    out, node = "", raw
+    for i, part in enumerate(loc):
+        index = isinstance(part, int) and (i < skip or isinstance(node, list | tuple))
+        out += f"[{part}]" if index else (f".{part}" if out else str(part))
+        if i >= skip:
+            node = node[part] if isinstance(node, dict | list | tuple) and _holds(node, part) else None
     return out
 
 
-def problems(err: ValidationError, prefix: tuple[Any, ...] = ()) -> list[str]:
-    """One readable line per schema error: dotted key, what is wrong, what was given."""
+def _holds(node: dict | list | tuple, part: Any) -> bool:
+    """Whether `node[part]` exists (a list position in range, a mapping key)."""
+    if isinstance(node, dict):
+        return part in node
+    return isinstance(part, int) and -len(node) <= part < len(node)
+
+
+def problems(err: ValidationError, prefix: tuple[Any, ...] = (), raw: Any = None) -> list[str]:
+    """One readable line per schema error: dotted key, what is wrong, what was given. `raw` is what was validated
+    (under `prefix`), read to name a mapping's integer key as a key, not a list position."""
     lines = []
     for e in err.errors():
         loc = prefix + tuple(
             p for p in e["loc"] if not (isinstance(p, str) and p.startswith(("function-after", "union")))
         )
-        key = _key(loc) or "(file)"
+        key = _key(loc, raw, len(prefix)) or "(file)"
         if e["type"] == "extra_forbidden":
             lines.append(f"{key}: unknown key (a typo? remove it or see the section's model, lib.params.SECTIONS)")
         elif e["type"] == "missing":
@@ -458,7 +470,7 @@ def validate(model: type[BaseModel], raw: Any, path: Path | str, prefix: tuple[A
     try:
         out = model.model_validate(raw)
     except ValidationError as err:
-        raise ParamsError(path, sorted(set(problems(err, prefix) + missing))) from None
+        raise ParamsError(path, sorted(set(problems(err, prefix, raw) + missing))) from None
     if missing:
         raise ParamsError(path, missing)
     return out

@@ -12,7 +12,7 @@ such model), "html" (status 200 with an HTML page, as a proxy's login page), "em
 `finish_reason: "length"`), "content_filter" (200, stopped by a filter), "trickle" (200, then one byte of the body every
 `delay / 20` seconds, never finished: no read waits long enough to time out), "gzip" (200 with the answer
 gzip-compressed, `Content-Encoding: gzip`, whatever the client asked for), "deep" (200 with a JSON body
-nested 100,000 arrays deep).
+nested 100,000 arrays deep), "error_body" (200 with an error object and no choices, as some proxies answer).
 """
 
 from __future__ import annotations
@@ -106,6 +106,9 @@ class StubLLM:
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)
+                    return None
+                if fault == "error_body":
+                    self._send(200, {"error": {"message": "model overloaded, try later", "type": "overloaded"}})
                     return None
                 if fault == "timeout":
                     time.sleep(stub.delay)

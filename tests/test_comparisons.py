@@ -281,11 +281,24 @@ def test_a_spread_that_prints_alike_does_not_grow():
     table = pd.DataFrame(
         {"spread": [0.1196, 0.1204], "claims": [10, 400], "spread under permutation": [0.05, 0.04]}, index=["1", "2"]
     )
+    # the test found the change beyond random groups' (which shrink by 0.010): said so, without "grows"
     assert CMP.spread_sentence(table, 0.0005, "NDCG@10").endswith(
+        ": the spread does not grow as printed, but random groups of those sizes shrink it more, so the last group's "
+        "spread is wider than its size explains."
+    )
+    assert CMP.spread_sentence(table, 0.5, "NDCG@10").endswith(
         "no evidence that it grows beyond what the group sizes explain."
     )
     grows = table.assign(spread=[0.1196, 0.1214])
     assert CMP.spread_sentence(grows, 0.0005, "NDCG@10").endswith("the spread grows more than the group sizes explain.")
+    # the tenth review (T 10): a significant test of a smaller shrink than random groups' was "no evidence"
+    shrinks = pd.DataFrame(
+        {"claims": [12, 300], "spread": [0.100, 0.090], "spread under permutation": [0.150, 0.060]}, index=["1", "5"]
+    )
+    assert "the spread does not grow as printed, but random groups" in CMP.spread_sentence(shrinks, 0.001, "x")
+    assert CMP.spread_sentence(shrinks, 0.2, "x").endswith(
+        "no evidence that it grows beyond what the group sizes explain."
+    )
 
 
 def test_methods_apart_only_by_floating_point_noise_are_not_separated():
@@ -316,7 +329,9 @@ def test_a_difference_is_the_printed_figures_difference():
 
     assert difference_text(0.58234, 0.50254) == "+0.079" and f"{0.58234 - 0.50254:+.3f}" == "+0.080"
     assert difference_text(0.2159, 0.1011) == "+0.115" and difference_text(0.123, 0.5) == "-0.377"
-    assert difference_text(0.0996, 0.1004) == "+0.000"  # both print 0.100: no sign read of them
+    # both print 0.100: the exact difference under one printed step (the fifty-first pass, T 3 and T 7: "+0.000"
+    # hid a difference a test may separate; "+0.001" read as a step between them)
+    assert difference_text(0.0996, 0.1004) == "-0.0008" and difference_text(0.1, 0.1) == "+0.000"
     assert difference_text(0.1004, 0.1005, ".4f") == "-0.0001" and difference_text(0.25, 0.5, "+.1%") == "-25.0%"
     assert difference_text(float("nan"), 0.5) == "undefined" == difference_text(0.5, float("nan"))  # was "+nan"
 
@@ -329,6 +344,24 @@ def test_a_tests_difference_reads_as_its_printed_levels_subtract():
     assert difference_as_printed(0.05, 0.3667, 0.3383) == 0.05  # not the two levels' difference: as tested
     nan = float("nan")
     assert difference_as_printed(nan, 0.3, 0.2) != difference_as_printed(nan, 0.3, 0.2)  # undefined stays so
+    assert difference_as_printed(0.3004 - 0.2996, 0.3004, 0.2996) == pytest.approx(0.0008)  # alike: the exact one
+    assert difference_as_printed(0.1 + 0.2 - 0.3, 0.1 + 0.2, 0.3) == 0.0  # noise is no difference
+
+
+def test_a_signed_figure_under_one_printed_step_is_kept_apart_from_0_and_under_the_step():
+    """The fifty-first pass (T 1, T 2, T 7): "+0.000 (positive)", an interval end "+0.000" beside "negative", and
+    "+0.001" beside two levels both printed 0.300."""
+    from lib.evaluation.printing import difference_shown, signed_text
+
+    assert signed_text(0.0008) == "+0.0008" and signed_text(-0.0002) == "-0.0002" and signed_text(0.00096) == "+0.00096"
+    assert signed_text(0.001) == "+0.001" and signed_text(0.0009999999999999) == "+0.001"  # a step, but for noise
+    assert signed_text(0.1234) == "+0.123" and signed_text(-1e-17) == "+0.000" and signed_text(0.0) == "+0.000"
+    assert signed_text(float("nan")) == "undefined" and signed_text(0.00004, "+.1%") == "+0.004%"
+    assert signed_text(0.0012, "+.4f") == "+0.0012"  # a step at four decimals is one
+    # a test's difference beside its levels: as they print, the exact one where they print alike, else as tested
+    assert difference_shown(0.4123 - 0.4118, 0.4123, 0.4118) == "+0.0005"
+    assert difference_shown(0.4126 - 0.4118, 0.4126, 0.4118) == "+0.001"  # 0.413 - 0.412
+    assert difference_shown(0.01, 0.4, 0.3) == "+0.010" and difference_shown(float("nan"), 0.4, 0.3) == "undefined"
 
 
 def test_a_p_value_prints_its_floor_and_its_side_of_alpha():
@@ -350,6 +383,10 @@ def test_a_difference_of_shares_is_in_percentage_points():
     assert points_text(0.06, "+.0%") == "+6 percentage points"
     assert points_text(0.0004, "+.0%") == "+0.04 percentage points"  # apart from 0
     assert shares_apart(0.5936, 0.5742) == ("59.36%", "57.42%", "+1.9 percentage points")
+    # the fifty-first pass (T 11): "-0%" of -0.0, and "nan%" beside the other share in scientific notation
+    assert shares_apart(-0.0, 0.0) == ("0%", "0%", "+0.0 percentage points")
+    assert shares_apart(float("nan"), 0.2) == ("undefined", "20%", "undefined")
+    assert shares_apart(0.5, float("nan")) == ("50%", "undefined", "undefined")
 
 
 def test_a_percent_below_every_fixed_decimal_prints_in_percent():

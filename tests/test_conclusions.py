@@ -180,10 +180,21 @@ def test_the_duplication_and_copies_sentences_read_their_figures_as_printed():
         "Duplicating QA pairs raised Q+A by CLAIM-ONLY +0.081, ORACLE +0.024 and AVeriTeC@0.25 by CLAIM-ONLY +0.088, "
         "ORACLE +0.006 without any new evidence."
     )
-    same = dup.assign(**{"Q+A (dup)": dup["Q+A"] + 0.0001, f"{col} (dup)": dup[col]})
+    same = dup.assign(**{"Q+A (dup)": dup["Q+A"], f"{col} (dup)": dup[col]})
     assert CN.duplication_sentence(same, col, 0.25) == (
         "Duplicating QA pairs left Q+A (CLAIM-ONLY +0.000, ORACLE +0.000) and AVeriTeC@0.25 (CLAIM-ONLY +0.000, "
         "ORACLE +0.000) unchanged."
+    )
+    # the fifty-first pass (T 4): a gain under the printed precision was "+0.000 ... unchanged"; one the printed
+    # levels show (0.242 to 0.243) was the exact +0.0002 rounded to +0.000
+    tiny = dup.assign(**{"Q+A (dup)": dup["Q+A"] + 0.0001, f"{col} (dup)": dup[col]})
+    assert CN.duplication_sentence(tiny, col, 0.25) == (
+        "Duplicating QA pairs changed Q+A by CLAIM-ONLY +0.0001, ORACLE +0.0001 and AVeriTeC@0.25 by CLAIM-ONLY "
+        "+0.000, ORACLE +0.000 without any new evidence."
+    )
+    shown = pd.DataFrame({"Q+A": [0.2424], "Q+A (dup)": [0.2426], col: [0.1104], f"{col} (dup)": [0.1106]}, index=["H"])
+    assert CN.duplication_sentence(shown, col, 0.25) == (
+        "Duplicating QA pairs raised Q+A by H +0.001 and AVeriTeC@0.25 by H +0.001 without any new evidence."
     )
     assert CN.duplication_sentence(same.assign(**{f"{col} (dup)": [0.15, 0.2]}), col, 0.25).startswith(
         "Duplicating QA pairs changed Q+A by"
@@ -213,9 +224,13 @@ def test_the_duplication_and_copies_sentences_say_when_a_score_is_missing():
 def test_small_differences_and_correlations_print_no_minus_zero():
     """The forty-fourth pass: "left Q+A (a -0.000, ...) unchanged", "τ = -0.00", "ranges from -0.00"."""
     dup = pd.DataFrame(
-        {"Q+A": [0.3, 0.4], "Q+A (dup)": [0.2999, 0.4], "x": [0.2, 0.1], "x (dup)": [0.2, 0.1]}, index=["a", "b"]
+        {"Q+A": [0.3, 0.4], "Q+A (dup)": [0.3 - 1e-17, 0.4], "x": [0.2, 0.1], "x (dup)": [0.2, 0.1]}, index=["a", "b"]
     )
     assert CN.duplication_sentence(dup, "x", 0.25).startswith("Duplicating QA pairs left Q+A (a +0.000, b +0.000)")
+    below = dup.assign(**{"Q+A (dup)": [0.2999, 0.4]})  # under the printed precision: apart from 0, not "-0.000"
+    assert CN.duplication_sentence(below, "x", 0.25).startswith(
+        "Duplicating QA pairs changed Q+A by a -0.0001, b +0.000"
+    )
     agree = {"runs": 5, "tau": -0.004, "claims": 100, "undefined_resamples": 0, "low": -0.004, "high": 0.3}
     assert CN.rank_agreement_sentence(agree, 1000).endswith(
         "Kendall's τ = 0.00 (95% bootstrap interval over claims -0.004 to 0.30)."

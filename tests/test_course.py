@@ -494,9 +494,36 @@ def test_headlines_carry_the_banner_of_the_settings_that_made_the_numbers(tmp_pa
     RE.main(["headlines", "--params", str(copy)])
     out = capsys.readouterr().out
     assert "Classroom profile" not in out  # the copy's banner is not the numbers' banner
-    assert f"{copy} describes other settings (profile or evidence store) than params.yaml" in out
+    assert f"{copy} (--params) describes other settings (profile or evidence store) than params.yaml" in out
     assert out.splitlines()[1:] == study.splitlines()  # the same numbers under the one more line
-    assert RE.numbers_banner(PARAMS_FILE) is None
+    assert RE.numbers_banner(PARAMS_FILE) is None and RE.numbers_banner(None) is None
+
+
+def test_another_params_file_is_named_above_its_headlines_and_refused_for_the_site(tmp_path, capsys, monkeypatch):
+    """The fifty-first pass (S 1): a copy of params.yaml with one headline's label changed wrote the study's
+    reports/index.html, exit 0 and no word of it (only another profile or store was named), as did the kernel's
+    STUDY_KERNEL_PARAMS."""
+    import yaml
+
+    from lib.cli import NamedError
+    from lib.params import KERNEL_PARAMS_ENV
+    from lib.paths import PARAMS_FILE
+    from lib.site import render as RE
+
+    copy = tmp_path / "other.yaml"
+    copy.write_text(PARAMS_FILE.read_text())
+    assert yaml.safe_load(copy.read_text()) == yaml.safe_load(PARAMS_FILE.read_text())
+    RE.main(["headlines", "--params", str(copy)])
+    assert f"{copy} (--params) describes the same profile and store as params.yaml" in capsys.readouterr().out
+    with pytest.raises(
+        NamedError, match=r"^--params .*other\.yaml: not the study's own; this command writes the study's site"
+    ):
+        RE.main(["html", "--index", "outputs/notebooks/01_knowledge_store.ipynb", "--params", str(copy)])
+    monkeypatch.setenv(KERNEL_PARAMS_ENV, str(copy))
+    with pytest.raises(NamedError, match=rf"^\${KERNEL_PARAMS_ENV} .*other\.yaml: not the study's own"):
+        RE.main(["html", "--index", "outputs/notebooks/01_knowledge_store.ipynb"])
+    RE.main(["headlines"])
+    assert f"{copy} (${KERNEL_PARAMS_ENV}) describes the same profile" in capsys.readouterr().out
 
 
 def test_render_metrics_names_a_file_that_is_no_object_and_prints_nan_as_undefined(tmp_path, capsys):

@@ -76,7 +76,19 @@ def test_a_tested_table_never_prints_minus_zero_or_plus_nan():
     """The fiftieth pass, second round (P 4, P 5)."""
     import pandas as pd
 
-    table = pd.DataFrame({"macro_f1": [0.3671, 0.3674], "delta": [float("nan"), -0.0003], "p_x": [None, 0.5]})
+    table = pd.DataFrame({"macro_f1": [0.3671, 0.3674], "delta": [float("nan"), -1e-17], "p_x": [None, 0.5]})
     html = DS.tested(table.astype({"p_x": object}), "u", signed=["delta"]).to_html()
     assert ">+0.000<" in html and "-0.000" not in html and "+nan" not in html
     assert ">undefined<" in html and ">not tested<" in html and ">0.5<" in html
+
+
+def test_a_tested_table_keeps_a_small_difference_apart_and_names_an_undefined_level():
+    """The fifty-first pass (T 2, T 11): -0.0002 printed "+0.000" beside "negative", a NaN level "nan"."""
+    import pandas as pd
+
+    table = pd.DataFrame({"level": [float("nan"), 0.5], "delta": [-0.0002, 0.0008], "low": [-0.0015, 0.0002]})
+    html = DS.tested(table, "v", signed=["delta", "low"]).to_html()
+    for cell in (">undefined<", ">-0.0002<", ">+0.0008<", ">-0.002<", ">+0.0002<", ">0.500<"):
+        assert cell in html, cell
+    assert "nan" not in html and "+0.000<" not in html
+    assert ">0.5000<" in DS.tested(table, "w", decimals=4).to_html()

@@ -367,7 +367,7 @@ def test_source_sentence_on_both_sides():
     rows = [(c, False, "NLI") for c in range(10)] + [(c, True, "retrieval") for c in range(10, 20)]
     base = ER.baseline(_coded(rows), n_resamples=200)
     assert ER.source_sentence(base) == (
-        "Wrong verdicts read evidence coded NLI (+100 percentage points) more often than right verdicts do (95% interval over "
+        "Wrong verdicts read evidence coded NLI (+100.0 percentage points) more often than right verdicts do (95% interval over "
         "claims): that is where the rules locate the errors."
     )
     same = ER.baseline(_coded([(c, c % 2 == 0, "retrieval") for c in range(20)]), n_resamples=200)
@@ -489,7 +489,7 @@ def test_the_largest_family_and_small_differences_as_printed():
     assert s == "The rules code retrieval as the largest family (50.2%), and it stays the largest in all 1 rows."
     base = pd.DataFrame({"call": ["positive"], "difference": [0.004]}, index=["retrieval"])
     assert "coded retrieval (+0.4 percentage points) more often" in ER.source_sentence(base)
-    assert "coded retrieval (+6 percentage points) more often" in ER.source_sentence(base.assign(difference=0.06))
+    assert "coded retrieval (+6.0 percentage points) more often" in ER.source_sentence(base.assign(difference=0.06))
 
 
 def test_too_few_claims_give_no_interval_and_a_share_of_one_its_rule_of_three():
@@ -547,7 +547,9 @@ def test_a_small_share_difference_shows_its_side_of_zero():
     assert "(+0.03 percentage points, 95% interval [+0.01, +0.1]" in ER.baseline_sentence(row, "retrieval")
     base = pd.DataFrame([{"difference": 4e-5, "call": "positive"}], index=["retrieval"])
     assert "coded retrieval (+0.004 percentage points) more often" in ER.source_sentence(base)
-    assert "(+6 percentage points)" in ER.source_sentence(base.assign(difference=0.06))
+    assert "(+6.0 percentage points)" in ER.source_sentence(base.assign(difference=0.06))
+    # the fifty-first pass (T 6): one precision for the one difference, as the row's sentence prints it
+    assert "(+1.9 percentage points)" in ER.source_sentence(base.assign(difference=0.59451 - 0.57549))
 
 
 def test_an_undefined_share_leaves_the_largest_family_undefined_in_any_order():
@@ -689,3 +691,21 @@ def test_the_baseline_table_shows_differences_as_its_printed_shares_subtract():
     shown = ER.baseline_shown(base)
     assert shown["difference"].tolist() == pytest.approx([0.020, 0.5])  # the second is no difference of the two
     assert base.loc["retrieval", "difference"] == pytest.approx(0.0195)  # the table itself keeps the exact one
+
+
+def test_the_baseline_table_prints_with_the_decimals_that_keep_each_difference_inside_its_interval():
+    """The fifty-first pass (T 2): 0.595 - 0.575 = +0.020 beside an interval ending at +0.019 (the exact 0.0190
+    lies inside it), and interval ends of "+0.000" beside "positive"."""
+    cols = ["wrong verdicts", "right verdicts", "difference", "low", "high", "call"]
+    rows = [[0.59451, 0.57549, 0.59451 - 0.57549, 0.004, 0.0193, "positive"],
+            [0.5004, 0.4996, 0.0008, 0.0002, 0.0015, "positive"]]  # fmt: skip
+    base = pd.DataFrame(rows, columns=cols, index=["a", "b"])
+    assert ER.baseline_decimals(base) == 4  # at 3: +0.020 outside [+0.004, +0.019]
+    assert ER.baseline_decimals(base.iloc[1:]) == 3  # its levels print alike: the exact +0.0008, inside
+    html = ER.baseline_table(base, "t").to_html()
+    for cell in (">0.5945<", ">0.5755<", ">+0.0190<", ">+0.0193<", ">+0.0008<", ">+0.0002<"):
+        assert cell in html, cell
+    three = ER.baseline_table(base.iloc[1:], "u").to_html()
+    assert ">0.500<" in three and ">+0.0008<" in three and ">+0.0002<" in three and "+0.000<" not in three
+    undefined = base.assign(low=float("nan"), high=float("nan"))  # too few claims: no interval to hold it
+    assert ER.baseline_decimals(undefined) == 3

@@ -209,7 +209,7 @@ def test_evidence_and_budget_lines():
         "ORACLE-QUERIES 0.490 (its gold answers are in the pool: an upper bound)."
     )
     lines = GP.budget_lines({"parameters": 42e6, "device": "cpu"}, 360, 0.99, 16.2)
-    assert "a 42M-parameter model trained for 6 min on cpu" in lines[0] and "keeps 0.99 of 16.2 candidate" in lines[1]
+    assert "a 42M-parameter model trained for 6 min on cpu" in lines[0] and "keeps 0.99 of 16.20 candidate" in lines[1]
     # a clone that found the stage up to date has no timing for it: the sentence leaves the minutes out
     assert (
         "a 42M-parameter model trained on cpu" in GP.budget_lines({"parameters": 42e6, "device": "cpu"}, None, 1, 2)[0]
@@ -423,3 +423,21 @@ def test_a_significant_test_names_its_direction():
     assert GP._significance_text("QGEN", 0.00995, -0.0004) == "QGEN p = 0.00995 (below)"
     assert GP._significance_text("QGEN", 0.2, 0.0004) == "QGEN p = 0.2"
     assert GP._significance_text("QGEN", float("nan"), 0.1) == "QGEN not tested (too few claims)"
+
+
+def test_the_mmr_line_prints_both_counts_alike_and_reads_the_thesis_count():
+    """The fifty-first pass (T 9): "keeps 3.96 of 4.0" where nothing was dropped and "4.00 of 4.0" where some were;
+    "does not transfer" beside the thesis' own 6.76."""
+    line = lambda kept, of: GP.budget_lines({"parameters": 77e6, "device": "cpu"}, None, kept, of)[1]  # noqa: E731
+    assert "keeps 3.96 of 3.96 candidate questions per claim, fewer than the thesis' 6.76" in line(3.96, 3.96)
+    assert "keeps 3.996 of 4.000 candidate" in line(3.996, 4.0)
+    assert line(6.76, 7.0).endswith("keeps 6.76 of 7.00 candidate questions per claim, as many as the thesis' 6.76 "
+                                    "oracle queries per claim.")  # fmt: skip
+    assert line(8.1, 9.0).endswith("more than the thesis' 6.76 oracle queries per claim: the threshold does not carry "
+                                   "its count to this encoder.")  # fmt: skip
+
+
+def test_a_copy_rate_is_a_share_kept_off_1_and_undefined_without_questions():
+    """The fifty-first pass (T 8): QGEN's 0.996 printed "1.00" beside CLAIM-ONLY's exact 1.00; NaN printed "nan"."""
+    assert GP.rate_text(0.996) == "0.996" and GP.rate_text(1.0) == "1.00" and GP.rate_text(0.5) == "0.50"
+    assert GP.rate_text(float("nan")) == "undefined"

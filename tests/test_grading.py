@@ -382,6 +382,28 @@ def test_the_table_is_never_written_over_another_roots_reference_notebooks(tmp_p
     assert notebook.read_bytes() == before
 
 
+def test_the_table_is_never_written_over_the_graded_roots_data_outputs_or_files(tmp_path):
+    """The fifty-first pass (S 2): `--root WORKSPACE --out WORKSPACE/data/averitec/dev.json` (or its params.yaml,
+    its dvc.yaml) replaced the workspace's file with the grade table, exit 0; only this checkout's were refused."""
+    folder, ws = tmp_path / "class", tmp_path / "ws"
+    folder.mkdir()
+    (folder / "a.csv").write_text("exercise,task,answer\n99.1,t,5\n")
+    (ws / "data" / "averitec").mkdir(parents=True)
+    (ws / "outputs" / "metrics").mkdir(parents=True)
+    (ws / "dvc.yaml").write_text(
+        "stages:\n  s:\n    cmd: x\n    deps: [params.yaml, data]\n    outs: [outputs/metrics]\n"
+    )
+    files = {ws / "data" / "averitec" / "dev.json": "lies inside data/", ws / "params.yaml": "a stage reads it",
+             ws / "dvc.yaml": "is a file of the study", ws / "outputs" / "metrics" / "g.csv": "output of stage `s`"}  # fmt: skip
+    for path in (ws / "data" / "averitec" / "dev.json", ws / "params.yaml"):
+        path.write_text("kept\n")
+    before = {p: p.read_text() for p in files if p.exists()}
+    for path, message in files.items():
+        with pytest.raises(GR.NamedError, match=message):
+            GR.main(["grade", str(folder), "--root", str(ws), "--no-run", "--out", str(path)])
+    assert {p: p.read_text() for p in files if p.exists()} == before  # nothing written, no table made
+
+
 def test_a_saved_answer_that_is_nan_is_not_a_number():
     assert GR.status({"answer": float("nan"), "expected": 1.0, "tol": 0.1}) == "not a number"  # was "off by +nan"
 

@@ -346,6 +346,7 @@ def test_an_answer_resets_the_count_of_unreachable_prompts(tmp_path):
         ("length", "cut_at_max_tokens"),  # the forty-seventh pass: a cut answer was cached as a whole one
         ("content_filter", "cut_by_content_filter"),
         ("deep", "RecursionError"),  # a body nested past the recursion limit: a traceback from the SDK's parser
+        ("error_body", "error_in_body"),  # the fifty-first pass (S 5): counted as "no_choices", its words lost
     ],
 )
 def test_malformed_answers_are_counted_and_never_cached(tmp_path, fault, problem):
@@ -360,6 +361,19 @@ def test_malformed_answers_are_counted_and_never_cached(tmp_path, fault, problem
         assert client.chat(MSG) == canned(MSG)  # the next ask is answered and cached
     key = LM.cache_key("stub-model", MSG, client.params())
     assert LM.AnswerCache(tmp_path / "cache.jsonl").entries == {key: canned(MSG)}
+
+
+def test_an_error_object_sent_with_status_200_is_quoted_when_the_stage_stops(tmp_path):
+    """The fifty-first pass (S 5): `{"error": {"message": "model overloaded"}}` with status 200 stopped the stage
+    as "no usable answer ({'malformed_no_choices': 5})", the server's words nowhere."""
+    with StubLLM(canned) as stub:
+        stub.faults += ["error_body"] * LM.FAILING_AFTER
+        client = LM.LLM(settings(stub, tmp_path, max_retries=0))
+        with pytest.raises(LM.LLMFailingError) as err:
+            for i in range(LM.FAILING_AFTER):
+                client.chat([{"role": "user", "content": f"prompt {i}"}])
+    assert "'malformed_error_in_body': 5" in str(err.value)
+    assert "the server said: 'model overloaded, try later'" in str(err.value)
 
 
 def test_settings_reject_keys_and_unknown_modes():

@@ -430,6 +430,18 @@ def test_a_folder_where_a_group_writes_a_file_is_refused_with_nothing_left(tmp_p
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.txt"]  # a.txt not placed, no journal, no temporary
 
 
+def test_a_folder_written_whole_in_a_group_replaces_its_earlier_self(tmp_path):
+    """The fifty-first pass: the refusal above refused every group holding an `atomic_dir` whose folder existed
+    (a second run of a stage writing a folder and files together stopped: "is a folder; expected a file")."""
+    for text in ("old", "new"):
+        with OUT.together():
+            OUT.write_text(tmp_path / "a.txt", text)
+            with OUT.atomic_dir(tmp_path / "folder") as tmp:
+                (tmp / "x").write_text(text)
+    assert (tmp_path / "a.txt").read_text() == "new" == (tmp_path / "folder" / "x").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "folder"]
+
+
 def test_a_folder_replaced_whole_must_be_new_empty_or_an_earlier_one(tmp_path):
     """The fiftieth pass (O 2): `qgen_training --out-dir` a user's folder replaced it whole, its files gone."""
     OUT.replaceable_folder(tmp_path / "new", "training.json", "QGEN model")

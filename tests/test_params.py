@@ -112,6 +112,17 @@ def test_bad_values_name_their_key(key, value, expected):
     assert str(err.value).startswith("params.yaml: ")
 
 
+def test_a_mappings_integer_key_is_named_as_a_key_not_a_list_position():
+    """The fiftieth pass: `aggregation: {1: x}` was named `aggregation[1]`, as if aggregation were a list."""
+    params = copy.deepcopy(DEFAULT)
+    params["aggregation"][1] = "x"
+    params["retrieval_metrics"]["incomplete_measures"] = ["bpref@10"]
+    with pytest.raises(P.ParamsError) as err:
+        SCH.check(params, "params.yaml")
+    assert "  aggregation.1: " in str(err.value) and "aggregation[1]" not in str(err.value)
+    assert "  retrieval_metrics.incomplete_measures[0]: " in str(err.value)  # a list's position stays [0]
+
+
 def test_a_profile_other_than_the_study_must_say_how_it_differs():
     with pytest.raises(P.ParamsError, match="profile: profile 'classroom' needs a note"):
         SCH.check(with_value("profile.name", "classroom"))

@@ -1,5 +1,6 @@
 """BM25 equals rank_bm25 (fixture and real store text), dense index, scopes, hybrid, temporal filter."""
 
+import re
 from datetime import date
 
 import numpy as np
@@ -8,6 +9,7 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from lib import models as MD
+from lib.cli import NamedError
 from lib.retrieval import bm25 as BM
 from lib.retrieval import dense as DN
 from lib.retrieval import fusion as F
@@ -153,10 +155,26 @@ def test_embeddings_round_trip_and_model_check(tmp_path):
     DN.save_embeddings(tmp_path / "m", ["a", "b"], np.eye(2, dtype=np.float32), "model-x")
     keys, emb = DN.load_embeddings(tmp_path / "m", "model-x")
     assert keys == ["a", "b"] and np.array_equal(emb, np.eye(2))
-    with pytest.raises(ValueError, match="model-x"):
+    with pytest.raises(NamedError, match="model-x"):
         DN.load_embeddings(tmp_path / "m", "model-y")
-    with pytest.raises(FileNotFoundError, match="dvc repro"):
-        DN.load_embeddings(tmp_path / "missing")
+    with pytest.raises(FileNotFoundError, match="embed-documents` \\(and `embed-queries`\\) with this --out-dir"):
+        DN.load_embeddings(tmp_path / "missing")  # a folder of the user's: no stage to name
+
+
+def test_damaged_or_mismatched_embeddings_are_named(tmp_path):
+    """The fifty-first pass (S 4): a keys file without `model`, not JSON, or beside vectors of another run ended in
+    KeyError, JSONDecodeError or a ValueError shown as a traceback."""
+    DN.save_embeddings(tmp_path / "m", ["a", "b"], np.eye(2, dtype=np.float32), "model-x")
+    meta = tmp_path / "m.json"
+    for text, message in [('{"keys": ["a", "b"]}', "expected an object with `model`"), ("not json", "cannot be read"),
+                          ("[1]", "expected an object"), ('{"model": "model-x", "keys": ["a"]}', "1 keys for 2 vectors")]:  # fmt: skip
+        meta.write_text(text)
+        with pytest.raises(NamedError, match=rf"^{re.escape(str(tmp_path / 'm'))}(\.json)?: .*{message}.*--out-dir$"):
+            DN.load_embeddings(tmp_path / "m", "model-x")
+    meta.write_text('{"model": "model-x", "keys": ["a", "b"]}')
+    (tmp_path / "m.npy").write_text("no array")
+    with pytest.raises(NamedError, match=r"m\.npy: not a saved array"):
+        DN.load_embeddings(tmp_path / "m", "model-x")
 
 
 def test_retriever_scopes_and_hybrid(tiny_store):

@@ -171,6 +171,33 @@ def test_save_load_roundtrip_and_trec_format(tiny_store, tmp_path):
     assert zero == "0" and qid == "0" and did.startswith("D") and grade in {"0", "1", "2"}
 
 
+def test_a_store_without_a_column_or_with_a_bad_date_is_named(tiny_store, tmp_path):
+    """The fifty-first pass (S 3): a documents.parquet without `origin` ended in KeyError: 'origin', a date
+    "2020-99-01" in `month must be in 1..12`, and a build report holding a list passed."""
+    from lib.cli import NamedError
+    from lib.store.build import STORE_COLUMNS
+
+    save_store(tiny_store, tmp_path)
+    docs = pd.read_parquet(tmp_path / "documents.parquet")
+    docs.drop(columns=["origin"]).to_parquet(tmp_path / "documents.parquet")
+    with pytest.raises(NamedError, match=r"documents\.parquet: no column 'origin' \(expected a store written by"):
+        load_store(tmp_path)
+    bad = docs.copy()
+    bad.loc[1, "path_date"] = "2020-99-01"
+    bad.to_parquet(tmp_path / "documents.parquet")
+    with pytest.raises(
+        NamedError, match=rf"document {bad.loc[1, 'doc_id']!r}, column 'path_date': '2020-99-01' is no ISO"
+    ):
+        load_store(tmp_path)
+    docs.to_parquet(tmp_path / "documents.parquet")
+    (tmp_path / "build_report.json").write_text("[1, 2]")
+    with pytest.raises(NamedError, match=r"build_report\.json: expected a JSON object, got list"):
+        load_store(tmp_path)
+    (tmp_path / "build_report.json").write_text("{}")
+    assert len(load_store(tmp_path).docs) == len(docs)  # every column the readers take, nothing more asked
+    assert set(STORE_COLUMNS["hits.parquet"]) <= set(pd.read_parquet(tmp_path / "hits.parquet").columns)
+
+
 def test_missing_store_and_bad_settings(tmp_path):
     with pytest.raises(FileNotFoundError, match="documents.parquet is missing: expected a store written by"):
         load_store(tmp_path)  # a folder of the user's: no stage to name

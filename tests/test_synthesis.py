@@ -153,17 +153,17 @@ def test_store_sentence_counts_falls_and_reads_the_lead_on_both_sides():
     s = SY.store_sentence(table([0.54, 0.11], [0.30, 0.10]), 0.994, 0.426)
     assert s == (
         "With the gold answers in the store 99.4% of dev claims have a relevant document; without them 42.6%. "
-        "Without them, AVeriTeC@0.25 falls for 2 of 2 plans; ORACLE, the best with them (0.540), scores 0.300, "
-        "and its lead over the next plan shrinks (+0.430 to +0.200)."
+        "Without them, AVeriTeC@0.25 falls for 2 of 2 plans; ORACLE, the best with them (0.5400), scores 0.3000, "
+        "and its lead over the next plan shrinks (+0.4300 to +0.2000)."
     )
     s = SY.store_sentence(table([0.20, 0.11], [0.30, 0.10]), 0.9, 0.4)
-    assert "falls for 1 of 2 plans" in s and "lead over the next plan grows (+0.090 to +0.200)" in s
-    assert "stays (+0.250 to +0.250)" in SY.store_sentence(table([0.5, 0.25], [0.75, 0.5]), 0.9, 0.4)
+    assert "falls for 1 of 2 plans" in s and "lead over the next plan grows (+0.0900 to +0.2000)" in s
+    assert "stays (+0.2500 to +0.2500)" in SY.store_sentence(table([0.5, 0.25], [0.75, 0.5]), 0.9, 0.4)
     # the committed run's case: equal to the printed precision, not beyond it
-    assert "stays (+0.326 to +0.326)" in SY.store_sentence(table([0.54, 0.214], [0.482, 0.156]), 0.9, 0.4)
+    assert "stays (+0.3260 to +0.3260)" in SY.store_sentence(table([0.54, 0.214], [0.482, 0.156]), 0.9, 0.4)
     # a lead turned negative was said to "shrink": the best with the gold answers is no longer the best
     lost = SY.store_sentence(table([0.54, 0.214], [0.100, 0.156]), 0.9, 0.4)
-    assert lost.endswith("and it loses the lead to CLAIM-ONLY (+0.326 to -0.056).")
+    assert lost.endswith("and it loses the lead to CLAIM-ONLY (+0.3260 to -0.0560).")
     one = SY.store_sentence(table([0.54, 0.214], [0.5, 0.2]).iloc[:1], 0.9, 0.4)
     assert one.endswith("and there is no other plan to lead.")
 
@@ -174,7 +174,7 @@ def test_store_sentence_names_a_tie_for_the_best_as_a_tie():
     cols = pd.MultiIndex.from_tuples([("AVeriTeC@0.25", SY.WITH_GOLD), ("AVeriTeC@0.25", SY.WITHOUT_GOLD)])
     tied = pd.DataFrame([[0.5, 0.2], [0.5, 0.3], [0.1, 0.1]], index=["A", "B", "C"], columns=cols)
     s = SY.store_sentence(tied, 0.9, 0.4)
-    assert s.endswith("with them A and B tie as the best (0.500), so no plan has a lead to keep or lose.")
+    assert s.endswith("with them A and B tie as the best (0.5000), so no plan has a lead to keep or lose.")
     assert "falls for 2 of 3 plans" in s
     with pytest.raises(ValueError, match="no plan has an AVeriTeC score"):
         SY.store_sentence(tied.iloc[:0], 0.9, 0.4)
@@ -202,15 +202,15 @@ def test_store_sentence_reads_ties_after_and_as_printed():
     def t(with_, without):
         return pd.DataFrame(list(zip(with_, without)), index=["ORACLE", "CLAIM-ONLY", "BLOOM"], columns=cols)
 
-    assert "it loses the lead to CLAIM-ONLY and BLOOM (+0.100 to -0.050)" in SY.store_sentence(
+    assert "it loses the lead to CLAIM-ONLY and BLOOM (+0.1000 to -0.0500)" in SY.store_sentence(
         t([0.3, 0.2, 0.1], [0.1, 0.15, 0.15]), 0.9, 0.4
     )
-    assert "its lead is gone: it ties with CLAIM-ONLY (+0.100 to +0.000)" in SY.store_sentence(
+    assert "its lead is gone: it ties with CLAIM-ONLY (+0.1000 to +0.0000)" in SY.store_sentence(
         t([0.3, 0.2, 0.1], [0.15, 0.15, 0.05]), 0.9, 0.4
     )
-    # 0.3004 and 0.3001 print alike: a tie, not a lead of +0.000
-    assert "ORACLE and CLAIM-ONLY tie as the best (0.300)" in SY.store_sentence(
-        t([0.3004, 0.3001, 0.1], [0.2, 0.19, 0.05]), 0.9, 0.4
+    # 0.30004 and 0.30001 print alike: a tie, not a lead of +0.0000
+    assert "ORACLE and CLAIM-ONLY tie as the best (0.3000)" in SY.store_sentence(
+        t([0.30004, 0.30001, 0.1], [0.2, 0.19, 0.05]), 0.9, 0.4
     )
 
 
@@ -248,23 +248,23 @@ def test_undefined_intervals_and_correlations_are_said_to_be_so():
 
 
 def test_store_sentence_reads_the_gaps_from_the_printed_figures():
-    """0.3006 over 0.3004 prints 0.301 over 0.300: a lead of +0.001 both times, not "its lead is gone"."""
+    """0.30006 over 0.30004 prints 0.3001 over 0.3000: a lead of +0.0001 both times, not "its lead is gone"."""
     import pandas as pd
 
     def table(with_, without):
         cols = pd.MultiIndex.from_tuples([("AVeriTeC@0.25", SY.WITH_GOLD), ("AVeriTeC@0.25", SY.WITHOUT_GOLD)])
         return pd.DataFrame(list(zip(with_, without)), index=["A", "B"], columns=cols)
 
-    kept = SY.store_sentence(table([0.3006, 0.3004], [0.2006, 0.2004]), 0.99, 0.4)
+    kept = SY.store_sentence(table([0.30006, 0.30004], [0.20006, 0.20004]), 0.99, 0.4)
     assert kept.endswith(
-        "A, the best with them (0.301), scores 0.201, and its lead over the next plan stays (+0.001 to +0.001)."
+        "A, the best with them (0.3001), scores 0.2001, and its lead over the next plan stays (+0.0001 to +0.0001)."
     )
-    grew = SY.store_sentence(table([0.3006, 0.3004], [0.2006, 0.1994]), 0.99, 0.4)
-    assert grew.endswith("its lead over the next plan grows (+0.001 to +0.002).")
-    level = SY.store_sentence(table([0.3006, 0.3004], [0.2004, 0.2001]), 0.99, 0.4)  # 0.200 and 0.200
-    assert level.endswith("its lead is gone: it ties with B (+0.001 to +0.000).")
+    grew = SY.store_sentence(table([0.30006, 0.30004], [0.20006, 0.19994]), 0.99, 0.4)
+    assert grew.endswith("its lead over the next plan grows (+0.0001 to +0.0002).")
+    level = SY.store_sentence(table([0.30006, 0.30004], [0.20004, 0.20001]), 0.99, 0.4)  # 0.2000 and 0.2000
+    assert level.endswith("its lead is gone: it ties with B (+0.0001 to +0.0000).")
     assert "falls for 2 of 2 plans" in level
-    same = SY.store_sentence(table([0.3006, 0.3004], [0.3009, 0.3001]), 0.99, 0.4)  # printed 0.301 and 0.300 again
+    same = SY.store_sentence(table([0.30006, 0.30004], [0.30009, 0.30001]), 0.99, 0.4)  # 0.3001 and 0.3000 again
     assert "falls for 0 of 2 plans" in same
 
 
@@ -511,3 +511,17 @@ def test_shares_are_level_only_where_both_print_alike_and_the_verdict_tests_are_
     del metrics["nli"]["averitec.alpha"]
     with pytest.raises(KeyError, match="nli.json has no metric 'averitec.alpha'"):
         SY.verdict_tests(metrics)
+
+
+def test_the_store_figures_print_as_the_metrics_files_hold_them():
+    """The fiftieth pass: notebook 10 printed the stored 0.5025 (of 0.50254, printed 0.503 by notebook 02) as 0.502:
+    a figure rounded to 4 decimals and again to 3. Its table and sentence print the 4 decimals stored."""
+    col = "AVeriTeC@0.25"
+    table = pd.DataFrame(
+        {(col, SY.WITH_GOLD): [0.5025, 0.2425], (col, SY.WITHOUT_GOLD): [0.4895, 0.2]}, index=["a", "b"]
+    )
+    assert SY.STORED == ".4f"
+    assert SY.store_sentence(table, 0.9, 0.4).endswith(
+        "a, the best with them (0.5025), scores 0.4895, and its lead over the next plan grows (+0.2600 to +0.2895)."
+    )
+    assert f"{0.5025:{SY.STORED}}" == "0.5025"  # not re-rounded to 0.502

@@ -248,7 +248,15 @@ def test_gold_gap_line_on_both_sides():
         "- Gold evidence vs the best retrieved evidence: +0.100 macro-F1; the classifier"
     )
     t.loc["a", "macro_f1_mean"] = 0.5
-    assert VD.gold_gap_line(t).endswith("+0.000 macro-F1: no gap, the retrieved evidence does as well as the gold.")
+    assert VD.gold_gap_line(t).endswith(
+        "+0.000 macro-F1: no gap at three decimals, the retrieved evidence does as well as the gold."
+    )
+    t.loc["a", "macro_f1_mean"] = 0.4996  # the fifty-first pass (T 3): levels printed alike, the exact gap kept apart
+    assert VD.gold_gap_line(t).endswith(
+        "+0.0004 macro-F1: no gap at three decimals, the retrieved evidence does as well as the gold."
+    )
+    # 0.521 - 0.287 as printed: +0.234 (the exact +0.2348 printed +0.235 beside them)
+    assert "+0.234 macro-F1; the classifier" in VD.gold_gap_line(t.assign(macro_f1_mean=[0.5214, 0.2866, 0.1]))
     t.loc["a", "macro_f1_mean"] = 0.54  # retrieved evidence ahead of the gold: a negative gap is not "no gap"
     assert VD.gold_gap_line(t).endswith(
         "-0.040 macro-F1: the best planner's retrieved evidence scores higher than the gold (point estimates)."
@@ -737,14 +745,17 @@ def test_counts_of_positive_differences_read_them_as_printed():
             "macro_f1": [0.3001, 0.3, 0.4, 0.4],
         }
     )
-    assert "(largest: +0.000, a at k = 3); 0 of 1 differences are positive" in VD.retrain_sentence(kt, 5)
+    # under the printed precision: apart from 0 and counted (the fifty-first pass, T 5)
+    assert "(largest: +0.0001, a at k = 3); 1 of 1 differences are positive" in VD.retrain_sentence(kt, 5)
     kt.loc[0, "macro_f1"] = 0.3006
     assert "(largest: +0.001, a at k = 3); 1 of 1 differences are positive" in VD.retrain_sentence(kt, 5)
     c = pd.DataFrame(
         {"setting": ["a@c", "b@c"], "planner": ["a", "b"], "scope": ["claim"] * 2, "main scope": [0.3, 0.4],
          "other scope": [0.3001, 0.4006], "difference": [0.0001, 0.0006]}
     )  # fmt: skip
-    assert "1 of 2 planners score a higher macro-F1 than from the global scope" in VD.scope_sentence(c, "global", 500)
+    # 0.3001 against 0.3 prints alike but is higher: counted, as its difference prints +0.0001 (T 3)
+    assert "2 of 2 planners score a higher macro-F1 than from the global scope" in VD.scope_sentence(c, "global", 500)
+    assert "1 of 2 planners" in VD.scope_sentence(c.assign(**{"other scope": [0.3, 0.4006]}), "global", 500)
     col = "AVeriTeC@0.25 (classifier{})"
     t = pd.DataFrame(
         {
@@ -892,8 +903,8 @@ def test_a_protocol_pick_below_the_printed_precision_is_said_so_and_gaps_print_n
         {"kind": ["gold", "planner", "justification"], "macro_f1_mean": [0.5, 0.5004, 0.5003]},
         index=["gold", "a", "gold_justification"],
     )
-    assert VD.gold_gap_line(t).startswith("- Gold evidence vs the best retrieved evidence: +0.000 macro-F1")
-    assert "+0.000 against the best planner's retrieved evidence" in VD.justification_line(t, 100)
+    assert VD.gold_gap_line(t).startswith("- Gold evidence vs the best retrieved evidence: -0.0004 macro-F1: no gap")
+    assert "-0.0001 against the best planner's retrieved evidence" in VD.justification_line(t, 100)
 
 
 def test_tied_leaders_power_and_seed_ranges_print_what_they_are():
@@ -1004,3 +1015,32 @@ def test_mixed_minus_gold_reads_as_the_printed_levels_subtract():
     first = pd.DataFrame({"dev gold": [0.5214, 0.2874]}, index=["gold", "mixed"])
     spread = pd.DataFrame({"min": [0.44], "max": [0.52], "seeds": [3]}, index=["dev gold"])
     assert "gold -0.234 (beyond the range over 3 seed(s)" in VD.mixed_sentence(first, spread)
+
+
+def test_differences_of_levels_printed_alike_are_kept_apart_and_spreads_read_from_the_printed_levels():
+    """The fifty-first pass (T 3, T 5, T 7): "+0.001" beside two levels printed 0.300; a spread "0.100 against
+    0.100 (the same)" of printed levels 0.301 - 0.200 and 0.300 - 0.201; "changes dev macro-F1 by 0.000 (largest:
+    +0.000, ...)" of no change."""
+    first = pd.DataFrame(
+        {"best validation macro-F1": [0.5, 0.5], "dev gold": [0.2996, 0.3004]}, index=["gold", "mixed"]
+    )
+    spread = pd.DataFrame({"mean": [0.3], "std": [0.0], "min": [0.2995], "max": [0.3005], "seeds": [3]},
+                          index=["dev gold"])  # fmt: skip
+    assert VD.mixed_sentence(first, spread) == (
+        "Mixed minus gold training evidence, dev macro-F1: gold +0.0008 (within the range over 3 seed(s) of the gold "
+        "recipe)."
+    )
+    c = pd.DataFrame({"setting": ["a@claim", "b@claim"], "planner": ["A", "B"], "scope": ["claim"] * 2,
+                      "main scope": [0.3006, 0.2004], "other scope": [0.3004, 0.2006], "difference": [-0.0002, 0.0002]})  # fmt: skip
+    s = VD.scope_sentence(c, "global", 500)
+    assert "1 of 2 planners score a higher macro-F1" in s and "is 0.099 there against 0.101 (narrower)" in s
+    rows = []
+    for p, k, a, b in [("A", 3, 0.3, 0.3), ("B", 3, 0.3, 0.3), ("A", 10, 0.4, 0.4)]:
+        rows += [{"planner": p, "k": k, "how": "retrained", "macro_f1": a}, {"planner": p, "k": k, "how": "k=5 model", "macro_f1": b}]  # fmt: skip
+    assert VD.retrain_sentence(pd.DataFrame(rows), 5) == (
+        "Retraining at each k instead of reading the k = 5 model leaves dev macro-F1 unchanged in all 3 comparisons. "
+        "One seed each: these are point estimates."
+    )
+    rows[0]["macro_f1"] = 0.3004
+    moved = VD.retrain_sentence(pd.DataFrame(rows), 5)
+    assert "(largest: +0.0004, A at k = 3); 1 of 3 differences are positive" in moved

@@ -46,7 +46,7 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 import pandas as pd
@@ -60,6 +60,7 @@ from lib.evaluation.printing import (
     difference_as_printed,
     noise_equal,
     points_text,
+    printed,
     share_shown,
     share_text,
     shares_apart,
@@ -68,9 +69,13 @@ from lib.evaluation.significance import MIN_CLUSTERS, enough_resamples, sign_of
 from lib.params import PosInt, Section, Share, Threshold
 from lib.retrieval import runs as RU
 from lib.retrieval.bm25 import tokenize
+from lib.site import display as DS
 from lib.store.build import load_store, qrels_dict
 from lib.store.urls import normalise_url
 from lib.verifier import veracity as V
+
+if TYPE_CHECKING:
+    from pandas.io.formats.style import Styler
 
 CORRECT = "correct"
 EVIDENCE_UNAVAILABLE = "evidence unavailable"
@@ -652,15 +657,39 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
     return f"{head}: the intervals overlap, so no difference between the groups is shown."
 
 
-def baseline_shown(base: pd.DataFrame) -> pd.DataFrame:
-    """A `baseline` table with each difference as its printed shares subtract (0.594 - 0.574 = 0.020, where the
-    exact 0.0195 printed 0.019 beside them)."""
+def baseline_decimals(base: pd.DataFrame, most: int = 6) -> int:
+    """The fewest decimals (3 to `most`) at which every row of a `baseline` table reads as it should: its difference
+    as its printed shares subtract lies within its printed interval where the exact one does (0.595 - 0.575 = 0.020
+    beside an interval ending at 0.019, where the exact 0.0190 lies inside it)."""
+    for decimals in range(3, most + 1):
+        fmt = f".{decimals}f"
+        shown = baseline_shown(base, fmt)["difference"]
+        if all(
+            printed(lo, fmt) <= printed(d, fmt) <= printed(hi, fmt)
+            for exact, d, lo, hi in zip(base["difference"], shown, base["low"], base["high"])
+            if lo <= exact <= hi  # NaN ends (too few claims): nothing to hold
+        ):
+            return decimals
+    return most
+
+
+def baseline_shown(base: pd.DataFrame, fmt: str = ".3f") -> pd.DataFrame:
+    """A `baseline` table with each difference as its shares printed with `fmt` subtract (0.594 - 0.574 = 0.020,
+    where the exact 0.0195 printed 0.019 beside them; `printing.difference_as_printed`)."""
     return base.assign(
         difference=[
-            difference_as_printed(d, w, r)
+            difference_as_printed(d, w, r, fmt)
             for d, w, r in zip(base["difference"], base["wrong verdicts"], base["right verdicts"])
         ]
     )
+
+
+def baseline_table(base: pd.DataFrame, uuid: str) -> Styler:
+    """A `baseline` table as notebook 08 prints it: at `baseline_decimals`, each difference as its printed shares
+    subtract, interval ends apart from 0 (`lib.site.display.tested`)."""
+    decimals = baseline_decimals(base)
+    signed = ["difference", "low", "high"]
+    return DS.tested(baseline_shown(base, f".{decimals}f"), uuid, signed=signed, decimals=decimals)
 
 
 def baseline_sentence(row: pd.Series, what: str) -> str:
@@ -849,12 +878,6 @@ def agreement(filled: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).T
 
 
-def _share_change(d: float) -> str:
-    """A difference of shares in whole percentage points, with more decimals where a whole point would print +0
-    (a tenth printed +0.0 beside "more often")."""
-    return points_text(d, "+.0%")
-
-
 def source_sentence(base: pd.DataFrame, alpha_note: str = "95% interval over claims") -> str:
     """Where the rules locate the wrong verdicts, from a `baseline` table: the families more common behind
     wrong verdicts than behind right ones (interval above 0), or none."""
@@ -868,6 +891,8 @@ def source_sentence(base: pd.DataFrame, alpha_note: str = "95% interval over cla
         )
     return (
         "Wrong verdicts read evidence coded "
-        + " and ".join(f"{f} ({_share_change(base.loc[f, 'difference'])})" for f in more)
+        # the difference as the row's own sentence prints it (`baseline_sentence`, `shares_apart`: tenths of a
+        # percentage point, apart from 0; "+2" stood beside "+1.9")
+        + " and ".join(f"{f} ({points_text(base.loc[f, 'difference'])})" for f in more)
         + f" more often than right verdicts do ({alpha_note}): that is where the rules locate the errors."
     )

@@ -22,7 +22,7 @@ from lib.averitec import scoring as SC
 from lib.data.averitec import Claim
 from lib.evaluation import comparisons as CMP
 from lib.evaluation import significance as SIG
-from lib.evaluation.printing import p_text, printed, printed_difference
+from lib.evaluation.printing import p_text, printed, printed_difference, share_text
 from lib.params import section
 from lib.planning import generative as G
 from lib.planning import mmr as MMR
@@ -225,11 +225,20 @@ def plan_statistics(
     return stats.reindex(columns=STATS_COLUMNS)
 
 
+def rate_text(value: float) -> str:
+    """A copy rate (a share of claim words a plan's questions repeat) at two decimals, kept off 0 and 1 unless it
+    is one (0.996 printed "1.00" beside CLAIM-ONLY's exact 1.00); "undefined" where no question was asked (NaN)."""
+    return "undefined" if value != value else share_text(value, ".2f")
+
+
+THESIS_QUERIES_PER_CLAIM = 6.76  # the thesis' MMR-filtered oracle queries per QuanTemp claim (its query statistics)
+
+
 def plan_stats_sentence(stats: pd.DataFrame, reference: Mapping[str, float], oracle: str) -> str:
     """The thesis' query statistics beside the published ClaimDecomp questions and the annotators' (`oracle`:
     the display name of the gold-question planner)."""
     return (
-        f"The thesis reports 6.76 queries per claim and 8.51 tokens per query for its (MMR-filtered) oracle queries "
+        f"The thesis reports {THESIS_QUERIES_PER_CLAIM} queries per claim and 8.51 tokens per query for its (MMR-filtered) oracle queries "
         f"on QuanTemp. The published ClaimDecomp questions of the QuanTemp test claims have "
         f"{reference['queries_per_claim']:.2f} queries per claim and {reference['tokens_per_query']:.2f} tokens per query; "
         f"AVeriTeC's gold questions (ORACLE-QUERIES) {stats.loc[oracle, 'queries_per_claim']:.2f} and "
@@ -645,15 +654,23 @@ def claim_scope_line(
 
 
 def budget_lines(training: Mapping[str, Any], seconds: float | None, mmr_kept: float, candidates: float) -> list[str]:
-    """What QGEN's training budget means for its rank, and what the MMR filter kept of its candidates.
-    `seconds`: the training's wall time from the stage's timing file (None: not trained on this machine)."""
+    """What QGEN's training budget means for its rank, and what the MMR filter kept of its candidates, beside the
+    thesis' count after the same filter. `seconds`: the training's wall time from the stage's timing file (None:
+    not trained on this machine)."""
     took = (  # 25 s printed "for 0 min"
         "" if seconds is None else f"for {seconds / 60:.0f} min " if seconds >= 90 else f"for {seconds:.0f} s "
     )
+    # both counts at two decimals, apart where they differ ("keeps 4.00 of 4.0" where some were dropped)
+    kept, of = CMP.apart(mmr_kept, ".2f", candidates), CMP.apart(candidates, ".2f", mmr_kept)
+    thesis = THESIS_QUERIES_PER_CLAIM
+    if printed(mmr_kept, ".2f") == thesis:  # the same count as the thesis': nothing says the threshold fails
+        against = f"as many as the thesis' {thesis} oracle queries per claim."
+    else:
+        side = "fewer" if mmr_kept < thesis else "more"
+        against = f"{side} than the thesis' {thesis} oracle queries per claim: the threshold does not carry its count to this encoder."
     return [
         f"- The thesis found QGEN best downstream with flan-t5-large; here QGEN is a {training['parameters'] / 1e6:.0f}M-"
         f"parameter model trained {took}on {training['device']}, so its rank among the "
         "planners says more about this budget than about the idea.",
-        f"- The MMR filter with the thesis' numbers keeps {mmr_kept:.2f} of {candidates:.1f} candidate questions per "
-        "claim (thesis: 6.76 oracle queries per claim): the threshold does not transfer across encoders.",
+        f"- The MMR filter with the thesis' numbers keeps {kept} of {of} candidate questions per claim, {against}",
     ]

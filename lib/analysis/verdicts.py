@@ -12,6 +12,7 @@ the sentences of the conclusion, each from a function that checks what it states
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from lib.evaluation.printing import (
     printed_difference,
     share_shown,
     share_text,
+    signed_text,
     unsigned_zero,
 )
 from lib.retrieval import runs as RU
@@ -283,8 +285,9 @@ def mixed_sentence(first_seed: pd.DataFrame, spread: pd.DataFrame) -> str:
     effect = []
     for col in dev_columns(first_seed):
         mixed, gold = first_seed.loc["mixed", col], first_seed.loc["gold", col]
-        shown = printed_difference(mixed, gold)  # as the table's printed levels subtract (0.287 - 0.521: -0.234)
-        d = shown if shown != 0 else mixed - gold  # levels printed alike: the exact one, apart from 0 (below)
+        # as the table's printed levels subtract (0.287 - 0.521: -0.234); levels printed alike: the exact one, under
+        # one printed step (0.3004 - 0.2996: +0.0008, not "+0.001" beside 0.300 and 0.300)
+        d = difference_as_printed(mixed - gold, mixed, gold)
         seeds = int(spread.loc[col, "seeds"])
         if d != d:  # "+nan (beyond the range ...)"
             effect.append(f"{col[4:]} undefined (no dev score of the mixed or the gold run)")
@@ -292,13 +295,13 @@ def mixed_sentence(first_seed: pd.DataFrame, spread: pd.DataFrame) -> str:
         if seeds < 2:  # one seed has no range: "beyond" it was said of +0.000
             how_many = "one seed" if seeds == 1 else "no seed with a score"
             effect.append(
-                f"{col[4:]} {CMP.end_text(d, '+.3f')} ({how_many} of the gold recipe: no range over seeds to set it "
+                f"{col[4:]} {difference_text(mixed, gold)} ({how_many} of the gold recipe: no range over seeds to set it "
                 "against)"
             )
             continue
         # as printed: +0.030 against a range printed 0.500–0.530 is within it (0.0302 was "beyond"); a difference
         # printed with more decimals (+0.0004) is read at those (it was "within" a range of 0 read at three)
-        text = CMP.end_text(d, "+.3f")
+        text = difference_text(mixed, gold)
         fmt = f".{len(text.split('.')[1])}f" if "." in text and "e" not in text else ".3f"
         where = "within" if VS.within_seed_range(d, spread, col, fmt) else "beyond"
         effect.append(f"{col[4:]} {text} ({where} the range over {seeds} seed(s) of the gold recipe)")
@@ -356,9 +359,9 @@ def protocol_sentence(chosen: Mapping[str, Any], trained_on: str, table: pd.Data
 
 
 def _positive(differences: pd.Series) -> int:
-    """How many differences print above 0 at ".3f", as the sentences show them: +0.0001 printed +0.000 beside
-    "1 of 1 differences are positive"."""
-    return int((differences.map(lambda v: round(CMP.printed(v, ".3f"), 9)) > 0).sum())
+    """How many differences print above 0 (`printing.signed_text`, which prints +0.0004 as "+0.0004", not
+    "+0.000"): floating-point noise at 0 is none ("1 of 1 differences are positive" beside "+0.000")."""
+    return int(sum(v == v and v > 0 and not noise_equal(v, 0.0) for v in differences))
 
 
 def retrain_sentence(k_table: pd.DataFrame, base_k: int) -> str:
@@ -368,16 +371,27 @@ def retrain_sentence(k_table: pd.DataFrame, base_k: int) -> str:
     reused = f"k={base_k} model"
     if "retrained" not in wide or reused not in wide:
         return "The protocol sweep has no retrained-per-k runs to compare."
-    d = (wide["retrained"] - wide[reused]).dropna()
-    d = d[d.index.get_level_values("k") != base_k]
-    if d.empty:
+    pairs = wide[["retrained", reused]].dropna()
+    pairs = pairs[pairs.index.get_level_values("k") != base_k]
+    if pairs.empty:
         return "The protocol sweep has no retrained-per-k runs to compare."
-    sizes = d.abs().map(lambda v: CMP.printed(v, ".3f"))  # as printed (not numpy's round): a tie named whole
-    largest = "; ".join(f"{_signed3(d[i])}, {i[0]} at k = {i[1]}" for i in sizes.index[sizes == sizes.max()])
+    # as the k table's printed levels subtract; levels printed alike but apart: the exact difference (+0.0004)
+    d = pd.Series(
+        [difference_as_printed(a - b, a, b) for a, b in zip(pairs["retrained"], pairs[reused])], index=pairs.index
+    )
+    if all(noise_equal(v, 0.0) for v in d):  # "changes ... by 0.000 (largest: +0.000, ...)" of no change
+        return (
+            f"Retraining at each k instead of reading the k = {base_k} model leaves dev macro-F1 unchanged in all "
+            f"{len(d)} comparisons. One seed each: these are point estimates."
+        )
+    top = d.abs().max()
+    largest = "; ".join(
+        f"{signed_text(d[i])}, {i[0]} at k = {i[1]}" for i in d.index if math.isclose(abs(d[i]), top, rel_tol=1e-9)
+    )
     return (
-        f"Retraining at each k instead of reading the k = {base_k} model changes dev macro-F1 by {d.abs().mean():.3f} "
-        f"on average (largest: {largest}); {_positive(d)} of {len(d)} differences are "
-        "positive. One seed each: these are point estimates."
+        f"Retraining at each k instead of reading the k = {base_k} model changes dev macro-F1 by "
+        f"{signed_text(d.abs().mean()).lstrip('+')} on average (largest: {largest}); {_positive(d)} of {len(d)} "
+        "differences are positive. One seed each: these are point estimates."
     )
 
 
@@ -796,26 +810,22 @@ def against_none(tests: pd.DataFrame, planners: Sequence[str], k: int) -> dict[s
     return {"higher": higher, "lower": lower, "tie": len(planners) - higher - lower}
 
 
-def _signed3(value: float) -> str:
-    """A signed difference at three decimals, "+0.000" where it rounds to 0 ("-0.000" beside "no gap")."""
-    return unsigned_zero(f"{value:+.3f}", "+")
-
-
 def gold_gap_line(t: pd.DataFrame) -> str:
     """Gold evidence against the best planner's retrieved evidence, in macro-F1 (`t`: the comparison table
-    indexed by setting); a gap within 0.0005 of 0 is none."""
-    gap = t.loc["gold", "macro_f1_mean"] - t.loc[t["kind"] == "planner", "macro_f1_mean"].max()
-    if gap != gap:  # an undefined gold score or no planner row: "+nan ... no gap"
+    indexed by setting); levels that print alike at three decimals have no gap."""
+    best = t.loc[t["kind"] == "planner", "macro_f1_mean"].max()
+    gold = t.loc["gold", "macro_f1_mean"]
+    if gold != gold or best != best:  # an undefined gold score or no planner row: "+nan ... no gap"
         return "- Gold evidence vs the best retrieved evidence: undefined (no gold score or no planner to compare)."
-    text = f"- Gold evidence vs the best retrieved evidence: {_signed3(gap)} macro-F1"
-    gap = CMP.printed(gap, "+.3f")  # decided as printed: +0.001 was "no gap" beside it
+    text = f"- Gold evidence vs the best retrieved evidence: {difference_text(gold, best)} macro-F1"
+    gap = printed_difference(gold, best)  # decided as the levels print: 0.300 and 0.300 have no gap (+0.0008 exact)
     if gap > 0.0005:
         return (
             text + "; the classifier was trained on gold answers, so part of this gap is the train/test shift of §11."
         )
     if gap < -0.0005:
         return text + ": the best planner's retrieved evidence scores higher than the gold (point estimates)."
-    return text + ": no gap, the retrieved evidence does as well as the gold."
+    return text + ": no gap at three decimals, the retrieved evidence does as well as the gold."
 
 
 def justification_line(t: pd.DataFrame, n_claims: int) -> str:
@@ -832,7 +842,7 @@ def justification_line(t: pd.DataFrame, n_claims: int) -> str:
     j, g = CMP.printed(just, ".3f"), CMP.printed(gold, ".3f")  # as printed (numpy's round(0.2005, 3) is 0.2)
     order = "above" if j > g else "below" if j < g else "level with"
     against = (  # no planner row: "+nan against the best planner"
-        f"{_signed3(just - best)} against the best planner's retrieved evidence"
+        f"{difference_text(just, best)} against the best planner's retrieved evidence"
         if best == best
         else "no planner to compare with"
     )
@@ -874,18 +884,22 @@ def scope_sentence(comparison: pd.DataFrame, main_scope: str, n_claims: int) -> 
         if g.empty:
             out.append(f"From the {scope} scope no planner has a macro-F1 in both scopes ({CMP.and_list(missing)}).")
             continue
-        spread_main = g["main scope"].max() - g["main scope"].min()
-        spread_other = g["other scope"].max() - g["other scope"].min()
-        a, b = CMP.printed(spread_other, ".3f"), CMP.printed(spread_main, ".3f")  # as printed (not numpy round)
+        # as the table's printed levels read: 0.301 - 0.200 against 0.300 - 0.201 is 0.101 against 0.099, not 0.100
+        # twice from the exact spreads
+        main, other = (g[c].map(lambda v: CMP.printed(v, ".3f")) for c in ("main scope", "other scope"))
+        a, b = round(other.max() - other.min(), 3), round(main.max() - main.min(), 3)
         trend = "wider" if a > b else "narrower" if a < b else "the same"
+        differences = pd.Series(
+            [difference_as_printed(o - m, o, m) for o, m in zip(g["other scope"], g["main scope"])], index=g.index
+        )
         spread = (
-            f"the spread between planners is {spread_other:.3f} there against {spread_main:.3f} ({trend})"
+            f"the spread between planners is {a:.3f} there against {b:.3f} ({trend})"
             if len(g) > 1
             else "one planner has no spread to compare"
         )
         out.append(
-            f"From the {scope} scope, {_positive(g['difference'])} of {len(g)} planners score a higher "
-            f"macro-F1 than from the {main_scope} scope (mean difference {_signed3(g['difference'].mean())}); {spread}"
+            f"From the {scope} scope, {_positive(differences)} of {len(g)} planners score a higher "
+            f"macro-F1 than from the {main_scope} scope (mean difference {signed_text(differences.mean())}); {spread}"
             + (f" ({CMP.and_list(missing)} without a figure in both scopes, left out)." if missing else ".")
         )
     return " ".join(out) + f" (Point estimates on {n_claims} dev claims, not tested.)"

@@ -9,7 +9,7 @@ import math
 import pandas as pd
 
 from lib.evaluation.comparisons import MIN_RANKED, and_list, end_text, highest, printed
-from lib.evaluation.printing import noise_equal, unsigned_zero
+from lib.evaluation.printing import difference_as_printed, noise_equal, signed_text, unsigned_zero
 from lib.evaluation.significance import MIN_CLUSTERS
 
 GOLD_QUESTIONS = frozenset({"oracle"})  # planners whose questions are the annotators' own (lib.planning.planners)
@@ -163,15 +163,18 @@ def duplication_sentence(dup: pd.DataFrame, col: str, level: float) -> str:
     `max_pairs` pairs and duplicating changed nothing."""
     if dup.empty:
         return "No run was scored with its QA pairs duplicated."
+    # each gain as the table's printed levels subtract (0.242 and 0.243: +0.001, where the exact +0.0002 printed
+    # +0.000 beside "unchanged"); levels printed alike but apart: the exact gain, apart from 0 (`signed_text`)
     gains = {
-        "Q+A": {p: r["Q+A (dup)"] - r["Q+A"] for p, r in dup.iterrows()},
-        f"AVeriTeC@{level:g}": {p: r[f"{col} (dup)"] - r[col] for p, r in dup.iterrows()},
+        m: {p: difference_as_printed(r[f"{c} (dup)"] - r[c], r[f"{c} (dup)"], r[c]) for p, r in dup.iterrows()}
+        for m, c in (("Q+A", "Q+A"), (f"AVeriTeC@{level:g}", col))
     }
     if undefined := sorted({p for g in gains.values() for p, v in g.items() if v != v}):  # "+nan" had a verb
         return f"Duplicating QA pairs cannot be read for {and_list(undefined)}: a score is missing (NaN)."
-    shown = [printed(v, "+.3f") for g in gains.values() for v in g.values()]
-    verb = "raised" if all(v > 0 for v in shown) else "left" if all(v == 0 for v in shown) else "changed"
-    by = {m: ", ".join(f"{p} {unsigned_zero(format(v, '+.3f'), '+')}" for p, v in g.items()) for m, g in gains.items()}
+    shown = [v for g in gains.values() for v in g.values()]
+    still = [noise_equal(v, 0.0) for v in shown]
+    verb = "left" if all(still) else "raised" if all(v > 0 and not z for v, z in zip(shown, still)) else "changed"
+    by = {m: ", ".join(f"{p} {signed_text(v)}" for p, v in g.items()) for m, g in gains.items()}
     if verb == "left":
         return f"Duplicating QA pairs left Q+A ({by['Q+A']}) and AVeriTeC@{level:g} ({by[f'AVeriTeC@{level:g}']}) unchanged."
     return (

@@ -63,24 +63,50 @@ def printed_difference(a: float, b: float, fmt: str = ".3f", fmt_b: str | None =
     return printed(a, fmt.lstrip("+")) - printed(b, (fmt_b or fmt).lstrip("+"))
 
 
-def difference_text(a: float, b: float, fmt: str = ".3f") -> str:
-    """a - b, signed, as a reader subtracts the two figures printed with `fmt` (0.582 and 0.503 differ by "+0.079";
-    the exact 0.0798 printed "+0.080" beside them); two figures printed alike differ by "+0.000"; "undefined"
-    where either figure is (it printed "+nan")."""
-    difference = printed_difference(a, b, fmt)
-    if difference != difference:
-        return "undefined"
-    signed = fmt if fmt.startswith("+") else "+" + fmt
-    return unsigned_zero(format(difference, signed), signed)
-
-
 def difference_as_printed(delta: float, a: float, b: float, fmt: str = ".3f") -> float:
     """A test's difference `delta` as the printed `a` and `b` subtract where it is `a - b` (0.367 and 0.338 differ
-    by 0.029, where the exact 0.0284 printed 0.028 beside them); `delta` itself where it is not their difference (a
-    test on the claims two systems share, or on one seed of several)."""
+    by 0.029, where the exact 0.0284 printed 0.028 beside them), the exact `delta` where the two print alike but
+    differ (0.3004 and 0.2996 both print 0.300: +0.0008, which `signed_text` prints, not 0 beside a test that
+    separates them); `delta` itself where it is not their difference (a test on the claims two systems share,
+    or on one seed of several)."""
     if delta == delta and math.isclose(delta, a - b, rel_tol=1e-9, abs_tol=1e-12):
-        return printed_difference(a, b, fmt)
+        shown = printed_difference(a, b, fmt)
+        return delta if shown == 0 and not noise_equal(a, b) else shown
     return delta
+
+
+def signed_text(value: float, fmt: str = "+.3f") -> str:
+    """A signed figure (a difference) as `fmt` (fixed decimals or a percent) prints it, never "-0.000"; one nearer
+    0 than one printed step but not 0 with the decimals that keep it apart from 0 and under that step ("+0.0008",
+    not "+0.000" read as no difference nor "+0.001" read as a step between two levels printed alike); "undefined"
+    for NaN."""
+    if value != value:
+        return "undefined"
+    decimals, kind = re.fullmatch(r"\+?\.(\d+)([f%])", fmt).groups()
+    decimals = int(decimals)
+    step = 10.0 ** -(decimals + (2 if kind == "%" else 0))
+    if noise_equal(value, 0.0) or abs(value) >= step * (1 - 1e-9):
+        return unsigned_zero(format(value, f"+.{decimals}{kind}"), "+")
+    for more in range(decimals + 1, 13):
+        text = apart(value, f"+.{more}{kind}", 0.0)
+        if abs(_read(text)) < step:
+            return text
+    return apart(value, f"+.12{kind}", 0.0)
+
+
+def difference_text(a: float, b: float, fmt: str = ".3f") -> str:
+    """a - b, signed, beside the figures `a` and `b` printed with `fmt`: the difference of the printed figures
+    (0.582 and 0.503 differ by "+0.079" where the exact 0.0798 printed "+0.080"); where the two print alike but
+    differ, the exact difference under one printed step ("-0.0008" beside 0.100 and 0.100: `signed_text`);
+    "+0.000" only where they are equal; "undefined" where either is (it printed "+nan")."""
+    plain = fmt.lstrip("+")
+    return signed_text(difference_as_printed(a - b, a, b, plain), "+" + plain)
+
+
+def difference_shown(delta: float, a: float, b: float, fmt: str = ".3f") -> str:
+    """A test's difference `delta` as a sentence prints it beside the printed `a` and `b` (`difference_as_printed`,
+    `signed_text`): as `difference_text` where it is `a - b`, else `delta` itself."""
+    return signed_text(difference_as_printed(delta, a, b, fmt.lstrip("+")), "+" + fmt.lstrip("+"))
 
 
 def p_text(p: float | None, alpha: float = 0.05) -> str:
@@ -118,6 +144,13 @@ def shares_apart(a: float, b: float) -> tuple[str, str, str]:
     tenth (apart from 0, `points_text`); the shares in whole percents, or with the decimals whose difference reads
     as that difference and that keep a share off 0% and 100% unless it is one (30% and 30% stood beside "+0.8%",
     30% and 28% beside "+1.0%", 0.99951 read "100%")."""
+    if a != a or b != b:  # "nan%" beside the other share in scientific notation
+        return (
+            "undefined" if a != a else share_text(a, ".0%"),
+            "undefined" if b != b else share_text(b, ".0%"),
+            "undefined",
+        )
+    a, b = a + 0.0, b + 0.0  # -0.0 printed "-0%"
     diff = points_text(0.0 if noise_equal(a, b) else a - b)  # equal but for noise: no sign to read
     for d in range(7):
         fmt = f".{d}%"

@@ -539,6 +539,11 @@ def _answer_text(resp: Any) -> tuple[str | None, str | None]:
         return None, "not_a_completion"  # e.g. an HTML page with status 200 (the SDK hands back the text)
     choices = resp.choices
     if not isinstance(choices, list) or not choices:
+        # an error object with status 200 (some OpenAI-compatible proxies answer so): its words, not "no choices"
+        error = getattr(resp, "error", None) or (getattr(resp, "model_extra", None) or {}).get("error")
+        if error is not None:
+            said = error.get("message", error) if isinstance(error, dict) else error
+            return None, f"{ERROR_BODY}:{str(said)[:1000]}"
         return None, "no_choices"
     message = getattr(choices[0], "message", None)
     if message is None:
@@ -559,6 +564,7 @@ def _answer_text(resp: Any) -> tuple[str | None, str | None]:
 
 
 CUT = "cut_at_max_tokens"
+ERROR_BODY = "error_in_body"  # a 200 whose body is an error object; its message follows a colon
 # finish reasons of an answer the server stopped before its end: at llm.max_tokens, or by its content filter
 STOPPED_EARLY = {"length": CUT, "content_filter": "cut_by_content_filter"}
 
@@ -651,6 +657,7 @@ class LLM:
         self._client = None
         self._unreachable = 0  # prompts in a row that failed with connection errors
         self._failing = 0  # prompts in a row that failed after their retries, whatever the cause
+        self._said = ""  # the server's words of the last error object it sent with status 200
         self._reached = False  # has the endpoint ever answered (anything, an HTTP error included)?
         if settings.mode == "live":
             self._sdk()  # a missing key, and a key about to go out in clear, are said before any work
@@ -900,7 +907,11 @@ class LLM:
         return None
 
     def _malformed(self, problem: str) -> None:
-        """A 200 that is no chat completion: counted, not retried, not cached."""
+        """A 200 that is no chat completion: counted, not retried, not cached; an error object's words kept for
+        the message that stops the stage."""
+        problem, _, said = problem.partition(":")
+        if problem == ERROR_BODY:
+            self._said = f"; the server said: {self._redact(said)!r}"
         self._count(f"malformed_{problem}")
         self.counters.malformed += 1
         self.counters.failures += 1
@@ -915,7 +926,7 @@ class LLM:
         if self._failing >= FAILING_AFTER:
             raise LLMFailingError(
                 f"the LLM endpoint at {self._base_url} is failing: {self._failing} prompts in a row {how} "
-                f"({self._redact(str(dict(self.counters.errors)))}); the answers so far are cached{tail}"
+                f"({self._redact(str(dict(self.counters.errors)))}){self._said}; the answers so far are cached{tail}"
             )
 
     def report(self) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import numpy as np
 from pydantic import ConfigDict
 
 from lib import outputs as OUT
+from lib.cli import NamedError, made_by
 from lib.models import encode
 from lib.params import NonNegInt, PosInt, Section
 from lib.paths import OUTPUTS_DIR
@@ -35,19 +36,38 @@ def save_embeddings(path_stem: Path | str, keys: Sequence[str], emb: np.ndarray,
 
 
 def load_embeddings(path_stem: Path | str, model: str | None = None) -> tuple[list[str], np.ndarray]:
-    """Keys and vectors saved by `save_embeddings`; a clear error when missing or made by another model."""
+    """Keys and vectors saved by `save_embeddings`; a named error (the file, what to rerun) when they are missing,
+    made by another model, damaged, or of another run (keys and vectors that do not pair)."""
     stem = Path(path_stem)
+    rerun = (
+        "rerun `dvc repro embed_documents embed_queries`"
+        if made_by(stem.with_suffix(".npy"))
+        else "rerun `python -m lib.retrieval.runs embed-documents` (and `embed-queries`) with this --out-dir"
+    )
     if not stem.with_suffix(".npy").exists():
-        raise FileNotFoundError(f"{stem}.npy is missing: run `dvc repro embed_documents embed_queries` first")
-    meta = json.loads(stem.with_suffix(".json").read_text())
+        raise FileNotFoundError(f"{stem}.npy is missing: {rerun}")
+    try:
+        meta = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise NamedError(
+            f"{stem}.json: cannot be read as the embeddings' keys ({type(err).__name__}): {rerun}"
+        ) from None
+    keys = meta.get("keys") if isinstance(meta, dict) else None
+    if (
+        not isinstance(keys, list)
+        or not all(isinstance(k, str) for k in keys)
+        or not isinstance(meta.get("model"), str)
+    ):
+        raise NamedError(f"{stem}.json: expected an object with `model` (text) and `keys` (a list of ids): {rerun}")
     if model is not None and meta["model"] != model:
-        raise ValueError(
-            f"{stem}: embeddings were made with {meta['model']!r}, not {model!r}: rerun `dvc repro embed_documents embed_queries`"
-        )
-    emb = np.load(stem.with_suffix(".npy"))
-    if len(meta["keys"]) != len(emb):
-        raise ValueError(f"{stem}: {len(meta['keys'])} keys for {len(emb)} vectors")
-    return meta["keys"], emb
+        raise NamedError(f"{stem}: embeddings were made with {meta['model']!r}, not {model!r}: {rerun}")
+    try:
+        emb = np.load(stem.with_suffix(".npy"), allow_pickle=False)
+    except (OSError, ValueError) as err:
+        raise NamedError(f"{stem}.npy: not a saved array ({err}): {rerun}") from None
+    if emb.ndim != 2 or len(keys) != len(emb):
+        raise NamedError(f"{stem}: {len(keys)} keys for {len(emb) if emb.ndim else 0} vectors ({emb.ndim}-D): {rerun}")
+    return keys, emb
 
 
 class GlobalIndex(Section):

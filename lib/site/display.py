@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from lib.evaluation.printing import p_text, unsigned_zero
+from lib.evaluation.printing import p_text, signed_text
 from lib.retrieval.vocabulary import RETRIEVERS
 
 if TYPE_CHECKING:
@@ -121,16 +121,20 @@ def colours(shown) -> dict[str, tuple[float, float, float]]:
     return {n: fixed.get(n) or extra[n] for n in shown}
 
 
-def tested(table: pd.DataFrame, uuid: str, signed: Sequence[str] = (), alpha: float = 0.05) -> Styler:
-    """`table` as the study prints figures beside their tests: floats to three decimals, the `signed` columns
-    (differences) with a sign and never "-0.000" ("undefined" where NaN), and each p-value column (named `p_…` or `… p`) by `printing.p_text` (0.0005, the
-    floor of 2,000 resamples, never "0.000" or "4.998e-04" beside a sentence's "p = 0.0005"; "not tested" where none). The fixed `uuid`
-    keeps an executed notebook the same bytes on a rerun."""
+def tested(
+    table: pd.DataFrame, uuid: str, signed: Sequence[str] = (), alpha: float = 0.05, decimals: int = 3
+) -> Styler:
+    """`table` as the study prints figures beside their tests: floats to `decimals` ("undefined" where NaN),
+    the `signed` columns (differences) by `printing.signed_text` (a sign, never "-0.000", one under 0.001 with the
+    decimals that keep it apart from 0: "+0.0008" beside two levels printed alike), and each p-value column (named
+    `p_…` or `… p`) by `printing.p_text` (0.0005, the floor of 2,000 resamples, never "0.000" or "4.998e-04" beside
+    a sentence's "p = 0.0005"; "not tested" where none). The fixed `uuid` keeps an executed notebook the same bytes
+    on a rerun."""
     p_columns = [c for c in table.columns if str(c).startswith("p_") or str(c).endswith(" p")]
     floats = [c for c in table.select_dtypes("floating").columns if c not in p_columns and c not in signed]
     return (
         table.style.set_uuid(uuid)
-        .format("{:.3f}", subset=floats)
-        .format(lambda v: unsigned_zero(f"{v:+.3f}", "+"), subset=list(signed), na_rep="undefined")  # never -0.000
+        .format(f"{{:.{decimals}f}}", subset=floats, na_rep="undefined")
+        .format(lambda v: signed_text(v, f"+.{decimals}f"), subset=list(signed), na_rep="undefined")
         .format(lambda p: p_text(p, alpha), subset=p_columns, na_rep="not tested")
     )

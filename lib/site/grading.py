@@ -487,6 +487,11 @@ def main(argv: list[str] | None = None) -> None:
     reference = args.reference or reference_folder(args.root)  # the default too: another root's notebooks
     OUT.refuse_targets([args.out], [args.folder, reference])  # never over a student's sheet or a reference
     OUT.refuse_stage_outputs([args.out])
+    root = args.root.resolve()
+    if root != ROOT.resolve():  # the graded study's data, outputs and files too (a workspace's dev.json was replaced)
+        OUT.refuse_targets([args.out], data_dir=root / "data")
+        if (root / "dvc.yaml").is_file():
+            OUT.refuse_stage_outputs([args.out], dvc_yaml=root / "dvc.yaml")
     bounds = {"max_output_mb": args.max_output_mb, "kernel_memory_gb": args.kernel_memory_gb}
     table = grade(args.folder, args.root, reference, run=not args.no_run, bounds=bounds)
     with pd.option_context("display.max_colwidth", 80, "display.width", 200):

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from lib import outputs as OUT
 from lib.cli import ArgumentParser, NamedError, nonempty_path, not_a_file, run_main, settings_error
-from lib.params import section
+from lib.params import params_given, section, study_params_only
 from lib.paths import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
 from lib.site.banner import params_banner
 from lib.site.catalogue import format_value, headline_lines, read_metrics, read_notebook, store_setting, summary
@@ -211,16 +211,21 @@ def try_it_times(path: Path | None = None) -> dict[str, Any] | None:
     return times
 
 
-def numbers_banner(params: Path | str) -> str | None:
+def numbers_banner(params: Path | str | None) -> str | None:
     """The banner of the numbers shown: the outputs here were made with this checkout's params.yaml, so its
-    profile and store say what they are, whatever file `--params` names (a classroom copy's banner printed
-    above the study's metrics). A `--params` whose profile or store differs is said so in one more sentence."""
-    made = params_banner(PARAMS_FILE)
-    if Path(params).resolve() == PARAMS_FILE.resolve() or params_banner(params) == made:
+    profile and store say what they are, whatever file `--params` (or the kernel's `STUDY_KERNEL_PARAMS`) names
+    (a classroom copy's banner printed above the study's metrics). Another file is said so in one more sentence,
+    whether or not its profile and store differ: its headlines, labels included, are not params.yaml's."""
+    flag, read, study = params_given(params)
+    made = params_banner(study)
+    if read is None or read.resolve() == study.resolve():
         return made
+    differs = params_banner(read) != made
     other = (
-        f"**{params} describes other settings (profile or evidence store) than {PARAMS_FILE.name}, which made "
-        "the numbers shown here;** its headlines list is used, its banner is not."
+        f"**{read} ({flag}) describes "
+        + ("other settings (profile or evidence store) than" if differs else "the same profile and store as")
+        + f" {study.name}, which made the numbers shown here;** its headlines list is used, labels included, its "
+        "banner is not."
     )
     return f"{made} {other}" if made else other
 
@@ -237,9 +242,9 @@ def main(argv: list[str] | None = None) -> None:
     pages.add_argument(
         "--index", action="store_true", help="then write the front page, the course page and the glossary"
     )
-    pages.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
+    pages.add_argument("--params", type=nonempty_path, help="the study's params.yaml only (the site is its output)")
     heads = sub.add_parser("headlines", help="print the index page's headline numbers, one line per notebook")
-    heads.add_argument("--params", type=nonempty_path, default=str(PARAMS_FILE))
+    heads.add_argument("--params", type=nonempty_path, help="another file's headlines list, under the study's banner")
     metrics = sub.add_parser("metrics", help="print the metrics files one `key: value` per line")
     metrics.add_argument("files", nargs="*", help="default: outputs/metrics/*.json")
     args = ap.parse_args(argv)
@@ -249,7 +254,11 @@ def main(argv: list[str] | None = None) -> None:
         stems = [Path(p).stem for p in args.executed]
         if twice := sorted({s for s in stems if stems.count(s) > 1}):  # the second's page replaced the first's
             raise NamedError(f"{twice[0]}: two notebooks of this name were given; their pages have one name")
-        report = section("report", args.params) if args.index else None
+        if args.index:  # the site is stage `render`'s output, which the study's params.yaml describes
+            study_params_only(
+                args.params, f"the study's site ({REPORTS_DIR.name}/: its front page, course and glossary)"
+            )
+        report = section("report", args.params or PARAMS_FILE) if args.index else None
         pages_dir = ROOT / report["reports_dir"] if report is not None else REPORTS_DIR  # the site's one folder
         if report is not None:  # `reports_dir: lib` wrote the site among the code
             OUT.refuse_targets([ROOT / report["reports_dir"]], args.executed, folders=True)
@@ -282,7 +291,7 @@ def main(argv: list[str] | None = None) -> None:
         store = store_setting()
         if store:
             print(store.replace("`", ""))
-        for line in headline_lines(section("report", args.params)["headlines"]):
+        for line in headline_lines(section("report", args.params or PARAMS_FILE)["headlines"]):
             print(line)
         print("All metrics: python -m lib.site.render metrics; reports: reports/index.html")
     elif args.cmd == "metrics":

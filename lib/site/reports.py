@@ -233,7 +233,7 @@ def injected_value_problems(history: Sequence[str], namespace: dict[str, Any]) -
             section_model(section_name).model_validate(raw)
         except ValidationError as err:
             # a shared section's mapping may leave out keys the notebook does not read (the fixture study's do)
-            found += [p for p in problems(err, (section_name,)) if section_name == name or "required key" not in p]
+            found += [p for p in problems(err, (section_name,), raw) if section_name == name or "required key" not in p]
     return found
 
 

@@ -493,23 +493,59 @@ def save_store(store: Store, out_dir: Path | str = STORE_DIR) -> None:
         OUT.write_json(out_dir / "build_report.json", store.report, sort_keys=True)
 
 
+STORE_COLUMNS = {  # what every reader of a store takes from each of its tables (`save_store` writes more)
+    "documents.parquet": (
+        "doc_id",
+        "text",
+        "origin",
+        "claim_ids",
+        "gold_claim_ids",
+        "path_date",
+        "capture_date",
+        "date",
+    ),
+    "hits.parquet": ("claim_id", "doc_id"),
+    "qrels.parquet": ("qid", "doc_id", "grade"),
+}
+DATE_COLUMNS = ("path_date", "capture_date", "date")
+
+
 def load_store(store_dir: Path | str = STORE_DIR) -> Store:
-    """The store as written by `save_store`; dates come back as `datetime.date`."""
+    """The store as written by `save_store`; dates come back as `datetime.date`. A table without a column its
+    readers take, a date that is no ISO date, or a build report that is no JSON object is named (file, column,
+    document), never a KeyError or a datetime error cells later."""
     store_dir = Path(store_dir)
+    fix = "run `dvc repro store` first" if made_by(store_dir) else "expected a store written by lib.store.build"
     if not (store_dir / "documents.parquet").exists():
-        fix = "run `dvc repro store` first" if made_by(store_dir) else "expected a store written by lib.store.build"
         raise FileNotFoundError(f"{store_dir}/documents.parquet is missing: {fix}")
-    docs = OUT.read_parquet(store_dir / "documents.parquet")
+    tables = {name: OUT.read_parquet(store_dir / name) for name in STORE_COLUMNS}
+    for name, columns in STORE_COLUMNS.items():
+        if missing := [c for c in columns if c not in tables[name].columns]:
+            raise NamedError(f"{store_dir / name}: no column {', '.join(map(repr, missing))} ({fix})")
+    docs = tables["documents.parquet"]
     for col in ("origin", "claim_ids", "gold_claim_ids"):
         docs[col] = docs[col].map(list)
-    for col in ("path_date", "capture_date", "date"):
-        docs[col] = docs[col].map(lambda s: date.fromisoformat(s) if isinstance(s, str) else None)
-    return Store(
-        docs,
-        OUT.read_parquet(store_dir / "hits.parquet"),
-        OUT.read_parquet(store_dir / "qrels.parquet"),
-        OUT.read_json(store_dir / "build_report.json"),
-    )
+    for col in DATE_COLUMNS:
+        docs[col] = [_stored_date(v, store_dir, col, d) for v, d in zip(docs[col], docs["doc_id"])]
+    report = OUT.read_json(store_dir / "build_report.json")
+    if not isinstance(report, dict):
+        raise NamedError(
+            f"{store_dir / 'build_report.json'}: expected a JSON object, got {type(report).__name__} ({fix})"
+        )
+    return Store(docs, tables["hits.parquet"], tables["qrels.parquet"], report)
+
+
+def _stored_date(value: Any, store_dir: Path, column: str, doc_id: Any) -> date | None:
+    """A date as `save_store` writes it (ISO text, or null), back as a `date`; anything else named."""
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    try:
+        return date.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise NamedError(
+            f"{store_dir / 'documents.parquet'}: document {doc_id!r}, column {column!r}: {str(value)[:40]!r} is no "
+            "ISO date (YYYY-MM-DD); expected a store written by lib.store.build"
+        ) from None
 
 
 def main(argv: list[str] | None = None) -> None:
