@@ -524,6 +524,15 @@ def test_another_params_file_is_named_above_its_headlines_and_refused_for_the_si
         RE.main(["html", "--index", "outputs/notebooks/01_knowledge_store.ipynb"])
     RE.main(["headlines"])
     assert f"{copy} (${KERNEL_PARAMS_ENV}) describes the same profile" in capsys.readouterr().out
+    monkeypatch.delenv(KERNEL_PARAMS_ENV)
+    # the second round (U 6): without --index another file was taken and ignored; a file of the `report` section
+    # alone was refused by the banner's comparison ("no section 'profile'")
+    with pytest.raises(NamedError, match=r"^--params .*other\.yaml: not the study's own"):
+        RE.main(["html", "outputs/notebooks/01_knowledge_store.ipynb", "--params", str(copy)])
+    report_only = tmp_path / "report.yaml"
+    report_only.write_text(yaml.safe_dump({"report": yaml.safe_load(PARAMS_FILE.read_text())["report"]}))
+    RE.main(["headlines", "--params", str(report_only)])
+    assert f"{report_only} (--params) describes no profile or store; it is not params.yaml" in capsys.readouterr().out
 
 
 def test_render_metrics_names_a_file_that_is_no_object_and_prints_nan_as_undefined(tmp_path, capsys):

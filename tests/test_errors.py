@@ -1,5 +1,7 @@
 """Every error rule on hand-made cases; the quantities the rules read; the coding sheet and kappa."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -709,3 +711,18 @@ def test_the_baseline_table_prints_with_the_decimals_that_keep_each_difference_i
     assert ">0.500<" in three and ">+0.0008<" in three and ">+0.0002<" in three and "+0.000<" not in three
     undefined = base.assign(low=float("nan"), high=float("nan"))  # too few claims: no interval to hold it
     assert ER.baseline_decimals(undefined) == 3
+
+
+def test_the_baseline_table_reads_its_ends_and_shares_as_it_prints_them():
+    """The fifty-first pass, second round (V 1, V 6): "+0.001" beside ends printed "+0.0002" and "+0.0009" (the
+    check read the end at three decimals, the table printed it with more), and shares of 0.0004 and 0.9996 printed
+    "0.000" and "1.000" beside a sentence's 0.04% and 99.96%."""
+    small = pd.DataFrame({"wrong verdicts": [0.3008, 0.5], "right verdicts": [0.3002, 0.4], "difference": [0.0006, 0.1],
+                          "low": [0.0002, 0.05], "high": [0.0009, 0.15], "call": ["positive"] * 2}, index=["NLI", "r"])  # fmt: skip
+    assert ER.baseline_decimals(small) == 4
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", ER.baseline_table(small, "x").to_html())
+    assert cells[:5] == ["0.3008", "0.3002", "+0.0006", "+0.0002", "+0.0009"]
+    ends = pd.DataFrame({"wrong verdicts": [1 / 2500, 0.9996], "right verdicts": [0.0, 0.9], "difference": [1 / 2500, 0.0996],
+                         "low": [0.0, 0.05], "high": [0.0012, 0.15], "call": ["x", "positive"]}, index=["NLI", "r"])  # fmt: skip
+    assert ER.baseline_decimals(ends) == 4  # 0.0004 and 0.9996 off 0 and 1; 0.0 is 0
+    assert ER.baseline_decimals(ends.assign(**{"wrong verdicts": [0.25, 0.5]}, difference=[0.25, -0.4])) == 3

@@ -441,3 +441,14 @@ def test_a_copy_rate_is_a_share_kept_off_1_and_undefined_without_questions():
     """The fifty-first pass (T 8): QGEN's 0.996 printed "1.00" beside CLAIM-ONLY's exact 1.00; NaN printed "nan"."""
     assert GP.rate_text(0.996) == "0.996" and GP.rate_text(1.0) == "1.00" and GP.rate_text(0.5) == "0.50"
     assert GP.rate_text(float("nan")) == "undefined"
+
+
+def test_the_mmr_line_compares_the_printed_count_and_names_an_undefined_one():
+    """The fifty-first pass, second round (V 3): "keeps 6.755 ..., as many as the thesis' 6.76" (compared at two
+    decimals, printed at three) and "keeps nan ..., more than the thesis' 6.76"."""
+    line = lambda kept, of: GP.budget_lines({"parameters": 60e6, "device": "cpu"}, 30, kept, of)[1]  # noqa: E731
+    assert "keeps 6.755 of 6.756 candidate questions per claim, fewer than the thesis' 6.76" in line(6.7551, 6.7560)
+    assert line(float("nan"), 4.0) == (
+        "- The MMR filter with the thesis' numbers has no count to read (no claim was planned: undefined)."
+    )
+    assert len(GP.budget_lines({"parameters": 60e6, "device": "cpu"}, 30, float("nan"), 4.0)) == 2

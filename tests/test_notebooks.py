@@ -1132,3 +1132,23 @@ def test_a_notebook_named_with_its_suffix_or_not_at_all_is_named_with_the_names_
             E.main([name, "--section", "knowledge_store", "--with", "judgements"])
         assert str(err.value).startswith(f"error: {name}: no notebook notebooks/{name}.ipynb; give a name without")
         assert "01_knowledge_store, 02_query_planning" in str(err.value)
+
+
+def test_no_notebook_shows_a_table_rounded_by_numpy():
+    """The fifty-first pass, second round (V 5): notebook 07 displayed `table.round(3)` (numpy rounds 0.2005 to
+    0.200) beside a sentence that reads the same level as `format` prints it (0.201). A displayed table is rounded
+    by the display (`display.precision`, a Styler's format), as the sentences are."""
+    import nbformat
+
+    from lib.paths import NOTEBOOKS_DIR
+
+    rounded = re.compile(r"display\(.*\.round\(|^\S.*\.round\(\d?\)\s*$", re.M)  # shown, or a cell's last value
+    found = [
+        f"{path.name} cell {i}"
+        for path in sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
+        for i, cell in enumerate(nbformat.read(path, as_version=4).cells)
+        if cell.cell_type == "code" and rounded.search(cell.source)
+    ]
+    assert found == []
+    assert rounded.search("display(t.round(3))") and rounded.search("x = 1\nt.round(3)")  # the check can fail
+    assert not rounded.search('"mean_rank": t["r"].round(2).to_dict(),')

@@ -89,7 +89,7 @@ def test_learning_rate_sentence_reads_the_chosen_epochs_and_seed_only():
 def test_mixed_sentence_within_and_beyond_the_seed_range():
     first = pd.DataFrame({"dev gold": [0.50, 0.53]}, index=pd.Index(["gold", "mixed"], name="training_evidence"))
     spread = pd.DataFrame({"min": [0.44], "max": [0.52], "seeds": [3]}, index=["dev gold"])
-    assert "gold +0.030 (within the range over 3 seed(s)" in VD.mixed_sentence(first, spread)
+    assert "gold +0.030 (within the range 0.440–0.520 over 3 seed(s)" in VD.mixed_sentence(first, spread)
     first.loc["mixed", "dev gold"] = 0.60
     assert "gold +0.100 (beyond the range" in VD.mixed_sentence(first, spread)
     assert VD.mixed_sentence(first.drop(index="mixed"), spread).startswith("The sweep has no run with mixed")
@@ -295,7 +295,7 @@ def test_an_undefined_or_tiny_verdict_gain_is_said_so():
     assert "gold -0.0001 (within the range" in VD.mixed_sentence(first, spread)
     # the forty-first pass: +0.0004 was "within" a range of 0 read at three decimals, and -1e-17 printed "-0.000"
     zero = pd.DataFrame({"min": [0.5], "max": [0.5], "seeds": [3]}, index=["dev gold"])
-    assert "gold +0.0004 (beyond the range over 3 seed(s)" in VD.mixed_sentence(
+    assert "gold +0.0004 (beyond the range 0.5000–0.5000 over 3 seed(s)" in VD.mixed_sentence(
         pd.DataFrame({"dev gold": [0.5, 0.5004]}, index=["gold", "mixed"]), zero
     )
     assert "gold +0.000 (one seed" in VD.mixed_sentence(
@@ -659,7 +659,7 @@ def test_within_and_smaller_are_read_as_printed():
     than an MDE of 0.0201, both printed 0.020; p = 0.04998 printed 0.050 beside "positive"."""
     first = pd.DataFrame({"dev gold": [0.5, 0.5302]}, index=["gold", "mixed"])
     spread = pd.DataFrame({"seeds": [3], "min": [0.5004], "max": [0.53]}, index=["dev gold"])
-    assert "gold +0.030 (within the range over 3 seed(s)" in VD.mixed_sentence(first, spread)
+    assert "gold +0.030 (within the range 0.500–0.530 over 3 seed(s)" in VD.mixed_sentence(first, spread)
     wider = pd.DataFrame({"dev gold": [0.5, 0.5312]}, index=["gold", "mixed"])
     assert "gold +0.031 (beyond the range" in VD.mixed_sentence(wider, spread)
     assert VD.power_sentence({"A": 0.0199}, {"A": 0.0201}, "BASE").startswith("1 of 1 differences from BASE reach")
@@ -1014,7 +1014,7 @@ def test_mixed_minus_gold_reads_as_the_printed_levels_subtract():
     """The fiftieth pass (R 5): "gold -0.233" under a table of 0.521 and 0.287 (-0.234 as printed)."""
     first = pd.DataFrame({"dev gold": [0.5214, 0.2874]}, index=["gold", "mixed"])
     spread = pd.DataFrame({"min": [0.44], "max": [0.52], "seeds": [3]}, index=["dev gold"])
-    assert "gold -0.234 (beyond the range over 3 seed(s)" in VD.mixed_sentence(first, spread)
+    assert "gold -0.234 (beyond the range 0.440–0.520 over 3 seed(s)" in VD.mixed_sentence(first, spread)
 
 
 def test_differences_of_levels_printed_alike_are_kept_apart_and_spreads_read_from_the_printed_levels():
@@ -1027,8 +1027,8 @@ def test_differences_of_levels_printed_alike_are_kept_apart_and_spreads_read_fro
     spread = pd.DataFrame({"mean": [0.3], "std": [0.0], "min": [0.2995], "max": [0.3005], "seeds": [3]},
                           index=["dev gold"])  # fmt: skip
     assert VD.mixed_sentence(first, spread) == (
-        "Mixed minus gold training evidence, dev macro-F1: gold +0.0008 (within the range over 3 seed(s) of the gold "
-        "recipe)."
+        "Mixed minus gold training evidence, dev macro-F1: gold +0.0008 (within the range 0.2995–0.3005 over 3 seed(s) "
+        "of the gold recipe)."
     )
     c = pd.DataFrame({"setting": ["a@claim", "b@claim"], "planner": ["A", "B"], "scope": ["claim"] * 2,
                       "main scope": [0.3006, 0.2004], "other scope": [0.3004, 0.2006], "difference": [-0.0002, 0.0002]})  # fmt: skip

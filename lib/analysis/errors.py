@@ -64,6 +64,7 @@ from lib.evaluation.printing import (
     share_shown,
     share_text,
     shares_apart,
+    signed_text,
 )
 from lib.evaluation.significance import MIN_CLUSTERS, enough_resamples, sign_of
 from lib.params import PosInt, Section, Share, Threshold
@@ -658,17 +659,23 @@ def extremes_sentence(shares: pd.DataFrame, what: str, name=str) -> str:
 
 
 def baseline_decimals(base: pd.DataFrame, most: int = 6) -> int:
-    """The fewest decimals (3 to `most`) at which every row of a `baseline` table reads as it should: its difference
-    as its printed shares subtract lies within its printed interval where the exact one does (0.595 - 0.575 = 0.020
-    beside an interval ending at 0.019, where the exact 0.0190 lies inside it)."""
+    """The fewest decimals (3 to `most`) at which every row of a `baseline` table reads as it should, compared as
+    `baseline_table` prints it: its difference as its printed shares subtract lies within its printed interval
+    where the exact one does (0.595 - 0.575 = 0.020 beside an interval ending at 0.019, where the exact 0.0190 lies
+    inside it; an end under one step prints more decimals: +0.001 beside "+0.0009"), and a share prints 0 or 1
+    only where it is one (0.0004 printed "0.000" beside a sentence's "0.04%")."""
     for decimals in range(3, most + 1):
         fmt = f".{decimals}f"
+        end = lambda v: float(signed_text(v, "+" + fmt))  # noqa: E731 (as `display.tested` prints a signed column)
         shown = baseline_shown(base, fmt)["difference"]
-        if all(
-            printed(lo, fmt) <= printed(d, fmt) <= printed(hi, fmt)
+        inside = all(
+            end(lo) <= end(d) <= end(hi)
             for exact, d, lo, hi in zip(base["difference"], shown, base["low"], base["high"])
             if lo <= exact <= hi  # NaN ends (too few claims): nothing to hold
-        ):
+        )
+        shares = [v for c in ("wrong verdicts", "right verdicts") for v in base[c] if v == v]
+        off_ends = all(printed(v, fmt) not in (0.0, 1.0) or noise_equal(v, printed(v, fmt)) for v in shares)
+        if inside and off_ends:
             return decimals
     return most
 

@@ -660,17 +660,30 @@ def budget_lines(training: Mapping[str, Any], seconds: float | None, mmr_kept: f
     took = (  # 25 s printed "for 0 min"
         "" if seconds is None else f"for {seconds / 60:.0f} min " if seconds >= 90 else f"for {seconds:.0f} s "
     )
-    # both counts at two decimals, apart where they differ ("keeps 4.00 of 4.0" where some were dropped)
-    kept, of = CMP.apart(mmr_kept, ".2f", candidates), CMP.apart(candidates, ".2f", mmr_kept)
     thesis = THESIS_QUERIES_PER_CLAIM
-    if printed(mmr_kept, ".2f") == thesis:  # the same count as the thesis': nothing says the threshold fails
+    if mmr_kept != mmr_kept or candidates != candidates:  # no claim planned: np.mean([]) has no side of 6.76
+        return [
+            _budget_line(training, took),
+            "- The MMR filter with the thesis' numbers has no count to read (no claim was planned: undefined).",
+        ]
+    # both counts at two decimals, apart where they differ ("keeps 4.00 of 4.0" where some were dropped), and
+    # compared with the thesis' count as printed ("6.755 ... as many as 6.76" was read at two decimals)
+    kept, of = CMP.apart(mmr_kept, ".2f", candidates), CMP.apart(candidates, ".2f", mmr_kept)
+    if float(kept) == thesis:  # the same count as the thesis': nothing says the threshold fails
         against = f"as many as the thesis' {thesis} oracle queries per claim."
     else:
-        side = "fewer" if mmr_kept < thesis else "more"
+        side = "fewer" if float(kept) < thesis else "more"
         against = f"{side} than the thesis' {thesis} oracle queries per claim: the threshold does not carry its count to this encoder."
     return [
-        f"- The thesis found QGEN best downstream with flan-t5-large; here QGEN is a {training['parameters'] / 1e6:.0f}M-"
-        f"parameter model trained {took}on {training['device']}, so its rank among the "
-        "planners says more about this budget than about the idea.",
+        _budget_line(training, took),
         f"- The MMR filter with the thesis' numbers keeps {kept} of {of} candidate questions per claim, {against}",
     ]
+
+
+def _budget_line(training: Mapping[str, Any], took: str) -> str:
+    """What QGEN's training budget means for its rank (`budget_lines`)."""
+    return (
+        f"- The thesis found QGEN best downstream with flan-t5-large; here QGEN is a {training['parameters'] / 1e6:.0f}M-"
+        f"parameter model trained {took}on {training['device']}, so its rank among the "
+        "planners says more about this budget than about the idea."
+    )

@@ -304,7 +304,11 @@ def mixed_sentence(first_seed: pd.DataFrame, spread: pd.DataFrame) -> str:
         text = difference_text(mixed, gold)
         fmt = f".{len(text.split('.')[1])}f" if "." in text and "e" not in text else ".3f"
         where = "within" if VS.within_seed_range(d, spread, col, fmt) else "beyond"
-        effect.append(f"{col[4:]} {text} ({where} the range over {seeds} seed(s) of the gold recipe)")
+        # the range at the decimals the decision read it at (the spread table printed 0.300-0.300 beside "within")
+        lo, hi = spread.loc[col, "min"], spread.loc[col, "max"]
+        effect.append(
+            f"{col[4:]} {text} ({where} the range {lo:{fmt}}–{hi:{fmt}} over {seeds} seed(s) of the gold recipe)"
+        )
     return "Mixed minus gold training evidence, dev macro-F1: " + "; ".join(effect) + "."
 
 

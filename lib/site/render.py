@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from lib import outputs as OUT
 from lib.cli import ArgumentParser, NamedError, nonempty_path, not_a_file, run_main, settings_error
-from lib.params import params_given, section, study_params_only
+from lib.params import params_given, read_params, section, study_params_only
 from lib.paths import EXECUTED_DIR, METRICS_DIR, NOTEBOOKS_DIR, PARAMS_FILE, REPORTS_DIR, ROOT
 from lib.site.banner import params_banner
 from lib.site.catalogue import format_value, headline_lines, read_metrics, read_notebook, store_setting, summary
@@ -220,12 +220,15 @@ def numbers_banner(params: Path | str | None) -> str | None:
     made = params_banner(study)
     if read is None or read.resolve() == study.resolve():
         return made
-    differs = params_banner(read) != made
+    raw = read_params(read)
+    if "profile" in raw and "store" in raw:  # a file of the `report` section alone has no banner to compare
+        differs = params_banner(read) != made
+        describes = "other settings (profile or evidence store) than" if differs else "the same profile and store as"
+    else:
+        describes = "no profile or store; it is not"
     other = (
-        f"**{read} ({flag}) describes "
-        + ("other settings (profile or evidence store) than" if differs else "the same profile and store as")
-        + f" {study.name}, which made the numbers shown here;** its headlines list is used, labels included, its "
-        "banner is not."
+        f"**{read} ({flag}) describes {describes} {study.name}, which made the numbers shown here;** its headlines "
+        "list is used, labels included, its banner is not."
     )
     return f"{made} {other}" if made else other
 
@@ -254,10 +257,9 @@ def main(argv: list[str] | None = None) -> None:
         stems = [Path(p).stem for p in args.executed]
         if twice := sorted({s for s in stems if stems.count(s) > 1}):  # the second's page replaced the first's
             raise NamedError(f"{twice[0]}: two notebooks of this name were given; their pages have one name")
-        if args.index:  # the site is stage `render`'s output, which the study's params.yaml describes
-            study_params_only(
-                args.params, f"the study's site ({REPORTS_DIR.name}/: its front page, course and glossary)"
-            )
+        # the site is stage `render`'s output, which the study's params.yaml describes (without --index another file
+        # was taken and ignored)
+        study_params_only(args.params, f"the study's site ({REPORTS_DIR.name}/: its pages, front page and course)")
         report = section("report", args.params or PARAMS_FILE) if args.index else None
         pages_dir = ROOT / report["reports_dir"] if report is not None else REPORTS_DIR  # the site's one folder
         if report is not None:  # `reports_dir: lib` wrote the site among the code
