@@ -53,6 +53,11 @@ def test_against_baseline_tests_every_other_planner_with_holm():
         pd.DataFrame({"claim_only": [0.1004] * 5, "qgen": [0.1226] * 5}), "claim_only", LABEL, 200, 0
     )
     assert rounded.iloc[0, 1] == pytest.approx(0.023)  # 0.123 - 0.100 as printed, not the exact 0.0222
+    # the fifty-first pass (Z 2): two means printed alike (0.101 and 0.101) read "+0.000" for -0.0003
+    alike = GP.against_baseline(
+        pd.DataFrame({"claim_only": [0.1011] * 5, "qgen": [0.1008] * 5}), "claim_only", LABEL, 200, 0
+    )
+    assert alike.iloc[0, 1] == pytest.approx(-0.0003)
     assert tests.loc["QGEN", "paired bootstrap p"] == 1.0
     assert (tests["Holm-adjusted p"] >= tests["paired bootstrap p"]).all()
     few = GP.against_baseline(per_claim.head(4), "claim_only", LABEL, 200, 0)  # four claims: no test, not p = 1e-4

@@ -22,7 +22,7 @@ from lib.averitec import scoring as SC
 from lib.data.averitec import Claim
 from lib.evaluation import comparisons as CMP
 from lib.evaluation import significance as SIG
-from lib.evaluation.printing import p_text, printed, printed_difference, share_text
+from lib.evaluation.printing import difference_as_printed, p_text, printed, share_text
 from lib.params import section
 from lib.planning import generative as G
 from lib.planning import mmr as MMR
@@ -277,7 +277,9 @@ def against_baseline(
             "planner": [label[p] for p in others],
             "mean NDCG@10": [per_claim[p].mean() for p in others],
             f"difference to {label[baseline]} ({base:.3f})": [
-                printed_difference(per_claim[p].mean(), base) for p in others
+                # as the printed means subtract; two printed alike: the exact one under one step (-0.0003, not +0.000)
+                difference_as_printed(per_claim[p].mean() - base, per_claim[p].mean(), base)
+                for p in others
             ],
             "paired bootstrap p": [
                 SIG.paired_bootstrap(per_claim[p], per_claim[baseline], n_resamples, seed) for p in others
